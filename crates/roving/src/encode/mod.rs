@@ -1,0 +1,736 @@
+//! Writing documents: the [`Encoder`] builder.
+//!
+//! Encoding is one pass with no intermediate tree: every value is written
+//! as soon as it is complete (children before parents), and an open
+//! container only keeps the slots of its children on a stack. Strings are
+//! stored once (all of them, keys and values), maps with the same keys in
+//! the same order share one shape, and each container's slot width is the
+//! narrowest that holds all its slots.
+
+mod strings;
+
+use hashbrown::HashMap;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::format::*;
+use crate::read::VectorElement;
+use crate::timestamp::Timestamp;
+use strings::StringTable;
+
+/// A value that is complete but not yet placed in its container's slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Pending {
+    /// Small integer, inline if the container's width allows.
+    Int(i64),
+    /// Special constant.
+    Special(u64),
+    /// Record at this position.
+    Ref(usize),
+}
+
+/// A handle to a value already written, for writing it again as a shared
+/// reference (the document is a DAG: a value may have several parents).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mark {
+    pending: Pending,
+    generation: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FrameKind {
+    Array,
+    Map,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    kind: FrameKind,
+    slots_start: usize,
+    keys_start: usize,
+    expect_key: bool,
+}
+
+/// Key position used for the empty-string key (which has no record).
+const EMPTY_KEY: usize = usize::MAX;
+
+/// Builds one document, value by value.
+///
+/// ```
+/// use roving::{Document, Encoder};
+/// let mut e = Encoder::new();
+/// e.begin_map()?;
+/// e.key("name")?;
+/// e.str("Ada")?;
+/// e.key("langs")?;
+/// e.begin_array()?;
+/// e.str("en")?;
+/// e.str("fr")?;
+/// e.end_array()?;
+/// e.end_map()?;
+/// let bytes = e.finish()?;
+/// let doc = Document::open(&bytes)?;
+/// assert_eq!(doc.get_path("langs[1]")?.unwrap().as_str(), Some("fr"));
+/// # Ok::<(), roving::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Encoder {
+    out: Vec<u8>,
+    slots: Vec<Pending>,
+    keys: Vec<usize>,
+    frames: Vec<Frame>,
+    strings: StringTable,
+    shapes: HashMap<Box<[usize]>, usize>,
+    root: Option<Pending>,
+    last: Option<Pending>,
+    generation: u64,
+    max_depth: usize,
+}
+
+impl Default for Encoder {
+    fn default() -> Self {
+        Encoder::new()
+    }
+}
+
+/// Default maximum nesting depth of an [`Encoder`].
+pub const DEFAULT_MAX_DEPTH: usize = 100_000;
+
+impl Encoder {
+    /// A new encoder.
+    pub fn new() -> Encoder {
+        Encoder::with_capacity(256)
+    }
+
+    /// A new encoder whose output buffer starts with `capacity` bytes.
+    pub fn with_capacity(capacity: usize) -> Encoder {
+        let mut out = Vec::with_capacity(capacity.max(16));
+        out.extend_from_slice(&MAGIC);
+        out.push(VERSION);
+        Encoder {
+            out,
+            slots: Vec::new(),
+            keys: Vec::new(),
+            frames: Vec::new(),
+            strings: StringTable::default(),
+            shapes: HashMap::new(),
+            root: None,
+            last: None,
+            generation: 0,
+            max_depth: DEFAULT_MAX_DEPTH,
+        }
+    }
+
+    /// Sets the maximum nesting depth (default [`DEFAULT_MAX_DEPTH`]);
+    /// `begin_array`/`begin_map` beyond it fail with [`ErrorKind::DepthLimit`].
+    pub fn set_max_depth(&mut self, depth: usize) {
+        self.max_depth = depth;
+    }
+
+    /// Current nesting depth (open containers).
+    pub fn depth(&self) -> usize {
+        self.frames.len()
+    }
+
+    /// Bytes written so far (the document is not complete until [`Encoder::finish`]).
+    pub fn len(&self) -> usize {
+        self.out.len()
+    }
+
+    /// True if nothing but the header has been written.
+    pub fn is_empty(&self) -> bool {
+        self.out.len() == HEADER_LEN
+    }
+
+    /// Forgets everything written, keeping allocated memory for the next document.
+    pub fn reset(&mut self) {
+        self.out.truncate(HEADER_LEN);
+        self.slots.clear();
+        self.keys.clear();
+        self.frames.clear();
+        self.strings.clear();
+        self.shapes.clear();
+        self.root = None;
+        self.last = None;
+        self.generation += 1;
+    }
+
+    // ---- placing values ----------------------------------------------------
+
+    #[inline]
+    fn place(&mut self, p: Pending) -> Result<()> {
+        match self.frames.last_mut() {
+            None => {
+                if self.root.is_some() {
+                    return Err(state("a document has exactly one root value"));
+                }
+                self.root = Some(p);
+            }
+            Some(f) => {
+                if f.kind == FrameKind::Map {
+                    if f.expect_key {
+                        return Err(state("a map value needs a key first"));
+                    }
+                    f.expect_key = true;
+                }
+                self.slots.push(p);
+            }
+        }
+        self.last = Some(p);
+        Ok(())
+    }
+
+    /// Writes `null`.
+    #[inline]
+    pub fn null(&mut self) -> Result<()> {
+        self.place(Pending::Special(SPECIAL_NULL))
+    }
+
+    /// Writes a boolean.
+    #[inline]
+    pub fn bool(&mut self, v: bool) -> Result<()> {
+        self.place(Pending::Special(if v { SPECIAL_TRUE } else { SPECIAL_FALSE }))
+    }
+
+    /// Writes a signed integer.
+    #[inline]
+    pub fn i64(&mut self, v: i64) -> Result<()> {
+        let (lo, hi) = inline_int_range(8);
+        if v < lo || v > hi {
+            let pos = self.int_record(v);
+            return self.place(Pending::Ref(pos));
+        }
+        self.place(Pending::Int(v))
+    }
+
+    /// Writes an unsigned integer.
+    #[inline]
+    pub fn u64(&mut self, v: u64) -> Result<()> {
+        if v <= i64::MAX as u64 {
+            return self.i64(v as i64);
+        }
+        let pos = self.out.len();
+        self.out.push(TAG_U64);
+        self.out.extend_from_slice(&v.to_le_bytes());
+        self.place(Pending::Ref(pos))
+    }
+
+    /// Writes an `i128` (as a 64-bit integer when it fits, else a big integer).
+    pub fn i128(&mut self, v: i128) -> Result<()> {
+        if let Ok(x) = i64::try_from(v) {
+            return self.i64(x);
+        }
+        if let Ok(x) = u64::try_from(v) {
+            return self.u64(x);
+        }
+        let mag = v.unsigned_abs().to_le_bytes();
+        self.bigint_le(v < 0, &mag)
+    }
+
+    /// Writes an integer of any size given as sign and little-endian
+    /// magnitude (high zero bytes are ignored). Values that fit in `i64` or
+    /// `u64` are written as such, so each integer has one encoding.
+    pub fn bigint_le(&mut self, negative: bool, magnitude: &[u8]) -> Result<()> {
+        let mut n = magnitude.len();
+        while n > 0 && magnitude[n - 1] == 0 {
+            n -= 1;
+        }
+        let mag = &magnitude[..n];
+        if n <= 8 {
+            let mut w = [0u8; 8];
+            w[..n].copy_from_slice(mag);
+            let m = u64::from_le_bytes(w);
+            if !negative {
+                return self.u64(m);
+            }
+            if m <= 1u64 << 63 {
+                return self.i64((m as i64).wrapping_neg());
+            }
+        }
+        let pos = self.out.len();
+        self.out
+            .push(if negative { TAG_BIGINT_NEG } else { TAG_BIGINT_POS });
+        write_varint(&mut self.out, n as u64);
+        self.out.extend_from_slice(mag);
+        self.place(Pending::Ref(pos))
+    }
+
+    /// Writes a `num_bigint::BigInt`.
+    pub fn bigint(&mut self, v: &num_bigint::BigInt) -> Result<()> {
+        let (sign, mag) = v.to_bytes_le();
+        self.bigint_le(sign == num_bigint::Sign::Minus, &mag)
+    }
+
+    /// Writes a float, bit-exact (as binary32 when that is lossless).
+    #[inline]
+    pub fn f64(&mut self, v: f64) -> Result<()> {
+        let pos = self.out.len();
+        let narrow = v as f32;
+        if (narrow as f64).to_bits() == v.to_bits() {
+            self.out.push(TAG_F32);
+            self.out.extend_from_slice(&narrow.to_le_bytes());
+        } else {
+            self.out.push(TAG_F64);
+            self.out.extend_from_slice(&v.to_le_bytes());
+        }
+        self.place(Pending::Ref(pos))
+    }
+
+    /// Writes a string (stored once per document however often it is written).
+    #[inline]
+    pub fn str(&mut self, s: &str) -> Result<()> {
+        if s.is_empty() {
+            return self.place(Pending::Special(SPECIAL_EMPTY_STR));
+        }
+        let pos = self.strings.intern(&mut self.out, s.as_bytes());
+        self.place(Pending::Ref(pos))
+    }
+
+    /// Writes a byte string.
+    pub fn bytes(&mut self, b: &[u8]) -> Result<()> {
+        let pos = self.out.len();
+        self.out.push(TAG_BYTES);
+        write_varint(&mut self.out, b.len() as u64);
+        self.out.extend_from_slice(b);
+        self.place(Pending::Ref(pos))
+    }
+
+    /// Writes a timestamp.
+    pub fn timestamp(&mut self, t: Timestamp) -> Result<()> {
+        if Timestamp::new(t.seconds, t.nanos, t.offset).is_none() {
+            return Err(Error::new(ErrorKind::Unsupported)
+                .with_message("timestamp nanos or offset out of range"));
+        }
+        let pos = self.out.len();
+        self.out.push(if t.offset.is_some() {
+            TAG_TIMESTAMP_OFFSET
+        } else {
+            TAG_TIMESTAMP
+        });
+        self.out.extend_from_slice(&t.seconds.to_le_bytes());
+        self.out.extend_from_slice(&t.nanos.to_le_bytes());
+        if let Some(o) = t.offset {
+            self.out.extend_from_slice(&o.to_le_bytes());
+        }
+        self.place(Pending::Ref(pos))
+    }
+
+    /// Writes an extension value: an application type id and its bytes.
+    pub fn ext(&mut self, type_id: u64, data: &[u8]) -> Result<()> {
+        let pos = self.out.len();
+        self.out.push(TAG_EXT);
+        write_varint(&mut self.out, type_id);
+        write_varint(&mut self.out, data.len() as u64);
+        self.out.extend_from_slice(data);
+        self.place(Pending::Ref(pos))
+    }
+
+    /// Writes a typed numeric vector, its data aligned to the element size.
+    pub fn vector<T: VectorElement>(&mut self, data: &[T]) -> Result<()> {
+        let bytes: &[u8] = bytemuck::cast_slice(data);
+        self.vector_raw(T::ELEM, bytes)
+    }
+
+    /// Writes a typed numeric vector from little-endian element bytes
+    /// (`data.len()` must be a multiple of the element size).
+    pub fn vector_raw(&mut self, elem: ElemType, data: &[u8]) -> Result<()> {
+        let size = elem.size();
+        if data.len() % size != 0 {
+            return Err(Error::new(ErrorKind::Unsupported)
+                .with_message("vector data is not a whole number of elements"));
+        }
+        let pos = self.out.len();
+        self.out.push(TAG_VECTOR);
+        self.out.push(elem as u8);
+        write_varint(&mut self.out, (data.len() / size) as u64);
+        let start = self.out.len().next_multiple_of(size);
+        self.out.resize(start, 0);
+        if cfg!(target_endian = "big") {
+            for c in data.chunks_exact(size) {
+                self.out.extend(c.iter().rev());
+            }
+        } else {
+            self.out.extend_from_slice(data);
+        }
+        self.place(Pending::Ref(pos))
+    }
+
+    /// A mark of the last value written, to write it again with [`Encoder::reuse`].
+    pub fn mark(&self) -> Option<Mark> {
+        self.last.map(|pending| Mark {
+            pending,
+            generation: self.generation,
+        })
+    }
+
+    /// Writes a value marked earlier again, as a reference to the same bytes.
+    pub fn reuse(&mut self, mark: Mark) -> Result<()> {
+        if mark.generation != self.generation {
+            return Err(state("mark from another document"));
+        }
+        self.place(mark.pending)
+    }
+
+    // ---- containers ----------------------------------------------------------
+
+    fn open(&mut self, kind: FrameKind) -> Result<()> {
+        if self.frames.len() >= self.max_depth {
+            return Err(Error::new(ErrorKind::DepthLimit)
+                .with_message(format!("more than {} levels", self.max_depth)));
+        }
+        if let Some(f) = self.frames.last() {
+            if f.kind == FrameKind::Map && f.expect_key {
+                return Err(state("a map value needs a key first"));
+            }
+        } else if self.root.is_some() {
+            return Err(state("a document has exactly one root value"));
+        }
+        self.frames.push(Frame {
+            kind,
+            slots_start: self.slots.len(),
+            keys_start: self.keys.len(),
+            expect_key: true,
+        });
+        Ok(())
+    }
+
+    /// Starts an array; write its elements, then [`Encoder::end_array`].
+    #[inline]
+    pub fn begin_array(&mut self) -> Result<()> {
+        self.open(FrameKind::Array)
+    }
+
+    /// Starts a map; write `key`, value, `key`, value..., then [`Encoder::end_map`].
+    #[inline]
+    pub fn begin_map(&mut self) -> Result<()> {
+        self.open(FrameKind::Map)
+    }
+
+    /// Writes the next key of the open map.
+    #[inline]
+    pub fn key(&mut self, k: &str) -> Result<()> {
+        match self.frames.last_mut() {
+            Some(f) if f.kind == FrameKind::Map && f.expect_key => f.expect_key = false,
+            _ => return Err(state("a key outside a map, or two keys in a row")),
+        }
+        let pos = if k.is_empty() {
+            EMPTY_KEY
+        } else {
+            self.strings.intern(&mut self.out, k.as_bytes())
+        };
+        self.keys.push(pos);
+        Ok(())
+    }
+
+    /// Ends the open array. Returns a mark of it.
+    pub fn end_array(&mut self) -> Result<Mark> {
+        let f = match self.frames.last() {
+            Some(f) if f.kind == FrameKind::Array => *f,
+            _ => return Err(state("end_array without an open array")),
+        };
+        self.frames.pop();
+        let n = self.slots.len() - f.slots_start;
+        let p = if n == 0 {
+            Pending::Special(SPECIAL_EMPTY_ARRAY)
+        } else {
+            let (width, pos) = self.write_container(f.slots_start, None, |w| 1 + varint_len(n as u64) + n * w);
+            self.out.push(TAG_ARRAY | width_code(width));
+            write_varint(&mut self.out, n as u64);
+            self.write_slots(f.slots_start, None, width, pos);
+            Pending::Ref(pos)
+        };
+        self.slots.truncate(f.slots_start);
+        self.place(p)?;
+        Ok(Mark {
+            pending: p,
+            generation: self.generation,
+        })
+    }
+
+    /// Ends the open map. If a key was written twice, the map keeps the
+    /// first position and the last value. Returns a mark of it.
+    pub fn end_map(&mut self) -> Result<Mark> {
+        let f = match self.frames.last() {
+            Some(f) if f.kind == FrameKind::Map && f.expect_key => *f,
+            Some(f) if f.kind == FrameKind::Map => return Err(state("a key without a value")),
+            _ => return Err(state("end_map without an open map")),
+        };
+        self.frames.pop();
+        let n = self.keys.len() - f.keys_start;
+        let p = if n == 0 {
+            Pending::Special(SPECIAL_EMPTY_MAP)
+        } else {
+            let shape = self.shape(f.keys_start, f.slots_start);
+            let n = self.keys.len() - f.keys_start;
+            let (width, pos) =
+                self.write_container(f.slots_start, Some(shape), |w| 1 + w + n * w);
+            self.out.push(TAG_MAP | width_code(width));
+            self.write_slots(f.slots_start, Some(shape), width, pos);
+            Pending::Ref(pos)
+        };
+        self.slots.truncate(f.slots_start);
+        self.keys.truncate(f.keys_start);
+        self.place(p)?;
+        Ok(Mark {
+            pending: p,
+            generation: self.generation,
+        })
+    }
+
+    /// Completes the document and returns its bytes.
+    pub fn finish(mut self) -> Result<Vec<u8>> {
+        self.finish_root()?;
+        Ok(std::mem::take(&mut self.out))
+    }
+
+    /// Completes the document, returns its bytes and resets the encoder for
+    /// the next document (keeping its allocations).
+    pub fn finish_reset(&mut self) -> Result<Vec<u8>> {
+        self.finish_root()?;
+        let cap = self.out.capacity().min(1 << 16);
+        let mut out = Vec::with_capacity(cap);
+        out.extend_from_slice(&MAGIC);
+        out.push(VERSION);
+        let doc = std::mem::replace(&mut self.out, out);
+        self.reset();
+        Ok(doc)
+    }
+
+    /// Completes the document, appending its bytes to `dst`, and resets the encoder.
+    pub fn finish_into(&mut self, dst: &mut Vec<u8>) -> Result<()> {
+        self.finish_root()?;
+        dst.extend_from_slice(&self.out);
+        self.reset();
+        Ok(())
+    }
+
+    fn finish_root(&mut self) -> Result<()> {
+        if !self.frames.is_empty() {
+            return Err(state("unclosed array or map"));
+        }
+        let root = self.root.ok_or_else(|| state("no value was written"))?;
+        self.slots.push(root);
+        let start = self.slots.len() - 1;
+        let (width, pos) = self.write_container(start, None, |w| 2 + w);
+        let tag = TAG_ROOT | width_code(width);
+        self.out.push(tag);
+        self.write_slots(start, None, width, pos);
+        self.out.push(tag);
+        self.slots.pop();
+        Ok(())
+    }
+
+    // ---- internals -------------------------------------------------------------
+
+    fn int_record(&mut self, v: i64) -> usize {
+        let pos = self.out.len();
+        if let Ok(x) = i8::try_from(v) {
+            self.out.push(TAG_I8);
+            self.out.push(x as u8);
+        } else if let Ok(x) = i16::try_from(v) {
+            self.out.push(TAG_I16);
+            self.out.extend_from_slice(&x.to_le_bytes());
+        } else if let Ok(x) = i32::try_from(v) {
+            self.out.push(TAG_I32);
+            self.out.extend_from_slice(&x.to_le_bytes());
+        } else {
+            self.out.push(TAG_I64);
+            self.out.extend_from_slice(&v.to_le_bytes());
+        }
+        pos
+    }
+
+    /// Chooses the slot width of a container holding `slots[start..]` (and
+    /// a shape reference), writes records for integers too large to be
+    /// inline at that width, and returns (width, position of the container).
+    /// `size(w)` is the container record's size at width `w`.
+    fn write_container(
+        &mut self,
+        start: usize,
+        shape: Option<usize>,
+        size: impl Fn(usize) -> usize,
+    ) -> (usize, usize) {
+        let here = self.out.len();
+        let mut best = (usize::MAX, 8usize);
+        for &w in &WIDTHS {
+            let (lo, hi) = inline_int_range(w);
+            let mut extra = 0usize;
+            for p in &self.slots[start..] {
+                if let Pending::Int(v) = *p {
+                    if v < lo || v > hi {
+                        extra += int_record_len(v);
+                    }
+                }
+            }
+            let pos = here + extra;
+            let fits = |t: usize| ref_fits(t, pos, w);
+            let mut ok = shape.is_none_or(fits);
+            if ok && extra > 0 && !fits(here) {
+                ok = false;
+            }
+            if ok {
+                ok = self.slots[start..].iter().all(|p| match *p {
+                    Pending::Ref(t) => fits(t),
+                    _ => true,
+                });
+            }
+            if ok {
+                let total = extra + size(w);
+                if total < best.0 {
+                    best = (total, w);
+                }
+            }
+        }
+        let w = best.1;
+        let (lo, hi) = inline_int_range(w);
+        for i in start..self.slots.len() {
+            if let Pending::Int(v) = self.slots[i] {
+                if v < lo || v > hi {
+                    let pos = self.int_record(v);
+                    self.slots[i] = Pending::Ref(pos);
+                }
+            }
+        }
+        (w, self.out.len())
+    }
+
+    fn write_slots(&mut self, start: usize, shape: Option<usize>, width: usize, pos: usize) {
+        if let Some(s) = shape {
+            let raw = encode_ref(s, pos, width);
+            self.out.extend_from_slice(&raw.to_le_bytes()[..width]);
+        }
+        for i in start..self.slots.len() {
+            let raw = match self.slots[i] {
+                Pending::Int(v) => ((v as u64) << 2) | SLOT_INT,
+                Pending::Special(s) => (s << 2) | SLOT_SPECIAL,
+                Pending::Ref(t) => encode_ref(t, pos, width),
+            };
+            self.out.extend_from_slice(&raw.to_le_bytes()[..width]);
+        }
+    }
+
+    /// Finds or writes the shape of the map whose keys are `keys[kstart..]`,
+    /// first merging duplicate keys (first position, last value).
+    fn shape(&mut self, kstart: usize, vstart: usize) -> usize {
+        if let Some(&pos) = self.shapes.get(&self.keys[kstart..]) {
+            return pos;
+        }
+        self.dedup_keys(kstart, vstart);
+        if let Some(&pos) = self.shapes.get(&self.keys[kstart..]) {
+            return pos;
+        }
+        let keys: Box<[usize]> = self.keys[kstart..].into();
+        let n = keys.len();
+        // Width of the key slots.
+        let here = self.out.len();
+        let width = WIDTHS
+            .iter()
+            .copied()
+            .find(|&w| keys.iter().all(|&k| k == EMPTY_KEY || ref_fits(k, here, w)))
+            .unwrap_or(8);
+        let pos = here;
+        self.out.push(TAG_SHAPE | width_code(width));
+        write_varint(&mut self.out, n as u64);
+        for &k in keys.iter() {
+            let raw = if k == EMPTY_KEY {
+                (SPECIAL_EMPTY_STR << 2) | SLOT_SPECIAL
+            } else {
+                encode_ref(k, pos, width)
+            };
+            self.out.extend_from_slice(&raw.to_le_bytes()[..width]);
+        }
+        if n > SHAPE_LINEAR_MAX {
+            let t = index_table_size(n);
+            let e = index_entry_width(n);
+            let mut table = vec![0u32; t];
+            for (i, &k) in keys.iter().enumerate() {
+                let bytes = if k == EMPTY_KEY {
+                    &[][..]
+                } else {
+                    crate::read::str_record(&self.out, k).unwrap_or(&[])
+                };
+                let mut h = index_home(key_hash(bytes), t);
+                while table[h] != 0 {
+                    h = (h + 1) & (t - 1);
+                }
+                table[h] = i as u32 + 1;
+            }
+            for v in table {
+                self.out.extend_from_slice(&v.to_le_bytes()[..e]);
+            }
+        }
+        self.shapes.insert(keys, pos);
+        pos
+    }
+
+    fn dedup_keys(&mut self, kstart: usize, vstart: usize) {
+        let n = self.keys.len() - kstart;
+        let has_dup = if n <= 16 {
+            let k = &self.keys[kstart..];
+            (1..n).any(|i| k[..i].contains(&k[i]))
+        } else {
+            let mut seen = hashbrown::HashSet::with_capacity(n);
+            self.keys[kstart..].iter().any(|k| !seen.insert(*k))
+        };
+        if !has_dup {
+            return;
+        }
+        let mut first: HashMap<usize, usize> = HashMap::new();
+        let mut keys = Vec::new();
+        let mut vals: Vec<Pending> = Vec::new();
+        for i in 0..n {
+            let k = self.keys[kstart + i];
+            let v = self.slots[vstart + i];
+            match first.get(&k) {
+                Some(&j) => vals[j] = v,
+                None => {
+                    first.insert(k, keys.len());
+                    keys.push(k);
+                    vals.push(v);
+                }
+            }
+        }
+        self.keys.truncate(kstart);
+        self.keys.extend(keys);
+        self.slots.truncate(vstart);
+        self.slots.extend(vals);
+    }
+}
+
+#[cold]
+fn state(msg: &str) -> Error {
+    Error::new(ErrorKind::EncoderState).with_message(msg)
+}
+
+fn int_record_len(v: i64) -> usize {
+    if i8::try_from(v).is_ok() {
+        2
+    } else if i16::try_from(v).is_ok() {
+        3
+    } else if i32::try_from(v).is_ok() {
+        5
+    } else {
+        9
+    }
+}
+
+#[inline]
+fn fits_in(x: u64, width: usize) -> bool {
+    width >= 8 || x < (1u64 << (width * 8))
+}
+
+/// Whether a reference from a container at `pos` to `target` fits `width` bytes.
+#[inline]
+fn ref_fits(target: usize, pos: usize, width: usize) -> bool {
+    let d = (pos - target) as u64;
+    fits_in(d << 2, width) || fits_in((target as u64) << 2, width)
+}
+
+#[inline]
+fn encode_ref(target: usize, pos: usize, width: usize) -> u64 {
+    let d = (pos - target) as u64;
+    if fits_in(d << 2, width) {
+        (d << 2) | SLOT_REL
+    } else {
+        ((target as u64) << 2) | SLOT_ABS
+    }
+}

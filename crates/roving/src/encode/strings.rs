@@ -1,0 +1,67 @@
+//! The encoder's string table: every distinct string is written once.
+
+use std::hash::BuildHasher;
+
+use hashbrown::{DefaultHashBuilder, HashTable};
+
+use crate::format::{write_varint, SHORT_STR_MAX, TAG_SHORT_STR, TAG_STR};
+
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    /// Position of the string record.
+    record: usize,
+    /// Position of the string's bytes.
+    data: usize,
+    len: usize,
+}
+
+/// Positions of the string records written so far, found by content.
+#[derive(Default)]
+pub(super) struct StringTable {
+    table: HashTable<Entry>,
+    hasher: DefaultHashBuilder,
+}
+
+impl std::fmt::Debug for StringTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "StringTable({} strings)", self.table.len())
+    }
+}
+
+impl StringTable {
+    pub(super) fn clear(&mut self) {
+        self.table.clear();
+    }
+
+    /// Position of the record of `s`, writing it to `out` if it is new.
+    #[inline]
+    pub(super) fn intern(&mut self, out: &mut Vec<u8>, s: &[u8]) -> usize {
+        let hash = self.hasher.hash_one(s);
+        let found = self
+            .table
+            .find(hash, |e| e.len == s.len() && &out[e.data..e.data + e.len] == s);
+        if let Some(e) = found {
+            return e.record;
+        }
+        let record = out.len();
+        if s.len() <= SHORT_STR_MAX {
+            out.push(TAG_SHORT_STR | s.len() as u8);
+        } else {
+            out.push(TAG_STR);
+            write_varint(out, s.len() as u64);
+        }
+        let data = out.len();
+        out.extend_from_slice(s);
+        let hasher = &self.hasher;
+        self.table.insert_unique(
+            hash,
+            Entry {
+                record,
+                data,
+                len: s.len(),
+            },
+            |e| hasher.hash_one(&out[e.data..e.data + e.len]),
+        );
+        record
+    }
+}

@@ -1,0 +1,213 @@
+//! The one error type of the roving core.
+
+use std::fmt;
+
+/// What went wrong, without the where.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The input ends before a record, header or trailer is complete.
+    Truncated,
+    /// The first bytes are not `RV`: not a roving document.
+    BadMagic,
+    /// The document is of a major version this reader does not know.
+    UnsupportedVersion(u8),
+    /// A byte where a record starts is not a defined tag.
+    UnknownTag(u8),
+    /// A slot holds an undefined immediate.
+    BadImmediate,
+    /// A reference points forward, to itself, outside the document or into the middle of a record.
+    BadReference,
+    /// A reference points to a record of the wrong kind (e.g. a map's shape is not a shape).
+    WrongTarget,
+    /// A length or count does not fit in the document.
+    BadLength,
+    /// A varint is malformed, overlong or overflows 64 bits.
+    BadVarint,
+    /// A string is not valid UTF-8.
+    InvalidUtf8,
+    /// A shape's key index is malformed.
+    BadIndex,
+    /// A shape names the same key twice.
+    DuplicateKey,
+    /// A value is not in its canonical form where the format requires one.
+    NonCanonical,
+    /// The document does not end with a root record.
+    BadTrailer,
+    /// Nesting deeper than the configured limit.
+    DepthLimit,
+    /// Expanding shared subtrees would produce more values than the configured limit.
+    ExpansionLimit,
+    /// JSON text is malformed; the message says how.
+    JsonSyntax,
+    /// A value cannot be represented in JSON or in the target type.
+    Unsupported,
+    /// Misuse of the `Encoder` API (e.g. a key outside a map).
+    EncoderState,
+    /// A value has a different type than expected (typed decoding).
+    TypeMismatch,
+    /// A message from serde or a user type.
+    Custom,
+    /// An I/O error while reading or writing.
+    Io,
+}
+
+impl ErrorKind {
+    fn describe(&self) -> String {
+        match self {
+            ErrorKind::Truncated => "truncated input".into(),
+            ErrorKind::BadMagic => "not a roving document (bad magic)".into(),
+            ErrorKind::UnsupportedVersion(v) => format!("unsupported format version {v}"),
+            ErrorKind::UnknownTag(t) => format!("unknown tag 0x{t:02x}"),
+            ErrorKind::BadImmediate => "undefined immediate value in a slot".into(),
+            ErrorKind::BadReference => "bad reference".into(),
+            ErrorKind::WrongTarget => "reference to a record of the wrong kind".into(),
+            ErrorKind::BadLength => "length out of bounds".into(),
+            ErrorKind::BadVarint => "malformed varint".into(),
+            ErrorKind::InvalidUtf8 => "invalid UTF-8 in a string".into(),
+            ErrorKind::BadIndex => "malformed key index".into(),
+            ErrorKind::DuplicateKey => "duplicate key".into(),
+            ErrorKind::NonCanonical => "non-canonical encoding".into(),
+            ErrorKind::BadTrailer => "document does not end with a root record".into(),
+            ErrorKind::DepthLimit => "nesting depth limit exceeded".into(),
+            ErrorKind::ExpansionLimit => "expansion limit exceeded (shared subtrees)".into(),
+            ErrorKind::JsonSyntax => "JSON syntax error".into(),
+            ErrorKind::Unsupported => "unsupported value".into(),
+            ErrorKind::EncoderState => "encoder misuse".into(),
+            ErrorKind::TypeMismatch => "type mismatch".into(),
+            ErrorKind::Custom => "error".into(),
+            ErrorKind::Io => "I/O error".into(),
+        }
+    }
+}
+
+/// An error of the roving core: a kind, and where known the byte offset
+/// in the input, a path to the value (`$[3].name`) and a message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    kind: ErrorKind,
+    offset: Option<u64>,
+    line_col: Option<(u64, u64)>,
+    path: Option<String>,
+    message: Option<Box<str>>,
+}
+
+/// Result with the roving [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// A new error of this kind.
+    #[cold]
+    pub fn new(kind: ErrorKind) -> Error {
+        Error {
+            kind,
+            offset: None,
+            line_col: None,
+            path: None,
+            message: None,
+        }
+    }
+
+    /// A new error of this kind at this byte offset.
+    #[cold]
+    pub fn at(kind: ErrorKind, offset: usize) -> Error {
+        Error::new(kind).with_offset(offset)
+    }
+
+    /// A free-form error (kind [`ErrorKind::Custom`]).
+    #[cold]
+    pub fn custom(message: impl fmt::Display) -> Error {
+        Error::new(ErrorKind::Custom).with_message(message)
+    }
+
+    /// Sets the byte offset.
+    #[must_use]
+    pub fn with_offset(mut self, offset: usize) -> Error {
+        self.offset = Some(offset as u64);
+        self
+    }
+
+    /// Sets the line and column (1-based), for text inputs.
+    #[must_use]
+    pub fn with_line_col(mut self, line: u64, col: u64) -> Error {
+        self.line_col = Some((line, col));
+        self
+    }
+
+    /// Sets the message.
+    #[must_use]
+    pub fn with_message(mut self, message: impl fmt::Display) -> Error {
+        self.message = Some(message.to_string().into_boxed_str());
+        self
+    }
+
+    /// Sets the path, e.g. `$[3].name`.
+    #[must_use]
+    pub fn with_path(mut self, path: impl Into<String>) -> Error {
+        self.path = Some(path.into());
+        self
+    }
+
+    /// Prepends a path segment (used while unwinding typed decoding).
+    #[must_use]
+    pub fn prefix_path(mut self, segment: &str) -> Error {
+        let rest = self.path.take().unwrap_or_default();
+        let rest = rest.strip_prefix('$').unwrap_or(&rest).to_string();
+        self.path = Some(format!("${segment}{rest}"));
+        self
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> &ErrorKind {
+        &self.kind
+    }
+
+    /// Byte offset in the input, when known.
+    pub fn offset(&self) -> Option<u64> {
+        self.offset
+    }
+
+    /// Line and column (1-based) in a text input, when known.
+    pub fn line_col(&self) -> Option<(u64, u64)> {
+        self.line_col
+    }
+
+    /// Path to the value concerned, when known.
+    pub fn path(&self) -> Option<&str> {
+        self.path.as_deref()
+    }
+
+    /// The message, when there is one beyond the kind.
+    pub fn message(&self) -> Option<&str> {
+        self.message.as_deref()
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.message {
+            Some(m) if self.kind == ErrorKind::Custom || self.kind == ErrorKind::TypeMismatch => {
+                f.write_str(m)?
+            }
+            Some(m) => write!(f, "{}: {}", self.kind.describe(), m)?,
+            None => f.write_str(&self.kind.describe())?,
+        }
+        if let Some(p) = &self.path {
+            write!(f, " at {p}")?;
+        }
+        if let Some((l, c)) = self.line_col {
+            write!(f, " (line {l}, column {c})")?;
+        } else if let Some(o) = self.offset {
+            write!(f, " (byte offset {o})")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Error {
+        Error::new(ErrorKind::Io).with_message(e)
+    }
+}

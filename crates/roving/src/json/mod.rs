@@ -1,0 +1,17 @@
+//! JSON in and out.
+//!
+//! [`from_json`] converts JSON text straight into a roving document with a
+//! streaming parser (no intermediate tree, no recursion): integers stay
+//! integers (any size), other numbers become bit-exact floats. [`to_json`]
+//! writes a value as compact or indented JSON, iteratively.
+//!
+//! Values that JSON lacks have this JSON form (see FORMAT.md):
+//! byte strings `{"$base64": "..."}`, timestamps RFC 3339 strings, typed
+//! vectors arrays of numbers, extensions `{"$ext": id, "$base64": "..."}`,
+//! non-finite floats `null`.
+
+mod parse;
+mod write;
+
+pub use parse::{from_json, from_json_into, from_json_with};
+pub use write::{to_json, to_json_pretty, write_json, JsonOptions};

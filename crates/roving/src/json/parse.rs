@@ -1,0 +1,417 @@
+//! JSON -> roving: a streaming parser driving the [`Encoder`] directly.
+//!
+//! Strict RFC 8259: no trailing commas, comments, NaN or leading zeros;
+//! the input must be UTF-8 with no BOM; lone surrogate escapes are
+//! rejected. Iterative, so nesting is bounded only by the encoder's depth
+//! limit. Integers of any size stay integers; numbers with a fraction or
+//! an exponent become the nearest `f64` (overflow to infinity is an error);
+//! `-0` becomes the float `-0.0`, keeping its sign.
+
+use crate::encode::Encoder;
+use crate::error::{Error, ErrorKind, Result};
+
+/// Converts JSON text to a roving document.
+///
+/// ```
+/// let doc = roving::json::from_json(br#"{"big": 123456789012345678901234567890}"#)?;
+/// let json = roving::json::to_json(roving::Document::open(&doc)?.root())?;
+/// assert_eq!(json, r#"{"big":123456789012345678901234567890}"#);
+/// # Ok::<(), roving::Error>(())
+/// ```
+pub fn from_json(input: &[u8]) -> Result<Vec<u8>> {
+    let mut enc = Encoder::with_capacity(input.len() / 2 + 64);
+    from_json_into(input, &mut enc)?;
+    enc.finish()
+}
+
+/// Converts JSON text to a roving document, with a maximum nesting depth.
+pub fn from_json_with(input: &[u8], max_depth: usize) -> Result<Vec<u8>> {
+    let mut enc = Encoder::with_capacity(input.len() / 2 + 64);
+    enc.set_max_depth(max_depth);
+    from_json_into(input, &mut enc)?;
+    enc.finish()
+}
+
+/// Writes the value of JSON text into `enc` (as its next value).
+pub fn from_json_into(input: &[u8], enc: &mut Encoder) -> Result<()> {
+    if let Err(e) = simdutf8::compat::from_utf8(input) {
+        return Err(syntax(input, e.valid_up_to(), "invalid UTF-8"));
+    }
+    let mut p = Parser {
+        b: input,
+        i: 0,
+        scratch: Vec::new(),
+        stack: Vec::new(),
+    };
+    p.run(enc).map_err(|e| {
+        if e.line_col().is_none() && e.kind() != &ErrorKind::JsonSyntax {
+            let off = p.i.min(input.len());
+            let (l, c) = line_col(input, off);
+            e.with_offset(off).with_line_col(l, c)
+        } else {
+            e
+        }
+    })
+}
+
+fn line_col(input: &[u8], off: usize) -> (u64, u64) {
+    let before = &input[..off.min(input.len())];
+    let line = memchr::memchr_iter(b'\n', before).count() as u64 + 1;
+    let start = memchr::memrchr(b'\n', before).map_or(0, |p| p + 1);
+    let col = String::from_utf8_lossy(&before[start..]).chars().count() as u64 + 1;
+    (line, col)
+}
+
+#[cold]
+fn syntax(input: &[u8], off: usize, msg: &str) -> Error {
+    let (l, c) = line_col(input, off);
+    Error::new(ErrorKind::JsonSyntax)
+        .with_message(msg)
+        .with_offset(off)
+        .with_line_col(l, c)
+}
+
+struct Parser<'a> {
+    b: &'a [u8],
+    i: usize,
+    scratch: Vec<u8>,
+    /// Open containers: `b'['` or `b'{'`.
+    stack: Vec<u8>,
+}
+
+/// Bytes that end the fast scan of a string: `"`, `\` and control characters.
+static STOP: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 0x20 {
+        t[i] = true;
+        i += 1;
+    }
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t
+};
+
+impl<'a> Parser<'a> {
+    #[cold]
+    fn err(&self, msg: &str) -> Error {
+        syntax(self.b, self.i, msg)
+    }
+
+    #[inline(always)]
+    fn ws(&mut self) {
+        while let Some(&c) = self.b.get(self.i) {
+            if c == b' ' || c == b'\n' || c == b'\r' || c == b'\t' {
+                self.i += 1;
+            } else {
+                break;
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn peek(&self) -> Option<u8> {
+        self.b.get(self.i).copied()
+    }
+
+    fn run(&mut self, enc: &mut Encoder) -> Result<()> {
+        'value: loop {
+            self.ws();
+            match self.peek() {
+                Some(b'{') => {
+                    self.i += 1;
+                    enc.begin_map()?;
+                    self.ws();
+                    if self.peek() == Some(b'}') {
+                        self.i += 1;
+                        enc.end_map()?;
+                    } else {
+                        self.stack.push(b'{');
+                        self.key(enc)?;
+                        continue 'value;
+                    }
+                }
+                Some(b'[') => {
+                    self.i += 1;
+                    enc.begin_array()?;
+                    self.ws();
+                    if self.peek() == Some(b']') {
+                        self.i += 1;
+                        enc.end_array()?;
+                    } else {
+                        self.stack.push(b'[');
+                        continue 'value;
+                    }
+                }
+                Some(b'"') => {
+                    self.i += 1;
+                    let s = self.string()?;
+                    enc.str(s)?;
+                }
+                Some(b't') => {
+                    self.literal(b"true")?;
+                    enc.bool(true)?;
+                }
+                Some(b'f') => {
+                    self.literal(b"false")?;
+                    enc.bool(false)?;
+                }
+                Some(b'n') => {
+                    self.literal(b"null")?;
+                    enc.null()?;
+                }
+                Some(b'-' | b'0'..=b'9') => self.number(enc)?,
+                Some(_) => return Err(self.err("expected a value")),
+                None => return Err(self.err("unexpected end of input, expected a value")),
+            }
+            // After a value: close containers or move to the next element.
+            loop {
+                self.ws();
+                match self.stack.last() {
+                    None => {
+                        if self.i != self.b.len() {
+                            return Err(self.err("trailing characters after the value"));
+                        }
+                        return Ok(());
+                    }
+                    Some(b'[') => match self.peek() {
+                        Some(b',') => {
+                            self.i += 1;
+                            continue 'value;
+                        }
+                        Some(b']') => {
+                            self.i += 1;
+                            self.stack.pop();
+                            enc.end_array()?;
+                        }
+                        None => return Err(self.err("unexpected end of input in an array")),
+                        _ => return Err(self.err("expected , or ] in an array")),
+                    },
+                    Some(_) => match self.peek() {
+                        Some(b',') => {
+                            self.i += 1;
+                            self.ws();
+                            self.key(enc)?;
+                            continue 'value;
+                        }
+                        Some(b'}') => {
+                            self.i += 1;
+                            self.stack.pop();
+                            enc.end_map()?;
+                        }
+                        None => return Err(self.err("unexpected end of input in an object")),
+                        _ => return Err(self.err("expected , or } in an object")),
+                    },
+                }
+            }
+        }
+    }
+
+    /// Parses `"key" :` (the caller skipped whitespace before it).
+    fn key(&mut self, enc: &mut Encoder) -> Result<()> {
+        if self.peek() != Some(b'"') {
+            return Err(self.err("expected a string key"));
+        }
+        self.i += 1;
+        let k = self.string()?;
+        enc.key(k)?;
+        self.ws();
+        if self.peek() != Some(b':') {
+            return Err(self.err("expected : after a key"));
+        }
+        self.i += 1;
+        Ok(())
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Result<()> {
+        if self.b[self.i..].starts_with(word) {
+            self.i += word.len();
+            Ok(())
+        } else {
+            Err(self.err("invalid literal"))
+        }
+    }
+
+    /// Parses a string body after the opening quote.
+    #[inline]
+    fn string(&mut self) -> Result<&str> {
+        let start = self.i;
+        let b = self.b;
+        let mut i = start;
+        while i < b.len() && !STOP[b[i] as usize] {
+            i += 1;
+        }
+        if i < b.len() && b[i] == b'"' {
+            self.i = i + 1;
+            // The whole input was checked to be UTF-8 and `"` is ASCII, so
+            // both ends of the slice are character boundaries.
+            return std::str::from_utf8(&b[start..i]).map_err(|_| self.err("invalid UTF-8"));
+        }
+        self.scratch.clear();
+        self.scratch.extend_from_slice(&b[start..i]);
+        self.i = i;
+        loop {
+            let c = match self.peek() {
+                None => return Err(self.err("unterminated string")),
+                Some(c) => c,
+            };
+            match c {
+                b'"' => {
+                    self.i += 1;
+                    break;
+                }
+                b'\\' => {
+                    self.i += 1;
+                    let e = self.peek().ok_or_else(|| self.err("unterminated escape"))?;
+                    self.i += 1;
+                    match e {
+                        b'"' => self.scratch.push(b'"'),
+                        b'\\' => self.scratch.push(b'\\'),
+                        b'/' => self.scratch.push(b'/'),
+                        b'b' => self.scratch.push(8),
+                        b'f' => self.scratch.push(12),
+                        b'n' => self.scratch.push(b'\n'),
+                        b'r' => self.scratch.push(b'\r'),
+                        b't' => self.scratch.push(b'\t'),
+                        b'u' => {
+                            let hi = self.hex4()?;
+                            let cp = if (0xD800..0xDC00).contains(&hi) {
+                                if !self.b[self.i..].starts_with(b"\\u") {
+                                    return Err(self.err("lone surrogate in \\u escape"));
+                                }
+                                self.i += 2;
+                                let lo = self.hex4()?;
+                                if !(0xDC00..0xE000).contains(&lo) {
+                                    return Err(self.err("invalid surrogate pair"));
+                                }
+                                0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
+                            } else if (0xDC00..0xE000).contains(&hi) {
+                                return Err(self.err("lone surrogate in \\u escape"));
+                            } else {
+                                hi
+                            };
+                            let ch = char::from_u32(cp).ok_or_else(|| self.err("bad \\u escape"))?;
+                            let mut tmp = [0u8; 4];
+                            self.scratch.extend_from_slice(ch.encode_utf8(&mut tmp).as_bytes());
+                        }
+                        _ => {
+                            self.i -= 1;
+                            return Err(self.err("invalid escape"));
+                        }
+                    }
+                }
+                c if c < 0x20 => return Err(self.err("control character in a string")),
+                _ => {
+                    let s = self.i;
+                    let mut j = s;
+                    while j < self.b.len() && !STOP[self.b[j] as usize] {
+                        j += 1;
+                    }
+                    self.scratch.extend_from_slice(&self.b[s..j]);
+                    self.i = j;
+                }
+            }
+        }
+        std::str::from_utf8(&self.scratch).map_err(|_| syntax(self.b, start, "invalid UTF-8"))
+    }
+
+    fn hex4(&mut self) -> Result<u32> {
+        let h = self
+            .b
+            .get(self.i..self.i + 4)
+            .ok_or_else(|| self.err("truncated \\u escape"))?;
+        let mut v = 0u32;
+        for &c in h {
+            let d = (c as char)
+                .to_digit(16)
+                .ok_or_else(|| self.err("invalid \\u escape"))?;
+            v = v * 16 + d;
+        }
+        self.i += 4;
+        Ok(v)
+    }
+
+    fn number(&mut self, enc: &mut Encoder) -> Result<()> {
+        let b = self.b;
+        let start = self.i;
+        let mut i = start;
+        let neg = b[i] == b'-';
+        if neg {
+            i += 1;
+        }
+        let int_start = i;
+        match b.get(i) {
+            Some(b'0') => i += 1,
+            Some(b'1'..=b'9') => {
+                while i < b.len() && b[i].is_ascii_digit() {
+                    i += 1;
+                }
+            }
+            _ => {
+                self.i = i;
+                return Err(self.err("invalid number"));
+            }
+        }
+        let int_end = i;
+        let mut float = false;
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            let s = i;
+            while i < b.len() && b[i].is_ascii_digit() {
+                i += 1;
+            }
+            if s == i {
+                self.i = i;
+                return Err(self.err("invalid number: digits expected after ."));
+            }
+            float = true;
+        }
+        if matches!(b.get(i), Some(b'e' | b'E')) {
+            i += 1;
+            if matches!(b.get(i), Some(b'+' | b'-')) {
+                i += 1;
+            }
+            let s = i;
+            while i < b.len() && b[i].is_ascii_digit() {
+                i += 1;
+            }
+            if s == i {
+                self.i = i;
+                return Err(self.err("invalid number: digits expected in exponent"));
+            }
+            float = true;
+        }
+        self.i = i;
+        let digits = &b[int_start..int_end];
+        if !float {
+            if digits == b"0" && neg {
+                return enc.f64(-0.0);
+            }
+            if digits.len() <= 19 {
+                let mut v: u64 = 0;
+                for &d in digits {
+                    v = v * 10 + (d - b'0') as u64;
+                }
+                return if neg {
+                    if v <= 1 << 63 {
+                        enc.i64((v as i64).wrapping_neg())
+                    } else {
+                        enc.i128(-(v as i128))
+                    }
+                } else {
+                    enc.u64(v)
+                };
+            }
+            let big = num_bigint::BigInt::parse_bytes(&b[start..i], 10)
+                .ok_or_else(|| syntax(b, start, "invalid integer"))?;
+            return enc.bigint(&big);
+        }
+        // The slice is ASCII (checked above), and Rust's float parser rounds correctly.
+        let text = std::str::from_utf8(&b[start..i]).map_err(|_| syntax(b, start, "invalid number"))?;
+        let f: f64 = text.parse().map_err(|_| syntax(b, start, "invalid number"))?;
+        if f.is_infinite() {
+            return Err(syntax(b, start, "number out of the range of a 64-bit float"));
+        }
+        enc.f64(f)
+    }
+}

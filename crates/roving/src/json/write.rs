@@ -1,0 +1,245 @@
+//! roving -> JSON, iteratively (no recursion at any depth).
+
+use base64::Engine as _;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::read::{ArrayIter, MapIter, Scalar, Value};
+use crate::Limits;
+
+/// Options of the JSON writer.
+#[derive(Clone, Copy, Debug)]
+pub struct JsonOptions {
+    /// Spaces per level; `None` for compact output.
+    pub indent: Option<usize>,
+    /// Depth and expansion limits.
+    pub limits: Limits,
+}
+
+impl Default for JsonOptions {
+    fn default() -> Self {
+        JsonOptions {
+            indent: None,
+            limits: Limits::for_len(0),
+        }
+    }
+}
+
+/// Compact JSON text of `value`, with the default limits.
+pub fn to_json(value: Value<'_>) -> Result<String> {
+    let mut out = Vec::new();
+    write_json(value, &JsonOptions::default(), &mut out)?;
+    Ok(String::from_utf8(out).unwrap_or_default())
+}
+
+/// JSON text of `value` indented by `indent` spaces per level.
+pub fn to_json_pretty(value: Value<'_>, indent: usize) -> Result<String> {
+    let mut out = Vec::new();
+    let opts = JsonOptions {
+        indent: Some(indent),
+        ..JsonOptions::default()
+    };
+    write_json(value, &opts, &mut out)?;
+    Ok(String::from_utf8(out).unwrap_or_default())
+}
+
+enum Frame<'a> {
+    Array(ArrayIter<'a>, bool),
+    Map(MapIter<'a>, bool),
+}
+
+/// Appends the JSON text of `value` to `out`.
+pub fn write_json(value: Value<'_>, opts: &JsonOptions, out: &mut Vec<u8>) -> Result<()> {
+    let mut stack: Vec<Frame<'_>> = Vec::new();
+    let mut budget = opts.limits.max_values;
+    let mut next = Some(value);
+    loop {
+        if let Some(v) = next.take() {
+            if budget == 0 {
+                return Err(Error::new(ErrorKind::ExpansionLimit).with_message(format!(
+                    "more than {} values",
+                    opts.limits.max_values
+                )));
+            }
+            budget -= 1;
+            match v {
+                Value::Array(a) if !a.is_empty() => {
+                    if stack.len() >= opts.limits.max_depth {
+                        return Err(depth_error(opts));
+                    }
+                    out.push(b'[');
+                    stack.push(Frame::Array(a.iter(), true));
+                }
+                Value::Map(m) if !m.is_empty() => {
+                    if stack.len() >= opts.limits.max_depth {
+                        return Err(depth_error(opts));
+                    }
+                    out.push(b'{');
+                    stack.push(Frame::Map(m.iter(), true));
+                }
+                v => scalar(v, opts, stack.len(), out)?,
+            }
+        }
+        let depth = stack.len();
+        match stack.last_mut() {
+            None => return Ok(()),
+            Some(Frame::Array(it, first)) => match it.next() {
+                Some(v) => {
+                    if !*first {
+                        out.push(b',');
+                    }
+                    *first = false;
+                    newline(opts, depth, out);
+                    next = Some(v);
+                }
+                None => {
+                    stack.pop();
+                    newline(opts, depth - 1, out);
+                    out.push(b']');
+                }
+            },
+            Some(Frame::Map(it, first)) => match it.next() {
+                Some((k, v)) => {
+                    if !*first {
+                        out.push(b',');
+                    }
+                    *first = false;
+                    newline(opts, depth, out);
+                    write_str(k, out);
+                    out.push(b':');
+                    if opts.indent.is_some() {
+                        out.push(b' ');
+                    }
+                    next = Some(v);
+                }
+                None => {
+                    stack.pop();
+                    newline(opts, depth - 1, out);
+                    out.push(b'}');
+                }
+            },
+        }
+    }
+}
+
+fn depth_error(opts: &JsonOptions) -> Error {
+    Error::new(ErrorKind::DepthLimit).with_message(format!(
+        "more than {} levels",
+        opts.limits.max_depth
+    ))
+}
+
+#[inline]
+fn newline(opts: &JsonOptions, depth: usize, out: &mut Vec<u8>) {
+    if let Some(n) = opts.indent {
+        out.push(b'\n');
+        out.resize(out.len() + n * depth, b' ');
+    }
+}
+
+fn float(f: f64, out: &mut Vec<u8>) {
+    if f.is_finite() {
+        out.extend_from_slice(ryu::Buffer::new().format_finite(f).as_bytes());
+    } else {
+        out.extend_from_slice(b"null");
+    }
+}
+
+fn scalar(v: Value<'_>, opts: &JsonOptions, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+    match v {
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Bool(true) => out.extend_from_slice(b"true"),
+        Value::Bool(false) => out.extend_from_slice(b"false"),
+        Value::Int(i) => out.extend_from_slice(itoa::Buffer::new().format(i).as_bytes()),
+        Value::UInt(u) => out.extend_from_slice(itoa::Buffer::new().format(u).as_bytes()),
+        Value::BigInt(b) => out.extend_from_slice(b.to_decimal().as_bytes()),
+        Value::Float(f) => float(f, out),
+        Value::Str(s) => write_str(s, out),
+        Value::Bytes(b) => {
+            out.extend_from_slice(b"{\"$base64\":");
+            if opts.indent.is_some() {
+                out.push(b' ');
+            }
+            out.push(b'"');
+            out.extend_from_slice(base64::engine::general_purpose::STANDARD.encode(b).as_bytes());
+            out.extend_from_slice(b"\"}");
+        }
+        Value::Timestamp(t) => write_str(&t.to_rfc3339(), out),
+        Value::Ext(e) => {
+            let sp = if opts.indent.is_some() { " " } else { "" };
+            out.extend_from_slice(format!("{{\"$ext\":{sp}{},{sp}\"$base64\":{sp}\"", e.type_id).as_bytes());
+            out.extend_from_slice(base64::engine::general_purpose::STANDARD.encode(e.data).as_bytes());
+            out.extend_from_slice(b"\"}");
+        }
+        Value::Vector(vec) => {
+            out.push(b'[');
+            for i in 0..vec.len() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                newline(opts, depth + 1, out);
+                match vec.get(i) {
+                    Some(Scalar::Int(x)) => out.extend_from_slice(itoa::Buffer::new().format(x).as_bytes()),
+                    Some(Scalar::UInt(x)) => out.extend_from_slice(itoa::Buffer::new().format(x).as_bytes()),
+                    Some(Scalar::Float(x)) => float(x, out),
+                    None => out.extend_from_slice(b"null"),
+                }
+            }
+            if !vec.is_empty() {
+                newline(opts, depth, out);
+            }
+            out.push(b']');
+        }
+        Value::Array(_) => out.extend_from_slice(b"[]"),
+        Value::Map(_) => out.extend_from_slice(b"{}"),
+    }
+    Ok(())
+}
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// Bytes that need escaping in a JSON string.
+static ESCAPE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 0x20 {
+        t[i] = true;
+        i += 1;
+    }
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t
+};
+
+/// Writes `s` as a JSON string.
+pub(crate) fn write_str(s: &str, out: &mut Vec<u8>) {
+    let b = s.as_bytes();
+    out.reserve(b.len() + 2);
+    out.push(b'"');
+    let mut start = 0;
+    for (i, &c) in b.iter().enumerate() {
+        if !ESCAPE[c as usize] {
+            continue;
+        }
+        out.extend_from_slice(&b[start..i]);
+        match c {
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            0x08 => out.extend_from_slice(b"\\b"),
+            0x0C => out.extend_from_slice(b"\\f"),
+            _ => out.extend_from_slice(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[(c >> 4) as usize],
+                HEX[(c & 15) as usize],
+            ]),
+        }
+        start = i + 1;
+    }
+    out.extend_from_slice(&b[start..]);
+    out.push(b'"');
+}

@@ -1,0 +1,69 @@
+//! # roving
+//!
+//! A binary object format that is read where it lies: a document is opened
+//! in O(1) (or validated in one linear pass when it comes from outside),
+//! array elements are reached in O(1) and map keys by a hash probe, with no
+//! parse step and no allocation. It is smaller than JSON (every string is
+//! stored once, maps of one shape share their key list, slots are as narrow
+//! as their container allows) and carries more than JSON: 64-bit and big
+//! integers, bit-exact floats, byte strings, timestamps, typed numeric
+//! vectors and extension values.
+//!
+//! ```
+//! let bytes = roving::json::from_json(br#"{"name":"Ada","tags":["x","y"]}"#)?;
+//! let doc = roving::Document::open(&bytes)?;          // validates
+//! assert_eq!(doc.root().get("name").and_then(|v| v.as_str()), Some("Ada"));
+//! assert_eq!(roving::json::to_json(doc.root())?, r#"{"name":"Ada","tags":["x","y"]}"#);
+//! # Ok::<(), roving::Error>(())
+//! ```
+//!
+//! The format is specified in `docs/FORMAT.md`.
+
+pub mod encode;
+pub mod error;
+pub mod format;
+pub mod json;
+pub mod read;
+pub mod serde;
+pub mod timestamp;
+pub mod validate;
+
+pub use encode::{Encoder, Mark};
+pub use error::{Error, ErrorKind, Result};
+pub use format::ElemType;
+pub use read::{Array, Document, KeyHandle, Map, Value, Vector};
+pub use serde::{from_slice, from_value, to_vec};
+pub use timestamp::Timestamp;
+pub use validate::validate;
+
+/// Limits that protect conversions (to JSON, to typed values, to Python)
+/// from hostile documents: a small document whose subtrees are shared can
+/// stand for an enormous tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Maximum nesting depth of containers.
+    pub max_depth: usize,
+    /// Maximum number of values visited, counting a shared subtree once per
+    /// place it appears.
+    pub max_values: u64,
+}
+
+impl Limits {
+    /// The default limits for a document of `len` bytes: depth 10,000 and
+    /// `max(16 * len, 10,000,000)` values (a document without shared
+    /// containers has fewer values than bytes).
+    pub fn for_len(len: usize) -> Limits {
+        Limits {
+            max_depth: 10_000,
+            max_values: (len as u64).saturating_mul(16).max(10_000_000),
+        }
+    }
+
+    /// No limits (for trusted data).
+    pub fn none() -> Limits {
+        Limits {
+            max_depth: usize::MAX,
+            max_values: u64::MAX,
+        }
+    }
+}

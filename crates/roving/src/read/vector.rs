@@ -1,0 +1,159 @@
+//! Typed numeric vectors, viewable zero-copy at natural alignment.
+
+use crate::format::{read_varint, ElemType, TAG_VECTOR};
+
+/// A typed numeric vector inside a document.
+#[derive(Clone, Copy, Debug)]
+pub struct Vector<'a> {
+    elem: ElemType,
+    data: &'a [u8],
+    offset: usize,
+}
+
+/// Element types a [`Vector`] can be viewed as.
+pub trait VectorElement: bytemuck::Pod {
+    /// The format's element type for `Self`.
+    const ELEM: ElemType;
+}
+
+macro_rules! vector_element {
+    ($($t:ty => $e:ident),*) => {$(
+        impl VectorElement for $t {
+            const ELEM: ElemType = ElemType::$e;
+        }
+    )*};
+}
+vector_element!(i8 => I8, u8 => U8, i16 => I16, u16 => U16, i32 => I32, u32 => U32,
+    i64 => I64, u64 => U64, f32 => F32, f64 => F64);
+
+/// Byte offset of the vector data for a vector record at `pos` whose count ends at `after_count`.
+pub(crate) fn data_start(after_count: usize, elem: ElemType) -> usize {
+    after_count.next_multiple_of(elem.size())
+}
+
+impl<'a> Vector<'a> {
+    pub(crate) fn at(buf: &'a [u8], pos: usize) -> Option<Vector<'a>> {
+        if *buf.get(pos)? != TAG_VECTOR {
+            return None;
+        }
+        let elem = ElemType::from_code(*buf.get(pos + 1)?)?;
+        let (count, p) = read_varint(buf, pos + 2)?;
+        let start = data_start(p, elem);
+        let len = usize::try_from(count).ok()?.checked_mul(elem.size())?;
+        let data = buf.get(start..start.checked_add(len)?)?;
+        Some(Vector {
+            elem,
+            data,
+            offset: pos,
+        })
+    }
+
+    /// The element type.
+    pub fn elem_type(&self) -> ElemType {
+        self.elem
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.data.len() / self.elem.size()
+    }
+
+    /// True if there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
+    /// The raw little-endian element bytes.
+    pub fn raw(&self) -> &'a [u8] {
+        self.data
+    }
+
+    /// Byte offset of the vector's record in the document.
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    /// The elements as a slice, without copying, if `T` is the element type
+    /// and the document's buffer is aligned in memory so that the data is
+    /// (the format aligns data to its element size relative to the
+    /// document start; a buffer at an 8-aligned address suffices).
+    /// Little-endian hosts only; see [`Vector::to_vec`] otherwise.
+    pub fn as_slice<T: VectorElement>(&self) -> Option<&'a [T]> {
+        if T::ELEM != self.elem || cfg!(target_endian = "big") {
+            return None;
+        }
+        bytemuck::try_cast_slice(self.data).ok()
+    }
+
+    /// The elements copied into a `Vec`, if `T` is the element type.
+    pub fn to_vec<T: VectorElement>(&self) -> Option<Vec<T>> {
+        if T::ELEM != self.elem {
+            return None;
+        }
+        let size = self.elem.size();
+        let mut v = Vec::with_capacity(self.len());
+        for chunk in self.data.chunks_exact(size) {
+            let mut x = T::zeroed();
+            let dst = bytemuck::bytes_of_mut(&mut x);
+            dst.copy_from_slice(chunk);
+            if cfg!(target_endian = "big") {
+                dst.reverse();
+            }
+            v.push(x);
+        }
+        Some(v)
+    }
+
+    /// Element `i` widened to `f64` (exact for all but 64-bit integers beyond 2^53).
+    pub fn get_f64(&self, i: usize) -> Option<f64> {
+        let s = self.elem.size();
+        let b = self.data.get(i * s..i * s + s)?;
+        let mut w = [0u8; 8];
+        w[..s].copy_from_slice(b);
+        let u = u64::from_le_bytes(w);
+        Some(match self.elem {
+            ElemType::I8 => u as u8 as i8 as f64,
+            ElemType::U8 => u as u8 as f64,
+            ElemType::I16 => u as u16 as i16 as f64,
+            ElemType::U16 => u as u16 as f64,
+            ElemType::I32 => u as u32 as i32 as f64,
+            ElemType::U32 => u as u32 as f64,
+            ElemType::I64 => u as i64 as f64,
+            ElemType::U64 => u as f64,
+            ElemType::F32 => f32::from_bits(u as u32) as f64,
+            ElemType::F64 => f64::from_bits(u),
+        })
+    }
+
+    /// Element `i` as a [`Scalar`]: exact for every element type.
+    pub fn get(&self, i: usize) -> Option<Scalar> {
+        let s = self.elem.size();
+        let b = self.data.get(i.checked_mul(s)?..i * s + s)?;
+        let mut w = [0u8; 8];
+        w[..s].copy_from_slice(b);
+        let u = u64::from_le_bytes(w);
+        Some(match self.elem {
+            ElemType::I8 => Scalar::Int(u as u8 as i8 as i64),
+            ElemType::U8 => Scalar::Int(u as u8 as i64),
+            ElemType::I16 => Scalar::Int(u as u16 as i16 as i64),
+            ElemType::U16 => Scalar::Int(u as u16 as i64),
+            ElemType::I32 => Scalar::Int(u as u32 as i32 as i64),
+            ElemType::U32 => Scalar::Int(u as u32 as i64),
+            ElemType::I64 => Scalar::Int(u as i64),
+            ElemType::U64 => Scalar::UInt(u),
+            ElemType::F32 => Scalar::Float(f32::from_bits(u as u32) as f64),
+            ElemType::F64 => Scalar::Float(f64::from_bits(u)),
+        })
+    }
+}
+
+/// One element of a vector.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Scalar {
+    /// A signed integer (or an unsigned one that fits in `i64`).
+    Int(i64),
+    /// A `u64` element.
+    UInt(u64),
+    /// A float element (`f32` widened exactly).
+    Float(f64),
+}

@@ -1,0 +1,369 @@
+//! `Serialize` -> roving, in one pass through the encoder.
+
+use serde::ser::{self, Serialize};
+
+use crate::encode::Encoder;
+use crate::error::{Error, ErrorKind, Result};
+
+/// Serializes `value` to a roving document.
+///
+/// ```
+/// #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+/// struct Person<'a> { name: &'a str, age: u32 }
+/// let bytes = roving::to_vec(&Person { name: "Ada", age: 36 })?;
+/// let back: Person = roving::from_slice(&bytes)?;
+/// assert_eq!(back, Person { name: "Ada", age: 36 });
+/// # Ok::<(), roving::Error>(())
+/// ```
+pub fn to_vec<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
+    let mut enc = Encoder::new();
+    value.serialize(&mut Serializer { enc: &mut enc })?;
+    enc.finish()
+}
+
+/// A serde `Serializer` writing into an [`Encoder`].
+pub struct Serializer<'e> {
+    /// The encoder written to.
+    pub enc: &'e mut Encoder,
+}
+
+impl<'e> Serializer<'e> {
+    /// A serializer writing the next value of `enc`.
+    pub fn new(enc: &'e mut Encoder) -> Self {
+        Serializer { enc }
+    }
+}
+
+impl ser::Error for Error {
+    fn custom<T: std::fmt::Display>(msg: T) -> Self {
+        Error::custom(msg)
+    }
+}
+
+impl<'a, 'e> ser::Serializer for &'a mut Serializer<'e> {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = Self;
+    type SerializeTuple = Self;
+    type SerializeTupleStruct = Self;
+    type SerializeTupleVariant = Self;
+    type SerializeMap = Self;
+    type SerializeStruct = Self;
+    type SerializeStructVariant = Self;
+
+    fn serialize_bool(self, v: bool) -> Result<()> {
+        self.enc.bool(v)
+    }
+    fn serialize_i8(self, v: i8) -> Result<()> {
+        self.enc.i64(v as i64)
+    }
+    fn serialize_i16(self, v: i16) -> Result<()> {
+        self.enc.i64(v as i64)
+    }
+    fn serialize_i32(self, v: i32) -> Result<()> {
+        self.enc.i64(v as i64)
+    }
+    fn serialize_i64(self, v: i64) -> Result<()> {
+        self.enc.i64(v)
+    }
+    fn serialize_i128(self, v: i128) -> Result<()> {
+        self.enc.i128(v)
+    }
+    fn serialize_u8(self, v: u8) -> Result<()> {
+        self.enc.i64(v as i64)
+    }
+    fn serialize_u16(self, v: u16) -> Result<()> {
+        self.enc.i64(v as i64)
+    }
+    fn serialize_u32(self, v: u32) -> Result<()> {
+        self.enc.i64(v as i64)
+    }
+    fn serialize_u64(self, v: u64) -> Result<()> {
+        self.enc.u64(v)
+    }
+    fn serialize_u128(self, v: u128) -> Result<()> {
+        if let Ok(x) = u64::try_from(v) {
+            return self.enc.u64(x);
+        }
+        self.enc.bigint_le(false, &v.to_le_bytes())
+    }
+    fn serialize_f32(self, v: f32) -> Result<()> {
+        self.enc.f64(v as f64)
+    }
+    fn serialize_f64(self, v: f64) -> Result<()> {
+        self.enc.f64(v)
+    }
+    fn serialize_char(self, v: char) -> Result<()> {
+        let mut b = [0u8; 4];
+        self.enc.str(v.encode_utf8(&mut b))
+    }
+    fn serialize_str(self, v: &str) -> Result<()> {
+        self.enc.str(v)
+    }
+    fn serialize_bytes(self, v: &[u8]) -> Result<()> {
+        self.enc.bytes(v)
+    }
+    fn serialize_none(self) -> Result<()> {
+        self.enc.null()
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<()> {
+        value.serialize(self)
+    }
+    fn serialize_unit(self) -> Result<()> {
+        self.enc.null()
+    }
+    fn serialize_unit_struct(self, _name: &'static str) -> Result<()> {
+        self.enc.null()
+    }
+    fn serialize_unit_variant(self, _n: &'static str, _i: u32, variant: &'static str) -> Result<()> {
+        self.enc.str(variant)
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _n: &'static str, value: &T) -> Result<()> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _n: &'static str,
+        _i: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        self.enc.begin_map()?;
+        self.enc.key(variant)?;
+        value.serialize(&mut *self)?;
+        self.enc.end_map().map(drop)
+    }
+    fn serialize_seq(self, _len: Option<usize>) -> Result<Self> {
+        self.enc.begin_array()?;
+        Ok(self)
+    }
+    fn serialize_tuple(self, _len: usize) -> Result<Self> {
+        self.enc.begin_array()?;
+        Ok(self)
+    }
+    fn serialize_tuple_struct(self, _n: &'static str, _len: usize) -> Result<Self> {
+        self.enc.begin_array()?;
+        Ok(self)
+    }
+    fn serialize_tuple_variant(
+        self,
+        _n: &'static str,
+        _i: u32,
+        variant: &'static str,
+        _len: usize,
+    ) -> Result<Self> {
+        self.enc.begin_map()?;
+        self.enc.key(variant)?;
+        self.enc.begin_array()?;
+        Ok(self)
+    }
+    fn serialize_map(self, _len: Option<usize>) -> Result<Self> {
+        self.enc.begin_map()?;
+        Ok(self)
+    }
+    fn serialize_struct(self, _n: &'static str, _len: usize) -> Result<Self> {
+        self.enc.begin_map()?;
+        Ok(self)
+    }
+    fn serialize_struct_variant(
+        self,
+        _n: &'static str,
+        _i: u32,
+        variant: &'static str,
+        _len: usize,
+    ) -> Result<Self> {
+        self.enc.begin_map()?;
+        self.enc.key(variant)?;
+        self.enc.begin_map()?;
+        Ok(self)
+    }
+}
+
+impl ser::SerializeSeq for &mut Serializer<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<()> {
+        v.serialize(&mut **self)
+    }
+    fn end(self) -> Result<()> {
+        self.enc.end_array().map(drop)
+    }
+}
+
+impl ser::SerializeTuple for &mut Serializer<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<()> {
+        v.serialize(&mut **self)
+    }
+    fn end(self) -> Result<()> {
+        self.enc.end_array().map(drop)
+    }
+}
+
+impl ser::SerializeTupleStruct for &mut Serializer<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<()> {
+        v.serialize(&mut **self)
+    }
+    fn end(self) -> Result<()> {
+        self.enc.end_array().map(drop)
+    }
+}
+
+impl ser::SerializeTupleVariant for &mut Serializer<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<()> {
+        v.serialize(&mut **self)
+    }
+    fn end(self) -> Result<()> {
+        self.enc.end_array()?;
+        self.enc.end_map().map(drop)
+    }
+}
+
+impl ser::SerializeMap for &mut Serializer<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<()> {
+        key.serialize(KeySerializer { enc: self.enc })
+    }
+    fn serialize_value<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<()> {
+        v.serialize(&mut **self)
+    }
+    fn end(self) -> Result<()> {
+        self.enc.end_map().map(drop)
+    }
+}
+
+impl ser::SerializeStruct for &mut Serializer<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, v: &T) -> Result<()> {
+        self.enc.key(key)?;
+        v.serialize(&mut **self)
+    }
+    fn end(self) -> Result<()> {
+        self.enc.end_map().map(drop)
+    }
+}
+
+impl ser::SerializeStructVariant for &mut Serializer<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, v: &T) -> Result<()> {
+        self.enc.key(key)?;
+        v.serialize(&mut **self)
+    }
+    fn end(self) -> Result<()> {
+        self.enc.end_map()?;
+        self.enc.end_map().map(drop)
+    }
+}
+
+/// Serializes map keys: strings, and integers, chars and bools as their text.
+struct KeySerializer<'e> {
+    enc: &'e mut Encoder,
+}
+
+fn key_error() -> Error {
+    Error::new(ErrorKind::Unsupported).with_message("map keys must be strings")
+}
+
+macro_rules! key_display {
+    ($($f:ident: $t:ty),*) => {$(
+        fn $f(self, v: $t) -> Result<()> {
+            self.enc.key(&v.to_string())
+        }
+    )*};
+}
+
+impl ser::Serializer for KeySerializer<'_> {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = ser::Impossible<(), Error>;
+    type SerializeTuple = ser::Impossible<(), Error>;
+    type SerializeTupleStruct = ser::Impossible<(), Error>;
+    type SerializeTupleVariant = ser::Impossible<(), Error>;
+    type SerializeMap = ser::Impossible<(), Error>;
+    type SerializeStruct = ser::Impossible<(), Error>;
+    type SerializeStructVariant = ser::Impossible<(), Error>;
+
+    fn serialize_str(self, v: &str) -> Result<()> {
+        self.enc.key(v)
+    }
+    key_display!(serialize_bool: bool, serialize_i8: i8, serialize_i16: i16, serialize_i32: i32,
+        serialize_i64: i64, serialize_u8: u8, serialize_u16: u16, serialize_u32: u32,
+        serialize_u64: u64, serialize_char: char, serialize_i128: i128, serialize_u128: u128);
+    fn serialize_f32(self, _v: f32) -> Result<()> {
+        Err(key_error())
+    }
+    fn serialize_f64(self, _v: f64) -> Result<()> {
+        Err(key_error())
+    }
+    fn serialize_bytes(self, _v: &[u8]) -> Result<()> {
+        Err(key_error())
+    }
+    fn serialize_none(self) -> Result<()> {
+        Err(key_error())
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, v: &T) -> Result<()> {
+        v.serialize(self)
+    }
+    fn serialize_unit(self) -> Result<()> {
+        Err(key_error())
+    }
+    fn serialize_unit_struct(self, _n: &'static str) -> Result<()> {
+        Err(key_error())
+    }
+    fn serialize_unit_variant(self, _n: &'static str, _i: u32, v: &'static str) -> Result<()> {
+        self.enc.key(v)
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _n: &'static str, v: &T) -> Result<()> {
+        v.serialize(self)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _n: &'static str,
+        _i: u32,
+        _v: &'static str,
+        _value: &T,
+    ) -> Result<()> {
+        Err(key_error())
+    }
+    fn serialize_seq(self, _l: Option<usize>) -> Result<Self::SerializeSeq> {
+        Err(key_error())
+    }
+    fn serialize_tuple(self, _l: usize) -> Result<Self::SerializeTuple> {
+        Err(key_error())
+    }
+    fn serialize_tuple_struct(self, _n: &'static str, _l: usize) -> Result<Self::SerializeTupleStruct> {
+        Err(key_error())
+    }
+    fn serialize_tuple_variant(
+        self,
+        _n: &'static str,
+        _i: u32,
+        _v: &'static str,
+        _l: usize,
+    ) -> Result<Self::SerializeTupleVariant> {
+        Err(key_error())
+    }
+    fn serialize_map(self, _l: Option<usize>) -> Result<Self::SerializeMap> {
+        Err(key_error())
+    }
+    fn serialize_struct(self, _n: &'static str, _l: usize) -> Result<Self::SerializeStruct> {
+        Err(key_error())
+    }
+    fn serialize_struct_variant(
+        self,
+        _n: &'static str,
+        _i: u32,
+        _v: &'static str,
+        _l: usize,
+    ) -> Result<Self::SerializeStructVariant> {
+        Err(key_error())
+    }
+}

@@ -1,0 +1,461 @@
+//! The validator: one linear pass over untrusted bytes.
+//!
+//! Records are laid out back to back from the header to the root record,
+//! and every reference points backward, so one forward scan visits each
+//! record exactly once: it checks the record's own bytes (lengths, UTF-8,
+//! canonical forms) and each of its slots (a defined immediate, or a
+//! reference to the *start* of an earlier record of an allowed kind). A
+//! bitmap of record starts (one bit per input byte) answers "is this a
+//! record start" in O(1). Shared subtrees are therefore checked once, not
+//! once per path, there is no recursion, and extra memory is n/8 bytes
+//! plus a table of the key strings' hashes.
+
+use std::hash::BuildHasher;
+
+use hashbrown::{DefaultHashBuilder, HashMap};
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::format::*;
+use crate::read::{decode_slot, locate_root, vector_data_start, Shape, Slot};
+
+/// Checks that `buf` is a complete, well-formed roving document.
+///
+/// Time is O(len), memory O(len / 8), with no recursion at any depth.
+pub fn validate(buf: &[u8]) -> Result<()> {
+    let (_, root_pos) = locate_root(buf)?;
+    let mut v = Validator {
+        buf,
+        starts: vec![0u64; buf.len() / 64 + 1],
+        key_hashes: HashMap::new(),
+        keyed: HashMap::new(),
+        keyed_hasher: DefaultHashBuilder::default(),
+        seen: Vec::new(),
+    };
+    let mut pos = HEADER_LEN;
+    let mut last = pos;
+    while pos < buf.len() {
+        v.starts[pos / 64] |= 1 << (pos % 64);
+        last = pos;
+        pos = v.record(pos)?;
+    }
+    if last != root_pos || pos != buf.len() {
+        return Err(Error::at(ErrorKind::BadTrailer, last));
+    }
+    Ok(())
+}
+
+struct Validator<'a> {
+    buf: &'a [u8],
+    starts: Vec<u64>,
+    /// Key hash of each key string record used by a shape, by position.
+    key_hashes: HashMap<usize, u64>,
+    /// Keyed (random per run) hash of key strings whose key hashes collide.
+    keyed: HashMap<usize, u64>,
+    keyed_hasher: DefaultHashBuilder,
+    seen: Vec<u64>,
+}
+
+#[inline(always)]
+fn err<T>(kind: ErrorKind, at: usize) -> Result<T> {
+    Err(Error::at(kind, at))
+}
+
+/// Kinds of record a slot may point to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Want {
+    Value,
+    Shape,
+    Key,
+}
+
+impl Validator<'_> {
+    #[inline(always)]
+    fn is_start(&self, p: usize) -> bool {
+        self.starts[p / 64] & (1 << (p % 64)) != 0
+    }
+
+    #[inline(always)]
+    fn varint(&self, p: usize) -> Result<(u64, usize)> {
+        match read_varint(self.buf, p) {
+            Some(x) => Ok(x),
+            None if p >= self.buf.len() => err(ErrorKind::Truncated, p),
+            None => {
+                // Truncated or malformed: tell which.
+                let end = self.buf[p..].iter().position(|b| b & 0x80 == 0);
+                match end {
+                    None => err(ErrorKind::Truncated, p),
+                    Some(_) => err(ErrorKind::BadVarint, p),
+                }
+            }
+        }
+    }
+
+    /// `len` bytes at `p`, or an error.
+    #[inline(always)]
+    fn span(&self, p: usize, len: u64, at: usize) -> Result<usize> {
+        let end = usize::try_from(len)
+            .ok()
+            .and_then(|l| p.checked_add(l))
+            .ok_or_else(|| Error::at(ErrorKind::BadLength, at))?;
+        if end > self.buf.len() {
+            return err(
+                if len as usize <= self.buf.len() {
+                    ErrorKind::Truncated
+                } else {
+                    ErrorKind::BadLength
+                },
+                at,
+            );
+        }
+        Ok(end)
+    }
+
+    #[inline(always)]
+    fn utf8(&self, p: usize, end: usize) -> Result<()> {
+        let s = &self.buf[p..end];
+        if s.is_ascii() || simdutf8::basic::from_utf8(s).is_ok() {
+            Ok(())
+        } else {
+            let bad = std::str::from_utf8(s).err().map_or(0, |e| e.valid_up_to());
+            err(ErrorKind::InvalidUtf8, p + bad)
+        }
+    }
+
+    /// Validates the record at `pos`; returns the position after it.
+    fn record(&mut self, pos: usize) -> Result<usize> {
+        let buf = self.buf;
+        let tag = buf[pos];
+        let p = pos + 1;
+        match tag {
+            t if t & 0xC0 == TAG_SHORT_STR => {
+                let end = self.span(p, (t & 0x3F) as u64, pos)?;
+                self.utf8(p, end)?;
+                Ok(end)
+            }
+            TAG_STR => {
+                let (len, p) = self.varint(p)?;
+                let end = self.span(p, len, pos)?;
+                self.utf8(p, end)?;
+                Ok(end)
+            }
+            TAG_I8 => self.span(p, 1, pos),
+            TAG_I16 => self.span(p, 2, pos),
+            TAG_I32 | TAG_F32 => self.span(p, 4, pos),
+            TAG_I64 | TAG_U64 | TAG_F64 => self.span(p, 8, pos),
+            TAG_BIGINT_POS | TAG_BIGINT_NEG => {
+                let (len, q) = self.varint(p)?;
+                let end = self.span(q, len, pos)?;
+                let mag = &buf[q..end];
+                let canonical = match mag.last() {
+                    None | Some(0) => false,
+                    Some(_) if tag == TAG_BIGINT_POS => mag.len() > 8,
+                    Some(_) => {
+                        mag.len() > 8
+                            || (mag.len() == 8
+                                && u64::from_le_bytes(mag.try_into().unwrap_or([0; 8]))
+                                    > 1 << 63)
+                    }
+                };
+                if !canonical {
+                    return err(ErrorKind::NonCanonical, pos);
+                }
+                Ok(end)
+            }
+            TAG_TIMESTAMP | TAG_TIMESTAMP_OFFSET => {
+                let n = if tag == TAG_TIMESTAMP { 12 } else { 16 };
+                let end = self.span(p, n, pos)?;
+                let nanos = u32::from_le_bytes([buf[p + 8], buf[p + 9], buf[p + 10], buf[p + 11]]);
+                if nanos > 999_999_999 {
+                    return err(ErrorKind::NonCanonical, p + 8);
+                }
+                if tag == TAG_TIMESTAMP_OFFSET {
+                    let o = i32::from_le_bytes([buf[p + 12], buf[p + 13], buf[p + 14], buf[p + 15]]);
+                    if !(-86_399..=86_399).contains(&o) {
+                        return err(ErrorKind::NonCanonical, p + 12);
+                    }
+                }
+                Ok(end)
+            }
+            TAG_BYTES => {
+                let (len, q) = self.varint(p)?;
+                self.span(q, len, pos)
+            }
+            TAG_EXT => {
+                let (_, q) = self.varint(p)?;
+                let (len, q) = self.varint(q)?;
+                self.span(q, len, pos)
+            }
+            TAG_VECTOR => {
+                let code = *buf.get(p).ok_or_else(|| Error::at(ErrorKind::Truncated, p))?;
+                let elem = ElemType::from_code(code)
+                    .ok_or_else(|| Error::at(ErrorKind::UnknownTag(code), p))?;
+                let (count, q) = self.varint(p + 1)?;
+                let start = vector_data_start(q, elem);
+                let pad_end = self.span(q, (start - q) as u64, pos)?;
+                if buf[q..pad_end].iter().any(|&b| b != 0) {
+                    return err(ErrorKind::NonCanonical, q);
+                }
+                let len = count
+                    .checked_mul(elem.size() as u64)
+                    .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
+                self.span(start, len, pos)
+            }
+            t if t & !3 == TAG_ARRAY => {
+                let w = WIDTHS[(t & 3) as usize];
+                let (count, q) = self.varint(p)?;
+                let len = count
+                    .checked_mul(w as u64)
+                    .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
+                let end = self.span(q, len, pos)?;
+                self.slots(q, end, w, pos, Want::Value)?;
+                Ok(end)
+            }
+            t if t & !3 == TAG_MAP => {
+                let w = WIDTHS[(t & 3) as usize];
+                let q = self.span(p, w as u64, pos)?;
+                self.slots(p, q, w, pos, Want::Shape)?;
+                let raw = read_uint(buf, p, w).unwrap_or(0);
+                let shape = match decode_slot(raw, w, pos) {
+                    Some(Slot::Ref(s)) => Shape::at(buf, s),
+                    _ => None,
+                }
+                .ok_or_else(|| Error::at(ErrorKind::WrongTarget, p))?;
+                let len = (shape.count as u64)
+                    .checked_mul(w as u64)
+                    .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
+                let end = self.span(q, len, pos)?;
+                self.slots(q, end, w, pos, Want::Value)?;
+                Ok(end)
+            }
+            t if t & !3 == TAG_SHAPE => self.shape(pos, WIDTHS[(t & 3) as usize]),
+            t if t & !3 == TAG_ROOT => {
+                let w = WIDTHS[(t & 3) as usize];
+                let q = self.span(p, w as u64 + 1, pos)?;
+                self.slots(p, q - 1, w, pos, Want::Value)?;
+                if buf[q - 1] != t {
+                    return err(ErrorKind::BadTrailer, q - 1);
+                }
+                Ok(q)
+            }
+            t => err(ErrorKind::UnknownTag(t), pos),
+        }
+    }
+
+    /// Checks the slots in `buf[p..end]` of the container at `base`.
+    #[inline]
+    fn slots(&self, p: usize, end: usize, w: usize, base: usize, want: Want) -> Result<()> {
+        let bytes = &self.buf[p..end];
+        match w {
+            1 => self.slot_run(bytes.iter().map(|&b| b as u64), p, 1, base, want),
+            2 => self.slot_run(
+                bytes
+                    .chunks_exact(2)
+                    .map(|c| u16::from_le_bytes([c[0], c[1]]) as u64),
+                p,
+                2,
+                base,
+                want,
+            ),
+            4 => self.slot_run(
+                bytes
+                    .chunks_exact(4)
+                    .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as u64),
+                p,
+                4,
+                base,
+                want,
+            ),
+            _ => self.slot_run(
+                bytes.chunks_exact(8).map(|c| {
+                    u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])
+                }),
+                p,
+                8,
+                base,
+                want,
+            ),
+        }
+    }
+
+    #[inline(always)]
+    fn slot_run(
+        &self,
+        raws: impl Iterator<Item = u64>,
+        p: usize,
+        w: usize,
+        base: usize,
+        want: Want,
+    ) -> Result<()> {
+        for (i, raw) in raws.enumerate() {
+            let at = p + i * w;
+            match decode_slot(raw, w, base) {
+                Some(Slot::Int(_)) if want == Want::Value => {}
+                Some(Slot::Special(s)) if want == Want::Value && s < SPECIAL_COUNT => {}
+                Some(Slot::Special(SPECIAL_EMPTY_STR)) if want == Want::Key => {}
+                Some(Slot::Ref(t)) => {
+                    if !self.is_start(t) {
+                        return err(ErrorKind::BadReference, at);
+                    }
+                    let tag = self.buf[t];
+                    let ok = match want {
+                        Want::Value => tag & !3 != TAG_SHAPE && tag & !3 != TAG_ROOT,
+                        Want::Shape => tag & !3 == TAG_SHAPE,
+                        Want::Key => tag & 0xC0 == TAG_SHORT_STR || tag == TAG_STR,
+                    };
+                    if !ok {
+                        return err(ErrorKind::WrongTarget, at);
+                    }
+                }
+                Some(Slot::Special(_)) if want == Want::Value => {
+                    return err(ErrorKind::BadImmediate, at)
+                }
+                Some(_) => return err(ErrorKind::WrongTarget, at),
+                None => return err(ErrorKind::BadReference, at),
+            }
+        }
+        Ok(())
+    }
+
+    /// Validates a shape record: key slots, no duplicate keys, and an index
+    /// through which every key is found by linear probing.
+    fn shape(&mut self, pos: usize, w: usize) -> Result<usize> {
+        let (count, q) = self.varint(pos + 1)?;
+        let len = count
+            .checked_mul(w as u64)
+            .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
+        let keys_end = self.span(q, len, pos)?;
+        self.slots(q, keys_end, w, pos, Want::Key)?;
+        let shape = Shape::at(self.buf, pos).ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
+        let count = shape.count;
+        let end = if count > SHAPE_LINEAR_MAX {
+            let bytes = (shape.table_size() as u64)
+                .checked_mul(index_entry_width(count) as u64)
+                .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
+            self.span(keys_end, bytes, pos)?
+        } else {
+            keys_end
+        };
+        debug_assert_eq!(end, shape.end());
+
+        // Key hashes (memoized per key record) and duplicates.
+        let mut hashes = Vec::with_capacity(count);
+        let mut by_hash: HashMap<u64, usize> = HashMap::with_capacity(count);
+        // Keys whose key hashes collide are told apart by a keyed hash,
+        // random per run, so no input can force long byte comparisons.
+        let mut keyed_seen: HashMap<u64, usize> = HashMap::new();
+        for i in 0..count {
+            let rec = shape.key_record(i).ok_or_else(|| Error::at(ErrorKind::WrongTarget, pos))?;
+            let h = self.key_hash_of(&shape, i, rec);
+            hashes.push(h);
+            if let Some(&j) = by_hash.get(&h) {
+                let rj = shape.key_record(j).unwrap_or(None);
+                if rj == rec {
+                    return err(ErrorKind::DuplicateKey, q + i * w);
+                }
+                for (k, rk) in [(j, rj), (i, rec)] {
+                    let kh = self.keyed_of(&shape, k, rk);
+                    if let Some(&other) = keyed_seen.get(&kh) {
+                        if other != k {
+                            return err(ErrorKind::DuplicateKey, q + i * w);
+                        }
+                    }
+                    keyed_seen.insert(kh, k);
+                }
+            } else {
+                by_hash.insert(h, i);
+            }
+        }
+        if count > SHAPE_LINEAR_MAX {
+            self.index(&shape, &hashes, keys_end)?;
+        }
+        Ok(end)
+    }
+
+    fn key_hash_of(&mut self, shape: &Shape<'_>, i: usize, rec: Option<usize>) -> u64 {
+        match rec {
+            None => key_hash(b""),
+            Some(r) => {
+                if let Some(&h) = self.key_hashes.get(&r) {
+                    return h;
+                }
+                let h = key_hash(shape.key_bytes(i).unwrap_or(&[]));
+                self.key_hashes.insert(r, h);
+                h
+            }
+        }
+    }
+
+    fn keyed_of(&mut self, shape: &Shape<'_>, i: usize, rec: Option<usize>) -> u64 {
+        let r = rec.unwrap_or(usize::MAX);
+        if let Some(&h) = self.keyed.get(&r) {
+            return h;
+        }
+        let h = self.keyed_hasher.hash_one(shape.key_bytes(i).unwrap_or(&[]));
+        self.keyed.insert(r, h);
+        h
+    }
+
+    /// Checks a shape's hash index in O(table size).
+    fn index(&mut self, shape: &Shape<'_>, hashes: &[u64], at: usize) -> Result<()> {
+        let t = shape.table_size();
+        let count = hashes.len();
+        self.seen.clear();
+        self.seen.resize(count / 64 + 1, 0);
+        let mut filled = 0usize;
+        let mut empty = None;
+        for p in 0..t {
+            let e = shape.entry(p).unwrap_or(usize::MAX);
+            if e == 0 {
+                empty.get_or_insert(p);
+                continue;
+            }
+            let k = e - 1;
+            if k >= count || self.seen[k / 64] & (1 << (k % 64)) != 0 {
+                return err(ErrorKind::BadIndex, at);
+            }
+            self.seen[k / 64] |= 1 << (k % 64);
+            filled += 1;
+        }
+        let Some(empty) = empty else {
+            return err(ErrorKind::BadIndex, at);
+        };
+        if filled != count {
+            return err(ErrorKind::BadIndex, at);
+        }
+        // Linear-probing invariant: between a key's home and its entry
+        // there is no empty entry. Walk once around from an empty entry.
+        let mask = t - 1;
+        let mut run_start = (empty + 1) & mask;
+        for step in 1..=t {
+            let p = (empty + step) & mask;
+            let e = shape.entry(p).unwrap_or(0);
+            if e == 0 {
+                run_start = (p + 1) & mask;
+                continue;
+            }
+            let home = index_home(hashes[e - 1], t);
+            if (p.wrapping_sub(home) & mask) > (p.wrapping_sub(run_start) & mask) {
+                return err(ErrorKind::BadIndex, at);
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tiny() {
+        assert!(validate(b"").is_err());
+        assert!(validate(b"RV").is_err());
+        assert!(validate(b"RV\x01").is_err());
+        // root: null immediate, width 1
+        assert!(validate(b"RV\x01\x1c\x03\x1c").is_ok());
+        // undefined special
+        assert!(validate(b"RV\x01\x1c\xff\x1c").is_err());
+        // self reference of the root
+        assert!(validate(b"RV\x01\x1c\x00\x1c").is_err());
+    }
+}

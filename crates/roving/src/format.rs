@@ -30,6 +30,28 @@ pub const TAG_BIGINT_NEG: u8 = 0x07;
 pub const TAG_F32: u8 = 0x08;
 /// IEEE 754 binary64 record.
 pub const TAG_F64: u8 = 0x09;
+/// Decimal float: i8 exponent `e` (-22..=22), i32 mantissa `m`; the value is
+/// the binary64 nearest to `m * 10^e` (computed exactly as one IEEE
+/// multiplication or division, since `m` and `10^|e|` are exact doubles).
+pub const TAG_F_DEC: u8 = 0x20;
+/// Largest absolute exponent of a decimal float.
+pub const F_DEC_MAX_EXP: i8 = 22;
+
+/// The value of a decimal float record.
+#[inline]
+pub fn f_dec_value(mantissa: i32, exp: i8) -> f64 {
+    const POW10: [f64; 23] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+        1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    ];
+    let p = POW10[(exp.unsigned_abs() as usize).min(22)];
+    if exp < 0 {
+        mantissa as f64 / p
+    } else {
+        mantissa as f64 * p
+    }
+}
+
 /// Timestamp: i64 seconds, u32 nanoseconds.
 pub const TAG_TIMESTAMP: u8 = 0x0A;
 /// Timestamp with a UTC offset: i64 seconds, u32 nanoseconds, i32 offset seconds.

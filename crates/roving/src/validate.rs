@@ -16,7 +16,7 @@ use hashbrown::{DefaultHashBuilder, HashMap};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::format::*;
-use crate::read::{decode_slot, locate_root, vector_data_start, Shape, Slot};
+use crate::read::{decode_slot, locate_root, map_shape_ref, vector_data_start, Shape, Slot};
 
 /// Checks that `buf` is a complete, well-formed roving document.
 ///
@@ -64,7 +64,6 @@ fn err<T>(kind: ErrorKind, at: usize) -> Result<T> {
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Want {
     Value,
-    Shape,
     Key,
 }
 
@@ -142,6 +141,13 @@ impl Validator<'_> {
             TAG_I16 => self.span(p, 2, pos),
             TAG_I32 | TAG_F32 => self.span(p, 4, pos),
             TAG_I64 | TAG_U64 | TAG_F64 => self.span(p, 8, pos),
+            TAG_F_DEC => {
+                let end = self.span(p, 5, pos)?;
+                if (buf[p] as i8).unsigned_abs() > F_DEC_MAX_EXP as u8 {
+                    return err(ErrorKind::NonCanonical, p);
+                }
+                Ok(end)
+            }
             TAG_BIGINT_POS | TAG_BIGINT_NEG => {
                 let (len, q) = self.varint(p)?;
                 let end = self.span(q, len, pos)?;
@@ -212,14 +218,13 @@ impl Validator<'_> {
             }
             t if t & !3 == TAG_MAP => {
                 let w = WIDTHS[(t & 3) as usize];
-                let q = self.span(p, w as u64, pos)?;
-                self.slots(p, q, w, pos, Want::Shape)?;
-                let raw = read_uint(buf, p, w).unwrap_or(0);
-                let shape = match decode_slot(raw, w, pos) {
-                    Some(Slot::Ref(s)) => Shape::at(buf, s),
-                    _ => None,
+                self.varint(p)?;
+                let (s, q) =
+                    map_shape_ref(buf, pos).ok_or_else(|| Error::at(ErrorKind::BadReference, p))?;
+                if !self.is_start(s) {
+                    return err(ErrorKind::BadReference, p);
                 }
-                .ok_or_else(|| Error::at(ErrorKind::WrongTarget, p))?;
+                let shape = Shape::at(buf, s).ok_or_else(|| Error::at(ErrorKind::WrongTarget, p))?;
                 let len = (shape.count as u64)
                     .checked_mul(w as u64)
                     .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
@@ -299,7 +304,6 @@ impl Validator<'_> {
                     let tag = self.buf[t];
                     let ok = match want {
                         Want::Value => tag & !3 != TAG_SHAPE && tag & !3 != TAG_ROOT,
-                        Want::Shape => tag & !3 == TAG_SHAPE,
                         Want::Key => tag & 0xC0 == TAG_SHORT_STR || tag == TAG_STR,
                     };
                     if !ok {

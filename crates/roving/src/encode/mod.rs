@@ -268,6 +268,10 @@ impl Encoder {
         if (narrow as f64).to_bits() == v.to_bits() {
             self.out.push(TAG_F32);
             self.out.extend_from_slice(&narrow.to_le_bytes());
+        } else if let Some((m, e)) = short_decimal(v) {
+            self.out.push(TAG_F_DEC);
+            self.out.push(e as u8);
+            self.out.extend_from_slice(&m.to_le_bytes());
         } else {
             self.out.push(TAG_F64);
             self.out.extend_from_slice(&v.to_le_bytes());
@@ -432,10 +436,11 @@ impl Encoder {
         let p = if n == 0 {
             Pending::Special(SPECIAL_EMPTY_ARRAY)
         } else {
-            let (width, pos) = self.write_container(f.slots_start, None, |w| 1 + varint_len(n as u64) + n * w);
+            let (width, pos) =
+                self.write_container(f.slots_start, |w| 1 + varint_len(n as u64) + n * w);
             self.out.push(TAG_ARRAY | width_code(width));
             write_varint(&mut self.out, n as u64);
-            self.write_slots(f.slots_start, None, width, pos);
+            self.write_slots(f.slots_start, width, pos);
             Pending::Ref(pos)
         };
         self.slots.truncate(f.slots_start);
@@ -461,10 +466,10 @@ impl Encoder {
         } else {
             let shape = self.shape(f.keys_start, f.slots_start);
             let n = self.keys.len() - f.keys_start;
-            let (width, pos) =
-                self.write_container(f.slots_start, Some(shape), |w| 1 + w + n * w);
+            let (width, pos) = self.write_container(f.slots_start, |w| 3 + n * w);
             self.out.push(TAG_MAP | width_code(width));
-            self.write_slots(f.slots_start, Some(shape), width, pos);
+            write_varint(&mut self.out, shape_ref(shape, pos));
+            self.write_slots(f.slots_start, width, pos);
             Pending::Ref(pos)
         };
         self.slots.truncate(f.slots_start);
@@ -510,10 +515,10 @@ impl Encoder {
         let root = self.root.ok_or_else(|| state("no value was written"))?;
         self.slots.push(root);
         let start = self.slots.len() - 1;
-        let (width, pos) = self.write_container(start, None, |w| 2 + w);
+        let (width, pos) = self.write_container(start, |w| 2 + w);
         let tag = TAG_ROOT | width_code(width);
         self.out.push(tag);
-        self.write_slots(start, None, width, pos);
+        self.write_slots(start, width, pos);
         self.out.push(tag);
         self.slots.pop();
         Ok(())
@@ -539,16 +544,10 @@ impl Encoder {
         pos
     }
 
-    /// Chooses the slot width of a container holding `slots[start..]` (and
-    /// a shape reference), writes records for integers too large to be
+    /// Chooses the slot width of a container holding `slots[start..]`, writes records for integers too large to be
     /// inline at that width, and returns (width, position of the container).
     /// `size(w)` is the container record's size at width `w`.
-    fn write_container(
-        &mut self,
-        start: usize,
-        shape: Option<usize>,
-        size: impl Fn(usize) -> usize,
-    ) -> (usize, usize) {
+    fn write_container(&mut self, start: usize, size: impl Fn(usize) -> usize) -> (usize, usize) {
         let here = self.out.len();
         let mut best = (usize::MAX, 8usize);
         for &w in &WIDTHS {
@@ -563,10 +562,7 @@ impl Encoder {
             }
             let pos = here + extra;
             let fits = |t: usize| ref_fits(t, pos, w);
-            let mut ok = shape.is_none_or(fits);
-            if ok && extra > 0 && !fits(here) {
-                ok = false;
-            }
+            let mut ok = extra == 0 || fits(here);
             if ok {
                 ok = self.slots[start..].iter().all(|p| match *p {
                     Pending::Ref(t) => fits(t),
@@ -593,11 +589,7 @@ impl Encoder {
         (w, self.out.len())
     }
 
-    fn write_slots(&mut self, start: usize, shape: Option<usize>, width: usize, pos: usize) {
-        if let Some(s) = shape {
-            let raw = encode_ref(s, pos, width);
-            self.out.extend_from_slice(&raw.to_le_bytes()[..width]);
-        }
+    fn write_slots(&mut self, start: usize, width: usize, pos: usize) {
         for i in start..self.slots.len() {
             let raw = match self.slots[i] {
                 Pending::Int(v) => ((v as u64) << 2) | SLOT_INT,
@@ -696,6 +688,47 @@ impl Encoder {
     }
 }
 
+/// The shortest decimal `m * 10^e` that reads back as exactly `v`, if `m`
+/// fits in `i32` and `|e| <= 22` (so [`f_dec_value`] is exact).
+fn short_decimal(v: f64) -> Option<(i32, i8)> {
+    if !v.is_finite() || v == 0.0 {
+        return None;
+    }
+    let mut buf = ryu::Buffer::new();
+    let text = buf.format_finite(v).as_bytes();
+    let (mant, exp) = match text.iter().position(|&c| c == b'e') {
+        Some(i) => (&text[..i], std::str::from_utf8(&text[i + 1..]).ok()?.parse::<i32>().ok()?),
+        None => (text, 0),
+    };
+    let mut m: i64 = 0;
+    let mut e = exp;
+    let mut after_point = false;
+    let mut neg = false;
+    for &c in mant {
+        match c {
+            b'-' => neg = true,
+            b'.' => after_point = true,
+            b'0'..=b'9' => {
+                m = m.checked_mul(10)?.checked_add((c - b'0') as i64)?;
+                if m > i64::from(i32::MAX) * 10 {
+                    return None;
+                }
+                if after_point {
+                    e -= 1;
+                }
+            }
+            _ => return None,
+        }
+    }
+    while m != 0 && m % 10 == 0 {
+        m /= 10;
+        e += 1;
+    }
+    let m = i32::try_from(if neg { -m } else { m }).ok()?;
+    let e = i8::try_from(e).ok().filter(|e| e.unsigned_abs() <= F_DEC_MAX_EXP as u8)?;
+    (f_dec_value(m, e).to_bits() == v.to_bits()).then_some((m, e))
+}
+
 #[cold]
 fn state(msg: &str) -> Error {
     Error::new(ErrorKind::EncoderState).with_message(msg)
@@ -723,6 +756,19 @@ fn fits_in(x: u64, width: usize) -> bool {
 fn ref_fits(target: usize, pos: usize, width: usize) -> bool {
     let d = (pos - target) as u64;
     fits_in(d << 2, width) || fits_in((target as u64) << 2, width)
+}
+
+/// The shape reference of a map at `pos`: a varint of `distance << 1`, or
+/// of `(shape << 1) | 1` (absolute) when that is shorter.
+#[inline]
+fn shape_ref(shape: usize, pos: usize) -> u64 {
+    let rel = ((pos - shape) as u64) << 1;
+    let abs = ((shape as u64) << 1) | 1;
+    if varint_len(abs) < varint_len(rel) {
+        abs
+    } else {
+        rel
+    }
 }
 
 #[inline]

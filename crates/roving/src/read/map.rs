@@ -125,6 +125,20 @@ impl<'a> Shape<'a> {
     }
 }
 
+/// Decodes the shape reference of the map record at `pos`: returns the
+/// shape's position (strictly before `pos`) and the position of the first value slot.
+#[inline(always)]
+pub(crate) fn map_shape_ref(buf: &[u8], pos: usize) -> Option<(usize, usize)> {
+    let (r, values) = read_varint(buf, pos + 1)?;
+    let x = usize::try_from(r >> 1).ok()?;
+    let shape = if r & 1 == 1 {
+        x
+    } else {
+        pos.checked_sub(x).filter(|_| x > 0)?
+    };
+    (shape < pos).then_some((shape, values))
+}
+
 /// A map inside a document. Keys keep the writer's insertion order.
 #[derive(Clone, Copy, Debug)]
 pub struct Map<'a> {
@@ -148,16 +162,13 @@ impl<'a> Map<'a> {
 
     #[inline]
     pub(crate) fn at(buf: &'a [u8], pos: usize, width: usize) -> Option<Map<'a>> {
-        let shape_pos = match read_slot(buf, pos + 1, width, pos)? {
-            Slot::Ref(p) => p,
-            _ => return None,
-        };
+        let (shape_pos, values) = map_shape_ref(buf, pos)?;
         let shape = Shape::at(buf, shape_pos)?;
         Some(Map {
             buf,
             base: pos,
             shape,
-            values: pos + 1 + width,
+            values,
             width,
         })
     }

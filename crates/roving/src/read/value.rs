@@ -214,6 +214,10 @@ fn record_value_opt(buf: &[u8], pos: usize) -> Option<Value<'_>> {
         }
         TAG_F32 => Value::Float(f32::from_le_bytes(fixed(buf, p)?) as f64),
         TAG_F64 => Value::Float(f64::from_le_bytes(fixed(buf, p)?)),
+        TAG_F_DEC => {
+            let [e, m0, m1, m2, m3] = fixed::<5>(buf, p)?;
+            Value::Float(f_dec_value(i32::from_le_bytes([m0, m1, m2, m3]), e as i8))
+        }
         TAG_BIGINT_POS | TAG_BIGINT_NEG => {
             let (len, p) = read_varint(buf, p)?;
             Value::BigInt(BigInt {

@@ -1,0 +1,211 @@
+//! Hostile inputs: truncation at every byte, bit flips, huge lengths, deep
+//! nesting and exponential sharing must give a value or an error, quickly,
+//! never a panic, a hang or a stack overflow.
+
+use roving::{Document, Encoder, ErrorKind, Value};
+
+fn people(n: usize) -> Vec<u8> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/1000people.json");
+    let all: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    let some = serde_json::Value::Array(all.as_array().unwrap()[..n].to_vec());
+    roving::json::from_json(serde_json::to_string(&some).unwrap().as_bytes()).unwrap()
+}
+
+/// Touches every value reachable from the root (bounded by the limits).
+fn walk(doc: &Document<'_>) {
+    let _ = roving::json::to_json(doc.root());
+    let _ = roving::from_value::<serde_json::Value>(doc.root());
+}
+
+#[test]
+fn truncation_at_every_byte() {
+    let doc = people(20);
+    assert!(Document::open(&doc).is_ok());
+    for len in 0..doc.len() {
+        if let Ok(d) = Document::open(&doc[..len]) {
+            walk(&d);
+        }
+    }
+}
+
+#[test]
+fn truncated_real_document_is_rejected() {
+    let doc = people(20);
+    let rejected = (0..doc.len()).filter(|&l| Document::open(&doc[..l]).is_err()).count();
+    assert_eq!(rejected, doc.len(), "every proper prefix is rejected");
+}
+
+/// xorshift, so the test needs no extra crate and is reproducible.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+#[test]
+fn random_bit_flips() {
+    let doc = people(10);
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut accepted = 0;
+    for _ in 0..20_000 {
+        let mut bad = doc.clone();
+        for _ in 0..(1 + rng.next() % 3) {
+            let i = (rng.next() as usize) % bad.len();
+            bad[i] ^= 1 << (rng.next() % 8);
+        }
+        if let Ok(d) = Document::open(&bad) {
+            accepted += 1;
+            walk(&d);
+        }
+    }
+    // Some flips land in string bytes or ints and stay valid; most do not.
+    assert!(accepted < 20_000);
+}
+
+#[test]
+fn random_garbage() {
+    let mut rng = Rng(12345);
+    for n in 0..5_000 {
+        let len = (rng.next() % 64) as usize;
+        let mut b: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+        if n % 2 == 0 && len >= 3 {
+            b[..3].copy_from_slice(b"RV\x01");
+        }
+        if let Ok(d) = Document::open(&b) {
+            walk(&d);
+        }
+    }
+}
+
+#[test]
+fn lengths_near_u64_max() {
+    // Every length-carrying record with a length of 2^64 - 1 .. 2^64 - 9.
+    for tag in [0x0cu8, 0x0d, 0x06, 0x07, 0x10, 0x11, 0x12, 0x13, 0x18, 0x1b] {
+        for sub in 1..10u64 {
+            let mut b = b"RV\x01".to_vec();
+            b.push(tag);
+            let mut v = u64::MAX - sub;
+            while v >= 0x80 {
+                b.push(v as u8 | 0x80);
+                v >>= 7;
+            }
+            b.push(v as u8);
+            b.extend_from_slice(b"\x1c\x03\x1c");
+            let e = Document::open(&b).unwrap_err();
+            assert!(matches!(e.kind(), ErrorKind::BadLength | ErrorKind::Truncated), "{e}");
+        }
+    }
+    // Vector and ext records too.
+    let mut b = b"RV\x01\x0e\x01\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01".to_vec();
+    b.extend_from_slice(b"\x1c\x03\x1c");
+    assert!(Document::open(&b).is_err());
+}
+
+/// 1,000,000 nested arrays, each holding the previous one.
+fn deep(levels: usize) -> Vec<u8> {
+    let mut b = b"RV\x01".to_vec();
+    b.extend_from_slice(&[0x10, 0x01, 0x13]); // [[]]: innermost holds the empty array
+    for _ in 1..levels {
+        b.extend_from_slice(&[0x10, 0x01, 0x0c]); // [previous]: distance 3
+    }
+    b.extend_from_slice(&[0x1c, 0x0c, 0x1c]);
+    b
+}
+
+#[test]
+fn million_levels_of_nesting() {
+    let b = deep(1_000_000);
+    let doc = Document::open(&b).expect("deep documents are valid");
+    let e = roving::json::to_json(doc.root()).unwrap_err();
+    assert_eq!(e.kind(), &ErrorKind::DepthLimit);
+    let e = roving::from_slice::<serde_json::Value>(&b).unwrap_err();
+    assert_eq!(e.kind(), &ErrorKind::DepthLimit);
+    // Walking down by hand works at any depth.
+    let mut v = doc.root();
+    let mut depth = 0;
+    while let Some(inner) = v.index(0) {
+        v = inner;
+        depth += 1;
+    }
+    assert_eq!(depth, 1_000_000);
+    assert_eq!(v, doc.root().index(0).map(|_| v).unwrap());
+    // Equality is iterative too.
+    assert!(doc.root() == doc.root());
+    // And the JSON parser refuses (rather than overflowing) deep input.
+    let text: Vec<u8> = std::iter::repeat_n(b'[', 1_000_000)
+        .chain(std::iter::repeat_n(b']', 1_000_000))
+        .collect();
+    let e = roving::json::from_json(&text).unwrap_err();
+    assert_eq!(e.kind(), &ErrorKind::DepthLimit);
+    let ok: Vec<u8> = std::iter::repeat_n(b'[', 50_000)
+        .chain(std::iter::repeat_n(b']', 50_000))
+        .collect();
+    let d = roving::json::from_json(&ok).unwrap();
+    assert!(Document::open(&d).is_ok());
+}
+
+#[test]
+fn exponential_sharing_is_linear() {
+    // 60 levels of arrays, each holding two references to the one below:
+    // a few hundred bytes standing for 2^60 leaves.
+    let mut e = Encoder::new();
+    e.begin_array().unwrap();
+    for level in 0..60 {
+        e.begin_array().unwrap();
+        if level == 59 {
+            e.i64(1).unwrap();
+        }
+    }
+    // Close from the innermost: each closed array is reused by its parent.
+    let mut last = e.end_array().unwrap();
+    for _ in 0..59 {
+        e.reuse(last).unwrap();
+        last = e.end_array().unwrap();
+    }
+    e.reuse(last).unwrap();
+    e.end_array().unwrap();
+    let b = e.finish().unwrap();
+    assert!(b.len() < 1000, "{} bytes", b.len());
+    let t = std::time::Instant::now();
+    let doc = Document::open(&b).unwrap();
+    let e = roving::json::to_json(doc.root()).unwrap_err();
+    assert_eq!(e.kind(), &ErrorKind::ExpansionLimit);
+    let e = roving::from_slice::<serde_json::Value>(&b).unwrap_err();
+    assert_eq!(e.kind(), &ErrorKind::ExpansionLimit);
+    // Not a timing assertion on speed, only a guard against a hang:
+    // the limits stop the walk after ~10^7 values.
+    assert!(t.elapsed().as_secs() < 60);
+}
+
+#[test]
+fn forward_and_self_references() {
+    // A map whose shape reference points at the map itself or past it.
+    for r in [0u8, 2, 4, 6] {
+        let b = [b"RV\x01".as_slice(), &[0x14, r, 0x1c, 0x0c, 0x1c]].concat();
+        assert!(Document::open(&b).is_err());
+    }
+    // Absolute references to every position at or after the referring record.
+    for t in 3u8..12 {
+        let b = [b"RV\x01".as_slice(), &[0x10, 0x01, (t << 2) | 2, 0x1c, 0x0c, 0x1c]].concat();
+        assert!(Document::open(&b).is_err(), "target {t}");
+    }
+}
+
+#[test]
+fn values_after_open_never_panic() {
+    let doc = people(3);
+    let d = Document::open(&doc).unwrap();
+    let root = d.root();
+    assert!(root.index(3).is_none());
+    assert!(root.index(usize::MAX).is_none());
+    let p = root.index(0).unwrap();
+    assert!(p.get("nope").is_none());
+    assert!(matches!(p.get("tags"), Some(Value::Array(_))));
+    assert!(d.get_path("[0].friends[2].name").unwrap().is_some());
+    assert!(d.get_path("[0].friends[3].name").unwrap().is_none());
+    assert!(d.get_path("[0").is_err());
+}

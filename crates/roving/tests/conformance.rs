@@ -1,0 +1,85 @@
+//! JSONTestSuite (../shared/data/jsontestsuite/test_parsing): every `y_` case
+//! converts to roving and back to JSON that parses to the same value; every
+//! `n_` case is rejected with an error; `i_` cases must not crash.
+
+use std::path::PathBuf;
+
+fn suite() -> Vec<(String, Vec<u8>)> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/data/jsontestsuite/test_parsing");
+    let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|f| {
+            let p = f.unwrap().path();
+            (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap())
+        })
+        .collect();
+    out.sort();
+    assert!(out.len() > 300, "JSONTestSuite not found or incomplete");
+    out
+}
+
+#[test]
+fn y_cases_round_trip() {
+    let mut failures = vec![];
+    let mut n = 0;
+    for (name, text) in suite().into_iter().filter(|(n, _)| n.starts_with("y_")) {
+        n += 1;
+        let doc = match roving::json::from_json(&text) {
+            Ok(d) => d,
+            Err(e) => {
+                failures.push(format!("{name}: {e}"));
+                continue;
+            }
+        };
+        let doc = roving::Document::open(&doc).expect("encoder output validates");
+        let back = roving::json::to_json(doc.root()).unwrap();
+        let want: serde_json::Value = serde_json::from_slice(&text).unwrap();
+        let got: serde_json::Value = serde_json::from_str(&back).unwrap();
+        if want != got {
+            failures.push(format!("{name}: {want} != {got}"));
+        }
+        // Pretty output parses to the same value too.
+        let pretty = roving::json::to_json_pretty(doc.root(), 2).unwrap();
+        let got: serde_json::Value = serde_json::from_str(&pretty).unwrap();
+        assert_eq!(want, got, "{name} (pretty)");
+    }
+    assert!(n >= 95, "only {n} y_ cases");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn n_cases_rejected() {
+    let mut accepted = vec![];
+    let mut n = 0;
+    for (name, text) in suite().into_iter().filter(|(n, _)| n.starts_with("n_")) {
+        n += 1;
+        match roving::json::from_json(&text) {
+            Ok(_) => accepted.push(name),
+            Err(e) => {
+                assert!(!e.to_string().is_empty());
+                assert!(e.offset().is_some(), "{name}: error without an offset: {e}");
+            }
+        }
+    }
+    assert!(n >= 180, "only {n} n_ cases");
+    assert!(accepted.is_empty(), "accepted: {accepted:?}");
+}
+
+#[test]
+fn i_cases_do_not_crash() {
+    for (_, text) in suite().into_iter().filter(|(n, _)| n.starts_with("i_")) {
+        if let Ok(doc) = roving::json::from_json(&text) {
+            let doc = roving::Document::open(&doc).unwrap();
+            roving::json::to_json(doc.root()).unwrap();
+        }
+    }
+}
+
+#[test]
+fn syntax_errors_have_line_and_column() {
+    let e = roving::json::from_json(b"{\n  \"a\": tru\n}").unwrap_err();
+    assert_eq!(e.kind(), &roving::ErrorKind::JsonSyntax);
+    assert_eq!(e.line_col(), Some((2, 8)));
+    assert!(e.to_string().contains("line 2, column 8"), "{e}");
+}

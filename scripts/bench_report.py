@@ -1,0 +1,418 @@
+#!/usr/bin/env python3
+"""Writes docs/BENCHMARKS.md from the results of `cargo bench -p roving-bench`.
+
+Reads criterion's `<criterion dir>/<group>/<contender>/new/estimates.json`
+(the median) and `<criterion dir>/roving-bench-sizes.json` (written by the
+benchmark at the start of its run). Standard library only.
+
+    cargo bench -p roving-bench && python3 scripts/bench_report.py
+
+Options: --criterion-dir DIR (default: target/criterion, or
+$CARGO_TARGET_DIR/criterion), --out FILE (default docs/BENCHMARKS.md),
+--allow-stale (also use results older than the last run's start).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+COMMAND = "cargo bench -p roving-bench && python3 scripts/bench_report.py"
+JSON_LEN = 1_010_316
+
+# Fleece's own C++ figures, measured on this machine kind and quoted in the
+# core issue (not measured by this benchmark).
+FLEECE = {
+    "size": 819_942,
+    "json_to_format": 4.99e6,
+    "validate": 259e3,
+    "open_trusted": 2.9,
+    "lookup_name": 48.0,
+    "lookup_name_handle": 34.0,
+}
+FLEECE_LABEL = "Fleece (C++) — quoted from the issue, not measured here"
+
+# group id -> (title, what is timed, {contender id: label})
+GROUPS: list[tuple[str, str, str, dict[str, str]]] = [
+    (
+        "json_to_format",
+        "JSON → format",
+        "Minified JSON bytes in, the format's bytes out. Peers without a JSON "
+        "path of their own parse into `serde_json::Value` (typed `Vec<Person>` "
+        "for bitcode and rkyv, which have no dynamic value) and serialize that.",
+        {
+            "roving": "roving `json::from_json`",
+            "roving_reuse": "roving `json::from_json_into` + `finish_reset` (encoder reused)",
+            "serde_json_value": "serde_json `from_slice::<Value>` (parse only)",
+            "simd-json": "simd-json `to_owned_value` (parse only, incl. copying the input)",
+            "rmp-serde": "rmp-serde (via `serde_json::Value`)",
+            "ciborium": "ciborium (via `serde_json::Value`)",
+            "flexbuffers": "flexbuffers (via `serde_json::Value`)",
+            "bitcode": "bitcode (via typed `Vec<Person>`)",
+            "rkyv": "rkyv (via typed `Vec<Person>`)",
+        },
+    ),
+    (
+        "validate",
+        "Validate",
+        "The closest check each format has that does not build a tree: roving's "
+        "linear validator; `IgnoredAny` deserialization for the self-describing "
+        "serde formats (a full syntax check); simd-json's tape; rkyv's bytecheck "
+        "(`rkyv::access`). FlexBuffers' `Reader::get_root` only checks the root, "
+        "so it is listed under trusted open. bitcode has no check apart from decoding.",
+        {
+            "roving": "roving `validate`",
+            "serde_json": "serde_json `from_slice::<IgnoredAny>` (JSON)",
+            "simd-json": "simd-json `to_tape` (JSON, incl. copying the input)",
+            "rmp-serde": "rmp-serde `from_slice::<IgnoredAny>`",
+            "ciborium": "ciborium `from_reader::<IgnoredAny>`",
+            "rkyv": "rkyv `access` (bytecheck)",
+        },
+    ),
+    (
+        "open_trusted",
+        "Trusted open",
+        "Reach the root of a buffer known to be good, without validating.",
+        {
+            "roving": "roving `unsafe Document::open_trusted` + `root()`",
+            "flexbuffers": "flexbuffers `Reader::get_root` (+ root length)",
+            "rkyv": "rkyv `unsafe access_unchecked` (+ len)",
+        },
+    ),
+    (
+        "lookup_name",
+        "`[123].name` (plain)",
+        "From an open document: element 123 of the root array, then key `name`, "
+        "as `&str`.",
+        {
+            "roving": "roving `root().index(123)?.get(\"name\")`",
+            "flexbuffers": "flexbuffers `as_vector().idx(123).as_map().idx(\"name\")`",
+            "rkyv": "rkyv `archived[123].name` (typed field, no key lookup)",
+            "serde_json_value": "`serde_json::Value` tree already in memory (`v[123][\"name\"]`)",
+        },
+    ),
+    (
+        "lookup_name_handle",
+        "`[123].name` with a key handle",
+        "`roving::KeyHandle::new(\"name\")` is made once outside the loop; each "
+        "iteration does `index(123)` then `map.get_with(&handle)`.",
+        {
+            "roving": "roving `get_with(&KeyHandle)`",
+        },
+    ),
+    (
+        "decode_value",
+        "Full decode into `serde_json::Value`",
+        "The whole document into a `serde_json::Value`. roving's `from_slice` "
+        "validates first (included).",
+        {
+            "roving": "roving `from_slice::<Value>` (validates)",
+            "serde_json": "serde_json `from_slice::<Value>` (JSON)",
+            "simd-json": "simd-json `serde::from_slice::<Value>` (JSON, incl. copy)",
+            "rmp-serde": "rmp-serde `from_slice::<Value>`",
+            "ciborium": "ciborium `from_reader::<Value>`",
+            "flexbuffers": "flexbuffers `from_slice::<Value>`",
+        },
+    ),
+    (
+        "decode_typed",
+        "Full decode into typed structs (owned `String`s)",
+        "`Vec<Person>` with serde field renames (bitcode and rkyv: their own "
+        "derives). roving's `from_slice` validates first (included); rkyv's "
+        "`from_bytes` checks and deserializes.",
+        {
+            "roving": "roving `from_slice::<Vec<Person>>` (validates)",
+            "serde_json": "serde_json `from_slice` (JSON)",
+            "simd-json": "simd-json `serde::from_slice` (JSON, incl. copy)",
+            "rmp-serde": "rmp-serde `from_slice` (structs as arrays)",
+            "ciborium": "ciborium `from_reader`",
+            "flexbuffers": "flexbuffers `from_slice`",
+            "bitcode": "bitcode `decode` (derive)",
+            "rkyv": "rkyv `from_bytes` (bytecheck + deserialize)",
+        },
+    ),
+    (
+        "decode_typed_borrowed",
+        "Full decode into typed structs (borrowed `&str`)",
+        "`Vec<PersonRef<'_>>` whose strings point into the buffer, where the "
+        "format allows it (JSON does not: `about` has escapes). rkyv: `access` "
+        "with bytecheck gives the zero-copy archived records.",
+        {
+            "roving": "roving `from_slice::<Vec<PersonRef>>` (validates)",
+            "rmp-serde": "rmp-serde `from_slice`",
+            "flexbuffers": "flexbuffers `from_slice`",
+            "bitcode": "bitcode `decode` (derive)",
+            "rkyv": "rkyv `access` (bytecheck, zero-copy)",
+        },
+    ),
+    (
+        "encode_typed",
+        "Encode from typed structs",
+        "`&Vec<Person>` to a fresh `Vec<u8>`.",
+        {
+            "roving": "roving `to_vec`",
+            "serde_json": "serde_json `to_vec`",
+            "simd-json": "simd-json `serde::to_vec`",
+            "rmp-serde": "rmp-serde `to_vec` (structs as arrays)",
+            "rmp-serde_named": "rmp-serde `to_vec_named` (structs as maps)",
+            "ciborium": "ciborium `into_writer`",
+            "flexbuffers": "flexbuffers `to_vec`",
+            "bitcode": "bitcode `encode` (derive)",
+            "rkyv": "rkyv `to_bytes`",
+        },
+    ),
+]
+
+PEERS = ["serde_json", "simd-json", "rmp-serde", "ciborium", "flexbuffers", "bitcode", "rkyv", "criterion"]
+
+
+def fmt_time(ns: float) -> str:
+    if ns < 1e3:
+        return f"{ns:.1f} ns" if ns < 100 else f"{ns:.0f} ns"
+    if ns < 1e6:
+        return f"{ns / 1e3:.1f} µs" if ns < 1e5 else f"{ns / 1e3:.0f} µs"
+    if ns < 1e9:
+        return f"{ns / 1e6:.2f} ms"
+    return f"{ns / 1e9:.2f} s"
+
+
+def fmt_ratio(r: float) -> str:
+    return f"{r:.2f}×" if r < 100 else f"{r:.0f}×"
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.lower().startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def run(cmd: list[str]) -> str:
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def lock_versions() -> dict[str, str]:
+    """Versions of the peers from Cargo.lock."""
+    out: dict[str, str] = {}
+    try:
+        text = (ROOT / "Cargo.lock").read_text()
+    except OSError:
+        return out
+    for m in re.finditer(r'\[\[package\]\]\nname = "([^"]+)"\nversion = "([^"]+)"', text):
+        if m.group(1) in PEERS:
+            out.setdefault(m.group(1), m.group(2))
+    return out
+
+
+def load_results(crit: Path, started: float, allow_stale: bool) -> tuple[dict, list[str]]:
+    """{group: {contender: median ns}} and a list of stale results skipped."""
+    results: dict[str, dict[str, float]] = {}
+    stale: list[str] = []
+    for group, _t, _d, _labels in GROUPS:
+        gdir = crit / group
+        if not gdir.is_dir():
+            continue
+        for bdir in sorted(gdir.iterdir()):
+            est = bdir / "new" / "estimates.json"
+            meta = bdir / "new" / "benchmark.json"
+            if not est.is_file():
+                continue
+            try:
+                name = json.loads(meta.read_text()).get("function_id") or bdir.name
+            except (OSError, ValueError):
+                name = bdir.name
+            if est.stat().st_mtime + 1 < started and not allow_stale:
+                stale.append(f"{group}/{name}")
+                continue
+            try:
+                median = json.loads(est.read_text())["median"]["point_estimate"]
+            except (OSError, ValueError, KeyError) as e:
+                sys.exit(f"bench_report: cannot read {est}: {e}")
+            results.setdefault(group, {})[name] = float(median)
+    return results, stale
+
+
+def table_for(group: str, labels: dict[str, str], res: dict[str, float], fleece: float | None) -> list[str]:
+    base = res.get("roving")
+    lines = ["| contender | median | × roving |", "| --- | ---: | ---: |"]
+    order = [k for k in labels if k in res] + sorted(k for k in res if k not in labels)
+    for k in order:
+        t = res[k]
+        ratio = fmt_ratio(t / base) if base else "–"
+        name = labels.get(k, k)
+        if k == "roving":
+            name = f"**{name}**"
+        lines.append(f"| {name} | {fmt_time(t)} | {ratio} |")
+    if fleece is not None:
+        ratio = fmt_ratio(fleece / base) if base else "–"
+        lines.append(f"| _{FLEECE_LABEL}_ | _{fmt_time(fleece)}_ | _{ratio}_ |")
+    return lines
+
+
+def verdict(ok: bool) -> str:
+    return "**met**" if ok else "**missed**"
+
+
+def targets(sizes: dict[str, int], r: dict[str, dict[str, float]]) -> list[str]:
+    rows = ["| target | measured | verdict |", "| --- | --- | --- |"]
+
+    def get(group: str, name: str) -> float | None:
+        return r.get(group, {}).get(name)
+
+    size = sizes.get("roving")
+    if size:
+        ratio = size / JSON_LEN
+        limit = 0.70 * JSON_LEN
+        rows.append(
+            f"| size ≤ 0.70 × minified JSON ({limit:,.0f} B) | {size:,} B = {ratio:.3f} × JSON "
+            f"({(limit - size) / JSON_LEN * 100:+.1f} points of JSON to spare) | {verdict(size <= limit)} |"
+        )
+    v = get("validate", "roving")
+    if v is not None:
+        limit = FLEECE["validate"] / 2
+        rows.append(
+            f"| validate ≤ ½ Fleece's 259 µs (≤ {fmt_time(limit)}) | {fmt_time(v)} = "
+            f"{v / FLEECE['validate']:.2f} × Fleece | {verdict(v <= limit)} |"
+        )
+    h = get("lookup_name_handle", "roving")
+    if h is not None:
+        rows.append(f"| `[123].name` with a key handle ≤ 30 ns | {fmt_time(h)} | {verdict(h <= 30)} |")
+    p = get("lookup_name", "roving")
+    if p is not None:
+        rows.append(f"| `[123].name` plain ≤ 50 ns | {fmt_time(p)} | {verdict(p <= 50)} |")
+    j, s = get("json_to_format", "roving"), get("json_to_format", "serde_json_value")
+    if j is not None and s is not None:
+        rows.append(
+            f"| JSON → roving faster than `serde_json::from_slice::<Value>` | {fmt_time(j)} vs "
+            f"{fmt_time(s)} ({s / j:.2f}× as fast) | {verdict(j < s)} |"
+        )
+    for group, what in (("encode_typed", "typed encode"), ("decode_typed", "typed decode")):
+        me, rmp, bc = get(group, "roving"), get(group, "rmp-serde"), get(group, "bitcode")
+        if me is None:
+            continue
+        if rmp is not None:
+            rows.append(
+                f"| {what} faster than rmp-serde | {fmt_time(me)} vs {fmt_time(rmp)} "
+                f"({rmp / me:.2f}× as fast) | {verdict(me < rmp)} |"
+            )
+        if bc is not None:
+            rows.append(
+                f"| {what} within 2× of bitcode | {fmt_time(me)} vs {fmt_time(bc)} "
+                f"({me / bc:.2f}× bitcode's time) | {verdict(me <= 2 * bc)} |"
+            )
+    b = get("decode_typed_borrowed", "roving")
+    bb, br = get("decode_typed_borrowed", "bitcode"), get("decode_typed_borrowed", "rmp-serde")
+    if b is not None and bb is not None and br is not None:
+        rows.append(
+            f"| (also) borrowed typed decode: faster than rmp-serde, within 2× of bitcode | "
+            f"{fmt_time(b)} vs rmp-serde {fmt_time(br)}, bitcode {fmt_time(bb)} "
+            f"({b / bb:.2f}× bitcode's time) | {verdict(b < br and b <= 2 * bb)} |"
+        )
+    return rows
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    default_crit = (
+        Path(os.environ["CARGO_TARGET_DIR"]) / "criterion"
+        if os.environ.get("CARGO_TARGET_DIR")
+        else ROOT / "target" / "criterion"
+    )
+    ap.add_argument("--criterion-dir", type=Path, default=Path(os.environ.get("CRITERION_HOME", default_crit)))
+    ap.add_argument("--out", type=Path, default=ROOT / "docs" / "BENCHMARKS.md")
+    ap.add_argument("--allow-stale", action="store_true", help="use results older than the last run's start too")
+    a = ap.parse_args()
+
+    sizes_path = a.criterion_dir / "roving-bench-sizes.json"
+    try:
+        meta = json.loads(sizes_path.read_text())
+    except (OSError, ValueError) as e:
+        print(f"bench_report: cannot read {sizes_path} ({e}); run `cargo bench -p roving-bench` first", file=sys.stderr)
+        return 1
+    started = float(meta.get("started_unix", 0))
+    size_rows = meta.get("sizes", [])
+    sizes = {row["id"]: int(row["bytes"]) for row in size_rows}
+    results, stale = load_results(a.criterion_dir, started, a.allow_stale)
+    if not results:
+        print(f"bench_report: no results under {a.criterion_dir}", file=sys.stderr)
+        return 1
+    if stale:
+        print(
+            "bench_report: skipped results older than the last run (use --allow-stale to keep): " + ", ".join(stale),
+            file=sys.stderr,
+        )
+
+    run_date = _dt.datetime.fromtimestamp(started or _dt.datetime.now().timestamp(), _dt.timezone.utc)
+    versions = lock_versions()
+    out: list[str] = [
+        "# Benchmarks",
+        "",
+        "Generated by `scripts/bench_report.py` from the criterion results of `crates/roving-bench`; "
+        "do not edit by hand. Every measured figure comes from one run, all contenders side by side.",
+        "",
+        f"- Command: `{COMMAND}` (the `bench-rust` make target)",
+        f"- Run: {run_date:%Y-%m-%d %H:%M} UTC, commit `{run(['git', 'rev-parse', '--short', 'HEAD'])}`",
+        f"- Machine: {os.cpu_count()} CPUs (nproc {run(['nproc'])}), {cpu_model()}, {platform.system()} {platform.release()}",
+        f"- Toolchain: {run(['rustc', '--version'])}; bench profile (release, `codegen-units = 4`)",
+        "- Peers: " + ", ".join(f"{k} {versions[k]}" for k in PEERS if k in versions),
+        f"- Data: `1000people.json` (1,000 records), minified to {JSON_LEN:,} bytes; "
+        "every JSON benchmark starts from the minified bytes.",
+        "- Timings are criterion medians (10 samples for millisecond work, 30 for nanosecond work); "
+        "`× roving` is the contender's time over roving's (above 1 = slower than roving).",
+        "- Fleece rows are Fleece's own C++ figures measured on this machine kind and quoted from the "
+        "core issue, **not measured by this benchmark**. There is no Rust Fleece peer: the crates.io "
+        "crate named `fleece` is an unrelated HTML tool, and the real bindings (`serde-fleece`, "
+        "`couchbase-lite`, both on `couchbase-lite-core-sys`) do not build from crates.io alone: "
+        "their build script clones the C++ sources from GitHub.",
+        "",
+        "## Targets (core issue)",
+        "",
+        *targets(sizes, results),
+        "",
+        "## Size",
+        "",
+        "| encoding | bytes | × minified JSON | × roving |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+    rv = sizes.get("roving")
+    for row in size_rows:
+        n = int(row["bytes"])
+        if n <= 0:
+            continue
+        label = row.get("label", row["id"])
+        if row["id"] == "roving":
+            label = f"**{label}**"
+        out.append(f"| {label} | {n:,} | {n / JSON_LEN:.3f} | {n / rv:.3f} |" if rv else f"| {label} | {n:,} | {n / JSON_LEN:.3f} | – |")
+    fl = FLEECE["size"]
+    out.append(f"| _{FLEECE_LABEL}_ | _{fl:,}_ | _{fl / JSON_LEN:.3f}_ | _{fl / rv:.3f}_ |" if rv else "")
+    out.append("")
+    for group, title, desc, labels in GROUPS:
+        res = results.get(group)
+        if not res:
+            continue
+        out += [f"## {title}", "", desc, "", *table_for(group, labels, res, FLEECE.get(group)), ""]
+    if stale:
+        out += ["", "Skipped (older than this run): " + ", ".join(f"`{s}`" for s in stale), ""]
+
+    a.out.parent.mkdir(parents=True, exist_ok=True)
+    a.out.write_text("\n".join(out).rstrip() + "\n")
+    print(f"bench_report: wrote {a.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -7,6 +7,7 @@
 //! the same order share one shape, and each container's slot width is the
 //! narrowest that holds all its slots.
 
+mod copy;
 mod strings;
 
 use hashbrown::HashMap;
@@ -331,6 +332,11 @@ impl Encoder {
     /// Writes a typed numeric vector, its data aligned to the element size.
     pub fn vector<T: VectorElement>(&mut self, data: &[T]) -> Result<()> {
         let bytes: &[u8] = bytemuck::cast_slice(data);
+        if cfg!(target_endian = "big") {
+            let size = T::ELEM.size();
+            let le: Vec<u8> = bytes.chunks_exact(size).flat_map(|c| c.iter().rev().copied()).collect();
+            return self.vector_raw(T::ELEM, &le);
+        }
         self.vector_raw(T::ELEM, bytes)
     }
 
@@ -348,13 +354,7 @@ impl Encoder {
         write_varint(&mut self.out, (data.len() / size) as u64);
         let start = self.out.len().next_multiple_of(size);
         self.out.resize(start, 0);
-        if cfg!(target_endian = "big") {
-            for c in data.chunks_exact(size) {
-                self.out.extend(c.iter().rev());
-            }
-        } else {
-            self.out.extend_from_slice(data);
-        }
+        self.out.extend_from_slice(data);
         self.place(Pending::Ref(pos))
     }
 

@@ -1,0 +1,110 @@
+//! Writing a value read from another document: iterative, and shared
+//! subtrees stay shared (so a small document with exponential sharing
+//! copies in linear time).
+
+use hashbrown::HashMap;
+
+use super::{Encoder, Mark};
+use crate::error::Result;
+use crate::read::{ArrayIter, MapIter, Value};
+
+enum Frame<'a> {
+    Array(ArrayIter<'a>, Option<usize>),
+    Map(MapIter<'a>, Option<usize>),
+}
+
+impl Encoder {
+    /// Writes `value` (from any open document) as the next value, keeping
+    /// shared arrays and maps shared. No recursion: the encoder's depth
+    /// limit applies.
+    ///
+    /// ```
+    /// let a = roving::json::from_json(br#"{"k":[1,2,{"x":null}]}"#)?;
+    /// let doc = roving::Document::open(&a)?;
+    /// let mut e = roving::Encoder::new();
+    /// e.write_value(doc.root())?;
+    /// assert_eq!(e.finish()?, a); // the same value encodes the same way
+    /// # Ok::<(), roving::Error>(())
+    /// ```
+    pub fn write_value(&mut self, value: Value<'_>) -> Result<()> {
+        let mut memo: HashMap<usize, Mark> = HashMap::new();
+        let mut stack: Vec<Frame<'_>> = Vec::new();
+        let mut next = Some(value);
+        loop {
+            if let Some(v) = next.take() {
+                match v {
+                    Value::Array(a) if !a.is_empty() => {
+                        if let Some(m) = a.offset().and_then(|o| memo.get(&o)) {
+                            self.reuse(*m)?;
+                        } else {
+                            self.begin_array()?;
+                            stack.push(Frame::Array(a.iter(), a.offset()));
+                        }
+                    }
+                    Value::Map(m) if !m.is_empty() => {
+                        if let Some(mk) = m.offset().and_then(|o| memo.get(&o)) {
+                            self.reuse(*mk)?;
+                        } else {
+                            self.begin_map()?;
+                            stack.push(Frame::Map(m.iter(), m.offset()));
+                        }
+                    }
+                    v => self.write_scalar(v)?,
+                }
+            }
+            match stack.last_mut() {
+                None => return Ok(()),
+                Some(Frame::Array(it, off)) => match it.next() {
+                    Some(v) => next = Some(v),
+                    None => {
+                        let off = *off;
+                        stack.pop();
+                        let m = self.end_array()?;
+                        if let Some(o) = off {
+                            memo.insert(o, m);
+                        }
+                    }
+                },
+                Some(Frame::Map(it, off)) => match it.next() {
+                    Some((k, v)) => {
+                        self.key(k)?;
+                        next = Some(v);
+                    }
+                    None => {
+                        let off = *off;
+                        stack.pop();
+                        let m = self.end_map()?;
+                        if let Some(o) = off {
+                            memo.insert(o, m);
+                        }
+                    }
+                },
+            }
+        }
+    }
+
+    /// Writes a value that is not a non-empty container.
+    fn write_scalar(&mut self, v: Value<'_>) -> Result<()> {
+        match v {
+            Value::Null => self.null(),
+            Value::Bool(b) => self.bool(b),
+            Value::Int(i) => self.i64(i),
+            Value::UInt(u) => self.u64(u),
+            Value::BigInt(b) => self.bigint_le(b.negative, b.magnitude),
+            Value::Float(f) => self.f64(f),
+            Value::Str(s) => self.str(s),
+            Value::Bytes(b) => self.bytes(b),
+            Value::Timestamp(t) => self.timestamp(t),
+            Value::Ext(e) => self.ext(e.type_id, e.data),
+            Value::Vector(x) => self.vector_raw(x.elem_type(), x.raw()),
+            Value::Array(_) => {
+                self.begin_array()?;
+                self.end_array().map(drop)
+            }
+            Value::Map(_) => {
+                self.begin_map()?;
+                self.end_map().map(drop)
+            }
+        }
+    }
+}

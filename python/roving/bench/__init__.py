@@ -1,0 +1,215 @@
+"""``roving bench``: the seed experiments, reproduced side by side.
+
+Five experiments, one per seed (see ``../shared/seeds``):
+
+========================  ====  ==========================================
+name                      seed  what
+========================  ====  ==========================================
+fleece                    004   1000people.json: size, convert, parse, look up
+repository                000   BBItem flush/reload; issue 4's Store rows
+archiver-20000-ints       001   20,000 ints, keyless and keyed
+simpleobject              002   100,000 small objects, each to its own bytes
+contacts                  003   two sets of strings
+========================  ====  ==========================================
+
+Each experiment checks that every contender round-trips its data exactly,
+then times it (warm-up, several repeats, median and min-max), prints
+markdown tables and writes ``<out>/<name>.md``, ``.json`` and ``.png``.
+``--rust`` also runs the Rust criterion benches and folds them in.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from typing import Any, Callable, Optional
+
+from . import exp_archiver, exp_contacts, exp_fleece, exp_repository, exp_simpleobject
+from .harness import Config, Experiment, machine_info, quick_config
+from .report import write_experiment
+
+#: Experiment name -> run function, in the order they run.
+EXPERIMENTS: dict[str, Callable[[Config], Experiment]] = {
+    exp_fleece.NAME: exp_fleece.run,
+    exp_repository.NAME: exp_repository.run,
+    exp_archiver.NAME: exp_archiver.run,
+    exp_simpleobject.NAME: exp_simpleobject.run,
+    exp_contacts.NAME: exp_contacts.run,
+}
+
+ALIASES = {
+    "archiver": exp_archiver.NAME,
+    "ints": exp_archiver.NAME,
+    "people": exp_fleece.NAME,
+    "store": exp_repository.NAME,
+    "simple": exp_simpleobject.NAME,
+    "seed000": exp_repository.NAME,
+    "seed001": exp_archiver.NAME,
+    "seed002": exp_simpleobject.NAME,
+    "seed003": exp_contacts.NAME,
+    "seed004": exp_fleece.NAME,
+}
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of ``roving bench``."""
+    p.add_argument("--quick", action="store_true", help="small sizes and few repeats: everything in under a minute")
+    p.add_argument(
+        "--only",
+        metavar="NAME",
+        action="append",
+        help="run only this experiment (repeatable): " + ", ".join(EXPERIMENTS) + ", or rust",
+    )
+    p.add_argument("--list", action="store_true", help="list the experiments and exit")
+    p.add_argument("--rust", action="store_true", help="also run the Rust criterion benches (cargo bench -p roving-bench) and fold them in")
+    p.add_argument("--out", metavar="DIR", default=None, help="where to write the results (default: bench/results under the repository, else ./bench-results)")
+    p.add_argument("--data-dir", metavar="DIR", default=None, help="directory holding 1000people.json (default: ../shared/data beside the repository)")
+    p.add_argument("--repeats", type=int, default=None, metavar="N", help="timed repeats per measurement (default 7, quick 3)")
+    p.add_argument("--no-chart", action="store_true", help="do not draw the PNG charts")
+    p.add_argument("--readme", action="store_true", help="afterwards, write the tables into README.md between the bench markers")
+
+
+def repo_root() -> Optional[str]:
+    """The roving repository this package runs from (editable install or
+    the current directory), or None."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    for start in (os.getcwd(), os.path.normpath(os.path.join(here, "..", "..", ".."))):
+        d = os.path.abspath(start)
+        while True:
+            if os.path.isfile(os.path.join(d, "Cargo.toml")) and os.path.isdir(os.path.join(d, "crates", "roving")):
+                return d
+            parent = os.path.dirname(d)
+            if parent == d:
+                break
+            d = parent
+    return None
+
+
+def default_out_dir() -> str:
+    root = repo_root()
+    if root is not None:
+        return os.path.join(root, "bench", "results")
+    return os.path.join(os.getcwd(), "bench-results")
+
+
+def resolve_names(only: Optional[list[str]]) -> tuple[list[str], bool]:
+    """Experiment names to run and whether ``rust`` was asked for; raises
+    ValueError for an unknown name."""
+    if not only:
+        return list(EXPERIMENTS), False
+    names, rust = [], False
+    for raw in only:
+        for part in raw.split(","):
+            n = part.strip().lower()
+            if not n:
+                continue
+            if n == "rust":
+                rust = True
+                continue
+            n = ALIASES.get(n, n)
+            if n not in EXPERIMENTS:
+                raise ValueError(f"unknown experiment {part!r} (choose from {', '.join(EXPERIMENTS)}, rust)")
+            if n not in names:
+                names.append(n)
+    return names, rust
+
+
+def run(args: argparse.Namespace, progress: Optional[Callable[[str], None]] = None) -> int:
+    """Runs the benchmark as ``roving bench`` was told; returns the exit code."""
+    if args.list:
+        for name, fn in EXPERIMENTS.items():
+            mod = sys.modules[fn.__module__]
+            print(f"{name:22} {(mod.__doc__ or '').strip().splitlines()[0]}")
+        print(f"{'rust':22} the Rust criterion benches (cargo bench -p roving-bench)")
+        return 0
+    names, rust = resolve_names(args.only)
+    rust = rust or args.rust
+    out = args.out or default_out_dir()
+    if args.quick:
+        cfg = quick_config()
+    else:
+        cfg = Config()
+    if args.repeats:
+        cfg.repeats = max(1, args.repeats)
+    cfg.out_dir = out
+    cfg.data_dir = args.data_dir
+    cfg.charts = not args.no_chart
+    cfg.progress = progress
+    machine = machine_info()
+    print(f"# roving bench{' --quick' if args.quick else ''}\n")
+    print(f"Machine: {_machine_line(machine)}. Date: {machine['date']}.\n")
+    t0 = time.perf_counter()
+    failed = []
+    for name in names:
+        cfg.note(f"{name}: starting")
+        started = time.perf_counter()
+        try:
+            exp = EXPERIMENTS[name](cfg)
+        except KeyboardInterrupt:
+            raise
+        except Exception as e:  # noqa: BLE001 - one broken experiment must not hide the others
+            failed.append(name)
+            print(f"## {name}\n\nFAILED: {type(e).__name__}: {e}\n", flush=True)
+            if os.environ.get("ROVING_DEBUG"):
+                raise
+            continue
+        exp.elapsed = time.perf_counter() - started
+        paths = write_experiment(exp, machine, out, chart=cfg.charts)
+        print(exp.markdown(machine), flush=True)
+        cfg.note(f"{name}: done in {exp.elapsed:.1f} s, wrote {', '.join(os.path.basename(p) for p in paths.values())}")
+    if rust:
+        from . import rust as rust_mod
+
+        cfg.note("rust: cargo bench -p roving-bench")
+        ok, text = rust_mod.run_rust(out, machine, quick=args.quick)
+        print(text, flush=True)
+        if not ok:
+            failed.append("rust")
+    from . import readme
+
+    summary = readme.write_summary(out)
+    cfg.note(f"wrote {summary}")
+    if args.readme:
+        where = readme.update_readme(out)
+        print(f"\nTables written to {where}", file=sys.stderr)
+    total = time.perf_counter() - t0
+    print(f"\n_Total time: {total:.1f} s. Results in {out}._")
+    if failed:
+        print(f"roving bench: failed: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _machine_line(m: dict) -> str:
+    from .harness import machine_line
+
+    return machine_line(m)
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    """``python -m roving.bench``: the same as ``roving bench``."""
+    p = argparse.ArgumentParser(prog="roving bench", description=__doc__.split("\n\n")[0])
+    add_arguments(p)
+    args = p.parse_args(argv)
+    try:
+        return run(args)
+    except ValueError as e:
+        print(f"roving bench: error: {e}", file=sys.stderr)
+        return 2
+
+
+def load_results(out_dir: str) -> list[dict[str, Any]]:
+    """The experiment results found in ``out_dir``, in the standard order."""
+    res = []
+    for name in list(EXPERIMENTS) + ["rust"]:
+        p = os.path.join(out_dir, f"{name}.json")
+        if os.path.isfile(p):
+            with open(p, encoding="utf-8") as f:
+                try:
+                    res.append(json.load(f))
+                except json.JSONDecodeError:
+                    continue
+    return res

@@ -1,0 +1,122 @@
+"""``roving bench --rust``: the Rust criterion benches, folded into the results.
+
+Runs ``cargo bench -p roving-bench`` and ``scripts/bench_report.py`` (which
+writes ``docs/BENCHMARKS.md`` from criterion's estimates), then copies that
+report into ``<out>/rust.md`` and ``rust.json`` beside the Python
+experiments.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from typing import Optional
+
+from . import repo_root
+
+
+def run_rust(out_dir: str, machine: dict, *, quick: bool = False, run_cargo: bool = True) -> tuple[bool, str]:
+    """Returns (ok, markdown to print)."""
+    root = repo_root()
+    if root is None:
+        return False, "## rust\n\nSkipped: not run from a roving source tree (no Cargo.toml with crates/roving).\n"
+    log = []
+    ok = True
+    t0 = time.perf_counter()
+    if run_cargo:
+        cmd = ["cargo", "bench", "-p", "roving-bench"]
+        if quick:
+            # criterion's own quick mode; the report is still written.
+            cmd += ["--", "--quick"]
+        rc, tail = _run(cmd, root)
+        log.append(f"`{' '.join(cmd)}` exited {rc}")
+        if rc != 0:
+            ok = False
+            return False, f"## rust\n\n`{' '.join(cmd)}` failed (exit {rc}):\n\n```\n{tail}\n```\n"
+        report = os.path.join(root, "scripts", "bench_report.py")
+        if os.path.isfile(report):
+            rc, tail = _run([sys.executable, report], root)
+            log.append(f"`scripts/bench_report.py` exited {rc}")
+            if rc != 0:
+                ok = False
+                return False, f"## rust\n\n`scripts/bench_report.py` failed (exit {rc}):\n\n```\n{tail}\n```\n"
+    md_path = os.path.join(root, "docs", "BENCHMARKS.md")
+    if not os.path.isfile(md_path):
+        return False, "## rust\n\ndocs/BENCHMARKS.md was not written: nothing to fold in.\n"
+    with open(md_path, encoding="utf-8") as f:
+        text = f.read()
+    body = fold(text)
+    elapsed = time.perf_counter() - t0
+    md = (
+        "## rust (criterion): roving beside Rust's serializers\n\n"
+        "Folded from `docs/BENCHMARKS.md` (written by `scripts/bench_report.py` from `cargo bench -p roving-bench`).\n\n"
+        + body
+    )
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "rust.md"), "w", encoding="utf-8") as f:
+        f.write(md)
+    data = {
+        "experiment": "rust",
+        "title": "rust (criterion): roving beside Rust's serializers",
+        "machine": machine,
+        "source": "docs/BENCHMARKS.md",
+        "elapsed_s": round(elapsed, 1),
+        "log": log,
+        "tables": tables_of(body),
+        "markdown": body,
+    }
+    with open(os.path.join(out_dir, "rust.json"), "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=2, ensure_ascii=False)
+        f.write("\n")
+    return ok, md
+
+
+def fold(text: str) -> str:
+    """BENCHMARKS.md with its headings pushed one level down (it becomes a
+    section of the results) and its title dropped."""
+    lines = text.splitlines()
+    out = []
+    for line in lines:
+        if line.startswith("# "):
+            continue
+        if line.startswith("#"):
+            line = "#" + line
+        out.append(line)
+    return "\n".join(out).strip() + "\n"
+
+
+def tables_of(md: str) -> list[dict]:
+    """The markdown tables of ``md`` (title = the heading above each)."""
+    tables = []
+    title: Optional[str] = None
+    cur: Optional[dict] = None
+    for line in md.splitlines():
+        if line.startswith("#"):
+            title = line.lstrip("#").strip()
+            cur = None
+            continue
+        if line.startswith("|"):
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if cur is None:
+                cur = {"title": title or "", "columns": cells, "rows": []}
+                tables.append(cur)
+            elif all(re.fullmatch(r":?-+:?", c) for c in cells if c):
+                continue
+            else:
+                cur["rows"].append(cells)
+        else:
+            cur = None
+    return tables
+
+
+def _run(cmd: list[str], cwd: str) -> tuple[int, str]:
+    try:
+        p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
+    except FileNotFoundError:
+        return 127, f"{cmd[0]}: not found"
+    lines = p.stdout.splitlines()
+    return p.returncode, "\n".join(lines[-30:])

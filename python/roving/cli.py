@@ -1,0 +1,1256 @@
+"""The ``roving`` command line.
+
+::
+
+    roving convert IN OUT        JSON <-> roving (by extension, or --to); '-' is stdin/stdout
+    roving get FILE PATH         the value at PATH (e.g. '[123].name') as JSON
+    roving dump FILE             a readable, typed view of the document (--json for JSON)
+    roving validate FILE         exit 0 if FILE is a valid roving document, else 1 with the reason and byte offset
+    roving stats FILE            where the bytes go: strings, containers, shapes, numbers, what dedup saved
+    roving bench                 the seed experiments, side by side (see roving bench --help)
+
+Errors are one line on stderr and a non-zero exit status: 1 for bad data
+or a failed operation, 2 for a bad command line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import struct
+import sys
+import tempfile
+import threading
+import time
+from typing import IO, Any, Callable, Iterator, NoReturn, Optional
+
+PROG = "roving"
+
+JSON_EXTS = {".json", ".geojson", ".jsonl"}
+ROVING_EXTS = {".rov", ".roving", ".rv"}
+
+
+class CliError(Exception):
+    """A failure reported as one line on stderr, with an exit status."""
+
+    def __init__(self, message: str, status: int = 1) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+# ---------------------------------------------------------------------------
+# progress
+
+
+class Progress:
+    """A status line on stderr, only when stderr is a terminal, and only
+    for work that has already taken ``delay`` seconds."""
+
+    def __init__(self, label: str, *, delay: float = 2.0, stream: Optional[IO[str]] = None) -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        self.enabled = _isatty(self.stream) and not os.environ.get("ROVING_NO_PROGRESS")
+        self.label = label
+        self.status = ""
+        self.delay = delay
+        self.t0 = time.monotonic()
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._shown = False
+        self._thread: Optional[threading.Thread] = None
+
+    def __enter__(self) -> "Progress":
+        if self.enabled:
+            self._thread = threading.Thread(target=self._tick, name="roving-progress", daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def update(self, status: str) -> None:
+        self.status = status
+        if self.enabled and time.monotonic() - self.t0 >= self.delay:
+            self._draw()
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=1)
+            self._thread = None
+        if self._shown:
+            with self._lock:
+                self.stream.write("\r\033[K")
+                self.stream.flush()
+                self._shown = False
+
+    def _tick(self) -> None:
+        if self._stop.wait(self.delay):
+            return
+        while not self._stop.is_set():
+            self._draw()
+            self._stop.wait(0.25)
+
+    def _draw(self) -> None:
+        spin = "|/-\\"[int(time.monotonic() * 4) % 4]
+        elapsed = time.monotonic() - self.t0
+        text = f"{spin} {self.label} {elapsed:5.1f}s {self.status}"
+        try:
+            width = os.get_terminal_size(self.stream.fileno()).columns
+        except (OSError, ValueError, AttributeError):
+            width = 100
+        with self._lock:
+            self.stream.write("\r\033[K" + text[: max(10, width - 1)])
+            self.stream.flush()
+            self._shown = True
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+# ---------------------------------------------------------------------------
+# the roving API
+
+
+def _api() -> Any:
+    try:
+        import roving
+    except ImportError as e:  # pragma: no cover - the package itself is here
+        raise CliError(f"cannot import roving: {e}") from e
+    if not hasattr(roving, "loads"):
+        raise CliError("the roving extension is not built (run `pip install .` or `maturin develop --release`)")
+    return roving
+
+
+def _is_roving_error(e: BaseException) -> bool:
+    rv = sys.modules.get("roving")
+    base = getattr(rv, "RovingError", None) if rv is not None else None
+    return base is not None and isinstance(e, base)
+
+
+def _error_text(e: BaseException) -> str:
+    text = str(e).strip().replace("\n", " ")
+    return text or type(e).__name__
+
+
+# ---------------------------------------------------------------------------
+# input and output
+
+
+def _read_input(path: str) -> bytes:
+    if path == "-":
+        return sys.stdin.buffer.read()
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        raise CliError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise CliError(f"{path}: is a directory") from None
+    except PermissionError:
+        raise CliError(f"{path}: permission denied") from None
+    except OSError as e:
+        raise CliError(f"{path}: {e.strerror or e}") from None
+
+
+def _check_file(path: str) -> None:
+    if path == "-":
+        return
+    if not os.path.exists(path):
+        raise CliError(f"{path}: no such file")
+    if os.path.isdir(path):
+        raise CliError(f"{path}: is a directory")
+    if not os.access(path, os.R_OK):
+        raise CliError(f"{path}: permission denied")
+
+
+def _write_output(path: str, data: bytes) -> None:
+    if path == "-":
+        out = sys.stdout.buffer
+        out.write(data)
+        out.flush()
+        return
+    d = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(d):
+        raise CliError(f"{path}: directory {d} does not exist")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".roving-", dir=d)
+    except OSError as e:
+        raise CliError(f"{path}: cannot write: {e.strerror or e}") from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except OSError as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise CliError(f"{path}: cannot write: {e.strerror or e}") from None
+
+
+def _ext_kind(path: str) -> Optional[str]:
+    ext = os.path.splitext(path)[1].lower()
+    if ext in JSON_EXTS:
+        return "json"
+    if ext in ROVING_EXTS:
+        return "roving"
+    return None
+
+
+def _sniff(data: bytes) -> str:
+    return "roving" if data[:2] == b"RV" else "json"
+
+
+def _input_kind(path: str, data: bytes, forced: Optional[str]) -> str:
+    return forced or (None if path == "-" else _ext_kind(path)) or _sniff(data)
+
+
+def _load_document(path: str, forced: Optional[str] = None) -> tuple[bytes, str]:
+    """Reads FILE as a roving document (converting JSON input in memory).
+    Returns the roving bytes and the input kind."""
+    rv = _api()
+    data = _read_input(path)
+    kind = _input_kind(path, data, forced)
+    if kind == "json":
+        return _from_json(rv, path, data), kind
+    _validate(rv, path, data)
+    return data, kind
+
+
+def _from_json(rv: Any, path: str, data: bytes) -> bytes:
+    with Progress(f"converting {_name(path)}"):
+        try:
+            return rv.from_json(data)
+        except Exception as e:  # noqa: BLE001 - every failure becomes one line
+            if _is_roving_error(e) or isinstance(e, ValueError):
+                raise CliError(f"{_name(path)}: invalid JSON: {_error_text(e)}") from None
+            raise
+
+
+def _validate(rv: Any, path: str, data: bytes) -> None:
+    """Raises CliError unless ``data`` is a valid roving document."""
+    with Progress(f"validating {_name(path)}"):
+        try:
+            if hasattr(rv, "validate"):
+                rv.validate(data)
+            else:
+                rv.open(data)
+        except Exception as e:  # noqa: BLE001
+            if _is_roving_error(e) or isinstance(e, ValueError):
+                raise CliError(f"{_name(path)}: {_damaged(e, data)}") from None
+            raise
+
+
+def _damaged(e: BaseException, data: bytes) -> str:
+    text = _error_text(e)
+    off = getattr(e, "offset", None)
+    if off is not None and "offset" not in text:
+        text += f" (byte offset {off})"
+    if data[:2] != b"RV":
+        return f"not a roving file: {text}"
+    return f"damaged roving file: {text}"
+
+
+def _name(path: str) -> str:
+    return "<stdin>" if path == "-" else path
+
+
+# ---------------------------------------------------------------------------
+# convert
+
+
+def cmd_convert(args: argparse.Namespace) -> int:
+    rv = _api()
+    if args.input != "-":
+        _check_file(args.input)
+    data = _read_input(args.input)
+    src = _input_kind(args.input, data, args.from_)
+    dst = args.to or (None if args.output == "-" else _ext_kind(args.output))
+    if dst is None:
+        dst = "json" if src == "roving" else "roving"
+    if src == "json":
+        doc = _from_json(rv, args.input, data)
+    else:
+        _validate(rv, args.input, data)
+        doc = data
+    if dst == "roving":
+        out = doc
+    else:
+        out = _to_json(rv, args.input, doc, args.indent)
+        if args.output == "-" or args.indent is not None:
+            out += b"\n"
+    _write_output(args.output, out)
+    if args.verbose:
+        print(f"{_name(args.input)} ({src}, {len(data):,} bytes) -> {_name(args.output)} ({dst}, {len(out):,} bytes)", file=sys.stderr)
+    return 0
+
+
+def _to_json(rv: Any, path: str, doc: bytes, indent: Optional[int]) -> bytes:
+    with Progress(f"writing JSON for {_name(path)}"):
+        try:
+            out = rv.to_json(doc, indent=indent) if indent is not None else rv.to_json(doc)
+        except Exception as e:  # noqa: BLE001
+            if _is_roving_error(e) or isinstance(e, ValueError):
+                raise CliError(f"{_name(path)}: cannot write as JSON: {_error_text(e)}") from None
+            raise
+    return out.encode("utf-8") if isinstance(out, str) else bytes(out)
+
+
+# ---------------------------------------------------------------------------
+# get
+
+
+def parse_path(path: str) -> list[Any]:
+    """Parses ``[123].name``, ``$.a["odd.key"][0]``, ``name``: ints are
+    indexes, strings keys. Raises CliError on a malformed path."""
+    out: list[Any] = []
+    i, n = 0, len(path)
+    if path.startswith("$"):
+        i = 1
+    first = True
+
+    def bad(at: int, why: str) -> NoReturn:
+        raise CliError(f"bad path {path!r} at character {at}: {why}", 2)
+
+    while i < n:
+        c = path[i]
+        if c == "[":
+            i += 1
+            if i < n and path[i] == '"':
+                start = i
+                i += 1
+                while i < n and path[i] != '"':
+                    i += 2 if path[i] == "\\" else 1
+                if i >= n:
+                    bad(start, "unterminated string")
+                try:
+                    key = json.loads(path[start : i + 1])
+                except json.JSONDecodeError:
+                    bad(start, "bad string escape")
+                i += 1
+                if i >= n or path[i] != "]":
+                    bad(i, "expected ]")
+                i += 1
+                out.append(key)
+            else:
+                start = i
+                if i < n and path[i] == "-":
+                    i += 1
+                while i < n and path[i].isdigit():
+                    i += 1
+                if start == i or path[start:i] == "-" or i >= n or path[i] != "]":
+                    bad(start, "expected an index and ]")
+                out.append(int(path[start:i]))
+                i += 1
+        elif c == "." or first:
+            if c == ".":
+                i += 1
+            start = i
+            while i < n and path[i] not in ".[":
+                i += 1
+            if start == i:
+                bad(start, "empty key")
+            out.append(path[start:i])
+        else:
+            bad(i, "expected . or [")
+        first = False
+    return out
+
+
+def _fmt_path(steps: list[Any]) -> str:
+    s = "$"
+    for st in steps:
+        if isinstance(st, int):
+            s += f"[{st}]"
+        elif st.isidentifier():
+            s += f".{st}"
+        else:
+            s += "[" + json.dumps(st, ensure_ascii=False) + "]"
+    return s
+
+
+def _walk(root: Any, steps: list[Any]) -> Any:
+    v = root
+    for k, st in enumerate(steps):
+        here = _fmt_path(steps[:k]) if k else "the root"
+        kind = _kind_of(v)
+        if isinstance(st, int):
+            if kind != "array":
+                raise CliError(f"path not found: {_fmt_path(steps)}: {here} is {_a(kind)}, not an array")
+            length = len(v)
+            idx = st + length if st < 0 else st
+            if not 0 <= idx < length:
+                raise CliError(f"path not found: {_fmt_path(steps)}: index {st} out of range at {here} ({length} items)")
+            v = v[idx]
+        else:
+            if kind != "map":
+                raise CliError(f"path not found: {_fmt_path(steps)}: {here} is {_a(kind)}, not a map")
+            if st not in v:
+                raise CliError(f"path not found: {_fmt_path(steps)}: no key {st!r} at {here}")
+            v = v[st]
+    return v
+
+
+def _a(kind: str) -> str:
+    return ("an " if kind[0] in "aeiou" else "a ") + kind
+
+
+def _kind_of(v: Any) -> str:
+    """'array', 'map' or a scalar kind, for a plain Python value or a lazy view."""
+    if isinstance(v, (list, tuple)):
+        return "array"
+    if isinstance(v, dict):
+        return "map"
+    if v is None:
+        return "null"
+    if isinstance(v, (bool, int, float, str, bytes, bytearray, memoryview)):
+        return {bool: "bool", int: "int", float: "float", str: "string"}.get(type(v), "bytes")
+    if hasattr(v, "keys") and hasattr(v, "items"):
+        return "map"
+    if hasattr(v, "__len__") and hasattr(v, "__getitem__"):
+        return "array"
+    return type(v).__name__
+
+
+def cmd_get(args: argparse.Namespace) -> int:
+    rv = _api()
+    steps = parse_path(args.path)
+    _check_file(args.file)
+    kind = args.from_ or ("json" if args.file != "-" and _ext_kind(args.file) == "json" else None)
+    if args.file != "-" and kind != "json" and hasattr(rv, "open"):
+        # Memory-map the file: only the bytes on the path are read (after validation).
+        try:
+            with Progress(f"opening {args.file}"):
+                doc = rv.open(args.file)
+        except Exception as e:  # noqa: BLE001
+            if _is_roving_error(e) or isinstance(e, (ValueError, OSError)):
+                head = _read_head(args.file)
+                if head[:2] != b"RV" and _sniff(head) == "json" and kind is None and head.strip()[:1] in (b"{", b"["):
+                    data = _from_json(rv, args.file, _read_input(args.file))
+                    doc = rv.open(data)
+                else:
+                    raise CliError(f"{args.file}: {_damaged(e, head)}") from None
+            else:
+                raise
+    else:
+        data, _ = _load_document(args.file, kind)
+        doc = rv.open(data)
+    value = _walk(doc.root, steps)
+    sys.stdout.buffer.write(_value_json(rv, value, args.indent) + b"\n")
+    sys.stdout.flush()
+    return 0
+
+
+def _read_head(path: str, n: int = 64) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            return f.read(n)
+    except OSError:
+        return b""
+
+
+def _value_json(rv: Any, value: Any, indent: Optional[int]) -> bytes:
+    """JSON text of a view or a plain value, written by the core's JSON
+    writer so every type is spelled the same as `roving convert`."""
+    if hasattr(value, "to_json") and not isinstance(value, (str, bytes)):
+        try:
+            out = value.to_json(indent=indent) if indent is not None else value.to_json()
+        except TypeError:
+            out = value.to_json()
+        return out.encode("utf-8") if isinstance(out, str) else bytes(out)
+    if hasattr(value, "to_python"):
+        value = value.to_python()
+    try:
+        doc = rv.dumps(value)
+        out = rv.to_json(doc, indent=indent) if indent is not None else rv.to_json(doc)
+    except Exception as e:  # noqa: BLE001
+        if _is_roving_error(e) or isinstance(e, (ValueError, TypeError)):
+            raise CliError(f"cannot write the value as JSON: {_error_text(e)}") from None
+        raise
+    return out.encode("utf-8") if isinstance(out, str) else bytes(out)
+
+
+# ---------------------------------------------------------------------------
+# the record scanner (stats and dump)
+#
+# A validated document is a run of records from the header to the root
+# record, every reference pointing backward. The scanner mirrors the core's
+# format module (crates/roving/src/format.rs); it runs only on documents
+# the core has validated first.
+
+TAG_I8, TAG_I16, TAG_I32, TAG_I64, TAG_U64 = 0x01, 0x02, 0x03, 0x04, 0x05
+TAG_BIGINT_POS, TAG_BIGINT_NEG, TAG_F32, TAG_F64 = 0x06, 0x07, 0x08, 0x09
+TAG_TIMESTAMP, TAG_TIMESTAMP_OFFSET, TAG_STR, TAG_BYTES, TAG_EXT, TAG_VECTOR = 0x0A, 0x0B, 0x0C, 0x0D, 0x0E, 0x0F
+TAG_ARRAY, TAG_MAP, TAG_SHAPE, TAG_ROOT, TAG_F_DEC, TAG_SHORT_STR = 0x10, 0x14, 0x18, 0x1C, 0x20, 0x80
+HEADER_LEN = 3
+SHAPE_LINEAR_MAX = 8
+WIDTHS = (1, 2, 4, 8)
+SPECIALS = {0: None, 1: False, 2: True, 3: "", 4: [], 5: {}}
+ELEM_TYPES = {0: ("i8", "b"), 1: ("u8", "B"), 2: ("i16", "h"), 3: ("u16", "H"), 4: ("i32", "i"), 5: ("u32", "I"),
+              6: ("i64", "q"), 7: ("u64", "Q"), 8: ("f32", "f"), 9: ("f64", "d")}
+
+#: Record kind -> (stats section, type name)
+_KINDS = {
+    "str": ("strings", "str"),
+    "int": ("numbers", "int"),
+    "uint": ("numbers", "int"),
+    "bigint": ("numbers", "int"),
+    "float": ("numbers", "float"),
+    "timestamp": ("other scalars", "timestamp"),
+    "bytes": ("other scalars", "bytes"),
+    "ext": ("other scalars", "ext"),
+    "vector": ("vectors", "vector"),
+    "array": ("containers", "array"),
+    "map": ("containers", "map"),
+    "shape": ("shapes", "shape"),
+    "root": ("root", "root"),
+}
+
+
+class FormatDrift(Exception):
+    """The scanner met bytes it does not know: the format has moved on."""
+
+
+def _varint(b: bytes, p: int) -> tuple[int, int]:
+    v = shift = 0
+    while True:
+        if p >= len(b):
+            raise FormatDrift(f"varint runs past the end at {p}")
+        x = b[p]
+        p += 1
+        v |= (x & 0x7F) << shift
+        if x < 0x80:
+            return v, p
+        shift += 7
+        if shift > 63:
+            raise FormatDrift("varint too long")
+
+
+def _table_size(count: int) -> int:
+    n = count + count // 2 + 1
+    return 1 << (n - 1).bit_length()
+
+
+def _entry_width(count: int) -> int:
+    return 1 if count < 0xFF else 2 if count < 0xFFFF else 4
+
+
+class Record:
+    """One record of a document, as the scanner sees it."""
+
+    __slots__ = ("pos", "end", "tag", "kind", "width", "slots", "shape", "enc")
+
+    def __init__(self, pos: int, end: int, tag: int, kind: str, enc: str, width: int = 0) -> None:
+        self.pos = pos
+        self.end = end
+        self.tag = tag
+        self.kind = kind
+        self.enc = enc
+        self.width = width
+        self.slots: Optional[tuple[int, int]] = None  # (first slot position, count)
+        self.shape: Optional[int] = None
+
+
+class Scanner:
+    """Walks the records of a (validated) document."""
+
+    def __init__(self, buf: bytes) -> None:
+        self.buf = buf
+        self._shape_cache: dict[int, int] = {}
+
+    def records(self) -> Iterator[Record]:
+        b = self.buf
+        pos = HEADER_LEN
+        n = len(b)
+        while pos < n:
+            r = self.record(pos)
+            yield r
+            pos = r.end
+
+    def record(self, pos: int) -> Record:
+        b = self.buf
+        t = b[pos]
+        p = pos + 1
+        if t & 0xC0 == TAG_SHORT_STR:
+            return Record(pos, p + (t & 0x3F), t, "str", "short str")
+        if t == TAG_STR:
+            ln, q = _varint(b, p)
+            return Record(pos, q + ln, t, "str", "str")
+        fixed = {TAG_I8: (1, "int", "i8"), TAG_I16: (2, "int", "i16"), TAG_I32: (4, "int", "i32"),
+                 TAG_I64: (8, "int", "i64"), TAG_U64: (8, "uint", "u64"), TAG_F32: (4, "float", "f32"),
+                 TAG_F64: (8, "float", "f64"), TAG_F_DEC: (5, "float", "decimal"),
+                 TAG_TIMESTAMP: (12, "timestamp", "timestamp"), TAG_TIMESTAMP_OFFSET: (16, "timestamp", "timestamp+offset")}
+        if t in fixed:
+            ln, kind, enc = fixed[t]
+            return Record(pos, p + ln, t, kind, enc)
+        if t in (TAG_BIGINT_POS, TAG_BIGINT_NEG):
+            ln, q = _varint(b, p)
+            return Record(pos, q + ln, t, "bigint", "bigint")
+        if t == TAG_BYTES:
+            ln, q = _varint(b, p)
+            return Record(pos, q + ln, t, "bytes", "bytes")
+        if t == TAG_EXT:
+            _, q = _varint(b, p)
+            ln, q = _varint(b, q)
+            return Record(pos, q + ln, t, "ext", "ext")
+        if t == TAG_VECTOR:
+            code = b[p]
+            if code not in ELEM_TYPES:
+                raise FormatDrift(f"unknown vector element type {code}")
+            size = struct.calcsize(ELEM_TYPES[code][1])
+            count, q = _varint(b, p + 1)
+            start = -(-q // size) * size
+            return Record(pos, start + count * size, t, "vector", f"vector<{ELEM_TYPES[code][0]}>")
+        base = t & ~3
+        w = WIDTHS[t & 3]
+        if base == TAG_ARRAY:
+            count, q = _varint(b, p)
+            r = Record(pos, q + count * w, t, "array", f"array/{w}", w)
+            r.slots = (q, count)
+            return r
+        if base == TAG_MAP:
+            ref, q = _varint(b, p)
+            x = ref >> 1
+            shape = x if ref & 1 else pos - x
+            count = self.shape_count(shape)
+            r = Record(pos, q + count * w, t, "map", f"map/{w}", w)
+            r.slots = (q, count)
+            r.shape = shape
+            return r
+        if base == TAG_SHAPE:
+            count, q = _varint(b, p)
+            end = q + count * w
+            if count > SHAPE_LINEAR_MAX:
+                end += _table_size(count) * _entry_width(count)
+            r = Record(pos, end, t, "shape", f"shape/{w}", w)
+            r.slots = (q, count)
+            return r
+        if base == TAG_ROOT:
+            r = Record(pos, p + w + 1, t, "root", f"root/{w}", w)
+            r.slots = (p, 1)
+            return r
+        raise FormatDrift(f"unknown tag 0x{t:02x} at {pos}")
+
+    def shape_count(self, pos: int) -> int:
+        c = self._shape_cache.get(pos)
+        if c is None:
+            if self.buf[pos] & ~3 != TAG_SHAPE:
+                raise FormatDrift(f"map shape at {pos} is not a shape")
+            c, _ = _varint(self.buf, pos + 1)
+            self._shape_cache[pos] = c
+        return c
+
+    def slot(self, p: int, w: int, base: int) -> tuple[str, Any]:
+        """Decodes the slot at ``p``: ('int', n), ('special', k) or ('ref', pos)."""
+        raw = int.from_bytes(self.buf[p : p + w], "little")
+        low = raw & 3
+        if low == 1:
+            bits = w * 8
+            v = raw
+            if v >> (bits - 1):
+                v -= 1 << bits
+            return "int", v >> 2
+        if low == 3:
+            return "special", raw >> 2
+        if low == 0:
+            return "ref", base - (raw >> 2)
+        return "ref", raw >> 2
+
+    def slots_of(self, r: Record) -> Iterator[tuple[str, Any]]:
+        if r.slots is None:
+            return
+        q, count = r.slots
+        w = r.width
+        for i in range(count):
+            yield self.slot(q + i * w, w, r.pos)
+
+    def root_slot(self) -> tuple[str, Any]:
+        b = self.buf
+        w = WIDTHS[b[-1] & 3]
+        pos = len(b) - w - 2
+        return self.slot(pos + 1, w, pos)
+
+    # -- scalar values ---------------------------------------------------
+
+    def scalar(self, r: Record) -> Any:
+        b, p, t = self.buf, r.pos + 1, r.tag
+        if r.kind == "str":
+            start = p if t != TAG_STR else _varint(b, p)[1]
+            return b[start : r.end].decode("utf-8", errors="replace")
+        if t in (TAG_I8, TAG_I16, TAG_I32, TAG_I64):
+            return int.from_bytes(b[p : r.end], "little", signed=True)
+        if t == TAG_U64:
+            return int.from_bytes(b[p : r.end], "little")
+        if t in (TAG_BIGINT_POS, TAG_BIGINT_NEG):
+            ln, q = _varint(b, p)
+            mag = int.from_bytes(b[q : q + ln], "little")
+            return -mag if t == TAG_BIGINT_NEG else mag
+        if t == TAG_F32:
+            return struct.unpack_from("<f", b, p)[0]
+        if t == TAG_F64:
+            return struct.unpack_from("<d", b, p)[0]
+        if t == TAG_F_DEC:
+            e = struct.unpack_from("<b", b, p)[0]
+            m = struct.unpack_from("<i", b, p + 1)[0]
+            scale = float(10 ** min(abs(e), 22))
+            return m / scale if e < 0 else m * scale
+        if r.kind == "timestamp":
+            secs, nanos = struct.unpack_from("<qI", b, p)
+            off = struct.unpack_from("<i", b, p + 12)[0] if t == TAG_TIMESTAMP_OFFSET else None
+            return _fmt_timestamp(secs, nanos, off)
+        if r.kind == "bytes":
+            ln, q = _varint(b, p)
+            return bytes(b[q : q + ln])
+        if r.kind == "ext":
+            tid, q = _varint(b, p)
+            ln, q = _varint(b, q)
+            return (tid, bytes(b[q : q + ln]))
+        if r.kind == "vector":
+            code = b[p]
+            name, fmt = ELEM_TYPES[code]
+            size = struct.calcsize(fmt)
+            count, q = _varint(b, p + 1)
+            start = -(-q // size) * size
+            shown = min(count, 8)
+            vals = list(struct.unpack_from(f"<{shown}{fmt}", b, start)) if shown else []
+            return (name, count, vals)
+        raise FormatDrift(f"not a scalar record: {r.enc}")
+
+    def map_keys(self, shape_pos: int) -> list[str]:
+        sh = self.record(shape_pos)
+        keys = []
+        for kind, v in self.slots_of(sh):
+            if kind == "special":
+                keys.append("")
+            else:
+                keys.append(self.scalar(self.record(v)))
+        return keys
+
+
+def _fmt_timestamp(secs: int, nanos: int, off: Optional[int]) -> str:
+    import datetime as dt
+
+    try:
+        tz = dt.timezone(dt.timedelta(seconds=off)) if off is not None else dt.timezone.utc
+        d = dt.datetime.fromtimestamp(secs, tz)
+        frac = f".{nanos:09d}".rstrip("0") if nanos else ""
+        base = d.strftime("%Y-%m-%dT%H:%M:%S") + (frac if frac != "." else "")
+        if off is None:
+            return base + "Z"
+        return base + d.strftime("%z")[:3] + ":" + d.strftime("%z")[3:]
+    except (OverflowError, OSError, ValueError):
+        return f"{secs}s+{nanos}ns" + (f" offset {off}s" if off is not None else "")
+
+
+# ---------------------------------------------------------------------------
+# stats
+
+
+def compute_stats(buf: bytes) -> dict[str, Any]:
+    """Where the bytes of a validated document go, by record kind, and
+    what sharing (deduplication) saved."""
+    sc = Scanner(buf)
+    sections: dict[str, dict[str, int]] = {}
+    encodings: dict[str, dict[str, int]] = {}
+    recs: list[Record] = []
+    key_strings: set[int] = set()
+    slots = {"total": 0, "inline ints": 0, "constants": 0, "references": 0, "slot bytes": 0}
+    refcount: dict[int, int] = {}
+    values = {"null": 0, "bool": 0, "int": 0, "float": 0, "str": 0, "array": 0, "map": 0, "other": 0}
+
+    def add(d: dict, k: str, nbytes: int) -> None:
+        e = d.setdefault(k, {"records": 0, "bytes": 0})
+        e["records"] += 1
+        e["bytes"] += nbytes
+
+    for r in sc.records():
+        recs.append(r)
+        size = r.end - r.pos
+        section = _KINDS[r.kind][0]
+        add(sections, section, size)
+        add(encodings, r.enc, size)
+        if r.shape is not None:
+            refcount[r.shape] = refcount.get(r.shape, 0) + 1
+        if r.slots is not None:
+            slots["slot bytes"] += r.slots[1] * r.width
+            for kind, v in sc.slots_of(r):
+                slots["total"] += 1
+                if kind == "int":
+                    slots["inline ints"] += 1
+                    if r.kind != "shape":
+                        values["int"] += 1
+                elif kind == "special":
+                    slots["constants"] += 1
+                    if r.kind != "shape":
+                        c = SPECIALS.get(v)
+                        values["null" if c is None else "bool" if isinstance(c, bool) else "str" if c == "" else "array" if c == [] else "map"] += 1
+                else:
+                    slots["references"] += 1
+                    refcount[v] = refcount.get(v, 0) + 1
+                    if r.kind == "shape":
+                        key_strings.add(v)
+
+    by_pos = {r.pos: r for r in recs}
+    # Values: each reference from an array, map or the root is one value.
+    for r in recs:
+        if r.kind in ("array", "map", "root"):
+            for kind, v in sc.slots_of(r):
+                if kind == "ref":
+                    k = by_pos[v].kind
+                    values[{"uint": "int", "bigint": "int"}.get(k, k) if k in ("str", "int", "uint", "bigint", "float", "array", "map") else "other"] += 1
+
+    # Dedup: how many times each record would be written if every shared
+    # reference were a copy: the number of paths from the root to it.
+    paths: dict[int, int] = {}
+    root = recs[-1]
+    paths[root.pos] = 1
+    for r in reversed(recs):
+        m = paths.get(r.pos, 0)
+        if m == 0:
+            continue
+        if r.shape is not None:
+            paths[r.shape] = paths.get(r.shape, 0) + m
+        for kind, v in sc.slots_of(r):
+            if kind == "ref":
+                paths[v] = paths.get(v, 0) + m
+    saved_by: dict[str, int] = {}
+    shared_records = 0
+    for r in recs:
+        m = paths.get(r.pos, 0)
+        if m > 1:
+            shared_records += 1
+            kind = "key strings" if (r.kind == "str" and r.pos in key_strings) else _KINDS[r.kind][0]
+            saved_by[kind] = saved_by.get(kind, 0) + (m - 1) * (r.end - r.pos)
+    unreached = sum(1 for r in recs if paths.get(r.pos, 0) == 0)
+
+    key_bytes = sum(by_pos[p].end - p for p in key_strings)
+    total = len(buf)
+    saved = sum(saved_by.values())
+    return {
+        "bytes": total,
+        "header": HEADER_LEN,
+        "records": len(recs),
+        "sections": sections,
+        "encodings": encodings,
+        "key_strings": {"records": len(key_strings), "bytes": key_bytes},
+        "slots": slots,
+        "values": values,
+        "dedup": {
+            "shared_records": shared_records,
+            "saved_bytes": saved,
+            "saved_by": saved_by,
+            "expanded_bytes": total + saved,
+            "unreachable_records": unreached,
+        },
+    }
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    _check_file(args.file)
+    data, kind = _load_document(args.file, args.from_)
+    try:
+        with Progress(f"scanning {_name(args.file)}"):
+            st = compute_stats(data)
+    except (FormatDrift, IndexError, KeyError, UnicodeDecodeError, struct.error) as e:
+        raise CliError(
+            f"{_name(args.file)}: the document is valid but `stats` does not understand its layout "
+            f"({e}); this roving CLI is older than the format"
+        ) from None
+    st["file"] = _name(args.file)
+    st["input"] = kind
+    if kind == "json":
+        st["json_bytes"] = os.path.getsize(args.file) if args.file != "-" else None
+    if args.json:
+        print(json.dumps(st, indent=2))
+        return 0
+    _print_stats(st)
+    return 0
+
+
+def _pct(n: float, total: float) -> str:
+    return f"{100.0 * n / total:5.1f}%" if total else "    -"
+
+
+def _print_stats(st: dict) -> None:
+    total = st["bytes"]
+    out = []
+    src = f" (converted from JSON, {st['json_bytes']:,} bytes)" if st.get("input") == "json" and st.get("json_bytes") else ""
+    out.append(f"{st['file']}: {total:,} bytes as roving{src}, {st['records']:,} records")
+    if st.get("input") == "json" and st.get("json_bytes"):
+        out.append(f"  roving / JSON size: {total / st['json_bytes']:.3f}")
+    out.append("")
+    out.append(f"  {'section':<16}{'bytes':>12}{'share':>8}{'records':>10}")
+    order = ["strings", "numbers", "containers", "shapes", "vectors", "other scalars", "root"]
+    out.append(f"  {'header':<16}{st['header']:>12,}{_pct(st['header'], total):>8}{'':>10}")
+    for k in order:
+        s = st["sections"].get(k)
+        if not s:
+            continue
+        out.append(f"  {k:<16}{s['bytes']:>12,}{_pct(s['bytes'], total):>8}{s['records']:>10,}")
+    ks = st["key_strings"]
+    if ks["records"]:
+        out.append(f"    of the strings, map keys: {ks['bytes']:,} bytes in {ks['records']:,} records (stored once, shared by the shapes)")
+    sl = st["slots"]
+    out.append(f"    of the containers, shapes and root, slots: {sl['slot bytes']:,} bytes in {sl['total']:,} slots "
+               f"({sl['references']:,} references, {sl['inline ints']:,} inline ints, {sl['constants']:,} inline constants)")
+    out.append("")
+    v = st["values"]
+    out.append("  values: " + ", ".join(f"{n:,} {k}" for k, n in v.items() if n))
+    out.append("  encodings: " + ", ".join(f"{k} {e['records']:,} ({e['bytes']:,} B)" for k, e in sorted(st["encodings"].items(), key=lambda kv: -kv[1]["bytes"])))
+    out.append("")
+    d = st["dedup"]
+    if d["saved_bytes"]:
+        out.append(f"  dedup: {d['shared_records']:,} records are shared; written once each instead of at every use,")
+        out.append(f"         they save ~{d['saved_bytes']:,} bytes (the document would be ~{d['expanded_bytes']:,} bytes, "
+                   f"{d['expanded_bytes'] / total:.2f}x, without sharing)")
+        for k, n in sorted(d["saved_by"].items(), key=lambda kv: -kv[1]):
+            out.append(f"         {k:<16}{n:>14,} bytes saved")
+    else:
+        out.append("  dedup: nothing is shared")
+    if d["unreachable_records"]:
+        out.append(f"  note: {d['unreachable_records']:,} records are not reachable from the root")
+    print("\n".join(out))
+
+
+# ---------------------------------------------------------------------------
+# dump
+
+
+class _Dumper:
+    def __init__(self, sc: Scanner, out: IO[str], *, max_items: Optional[int], max_depth: Optional[int], offsets: bool) -> None:
+        self.sc = sc
+        self.out = out
+        self.max_items = max_items
+        self.max_depth = max_depth
+        self.offsets = offsets
+        self.seen: set[int] = set()
+        self.lines = 0
+
+    def write(self, indent: int, label: str, text: str) -> None:
+        self.out.write("  " * indent + label + text + "\n")
+        self.lines += 1
+
+    def run(self) -> None:
+        # An explicit stack: no recursion, whatever the depth.
+        stack: list[tuple[int, str, tuple[str, Any]]] = [(0, "", self.sc.root_slot())]
+        while stack:
+            indent, label, slot = stack.pop()
+            if slot[0] == "more":
+                self.write(indent, label, f"… {slot[1]:,} more")
+                continue
+            children = self.value(indent, label, slot)
+            if children:
+                stack.extend(reversed(children))
+
+    def value(self, indent: int, label: str, slot: tuple[str, Any]) -> list:
+        kind, v = slot
+        if kind == "int":
+            self.write(indent, label, f"int {v}" + (" (inline)" if self.offsets else ""))
+            return []
+        if kind == "special":
+            c = SPECIALS.get(v, "?")
+            if c is None:
+                self.write(indent, label, "null")
+            elif isinstance(c, bool):
+                self.write(indent, label, f"bool {'true' if c else 'false'}")
+            elif c == "":
+                self.write(indent, label, 'str ""')
+            elif c == []:
+                self.write(indent, label, "array[0]")
+            else:
+                self.write(indent, label, "map{0}")
+            return []
+        r = self.sc.record(v)
+        at = f"  @{r.pos} {r.enc}" if self.offsets else ""
+        if r.kind in ("array", "map"):
+            if r.pos in self.seen:
+                what = f"array[{r.slots[1]}]" if r.kind == "array" else f"map{{{r.slots[1]}}}"
+                self.write(indent, label, f"{what} = @{r.pos} (shared, shown above)")
+                return []
+            self.seen.add(r.pos)
+            count = r.slots[1]
+            if r.kind == "array":
+                self.write(indent, label, f"array[{count}]{at}")
+            else:
+                self.write(indent, label, f"map{{{count}}}{at}")
+            if self.max_depth is not None and indent >= self.max_depth:
+                if count:
+                    self.write(indent + 1, "", "…")
+                return []
+            shown = count if self.max_items is None else min(count, self.max_items)
+            kids = []
+            slots = self.sc.slots_of(r)
+            keys = self.sc.map_keys(r.shape) if r.kind == "map" else None
+            for i, s in zip(range(shown), slots):
+                lab = f"[{i}]: " if keys is None else f"{_key_label(keys[i])}: "
+                kids.append((indent + 1, lab, s))
+            if shown < count:
+                kids.append((indent + 1, "", ("more", count - shown)))
+            return kids
+        val = self.sc.scalar(r)
+        if r.kind == "str":
+            text = "str " + json.dumps(val, ensure_ascii=False)
+        elif r.kind in ("int", "uint", "bigint"):
+            text = f"int {val}"
+        elif r.kind == "float":
+            text = f"float {_fmt_float(val)}"
+        elif r.kind == "timestamp":
+            text = f"timestamp {val}"
+        elif r.kind == "bytes":
+            text = f"bytes[{len(val)}] {val[:24].hex()}" + ("…" if len(val) > 24 else "")
+        elif r.kind == "ext":
+            tid, data = val
+            text = f"ext(type {tid})[{len(data)}] {data[:24].hex()}" + ("…" if len(data) > 24 else "")
+        elif r.kind == "vector":
+            name, count, vals = val
+            text = f"vector<{name}>[{count}] [" + ", ".join(_fmt_float(x) if isinstance(x, float) else str(x) for x in vals) + (", …" if count > len(vals) else "") + "]"
+        else:
+            text = r.kind
+        self.write(indent, label, text + at)
+        return []
+
+
+def _key_label(k: str) -> str:
+    if k and k.isprintable() and not any(c in k for c in ":\"' ") and k.strip() == k:
+        return k
+    return json.dumps(k, ensure_ascii=False)
+
+
+def _fmt_float(x: float) -> str:
+    if x != x:
+        return "NaN"
+    if x in (float("inf"), float("-inf")):
+        return "Infinity" if x > 0 else "-Infinity"
+    return repr(x)
+
+
+def cmd_dump(args: argparse.Namespace) -> int:
+    _check_file(args.file)
+    data, _ = _load_document(args.file, args.from_)
+    rv = _api()
+    if args.json:
+        out = _to_json(rv, args.file, data, args.indent if args.indent is not None else 2)
+        sys.stdout.buffer.write(out + b"\n")
+        sys.stdout.flush()
+        return 0
+    out = sys.stdout
+    try:
+        _Dumper(Scanner(data), out, max_items=args.max_items, max_depth=args.depth, offsets=args.offsets).run()
+    except (FormatDrift, IndexError, KeyError, struct.error) as e:
+        raise CliError(
+            f"{_name(args.file)}: the document is valid but `dump` does not understand its layout ({e}); "
+            "use --json"
+        ) from None
+    out.flush()
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# validate
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    rv = _api()
+    status = 0
+    for path in args.files:
+        try:
+            _check_file(path)
+            data = _read_input(path)
+            _validate(rv, path, data)
+        except CliError as e:
+            print(f"{PROG} validate: {e}", file=sys.stderr)
+            status = 1
+            continue
+        if not args.quiet:
+            print(f"{_name(path)}: ok ({len(data):,} bytes, roving v{data[2] if len(data) > 2 else '?'}, root: {_root_desc(data)})")
+    return status
+
+
+def _root_desc(data: bytes) -> str:
+    try:
+        sc = Scanner(data)
+        kind, v = sc.root_slot()
+        if kind == "int":
+            return "int"
+        if kind == "special":
+            c = SPECIALS.get(v)
+            return "null" if c is None else "bool" if isinstance(c, bool) else "empty " + {str: "string", list: "array", dict: "map"}[type(c)]
+        r = sc.record(v)
+        if r.kind == "array":
+            return f"array of {r.slots[1]:,}"
+        if r.kind == "map":
+            return f"map of {r.slots[1]:,} keys"
+        return _KINDS.get(r.kind, ("", r.kind))[1]
+    except (FormatDrift, IndexError, KeyError, struct.error):
+        return "?"
+
+
+# ---------------------------------------------------------------------------
+# bench
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from roving import bench
+
+    prog = Progress("bench", delay=0.0)
+    try:
+        with prog:
+            return bench.run(args, progress=prog.update if prog.enabled else None)
+    except ValueError as e:
+        raise CliError(str(e), 2) from None
+
+
+# ---------------------------------------------------------------------------
+# main
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog=PROG,
+        description="roving: a binary object format read in place. Convert, inspect, validate and benchmark roving files.",
+        epilog="Run `roving COMMAND --help` for the options of a command.",
+    )
+    try:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            ver = version("roving")
+        except PackageNotFoundError:
+            ver = "(not installed)"
+    except ImportError:  # pragma: no cover
+        ver = "?"
+    p.add_argument("--version", action="version", version=f"roving {ver}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    c = sub.add_parser(
+        "convert",
+        help="convert JSON <-> roving",
+        description="Convert JSON to roving or roving to JSON. The direction comes from the file "
+        "extensions (.json, .rov) or --to; '-' reads stdin or writes stdout.",
+    )
+    c.add_argument("input", metavar="IN", help="input file, or - for stdin")
+    c.add_argument("output", metavar="OUT", help="output file, or - for stdout")
+    c.add_argument("--to", choices=["json", "roving"], help="output format (default: from OUT's extension, else the other format)")
+    c.add_argument("--from", dest="from_", choices=["json", "roving"], help="input format (default: from IN's extension or content)")
+    c.add_argument("--indent", type=int, metavar="N", help="indent JSON output by N spaces (default: compact)")
+    c.add_argument("-v", "--verbose", action="store_true", help="say what was converted, with sizes")
+    c.set_defaults(func=cmd_convert)
+
+    g = sub.add_parser(
+        "get",
+        help="print the value at a path as JSON",
+        description="Print the value at PATH as JSON. Paths: [123].name, $.friends[0], [\"odd key\"]. "
+        "A roving FILE is memory-mapped and read in place; a .json FILE is converted first.",
+    )
+    g.add_argument("file", metavar="FILE")
+    g.add_argument("path", metavar="PATH", help="e.g. '[123].name'")
+    g.add_argument("--indent", type=int, metavar="N", help="indent the JSON by N spaces")
+    g.add_argument("--from", dest="from_", choices=["json", "roving"], help="input format (default: by extension)")
+    g.set_defaults(func=cmd_get)
+
+    d = sub.add_parser(
+        "dump",
+        help="print a readable, typed view of a document",
+        description="Print the document as an indented tree with the type of every value "
+        "(shared containers are printed once). --json prints JSON instead.",
+    )
+    d.add_argument("file", metavar="FILE")
+    d.add_argument("--json", action="store_true", help="print JSON instead of the typed view")
+    d.add_argument("--indent", type=int, metavar="N", help="JSON indent with --json (default 2)")
+    d.add_argument("--max-items", type=int, metavar="N", help="show at most N items of each array or map")
+    d.add_argument("--depth", type=int, metavar="N", help="do not expand containers deeper than N")
+    d.add_argument("--offsets", action="store_true", help="show each record's byte offset and encoding")
+    d.add_argument("--from", dest="from_", choices=["json", "roving"], help="input format (default: by extension or content)")
+    d.set_defaults(func=cmd_dump)
+
+    v = sub.add_parser(
+        "validate",
+        help="check that files are valid roving documents",
+        description="Check each FILE completely. Exit 0 if all are valid; otherwise print the reason "
+        "and byte offset of each invalid one and exit 1.",
+    )
+    v.add_argument("files", metavar="FILE", nargs="+")
+    v.add_argument("-q", "--quiet", action="store_true", help="print nothing for valid files")
+    v.set_defaults(func=cmd_validate)
+
+    s = sub.add_parser(
+        "stats",
+        help="show where the bytes of a document go",
+        description="Break the size of a document down: strings (and map keys), numbers, containers, "
+        "shapes (shared key lists), and what sharing repeated values saved. A .json FILE is converted first.",
+    )
+    s.add_argument("file", metavar="FILE")
+    s.add_argument("--json", action="store_true", help="print the numbers as JSON")
+    s.add_argument("--from", dest="from_", choices=["json", "roving"], help="input format (default: by extension or content)")
+    s.set_defaults(func=cmd_stats)
+
+    from roving.bench import add_arguments
+
+    b = sub.add_parser(
+        "bench",
+        help="run the seed experiments side by side",
+        description="Run the five seed experiments (fleece, repository, archiver-20000-ints, simpleobject, "
+        "contacts) with roving beside Python's defaults and the fastest peers; print markdown tables and "
+        "write bench/results/<experiment>.md, .json and .png.",
+    )
+    add_arguments(b)
+    b.set_defaults(func=cmd_bench)
+    return p
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    """Entry point of the ``roving`` command; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except CliError as e:
+        _fail(f"{PROG} {args.command}: error: {e}")
+        return e.status
+    except KeyboardInterrupt:
+        _fail(f"{PROG} {args.command}: interrupted")
+        return 130
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`): stop quietly.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except OSError:
+            pass
+        return 141
+    except MemoryError:
+        _fail(f"{PROG} {args.command}: error: out of memory")
+        return 1
+    except Exception as e:  # noqa: BLE001 - never a traceback on the terminal
+        if _is_roving_error(e):
+            _fail(f"{PROG} {args.command}: error: {_error_text(e)}")
+            return 1
+        if os.environ.get("ROVING_DEBUG"):
+            raise
+        _fail(f"{PROG} {args.command}: internal error: {type(e).__name__}: {_error_text(e)} (set ROVING_DEBUG=1 for a traceback)")
+        return 70
+
+
+def _fail(line: str) -> None:
+    try:
+        sys.stderr.write(line.replace("\n", " ") + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,1 +1,119 @@
-//! placeholder, being written
+//! `roving-store`: a persistent keyed store of roving documents on LMDB.
+//!
+//! Keys are strings (1 to 511 bytes of UTF-8, sorted by their bytes, i.e.
+//! by code point); values are roving documents, validated when they are put
+//! and again when they are read (LMDB does not checksum its pages), and
+//! read straight from the memory map with no copy.
+//!
+//! ```no_run
+//! use roving_store::{Store, StoreOptions};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let mut store = Store::open("items.rvs", &StoreOptions::default())?;
+//! let mut enc = roving::Encoder::new();
+//! enc.begin_map()?;
+//! enc.key("views")?;
+//! enc.i64(3)?;
+//! enc.end_map()?;
+//! store.put("item 1", enc.finish()?)?;
+//! store.flush()?; // one atomic, durable commit
+//! let doc = store.get("item 1")?.expect("just put");
+//! assert_eq!(doc.root().get("views").and_then(|v| v.as_i64()), Some(3));
+//! # Ok(()) }
+//! ```
+//!
+//! # Model
+//! A [`Store`] reads one committed state (a [`Snapshot`]: an LMDB read
+//! transaction) with its own pending changes on top. [`Store::flush`]
+//! commits all pending changes in one write transaction (synced to disk on
+//! commit: once `flush` returns, the changes survive a crash of the process
+//! or of the machine) and moves to the newest state; [`Store::reload`]
+//! drops pending changes and moves to the newest state.
+//!
+//! # Processes
+//! Any number of processes may read a store while one writes. Readers see
+//! only committed states. A second writer *waits*: `flush` blocks while
+//! another process is inside its own `flush`. There is no conflict
+//! detection: the last flush wins, key by key.
+//!
+//! # Files
+//! `Store::open("x.rvs")` makes the data file `x.rvs` and LMDB's lock file
+//! `x.rvs-lock`; an existing directory is opened as an LMDB directory
+//! (`data.mdb`, `lock.mdb`). The map (the address range the file is mapped
+//! to) starts at [`StoreOptions::map_size`] and doubles by itself when a
+//! flush needs more room; growing it needs every other snapshot of the
+//! store in this process (for example views held by a caller) to be
+//! released first, otherwise `flush` fails with
+//! [`StoreErrorKind::Busy`] and keeps its pending changes.
+//!
+//! # Damaged files
+//! A file that is not an LMDB file, an LMDB file of another program, a
+//! truncated file, pages out of place, records pointing outside the file
+//! and records that are not valid roving documents are reported as errors
+//! ([`StoreErrorKind::NotAStore`], [`StoreErrorKind::Corrupt`]). LMDB
+//! keeps no checksums: arbitrary bytes written over its B-tree pages can
+//! still make LMDB itself abort the process; [`Store::verify`] reads every
+//! record.
+
+mod error;
+mod shared;
+mod snapshot;
+mod store;
+
+pub use error::{Result, StoreError, StoreErrorKind};
+pub use snapshot::Snapshot;
+pub use store::{Iter, Record, Store};
+
+/// Options of [`Store::open`].
+#[derive(Clone, Debug)]
+pub struct StoreOptions {
+    /// Open read-only: writes fail, a missing store is an error.
+    pub readonly: bool,
+    /// Initial size of the memory map in bytes (rounded up to 1 MiB; at
+    /// least the size recorded in the file). Default 1 GiB. The map grows
+    /// by itself; this only sets how soon.
+    pub map_size: usize,
+    /// Sync to disk on every commit (LMDB's default). With `false`, a
+    /// crash of the machine (not of the process) may lose recent commits,
+    /// but never corrupts the store.
+    pub sync: bool,
+    /// Size of the reader table of a new store (read transactions alive at
+    /// once, over all processes). Default 510.
+    pub max_readers: u32,
+}
+
+impl Default for StoreOptions {
+    fn default() -> StoreOptions {
+        StoreOptions {
+            readonly: false,
+            map_size: 1 << 30,
+            sync: true,
+            max_readers: 510,
+        }
+    }
+}
+
+impl StoreOptions {
+    /// Default options.
+    pub fn new() -> StoreOptions {
+        StoreOptions::default()
+    }
+
+    /// Sets [`readonly`](StoreOptions::readonly).
+    pub fn readonly(mut self, readonly: bool) -> StoreOptions {
+        self.readonly = readonly;
+        self
+    }
+
+    /// Sets [`map_size`](StoreOptions::map_size).
+    pub fn map_size(mut self, bytes: usize) -> StoreOptions {
+        self.map_size = bytes;
+        self
+    }
+
+    /// Sets [`sync`](StoreOptions::sync).
+    pub fn sync(mut self, sync: bool) -> StoreOptions {
+        self.sync = sync;
+        self
+    }
+}

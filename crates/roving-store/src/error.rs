@@ -1,0 +1,184 @@
+//! The one error type of the store.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// What went wrong, without the where.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum StoreErrorKind {
+    /// A read-only open of a path where there is no store.
+    NotFound,
+    /// The path holds something that is not a roving store (not an LMDB
+    /// file, an LMDB file of another program, or a directory/device).
+    NotAStore,
+    /// The store or one of its records is damaged (truncated file, bad
+    /// page, a record that is not a valid roving document).
+    Corrupt,
+    /// A key is empty or longer than the store allows (511 UTF-8 bytes).
+    InvalidKey,
+    /// A value given to `put` is not a valid roving document.
+    InvalidDocument,
+    /// A write on a store opened read-only.
+    ReadOnly,
+    /// The operation cannot proceed now: the reader table is full, or the
+    /// map must grow while other snapshots of the store are open in this
+    /// process, or the store is open read-only elsewhere in this process.
+    Busy,
+    /// The store was closed.
+    Closed,
+    /// An operating-system I/O error.
+    Io,
+    /// Any other error reported by LMDB.
+    Lmdb,
+}
+
+impl StoreErrorKind {
+    /// A short lowercase name of the kind (`"corrupt"`, `"not-a-store"`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            StoreErrorKind::NotFound => "not-found",
+            StoreErrorKind::NotAStore => "not-a-store",
+            StoreErrorKind::Corrupt => "corrupt",
+            StoreErrorKind::InvalidKey => "invalid-key",
+            StoreErrorKind::InvalidDocument => "invalid-document",
+            StoreErrorKind::ReadOnly => "read-only",
+            StoreErrorKind::Busy => "busy",
+            StoreErrorKind::Closed => "closed",
+            StoreErrorKind::Io => "io",
+            StoreErrorKind::Lmdb => "lmdb",
+        }
+    }
+}
+
+/// An error of the store: a kind, a one-line message and, where known, the
+/// store's path and the underlying error.
+#[derive(Clone, Debug)]
+pub struct StoreError {
+    kind: StoreErrorKind,
+    message: String,
+    path: Option<PathBuf>,
+    source: Option<Arc<dyn std::error::Error + Send + Sync + 'static>>,
+}
+
+/// Result with [`StoreError`].
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+impl StoreError {
+    /// A new error of `kind` with a one-line `message`.
+    #[cold]
+    pub fn new(kind: StoreErrorKind, message: impl Into<String>) -> StoreError {
+        StoreError {
+            kind,
+            message: message.into(),
+            path: None,
+            source: None,
+        }
+    }
+
+    /// Attaches the store's path (kept if one is already set).
+    pub fn with_path(mut self, path: &Path) -> StoreError {
+        if self.path.is_none() {
+            self.path = Some(path.to_path_buf());
+        }
+        self
+    }
+
+    /// Attaches the underlying error.
+    pub(crate) fn with_source(
+        mut self,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> StoreError {
+        self.source = Some(Arc::new(source));
+        self
+    }
+
+    /// The kind of error.
+    pub fn kind(&self) -> StoreErrorKind {
+        self.kind
+    }
+
+    /// The message, without the path.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The store's path, where known.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.path {
+            Some(p) => write!(f, "store {}: {}", p.display(), self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+impl From<std::io::Error> for StoreError {
+    fn from(e: std::io::Error) -> StoreError {
+        let kind = match e.kind() {
+            std::io::ErrorKind::NotFound => StoreErrorKind::NotFound,
+            _ => StoreErrorKind::Io,
+        };
+        StoreError::new(kind, e.to_string()).with_source(e)
+    }
+}
+
+impl From<heed::Error> for StoreError {
+    fn from(e: heed::Error) -> StoreError {
+        use heed::MdbError as M;
+        let (kind, msg) = match &e {
+            heed::Error::Io(io) => {
+                return StoreError::from(std::io::Error::new(io.kind(), io.to_string()))
+            }
+            heed::Error::Mdb(m) => match m {
+                M::Invalid => (
+                    StoreErrorKind::NotAStore,
+                    "not a roving store (not an LMDB file)".to_string(),
+                ),
+                M::VersionMismatch => (
+                    StoreErrorKind::NotAStore,
+                    "not a roving store (LMDB file of an incompatible version)".to_string(),
+                ),
+                M::Corrupted | M::PageNotFound | M::Panic | M::Problem | M::BadTxn => (
+                    StoreErrorKind::Corrupt,
+                    format!("the store is damaged (LMDB: {m})"),
+                ),
+                M::ReadersFull => (
+                    StoreErrorKind::Busy,
+                    "too many open snapshots of the store (LMDB reader table full)".to_string(),
+                ),
+                M::BadValSize => (
+                    StoreErrorKind::InvalidKey,
+                    "key or value size not supported by LMDB".to_string(),
+                ),
+                other => (StoreErrorKind::Lmdb, format!("LMDB: {other}")),
+            },
+            heed::Error::Encoding(x) | heed::Error::Decoding(x) => {
+                (StoreErrorKind::Corrupt, format!("bad key or value: {x}"))
+            }
+            heed::Error::EnvAlreadyOpened => (
+                StoreErrorKind::Busy,
+                "the store is already open in this process".to_string(),
+            ),
+        };
+        let err = StoreError::new(kind, msg);
+        match e {
+            heed::Error::Mdb(m) => err.with_source(m),
+            _ => err,
+        }
+    }
+}

@@ -1,0 +1,462 @@
+//! The per-process state of one open store file: the LMDB environment,
+//! shared by every `Store` and `Snapshot` of that file in this process
+//! (LMDB forbids opening one environment twice in a process).
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, LazyLock, Mutex, RwLock, Weak};
+use std::time::Duration;
+
+use heed::types::Bytes;
+use heed::{CommitOrAbort, Database, Env, EnvFlags, EnvOpenOptions, MdbError, WithoutTls};
+
+use crate::error::{Result, StoreError, StoreErrorKind};
+use crate::snapshot::Snapshot;
+use crate::StoreOptions;
+
+/// Name of the LMDB database holding the records.
+pub(crate) const ITEMS_DB: &str = "roving.items";
+/// Name of the LMDB database holding the store's own metadata.
+pub(crate) const META_DB: &str = "roving.meta";
+/// Key of the format marker in the metadata database.
+pub(crate) const FORMAT_KEY: &[u8] = b"format";
+/// The format marker of this version of the store.
+pub(crate) const FORMAT_V1: &[u8] = b"roving-store/1";
+/// LMDB's magic number, at offset 16 of the first page of every LMDB file.
+const LMDB_MAGIC: u32 = 0xBEEF_C0DE;
+/// Map sizes are multiples of this (a multiple of every OS page size).
+const MAP_ROUND: usize = 1 << 20;
+
+/// Open environments of this process, by canonical data-file path.
+static REGISTRY: LazyLock<Mutex<HashMap<PathBuf, Weak<Shared>>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+pub(crate) struct Shared {
+    pub(crate) env: Env<WithoutTls>,
+    pub(crate) items: Database<'static, Bytes, Bytes>,
+    pub(crate) meta: Database<'static, Bytes, Bytes>,
+    /// A duplicate of LMDB's data-file descriptor: `fstat` and `pread`.
+    pub(crate) file: File,
+    /// The path as the user gave it (for messages).
+    pub(crate) path: PathBuf,
+    pub(crate) env_readonly: bool,
+    pub(crate) page_size: usize,
+    pub(crate) max_key: usize,
+    /// Read side: beginning a transaction. Write side: remapping (resize).
+    pub(crate) gate: RwLock<()>,
+    /// Transactions (snapshots and the writer's) alive in this process.
+    pub(crate) live: AtomicUsize,
+    /// Address of the start of the map once checked; 0 = unknown,
+    /// 1 = could not be established (bounds checks off).
+    pub(crate) base: AtomicUsize,
+    /// Serializes this process's writers (LMDB serializes processes).
+    pub(crate) write: Mutex<()>,
+}
+
+/// How the path is laid out on disk.
+struct Layout {
+    /// What LMDB opens: the data file or the directory.
+    env: PathBuf,
+    /// The LMDB data file.
+    data: PathBuf,
+    /// True for a single file (`path` + `path-lock`), false for a directory
+    /// holding `data.mdb` and `lock.mdb`.
+    single_file: bool,
+}
+
+fn layout(path: &Path) -> Layout {
+    if path.is_dir() {
+        Layout {
+            env: path.to_path_buf(),
+            data: path.join("data.mdb"),
+            single_file: false,
+        }
+    } else {
+        Layout {
+            env: path.to_path_buf(),
+            data: path.to_path_buf(),
+            single_file: true,
+        }
+    }
+}
+
+fn canonical(data: &Path) -> Result<PathBuf> {
+    match data.canonicalize() {
+        Ok(p) => Ok(p),
+        Err(_) => {
+            let name = data
+                .file_name()
+                .ok_or_else(|| StoreError::new(StoreErrorKind::Io, "the path names no file"))?;
+            let parent = match data.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+                _ => PathBuf::from("."),
+            };
+            let parent = parent.canonicalize().map_err(|e| {
+                StoreError::new(
+                    StoreErrorKind::NotFound,
+                    format!("its directory {} cannot be used: {e}", parent.display()),
+                )
+            })?;
+            Ok(parent.join(name))
+        }
+    }
+}
+
+/// What the data file looks like before LMDB touches it.
+enum Precheck {
+    /// Missing or empty: LMDB will make a new store.
+    New,
+    /// Starts like an LMDB file.
+    Lmdb,
+}
+
+fn precheck(data: &Path, readonly: bool) -> Result<Precheck> {
+    let md = match std::fs::metadata(data) {
+        Ok(md) => md,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if readonly {
+                return Err(StoreError::new(
+                    StoreErrorKind::NotFound,
+                    "no store at this path",
+                ));
+            }
+            return Ok(Precheck::New);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    if !md.is_file() {
+        return Err(StoreError::new(
+            StoreErrorKind::NotAStore,
+            "not a roving store (not a regular file)",
+        ));
+    }
+    if md.len() == 0 {
+        if readonly {
+            return Err(StoreError::new(
+                StoreErrorKind::NotFound,
+                "the file is empty: no store yet",
+            ));
+        }
+        return Ok(Precheck::New);
+    }
+    let mut head = [0u8; 24];
+    let n = read_prefix(data, &mut head)?;
+    if n < head.len() || u32::from_ne_bytes([head[16], head[17], head[18], head[19]]) != LMDB_MAGIC
+    {
+        return Err(StoreError::new(
+            StoreErrorKind::NotAStore,
+            "not a roving store (not an LMDB file)",
+        ));
+    }
+    Ok(Precheck::Lmdb)
+}
+
+fn read_prefix(data: &Path, buf: &mut [u8]) -> Result<usize> {
+    use std::io::Read;
+    let mut f = File::open(data)?;
+    let mut n = 0;
+    while n < buf.len() {
+        match f.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(n)
+}
+
+pub(crate) fn round_map(size: usize) -> usize {
+    size.max(MAP_ROUND)
+        .div_ceil(MAP_ROUND)
+        .saturating_mul(MAP_ROUND)
+}
+
+impl Shared {
+    /// Opens (or joins, if this process has it open already) the store at `path`.
+    pub(crate) fn open(path: &Path, options: &StoreOptions) -> Result<Arc<Shared>> {
+        if path.as_os_str().as_encoded_bytes().contains(&0) {
+            return Err(StoreError::new(
+                StoreErrorKind::Io,
+                "the path contains a NUL byte",
+            ));
+        }
+        let lay = layout(path);
+        let pre = precheck(&lay.data, options.readonly)?;
+        let key = canonical(&lay.data)?;
+        let mut registry = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(shared) = registry.get(&key).and_then(Weak::upgrade) {
+            if shared.env_readonly && !options.readonly {
+                return Err(StoreError::new(
+                    StoreErrorKind::Busy,
+                    "the store is open read-only elsewhere in this process; close that first",
+                ));
+            }
+            return Ok(shared);
+        }
+        let shared = Arc::new(Shared::open_env(path, &lay, pre, options)?);
+        registry.insert(key, Arc::downgrade(&shared));
+        registry.retain(|_, w| w.strong_count() > 0);
+        Ok(shared)
+    }
+
+    fn open_env(
+        path: &Path,
+        lay: &Layout,
+        pre: Precheck,
+        options: &StoreOptions,
+    ) -> Result<Shared> {
+        let mut eo = EnvOpenOptions::new().read_txn_without_tls();
+        eo.map_size(round_map(options.map_size))
+            .max_dbs(4)
+            .max_readers(options.max_readers);
+        let mut flags = EnvFlags::empty();
+        if lay.single_file {
+            flags |= EnvFlags::NO_SUB_DIR;
+        }
+        if options.readonly {
+            flags |= EnvFlags::READ_ONLY;
+        }
+        if !options.sync {
+            flags |= EnvFlags::NO_SYNC;
+        }
+        // SAFETY: `flags` only holds NO_SUB_DIR, READ_ONLY and NO_SYNC, none
+        // of which breaks memory safety (WRITEMAP and NO_LOCK are never set).
+        unsafe { eo.flags(flags) };
+        let mut attempt = 0;
+        let env = loop {
+            // SAFETY: LMDB maps the file; the mapping is read-only (no
+            // WRITEMAP) and LMDB's lock file coordinates every process that
+            // writes it, so what a read transaction sees never changes while
+            // it is alive. The registry above makes sure this process opens
+            // each file once.
+            match unsafe { eo.open(&lay.env) } {
+                Ok(env) => break env,
+                Err(heed::Error::EnvAlreadyOpened) if attempt < 50 => {
+                    // Another handle of this file is being closed right now.
+                    attempt += 1;
+                    match heed::env_closing_event(&lay.env) {
+                        Some(ev) => {
+                            ev.wait_timeout(Duration::from_millis(100));
+                        }
+                        None => std::thread::sleep(Duration::from_millis(2)),
+                    }
+                }
+                Err(e) => return Err(StoreError::from(e).with_path(path)),
+            }
+        };
+        // Before any transaction reads a page: a file shorter than its pages
+        // would crash the process (SIGBUS) when a missing page is read.
+        check_length(&env, &lay.data).map_err(|e| e.with_path(path))?;
+        let fresh = matches!(pre, Precheck::New) || env.unnamed_database_stat().entries == 0;
+        let (items, meta) =
+            open_databases(&env, fresh, options.readonly).map_err(|e| e.with_path(path))?;
+        let file = env
+            .try_clone_inner_file()
+            .map_err(|e| StoreError::from(e).with_path(path))?;
+        let page_size = env.unnamed_database_stat().page_size as usize;
+        let max_key = env.max_key_size();
+        // Free the reader slots of processes that died holding a snapshot.
+        let _ = env.clear_stale_readers();
+        Ok(Shared {
+            env,
+            items,
+            meta,
+            file,
+            path: path.to_path_buf(),
+            env_readonly: options.readonly,
+            page_size,
+            max_key,
+            gate: RwLock::new(()),
+            live: AtomicUsize::new(0),
+            base: AtomicUsize::new(0),
+            write: Mutex::new(()),
+        })
+    }
+
+    /// Begins a read transaction and wraps it in a snapshot, adopting a map
+    /// grown by another process if needed.
+    pub(crate) fn snapshot(self: &Arc<Self>) -> Result<Arc<Snapshot>> {
+        let mut adopted = false;
+        loop {
+            let txn = {
+                let _g = self.gate.read().unwrap_or_else(|e| e.into_inner());
+                match self.env.clone().static_read_txn() {
+                    Ok(txn) => {
+                        self.live.fetch_add(1, Ordering::SeqCst);
+                        Some(txn)
+                    }
+                    Err(heed::Error::Mdb(MdbError::MapResized)) if !adopted => None,
+                    Err(e) => return Err(self.err(e.into())),
+                }
+            };
+            match txn {
+                Some(txn) => return Snapshot::new(self.clone(), txn).map(Arc::new),
+                None => {
+                    self.remap(0)?;
+                    adopted = true;
+                }
+            }
+        }
+    }
+
+    /// Remaps to `new_size` bytes (0: the size recorded in the file, after
+    /// another process grew it). Only possible when no transaction of this
+    /// file is alive in this process.
+    pub(crate) fn remap(&self, new_size: usize) -> Result<()> {
+        let _g = self.gate.write().unwrap_or_else(|e| e.into_inner());
+        let live = self.live.load(Ordering::SeqCst);
+        if live != 0 {
+            return Err(self.err(StoreError::new(
+                StoreErrorKind::Busy,
+                format!(
+                    "the store's map must grow but {live} snapshot(s) or view(s) of it are open \
+                     in this process; release them and retry (pending changes are kept)"
+                ),
+            )));
+        }
+        // SAFETY: we hold the gate exclusively and `live` is 0, so no
+        // transaction of this environment exists in this process and none
+        // can begin until the gate is released; every slice into the old
+        // map was borrowed from a transaction, so none survives the remap.
+        unsafe { self.env.resize(new_size) }.map_err(|e| self.err(e.into()))?;
+        self.base.store(0, Ordering::SeqCst);
+        Ok(())
+    }
+
+    pub(crate) fn map_size(&self) -> usize {
+        self.env.info().map_size
+    }
+
+    /// Attaches the path to an error.
+    pub(crate) fn err(&self, e: StoreError) -> StoreError {
+        e.with_path(&self.path)
+    }
+
+    /// Makes the data file at least `len` bytes long without ever shrinking
+    /// it or touching existing bytes (LMDB may leave the pages at the end
+    /// of the file unwritten when they were freed in the transaction that
+    /// allocated them; extending keeps "file shorter than its pages" a sure
+    /// sign of truncation).
+    pub(crate) fn extend_file(&self, len: u64) {
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::fd::AsRawFd;
+            let Ok(md) = self.file.metadata() else { return };
+            if md.len() >= len {
+                return;
+            }
+            let Ok(len) = libc::off_t::try_from(len) else {
+                return;
+            };
+            // SAFETY: plain system call on a file descriptor we own; mode 0
+            // only allocates blocks that are not allocated yet and extends
+            // the size, it never shrinks the file or changes existing data.
+            unsafe {
+                libc::fallocate(self.file.as_raw_fd(), 0, 0, len);
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = len;
+        }
+    }
+}
+
+/// Errors if the data file is shorter than the pages its newest meta page
+/// says it has.
+pub(crate) fn check_length_of(file_len: u64, info: &heed::EnvInfo, page_size: usize) -> Result<()> {
+    let need = (info.last_page_number as u64 + 1).saturating_mul(page_size as u64);
+    if file_len < need {
+        return Err(StoreError::new(
+            StoreErrorKind::Corrupt,
+            format!(
+                "the store is damaged: the file is truncated ({file_len} bytes, its pages need {need})"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn check_length(env: &Env<WithoutTls>, data: &Path) -> Result<()> {
+    let info = env.info();
+    let ps = env.unnamed_database_stat().page_size as usize;
+    let len = std::fs::metadata(data)?.len();
+    check_length_of(len, &info, ps)
+}
+
+type Dbs = (
+    Database<'static, Bytes, Bytes>,
+    Database<'static, Bytes, Bytes>,
+);
+
+fn open_databases(env: &Env<WithoutTls>, fresh: bool, readonly: bool) -> Result<Dbs> {
+    let rtxn = env.read_txn()?;
+    let found: Option<Dbs> = env
+        .open_databases_and_commit(rtxn, |dbo, rtxn| -> Result<_, heed::Error> {
+            let items = dbo
+                .database_options()
+                .types::<Bytes, Bytes>()
+                .name(ITEMS_DB)
+                .open(rtxn)?;
+            let meta = dbo
+                .database_options()
+                .types::<Bytes, Bytes>()
+                .name(META_DB)
+                .open(rtxn)?;
+            Ok(CommitOrAbort::<_, ()>::Commit(items.zip(meta)))
+        })?
+        .unwrap_commit();
+    let (items, meta) = match found {
+        Some(dbs) => dbs,
+        None if fresh && !readonly => {
+            let wtxn = env.write_txn()?;
+            env.create_databases_and_commit(wtxn, |dbo, wtxn| -> Result<_, heed::Error> {
+                let items = dbo
+                    .database_options()
+                    .types::<Bytes, Bytes>()
+                    .name(ITEMS_DB)
+                    .create(wtxn)?;
+                let meta = dbo
+                    .database_options()
+                    .types::<Bytes, Bytes>()
+                    .name(META_DB)
+                    .create(wtxn)?;
+                if meta.get(wtxn, FORMAT_KEY)?.is_none() {
+                    meta.put(wtxn, FORMAT_KEY, FORMAT_V1)?;
+                }
+                Ok(CommitOrAbort::<_, ()>::Commit((items, meta)))
+            })?
+            .unwrap_commit()
+        }
+        None if fresh => {
+            return Err(StoreError::new(
+                StoreErrorKind::NotFound,
+                "no store at this path",
+            ))
+        }
+        None => {
+            return Err(StoreError::new(
+                StoreErrorKind::NotAStore,
+                "not a roving store (an LMDB file of another program)",
+            ))
+        }
+    };
+    let rtxn = env.read_txn()?;
+    match meta.get(&rtxn, FORMAT_KEY)? {
+        Some(v) if v == FORMAT_V1 => Ok((items, meta)),
+        Some(v) if v.starts_with(b"roving-store/") => Err(StoreError::new(
+            StoreErrorKind::NotAStore,
+            format!(
+                "the store has format {}, which this version of roving cannot read",
+                String::from_utf8_lossy(v)
+            ),
+        )),
+        _ => Err(StoreError::new(
+            StoreErrorKind::NotAStore,
+            "not a roving store (no format marker)",
+        )),
+    }
+}

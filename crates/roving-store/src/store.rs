@@ -1,0 +1,595 @@
+//! The store: committed state (a snapshot) plus pending changes.
+
+use std::collections::btree_map;
+use std::collections::BTreeMap;
+use std::ops::Bound;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use heed::MdbError;
+use roving::Document;
+
+use crate::error::{Result, StoreError, StoreErrorKind};
+use crate::shared::{round_map, Shared};
+use crate::snapshot::Snapshot;
+use crate::StoreOptions;
+
+const LEN_UNKNOWN: u64 = u64::MAX;
+const SCAN_CHUNK: usize = 256;
+
+/// A persistent map from string keys to roving documents, on LMDB.
+///
+/// A `Store` reads the committed state as of its last [`open`](Store::open),
+/// [`flush`](Store::flush) or [`reload`](Store::reload) (a [`Snapshot`]),
+/// with its own pending changes on top. Changes ([`put`](Store::put),
+/// [`delete`](Store::delete)) stay in memory until `flush` commits all of
+/// them atomically in one write transaction, or `reload` drops them.
+///
+/// Many processes may read a store while one writes: a commit is visible to
+/// others when they `reload`. A second writer waits: `flush` blocks while
+/// another process or thread is committing (flushes are short: the write
+/// transaction exists only inside `flush`). Concurrent writers are last
+/// writer wins per key.
+pub struct Store {
+    shared: Arc<Shared>,
+    snap: Option<Arc<Snapshot>>,
+    pending: BTreeMap<String, Option<Arc<[u8]>>>,
+    pending_bytes: usize,
+    len: AtomicU64,
+    readonly: bool,
+}
+
+/// A record lent by a store and kept alive by itself: the committed bytes
+/// in the memory map (holding its snapshot open) or a pending change.
+/// The bytes are a valid roving document.
+pub struct Record {
+    owner: Owner,
+    ptr: *const u8,
+    len: usize,
+}
+
+#[allow(dead_code)] // the owner is held for its lifetime only
+enum Owner {
+    Pending(Arc<[u8]>),
+    Committed(Arc<Snapshot>),
+}
+
+// SAFETY: a `Record` is a read-only view of immutable bytes kept alive by
+// `owner` (an `Arc<[u8]>`, or a `Snapshot`, which is `Send + Sync`); the raw
+// pointer is never written through.
+unsafe impl Send for Record {}
+// SAFETY: as above: shared access only reads immutable bytes.
+unsafe impl Sync for Record {}
+
+impl Record {
+    /// The document's bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        // SAFETY: `ptr..ptr+len` is either the contents of the `Arc<[u8]>`
+        // in `owner` or a slice of the map lent by the `Snapshot` in
+        // `owner`, valid while that snapshot is alive; `owner` lives as long
+        // as `self`.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+
+    /// The record as a document (validated when the record was lent).
+    pub fn document(&self) -> Result<Document<'_>> {
+        // SAFETY: the bytes were validated by `Document::open` when the
+        // record was created (pending bytes on `put`) and are immutable.
+        unsafe { Document::open_trusted(self.as_bytes()) }
+            .map_err(|e| StoreError::new(StoreErrorKind::Corrupt, e.to_string()))
+    }
+
+    /// True if the record is a pending (not yet flushed) change.
+    pub fn is_pending(&self) -> bool {
+        matches!(self.owner, Owner::Pending(_))
+    }
+}
+
+impl std::fmt::Debug for Record {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Record")
+            .field("len", &self.len)
+            .field("pending", &self.is_pending())
+            .finish()
+    }
+}
+
+enum WriteFail {
+    MapFull,
+    Resized,
+    Other(StoreError),
+}
+
+/// Counts a write transaction as a live transaction of the process.
+struct LiveGuard<'a>(&'a Shared);
+
+impl Drop for LiveGuard<'_> {
+    fn drop(&mut self) {
+        self.0.live.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+impl Store {
+    /// Opens the store at `path`, creating it if it is missing (unless
+    /// read-only). `path` is a file (LMDB's lock file is `path` + `-lock`)
+    /// or, if it is an existing directory, a directory holding `data.mdb`.
+    ///
+    /// A path that holds something else, a truncated or damaged store
+    /// gives an error of kind [`NotAStore`](StoreErrorKind::NotAStore) or
+    /// [`Corrupt`](StoreErrorKind::Corrupt).
+    pub fn open(path: impl AsRef<Path>, options: &StoreOptions) -> Result<Store> {
+        let path = path.as_ref();
+        let shared = Shared::open(path, options).map_err(|e| e.with_path(path))?;
+        let snap = shared.snapshot()?;
+        let len = AtomicU64::new(snap.len());
+        Ok(Store {
+            shared,
+            snap: Some(snap),
+            pending: BTreeMap::new(),
+            pending_bytes: 0,
+            len,
+            readonly: options.readonly,
+        })
+    }
+
+    /// The path the store was opened with.
+    pub fn path(&self) -> &Path {
+        &self.shared.path
+    }
+
+    /// True if the store was opened read-only.
+    pub fn is_readonly(&self) -> bool {
+        self.readonly
+    }
+
+    /// The current size of the memory map in bytes (it grows by itself).
+    pub fn map_size(&self) -> usize {
+        self.shared.map_size()
+    }
+
+    /// The longest key allowed, in bytes.
+    pub fn max_key_len(&self) -> usize {
+        self.shared.max_key
+    }
+
+    /// The committed state this store reads (below its pending changes).
+    pub fn snapshot(&self) -> Result<&Arc<Snapshot>> {
+        self.snap.as_ref().ok_or_else(|| {
+            self.shared.err(StoreError::new(
+                StoreErrorKind::Closed,
+                "the store has no snapshot after a failed flush; call reload()",
+            ))
+        })
+    }
+
+    /// True if there are changes not yet flushed.
+    pub fn is_dirty(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
+    /// The number of keys with changes not yet flushed.
+    pub fn pending_len(&self) -> usize {
+        self.pending.len()
+    }
+
+    fn check_key(&self, key: &str) -> Result<()> {
+        if key.is_empty() || key.len() > self.shared.max_key {
+            return Err(StoreError::new(
+                StoreErrorKind::InvalidKey,
+                format!(
+                    "keys must be 1 to {} bytes of UTF-8, this one is {} bytes",
+                    self.shared.max_key,
+                    key.len()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn check_writable(&self) -> Result<()> {
+        if self.readonly {
+            return Err(self.shared.err(StoreError::new(
+                StoreErrorKind::ReadOnly,
+                "the store is open read-only",
+            )));
+        }
+        Ok(())
+    }
+
+    /// The document stored under `key` (pending changes first), borrowed
+    /// from the map or from the pending change; validated.
+    pub fn get(&self, key: &str) -> Result<Option<Document<'_>>> {
+        match self.pending.get(key) {
+            // SAFETY: pending bytes were validated by `put`, and are immutable.
+            Some(Some(b)) => unsafe { Document::open_trusted(b) }
+                .map(Some)
+                .map_err(|e| StoreError::new(StoreErrorKind::Corrupt, e.to_string())),
+            Some(None) => Ok(None),
+            None => self.snapshot()?.get(key),
+        }
+    }
+
+    /// Like [`get`](Store::get), as a [`Record`] that keeps its bytes alive
+    /// by itself (for views that outlive a borrow of the store).
+    pub fn record(&self, key: &str) -> Result<Option<Record>> {
+        match self.pending.get(key) {
+            Some(Some(b)) => Ok(Some(Record {
+                ptr: b.as_ptr(),
+                len: b.len(),
+                owner: Owner::Pending(b.clone()),
+            })),
+            Some(None) => Ok(None),
+            None => {
+                let snap = self.snapshot()?;
+                match snap.get(key)? {
+                    Some(doc) => {
+                        let b = doc.as_bytes();
+                        Ok(Some(Record {
+                            ptr: b.as_ptr(),
+                            len: b.len(),
+                            owner: Owner::Committed(snap.clone()),
+                        }))
+                    }
+                    None => Ok(None),
+                }
+            }
+        }
+    }
+
+    /// True if the store has `key` (pending changes included).
+    pub fn contains(&self, key: &str) -> Result<bool> {
+        match self.pending.get(key) {
+            Some(v) => Ok(v.is_some()),
+            None => self.snapshot()?.contains(key),
+        }
+    }
+
+    /// The number of records, pending changes included.
+    pub fn len(&self) -> Result<u64> {
+        let n = self.len.load(Ordering::Relaxed);
+        if n != LEN_UNKNOWN {
+            return Ok(n);
+        }
+        let snap = self.snapshot()?;
+        let mut n = snap.len();
+        for (k, v) in &self.pending {
+            match (v.is_some(), snap.contains(k)?) {
+                (true, false) => n += 1,
+                (false, true) => n -= 1,
+                _ => {}
+            }
+        }
+        self.len.store(n, Ordering::Relaxed);
+        Ok(n)
+    }
+
+    /// True if the store has no record.
+    pub fn is_empty(&self) -> Result<bool> {
+        Ok(self.len()? == 0)
+    }
+
+    /// Sets `key` to the document `doc` (validated here), pending until
+    /// the next flush.
+    pub fn put(&mut self, key: &str, doc: impl Into<Vec<u8>>) -> Result<()> {
+        let doc: Vec<u8> = doc.into();
+        self.check_writable()?;
+        self.check_key(key)?;
+        roving::validate(&doc).map_err(|e| {
+            StoreError::new(
+                StoreErrorKind::InvalidDocument,
+                format!("the value for {key:?} is not a valid roving document: {e}"),
+            )
+        })?;
+        self.set(key, Some(Arc::from(doc)))
+    }
+
+    /// Sets `key` to a copy of `doc` (already valid), pending until the
+    /// next flush.
+    pub fn put_document(&mut self, key: &str, doc: Document<'_>) -> Result<()> {
+        self.check_writable()?;
+        self.check_key(key)?;
+        self.set(key, Some(Arc::from(doc.as_bytes())))
+    }
+
+    /// Removes `key`, pending until the next flush. Returns whether it was
+    /// there.
+    pub fn delete(&mut self, key: &str) -> Result<bool> {
+        self.check_writable()?;
+        if key.is_empty() || key.len() > self.shared.max_key {
+            return Ok(false);
+        }
+        let committed = match self.pending.get(key) {
+            Some(None) => return Ok(false),
+            Some(Some(_)) => self.snapshot()?.contains(key)?,
+            None => {
+                let c = self.snapshot()?.contains(key)?;
+                if !c {
+                    return Ok(false);
+                }
+                c
+            }
+        };
+        if committed {
+            self.set(key, None)?;
+        } else {
+            // Only a pending value: forget it.
+            if let Some(Some(old)) = self.pending.remove(key) {
+                self.pending_bytes -= old.len();
+            }
+            let n = self.len.load(Ordering::Relaxed);
+            if n != LEN_UNKNOWN {
+                self.len.store(n - 1, Ordering::Relaxed);
+            }
+        }
+        Ok(true)
+    }
+
+    fn set(&mut self, key: &str, value: Option<Arc<[u8]>>) -> Result<()> {
+        let n = self.len.load(Ordering::Relaxed);
+        if n != LEN_UNKNOWN {
+            let before = self.contains(key)?;
+            let n = match (before, value.is_some()) {
+                (false, true) => n + 1,
+                (true, false) => n - 1,
+                _ => n,
+            };
+            self.len.store(n, Ordering::Relaxed);
+        }
+        self.pending_bytes += value.as_ref().map_or(0, |v| v.len());
+        match self.pending.entry(key.to_owned()) {
+            btree_map::Entry::Vacant(e) => {
+                e.insert(value);
+            }
+            btree_map::Entry::Occupied(mut e) => {
+                if let Some(old) = e.insert(value) {
+                    self.pending_bytes -= old.len();
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Records in key order (pending changes included), from the first.
+    pub fn iter(&self) -> Iter<'_> {
+        self.iter_from(Bound::Unbounded)
+    }
+
+    /// Records in key order from `start` (e.g. `Bound::Excluded(last_key)`
+    /// to resume after a key).
+    pub fn iter_from(&self, start: Bound<&str>) -> Iter<'_> {
+        let mut it = Iter {
+            snap: None,
+            err: None,
+            pend: self.pending.range::<str, _>((start, Bound::Unbounded)),
+            pend_head: None,
+            buf: Vec::new(),
+            pos: 0,
+            snap_start: Bound::Unbounded,
+            snap_done: false,
+        };
+        match self.snapshot() {
+            Ok(s) => {
+                it.snap = Some(&**s);
+                // The first chunk now: later ones resume after a key of the map.
+                if let Err(e) = it.refill(s, start) {
+                    it.err = Some(e);
+                }
+            }
+            Err(e) => it.err = Some(e),
+        }
+        it
+    }
+
+    /// Commits every pending change atomically (one LMDB write transaction,
+    /// synced to disk unless the store was opened with `sync(false)`), then
+    /// reads the newest committed state. Grows the map as needed. On error
+    /// the pending changes are kept.
+    pub fn flush(&mut self) -> Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        self.check_writable()?;
+        let shared = self.shared.clone();
+        let _w = shared.write.lock().unwrap_or_else(|e| e.into_inner());
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            let fail = match self.write_pending() {
+                Ok(()) => break,
+                Err(f) => f,
+            };
+            let remap_to = match fail {
+                WriteFail::Other(e) => return Err(self.after_failure(e)),
+                WriteFail::MapFull if tries < 64 => {
+                    let cur = shared.map_size();
+                    let want = cur
+                        .saturating_mul(2)
+                        .max(cur.saturating_add(self.pending_bytes.saturating_mul(2)));
+                    round_map(want)
+                }
+                WriteFail::Resized if tries < 64 => 0,
+                _ => {
+                    let e =
+                        StoreError::new(StoreErrorKind::Lmdb, "the map could not be grown enough");
+                    return Err(self.after_failure(shared.err(e)));
+                }
+            };
+            // Our own snapshot must end before the map can move.
+            self.snap = None;
+            if let Err(e) = shared.remap(remap_to) {
+                return Err(self.after_failure(e));
+            }
+        }
+        let info = shared.env.info();
+        shared.extend_file((info.last_page_number as u64 + 1) * shared.page_size as u64);
+        self.pending.clear();
+        self.pending_bytes = 0;
+        self.snap = None;
+        let snap = shared.snapshot()?;
+        self.len.store(snap.len(), Ordering::Relaxed);
+        self.snap = Some(snap);
+        Ok(())
+    }
+
+    /// After a failed flush: make sure there is a snapshot to read.
+    fn after_failure(&mut self, e: StoreError) -> StoreError {
+        if self.snap.is_none() {
+            if let Ok(s) = self.shared.snapshot() {
+                self.snap = Some(s);
+                self.len.store(LEN_UNKNOWN, Ordering::Relaxed);
+            }
+        }
+        e
+    }
+
+    fn write_pending(&self) -> std::result::Result<(), WriteFail> {
+        let shared = &*self.shared;
+        let _g = shared.gate.read().unwrap_or_else(|e| e.into_inner());
+        shared.live.fetch_add(1, Ordering::SeqCst);
+        let _live = LiveGuard(shared);
+        let classify = |e: heed::Error| match e {
+            heed::Error::Mdb(MdbError::MapFull) => WriteFail::MapFull,
+            heed::Error::Mdb(MdbError::MapResized) => WriteFail::Resized,
+            e => WriteFail::Other(shared.err(e.into())),
+        };
+        let mut wtxn = shared.env.write_txn().map_err(classify)?;
+        for (k, v) in &self.pending {
+            match v {
+                Some(b) => shared
+                    .items
+                    .put(&mut wtxn, k.as_bytes(), b)
+                    .map_err(classify)?,
+                None => {
+                    shared
+                        .items
+                        .delete(&mut wtxn, k.as_bytes())
+                        .map_err(classify)?;
+                }
+            }
+        }
+        wtxn.commit().map_err(classify)
+    }
+
+    /// Drops every pending change and reads the newest committed state
+    /// (including other processes' commits).
+    pub fn reload(&mut self) -> Result<()> {
+        self.pending.clear();
+        self.pending_bytes = 0;
+        self.snap = None;
+        let snap = self.shared.snapshot()?;
+        self.len.store(snap.len(), Ordering::Relaxed);
+        self.snap = Some(snap);
+        Ok(())
+    }
+
+    /// Validates every committed record; returns how many there are.
+    pub fn verify(&self) -> Result<u64> {
+        self.snapshot()?.verify()
+    }
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store")
+            .field("path", &self.shared.path)
+            .field("readonly", &self.readonly)
+            .field("pending", &self.pending.len())
+            .finish()
+    }
+}
+
+/// Iterator over a store's records in key order: `(key, document)`.
+pub struct Iter<'a> {
+    snap: Option<&'a Snapshot>,
+    err: Option<StoreError>,
+    pend: btree_map::Range<'a, String, Option<Arc<[u8]>>>,
+    pend_head: Option<(&'a str, Option<&'a [u8]>)>,
+    buf: Vec<(&'a str, &'a [u8])>,
+    pos: usize,
+    snap_start: Bound<&'a str>,
+    snap_done: bool,
+}
+
+impl<'a> Iter<'a> {
+    fn refill(&mut self, snap: &'a Snapshot, start: Bound<&str>) -> Result<()> {
+        self.buf.clear();
+        self.pos = 0;
+        snap.scan(start, SCAN_CHUNK, &mut self.buf)?;
+        match self.buf.last() {
+            Some(&(k, _)) if self.buf.len() == SCAN_CHUNK => self.snap_start = Bound::Excluded(k),
+            _ => self.snap_done = true,
+        }
+        Ok(())
+    }
+
+    fn snap_head(&mut self) -> Result<Option<(&'a str, &'a [u8])>> {
+        if self.pos == self.buf.len() && !self.snap_done {
+            let Some(snap) = self.snap else {
+                self.snap_done = true;
+                return Ok(None);
+            };
+            self.refill(snap, self.snap_start)?;
+        }
+        Ok(self.buf.get(self.pos).copied())
+    }
+
+    fn step(&mut self) -> Result<Option<(&'a str, Document<'a>)>> {
+        loop {
+            if self.pend_head.is_none() {
+                self.pend_head = self.pend.next().map(|(k, v)| (k.as_str(), v.as_deref()));
+            }
+            let snap = self.snap_head()?;
+            let take_pending = match (self.pend_head, snap) {
+                (None, None) => return Ok(None),
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (Some((pk, _)), Some((sk, _))) => {
+                    if pk == sk {
+                        self.pos += 1; // the pending change replaces it
+                        true
+                    } else {
+                        pk < sk
+                    }
+                }
+            };
+            if take_pending {
+                let (k, v) = self.pend_head.take().unwrap_or_default();
+                if let Some(b) = v {
+                    // SAFETY: pending bytes were validated by `put`.
+                    let doc = unsafe { Document::open_trusted(b) }
+                        .map_err(|e| StoreError::new(StoreErrorKind::Corrupt, e.to_string()))?;
+                    return Ok(Some((k, doc)));
+                }
+            } else if let (Some(s), Some((k, v))) = (self.snap, snap) {
+                self.pos += 1;
+                return s.open_doc(k, v).map(|d| Some((k, d)));
+            }
+        }
+    }
+}
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = Result<(&'a str, Document<'a>)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if let Some(e) = self.err.take() {
+            self.snap_done = true;
+            self.snap = None;
+            return Some(Err(e));
+        }
+        match self.step() {
+            Ok(x) => x.map(Ok),
+            Err(e) => {
+                // Stop after an error.
+                self.snap = None;
+                self.snap_done = true;
+                self.buf.clear();
+                self.pos = 0;
+                self.pend = btree_map::Range::default();
+                self.pend_head = None;
+                Some(Err(e))
+            }
+        }
+    }
+}

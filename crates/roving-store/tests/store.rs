@@ -1,0 +1,706 @@
+//! Tests of the store: seed 000's repository correctness, a model check of
+//! pending changes and iteration, bad inputs, map growth, processes.
+
+use std::collections::BTreeMap;
+use std::ops::Bound;
+use std::path::{Path, PathBuf};
+
+use roving::{Encoder, Timestamp, Value};
+use roving_store::{Store, StoreErrorKind, StoreOptions};
+
+fn opts() -> StoreOptions {
+    StoreOptions::default()
+}
+
+fn tmp() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("items.rvs");
+    (dir, p)
+}
+
+// ---------------------------------------------------------------- seed 000
+
+/// Seed 000's model object.
+#[derive(Clone, Debug, PartialEq)]
+struct BBItem {
+    identifier: String,
+    created_at: Timestamp,
+    hash: String,
+    data: Vec<u8>,
+    optional_string: Option<String>,
+    views: u64,
+    display_in_rect: [f64; 4],
+}
+
+impl BBItem {
+    fn dummy(i: u64) -> BBItem {
+        BBItem {
+            identifier: format!("item {i}"),
+            created_at: Timestamp::new(
+                1_700_000_000 + i as i64,
+                (i as u32 * 7919) % 1_000_000_000,
+                None,
+            )
+            .unwrap(),
+            hash: "someHash120djas!hf0410AjsifhsFjsd".into(),
+            data: b"some dummy data".to_vec(),
+            optional_string: (i % 2 == 0).then(|| "optional string!".to_string()),
+            views: i,
+            display_in_rect: [i as f64, i as f64, i as f64, i as f64],
+        }
+    }
+
+    fn encode(&self) -> Vec<u8> {
+        let mut e = Encoder::new();
+        e.begin_map().unwrap();
+        e.key("identifier").unwrap();
+        e.str(&self.identifier).unwrap();
+        e.key("createdAt").unwrap();
+        e.timestamp(self.created_at).unwrap();
+        e.key("hash").unwrap();
+        e.str(&self.hash).unwrap();
+        e.key("data").unwrap();
+        e.bytes(&self.data).unwrap();
+        if let Some(s) = &self.optional_string {
+            e.key("optionalString").unwrap();
+            e.str(s).unwrap();
+        }
+        e.key("views").unwrap();
+        e.u64(self.views).unwrap();
+        e.key("displayInRect").unwrap();
+        e.begin_array().unwrap();
+        for x in self.display_in_rect {
+            e.f64(x).unwrap();
+        }
+        e.end_array().unwrap();
+        e.end_map().unwrap();
+        e.finish().unwrap()
+    }
+
+    fn decode(v: Value<'_>) -> BBItem {
+        let m = v.as_map().expect("a map");
+        let ts = match m.get("createdAt") {
+            Some(Value::Timestamp(t)) => t,
+            other => panic!("createdAt: {other:?}"),
+        };
+        let rect = m
+            .get("displayInRect")
+            .and_then(|v| v.as_array())
+            .expect("rect");
+        let mut r = [0.0; 4];
+        for (i, x) in rect.iter().enumerate() {
+            r[i] = x.as_f64().unwrap();
+        }
+        assert_eq!(rect.len(), 4);
+        BBItem {
+            identifier: m
+                .get("identifier")
+                .and_then(|v| v.as_str())
+                .unwrap()
+                .to_string(),
+            created_at: ts,
+            hash: m.get("hash").and_then(|v| v.as_str()).unwrap().to_string(),
+            data: m.get("data").and_then(|v| v.as_bytes()).unwrap().to_vec(),
+            optional_string: m
+                .get("optionalString")
+                .map(|v| v.as_str().unwrap().to_string()),
+            views: m.get("views").and_then(|v| v.as_u64()).unwrap(),
+            display_in_rect: r,
+        }
+    }
+}
+
+/// Seed 000's repository, on the store.
+struct Repository {
+    store: Store,
+}
+
+impl Repository {
+    fn item_count(&self) -> u64 {
+        self.store.len().unwrap()
+    }
+    fn item_with_identifier(&self, id: &str) -> Option<BBItem> {
+        self.store
+            .get(id)
+            .unwrap()
+            .map(|d| BBItem::decode(d.root()))
+    }
+    fn add_item(&mut self, item: &BBItem) {
+        self.store.put(&item.identifier, item.encode()).unwrap();
+    }
+    fn remove_item(&mut self, item: &BBItem) {
+        self.remove_item_with_identifier(&item.identifier);
+    }
+    fn remove_item_with_identifier(&mut self, id: &str) {
+        self.store.delete(id).unwrap();
+    }
+    fn flush(&mut self) {
+        self.store.flush().unwrap();
+    }
+    fn reload(&mut self) {
+        self.store.reload().unwrap();
+    }
+}
+
+#[test]
+fn seed000_repository_correctness() {
+    let (_d, path) = tmp();
+    let mut repo = Repository {
+        store: Store::open(&path, &opts()).unwrap(),
+    };
+    assert_eq!(repo.item_count(), 0);
+
+    let items: Vec<BBItem> = (0..100).map(BBItem::dummy).collect();
+    for (i, item) in items.iter().enumerate() {
+        repo.add_item(item);
+        assert_eq!(repo.item_count(), i as u64 + 1);
+    }
+    // Adding the same identifier again replaces, count unchanged.
+    repo.add_item(&items[5]);
+    assert_eq!(repo.item_count(), 100);
+
+    repo.remove_item(&items[0]);
+    assert_eq!(repo.item_count(), 99);
+    assert_eq!(repo.item_with_identifier("item 0"), None);
+    repo.remove_item_with_identifier("item 1");
+    assert_eq!(repo.item_count(), 98);
+    assert_eq!(repo.item_with_identifier("item 1"), None);
+    // Removing what is not there changes nothing.
+    repo.remove_item_with_identifier("item 1");
+    repo.remove_item_with_identifier("no such item");
+    assert_eq!(repo.item_count(), 98);
+
+    repo.flush();
+    assert_eq!(repo.item_count(), 98);
+    repo.reload();
+    assert_eq!(repo.item_count(), 98);
+    for item in &items[2..] {
+        assert_eq!(
+            repo.item_with_identifier(&item.identifier).as_ref(),
+            Some(item)
+        );
+    }
+
+    // Reload drops unflushed changes.
+    repo.remove_item(&items[2]);
+    repo.add_item(&BBItem::dummy(1000));
+    assert_eq!(repo.item_count(), 98);
+    repo.reload();
+    assert_eq!(repo.item_count(), 98);
+    assert!(repo.item_with_identifier("item 2").is_some());
+    assert!(repo.item_with_identifier("item 1000").is_none());
+
+    // Remove after flush, flush, reopen from scratch: every field equal.
+    repo.remove_item_with_identifier("item 2");
+    assert_eq!(repo.item_count(), 97);
+    repo.flush();
+    assert_eq!(repo.item_count(), 97);
+    drop(repo);
+    let repo = Repository {
+        store: Store::open(&path, &opts()).unwrap(),
+    };
+    assert_eq!(repo.item_count(), 97);
+    for item in &items[3..] {
+        assert_eq!(
+            repo.item_with_identifier(&item.identifier).as_ref(),
+            Some(item)
+        );
+    }
+    let keys: Vec<String> = repo
+        .store
+        .iter()
+        .map(|r| r.unwrap().0.to_string())
+        .collect();
+    let mut want: Vec<String> = items[3..].iter().map(|i| i.identifier.clone()).collect();
+    want.sort();
+    assert_eq!(keys, want);
+    assert_eq!(repo.store.verify().unwrap(), 97);
+}
+
+// ------------------------------------------------------------ model check
+
+fn doc_of(n: u64) -> Vec<u8> {
+    let mut e = Encoder::new();
+    e.begin_map().unwrap();
+    e.key("n").unwrap();
+    e.u64(n).unwrap();
+    e.key("pad").unwrap();
+    e.str(&"x".repeat((n % 50) as usize)).unwrap();
+    e.end_map().unwrap();
+    e.finish().unwrap()
+}
+
+fn n_of(store: &Store, key: &str) -> Option<u64> {
+    store
+        .get(key)
+        .unwrap()
+        .map(|d| d.root().get("n").unwrap().as_u64().unwrap())
+}
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+fn check_model(store: &Store, model: &BTreeMap<String, u64>) {
+    assert_eq!(store.len().unwrap(), model.len() as u64);
+    let got: Vec<(String, u64)> = store
+        .iter()
+        .map(|r| {
+            let (k, d) = r.unwrap();
+            (k.to_string(), d.root().get("n").unwrap().as_u64().unwrap())
+        })
+        .collect();
+    let want: Vec<(String, u64)> = model.iter().map(|(k, v)| (k.clone(), *v)).collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn model_random_operations() {
+    let (_d, path) = tmp();
+    let mut store = Store::open(&path, &opts()).unwrap();
+    let mut committed: BTreeMap<String, u64> = BTreeMap::new();
+    let mut model = committed.clone();
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    for step in 0..6000u64 {
+        let key = format!("k{:04}", rng.below(700));
+        match rng.below(100) {
+            0..=54 => {
+                store.put(&key, doc_of(step)).unwrap();
+                model.insert(key, step);
+            }
+            55..=84 => {
+                let had = store.delete(&key).unwrap();
+                assert_eq!(had, model.remove(&key).is_some());
+            }
+            85..=91 => {
+                assert_eq!(n_of(&store, &key), model.get(&key).copied());
+                assert_eq!(store.contains(&key).unwrap(), model.contains_key(&key));
+            }
+            92..=95 => {
+                store.flush().unwrap();
+                committed = model.clone();
+            }
+            96 => {
+                store.reload().unwrap();
+                model = committed.clone();
+            }
+            _ => {
+                // Iteration from a key merges pending changes and the snapshot.
+                let from: Vec<String> = store
+                    .iter_from(Bound::Excluded(&key))
+                    .map(|r| r.unwrap().0.to_string())
+                    .collect();
+                let want: Vec<String> = model
+                    .range::<String, _>((Bound::Excluded(&key), Bound::Unbounded))
+                    .map(|(k, _)| k.clone())
+                    .collect();
+                assert_eq!(from, want);
+            }
+        }
+        if step % 500 == 0 {
+            check_model(&store, &model);
+        }
+    }
+    check_model(&store, &model);
+    store.flush().unwrap();
+    drop(store);
+    let store = Store::open(&path, &opts()).unwrap();
+    check_model(&store, &model);
+}
+
+// ------------------------------------------------------------- bad inputs
+
+fn expect_kind<T: std::fmt::Debug>(r: roving_store::Result<T>, kind: StoreErrorKind) -> String {
+    match r {
+        Ok(v) => panic!("expected {kind:?}, got Ok({v:?})"),
+        Err(e) => {
+            assert_eq!(e.kind(), kind, "{e}");
+            let msg = e.to_string();
+            assert!(!msg.contains('\n'), "one line: {msg}");
+            msg
+        }
+    }
+}
+
+fn make_store(path: &Path, n: u64) {
+    let mut s = Store::open(path, &opts()).unwrap();
+    for i in 0..n {
+        s.put(&format!("item {i}"), BBItem::dummy(i).encode())
+            .unwrap();
+    }
+    s.flush().unwrap();
+}
+
+#[test]
+fn garbage_file_is_not_a_store() {
+    let (_d, path) = tmp();
+    let mut junk = Vec::new();
+    let mut rng = Rng(42);
+    for _ in 0..10_000 {
+        junk.push(rng.next() as u8);
+    }
+    for content in [
+        &b"hello, not a store\n"[..],
+        &junk[..],
+        &[0u8; 8192][..],
+        &[1u8][..],
+    ] {
+        std::fs::write(&path, content).unwrap();
+        let msg = expect_kind(Store::open(&path, &opts()), StoreErrorKind::NotAStore);
+        assert!(msg.contains("not a roving store"), "{msg}");
+        expect_kind(
+            Store::open(&path, &opts().readonly(true)),
+            StoreErrorKind::NotAStore,
+        );
+        // The file was left alone and no lock file was made next to it.
+        assert_eq!(std::fs::read(&path).unwrap(), content);
+        assert!(!PathBuf::from(format!("{}-lock", path.display())).exists());
+    }
+}
+
+#[test]
+fn truncated_files_are_errors() {
+    let (_d, path) = tmp();
+    make_store(&path, 3000);
+    let full = std::fs::read(&path).unwrap();
+    assert!(full.len() > 64 * 1024, "{}", full.len());
+    let cuts = [
+        10,
+        100,
+        4095,
+        4096,
+        8192,
+        12288,
+        full.len() / 2,
+        full.len() / 2 + 1000,
+        full.len() - 4096,
+        full.len() - 1,
+    ];
+    for cut in cuts {
+        let p = path.with_file_name(format!("cut{cut}.rvs"));
+        std::fs::write(&p, &full[..cut]).unwrap();
+        eprintln!("cut {cut} of {}", full.len());
+        let r = Store::open(&p, &opts());
+        match r {
+            Err(e) => assert!(
+                matches!(
+                    e.kind(),
+                    StoreErrorKind::NotAStore | StoreErrorKind::Corrupt
+                ),
+                "cut {cut}: {e}"
+            ),
+            Ok(s) => panic!(
+                "cut {cut}: opened a truncated store with {:?} records",
+                s.len()
+            ),
+        }
+    }
+}
+
+#[test]
+fn empty_file_and_missing_paths() {
+    let (d, path) = tmp();
+    expect_kind(
+        Store::open(&path, &opts().readonly(true)),
+        StoreErrorKind::NotFound,
+    );
+    std::fs::write(&path, b"").unwrap();
+    expect_kind(
+        Store::open(&path, &opts().readonly(true)),
+        StoreErrorKind::NotFound,
+    );
+    // Read-write: an empty file becomes an empty store (as SQLite does).
+    let s = Store::open(&path, &opts()).unwrap();
+    assert_eq!(s.len().unwrap(), 0);
+    drop(s);
+    let missing_dir = d.path().join("no/such/dir/x.rvs");
+    expect_kind(Store::open(&missing_dir, &opts()), StoreErrorKind::NotFound);
+    // A directory without a store, read-only.
+    let sub = d.path().join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    expect_kind(
+        Store::open(&sub, &opts().readonly(true)),
+        StoreErrorKind::NotFound,
+    );
+    // A directory is an LMDB directory store.
+    let mut s = Store::open(&sub, &opts()).unwrap();
+    s.put("a", doc_of(1)).unwrap();
+    s.flush().unwrap();
+    drop(s);
+    assert!(sub.join("data.mdb").exists());
+    let s = Store::open(&sub, &opts().readonly(true)).unwrap();
+    assert_eq!(n_of(&s, "a"), Some(1));
+}
+
+#[test]
+fn lmdb_file_of_another_program() {
+    let (_d, path) = tmp();
+    {
+        // SAFETY: a fresh file used by nothing else.
+        let env = unsafe {
+            heed::EnvOpenOptions::new()
+                .max_dbs(2)
+                .flags(heed::EnvFlags::NO_SUB_DIR)
+                .open(&path)
+                .unwrap()
+        };
+        let wtxn = env.write_txn().unwrap();
+        env.create_databases_and_commit(wtxn, |dbo, wtxn| -> Result<_, heed::Error> {
+            let db = dbo
+                .database_options()
+                .types::<heed::types::Bytes, heed::types::Bytes>()
+                .name("other")
+                .create(wtxn)?;
+            db.put(wtxn, b"k", b"v")?;
+            Ok(heed::CommitOrAbort::<_, ()>::Commit(()))
+        })
+        .unwrap();
+    }
+    let msg = expect_kind(Store::open(&path, &opts()), StoreErrorKind::NotAStore);
+    assert!(msg.contains("another program"), "{msg}");
+}
+
+#[test]
+fn damaged_record_is_reported() {
+    let (_d, path) = tmp();
+    let mut s = Store::open(&path, &opts()).unwrap();
+    let mut e = Encoder::new();
+    e.str("UNIQUE-MARKER-STRING-0123456789").unwrap();
+    let doc = e.finish().unwrap();
+    s.put("victim", doc.clone()).unwrap();
+    s.put("other", doc_of(5)).unwrap();
+    s.flush().unwrap();
+    drop(s);
+    let mut bytes = std::fs::read(&path).unwrap();
+    let at = bytes
+        .windows(doc.len())
+        .position(|w| w == doc)
+        .expect("record in file");
+    bytes[at] = b'X'; // break the magic
+    std::fs::write(&path, &bytes).unwrap();
+    let s = Store::open(&path, &opts()).unwrap();
+    let msg = expect_kind(s.get("victim"), StoreErrorKind::Corrupt);
+    assert!(msg.contains("victim"), "{msg}");
+    assert_eq!(n_of(&s, "other"), Some(5));
+    expect_kind(s.verify(), StoreErrorKind::Corrupt);
+    assert!(s.iter().any(|r| r.is_err()));
+}
+
+#[test]
+fn bad_keys_and_values_leave_the_store_unchanged() {
+    let (_d, path) = tmp();
+    let mut s = Store::open(&path, &opts()).unwrap();
+    s.put("a", doc_of(1)).unwrap();
+    s.flush().unwrap();
+    expect_kind(s.put("", doc_of(2)), StoreErrorKind::InvalidKey);
+    expect_kind(
+        s.put(&"k".repeat(512), doc_of(2)),
+        StoreErrorKind::InvalidKey,
+    );
+    s.put(&"k".repeat(511), doc_of(2)).unwrap();
+    s.delete(&"k".repeat(511)).unwrap();
+    expect_kind(
+        s.put("b", b"not roving".to_vec()),
+        StoreErrorKind::InvalidDocument,
+    );
+    expect_kind(s.put("b", Vec::new()), StoreErrorKind::InvalidDocument);
+    let mut truncated = doc_of(3);
+    truncated.pop();
+    expect_kind(s.put("a", truncated), StoreErrorKind::InvalidDocument);
+    assert!(!s.is_dirty());
+    assert!(!s.delete("").unwrap());
+    s.flush().unwrap();
+    s.reload().unwrap();
+    assert_eq!(s.len().unwrap(), 1);
+    assert_eq!(n_of(&s, "a"), Some(1));
+}
+
+#[test]
+fn readonly_store_refuses_writes() {
+    let (_d, path) = tmp();
+    make_store(&path, 10);
+    let mut s = Store::open(&path, &opts().readonly(true)).unwrap();
+    assert_eq!(s.len().unwrap(), 10);
+    expect_kind(s.put("x", doc_of(1)), StoreErrorKind::ReadOnly);
+    expect_kind(s.delete("item 1"), StoreErrorKind::ReadOnly);
+    s.flush().unwrap(); // nothing pending: nothing to do
+    s.reload().unwrap();
+    assert_eq!(s.len().unwrap(), 10);
+}
+
+// ------------------------------------------------------------- map growth
+
+#[test]
+fn map_grows_past_its_initial_size() {
+    let (_d, path) = tmp();
+    let small = StoreOptions::default().map_size(1 << 20);
+    let mut s = Store::open(&path, &small).unwrap();
+    let start = s.map_size();
+    assert_eq!(start, 1 << 20);
+    let big = "y".repeat(10_000);
+    let mut total = 0usize;
+    for round in 0..4u64 {
+        for i in 0..300u64 {
+            let mut e = Encoder::new();
+            e.begin_map().unwrap();
+            e.key("i").unwrap();
+            e.u64(round * 1000 + i).unwrap();
+            e.key("big").unwrap();
+            e.str(&big).unwrap();
+            e.end_map().unwrap();
+            let d = e.finish().unwrap();
+            total += d.len();
+            s.put(&format!("r{round}-{i:04}"), d).unwrap();
+        }
+        s.flush().unwrap();
+    }
+    assert!(total > 10 << 20);
+    assert!(s.map_size() > start * 8, "map {}", s.map_size());
+    assert_eq!(s.len().unwrap(), 1200);
+    drop(s);
+    // Reopening with the small initial size adopts the file's size.
+    let s = Store::open(&path, &small).unwrap();
+    assert_eq!(s.len().unwrap(), 1200);
+    assert_eq!(s.verify().unwrap(), 1200);
+    let d = s.get("r3-0299").unwrap().unwrap();
+    assert_eq!(d.root().get("i").unwrap().as_u64(), Some(3299));
+}
+
+#[test]
+fn growth_waits_for_views_to_be_released() {
+    let (_d, path) = tmp();
+    let small = StoreOptions::default().map_size(1 << 20);
+    let mut s = Store::open(&path, &small).unwrap();
+    s.put("first", doc_of(1)).unwrap();
+    s.flush().unwrap();
+    let view = s.record("first").unwrap().unwrap();
+    assert!(!view.is_pending());
+    let big = "z".repeat(100_000);
+    for i in 0..40 {
+        let mut e = Encoder::new();
+        e.str(&big).unwrap();
+        s.put(&format!("big{i}"), e.finish().unwrap()).unwrap();
+    }
+    let msg = expect_kind(s.flush(), StoreErrorKind::Busy);
+    assert!(msg.contains("view"), "{msg}");
+    // Nothing lost: still pending and readable, the view still valid.
+    assert_eq!(s.pending_len(), 40);
+    assert_eq!(s.len().unwrap(), 41);
+    assert_eq!(
+        view.document().unwrap().root().get("n").unwrap().as_u64(),
+        Some(1)
+    );
+    drop(view);
+    s.flush().unwrap();
+    assert_eq!(s.len().unwrap(), 41);
+    assert!(s.map_size() > 1 << 20);
+}
+
+// ------------------------------------------------------ same process twice
+
+#[test]
+fn two_handles_in_one_process_share_the_file() {
+    let (_d, path) = tmp();
+    let mut w = Store::open(&path, &opts()).unwrap();
+    let mut r = Store::open(&path, &opts().readonly(true)).unwrap();
+    w.put("a", doc_of(1)).unwrap();
+    assert_eq!(r.len().unwrap(), 0);
+    w.flush().unwrap();
+    assert_eq!(r.len().unwrap(), 0, "snapshot isolation until reload");
+    r.reload().unwrap();
+    assert_eq!(n_of(&r, "a"), Some(1));
+    let id = r.snapshot().unwrap().txn_id();
+    w.put("b", doc_of(2)).unwrap();
+    w.flush().unwrap();
+    r.reload().unwrap();
+    assert!(r.snapshot().unwrap().txn_id() > id);
+    assert_eq!(r.len().unwrap(), 2);
+    drop(w);
+    drop(r);
+    // Reopen after every handle closed.
+    let s = Store::open(&path, &opts()).unwrap();
+    assert_eq!(s.len().unwrap(), 2);
+}
+
+#[test]
+fn records_outlive_reload_and_threads() {
+    let (_d, path) = tmp();
+    make_store(&path, 50);
+    let mut s = Store::open(&path, &opts()).unwrap();
+    let rec = s.record("item 7").unwrap().unwrap();
+    s.delete("item 7").unwrap();
+    s.flush().unwrap();
+    s.reload().unwrap();
+    assert!(s.get("item 7").unwrap().is_none());
+    let h = std::thread::spawn(move || BBItem::decode(rec.document().unwrap().root()));
+    assert_eq!(h.join().unwrap(), BBItem::dummy(7));
+}
+
+// ------------------------------------------------------------- processes
+
+/// A child writer (this test binary re-run with an env var) commits batches
+/// while this process reloads and checks every state it sees is complete.
+#[test]
+fn readers_see_only_committed_states() {
+    if let Ok(p) = std::env::var("ROVING_STORE_TEST_WRITER") {
+        let mut s = Store::open(&p, &opts()).unwrap();
+        for batch in 1..=60u64 {
+            // Each batch rewrites every key with the batch number and sets
+            // "count"; a reader must never see a mix of two batches.
+            for i in 0..50 {
+                s.put(&format!("k{i:02}"), doc_of(batch)).unwrap();
+            }
+            s.put("count", doc_of(batch)).unwrap();
+            s.flush().unwrap();
+        }
+        return;
+    }
+    let (_d, path) = tmp();
+    make_store(&path, 0);
+    let exe = std::env::current_exe().unwrap();
+    let mut child = std::process::Command::new(exe)
+        .args([
+            "--exact",
+            "readers_see_only_committed_states",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("ROVING_STORE_TEST_WRITER", &path)
+        .spawn()
+        .unwrap();
+    let mut s = Store::open(&path, &opts().readonly(true)).unwrap();
+    let mut seen = std::collections::BTreeSet::new();
+    loop {
+        s.reload().unwrap();
+        let count = n_of(&s, "count");
+        if let Some(c) = count {
+            for i in 0..50 {
+                assert_eq!(n_of(&s, &format!("k{i:02}")), Some(c), "torn state");
+            }
+            assert_eq!(s.len().unwrap(), 51);
+            seen.insert(c);
+            if c == 60 {
+                break;
+            }
+        } else {
+            assert_eq!(s.len().unwrap(), 0);
+        }
+        if let Some(st) = child.try_wait().unwrap() {
+            assert!(st.success());
+            s.reload().unwrap();
+            assert_eq!(n_of(&s, "count"), Some(60));
+            break;
+        }
+    }
+    assert!(child.wait().unwrap().success());
+    assert!(!seen.is_empty());
+}

@@ -17,13 +17,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import struct
 import sys
 import tempfile
 import threading
 import time
-from typing import IO, Any, Callable, Iterator, NoReturn, Optional
+from collections.abc import Iterator
+from typing import IO, Any, NoReturn, Self
 
 PROG = "roving"
 
@@ -47,7 +49,9 @@ class Progress:
     """A status line on stderr, only when stderr is a terminal, and only
     for work that has already taken ``delay`` seconds."""
 
-    def __init__(self, label: str, *, delay: float = 2.0, stream: Optional[IO[str]] = None) -> None:
+    def __init__(
+        self, label: str, *, delay: float = 2.0, stream: IO[str] | None = None
+    ) -> None:
         self.stream = stream if stream is not None else sys.stderr
         self.enabled = _isatty(self.stream) and not os.environ.get("ROVING_NO_PROGRESS")
         self.label = label
@@ -57,15 +61,17 @@ class Progress:
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._shown = False
-        self._thread: Optional[threading.Thread] = None
+        self._thread: threading.Thread | None = None
 
-    def __enter__(self) -> "Progress":
+    def __enter__(self) -> Self:
         if self.enabled:
-            self._thread = threading.Thread(target=self._tick, name="roving-progress", daemon=True)
+            self._thread = threading.Thread(
+                target=self._tick, name="roving-progress", daemon=True
+            )
             self._thread.start()
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def update(self, status: str) -> None:
@@ -122,7 +128,9 @@ def _api() -> Any:
     except ImportError as e:  # pragma: no cover - the package itself is here
         raise CliError(f"cannot import roving: {e}") from e
     if not hasattr(roving, "loads"):
-        raise CliError("the roving extension is not built (run `pip install .` or `maturin develop --release`)")
+        raise CliError(
+            "the roving extension is not built (run `pip install .` or `maturin develop --release`)"
+        )
     return roving
 
 
@@ -193,7 +201,7 @@ def _write_output(path: str, data: bytes) -> None:
         raise CliError(f"{path}: cannot write: {e.strerror or e}") from None
 
 
-def _ext_kind(path: str) -> Optional[str]:
+def _ext_kind(path: str) -> str | None:
     ext = os.path.splitext(path)[1].lower()
     if ext in JSON_EXTS:
         return "json"
@@ -206,11 +214,11 @@ def _sniff(data: bytes) -> str:
     return "roving" if data[:2] == b"RV" else "json"
 
 
-def _input_kind(path: str, data: bytes, forced: Optional[str]) -> str:
+def _input_kind(path: str, data: bytes, forced: str | None) -> str:
     return forced or (None if path == "-" else _ext_kind(path)) or _sniff(data)
 
 
-def _load_document(path: str, forced: Optional[str] = None) -> tuple[bytes, str]:
+def _load_document(path: str, forced: str | None = None) -> tuple[bytes, str]:
     """Reads FILE as a roving document (converting JSON input in memory).
     Returns the roving bytes and the input kind."""
     rv = _api()
@@ -226,9 +234,11 @@ def _from_json(rv: Any, path: str, data: bytes) -> bytes:
     with Progress(f"converting {_name(path)}"):
         try:
             return rv.from_json(data)
-        except Exception as e:  # noqa: BLE001 - every failure becomes one line
+        except Exception as e:
             if _is_roving_error(e) or isinstance(e, ValueError):
-                raise CliError(f"{_name(path)}: invalid JSON: {_error_text(e)}") from None
+                raise CliError(
+                    f"{_name(path)}: invalid JSON: {_error_text(e)}"
+                ) from None
             raise
 
 
@@ -240,7 +250,7 @@ def _validate(rv: Any, path: str, data: bytes) -> None:
                 rv.validate(data)
             else:
                 rv.open(data)
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:
             if _is_roving_error(e) or isinstance(e, ValueError):
                 raise CliError(f"{_name(path)}: {_damaged(e, data)}") from None
             raise
@@ -286,17 +296,26 @@ def cmd_convert(args: argparse.Namespace) -> int:
             out += b"\n"
     _write_output(args.output, out)
     if args.verbose:
-        print(f"{_name(args.input)} ({src}, {len(data):,} bytes) -> {_name(args.output)} ({dst}, {len(out):,} bytes)", file=sys.stderr)
+        print(
+            f"{_name(args.input)} ({src}, {len(data):,} bytes) -> {_name(args.output)} ({dst}, {len(out):,} bytes)",
+            file=sys.stderr,
+        )
     return 0
 
 
-def _to_json(rv: Any, path: str, doc: bytes, indent: Optional[int]) -> bytes:
+def _to_json(rv: Any, path: str, doc: bytes, indent: int | None) -> bytes:
     with Progress(f"writing JSON for {_name(path)}"):
         try:
-            out = rv.to_json(doc, indent=indent) if indent is not None else rv.to_json(doc)
-        except Exception as e:  # noqa: BLE001
+            out = (
+                rv.to_json(doc, indent=indent)
+                if indent is not None
+                else rv.to_json(doc)
+            )
+        except Exception as e:
             if _is_roving_error(e) or isinstance(e, ValueError):
-                raise CliError(f"{_name(path)}: cannot write as JSON: {_error_text(e)}") from None
+                raise CliError(
+                    f"{_name(path)}: cannot write as JSON: {_error_text(e)}"
+                ) from None
             raise
     return out.encode("utf-8") if isinstance(out, str) else bytes(out)
 
@@ -381,17 +400,25 @@ def _walk(root: Any, steps: list[Any]) -> Any:
         kind = _kind_of(v)
         if isinstance(st, int):
             if kind != "array":
-                raise CliError(f"path not found: {_fmt_path(steps)}: {here} is {_a(kind)}, not an array")
+                raise CliError(
+                    f"path not found: {_fmt_path(steps)}: {here} is {_a(kind)}, not an array"
+                )
             length = len(v)
             idx = st + length if st < 0 else st
             if not 0 <= idx < length:
-                raise CliError(f"path not found: {_fmt_path(steps)}: index {st} out of range at {here} ({length} items)")
+                raise CliError(
+                    f"path not found: {_fmt_path(steps)}: index {st} out of range at {here} ({length} items)"
+                )
             v = v[idx]
         else:
             if kind != "map":
-                raise CliError(f"path not found: {_fmt_path(steps)}: {here} is {_a(kind)}, not a map")
+                raise CliError(
+                    f"path not found: {_fmt_path(steps)}: {here} is {_a(kind)}, not a map"
+                )
             if st not in v:
-                raise CliError(f"path not found: {_fmt_path(steps)}: no key {st!r} at {here}")
+                raise CliError(
+                    f"path not found: {_fmt_path(steps)}: no key {st!r} at {here}"
+                )
             v = v[st]
     return v
 
@@ -409,7 +436,9 @@ def _kind_of(v: Any) -> str:
     if v is None:
         return "null"
     if isinstance(v, (bool, int, float, str, bytes, bytearray, memoryview)):
-        return {bool: "bool", int: "int", float: "float", str: "string"}.get(type(v), "bytes")
+        return {bool: "bool", int: "int", float: "float", str: "string"}.get(
+            type(v), "bytes"
+        )
     if hasattr(v, "keys") and hasattr(v, "items"):
         return "map"
     if hasattr(v, "__len__") and hasattr(v, "__getitem__"):
@@ -421,16 +450,23 @@ def cmd_get(args: argparse.Namespace) -> int:
     rv = _api()
     steps = parse_path(args.path)
     _check_file(args.file)
-    kind = args.from_ or ("json" if args.file != "-" and _ext_kind(args.file) == "json" else None)
+    kind = args.from_ or (
+        "json" if args.file != "-" and _ext_kind(args.file) == "json" else None
+    )
     if args.file != "-" and kind != "json" and hasattr(rv, "open"):
         # Memory-map the file: only the bytes on the path are read (after validation).
         try:
             with Progress(f"opening {args.file}"):
                 doc = rv.open(args.file)
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:
             if _is_roving_error(e) or isinstance(e, (ValueError, OSError)):
                 head = _read_head(args.file)
-                if head[:2] != b"RV" and _sniff(head) == "json" and kind is None and head.strip()[:1] in (b"{", b"["):
+                if (
+                    head[:2] != b"RV"
+                    and _sniff(head) == "json"
+                    and kind is None
+                    and head.strip()[:1] in (b"{", b"[")
+                ):
                     data = _from_json(rv, args.file, _read_input(args.file))
                     doc = rv.open(data)
                 else:
@@ -454,12 +490,14 @@ def _read_head(path: str, n: int = 64) -> bytes:
         return b""
 
 
-def _value_json(rv: Any, value: Any, indent: Optional[int]) -> bytes:
+def _value_json(rv: Any, value: Any, indent: int | None) -> bytes:
     """JSON text of a view or a plain value, written by the core's JSON
     writer so every type is spelled the same as `roving convert`."""
     if hasattr(value, "to_json") and not isinstance(value, (str, bytes)):
         try:
-            out = value.to_json(indent=indent) if indent is not None else value.to_json()
+            out = (
+                value.to_json(indent=indent) if indent is not None else value.to_json()
+            )
         except TypeError:
             out = value.to_json()
         return out.encode("utf-8") if isinstance(out, str) else bytes(out)
@@ -468,9 +506,11 @@ def _value_json(rv: Any, value: Any, indent: Optional[int]) -> bytes:
     try:
         doc = rv.dumps(value)
         out = rv.to_json(doc, indent=indent) if indent is not None else rv.to_json(doc)
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         if _is_roving_error(e) or isinstance(e, (ValueError, TypeError)):
-            raise CliError(f"cannot write the value as JSON: {_error_text(e)}") from None
+            raise CliError(
+                f"cannot write the value as JSON: {_error_text(e)}"
+            ) from None
         raise
     return out.encode("utf-8") if isinstance(out, str) else bytes(out)
 
@@ -485,14 +525,38 @@ def _value_json(rv: Any, value: Any, indent: Optional[int]) -> bytes:
 
 TAG_I8, TAG_I16, TAG_I32, TAG_I64, TAG_U64 = 0x01, 0x02, 0x03, 0x04, 0x05
 TAG_BIGINT_POS, TAG_BIGINT_NEG, TAG_F32, TAG_F64 = 0x06, 0x07, 0x08, 0x09
-TAG_TIMESTAMP, TAG_TIMESTAMP_OFFSET, TAG_STR, TAG_BYTES, TAG_EXT, TAG_VECTOR = 0x0A, 0x0B, 0x0C, 0x0D, 0x0E, 0x0F
-TAG_ARRAY, TAG_MAP, TAG_SHAPE, TAG_ROOT, TAG_F_DEC, TAG_SHORT_STR = 0x10, 0x14, 0x18, 0x1C, 0x20, 0x80
+TAG_TIMESTAMP, TAG_TIMESTAMP_OFFSET, TAG_STR, TAG_BYTES, TAG_EXT, TAG_VECTOR = (
+    0x0A,
+    0x0B,
+    0x0C,
+    0x0D,
+    0x0E,
+    0x0F,
+)
+TAG_ARRAY, TAG_MAP, TAG_SHAPE, TAG_ROOT, TAG_F_DEC, TAG_SHORT_STR = (
+    0x10,
+    0x14,
+    0x18,
+    0x1C,
+    0x20,
+    0x80,
+)
 HEADER_LEN = 3
 SHAPE_LINEAR_MAX = 8
 WIDTHS = (1, 2, 4, 8)
 SPECIALS = {0: None, 1: False, 2: True, 3: "", 4: [], 5: {}}
-ELEM_TYPES = {0: ("i8", "b"), 1: ("u8", "B"), 2: ("i16", "h"), 3: ("u16", "H"), 4: ("i32", "i"), 5: ("u32", "I"),
-              6: ("i64", "q"), 7: ("u64", "Q"), 8: ("f32", "f"), 9: ("f64", "d")}
+ELEM_TYPES = {
+    0: ("i8", "b"),
+    1: ("u8", "B"),
+    2: ("i16", "h"),
+    3: ("u16", "H"),
+    4: ("i32", "i"),
+    5: ("u32", "I"),
+    6: ("i64", "q"),
+    7: ("u64", "Q"),
+    8: ("f32", "f"),
+    9: ("f64", "d"),
+}
 
 #: Record kind -> (stats section, type name)
 _KINDS = {
@@ -543,17 +607,19 @@ def _entry_width(count: int) -> int:
 class Record:
     """One record of a document, as the scanner sees it."""
 
-    __slots__ = ("pos", "end", "tag", "kind", "width", "slots", "shape", "enc")
+    __slots__ = ("enc", "end", "kind", "pos", "shape", "slots", "tag", "width")
 
-    def __init__(self, pos: int, end: int, tag: int, kind: str, enc: str, width: int = 0) -> None:
+    def __init__(
+        self, pos: int, end: int, tag: int, kind: str, enc: str, width: int = 0
+    ) -> None:
         self.pos = pos
         self.end = end
         self.tag = tag
         self.kind = kind
         self.enc = enc
         self.width = width
-        self.slots: Optional[tuple[int, int]] = None  # (first slot position, count)
-        self.shape: Optional[int] = None
+        self.slots: tuple[int, int] | None = None  # (first slot position, count)
+        self.shape: int | None = None
 
 
 class Scanner:
@@ -581,10 +647,18 @@ class Scanner:
         if t == TAG_STR:
             ln, q = _varint(b, p)
             return Record(pos, q + ln, t, "str", "str")
-        fixed = {TAG_I8: (1, "int", "i8"), TAG_I16: (2, "int", "i16"), TAG_I32: (4, "int", "i32"),
-                 TAG_I64: (8, "int", "i64"), TAG_U64: (8, "uint", "u64"), TAG_F32: (4, "float", "f32"),
-                 TAG_F64: (8, "float", "f64"), TAG_F_DEC: (5, "float", "decimal"),
-                 TAG_TIMESTAMP: (12, "timestamp", "timestamp"), TAG_TIMESTAMP_OFFSET: (16, "timestamp", "timestamp+offset")}
+        fixed = {
+            TAG_I8: (1, "int", "i8"),
+            TAG_I16: (2, "int", "i16"),
+            TAG_I32: (4, "int", "i32"),
+            TAG_I64: (8, "int", "i64"),
+            TAG_U64: (8, "uint", "u64"),
+            TAG_F32: (4, "float", "f32"),
+            TAG_F64: (8, "float", "f64"),
+            TAG_F_DEC: (5, "float", "decimal"),
+            TAG_TIMESTAMP: (12, "timestamp", "timestamp"),
+            TAG_TIMESTAMP_OFFSET: (16, "timestamp", "timestamp+offset"),
+        }
         if t in fixed:
             ln, kind, enc = fixed[t]
             return Record(pos, p + ln, t, kind, enc)
@@ -605,7 +679,9 @@ class Scanner:
             size = struct.calcsize(ELEM_TYPES[code][1])
             count, q = _varint(b, p + 1)
             start = -(-q // size) * size
-            return Record(pos, start + count * size, t, "vector", f"vector<{ELEM_TYPES[code][0]}>")
+            return Record(
+                pos, start + count * size, t, "vector", f"vector<{ELEM_TYPES[code][0]}>"
+            )
         base = t & ~3
         w = WIDTHS[t & 3]
         if base == TAG_ARRAY:
@@ -701,7 +777,11 @@ class Scanner:
             return m / scale if e < 0 else m * scale
         if r.kind == "timestamp":
             secs, nanos = struct.unpack_from("<qI", b, p)
-            off = struct.unpack_from("<i", b, p + 12)[0] if t == TAG_TIMESTAMP_OFFSET else None
+            off = (
+                struct.unpack_from("<i", b, p + 12)[0]
+                if t == TAG_TIMESTAMP_OFFSET
+                else None
+            )
             return _fmt_timestamp(secs, nanos, off)
         if r.kind == "bytes":
             ln, q = _varint(b, p)
@@ -732,11 +812,11 @@ class Scanner:
         return keys
 
 
-def _fmt_timestamp(secs: int, nanos: int, off: Optional[int]) -> str:
+def _fmt_timestamp(secs: int, nanos: int, off: int | None) -> str:
     import datetime as dt
 
     try:
-        tz = dt.timezone(dt.timedelta(seconds=off)) if off is not None else dt.timezone.utc
+        tz = dt.timezone(dt.timedelta(seconds=off)) if off is not None else dt.UTC
         d = dt.datetime.fromtimestamp(secs, tz)
         frac = f".{nanos:09d}".rstrip("0") if nanos else ""
         base = d.strftime("%Y-%m-%dT%H:%M:%S") + (frac if frac != "." else "")
@@ -759,9 +839,24 @@ def compute_stats(buf: bytes) -> dict[str, Any]:
     encodings: dict[str, dict[str, int]] = {}
     recs: list[Record] = []
     key_strings: set[int] = set()
-    slots = {"total": 0, "inline ints": 0, "constants": 0, "references": 0, "slot bytes": 0}
+    slots = {
+        "total": 0,
+        "inline ints": 0,
+        "constants": 0,
+        "references": 0,
+        "slot bytes": 0,
+    }
     refcount: dict[int, int] = {}
-    values = {"null": 0, "bool": 0, "int": 0, "float": 0, "str": 0, "array": 0, "map": 0, "other": 0}
+    values = {
+        "null": 0,
+        "bool": 0,
+        "int": 0,
+        "float": 0,
+        "str": 0,
+        "array": 0,
+        "map": 0,
+        "other": 0,
+    }
 
     def add(d: dict, k: str, nbytes: int) -> None:
         e = d.setdefault(k, {"records": 0, "bytes": 0})
@@ -788,7 +883,17 @@ def compute_stats(buf: bytes) -> dict[str, Any]:
                     slots["constants"] += 1
                     if r.kind != "shape":
                         c = SPECIALS.get(v)
-                        values["null" if c is None else "bool" if isinstance(c, bool) else "str" if c == "" else "array" if c == [] else "map"] += 1
+                        values[
+                            "null"
+                            if c is None
+                            else "bool"
+                            if isinstance(c, bool)
+                            else "str"
+                            if c == ""
+                            else "array"
+                            if c == []
+                            else "map"
+                        ] += 1
                 else:
                     slots["references"] += 1
                     refcount[v] = refcount.get(v, 0) + 1
@@ -802,7 +907,12 @@ def compute_stats(buf: bytes) -> dict[str, Any]:
             for kind, v in sc.slots_of(r):
                 if kind == "ref":
                     k = by_pos[v].kind
-                    values[{"uint": "int", "bigint": "int"}.get(k, k) if k in ("str", "int", "uint", "bigint", "float", "array", "map") else "other"] += 1
+                    values[
+                        {"uint": "int", "bigint": "int"}.get(k, k)
+                        if k
+                        in ("str", "int", "uint", "bigint", "float", "array", "map")
+                        else "other"
+                    ] += 1
 
     # Dedup: how many times each record would be written if every shared
     # reference were a copy: the number of paths from the root to it.
@@ -824,7 +934,11 @@ def compute_stats(buf: bytes) -> dict[str, Any]:
         m = paths.get(r.pos, 0)
         if m > 1:
             shared_records += 1
-            kind = "key strings" if (r.kind == "str" and r.pos in key_strings) else _KINDS[r.kind][0]
+            kind = (
+                "key strings"
+                if (r.kind == "str" and r.pos in key_strings)
+                else _KINDS[r.kind][0]
+            )
             saved_by[kind] = saved_by.get(kind, 0) + (m - 1) * (r.end - r.pos)
     unreached = sum(1 for r in recs if paths.get(r.pos, 0) == 0)
 
@@ -879,41 +993,75 @@ def _pct(n: float, total: float) -> str:
 def _print_stats(st: dict) -> None:
     total = st["bytes"]
     out = []
-    src = f" (converted from JSON, {st['json_bytes']:,} bytes)" if st.get("input") == "json" and st.get("json_bytes") else ""
-    out.append(f"{st['file']}: {total:,} bytes as roving{src}, {st['records']:,} records")
+    src = (
+        f" (converted from JSON, {st['json_bytes']:,} bytes)"
+        if st.get("input") == "json" and st.get("json_bytes")
+        else ""
+    )
+    out.append(
+        f"{st['file']}: {total:,} bytes as roving{src}, {st['records']:,} records"
+    )
     if st.get("input") == "json" and st.get("json_bytes"):
         out.append(f"  roving / JSON size: {total / st['json_bytes']:.3f}")
     out.append("")
     out.append(f"  {'section':<16}{'bytes':>12}{'share':>8}{'records':>10}")
-    order = ["strings", "numbers", "containers", "shapes", "vectors", "other scalars", "root"]
-    out.append(f"  {'header':<16}{st['header']:>12,}{_pct(st['header'], total):>8}{'':>10}")
+    order = [
+        "strings",
+        "numbers",
+        "containers",
+        "shapes",
+        "vectors",
+        "other scalars",
+        "root",
+    ]
+    out.append(
+        f"  {'header':<16}{st['header']:>12,}{_pct(st['header'], total):>8}{'':>10}"
+    )
     for k in order:
         s = st["sections"].get(k)
         if not s:
             continue
-        out.append(f"  {k:<16}{s['bytes']:>12,}{_pct(s['bytes'], total):>8}{s['records']:>10,}")
+        out.append(
+            f"  {k:<16}{s['bytes']:>12,}{_pct(s['bytes'], total):>8}{s['records']:>10,}"
+        )
     ks = st["key_strings"]
     if ks["records"]:
-        out.append(f"    of the strings, map keys: {ks['bytes']:,} bytes in {ks['records']:,} records (stored once, shared by the shapes)")
+        out.append(
+            f"    of the strings, map keys: {ks['bytes']:,} bytes in {ks['records']:,} records (stored once, shared by the shapes)"
+        )
     sl = st["slots"]
-    out.append(f"    of the containers, shapes and root, slots: {sl['slot bytes']:,} bytes in {sl['total']:,} slots "
-               f"({sl['references']:,} references, {sl['inline ints']:,} inline ints, {sl['constants']:,} inline constants)")
+    out.append(
+        f"    of the containers, shapes and root, slots: {sl['slot bytes']:,} bytes in {sl['total']:,} slots "
+        f"({sl['references']:,} references, {sl['inline ints']:,} inline ints, {sl['constants']:,} inline constants)"
+    )
     out.append("")
     v = st["values"]
     out.append("  values: " + ", ".join(f"{n:,} {k}" for k, n in v.items() if n))
-    out.append("  encodings: " + ", ".join(f"{k} {e['records']:,} ({e['bytes']:,} B)" for k, e in sorted(st["encodings"].items(), key=lambda kv: -kv[1]["bytes"])))
+    out.append(
+        "  encodings: "
+        + ", ".join(
+            f"{k} {e['records']:,} ({e['bytes']:,} B)"
+            for k, e in sorted(st["encodings"].items(), key=lambda kv: -kv[1]["bytes"])
+        )
+    )
     out.append("")
     d = st["dedup"]
     if d["saved_bytes"]:
-        out.append(f"  dedup: {d['shared_records']:,} records are shared; written once each instead of at every use,")
-        out.append(f"         they save ~{d['saved_bytes']:,} bytes (the document would be ~{d['expanded_bytes']:,} bytes, "
-                   f"{d['expanded_bytes'] / total:.2f}x, without sharing)")
+        out.append(
+            f"  dedup: {d['shared_records']:,} records are shared; written once each instead of at every use,"
+        )
+        out.append(
+            f"         they save ~{d['saved_bytes']:,} bytes (the document would be ~{d['expanded_bytes']:,} bytes, "
+            f"{d['expanded_bytes'] / total:.2f}x, without sharing)"
+        )
         for k, n in sorted(d["saved_by"].items(), key=lambda kv: -kv[1]):
             out.append(f"         {k:<16}{n:>14,} bytes saved")
     else:
         out.append("  dedup: nothing is shared")
     if d["unreachable_records"]:
-        out.append(f"  note: {d['unreachable_records']:,} records are not reachable from the root")
+        out.append(
+            f"  note: {d['unreachable_records']:,} records are not reachable from the root"
+        )
     print("\n".join(out))
 
 
@@ -922,7 +1070,15 @@ def _print_stats(st: dict) -> None:
 
 
 class _Dumper:
-    def __init__(self, sc: Scanner, out: IO[str], *, max_items: Optional[int], max_depth: Optional[int], offsets: bool) -> None:
+    def __init__(
+        self,
+        sc: Scanner,
+        out: IO[str],
+        *,
+        max_items: int | None,
+        max_depth: int | None,
+        offsets: bool,
+    ) -> None:
         self.sc = sc
         self.out = out
         self.max_items = max_items
@@ -950,7 +1106,9 @@ class _Dumper:
     def value(self, indent: int, label: str, slot: tuple[str, Any]) -> list:
         kind, v = slot
         if kind == "int":
-            self.write(indent, label, f"int {v}" + (" (inline)" if self.offsets else ""))
+            self.write(
+                indent, label, f"int {v}" + (" (inline)" if self.offsets else "")
+            )
             return []
         if kind == "special":
             c = SPECIALS.get(v, "?")
@@ -969,7 +1127,11 @@ class _Dumper:
         at = f"  @{r.pos} {r.enc}" if self.offsets else ""
         if r.kind in ("array", "map"):
             if r.pos in self.seen:
-                what = f"array[{r.slots[1]}]" if r.kind == "array" else f"map{{{r.slots[1]}}}"
+                what = (
+                    f"array[{r.slots[1]}]"
+                    if r.kind == "array"
+                    else f"map{{{r.slots[1]}}}"
+                )
                 self.write(indent, label, f"{what} = @{r.pos} (shared, shown above)")
                 return []
             self.seen.add(r.pos)
@@ -1002,13 +1164,24 @@ class _Dumper:
         elif r.kind == "timestamp":
             text = f"timestamp {val}"
         elif r.kind == "bytes":
-            text = f"bytes[{len(val)}] {val[:24].hex()}" + ("…" if len(val) > 24 else "")
+            text = f"bytes[{len(val)}] {val[:24].hex()}" + (
+                "…" if len(val) > 24 else ""
+            )
         elif r.kind == "ext":
             tid, data = val
-            text = f"ext(type {tid})[{len(data)}] {data[:24].hex()}" + ("…" if len(data) > 24 else "")
+            text = f"ext(type {tid})[{len(data)}] {data[:24].hex()}" + (
+                "…" if len(data) > 24 else ""
+            )
         elif r.kind == "vector":
             name, count, vals = val
-            text = f"vector<{name}>[{count}] [" + ", ".join(_fmt_float(x) if isinstance(x, float) else str(x) for x in vals) + (", …" if count > len(vals) else "") + "]"
+            text = (
+                f"vector<{name}>[{count}] ["
+                + ", ".join(
+                    _fmt_float(x) if isinstance(x, float) else str(x) for x in vals
+                )
+                + (", …" if count > len(vals) else "")
+                + "]"
+            )
         else:
             text = r.kind
         self.write(indent, label, text + at)
@@ -1022,7 +1195,7 @@ def _key_label(k: str) -> str:
 
 
 def _fmt_float(x: float) -> str:
-    if x != x:
+    if math.isnan(x):
         return "NaN"
     if x in (float("inf"), float("-inf")):
         return "Infinity" if x > 0 else "-Infinity"
@@ -1034,13 +1207,21 @@ def cmd_dump(args: argparse.Namespace) -> int:
     data, _ = _load_document(args.file, args.from_)
     rv = _api()
     if args.json:
-        out = _to_json(rv, args.file, data, args.indent if args.indent is not None else 2)
+        out = _to_json(
+            rv, args.file, data, args.indent if args.indent is not None else 2
+        )
         sys.stdout.buffer.write(out + b"\n")
         sys.stdout.flush()
         return 0
     out = sys.stdout
     try:
-        _Dumper(Scanner(data), out, max_items=args.max_items, max_depth=args.depth, offsets=args.offsets).run()
+        _Dumper(
+            Scanner(data),
+            out,
+            max_items=args.max_items,
+            max_depth=args.depth,
+            offsets=args.offsets,
+        ).run()
     except (FormatDrift, IndexError, KeyError, struct.error) as e:
         raise CliError(
             f"{_name(args.file)}: the document is valid but `dump` does not understand its layout ({e}); "
@@ -1067,7 +1248,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
             status = 1
             continue
         if not args.quiet:
-            print(f"{_name(path)}: ok ({len(data):,} bytes, roving v{data[2] if len(data) > 2 else '?'}, root: {_root_desc(data)})")
+            print(
+                f"{_name(path)}: ok ({len(data):,} bytes, roving v{data[2] if len(data) > 2 else '?'}, root: {_root_desc(data)})"
+            )
     return status
 
 
@@ -1079,7 +1262,13 @@ def _root_desc(data: bytes) -> str:
             return "int"
         if kind == "special":
             c = SPECIALS.get(v)
-            return "null" if c is None else "bool" if isinstance(c, bool) else "empty " + {str: "string", list: "array", dict: "map"}[type(c)]
+            return (
+                "null"
+                if c is None
+                else "bool"
+                if isinstance(c, bool)
+                else "empty " + {str: "string", list: "array", dict: "map"}[type(c)]
+            )
         r = sc.record(v)
         if r.kind == "array":
             return f"array of {r.slots[1]:,}"
@@ -1143,22 +1332,48 @@ def build_parser() -> argparse.ArgumentParser:
     )
     c.add_argument("input", metavar="IN", help="input file, or - for stdin")
     c.add_argument("output", metavar="OUT", help="output file, or - for stdout")
-    c.add_argument("--to", choices=["json", "roving"], help="output format (default: from OUT's extension, else the other format)")
-    c.add_argument("--from", dest="from_", choices=["json", "roving"], help="input format (default: from IN's extension or content)")
-    c.add_argument("--indent", type=int, metavar="N", help="indent JSON output by N spaces (default: compact)")
-    c.add_argument("-v", "--verbose", action="store_true", help="say what was converted, with sizes")
+    c.add_argument(
+        "--to",
+        choices=["json", "roving"],
+        help="output format (default: from OUT's extension, else the other format)",
+    )
+    c.add_argument(
+        "--from",
+        dest="from_",
+        choices=["json", "roving"],
+        help="input format (default: from IN's extension or content)",
+    )
+    c.add_argument(
+        "--indent",
+        type=int,
+        metavar="N",
+        help="indent JSON output by N spaces (default: compact)",
+    )
+    c.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="say what was converted, with sizes",
+    )
     c.set_defaults(func=cmd_convert)
 
     g = sub.add_parser(
         "get",
         help="print the value at a path as JSON",
-        description="Print the value at PATH as JSON. Paths: [123].name, $.friends[0], [\"odd key\"]. "
+        description='Print the value at PATH as JSON. Paths: [123].name, $.friends[0], ["odd key"]. '
         "A roving FILE is memory-mapped and read in place; a .json FILE is converted first.",
     )
     g.add_argument("file", metavar="FILE")
     g.add_argument("path", metavar="PATH", help="e.g. '[123].name'")
-    g.add_argument("--indent", type=int, metavar="N", help="indent the JSON by N spaces")
-    g.add_argument("--from", dest="from_", choices=["json", "roving"], help="input format (default: by extension)")
+    g.add_argument(
+        "--indent", type=int, metavar="N", help="indent the JSON by N spaces"
+    )
+    g.add_argument(
+        "--from",
+        dest="from_",
+        choices=["json", "roving"],
+        help="input format (default: by extension)",
+    )
     g.set_defaults(func=cmd_get)
 
     d = sub.add_parser(
@@ -1168,12 +1383,32 @@ def build_parser() -> argparse.ArgumentParser:
         "(shared containers are printed once). --json prints JSON instead.",
     )
     d.add_argument("file", metavar="FILE")
-    d.add_argument("--json", action="store_true", help="print JSON instead of the typed view")
-    d.add_argument("--indent", type=int, metavar="N", help="JSON indent with --json (default 2)")
-    d.add_argument("--max-items", type=int, metavar="N", help="show at most N items of each array or map")
-    d.add_argument("--depth", type=int, metavar="N", help="do not expand containers deeper than N")
-    d.add_argument("--offsets", action="store_true", help="show each record's byte offset and encoding")
-    d.add_argument("--from", dest="from_", choices=["json", "roving"], help="input format (default: by extension or content)")
+    d.add_argument(
+        "--json", action="store_true", help="print JSON instead of the typed view"
+    )
+    d.add_argument(
+        "--indent", type=int, metavar="N", help="JSON indent with --json (default 2)"
+    )
+    d.add_argument(
+        "--max-items",
+        type=int,
+        metavar="N",
+        help="show at most N items of each array or map",
+    )
+    d.add_argument(
+        "--depth", type=int, metavar="N", help="do not expand containers deeper than N"
+    )
+    d.add_argument(
+        "--offsets",
+        action="store_true",
+        help="show each record's byte offset and encoding",
+    )
+    d.add_argument(
+        "--from",
+        dest="from_",
+        choices=["json", "roving"],
+        help="input format (default: by extension or content)",
+    )
     d.set_defaults(func=cmd_dump)
 
     v = sub.add_parser(
@@ -1183,7 +1418,9 @@ def build_parser() -> argparse.ArgumentParser:
         "and byte offset of each invalid one and exit 1.",
     )
     v.add_argument("files", metavar="FILE", nargs="+")
-    v.add_argument("-q", "--quiet", action="store_true", help="print nothing for valid files")
+    v.add_argument(
+        "-q", "--quiet", action="store_true", help="print nothing for valid files"
+    )
     v.set_defaults(func=cmd_validate)
 
     s = sub.add_parser(
@@ -1194,7 +1431,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument("file", metavar="FILE")
     s.add_argument("--json", action="store_true", help="print the numbers as JSON")
-    s.add_argument("--from", dest="from_", choices=["json", "roving"], help="input format (default: by extension or content)")
+    s.add_argument(
+        "--from",
+        dest="from_",
+        choices=["json", "roving"],
+        help="input format (default: by extension or content)",
+    )
     s.set_defaults(func=cmd_stats)
 
     from roving.bench import add_arguments
@@ -1211,7 +1453,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``roving`` command; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -1234,13 +1476,15 @@ def main(argv: Optional[list[str]] = None) -> int:
     except MemoryError:
         _fail(f"{PROG} {args.command}: error: out of memory")
         return 1
-    except Exception as e:  # noqa: BLE001 - never a traceback on the terminal
+    except Exception as e:
         if _is_roving_error(e):
             _fail(f"{PROG} {args.command}: error: {_error_text(e)}")
             return 1
         if os.environ.get("ROVING_DEBUG"):
             raise
-        _fail(f"{PROG} {args.command}: internal error: {type(e).__name__}: {_error_text(e)} (set ROVING_DEBUG=1 for a traceback)")
+        _fail(
+            f"{PROG} {args.command}: internal error: {type(e).__name__}: {_error_text(e)} (set ROVING_DEBUG=1 for a traceback)"
+        )
         return 70
 
 

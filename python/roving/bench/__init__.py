@@ -25,7 +25,8 @@ import json
 import os
 import sys
 import time
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any
 
 from . import exp_archiver, exp_contacts, exp_fleece, exp_repository, exp_simpleobject
 from .harness import Config, Experiment, machine_info, quick_config
@@ -56,30 +57,62 @@ ALIASES = {
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The options of ``roving bench``."""
-    p.add_argument("--quick", action="store_true", help="small sizes and few repeats: everything in under a minute")
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help="small sizes and few repeats: everything in under a minute",
+    )
     p.add_argument(
         "--only",
         metavar="NAME",
         action="append",
-        help="run only this experiment (repeatable): " + ", ".join(EXPERIMENTS) + ", or rust",
+        help="run only this experiment (repeatable): "
+        + ", ".join(EXPERIMENTS)
+        + ", or rust",
     )
     p.add_argument("--list", action="store_true", help="list the experiments and exit")
-    p.add_argument("--rust", action="store_true", help="also run the Rust criterion benches (cargo bench -p roving-bench) and fold them in")
-    p.add_argument("--out", metavar="DIR", default=None, help="where to write the results (default: bench/results under the repository, else ./bench-results)")
-    p.add_argument("--data-dir", metavar="DIR", default=None, help="directory holding 1000people.json (default: ../shared/data beside the repository)")
-    p.add_argument("--repeats", type=int, default=None, metavar="N", help="timed repeats per measurement (default 7, quick 3)")
+    p.add_argument(
+        "--rust",
+        action="store_true",
+        help="also run the Rust criterion benches (cargo bench -p roving-bench) and fold them in",
+    )
+    p.add_argument(
+        "--out",
+        metavar="DIR",
+        default=None,
+        help="where to write the results (default: bench/results under the repository, else ./bench-results)",
+    )
+    p.add_argument(
+        "--data-dir",
+        metavar="DIR",
+        default=None,
+        help="directory holding 1000people.json (default: ../shared/data beside the repository)",
+    )
+    p.add_argument(
+        "--repeats",
+        type=int,
+        default=None,
+        metavar="N",
+        help="timed repeats per measurement (default 7, quick 3)",
+    )
     p.add_argument("--no-chart", action="store_true", help="do not draw the PNG charts")
-    p.add_argument("--readme", action="store_true", help="afterwards, write the tables into README.md between the bench markers")
+    p.add_argument(
+        "--readme",
+        action="store_true",
+        help="afterwards, write the tables into README.md between the bench markers",
+    )
 
 
-def repo_root() -> Optional[str]:
+def repo_root() -> str | None:
     """The roving repository this package runs from (editable install or
     the current directory), or None."""
     here = os.path.dirname(os.path.abspath(__file__))
     for start in (os.getcwd(), os.path.normpath(os.path.join(here, "..", "..", ".."))):
         d = os.path.abspath(start)
         while True:
-            if os.path.isfile(os.path.join(d, "Cargo.toml")) and os.path.isdir(os.path.join(d, "crates", "roving")):
+            if os.path.isfile(os.path.join(d, "Cargo.toml")) and os.path.isdir(
+                os.path.join(d, "crates", "roving")
+            ):
                 return d
             parent = os.path.dirname(d)
             if parent == d:
@@ -95,7 +128,7 @@ def default_out_dir() -> str:
     return os.path.join(os.getcwd(), "bench-results")
 
 
-def resolve_names(only: Optional[list[str]]) -> tuple[list[str], bool]:
+def resolve_names(only: list[str] | None) -> tuple[list[str], bool]:
     """Experiment names to run and whether ``rust`` was asked for; raises
     ValueError for an unknown name."""
     if not only:
@@ -111,13 +144,15 @@ def resolve_names(only: Optional[list[str]]) -> tuple[list[str], bool]:
                 continue
             n = ALIASES.get(n, n)
             if n not in EXPERIMENTS:
-                raise ValueError(f"unknown experiment {part!r} (choose from {', '.join(EXPERIMENTS)}, rust)")
+                raise ValueError(
+                    f"unknown experiment {part!r} (choose from {', '.join(EXPERIMENTS)}, rust)"
+                )
             if n not in names:
                 names.append(n)
     return names, rust
 
 
-def run(args: argparse.Namespace, progress: Optional[Callable[[str], None]] = None) -> int:
+def run(args: argparse.Namespace, progress: Callable[[str], None] | None = None) -> int:
     """Runs the benchmark as ``roving bench`` was told; returns the exit code."""
     if args.list:
         for name, fn in EXPERIMENTS.items():
@@ -150,7 +185,7 @@ def run(args: argparse.Namespace, progress: Optional[Callable[[str], None]] = No
             exp = EXPERIMENTS[name](cfg)
         except KeyboardInterrupt:
             raise
-        except Exception as e:  # noqa: BLE001 - one broken experiment must not hide the others
+        except Exception as e:
             failed.append(name)
             print(f"## {name}\n\nFAILED: {type(e).__name__}: {e}\n", flush=True)
             if os.environ.get("ROVING_DEBUG"):
@@ -159,7 +194,9 @@ def run(args: argparse.Namespace, progress: Optional[Callable[[str], None]] = No
         exp.elapsed = time.perf_counter() - started
         paths = write_experiment(exp, machine, out, chart=cfg.charts)
         print(exp.markdown(machine), flush=True)
-        cfg.note(f"{name}: done in {exp.elapsed:.1f} s, wrote {', '.join(os.path.basename(p) for p in paths.values())}")
+        cfg.note(
+            f"{name}: done in {exp.elapsed:.1f} s, wrote {', '.join(os.path.basename(p) for p in paths.values())}"
+        )
     if rust:
         from . import rust as rust_mod
 
@@ -189,9 +226,11 @@ def _machine_line(m: dict) -> str:
     return machine_line(m)
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     """``python -m roving.bench``: the same as ``roving bench``."""
-    p = argparse.ArgumentParser(prog="roving bench", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(
+        prog="roving bench", description=__doc__.split("\n\n")[0]
+    )
     add_arguments(p)
     args = p.parse_args(argv)
     try:

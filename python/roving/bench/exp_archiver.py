@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import array
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .harness import Config, Experiment, Table, fmt_bytes, fmt_ratio, fmt_timing
 from .peers import RovingMissing, generic_codecs, optional, roving_module
@@ -26,7 +27,7 @@ def run(cfg: Config) -> Experiment:
         "archiver-20000-ints (seed 001): 20,000 ints, keyless vs keyed",
         "001",
         "One root object holding the ints 0..19999: keyless (a list) and keyed (a dict of 20,000 "
-        "entries, keys `\"0\"`..`\"19999\"`). Encode, then decode with every value checked "
+        'entries, keys `"0"`..`"19999"`). Encode, then decode with every value checked '
         "(the check is inside the decode timing). Seed 001 measured NSKeyedArchiver at 217 ms encode / "
         "6.9 s decode, NSArchiver at 10 ms / 2 ms (iPhone 5S).",
         cfg,
@@ -37,15 +38,24 @@ def run(cfg: Config) -> Experiment:
     keyed = {str(i): i for i in range(n)}
 
     # contender -> {"keyless": (encode, decode_and_check, roundtrip), "keyed": (...)}
-    contenders: dict[str, dict[str, tuple[Callable[[], Any], Callable[[], Any], Callable[[], Any]]]] = {}
+    contenders: dict[
+        str, dict[str, tuple[Callable[[], Any], Callable[[], Any], Callable[[], Any]]]
+    ] = {}
 
-    def plain(name: str, enc: Callable[[Any], bytes], dec: Callable[[bytes], Any], variants=("keyless", "keyed")):
+    def plain(
+        name: str,
+        enc: Callable[[Any], bytes],
+        dec: Callable[[bytes], Any],
+        variants=("keyless", "keyed"),
+    ):
         for variant in variants:
             data = keyless if variant == "keyless" else keyed
             try:
                 blob = enc(data)
             except Exception as e:  # noqa: BLE001 - a failing contender is reported
-                exp.skip(f"{name} ({variant})", f"encode failed: {type(e).__name__}: {e}")
+                exp.skip(
+                    f"{name} ({variant})", f"encode failed: {type(e).__name__}: {e}"
+                )
                 continue
 
             def encode(enc=enc, data=data):
@@ -90,8 +100,18 @@ def run(cfg: Config) -> Experiment:
         rv = None
     if rv is not None:
         plain("roving", rv.dumps, rv.loads)
-        plain("roving typed", rv.dumps, lambda b: rv.loads(b, type=list[int]), ("keyless",))
-        plain("roving typed", rv.dumps, lambda b: rv.loads(b, type=dict[str, int]), ("keyed",))
+        plain(
+            "roving typed",
+            rv.dumps,
+            lambda b: rv.loads(b, type=list[int]),
+            ("keyless",),
+        )
+        plain(
+            "roving typed",
+            rv.dumps,
+            lambda b: rv.loads(b, type=dict[str, int]),
+            ("keyed",),
+        )
         _lazy(rv, exp, contenders, keyless, keyed)
 
     # ---- verify and time ------------------------------------------------
@@ -111,7 +131,11 @@ def run(cfg: Config) -> Experiment:
             td = exp.time(label, "decode+check", decode, params={"variant": variant})
             if blob is not None and isinstance(blob, (bytes, bytearray)):
                 exp.size(label, "size", len(blob), {"variant": variant})
-            results.setdefault(name, {})[variant] = (te, td, len(blob) if blob is not None else None)
+            results.setdefault(name, {})[variant] = (
+                te,
+                td,
+                len(blob) if blob is not None else None,
+            )
 
     t = Table(
         f"{n:,} ints: encode and decode (with every value checked)",
@@ -146,7 +170,9 @@ def run(cfg: Config) -> Experiment:
         "`roving lazy` opens the document (validating it) and checks each value through the lazy view, "
         "without building the list or dict first."
     )
-    t.notes.append("`typed` rows decode with a target type (`list[int]` / `dict[str, int]`) that the decoder enforces.")
+    t.notes.append(
+        "`typed` rows decode with a target type (`list[int]` / `dict[str, int]`) that the decoder enforces."
+    )
     exp.tables.append(t)
 
     for variant in ("keyless", "keyed"):
@@ -159,7 +185,9 @@ def run(cfg: Config) -> Experiment:
     return exp
 
 
-def _lazy(rv: Any, exp: Experiment, contenders: dict, keyless: list, keyed: dict) -> None:
+def _lazy(
+    rv: Any, exp: Experiment, contenders: dict, keyless: list, keyed: dict
+) -> None:
     """roving's lazy views: open (validate) and check each value in place."""
     if not hasattr(rv, "open"):
         exp.skip("roving lazy", "roving.open is missing from the installed roving")
@@ -204,4 +232,7 @@ def _lazy(rv: Any, exp: Experiment, contenders: dict, keyless: list, keyed: dict
         dec2()
         return rv.open(rv.dumps(keyed)).root.to_python()
 
-    contenders["roving lazy"] = {"keyless": (enc1, dec1, rt1), "keyed": (enc2, dec2, rt2)}
+    contenders["roving lazy"] = {
+        "keyless": (enc1, dec1, rt1),
+        "keyed": (enc2, dec2, rt2),
+    }

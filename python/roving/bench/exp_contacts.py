@@ -10,8 +10,9 @@ by each contender, and checked equal after the round trip.
 from __future__ import annotations
 
 import pickle
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any
 
 from .harness import Config, Experiment, Table, fmt_bytes, fmt_ratio, fmt_timing
 from .peers import RovingMissing, optional, roving_module
@@ -63,8 +64,17 @@ def run(cfg: Config) -> Experiment:
     exp.params = {"emails": 150, "phones": n_phones - 1}
     contacts = make_contacts(150, n_phones)
 
-    cands: list[tuple[str, Callable[[Contacts], bytes], Callable[[bytes], Contacts], str]] = []
-    cands.append(("pickle", lambda c: pickle.dumps(c, protocol=5), pickle.loads, "the object itself (sets native)"))
+    cands: list[
+        tuple[str, Callable[[Contacts], bytes], Callable[[bytes], Contacts], str]
+    ] = []
+    cands.append(
+        (
+            "pickle",
+            lambda c: pickle.dumps(c, protocol=5),
+            pickle.loads,
+            "the object itself (sets native)",
+        )
+    )
     import json
 
     cands.append(
@@ -77,25 +87,50 @@ def run(cfg: Config) -> Experiment:
     )
     orjson = optional("orjson")
     if orjson is not None:
-        cands.append(("orjson", lambda c: orjson.dumps(c, default=list), lambda b: _from_dict(orjson.loads(b)), "dataclass, sets via default=list"))
+        cands.append(
+            (
+                "orjson",
+                lambda c: orjson.dumps(c, default=list),
+                lambda b: _from_dict(orjson.loads(b)),
+                "dataclass, sets via default=list",
+            )
+        )
     else:
         exp.skip("orjson", "not installed (pip install orjson)")
     msgspec = optional("msgspec")
     if msgspec is not None:
         je, jd = msgspec.json.Encoder(), msgspec.json.Decoder(Contacts)
         me, md = msgspec.msgpack.Encoder(), msgspec.msgpack.Decoder(Contacts)
-        cands.append(("msgspec.json", je.encode, jd.decode, "typed: decodes to Contacts"))
-        cands.append(("msgspec.msgpack", me.encode, md.decode, "typed: decodes to Contacts"))
+        cands.append(
+            ("msgspec.json", je.encode, jd.decode, "typed: decodes to Contacts")
+        )
+        cands.append(
+            ("msgspec.msgpack", me.encode, md.decode, "typed: decodes to Contacts")
+        )
     else:
         exp.skip("msgspec", "not installed (pip install msgspec)")
     msgpack = optional("msgpack")
     if msgpack is not None:
-        cands.append(("msgpack", lambda c: msgpack.packb(_as_dict(c)), lambda b: _from_dict(msgpack.unpackb(b)), "lists"))
+        cands.append(
+            (
+                "msgpack",
+                lambda c: msgpack.packb(_as_dict(c)),
+                lambda b: _from_dict(msgpack.unpackb(b)),
+                "lists",
+            )
+        )
     else:
         exp.skip("msgpack", "not installed (pip install msgpack)")
     ormsgpack = optional("ormsgpack")
     if ormsgpack is not None:
-        cands.append(("ormsgpack", lambda c: ormsgpack.packb(c, default=list), lambda b: _from_dict(ormsgpack.unpackb(b)), "dataclass, sets via default=list"))
+        cands.append(
+            (
+                "ormsgpack",
+                lambda c: ormsgpack.packb(c, default=list),
+                lambda b: _from_dict(ormsgpack.unpackb(b)),
+                "dataclass, sets via default=list",
+            )
+        )
     else:
         exp.skip("ormsgpack", "not installed (pip install ormsgpack)")
     cbor2 = optional("cbor2")
@@ -117,7 +152,14 @@ def run(cfg: Config) -> Experiment:
         exp.skip("roving", str(e))
         rv = None
     if rv is not None:
-        cands.append(("roving (dict)", lambda c: rv.dumps(_as_dict(c)), lambda b: _from_dict(rv.loads(b)), "lists"))
+        cands.append(
+            (
+                "roving (dict)",
+                lambda c: rv.dumps(_as_dict(c)),
+                lambda b: _from_dict(rv.loads(b)),
+                "lists",
+            )
+        )
         cands.append(
             (
                 "roving (dataclass)",
@@ -127,7 +169,7 @@ def run(cfg: Config) -> Experiment:
             )
         )
 
-    rows: list[tuple[str, Any, Any, Optional[int], str]] = []
+    rows: list[tuple[str, Any, Any, int | None, str]] = []
     for name, enc, dec, how in cands:
         if not exp.verify(name, contacts, lambda enc=enc, dec=dec: dec(enc(contacts))):
             continue
@@ -140,17 +182,39 @@ def run(cfg: Config) -> Experiment:
     base = next((r for r in rows if r[0] == "pickle"), None)
     t = Table(
         "Contacts: serialize and deserialize",
-        ["contender", "serialize", "deserialize", "bytes", "ser vs pickle", "deser vs pickle", "how"],
+        [
+            "contender",
+            "serialize",
+            "deserialize",
+            "bytes",
+            "ser vs pickle",
+            "deser vs pickle",
+            "how",
+        ],
         align=["l", "r", "r", "r", "r", "r", "l"],
     )
     for name, ts, td, size, how in rows:
         rs = base[1].median / ts.median if base and ts and base[1] else None
         rd = base[2].median / td.median if base and td and base[2] else None
-        t.add(name, fmt_timing(ts), fmt_timing(td), fmt_bytes(size), fmt_ratio(rs), fmt_ratio(rd), how)
-    t.notes.append("Ratios are pickle's time divided by the contender's (above 1x is faster than pickle).")
+        t.add(
+            name,
+            fmt_timing(ts),
+            fmt_timing(td),
+            fmt_bytes(size),
+            fmt_ratio(rs),
+            fmt_ratio(rd),
+            how,
+        )
+    t.notes.append(
+        "Ratios are pickle's time divided by the contender's (above 1x is faster than pickle)."
+    )
     exp.tables.append(t)
-    exp.chart.append(("serialize", [(r[0], r[1].median if r[1] else None) for r in rows]))
-    exp.chart.append(("deserialize", [(r[0], r[2].median if r[2] else None) for r in rows]))
+    exp.chart.append(
+        ("serialize", [(r[0], r[1].median if r[1] else None) for r in rows])
+    )
+    exp.chart.append(
+        ("deserialize", [(r[0], r[2].median if r[2] else None) for r in rows])
+    )
     return exp
 
 

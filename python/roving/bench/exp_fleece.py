@@ -10,16 +10,32 @@ conversion added to every Fleece operation).
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any
 
-from .harness import Config, Experiment, Table, Timing, fmt_bytes, fmt_ratio, fmt_time, fmt_timing
-from .peers import RovingMissing, fastest_json_loads, generic_codecs, has_kw, roving_module
+from .harness import (
+    Config,
+    Experiment,
+    Table,
+    Timing,
+    fmt_bytes,
+    fmt_ratio,
+    fmt_time,
+    fmt_timing,
+)
+from .peers import (
+    RovingMissing,
+    fastest_json_loads,
+    generic_codecs,
+    has_kw,
+    roving_module,
+)
 
 NAME = "fleece"
 JSON_FAMILY = {"json", "orjson", "msgspec.json"}
 
 
-def find_data(cfg: Config, name: str = "1000people.json") -> Optional[str]:
+def find_data(cfg: Config, name: str = "1000people.json") -> str | None:
     """Looks for a shared data file: --data-dir, $ROVING_BENCH_DATA, then
     ``shared/data`` beside the repository (as CI lays it out)."""
     cands = []
@@ -43,12 +59,12 @@ def find_data(cfg: Config, name: str = "1000people.json") -> Optional[str]:
 class _Row:
     def __init__(self, name: str) -> None:
         self.name = name
-        self.size: Optional[int] = None
-        self.convert: Optional[Timing] = None
-        self.parse: Optional[Timing] = None
-        self.trusted: Optional[Timing] = None
-        self.lookup: Optional[Timing] = None
-        self.parse_lookup: Optional[Timing] = None
+        self.size: int | None = None
+        self.convert: Timing | None = None
+        self.parse: Timing | None = None
+        self.trusted: Timing | None = None
+        self.lookup: Timing | None = None
+        self.parse_lookup: Timing | None = None
         self.parse_note = ""
         self.trusted_note = ""
 
@@ -67,7 +83,9 @@ def run(cfg: Config) -> Experiment:
     )
     path = find_data(cfg)
     if path is None:
-        exp.notes.append("1000people.json was not found (looked in --data-dir, $ROVING_BENCH_DATA, ../shared/data): experiment not run.")
+        exp.notes.append(
+            "1000people.json was not found (looked in --data-dir, $ROVING_BENCH_DATA, ../shared/data): experiment not run."
+        )
         exp.skip("all", "data file 1000people.json not found")
         return exp
     with open(path, "rb") as f:
@@ -88,13 +106,17 @@ def run(cfg: Config) -> Experiment:
         r = _Row(c.name)
         r.size = len(data)
         if c.name not in JSON_FAMILY:
-            r.convert = exp.time(c.name, "convert", lambda c=c: c.encode(fast_loads(src)))
+            r.convert = exp.time(
+                c.name, "convert", lambda c=c: c.encode(fast_loads(src))
+            )
         r.parse = exp.time(c.name, "parse", lambda c=c, data=data: c.decode(data))
         r.trusted = r.parse
         r.trusted_note = "same as parse"
         loaded = c.decode(data)
         r.lookup = exp.time(c.name, "lookup", lambda loaded=loaded: loaded[123]["name"])
-        r.parse_lookup = exp.time(c.name, "parse+lookup", lambda c=c, data=data: c.decode(data)[123]["name"])
+        r.parse_lookup = exp.time(
+            c.name, "parse+lookup", lambda c=c, data=data: c.decode(data)[123]["name"]
+        )
         rows.append(r)
 
     try:
@@ -142,7 +164,9 @@ def run(cfg: Config) -> Experiment:
         )
         exp.tables.append(ta)
     else:
-        exp.notes.append("Seed 004's table needs both json and roving (open); one of them did not run.")
+        exp.notes.append(
+            "Seed 004's table needs both json and roving (open); one of them did not run."
+        )
 
     # ---- table B: every contender ---------------------------------------------
     tb = Table(
@@ -163,8 +187,12 @@ def run(cfg: Config) -> Experiment:
         gross = net = None
         if json_row and json_row.parse and r.parse:
             gross = json_row.parse.median / r.parse.median
-            net = json_row.parse.median / (r.parse.median + (r.convert.median if r.convert else 0.0))
-        trusted = fmt_timing(r.trusted) if r.trusted_note != "same as parse" else "= parse"
+            net = json_row.parse.median / (
+                r.parse.median + (r.convert.median if r.convert else 0.0)
+            )
+        trusted = (
+            fmt_timing(r.trusted) if r.trusted_note != "same as parse" else "= parse"
+        )
         if r.trusted is None and r.trusted_note:
             trusted = r.trusted_note
         tb.add(
@@ -190,22 +218,36 @@ def run(cfg: Config) -> Experiment:
         )
     tb.notes.append(
         "Look-up on a loaded value is Python indexing of lists and dicts; on `roving (open)` it goes "
-        "through the lazy view (`doc.root[123][\"name\"]`)."
+        'through the lazy view (`doc.root[123]["name"]`).'
     )
     exp.tables.append(tb)
 
     exp.chart.append(("bytes", [(r.name, r.size) for r in rows], "bytes"))
-    exp.chart.append(("parse", [(r.name, r.parse.median if r.parse else None) for r in rows]))
-    exp.chart.append(("look up [123].name", [(r.name, r.lookup.median if r.lookup else None) for r in rows]))
-    exp.chart.append(("parse + look up", [(r.name, r.parse_lookup.median if r.parse_lookup else None) for r in rows]))
+    exp.chart.append(
+        ("parse", [(r.name, r.parse.median if r.parse else None) for r in rows])
+    )
+    exp.chart.append(
+        (
+            "look up [123].name",
+            [(r.name, r.lookup.median if r.lookup else None) for r in rows],
+        )
+    )
+    exp.chart.append(
+        (
+            "parse + look up",
+            [(r.name, r.parse_lookup.median if r.parse_lookup else None) for r in rows],
+        )
+    )
     return exp
 
 
-def _seed_rows() -> list[tuple[str, Callable[[_Row, _Row], tuple[str, str, Optional[float], Optional[float]]]]]:
-    def med(t: Optional[Timing]) -> Optional[float]:
+def _seed_rows() -> list[
+    tuple[str, Callable[[_Row, _Row], tuple[str, str, float | None, float | None]]]
+]:
+    def med(t: Timing | None) -> float | None:
         return t.median if t is not None else None
 
-    def ratio(a: Optional[float], b: Optional[float]) -> Optional[float]:
+    def ratio(a: float | None, b: float | None) -> float | None:
         if a is None or b is None or b <= 0:
             return None
         return a / b
@@ -220,14 +262,24 @@ def _seed_rows() -> list[tuple[str, Callable[[_Row, _Row], tuple[str, str, Optio
     def parse(j: _Row, r: _Row):
         c = med(r.convert) or 0.0
         p = med(r.parse)
-        return fmt_time(med(j.parse)), fmt_time(p), ratio(med(j.parse), p), ratio(med(j.parse), None if p is None else p + c)
+        return (
+            fmt_time(med(j.parse)),
+            fmt_time(p),
+            ratio(med(j.parse), p),
+            ratio(med(j.parse), None if p is None else p + c),
+        )
 
     def trusted(j: _Row, r: _Row):
         c = med(r.convert) or 0.0
         t = med(r.trusted)
         if t is None:
             return fmt_time(med(j.parse)), r.trusted_note or "-", None, None
-        return fmt_time(med(j.parse)), fmt_time(t), ratio(med(j.parse), t), ratio(med(j.parse), t + c)
+        return (
+            fmt_time(med(j.parse)),
+            fmt_time(t),
+            ratio(med(j.parse), t),
+            ratio(med(j.parse), t + c),
+        )
 
     def lookup(j: _Row, r: _Row):
         c = med(r.convert) or 0.0
@@ -246,7 +298,9 @@ def _seed_rows() -> list[tuple[str, Callable[[_Row, _Row], tuple[str, str, Optio
     ]
 
 
-def _roving_rows(rv: Any, exp: Experiment, src: bytes, obj: Any, expected_name: str) -> list[_Row]:
+def _roving_rows(
+    rv: Any, exp: Experiment, src: bytes, obj: Any, expected_name: str
+) -> list[_Row]:
     rows = []
     has_from_json = hasattr(rv, "from_json")
     # Round trips: dumps/loads of the objects, and the JSON converter.
@@ -257,7 +311,9 @@ def _roving_rows(rv: Any, exp: Experiment, src: bytes, obj: Any, expected_name: 
             return rows
         data = rv.from_json(src)
     else:
-        exp.notes.append("roving.from_json is missing: roving data comes from roving.dumps and convert is not timed.")
+        exp.notes.append(
+            "roving.from_json is missing: roving data comes from roving.dumps and convert is not timed."
+        )
         data = rv.dumps(obj)
 
     convert = None
@@ -272,7 +328,9 @@ def _roving_rows(rv: Any, exp: Experiment, src: bytes, obj: Any, expected_name: 
     full.trusted_note = "same as parse"
     loaded = rv.loads(data)
     full.lookup = exp.time("roving (loads)", "lookup", lambda: loaded[123]["name"])
-    full.parse_lookup = exp.time("roving (loads)", "parse+lookup", lambda: rv.loads(data)[123]["name"])
+    full.parse_lookup = exp.time(
+        "roving (loads)", "parse+lookup", lambda: rv.loads(data)[123]["name"]
+    )
     rows.append(full)
 
     if not hasattr(rv, "open"):
@@ -289,13 +347,19 @@ def _roving_rows(rv: Any, exp: Experiment, src: bytes, obj: Any, expected_name: 
     lazy.parse = exp.time(name, "parse", lambda: rv.open(data))
     trusted_kw = next((k for k in ("trusted", "validate") if has_kw(rv.open, k)), None)
     if trusted_kw == "trusted":
-        lazy.trusted = exp.time(name, "parse trusted", lambda: rv.open(data, trusted=True))
+        lazy.trusted = exp.time(
+            name, "parse trusted", lambda: rv.open(data, trusted=True)
+        )
     elif trusted_kw == "validate":
-        lazy.trusted = exp.time(name, "parse trusted", lambda: rv.open(data, validate=False))
+        lazy.trusted = exp.time(
+            name, "parse trusted", lambda: rv.open(data, validate=False)
+        )
     else:
         lazy.trusted_note = "n/a (no trusted open in the Python API)"
     root = rv.open(data).root
     lazy.lookup = exp.time(name, "lookup", lambda: root[123]["name"])
-    lazy.parse_lookup = exp.time(name, "parse+lookup", lambda: rv.open(data).root[123]["name"])
+    lazy.parse_lookup = exp.time(
+        name, "parse+lookup", lambda: rv.open(data).root[123]["name"]
+    )
     rows.append(lazy)
     return rows

@@ -27,8 +27,9 @@ import shutil
 import sqlite3
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Optional
+from typing import Any
 
 from .harness import (
     Config,
@@ -46,7 +47,7 @@ from .peers import RovingMissing, optional, roving_module
 
 NAME = "repository"
 HASH = "someHash120djas!hf0410AjsifhsFjsd"
-DATA = "some dummy data".encode("utf-8")
+DATA = b"some dummy data"
 
 #: Issue 4's measurements on this machine for 10,000 items (flush, reload + read), seconds.
 REFERENCE = {
@@ -66,7 +67,7 @@ class BBItem:
     data: bytes
     views: int
     displayInRect: tuple[int, int, int, int]
-    optionalString: Optional[str] = None
+    optionalString: str | None = None
 
 
 def make_item(i: int, now: dt.datetime) -> BBItem:
@@ -81,8 +82,8 @@ def make_item(i: int, now: dt.datetime) -> BBItem:
     )
 
 
-def make_items(n: int, now: Optional[dt.datetime] = None) -> dict[str, BBItem]:
-    now = now or dt.datetime.now(dt.timezone.utc)
+def make_items(n: int, now: dt.datetime | None = None) -> dict[str, BBItem]:
+    now = now or dt.datetime.now(dt.UTC)
     return {f"item {i}": make_item(i, now) for i in range(n)}
 
 
@@ -168,7 +169,9 @@ class Contender:
     def load_one(self, path: str, key: str) -> BBItem:
         return self.load_all(path)[key]
 
-    def update_one(self, path: str, items: dict[str, BBItem], key: str, item: BBItem) -> None:
+    def update_one(
+        self, path: str, items: dict[str, BBItem], key: str, item: BBItem
+    ) -> None:
         items[key] = item  # the app changes its dict, then writes it all back
         self.flush(path, items)
 
@@ -182,12 +185,12 @@ class Shelve(Contender):
 
         self.note = "pickle in a dbm file"
         try:
-            import dbm.gnu  # noqa: F401
+            import dbm.gnu
 
             self.note += " (dbm.gnu)"
         except ImportError:
             try:
-                import dbm.ndbm  # noqa: F401
+                import dbm.ndbm
 
                 self.note += " (dbm.ndbm)"
             except ImportError:
@@ -201,7 +204,7 @@ class Shelve(Contender):
 
     def load_all(self, path):
         with shelve.open(path, "r") as s:
-            return {k: s[k] for k in s.keys()}
+            return {k: s[k] for k in s}
 
     def load_one(self, path, key):
         with shelve.open(path, "r") as s:
@@ -256,12 +259,12 @@ class PlistFile(Contender):
     def enc(it: BBItem) -> dict:
         d = _to_dict(it)
         # plistlib (3.11) writes naive datetimes only: store UTC.
-        d["createdAt"] = it.createdAt.astimezone(dt.timezone.utc).replace(tzinfo=None)
+        d["createdAt"] = it.createdAt.astimezone(dt.UTC).replace(tzinfo=None)
         return d
 
     @staticmethod
     def dec(d: dict) -> BBItem:
-        d["createdAt"] = d["createdAt"].replace(tzinfo=dt.timezone.utc)
+        d["createdAt"] = d["createdAt"].replace(tzinfo=dt.UTC)
         return _from_dict(d)
 
     def flush(self, path, items):
@@ -280,7 +283,9 @@ class Sqlite(Contender):
     def flush(self, path, items):
         con = sqlite3.connect(path)
         try:
-            con.execute("CREATE TABLE IF NOT EXISTS items (k TEXT PRIMARY KEY, v BLOB) WITHOUT ROWID")
+            con.execute(
+                "CREATE TABLE IF NOT EXISTS items (k TEXT PRIMARY KEY, v BLOB) WITHOUT ROWID"
+            )
             with con:
                 con.executemany(
                     "INSERT OR REPLACE INTO items VALUES (?, ?)",
@@ -292,7 +297,9 @@ class Sqlite(Contender):
     def load_all(self, path):
         con = sqlite3.connect(path)
         try:
-            return {k: pickle.loads(v) for k, v in con.execute("SELECT k, v FROM items")}
+            return {
+                k: pickle.loads(v) for k, v in con.execute("SELECT k, v FROM items")
+            }
         finally:
             con.close()
 
@@ -308,7 +315,10 @@ class Sqlite(Contender):
         con = sqlite3.connect(path)
         try:
             with con:
-                con.execute("INSERT OR REPLACE INTO items VALUES (?, ?)", (key, pickle.dumps(item, protocol=5)))
+                con.execute(
+                    "INSERT OR REPLACE INTO items VALUES (?, ?)",
+                    (key, pickle.dumps(item, protocol=5)),
+                )
         finally:
             con.close()
 
@@ -394,7 +404,7 @@ class RovingLazy(RovingFile):
 
 
 def _item_from_view(v: Any) -> BBItem:
-    opt = v.get("optionalString") if hasattr(v, "get") else (v["optionalString"] if "optionalString" in v else None)
+    opt = v.get("optionalString")
     rect = v["displayInRect"]
     return BBItem(
         identifier=v["identifier"],
@@ -462,12 +472,16 @@ def _contenders(exp: Experiment) -> list[Contender]:
         if hasattr(rv, "open"):
             cs.append(RovingLazy(rv))
     else:
-        exp.skip("roving file", "roving.dump/load are missing from the installed roving")
+        exp.skip(
+            "roving file", "roving.dump/load are missing from the installed roving"
+        )
     return cs
 
 
-def _run(cfg: Config, exp: Experiment, sizes: list[int], big: int, target_n: int, tmp: str) -> None:
-    now = dt.datetime.now(dt.timezone.utc)
+def _run(
+    cfg: Config, exp: Experiment, sizes: list[int], big: int, target_n: int, tmp: str
+) -> None:
+    now = dt.datetime.now(dt.UTC)
     contenders = _contenders(exp)
 
     # ---- correctness first (seed 000 checks its repositories before timing) ----
@@ -482,7 +496,9 @@ def _run(cfg: Config, exp: Experiment, sizes: list[int], big: int, target_n: int
             _same_items(check_items, got)
             one = c.load_one(p, "item 10")
             check_equal(check_items["item 10"], one)
-            changed = dataclasses.replace(check_items["item 11"], views=999, optionalString="changed")
+            changed = dataclasses.replace(
+                check_items["item 11"], views=999, optionalString="changed"
+            )
             c.update_one(p, dict(check_items), "item 11", changed)
             after = c.load_all(p)
             want = dict(check_items)
@@ -495,21 +511,33 @@ def _run(cfg: Config, exp: Experiment, sizes: list[int], big: int, target_n: int
         _remove(p)
 
     # ---- flush / reload-all at each size ---------------------------------------
-    res: dict[str, dict[int, tuple[Optional[Timing], Optional[Timing], Optional[int]]]] = {}
+    res: dict[str, dict[int, tuple[Timing | None, Timing | None, int | None]]] = {}
     for n in sizes:
         items = make_items(n, now)
         for c in contenders:
             if c.name in exp.skipped:
                 continue
             p = os.path.join(tmp, f"{_slug(c.name)}-{n}")
-            tf = exp.time(c.name, "flush", lambda c=c, p=p, items=items: c.flush(p, items), setup=lambda p=p: _remove(p), params={"n": n})
+            tf = exp.time(
+                c.name,
+                "flush",
+                lambda c=c, p=p, items=items: c.flush(p, items),
+                setup=lambda p=p: _remove(p),
+                params={"n": n},
+            )
             if tf is None:
                 continue
             _remove(p)
             c.flush(p, items)
             size = _disk_size(p)
             exp.size(c.name, "disk", size, {"n": n})
-            tr = exp.time(c.name, "reload+read all", lambda c=c, p=p: c.load_all(p), single=n >= 1000, params={"n": n})
+            tr = exp.time(
+                c.name,
+                "reload+read all",
+                lambda c=c, p=p: c.load_all(p),
+                single=n >= 1000,
+                params={"n": n},
+            )
             res.setdefault(c.name, {})[n] = (tf, tr, size)
             if n != target_n:
                 _remove(p)
@@ -518,19 +546,24 @@ def _run(cfg: Config, exp: Experiment, sizes: list[int], big: int, target_n: int
     items = make_items(target_n, now)
     key = f"item {target_n // 2}"
     changed = dataclasses.replace(items[key], views=-1)
-    one: dict[str, tuple[Optional[Timing], Optional[Timing]]] = {}
+    one: dict[str, tuple[Timing | None, Timing | None]] = {}
     for c in contenders:
         if c.name in exp.skipped:
             continue
         p = os.path.join(tmp, f"{_slug(c.name)}-{target_n}")
         if not os.path.exists(p) and not os.path.exists(p + ".dat"):
             c.flush(p, items)
-        t1 = exp.time(c.name, "reload+read one", lambda c=c, p=p: c.load_one(p, key), params={"n": target_n})
+        t1 = exp.time(
+            c.name,
+            "reload+read one",
+            lambda c=c, p=p: c.load_one(p, key),
+            params={"n": target_n},
+        )
         flip = itertools.cycle([changed, items[key]])
         t2 = exp.time(
             c.name,
             "change one+flush",
-            lambda c=c, p=p: c.update_one(p, items, key, next(flip)),
+            lambda c=c, p=p, flip=flip: c.update_one(p, items, key, next(flip)),
             single=True,
             params={"n": target_n},
         )
@@ -556,22 +589,36 @@ def _run(cfg: Config, exp: Experiment, sizes: list[int], big: int, target_n: int
     t.notes += [f"{c.name}: {c.note}" for c in contenders if c.note]
     t.notes.append(
         "Reference, measured on this machine when issue 4 was filed (10,000 items, flush + reload-and-read): "
-        + "; ".join(f"{k} {v[0] * 1e3:g} + {v[1] * 1e3:g} ms" for k, v in REFERENCE.items())
+        + "; ".join(
+            f"{k} {v[0] * 1e3:g} + {v[1] * 1e3:g} ms" for k, v in REFERENCE.items()
+        )
         + "."
     )
-    t.notes.append("File contenders write to a temporary file and rename it, without fsync; sqlite3 and roving.Store commit durably.")
+    t.notes.append(
+        "File contenders write to a temporary file and rename it, without fsync; sqlite3 and roving.Store commit durably."
+    )
     exp.tables.append(t)
 
     t2 = Table(
         f"One item, {target_n:,} items in the repository",
-        ["contender", "reload + read one item", "change one item + flush", "how a change is written"],
+        [
+            "contender",
+            "reload + read one item",
+            "change one item + flush",
+            "how a change is written",
+        ],
         align=["l", "r", "r", "l"],
     )
     for c in contenders:
         if c.name not in one:
             continue
         t1, tc = one[c.name]
-        t2.add(c.name, fmt_timing(t1), fmt_timing(tc), "rewrites the whole file" if c.whole_file else "writes the one record")
+        t2.add(
+            c.name,
+            fmt_timing(t1),
+            fmt_timing(tc),
+            "rewrites the whole file" if c.whole_file else "writes the one record",
+        )
     exp.tables.append(t2)
 
     big_rows = _big(cfg, exp, big, now, tmp)
@@ -589,16 +636,26 @@ def _run(cfg: Config, exp: Experiment, sizes: list[int], big: int, target_n: int
     exp.chart.append((f"flush {target_n:,} items", bars_f))
     exp.chart.append((f"reload + read all {target_n:,}", bars_r))
     exp.chart.append(
-        (f"reload + read one of {target_n:,}", [(k, v[0].median if v[0] else None) for k, v in one.items()])
+        (
+            f"reload + read one of {target_n:,}",
+            [(k, v[0].median if v[0] else None) for k, v in one.items()],
+        )
     )
-    exp.chart.append((f"change one of {target_n:,} + flush", [(k, v[1].median if v[1] else None) for k, v in one.items()]))
+    exp.chart.append(
+        (
+            f"change one of {target_n:,} + flush",
+            [(k, v[1].median if v[1] else None) for k, v in one.items()],
+        )
+    )
 
 
 def _slug(s: str) -> str:
     return "".join(ch if ch.isalnum() else "-" for ch in s).strip("-")
 
 
-def _big(cfg: Config, exp: Experiment, big: int, now: dt.datetime, tmp: str) -> dict[str, dict[str, Any]]:
+def _big(
+    cfg: Config, exp: Experiment, big: int, now: dt.datetime, tmp: str
+) -> dict[str, dict[str, Any]]:
     """A store of ``big`` items: build, open, one random get."""
     out: dict[str, dict[str, Any]] = {}
     keys = [f"item {i}" for i in range(big)]
@@ -633,30 +690,52 @@ def _big(cfg: Config, exp: Experiment, big: int, now: dt.datetime, tmp: str) -> 
             def open_close():
                 rv.Store(p, type=BBItem, readonly=True).close()
 
-            row["open"] = exp.time("roving.Store", f"open {big:,}", open_close, params={"n": big})
+            row["open"] = exp.time(
+                "roving.Store", f"open {big:,}", open_close, params={"n": big}
+            )
             s = rv.Store(p, type=BBItem, readonly=True)
             try:
                 check_equal(make_item(big // 3, now), s[f"item {big // 3}"])
                 it = itertools.cycle(sample)
-                row["get typed"] = exp.time("roving.Store", f"random get {big:,} (BBItem)", lambda: s[next(it)], params={"n": big})
+                row["get typed"] = exp.time(
+                    "roving.Store",
+                    f"random get {big:,} (BBItem)",
+                    lambda: s[next(it)],
+                    params={"n": big},
+                )
                 if hasattr(s, "view"):
                     it2 = itertools.cycle(sample)
-                    row["view"] = exp.time("roving.Store", f"random view {big:,}", lambda: s.view(next(it2)), params={"n": big})
+                    row["view"] = exp.time(
+                        "roving.Store",
+                        f"random view {big:,}",
+                        lambda: s.view(next(it2)),
+                        params={"n": big},
+                    )
                     it3 = itertools.cycle(sample)
                     row["view field"] = exp.time(
-                        "roving.Store", f"random view+field {big:,}", lambda: s.view(next(it3))["views"], params={"n": big}
+                        "roving.Store",
+                        f"random view+field {big:,}",
+                        lambda: s.view(next(it3))["views"],
+                        params={"n": big},
                     )
             finally:
                 s.close()
             s2 = rv.Store(p, readonly=True)
             try:
                 it4 = itertools.cycle(sample)
-                row["get dict"] = exp.time("roving.Store", f"random get {big:,} (dict)", lambda: s2[next(it4)], params={"n": big})
+                row["get dict"] = exp.time(
+                    "roving.Store",
+                    f"random get {big:,} (dict)",
+                    lambda: s2[next(it4)],
+                    params={"n": big},
+                )
             finally:
                 s2.close()
             out["roving.Store"] = row
         except Exception as e:  # noqa: BLE001
-            exp.notes.append(f"The {big:,}-item roving.Store failed: {type(e).__name__}: {e}")
+            exp.notes.append(
+                f"The {big:,}-item roving.Store failed: {type(e).__name__}: {e}"
+            )
         finally:
             _remove(p)
 
@@ -669,7 +748,10 @@ def _big(cfg: Config, exp: Experiment, big: int, now: dt.datetime, tmp: str) -> 
     try:
         con.execute("CREATE TABLE items (k TEXT PRIMARY KEY, v BLOB) WITHOUT ROWID")
         with con:
-            con.executemany("INSERT INTO items VALUES (?, ?)", ((k, pickle.dumps(v, protocol=5)) for k, v in gen(0, big)))
+            con.executemany(
+                "INSERT INTO items VALUES (?, ?)",
+                ((k, pickle.dumps(v, protocol=5)) for k, v in gen(0, big)),
+            )
     finally:
         con.close()
     row = {"build": time.perf_counter() - t0, "disk": _disk_size(p)}
@@ -679,7 +761,9 @@ def _big(cfg: Config, exp: Experiment, big: int, now: dt.datetime, tmp: str) -> 
         c.execute("SELECT 1 FROM items LIMIT 1").fetchone()
         c.close()
 
-    row["open"] = exp.time("sqlite3 + pickle", f"open {big:,}", sq_open, params={"n": big})
+    row["open"] = exp.time(
+        "sqlite3 + pickle", f"open {big:,}", sq_open, params={"n": big}
+    )
     con = sqlite3.connect(p)
     try:
         it5 = itertools.cycle(sample)
@@ -688,7 +772,12 @@ def _big(cfg: Config, exp: Experiment, big: int, now: dt.datetime, tmp: str) -> 
         def sq_get():
             return pickle.loads(con.execute(q, (next(it5),)).fetchone()[0])
 
-        row["get typed"] = exp.time("sqlite3 + pickle", f"random get {big:,} (BBItem)", sq_get, params={"n": big})
+        row["get typed"] = exp.time(
+            "sqlite3 + pickle",
+            f"random get {big:,} (BBItem)",
+            sq_get,
+            params={"n": big},
+        )
     finally:
         con.close()
     out["sqlite3 + pickle"] = row
@@ -696,7 +785,16 @@ def _big(cfg: Config, exp: Experiment, big: int, now: dt.datetime, tmp: str) -> 
 
     t = Table(
         f"A {big:,}-item store: open and one random get",
-        ["contender", "build (once)", "on disk (bytes)", "open", "random get (BBItem)", "random get (dict)", "random view", "view + one field"],
+        [
+            "contender",
+            "build (once)",
+            "on disk (bytes)",
+            "open",
+            "random get (BBItem)",
+            "random get (dict)",
+            "random view",
+            "view + one field",
+        ],
     )
     for name, r in out.items():
         t.add(
@@ -709,8 +807,12 @@ def _big(cfg: Config, exp: Experiment, big: int, now: dt.datetime, tmp: str) -> 
             fmt_timing(r.get("view")),
             fmt_timing(r.get("view field")),
         )
-    t.notes.append("open: open and close the store (roving.Store read-only; sqlite3: connect and run a first query).")
-    t.notes.append("random get: keys drawn from 100,000 random ones, includes `next()` on a cycling iterator (~30 ns).")
+    t.notes.append(
+        "open: open and close the store (roving.Store read-only; sqlite3: connect and run a first query)."
+    )
+    t.notes.append(
+        "random get: keys drawn from 100,000 random ones, includes `next()` on a cycling iterator (~30 ns)."
+    )
     if cfg.quick:
         t.notes.append(f"Quick mode: {big:,} items instead of 1,000,000.")
     exp.tables.append(t)
@@ -727,17 +829,19 @@ def _targets(
     sizes: list[int],
 ) -> None:
     t = Table(
-        f"Issue 4's targets ({n:,} items" + (f", {big:,}-item store" if big else "") + ")",
+        f"Issue 4's targets ({n:,} items"
+        + (f", {big:,}-item store" if big else "")
+        + ")",
         ["target", "needed", "measured", "verdict"],
         align=["l", "r", "r", "l"],
     )
 
-    def verdict(ok: Optional[bool]) -> str:
+    def verdict(ok: bool | None) -> str:
         if ok is None:
             return "not measured"
         return "met" if ok else "**missed**"
 
-    def total(name: str) -> Optional[float]:
+    def total(name: str) -> float | None:
         r = res.get(name, {}).get(n)
         if not r or r[0] is None or r[1] is None:
             return None
@@ -756,13 +860,28 @@ def _targets(
     st_one = one.get("roving.Store", (None, None))
     pk = res.get("pickle file", {}).get(n)
     x = pk[1].median / st_one[0].median if (pk and pk[1] and st_one[0]) else None
-    t.add("reload + read one item vs loading the pickle file", ">= 100x faster", fmt_ratio(x) if x else "-", verdict(None if x is None else x >= 100))
+    t.add(
+        "reload + read one item vs loading the pickle file",
+        ">= 100x faster",
+        fmt_ratio(x) if x else "-",
+        verdict(None if x is None else x >= 100),
+    )
     pk_change = one.get("pickle file", (None, None))[1]
     x = pk_change.median / st_one[1].median if (pk_change and st_one[1]) else None
-    t.add("change one item + flush vs rewriting the pickle file", ">= 10x faster", fmt_ratio(x) if x else "-", verdict(None if x is None else x >= 10))
+    t.add(
+        "change one item + flush vs rewriting the pickle file",
+        ">= 10x faster",
+        fmt_ratio(x) if x else "-",
+        verdict(None if x is None else x >= 10),
+    )
     br = big_rows.get("roving.Store", {})
     o = br.get("open")
-    t.add(f"open a {big:,}-item store", "<= 10 ms", fmt_time(o.median) if o else "-", verdict(None if o is None else o.median <= 0.010))
+    t.add(
+        f"open a {big:,}-item store",
+        "<= 10 ms",
+        fmt_time(o.median) if o else "-",
+        verdict(None if o is None else o.median <= 0.010),
+    )
     g = br.get("get typed")
     t.add(
         f"one random get from Python ({big:,} items, BBItem)",
@@ -771,7 +890,9 @@ def _targets(
         verdict(None if g is None else g.median <= 3e-6),
     )
     if n != 10_000:
-        t.notes.append(f"Quick mode: measured at {n:,} items, not the 10,000 of the targets.")
+        t.notes.append(
+            f"Quick mode: measured at {n:,} items, not the 10,000 of the targets."
+        )
     if big != 1_000_000:
         t.notes.append(f"Quick mode: a {big:,}-item store, not 1,000,000.")
     exp.tables.append(t)

@@ -13,10 +13,19 @@ from __future__ import annotations
 import json
 import pickle
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any
 
-from .harness import Config, Experiment, Table, fmt_bytes, fmt_ratio, fmt_time, fmt_timing
+from .harness import (
+    Config,
+    Experiment,
+    Table,
+    fmt_bytes,
+    fmt_ratio,
+    fmt_time,
+    fmt_timing,
+)
 from .peers import RovingMissing, optional, roving_module
 
 NAME = "simpleobject"
@@ -42,7 +51,9 @@ class SimpleObject:
 
 
 def make_object() -> SimpleObject:
-    return SimpleObject(Id=100000, Name="Simple", Address="Planet Earth", Scores=list(range(10)))
+    return SimpleObject(
+        Id=100000, Name="Simple", Address="Planet Earth", Scores=list(range(10))
+    )
 
 
 def protobuf_class() -> Any:
@@ -54,16 +65,38 @@ def protobuf_class() -> Any:
     except ImportError:  # protobuf < 4.21
         from google.protobuf import message_factory
 
-        def GetMessageClass(desc: Any) -> Any:  # noqa: N802
+        def GetMessageClass(desc: Any) -> Any:
             return message_factory.MessageFactory().GetPrototype(desc)
 
     F = descriptor_pb2.FieldDescriptorProto
-    fdp = descriptor_pb2.FileDescriptorProto(name="rovingbench/simpleobject.proto", package="rovingbench", syntax="proto3")
+    fdp = descriptor_pb2.FileDescriptorProto(
+        name="rovingbench/simpleobject.proto", package="rovingbench", syntax="proto3"
+    )
     m = fdp.message_type.add(name="SimpleObject")
-    m.field.add(name="Id", number=1, type=F.TYPE_INT32, label=F.LABEL_OPTIONAL, json_name="Id")
-    m.field.add(name="Name", number=2, type=F.TYPE_STRING, label=F.LABEL_OPTIONAL, json_name="Name")
-    m.field.add(name="Address", number=3, type=F.TYPE_STRING, label=F.LABEL_OPTIONAL, json_name="Address")
-    m.field.add(name="Scores", number=4, type=F.TYPE_INT32, label=F.LABEL_REPEATED, json_name="Scores")
+    m.field.add(
+        name="Id", number=1, type=F.TYPE_INT32, label=F.LABEL_OPTIONAL, json_name="Id"
+    )
+    m.field.add(
+        name="Name",
+        number=2,
+        type=F.TYPE_STRING,
+        label=F.LABEL_OPTIONAL,
+        json_name="Name",
+    )
+    m.field.add(
+        name="Address",
+        number=3,
+        type=F.TYPE_STRING,
+        label=F.LABEL_OPTIONAL,
+        json_name="Address",
+    )
+    m.field.add(
+        name="Scores",
+        number=4,
+        type=F.TYPE_INT32,
+        label=F.LABEL_REPEATED,
+        json_name="Scores",
+    )
     pool = descriptor_pool.DescriptorPool()
     pool.Add(fdp)
     return GetMessageClass(pool.FindMessageTypeByName("rovingbench.SimpleObject"))
@@ -76,7 +109,9 @@ def struct_encode(o: SimpleObject) -> bytes:
     s = o.Scores
     if len(n) > 127 or len(a) > 127 or len(s) > 255:
         raise ValueError("the struct floor handles short strings and lists only")
-    return struct.pack(f"<iB{len(n)}sB{len(a)}sB{len(s)}i", o.Id, len(n), n, len(a), a, len(s), *s)
+    return struct.pack(
+        f"<iB{len(n)}sB{len(a)}sB{len(s)}i", o.Id, len(n), n, len(a), a, len(s), *s
+    )
 
 
 _HEAD = struct.Struct("<iB")
@@ -102,7 +137,7 @@ def run(cfg: Config) -> Experiment:
         NAME,
         f"simpleobject (seed 002): {n:,} small objects, each to its own bytes",
         "002",
-        f"{n:,} identical `SimpleObject(Id=100000, Name=\"Simple\", Address=\"Planet Earth\", Scores=[0..9])`, "
+        f'{n:,} identical `SimpleObject(Id=100000, Name="Simple", Address="Planet Earth", Scores=[0..9])`, '
         "each serialized to its own bytes, then each deserialized back to a `SimpleObject`; "
         "times are for all objects. Seed 002 (.NET): protobuf-net 12x faster than BinaryFormatter at "
         "serializing, with a payload under 1/15 of its size.",
@@ -112,8 +147,19 @@ def run(cfg: Config) -> Experiment:
     objs = [make_object() for _ in range(n)]
     one = objs[0]
 
-    cands: list[tuple[str, Callable[[SimpleObject], bytes], Callable[[bytes], SimpleObject], str]] = []
-    cands.append(("pickle", lambda o: pickle.dumps(o, protocol=5), pickle.loads, "the dataclass (like BinaryFormatter)"))
+    cands: list[
+        tuple[
+            str, Callable[[SimpleObject], bytes], Callable[[bytes], SimpleObject], str
+        ]
+    ] = []
+    cands.append(
+        (
+            "pickle",
+            lambda o: pickle.dumps(o, protocol=5),
+            pickle.loads,
+            "the dataclass (like BinaryFormatter)",
+        )
+    )
     cands.append(
         (
             "json",
@@ -124,7 +170,14 @@ def run(cfg: Config) -> Experiment:
     )
     orjson = optional("orjson")
     if orjson is not None:
-        cands.append(("orjson", orjson.dumps, lambda b: SimpleObject(**orjson.loads(b)), "dataclass native / SimpleObject(**d)"))
+        cands.append(
+            (
+                "orjson",
+                orjson.dumps,
+                lambda b: SimpleObject(**orjson.loads(b)),
+                "dataclass native / SimpleObject(**d)",
+            )
+        )
     else:
         exp.skip("orjson", "not installed (pip install orjson)")
     msgspec = optional("msgspec")
@@ -138,7 +191,9 @@ def run(cfg: Config) -> Experiment:
         cands.append(
             (
                 "msgspec.msgpack array_like",
-                lambda o: ae.encode(SimpleStructArray(o.Id, o.Name, o.Address, o.Scores)),
+                lambda o: ae.encode(
+                    SimpleStructArray(o.Id, o.Name, o.Address, o.Scores)
+                ),
                 lambda b: _from_struct(ad.decode(b)),
                 "Struct(array_like=True): positional, no keys",
             )
@@ -147,17 +202,38 @@ def run(cfg: Config) -> Experiment:
         exp.skip("msgspec", "not installed (pip install msgspec)")
     msgpack = optional("msgpack")
     if msgpack is not None:
-        cands.append(("msgpack", lambda o: msgpack.packb(vars(o)), lambda b: SimpleObject(**msgpack.unpackb(b)), "vars(o) / SimpleObject(**d)"))
+        cands.append(
+            (
+                "msgpack",
+                lambda o: msgpack.packb(vars(o)),
+                lambda b: SimpleObject(**msgpack.unpackb(b)),
+                "vars(o) / SimpleObject(**d)",
+            )
+        )
     else:
         exp.skip("msgpack", "not installed (pip install msgpack)")
     ormsgpack = optional("ormsgpack")
     if ormsgpack is not None:
-        cands.append(("ormsgpack", ormsgpack.packb, lambda b: SimpleObject(**ormsgpack.unpackb(b)), "dataclass native / SimpleObject(**d)"))
+        cands.append(
+            (
+                "ormsgpack",
+                ormsgpack.packb,
+                lambda b: SimpleObject(**ormsgpack.unpackb(b)),
+                "dataclass native / SimpleObject(**d)",
+            )
+        )
     else:
         exp.skip("ormsgpack", "not installed (pip install ormsgpack)")
     cbor2 = optional("cbor2")
     if cbor2 is not None:
-        cands.append(("cbor2", lambda o: cbor2.dumps(vars(o)), lambda b: SimpleObject(**cbor2.loads(b)), "vars(o) / SimpleObject(**d)"))
+        cands.append(
+            (
+                "cbor2",
+                lambda o: cbor2.dumps(vars(o)),
+                lambda b: SimpleObject(**cbor2.loads(b)),
+                "vars(o) / SimpleObject(**d)",
+            )
+        )
     else:
         exp.skip("cbor2", "not installed (pip install cbor2)")
     try:
@@ -170,14 +246,30 @@ def run(cfg: Config) -> Experiment:
         from google.protobuf.internal import api_implementation
 
         def pb_enc(o: SimpleObject) -> bytes:
-            return P(Id=o.Id, Name=o.Name, Address=o.Address, Scores=o.Scores).SerializeToString()
+            return P(
+                Id=o.Id, Name=o.Name, Address=o.Address, Scores=o.Scores
+            ).SerializeToString()
 
         def pb_dec(b: bytes) -> SimpleObject:
             m = P.FromString(b)
             return SimpleObject(m.Id, m.Name, m.Address, list(m.Scores))
 
-        cands.append(("protobuf", pb_enc, pb_dec, f"message class from the .proto ({api_implementation.Type()} backend)"))
-    cands.append(("struct.pack floor", struct_encode, struct_decode, "fields only, no names or tags (BinaryWriter)"))
+        cands.append(
+            (
+                "protobuf",
+                pb_enc,
+                pb_dec,
+                f"message class from the .proto ({api_implementation.Type()} backend)",
+            )
+        )
+    cands.append(
+        (
+            "struct.pack floor",
+            struct_encode,
+            struct_decode,
+            "fields only, no names or tags (BinaryWriter)",
+        )
+    )
 
     try:
         rv = roving_module()
@@ -185,10 +277,24 @@ def run(cfg: Config) -> Experiment:
         exp.skip("roving", str(e))
         rv = None
     if rv is not None:
-        cands.append(("roving (dataclass)", rv.dumps, lambda b: rv.loads(b, type=SimpleObject), "dumps(o) / loads(b, type=SimpleObject)"))
-        cands.append(("roving (dict)", lambda o: rv.dumps(vars(o)), lambda b: SimpleObject(**rv.loads(b)), "vars(o) / SimpleObject(**d)"))
+        cands.append(
+            (
+                "roving (dataclass)",
+                rv.dumps,
+                lambda b: rv.loads(b, type=SimpleObject),
+                "dumps(o) / loads(b, type=SimpleObject)",
+            )
+        )
+        cands.append(
+            (
+                "roving (dict)",
+                lambda o: rv.dumps(vars(o)),
+                lambda b: SimpleObject(**rv.loads(b)),
+                "vars(o) / SimpleObject(**d)",
+            )
+        )
 
-    rows: list[tuple[str, Any, Any, Optional[float], str]] = []
+    rows: list[tuple[str, Any, Any, float | None, str]] = []
     for name, enc, dec, how in cands:
         if not exp.verify(name, one, lambda enc=enc, dec=dec: dec(enc(one))):
             continue
@@ -201,7 +307,9 @@ def run(cfg: Config) -> Experiment:
         except Exception as e:  # noqa: BLE001
             exp.skip(name, f"serialize failed: {type(e).__name__}: {e}")
             continue
-        if not exp.verify(name, objs, lambda dec=dec, blobs=blobs: [dec(b) for b in blobs]):
+        if not exp.verify(
+            name, objs, lambda dec=dec, blobs=blobs: [dec(b) for b in blobs]
+        ):
             continue
 
         def de(dec=dec, blobs=blobs):
@@ -216,19 +324,47 @@ def run(cfg: Config) -> Experiment:
     base = next((r for r in rows if r[0] == "pickle"), None)
     t = Table(
         f"{n:,} objects: serialize each, deserialize each",
-        ["contender", "serialize all", "deserialize all", "per object (ser + deser)", "avg payload bytes", "ser vs pickle", "deser vs pickle", "how"],
+        [
+            "contender",
+            "serialize all",
+            "deserialize all",
+            "per object (ser + deser)",
+            "avg payload bytes",
+            "ser vs pickle",
+            "deser vs pickle",
+            "how",
+        ],
         align=["l", "r", "r", "r", "r", "r", "r", "l"],
     )
     for name, ts, td, avg, how in rows:
         per = (ts.median + td.median) / n if ts and td else None
         rs = base[1].median / ts.median if base and base[1] and ts else None
         rd = base[2].median / td.median if base and base[2] and td else None
-        t.add(name, fmt_timing(ts), fmt_timing(td), fmt_time(per), fmt_bytes(round(avg, 1)), fmt_ratio(rs), fmt_ratio(rd), how)
-    t.notes.append("Ratios are pickle's time divided by the contender's (above 1x is faster than pickle).")
-    t.notes.append("protobuf's message class is built at run time from this .proto: `" + " ".join(PROTO.split()) + "`")
+        t.add(
+            name,
+            fmt_timing(ts),
+            fmt_timing(td),
+            fmt_time(per),
+            fmt_bytes(round(avg, 1)),
+            fmt_ratio(rs),
+            fmt_ratio(rd),
+            how,
+        )
+    t.notes.append(
+        "Ratios are pickle's time divided by the contender's (above 1x is faster than pickle)."
+    )
+    t.notes.append(
+        "protobuf's message class is built at run time from this .proto: `"
+        + " ".join(PROTO.split())
+        + "`"
+    )
     exp.tables.append(t)
-    exp.chart.append(("serialize all", [(r[0], r[1].median if r[1] else None) for r in rows]))
-    exp.chart.append(("deserialize all", [(r[0], r[2].median if r[2] else None) for r in rows]))
+    exp.chart.append(
+        ("serialize all", [(r[0], r[1].median if r[1] else None) for r in rows])
+    )
+    exp.chart.append(
+        ("deserialize all", [(r[0], r[2].median if r[2] else None) for r in rows])
+    )
     return exp
 
 

@@ -20,8 +20,9 @@ import statistics
 import struct
 import sys
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Optional
+from typing import Any
 
 # ---------------------------------------------------------------------------
 # configuration
@@ -38,9 +39,9 @@ class Config:
     #: A repeat is never longer than this many calls.
     max_number: int = 1_000_000
     out_dir: str = "bench/results"
-    data_dir: Optional[str] = None
+    data_dir: str | None = None
     charts: bool = True
-    progress: Optional[Callable[[str], None]] = None
+    progress: Callable[[str], None] | None = None
 
     def note(self, msg: str) -> None:
         """Reports progress (stderr on a terminal), if a reporter is set."""
@@ -50,7 +51,12 @@ class Config:
 
 def quick_config(**kw: Any) -> Config:
     """A configuration for ``--quick``: few repeats, short loops."""
-    base = dict(quick=True, repeats=3, min_time=0.005, max_number=20_000)
+    base: dict[str, Any] = {
+        "quick": True,
+        "repeats": 3,
+        "min_time": 0.005,
+        "max_number": 20_000,
+    }
     base.update(kw)
     return Config(**base)
 
@@ -81,8 +87,8 @@ def measure(
     fn: Callable[[], Any],
     cfg: Config,
     *,
-    setup: Optional[Callable[[], Any]] = None,
-    repeats: Optional[int] = None,
+    setup: Callable[[], Any] | None = None,
+    repeats: int | None = None,
     warmup: int = 1,
     single: bool = False,
 ) -> Timing:
@@ -105,11 +111,17 @@ def measure(
     if not single:
         t = _time_batch(fn, 1)
         if t < cfg.min_time:
-            number = int(min(cfg.max_number, max(1, math.ceil(cfg.min_time / max(t, 1e-9)))))
+            number = int(
+                min(cfg.max_number, max(1, math.ceil(cfg.min_time / max(t, 1e-9))))
+            )
             # A second, better estimate once the loop is longer.
             if number > 10:
                 t10 = _time_batch(fn, 10) / 10
-                number = int(min(cfg.max_number, max(1, math.ceil(cfg.min_time / max(t10, 1e-9)))))
+                number = int(
+                    min(
+                        cfg.max_number, max(1, math.ceil(cfg.min_time / max(t10, 1e-9)))
+                    )
+                )
     times = []
     for _ in range(repeats):
         if setup is not None:
@@ -178,12 +190,20 @@ def check_equal(expected: Any, actual: Any, path: str = "$") -> None:
             check_equal(a, b, f"{path}[{i}]")
     elif te in (set, frozenset):
         if expected != actual:
-            raise Mismatch(f"{path}: sets differ ({len(expected)} vs {len(actual)} items)")
+            raise Mismatch(
+                f"{path}: sets differ ({len(expected)} vs {len(actual)} items)"
+            )
     elif dataclasses.is_dataclass(expected):
         for f in dataclasses.fields(expected):
-            check_equal(getattr(expected, f.name), getattr(actual, f.name), f"{path}.{f.name}")
+            check_equal(
+                getattr(expected, f.name), getattr(actual, f.name), f"{path}.{f.name}"
+            )
     elif isinstance(expected, _dt.datetime):
-        if expected != actual or expected.tzinfo != actual.tzinfo or expected.utcoffset() != actual.utcoffset():
+        if (
+            expected != actual
+            or expected.tzinfo != actual.tzinfo
+            or expected.utcoffset() != actual.utcoffset()
+        ):
             raise Mismatch(f"{path}: expected {expected!r}, got {actual!r}")
     else:
         if expected != actual:
@@ -216,7 +236,7 @@ def _one_line(e: BaseException) -> str:
 # formatting
 
 
-def fmt_time(seconds: Optional[float]) -> str:
+def fmt_time(seconds: float | None) -> str:
     """``1.23 ms``-style text with three significant digits."""
     if seconds is None or (isinstance(seconds, float) and math.isnan(seconds)):
         return "-"
@@ -226,7 +246,7 @@ def fmt_time(seconds: Optional[float]) -> str:
     return "-"
 
 
-def fmt_timing(t: Optional[Timing], *, spread: bool = True) -> str:
+def fmt_timing(t: Timing | None, *, spread: bool = True) -> str:
     """Median with the min-max range, e.g. ``2.56 ms (2.51–2.70)``."""
     if t is None:
         return "-"
@@ -238,7 +258,7 @@ def fmt_timing(t: Optional[Timing], *, spread: bool = True) -> str:
     return f"{text} ({_sig(t.min / scale)}–{_sig(t.max / scale)})"
 
 
-def fmt_bytes(n: Optional[float]) -> str:
+def fmt_bytes(n: float | None) -> str:
     if n is None:
         return "-"
     if isinstance(n, float) and not n.is_integer():
@@ -246,7 +266,7 @@ def fmt_bytes(n: Optional[float]) -> str:
     return f"{int(n):,}"
 
 
-def fmt_ratio(x: Optional[float]) -> str:
+def fmt_ratio(x: float | None) -> str:
     if x is None or math.isnan(x) or math.isinf(x):
         return "-"
     if x >= 100:
@@ -277,12 +297,14 @@ class Table:
     rows: list[list[str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     #: Column alignment: "l" or "r" per column (default: first left, rest right).
-    align: Optional[list[str]] = None
+    align: list[str] | None = None
 
     def add(self, *cells: Any) -> None:
         row = [str(c) for c in cells]
         if len(row) != len(self.columns):
-            raise ValueError(f"table {self.title!r}: {len(row)} cells for {len(self.columns)} columns")
+            raise ValueError(
+                f"table {self.title!r}: {len(row)} cells for {len(self.columns)} columns"
+            )
         self.rows.append(row)
 
     def markdown(self) -> str:
@@ -298,7 +320,12 @@ class Table:
         return text
 
     def to_json(self) -> dict:
-        return {"title": self.title, "columns": self.columns, "rows": self.rows, "notes": self.notes}
+        return {
+            "title": self.title,
+            "columns": self.columns,
+            "rows": self.rows,
+            "notes": self.notes,
+        }
 
 
 @dataclass
@@ -307,8 +334,8 @@ class Measurement:
 
     contender: str
     op: str
-    timing: Optional[Timing] = None
-    size: Optional[float] = None
+    timing: Timing | None = None
+    size: float | None = None
     params: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
@@ -343,7 +370,9 @@ class Experiment:
     notes: list[str] = field(default_factory=list)
     params: dict = field(default_factory=dict)
     #: Chart spec: list of (panel title, [(label, seconds or None)]) filled by the experiment.
-    chart: list[tuple[str, list[tuple[str, Optional[float]]]]] = field(default_factory=list)
+    chart: list[tuple[str, list[tuple[str, float | None]]]] = field(
+        default_factory=list
+    )
     chart_unit: str = "time (lower is better)"
     started: float = field(default_factory=time.time)
     elapsed: float = 0.0
@@ -360,9 +389,9 @@ class Experiment:
         op: str,
         fn: Callable[[], Any],
         *,
-        params: Optional[dict] = None,
+        params: dict | None = None,
         **kw: Any,
-    ) -> Optional[Timing]:
+    ) -> Timing | None:
         """Measures ``fn`` and records it; a failure skips the contender."""
         if contender in self.skipped:
             return None
@@ -372,16 +401,24 @@ class Experiment:
         except Skip as e:
             self.skip(contender, str(e))
             return None
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - a failing contender is a result
             self.skip(contender, f"{op} failed: {type(e).__name__}: {_one_line(e)}")
             return None
-        self.measurements.append(Measurement(contender, op, timing=t, params=params or {}))
+        self.measurements.append(
+            Measurement(contender, op, timing=t, params=params or {})
+        )
         return t
 
-    def size(self, contender: str, op: str, n: float, params: Optional[dict] = None) -> None:
-        self.measurements.append(Measurement(contender, op, size=n, params=params or {}))
+    def size(
+        self, contender: str, op: str, n: float, params: dict | None = None
+    ) -> None:
+        self.measurements.append(
+            Measurement(contender, op, size=n, params=params or {})
+        )
 
-    def verify(self, contender: str, expected: Any, roundtrip: Callable[[], Any]) -> bool:
+    def verify(
+        self, contender: str, expected: Any, roundtrip: Callable[[], Any]
+    ) -> bool:
         """Checks a contender's exact round trip; records a skip if it fails."""
         if contender in self.skipped:
             return False
@@ -395,15 +432,21 @@ class Experiment:
     def markdown(self, machine: dict) -> str:
         parts = [f"## {self.title}\n"]
         parts.append(f"{self.description}\n")
-        parts.append(f"_Machine: {machine_line(machine)}. Date: {machine['date']}. "
-                     f"Mode: {'quick (small sizes, few repeats)' if self.cfg.quick else 'full'}; "
-                     f"median of {self.cfg.repeats} repeats (min–max in brackets)._\n")
+        parts.append(
+            f"_Machine: {machine_line(machine)}. Date: {machine['date']}. "
+            f"Mode: {'quick (small sizes, few repeats)' if self.cfg.quick else 'full'}; "
+            f"median of {self.cfg.repeats} repeats (min–max in brackets)._\n"
+        )
         for t in self.tables:
             parts.append(t.markdown())
         if self.notes:
             parts.append("Notes:\n\n" + "\n".join(f"- {n}" for n in self.notes) + "\n")
         if self.skipped:
-            parts.append("Skipped:\n\n" + "\n".join(f"- {k}: {v}" for k, v in self.skipped.items()) + "\n")
+            parts.append(
+                "Skipped:\n\n"
+                + "\n".join(f"- {k}: {v}" for k, v in self.skipped.items())
+                + "\n"
+            )
         return "\n".join(parts)
 
     def to_json(self, machine: dict) -> dict:
@@ -448,7 +491,7 @@ def machine_info() -> dict:
     except (OSError, ValueError):
         pass
     info = {
-        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "cpu": cpu,
         "cores": os.cpu_count(),
         "memory_gib": mem,
@@ -469,7 +512,16 @@ def package_versions() -> dict:
     from importlib import metadata
 
     out = {}
-    for dist in ("roving", "orjson", "msgspec", "msgpack", "ormsgpack", "cbor2", "protobuf", "matplotlib"):
+    for dist in (
+        "roving",
+        "orjson",
+        "msgspec",
+        "msgpack",
+        "ormsgpack",
+        "cbor2",
+        "protobuf",
+        "matplotlib",
+    ):
         try:
             out[dist] = metadata.version(dist)
         except metadata.PackageNotFoundError:

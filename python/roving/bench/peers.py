@@ -10,14 +10,23 @@ from __future__ import annotations
 import importlib
 import json
 import pickle
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any
 
 #: The pip packages of the peers (and of the chart), as ``make bench`` installs them.
-PEER_PACKAGES = ["orjson", "msgspec", "msgpack", "ormsgpack", "cbor2", "protobuf", "matplotlib"]
+PEER_PACKAGES = [
+    "orjson",
+    "msgspec",
+    "msgpack",
+    "ormsgpack",
+    "cbor2",
+    "protobuf",
+    "matplotlib",
+]
 
 
-def optional(module: str) -> Optional[Any]:
+def optional(module: str) -> Any | None:
     """Imports ``module``, or returns None if it is not installed."""
     try:
         return importlib.import_module(module)
@@ -25,7 +34,7 @@ def optional(module: str) -> Optional[Any]:
         return None
 
 
-def missing_note(module: str, package: Optional[str] = None) -> str:
+def missing_note(module: str, package: str | None = None) -> str:
     return f"not installed (pip install {package or module})"
 
 
@@ -129,7 +138,10 @@ def has_kw(fn: Callable[..., Any], name: str) -> bool:
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):
-        text = getattr(fn, "__text_signature__", None) or (fn.__doc__ or "").split("\n", 1)[0]
+        text = (
+            getattr(fn, "__text_signature__", None)
+            or (fn.__doc__ or "").split("\n", 1)[0]
+        )
         return name in text
     return name in sig.parameters or any(
         p.kind is inspect.Parameter.VAR_KEYWORD for p in sig.parameters.values()

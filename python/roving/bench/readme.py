@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any, Optional
+from typing import Any
 
 START = "<!-- bench:start -->"
 END = "<!-- bench:end -->"
@@ -38,7 +38,9 @@ def _table_md(t: dict, *, notes: bool) -> str:
     return "\n".join(out) + "\n"
 
 
-def render(results: list[dict[str, Any]], *, notes: bool, results_link: str = "bench/results") -> str:
+def render(
+    results: list[dict[str, Any]], *, notes: bool, results_link: str = "bench/results"
+) -> str:
     """Markdown for every experiment in ``results`` (as ``load_results`` gives)."""
     if not results:
         return "_No benchmark results yet: run `roving bench`._\n"
@@ -51,14 +53,20 @@ def render(results: list[dict[str, Any]], *, notes: bool, results_link: str = "b
     quick = any(r.get("quick") for r in results)
     parts = [
         f"_Measured on {machine_line(m) if m else 'an unknown machine'}, {when}"
-        + (" — **quick mode** (small sizes, few repeats): not the reference figures" if quick else "")
+        + (
+            " — **quick mode** (small sizes, few repeats): not the reference figures"
+            if quick
+            else ""
+        )
         + f". Each cell: median of the repeats (min–max). Reproduce: {REPRODUCE}. "
         f"Details, notes and charts: [{results_link}]({results_link})._",
         "",
     ]
     pk = m.get("packages") if m else None
     if pk:
-        parts.append("_Versions: " + ", ".join(f"{k} {v}" for k, v in pk.items()) + "._\n")
+        parts.append(
+            "_Versions: " + ", ".join(f"{k} {v}" for k, v in pk.items()) + "._\n"
+        )
     for r in results:
         name = r.get("experiment", "?")
         title = r.get("title", name)
@@ -67,14 +75,22 @@ def render(results: list[dict[str, Any]], *, notes: bool, results_link: str = "b
             tabs = r.get("tables", [])[:2]
             for t in tabs:
                 parts.append(_table_md(t, notes=False))
-            parts.append("Full Rust results: [docs/BENCHMARKS.md](docs/BENCHMARKS.md).\n")
+            parts.append(
+                "Full Rust results: [docs/BENCHMARKS.md](docs/BENCHMARKS.md).\n"
+            )
             continue
         for t in r.get("tables", []):
             parts.append(_table_md(t, notes=notes))
         if r.get("skipped"):
-            parts.append("Skipped: " + "; ".join(f"{k} ({v})" for k, v in r["skipped"].items()) + ".\n")
+            parts.append(
+                "Skipped: "
+                + "; ".join(f"{k} ({v})" for k, v in r["skipped"].items())
+                + ".\n"
+            )
         if r.get("chart"):
-            parts.append(f"Chart: [{results_link}/{r['chart']}]({results_link}/{r['chart']}).\n")
+            parts.append(
+                f"Chart: [{results_link}/{r['chart']}]({results_link}/{r['chart']}).\n"
+            )
     return "\n".join(parts)
 
 
@@ -93,7 +109,7 @@ def write_summary(out_dir: str) -> str:
     return path
 
 
-def replace_block(readme: str, block: str) -> Optional[str]:
+def replace_block(readme: str, block: str) -> str | None:
     """README text with the bench block replaced, or None without markers."""
     i = readme.find(START)
     j = readme.find(END, i + len(START)) if i >= 0 else -1
@@ -102,7 +118,7 @@ def replace_block(readme: str, block: str) -> Optional[str]:
     return readme[: i + len(START)] + "\n" + block.rstrip("\n") + "\n" + readme[j:]
 
 
-def update_readme(out_dir: str, readme_path: Optional[str] = None) -> str:
+def update_readme(out_dir: str, readme_path: str | None = None) -> str:
     """Writes the tables into README.md between the markers; returns what
     was written (README.md, or SUMMARY.md when the markers are absent)."""
     from . import load_results, repo_root
@@ -129,7 +145,7 @@ def update_readme(out_dir: str, readme_path: Optional[str] = None) -> str:
     return readme_path
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     from . import default_out_dir
 
     p = argparse.ArgumentParser(
@@ -137,12 +153,25 @@ def main(argv: Optional[list[str]] = None) -> int:
         description="Write the latest roving bench tables into README.md between "
         f"{START} and {END} (and bench/results/SUMMARY.md).",
     )
-    p.add_argument("--results", metavar="DIR", default=None, help="results directory (default: bench/results)")
-    p.add_argument("--readme", metavar="FILE", default=None, help="README to update (default: README.md of the repository)")
+    p.add_argument(
+        "--results",
+        metavar="DIR",
+        default=None,
+        help="results directory (default: bench/results)",
+    )
+    p.add_argument(
+        "--readme",
+        metavar="FILE",
+        default=None,
+        help="README to update (default: README.md of the repository)",
+    )
     args = p.parse_args(argv)
     out = args.results or default_out_dir()
     if not os.path.isdir(out):
-        print(f"readme_tables: error: {out}: no results (run `roving bench` first)", file=sys.stderr)
+        print(
+            f"readme_tables: error: {out}: no results (run `roving bench` first)",
+            file=sys.stderr,
+        )
         return 1
     where = update_readme(out, args.readme)
     print(f"wrote {where}")

@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import math
 import os
-from typing import Any, Optional
+from typing import Any
 
 from .harness import Experiment
 
 
-def write_experiment(exp: Experiment, machine: dict, out_dir: str, *, chart: bool = True) -> dict[str, str]:
+def write_experiment(
+    exp: Experiment, machine: dict, out_dir: str, *, chart: bool = True
+) -> dict[str, str]:
     """Writes ``<out_dir>/<name>.md``, ``.json`` and (if matplotlib is
     installed and ``chart``) ``.png``. Returns the paths written."""
     os.makedirs(out_dir, exist_ok=True)
@@ -32,7 +34,9 @@ def write_experiment(exp: Experiment, machine: dict, out_dir: str, *, chart: boo
     if "png" in paths:
         data["chart"] = os.path.basename(png_path)
     p = os.path.join(out_dir, f"{exp.name}.json")
-    _write_text(p, json.dumps(data, indent=2, ensure_ascii=False, default=_json_default) + "\n")
+    _write_text(
+        p, json.dumps(data, indent=2, ensure_ascii=False, default=_json_default) + "\n"
+    )
     paths["json"] = p
     return paths
 
@@ -50,7 +54,7 @@ def _write_text(path: str, text: str) -> None:
     os.replace(tmp, path)
 
 
-def draw_chart(exp: Experiment, path: str) -> Optional[str]:
+def draw_chart(exp: Experiment, path: str) -> str | None:
     """One PNG per experiment: a panel per operation, a bar per contender.
     Returns None on success, else why no chart was drawn."""
     try:
@@ -72,8 +76,10 @@ def draw_chart(exp: Experiment, path: str) -> Optional[str]:
     ncols = 2 if len(panels) > 1 else 1
     nrows = math.ceil(len(panels) / ncols)
     height = max(len(p[1]) for p in panels) * 0.28 + 1.2
-    fig, axes = plt.subplots(nrows, ncols, figsize=(6.2 * ncols, height * nrows), squeeze=False)
-    for ax in axes.flat[len(panels):]:
+    fig, axes = plt.subplots(
+        nrows, ncols, figsize=(6.2 * ncols, height * nrows), squeeze=False
+    )
+    for ax in axes.flat[len(panels) :]:
         ax.set_visible(False)
     for ax, (title, bars, unit) in zip(axes.flat, panels):
         labels = [b[0] for b in bars]
@@ -81,11 +87,15 @@ def draw_chart(exp: Experiment, path: str) -> Optional[str]:
         if unit == "s":
             scale, unit_label = _time_scale(values)
         elif unit == "bytes" and max(values) >= 10_000:
-            scale, unit_label = (1e6, "MB") if max(values) >= 10_000_000 else (1e3, "kB")
+            scale, unit_label = (
+                (1e6, "MB") if max(values) >= 10_000_000 else (1e3, "kB")
+            )
         else:
             scale, unit_label = 1.0, unit
         vals = [v / scale for v in values]
-        colors = ["#d1495b" if lab.startswith("roving") else "#4b6a88" for lab in labels]
+        colors = [
+            "#d1495b" if lab.startswith("roving") else "#4b6a88" for lab in labels
+        ]
         y = range(len(labels))
         ax.barh(list(y), vals, color=colors)
         ax.set_yticks(list(y))
@@ -94,7 +104,9 @@ def draw_chart(exp: Experiment, path: str) -> Optional[str]:
         if min(vals) > 0 and max(vals) / min(vals) > 50:
             ax.set_xscale("log")
         ax.set_title(title, fontsize=10)
-        ax.set_xlabel(f"{unit_label} (lower is better)" if unit == "s" else unit_label, fontsize=8)
+        ax.set_xlabel(
+            f"{unit_label} (lower is better)" if unit == "s" else unit_label, fontsize=8
+        )
         ax.tick_params(axis="x", labelsize=8)
         for yi, v in zip(y, vals):
             ax.text(v, yi, f" {_short(v)}", va="center", fontsize=7)

@@ -14,16 +14,20 @@ import re
 import subprocess
 import sys
 import time
-from typing import Optional
 
 from . import repo_root
 
 
-def run_rust(out_dir: str, machine: dict, *, quick: bool = False, run_cargo: bool = True) -> tuple[bool, str]:
+def run_rust(
+    out_dir: str, machine: dict, *, quick: bool = False, run_cargo: bool = True
+) -> tuple[bool, str]:
     """Returns (ok, markdown to print)."""
     root = repo_root()
     if root is None:
-        return False, "## rust\n\nSkipped: not run from a roving source tree (no Cargo.toml with crates/roving).\n"
+        return (
+            False,
+            "## rust\n\nSkipped: not run from a roving source tree (no Cargo.toml with crates/roving).\n",
+        )
     log = []
     ok = True
     t0 = time.perf_counter()
@@ -36,17 +40,26 @@ def run_rust(out_dir: str, machine: dict, *, quick: bool = False, run_cargo: boo
         log.append(f"`{' '.join(cmd)}` exited {rc}")
         if rc != 0:
             ok = False
-            return False, f"## rust\n\n`{' '.join(cmd)}` failed (exit {rc}):\n\n```\n{tail}\n```\n"
+            return (
+                False,
+                f"## rust\n\n`{' '.join(cmd)}` failed (exit {rc}):\n\n```\n{tail}\n```\n",
+            )
         report = os.path.join(root, "scripts", "bench_report.py")
         if os.path.isfile(report):
             rc, tail = _run([sys.executable, report], root)
             log.append(f"`scripts/bench_report.py` exited {rc}")
             if rc != 0:
                 ok = False
-                return False, f"## rust\n\n`scripts/bench_report.py` failed (exit {rc}):\n\n```\n{tail}\n```\n"
+                return (
+                    False,
+                    f"## rust\n\n`scripts/bench_report.py` failed (exit {rc}):\n\n```\n{tail}\n```\n",
+                )
     md_path = os.path.join(root, "docs", "BENCHMARKS.md")
     if not os.path.isfile(md_path):
-        return False, "## rust\n\ndocs/BENCHMARKS.md was not written: nothing to fold in.\n"
+        return (
+            False,
+            "## rust\n\ndocs/BENCHMARKS.md was not written: nothing to fold in.\n",
+        )
     with open(md_path, encoding="utf-8") as f:
         text = f.read()
     body = fold(text)
@@ -92,8 +105,8 @@ def fold(text: str) -> str:
 def tables_of(md: str) -> list[dict]:
     """The markdown tables of ``md`` (title = the heading above each)."""
     tables = []
-    title: Optional[str] = None
-    cur: Optional[dict] = None
+    title: str | None = None
+    cur: dict | None = None
     for line in md.splitlines():
         if line.startswith("#"):
             title = line.lstrip("#").strip()
@@ -115,7 +128,15 @@ def tables_of(md: str) -> list[dict]:
 
 def _run(cmd: list[str], cwd: str) -> tuple[int, str]:
     try:
-        p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
+        p = subprocess.run(
+            cmd,
+            check=False,
+            cwd=cwd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            errors="replace",
+        )
     except FileNotFoundError:
         return 127, f"{cmd[0]}: not found"
     lines = p.stdout.splitlines()

@@ -1,0 +1,498 @@
+"""The `roving` command line, run as a user runs it: `python -m roving ...` in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PEOPLE = [
+    {
+        "name": "Alice",
+        "age": 30,
+        "score": 1.5,
+        "tags": ["a", "b"],
+        "active": True,
+        "nick": None,
+        "address": {"city": "Paris", "zip": "75001"},
+    },
+    {
+        "name": "Bob",
+        "age": 41,
+        "score": -2.25,
+        "tags": [],
+        "active": False,
+        "nick": "bobby",
+        "address": {"city": "Lyon", "zip": "69001"},
+    },
+    {
+        "name": "Chloé \u00e9\u4e2d",
+        "age": 12345678901234,
+        "score": 1e300,
+        "tags": ["a"],
+        "active": True,
+        "nick": "",
+        "address": {},
+    },
+]
+
+
+def run(*args: str, stdin: bytes | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    env["ROVING_NO_PROGRESS"] = "1"
+    env.pop("ROVING_DEBUG", None)
+    return subprocess.run(
+        [sys.executable, "-m", "roving", *args],
+        input=stdin,
+        capture_output=True,
+        cwd=cwd,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+
+
+def one_error_line(p: subprocess.CompletedProcess) -> str:
+    """Asserts the process failed with exactly one line on stderr, no traceback."""
+    err = p.stderr.decode("utf-8", "replace")
+    assert p.returncode != 0, err
+    assert "Traceback" not in err, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+@pytest.fixture()
+def files(tmp_path: Path) -> dict[str, Path]:
+    j = tmp_path / "people.json"
+    j.write_text(json.dumps(PEOPLE, ensure_ascii=False, indent=2), encoding="utf-8")
+    r = tmp_path / "people.rov"
+    p = run("convert", str(j), str(r))
+    assert p.returncode == 0, p.stderr
+    return {"json": j, "rov": r, "dir": tmp_path}
+
+
+# ---------------------------------------------------------------------------
+# help
+
+
+@pytest.mark.parametrize("cmd", [[], ["convert"], ["get"], ["dump"], ["validate"], ["stats"], ["bench"]])
+def test_help(cmd: list[str]) -> None:
+    p = run(*cmd, "--help")
+    assert p.returncode == 0, p.stderr
+    out = p.stdout.decode()
+    assert out.startswith("usage: roving")
+    assert " ".join(["roving", *cmd]) in out
+
+
+def test_no_command_is_a_usage_error() -> None:
+    p = run()
+    line = one_error_line(p)
+    assert p.returncode == 2
+    assert "roving" in line
+
+
+def test_unknown_command() -> None:
+    p = run("frobnicate")
+    line = one_error_line(p)
+    assert p.returncode == 2
+    assert "frobnicate" in line
+
+
+# ---------------------------------------------------------------------------
+# convert
+
+
+def test_convert_json_to_roving_and_back(files: dict[str, Path]) -> None:
+    rov = files["rov"].read_bytes()
+    assert rov[:2] == b"RV"
+    back = files["dir"] / "back.json"
+    p = run("convert", str(files["rov"]), str(back))
+    assert p.returncode == 0, p.stderr
+    assert json.loads(back.read_bytes()) == PEOPLE
+
+
+def test_convert_to_flag_and_unknown_extensions(files: dict[str, Path]) -> None:
+    out = files["dir"] / "people.bin"
+    p = run("convert", str(files["json"]), str(out), "--to", "roving")
+    assert p.returncode == 0, p.stderr
+    assert out.read_bytes() == files["rov"].read_bytes()
+    # No extension to go by: the input is sniffed, the output is the other format.
+    out2 = files["dir"] / "people.out"
+    p = run("convert", str(out), str(out2))
+    assert p.returncode == 0, p.stderr
+    assert json.loads(out2.read_bytes()) == PEOPLE
+
+
+def test_convert_stdin_stdout(files: dict[str, Path]) -> None:
+    src = files["json"].read_bytes()
+    p = run("convert", "-", "-", "--to", "roving", stdin=src)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == files["rov"].read_bytes()
+    p = run("convert", "-", "-", stdin=p.stdout)  # roving in (sniffed) -> JSON out
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout) == PEOPLE
+
+
+def test_convert_indent(files: dict[str, Path]) -> None:
+    p = run("convert", str(files["rov"]), "-", "--indent", "2")
+    assert p.returncode == 0, p.stderr
+    text = p.stdout.decode()
+    assert "\n  " in text
+    assert json.loads(text) == PEOPLE
+
+
+def test_convert_verbose(files: dict[str, Path]) -> None:
+    p = run("convert", "-v", str(files["json"]), str(files["dir"] / "v.rov"))
+    assert p.returncode == 0
+    assert "bytes" in p.stderr.decode()
+
+
+def test_convert_json_syntax_error_has_line_and_column(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('[\n  {"a": 1},\n  {"b": tru}\n]\n')
+    p = run("convert", str(bad), str(tmp_path / "out.rov"))
+    line = one_error_line(p)
+    assert p.returncode == 1
+    assert "bad.json" in line
+    assert "line 3" in line and "column" in line, line
+    assert not (tmp_path / "out.rov").exists()
+
+
+def test_convert_missing_input(tmp_path: Path) -> None:
+    p = run("convert", str(tmp_path / "nope.json"), str(tmp_path / "out.rov"))
+    line = one_error_line(p)
+    assert p.returncode == 1
+    assert "nope.json" in line and "no such file" in line
+
+
+def test_convert_damaged_roving(files: dict[str, Path]) -> None:
+    data = files["rov"].read_bytes()
+    bad = files["dir"] / "bad.rov"
+    bad.write_bytes(data[: len(data) // 2])
+    p = run("convert", str(bad), str(files["dir"] / "out.json"))
+    line = one_error_line(p)
+    assert p.returncode == 1
+    assert "bad.rov" in line and "damaged roving file" in line
+
+
+def test_convert_output_directory_missing(files: dict[str, Path]) -> None:
+    p = run("convert", str(files["json"]), str(files["dir"] / "no" / "such" / "dir" / "x.rov"))
+    line = one_error_line(p)
+    assert "does not exist" in line
+
+
+def test_convert_empty_input(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.json"
+    empty.write_bytes(b"")
+    p = run("convert", str(empty), str(tmp_path / "e.rov"))
+    line = one_error_line(p)
+    assert p.returncode == 1
+    assert "empty.json" in line
+
+
+def test_convert_input_is_a_directory(tmp_path: Path) -> None:
+    p = run("convert", str(tmp_path), str(tmp_path / "x.rov"))
+    line = one_error_line(p)
+    assert "is a directory" in line
+
+
+def test_convert_bad_usage(tmp_path: Path) -> None:
+    p = run("convert", "only-one-arg")
+    line = one_error_line(p)
+    assert p.returncode == 2
+    assert "OUT" in line
+    p = run("convert", "a.json", "b.rov", "--to", "xml")
+    one_error_line(p)
+    assert p.returncode == 2
+
+
+# ---------------------------------------------------------------------------
+# get
+
+
+def test_get(files: dict[str, Path]) -> None:
+    rov = str(files["rov"])
+    p = run("get", rov, "[1].name")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout) == "Bob"
+    assert run("get", rov, "$[0].address.city").stdout.strip() == b'"Paris"'
+    assert json.loads(run("get", rov, "[0].tags").stdout) == ["a", "b"]
+    assert json.loads(run("get", rov, "[2]").stdout) == PEOPLE[2]
+    assert json.loads(run("get", rov, "[-1].age").stdout) == PEOPLE[-1]["age"]
+    assert json.loads(run("get", rov, '[1]["nick"]').stdout) == "bobby"
+    assert json.loads(run("get", rov, "[0].nick").stdout) is None
+    assert json.loads(run("get", rov, "[2].score").stdout) == 1e300
+    assert json.loads(run("get", rov, "").stdout) == PEOPLE
+
+
+def test_get_from_json_file(files: dict[str, Path]) -> None:
+    p = run("get", str(files["json"]), "[2].name")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout) == PEOPLE[2]["name"]
+
+
+def test_get_indent(files: dict[str, Path]) -> None:
+    p = run("get", str(files["rov"]), "[0].address", "--indent", "2")
+    assert p.returncode == 0
+    assert b"\n  " in p.stdout
+    assert json.loads(p.stdout) == PEOPLE[0]["address"]
+
+
+@pytest.mark.parametrize(
+    ("path", "words"),
+    [
+        ("[7].name", ["out of range"]),
+        ("[0].nope", ["no key", "nope"]),
+        ("[0].name.first", ["not a map"]),
+        ("name", ["not a map"]),
+        ("[0][1]", ["not an array"]),
+    ],
+)
+def test_get_path_not_found(files: dict[str, Path], path: str, words: list[str]) -> None:
+    p = run("get", str(files["rov"]), path)
+    line = one_error_line(p)
+    assert p.returncode == 1
+    assert "path not found" in line
+    for w in words:
+        assert w in line, line
+
+
+@pytest.mark.parametrize("path", ["[abc]", "[1", '["unterminated', "[0]..x", "[0]x"])
+def test_get_bad_path(files: dict[str, Path], path: str) -> None:
+    p = run("get", str(files["rov"]), path)
+    line = one_error_line(p)
+    assert p.returncode == 2
+    assert "bad path" in line
+
+
+def test_get_missing_and_damaged(files: dict[str, Path]) -> None:
+    p = run("get", str(files["dir"] / "missing.rov"), "[0]")
+    assert "no such file" in one_error_line(p)
+    bad = files["dir"] / "bad.rov"
+    data = bytearray(files["rov"].read_bytes())
+    data[-1] ^= 0xFF
+    bad.write_bytes(bytes(data))
+    p = run("get", str(bad), "[0]")
+    line = one_error_line(p)
+    assert p.returncode == 1
+    assert "damaged roving file" in line
+
+
+# ---------------------------------------------------------------------------
+# dump
+
+
+def test_dump_typed_view(files: dict[str, Path]) -> None:
+    p = run("dump", str(files["rov"]))
+    assert p.returncode == 0, p.stderr
+    out = p.stdout.decode()
+    lines = out.splitlines()
+    assert lines[0] == "array[3]"
+    assert "  [0]: map{7}" in lines
+    assert '    name: str "Alice"' in lines
+    assert "    age: int 30" in lines
+    assert "    score: float 1.5" in lines
+    assert "    active: bool true" in lines
+    assert "    nick: null" in lines
+    assert "    tags: array[2]" in lines
+    assert '      [0]: str "a"' in lines
+    assert "    tags: array[0]" in lines
+    assert "    address: map{0}" in lines
+    assert "    age: int 12345678901234" in lines
+    assert '    name: str "Chloé é中"' in lines
+
+
+def test_dump_limits_and_offsets(files: dict[str, Path]) -> None:
+    p = run("dump", str(files["rov"]), "--max-items", "1")
+    assert p.returncode == 0
+    out = p.stdout.decode()
+    assert "… 2 more" in out
+    assert "Bob" not in out
+    p = run("dump", str(files["rov"]), "--depth", "1")
+    out = p.stdout.decode()
+    assert "  [0]: map{7}" in out and "Alice" not in out
+    p = run("dump", str(files["rov"]), "--offsets")
+    assert "@" in p.stdout.decode()
+
+
+def test_dump_json(files: dict[str, Path]) -> None:
+    p = run("dump", "--json", str(files["rov"]))
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout) == PEOPLE
+
+
+def test_dump_shared_values_printed_once(tmp_path: Path) -> None:
+    import roving
+
+    shared = {"x": [1, 2, 3]}
+    data = roving.dumps([shared, shared])
+    f = tmp_path / "shared.rov"
+    f.write_bytes(data)
+    p = run("dump", str(f))
+    assert p.returncode == 0, p.stderr
+    out = p.stdout.decode()
+    if out.count("map{1}") == 1:  # the encoder shared the map
+        assert "shared, shown above" in out
+    assert json.loads(run("dump", "--json", str(f)).stdout) == [shared, shared]
+
+
+def test_dump_errors(files: dict[str, Path]) -> None:
+    p = run("dump", str(files["dir"] / "missing.rov"))
+    assert "no such file" in one_error_line(p)
+    bad = files["dir"] / "bad.rov"
+    bad.write_bytes(b"RV\x01garbage")
+    p = run("dump", str(bad))
+    assert "damaged roving file" in one_error_line(p)
+
+
+# ---------------------------------------------------------------------------
+# validate
+
+
+def test_validate_ok(files: dict[str, Path]) -> None:
+    p = run("validate", str(files["rov"]))
+    assert p.returncode == 0, p.stderr
+    out = p.stdout.decode()
+    assert "ok" in out and "array of 3" in out
+    assert run("validate", "-q", str(files["rov"])).stdout == b""
+
+
+def test_validate_truncated_gives_reason_and_offset(files: dict[str, Path]) -> None:
+    data = files["rov"].read_bytes()
+    bad = files["dir"] / "trunc.rov"
+    bad.write_bytes(data[:-3])
+    p = run("validate", str(bad))
+    line = one_error_line(p)
+    assert p.returncode == 1
+    assert "trunc.rov" in line and "damaged roving file" in line
+    assert "offset" in line, line
+
+
+def test_validate_every_truncation_and_bit_flip_is_one_line(files: dict[str, Path]) -> None:
+    data = files["rov"].read_bytes()
+    d = files["dir"]
+    names = []
+    for i in range(0, len(data), max(1, len(data) // 12)):
+        f = d / f"cut{i}.rov"
+        f.write_bytes(data[:i])
+        names.append(str(f))
+    for i in range(3, len(data), max(1, len(data) // 12)):
+        b = bytearray(data)
+        b[i] ^= 0x41
+        f = d / f"flip{i}.rov"
+        f.write_bytes(bytes(b))
+        names.append(str(f))
+    p = run("validate", "-q", *names)
+    err = p.stderr.decode()
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    # Every file either validates (a flip can leave a valid document) or gets one line.
+    assert p.returncode == (1 if lines else 0)
+    for line in lines:
+        assert line.startswith("roving validate: error: ")
+        assert "offset" in line or "not a roving file" in line, line
+
+
+def test_validate_not_roving(files: dict[str, Path]) -> None:
+    p = run("validate", str(files["json"]))
+    line = one_error_line(p)
+    assert p.returncode == 1
+    assert "not a roving file" in line
+
+
+def test_validate_missing_and_mixed(files: dict[str, Path]) -> None:
+    p = run("validate", str(files["dir"] / "missing.rov"))
+    assert "no such file" in one_error_line(p)
+    p = run("validate", str(files["rov"]), str(files["dir"] / "missing.rov"))
+    assert p.returncode == 1
+    assert b"ok" in p.stdout
+    assert p.stderr.decode().count("\n") == 1
+
+
+def test_validate_stdin(files: dict[str, Path]) -> None:
+    p = run("validate", "-", stdin=files["rov"].read_bytes())
+    assert p.returncode == 0
+    p = run("validate", "-", stdin=b"RV\x01")
+    assert "<stdin>" in one_error_line(p)
+
+
+# ---------------------------------------------------------------------------
+# stats
+
+
+def test_stats(files: dict[str, Path]) -> None:
+    p = run("stats", str(files["rov"]))
+    assert p.returncode == 0, p.stderr
+    out = p.stdout.decode()
+    for word in ("strings", "containers", "shapes", "numbers", "dedup", "map keys", "slots"):
+        assert word in out, out
+
+
+def test_stats_json_accounts_for_every_byte(files: dict[str, Path]) -> None:
+    p = run("stats", "--json", str(files["rov"]))
+    assert p.returncode == 0, p.stderr
+    st = json.loads(p.stdout)
+    total = files["rov"].stat().st_size
+    assert st["bytes"] == total
+    assert st["header"] + sum(s["bytes"] for s in st["sections"].values()) == total
+    assert sum(e["bytes"] for e in st["encodings"].values()) == total - st["header"]
+    assert st["values"]["map"] == 4  # three people and two non-empty addresses, one empty map
+    assert st["values"]["array"] == 4
+    assert st["dedup"]["saved_bytes"] >= 0
+    assert st["dedup"]["unreachable_records"] == 0
+
+
+def test_stats_sees_dedup(tmp_path: Path) -> None:
+    rows = [{"first": "x" * 40, "second": "same value everywhere", "n": i} for i in range(50)]
+    src = tmp_path / "rows.json"
+    src.write_text(json.dumps(rows))
+    p = run("stats", "--json", str(src))  # a JSON file is converted in memory first
+    assert p.returncode == 0, p.stderr
+    st = json.loads(p.stdout)
+    assert st["input"] == "json"
+    d = st["dedup"]
+    # One shape for 50 maps, and the repeated strings written once.
+    assert d["shared_records"] >= 3
+    assert d["saved_bytes"] > 49 * 40
+    assert d["expanded_bytes"] == st["bytes"] + d["saved_bytes"]
+    assert st["values"]["map"] == 50
+
+
+def test_stats_errors(files: dict[str, Path]) -> None:
+    p = run("stats", str(files["dir"] / "missing.rov"))
+    assert "no such file" in one_error_line(p)
+    bad = files["dir"] / "bad.rov"
+    bad.write_bytes(files["rov"].read_bytes()[:-1])
+    p = run("stats", str(bad))
+    line = one_error_line(p)
+    assert p.returncode == 1
+    assert "damaged roving file" in line
+    badjson = files["dir"] / "bad.json"
+    badjson.write_text('{"a": [1, 2,, 3]}')
+    p = run("stats", str(badjson))
+    line = one_error_line(p)
+    assert "line 1" in line and "column" in line
+
+
+# ---------------------------------------------------------------------------
+# bench (the run itself is in test_bench_smoke.py)
+
+
+def test_bench_list() -> None:
+    p = run("bench", "--list")
+    assert p.returncode == 0, p.stderr
+    out = p.stdout.decode()
+    for name in ("fleece", "repository", "archiver-20000-ints", "simpleobject", "contacts", "rust"):
+        assert name in out
+
+
+def test_bench_unknown_experiment(tmp_path: Path) -> None:
+    p = run("bench", "--only", "nope", "--out", str(tmp_path))
+    line = one_error_line(p)
+    assert p.returncode == 2
+    assert "unknown experiment" in line

@@ -171,6 +171,9 @@ GROUPS: list[tuple[str, str, str, dict[str, str]]] = [
     ),
 ]
 
+# "group/contender" -> 95% confidence interval of the median (ns), filled by load_results.
+spread: dict[str, tuple[float, float]] = {}
+
 PEERS = ["serde_json", "simd-json", "rmp-serde", "ciborium", "flexbuffers", "bitcode", "rkyv", "criterion"]
 
 
@@ -222,6 +225,7 @@ def load_results(crit: Path, started: float, allow_stale: bool) -> tuple[dict, l
     """{group: {contender: median ns}} and a list of stale results skipped."""
     results: dict[str, dict[str, float]] = {}
     stale: list[str] = []
+    spread.clear()
     for group, _t, _d, _labels in GROUPS:
         gdir = crit / group
         if not gdir.is_dir():
@@ -239,16 +243,20 @@ def load_results(crit: Path, started: float, allow_stale: bool) -> tuple[dict, l
                 stale.append(f"{group}/{name}")
                 continue
             try:
-                median = json.loads(est.read_text())["median"]["point_estimate"]
-            except (OSError, ValueError, KeyError) as e:
+                med = json.loads(est.read_text())["median"]
+                point = float(med["point_estimate"])
+                ci = med.get("confidence_interval", {})
+                lo, hi = float(ci.get("lower_bound", point)), float(ci.get("upper_bound", point))
+            except (OSError, ValueError, KeyError, TypeError) as e:
                 sys.exit(f"bench_report: cannot read {est}: {e}")
-            results.setdefault(group, {})[name] = float(median)
+            results.setdefault(group, {})[name] = point
+            spread[f"{group}/{name}"] = (lo, hi)
     return results, stale
 
 
 def table_for(group: str, labels: dict[str, str], res: dict[str, float], fleece: float | None) -> list[str]:
     base = res.get("roving")
-    lines = ["| contender | median | × roving |", "| --- | ---: | ---: |"]
+    lines = ["| contender | median | 95% CI of median | × roving |", "| --- | ---: | ---: | ---: |"]
     order = [k for k in labels if k in res] + sorted(k for k in res if k not in labels)
     for k in order:
         t = res[k]
@@ -256,11 +264,27 @@ def table_for(group: str, labels: dict[str, str], res: dict[str, float], fleece:
         name = labels.get(k, k)
         if k == "roving":
             name = f"**{name}**"
-        lines.append(f"| {name} | {fmt_time(t)} | {ratio} |")
+        lo, hi = spread.get(f"{group}/{k}", (t, t))
+        lines.append(f"| {name} | {fmt_time(t)} | {fmt_time(lo)} – {fmt_time(hi)} | {ratio} |")
     if fleece is not None:
         ratio = fmt_ratio(fleece / base) if base else "–"
-        lines.append(f"| _{FLEECE_LABEL}_ | _{fmt_time(fleece)}_ | _{ratio}_ |")
+        lines.append(f"| _{FLEECE_LABEL}_ | _{fmt_time(fleece)}_ | | _{ratio}_ |")
     return lines
+
+
+def load_line(meta: dict) -> str:
+    """How busy the machine was during the run (other processes skew timings)."""
+    parts = []
+    other = meta.get("other_load")
+    if isinstance(other, (int, float)):
+        cpus = meta.get("cpus") or os.cpu_count() or 1
+        parts.append(f"other processes used {other:.2f} of {cpus} cores on average during the run")
+        if other > 0.25:
+            parts.append("**the machine was shared: timings are noisier and slower than on an idle machine**")
+    la, lb = meta.get("loadavg_start"), meta.get("loadavg_end")
+    if la or lb:
+        parts.append(f"load average {la or '?'} at the start, {lb or '?'} at the end")
+    return "- Load: " + "; ".join(parts) if parts else "- Load: unknown"
 
 
 def verdict(ok: bool) -> str:
@@ -369,9 +393,10 @@ def main() -> int:
         f"- Machine: {os.cpu_count()} CPUs (nproc {run(['nproc'])}), {cpu_model()}, {platform.system()} {platform.release()}",
         f"- Toolchain: {run(['rustc', '--version'])}; bench profile (release, `codegen-units = 4`)",
         "- Peers: " + ", ".join(f"{k} {versions[k]}" for k in PEERS if k in versions),
+        load_line(meta),
         f"- Data: `1000people.json` (1,000 records), minified to {JSON_LEN:,} bytes; "
         "every JSON benchmark starts from the minified bytes.",
-        "- Timings are criterion medians (10 samples for millisecond work, 30 for nanosecond work); "
+        "- Timings are criterion medians (20 flat samples for millisecond work, 50 for nanosecond work); "
         "`× roving` is the contender's time over roving's (above 1 = slower than roving).",
         "- Fleece rows are Fleece's own C++ figures measured on this machine kind and quoted from the "
         "core issue, **not measured by this benchmark**. There is no Rust Fleece peer: the crates.io "

@@ -43,9 +43,9 @@ fn inputs() -> Inputs {
     }
 }
 
-/// Writes the sizes of every encoding and the run's start time (the report
-/// ignores criterion results older than that).
-fn write_sizes(i: &Inputs) {
+/// The sizes of every encoding, the run's start time (the report ignores
+/// criterion results older than that) and the load on the machine.
+fn run_meta(i: &Inputs) -> JsonValue {
     let c = &i.c;
     let ok = |r: Result<Vec<u8>, String>| r.map(|v| v.len()).unwrap_or(0);
     let rows: Vec<(&str, &str, usize)> = vec![
@@ -93,31 +93,73 @@ fn write_sizes(i: &Inputs) {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs_f64())
         .unwrap_or(0.0);
-    let sizes = serde_json::json!({
+    serde_json::json!({
         "started_unix": started,
         "data": roving_bench::data_path().display().to_string(),
         "minified_json_len_expected": MINIFIED_JSON_LEN,
-        "sizes": rows.iter().map(|(id, label, n)| serde_json::json!({"id": id, "label": label, "bytes": n})).collect::<Vec<_>>(),
-    });
+        "loadavg_start": loadavg(),
+        "sizes": rows
+            .iter()
+            .map(|(id, label, n)| serde_json::json!({"id": id, "label": label, "bytes": n}))
+            .collect::<Vec<_>>(),
+    })
+}
+
+/// Writes the run's metadata to `<criterion dir>/roving-bench-sizes.json`.
+fn save_meta(meta: &JsonValue) {
     let dir = roving_bench::criterion_dir();
     let _ = std::fs::create_dir_all(&dir);
     let path = dir.join("roving-bench-sizes.json");
-    let text = serde_json::to_string_pretty(&sizes).unwrap_or_default();
+    let text = serde_json::to_string_pretty(meta).unwrap_or_default();
     if let Err(e) = std::fs::write(&path, text) {
         eprintln!("roving-bench: cannot write {}: {e}", path.display());
     }
 }
 
-/// A group for millisecond-scale work: flat sampling, 10 samples.
+/// `/proc/loadavg`'s first three fields (Linux), or null.
+fn loadavg() -> JsonValue {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .map_or(JsonValue::Null, JsonValue::from)
+}
+
+/// CPU ticks so far (Linux): all cores busy, all cores total, this process.
+fn cpu_ticks() -> Option<(u64, u64, u64)> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let line = stat.lines().find(|l| l.starts_with("cpu "))?;
+    let f: Vec<u64> = line
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    let total: u64 = f.iter().take(8).sum();
+    let idle = f.get(3)? + f.get(4)?;
+    let me = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which is in parentheses): utime is the 12th, stime the 13th.
+    let rest = &me[me.rfind(')')? + 1..];
+    let g: Vec<&str> = rest.split_whitespace().collect();
+    let mine = g.get(11)?.parse::<u64>().ok()? + g.get(12)?.parse::<u64>().ok()?;
+    Some((total - idle, total, mine))
+}
+
+/// Cores' worth of CPU that other processes used between two `cpu_ticks`.
+fn other_load(a: (u64, u64, u64), b: (u64, u64, u64), cpus: usize) -> Option<f64> {
+    let wall = (b.1.checked_sub(a.1)? as f64) / cpus.max(1) as f64;
+    let other = b.0.checked_sub(a.0)? as f64 - b.2.checked_sub(a.2)? as f64;
+    (wall > 0.0).then(|| (other / wall).max(0.0))
+}
+
+/// A group for millisecond-scale work: flat sampling.
 fn slow<'a>(
     c: &'a mut Criterion,
     name: &str,
 ) -> BenchmarkGroup<'a, criterion::measurement::WallTime> {
     let mut g = c.benchmark_group(name);
     g.sampling_mode(SamplingMode::Flat)
-        .sample_size(10)
-        .warm_up_time(Duration::from_millis(300))
-        .measurement_time(Duration::from_millis(1500));
+        .sample_size(20)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_millis(2500));
     g
 }
 
@@ -127,15 +169,17 @@ fn fast<'a>(
     name: &str,
 ) -> BenchmarkGroup<'a, criterion::measurement::WallTime> {
     let mut g = c.benchmark_group(name);
-    g.sample_size(30)
-        .warm_up_time(Duration::from_millis(300))
-        .measurement_time(Duration::from_millis(1000));
+    g.sample_size(50)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_millis(2000));
     g
 }
 
 fn benches(cr: &mut Criterion) {
     let i = inputs();
-    write_sizes(&i);
+    let mut meta = run_meta(&i);
+    save_meta(&meta);
+    let ticks = cpu_ticks();
     let json = &i.c.json[..];
 
     // JSON -> format: roving parses straight into its encoder; the peers
@@ -442,6 +486,14 @@ fn benches(cr: &mut Criterion) {
         });
         g.finish();
     }
+
+    meta["loadavg_end"] = loadavg();
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    meta["cpus"] = cpus.into();
+    if let (Some(a), Some(b)) = (ticks, cpu_ticks()) {
+        meta["other_load"] = other_load(a, b, cpus).map_or(JsonValue::Null, JsonValue::from);
+    }
+    save_meta(&meta);
 }
 
 fn main() {

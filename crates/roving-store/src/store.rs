@@ -210,6 +210,17 @@ impl Store {
         }
     }
 
+    /// The bytes stored under `key` (pending changes first), borrowed from
+    /// the map or from the pending change, **not validated** when they come
+    /// from the file (only checked to lie within it): validate them (e.g.
+    /// with [`Document::open`]) before use.
+    pub fn get_bytes(&self, key: &str) -> Result<Option<&[u8]>> {
+        match self.pending.get(key) {
+            Some(v) => Ok(v.as_deref()),
+            None => self.snapshot()?.get_bytes(key),
+        }
+    }
+
     /// Like [`get`](Store::get), as a [`Record`] that keeps its bytes alive
     /// by itself (for views that outlive a borrow of the store).
     pub fn record(&self, key: &str) -> Result<Option<Record>> {
@@ -281,6 +292,18 @@ impl Store {
                 format!("the value for {key:?} is not a valid roving document: {e}"),
             )
         })?;
+        self.set(key, Some(Arc::from(doc)))
+    }
+
+    /// Sets `key` to `doc` without validating it.
+    ///
+    /// # Safety
+    /// `doc` must be a valid roving document (one that [`Document::open`]
+    /// accepts), for example the output of [`roving::Encoder::finish`]:
+    /// pending documents are read back without validation.
+    pub unsafe fn put_trusted(&mut self, key: &str, doc: Vec<u8>) -> Result<()> {
+        self.check_writable()?;
+        self.check_key(key)?;
         self.set(key, Some(Arc::from(doc)))
     }
 

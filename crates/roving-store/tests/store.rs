@@ -388,7 +388,6 @@ fn truncated_files_are_errors() {
     for cut in cuts {
         let p = path.with_file_name(format!("cut{cut}.rvs"));
         std::fs::write(&p, &full[..cut]).unwrap();
-        eprintln!("cut {cut} of {}", full.len());
         let r = Store::open(&p, &opts());
         match r {
             Err(e) => assert!(
@@ -703,4 +702,13 @@ fn readers_see_only_committed_states() {
     }
     assert!(child.wait().unwrap().success());
     assert!(!seen.is_empty());
+}
+
+#[test]
+fn store_and_records_are_send_and_sync() {
+    fn check<T: Send + Sync>() {}
+    check::<Store>();
+    check::<roving_store::Record>();
+    check::<roving_store::Snapshot>();
+    check::<roving_store::StoreError>();
 }

@@ -1,0 +1,441 @@
+//! `roving.Store`: the Python face of `roving_store::Store` (owned by the
+//! store helper). The extension defines `_Store`; `python/roving/_store.py`
+//! subclasses it together with `collections.abc.MutableMapping`.
+
+use std::collections::VecDeque;
+use std::ops::Bound as Edge;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use pyo3::exceptions::{PyKeyError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyString, PyTuple, PyType};
+
+use roving::Document;
+use roving_store::{Store, StoreError, StoreOptions};
+
+use crate::buf::Buf;
+use crate::decode::Decoder;
+use crate::typed::{self, Plan};
+use crate::view::Doc;
+
+static STORE_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+
+/// Keys (or items, or values) fetched per step of an iterator.
+const ITER_CHUNK: usize = 256;
+
+/// Adds `_Store`, `_StoreIter` and `StoreError` to the module (after
+/// `RovingError` was registered).
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    let t = STORE_ERROR.get_or_try_init(py, || -> PyResult<Py<PyType>> {
+        let base = m.getattr("RovingError")?.cast_into::<PyType>()?;
+        PyErr::new_type(
+            py,
+            c"roving.StoreError",
+            Some(c"An error of roving.Store: a damaged or foreign file, a write on a read-only or closed store, an invalid key... `.kind` names it (\"corrupt\", \"not-a-store\", \"not-found\", \"read-only\", \"busy\", \"closed\", \"invalid-key\", \"io\", \"lmdb\")."),
+            Some(&base),
+            None,
+        )
+    })?;
+    m.add("StoreError", t.bind(py))?;
+    m.add_class::<PyStore>()?;
+    m.add_class::<StoreIter>()?;
+    Ok(())
+}
+
+/// A `roving.StoreError` for a store error.
+#[cold]
+fn store_err(py: Python<'_>, e: &StoreError) -> PyErr {
+    new_store_error(py, e.kind().name(), e.to_string())
+}
+
+#[cold]
+fn new_store_error(py: Python<'_>, kind: &str, msg: String) -> PyErr {
+    match STORE_ERROR.get(py) {
+        Some(t) => match t.bind(py).call1((msg,)) {
+            Ok(inst) => {
+                let _ = inst.setattr("kind", kind);
+                PyErr::from_value(inst)
+            }
+            Err(e) => e,
+        },
+        None => pyo3::exceptions::PyRuntimeError::new_err(msg),
+    }
+}
+
+#[cold]
+fn closed_error(py: Python<'_>, path: &std::path::Path) -> PyErr {
+    new_store_error(
+        py,
+        "closed",
+        format!("store {}: the store is closed", path.display()),
+    )
+}
+
+#[cold]
+fn key_type_error(key: &Bound<'_, PyAny>) -> PyErr {
+    let tn = key
+        .get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "?".into());
+    PyTypeError::new_err(format!("roving.Store keys must be str, not {tn}"))
+}
+
+#[inline]
+fn key_str<'a>(key: &'a Bound<'_, PyAny>) -> PyResult<&'a str> {
+    match key.cast::<PyString>() {
+        Ok(s) => s.to_str(),
+        Err(_) => Err(key_type_error(key)),
+    }
+}
+
+/// The extension type behind `roving.Store` (use `roving.Store`).
+#[pyclass(module = "roving._roving", name = "_Store", subclass)]
+pub struct PyStore {
+    inner: Option<Store>,
+    plan: Option<Arc<Plan>>,
+    ty: Option<Py<PyAny>>,
+    path: PathBuf,
+    readonly: bool,
+}
+
+impl PyStore {
+    fn store(&self, py: Python<'_>) -> PyResult<&Store> {
+        self.inner
+            .as_ref()
+            .ok_or_else(|| closed_error(py, &self.path))
+    }
+
+    fn store_mut(&mut self, py: Python<'_>) -> PyResult<&mut Store> {
+        match self.inner.as_mut() {
+            Some(s) => Ok(s),
+            None => Err(closed_error(py, &self.path)),
+        }
+    }
+
+    /// Python value of a validated document (typed if the store has a type).
+    fn decode<'py>(&self, py: Python<'py>, doc: Document<'_>) -> PyResult<Bound<'py, PyAny>> {
+        match &self.plan {
+            Some(plan) => typed::decode_typed(py, doc.as_bytes(), doc.root(), plan),
+            None => Decoder::new(py, doc.as_bytes()).value(doc.root()),
+        }
+    }
+}
+
+#[pymethods]
+impl PyStore {
+    #[new]
+    #[pyo3(signature = (path, *, r#type=None, readonly=false, map_size=None, sync=true))]
+    fn py_new(
+        py: Python<'_>,
+        path: PathBuf,
+        r#type: Option<Bound<'_, PyAny>>,
+        readonly: bool,
+        map_size: Option<usize>,
+        sync: bool,
+    ) -> PyResult<PyStore> {
+        let ty = r#type.filter(|t| !t.is_none());
+        let plan = match &ty {
+            Some(t) => Some(typed::plan_for(t)?),
+            None => None,
+        };
+        let mut opts = StoreOptions::default().readonly(readonly).sync(sync);
+        if let Some(m) = map_size {
+            opts = opts.map_size(m);
+        }
+        let p = path.clone();
+        let store = py
+            .detach(move || Store::open(&p, &opts))
+            .map_err(|e| store_err(py, &e))?;
+        Ok(PyStore {
+            inner: Some(store),
+            plan,
+            ty: ty.map(Bound::unbind),
+            path,
+            readonly,
+        })
+    }
+
+    fn __getitem__<'py>(
+        &self,
+        py: Python<'py>,
+        key: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let k = key_str(key)?;
+        match self.store(py)?.get(k) {
+            Ok(Some(doc)) => self.decode(py, doc),
+            Ok(None) => Err(PyKeyError::new_err(key.clone().unbind())),
+            Err(e) => Err(store_err(py, &e)),
+        }
+    }
+
+    /// `s.get(key, default=None)`.
+    #[pyo3(signature = (key, default=None))]
+    fn get<'py>(
+        &self,
+        py: Python<'py>,
+        key: &Bound<'py, PyAny>,
+        default: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let k = key_str(key)?;
+        match self.store(py)?.get(k) {
+            Ok(Some(doc)) => self.decode(py, doc),
+            Ok(None) => Ok(default.unwrap_or_else(|| py.None().into_bound(py))),
+            Err(e) => Err(store_err(py, &e)),
+        }
+    }
+
+    fn __setitem__(
+        &mut self,
+        py: Python<'_>,
+        key: &Bound<'_, PyAny>,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let k = key_str(key)?;
+        if self.readonly {
+            self.store(py)?;
+            return Err(new_store_error(
+                py,
+                "read-only",
+                format!("store {}: the store is open read-only", self.path.display()),
+            ));
+        }
+        let bytes = crate::encode_py(value, None)?;
+        let store = self.store_mut(py)?;
+        // SAFETY: `bytes` comes straight from roving's encoder
+        // (`Encoder::finish_reset`), which only produces valid documents.
+        unsafe { store.put_trusted(k, bytes) }.map_err(|e| store_err(py, &e))
+    }
+
+    fn __delitem__(&mut self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<()> {
+        let k = key_str(key)?;
+        match self.store_mut(py)?.delete(k) {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(PyKeyError::new_err(key.clone().unbind())),
+            Err(e) => Err(store_err(py, &e)),
+        }
+    }
+
+    fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
+        let n = self.store(py)?.len().map_err(|e| store_err(py, &e))?;
+        Ok(n as usize)
+    }
+
+    fn __contains__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let Ok(s) = key.cast::<PyString>() else {
+            return Ok(false);
+        };
+        self.store(py)?
+            .contains(s.to_str()?)
+            .map_err(|e| store_err(py, &e))
+    }
+
+    fn __iter__(slf: Bound<'_, Self>) -> PyResult<StoreIter> {
+        StoreIter::new(slf, IterKind::Keys)
+    }
+
+    /// Iterator over (key, value) pairs in key order (used by `items()`).
+    fn _iter_items(slf: Bound<'_, Self>) -> PyResult<StoreIter> {
+        StoreIter::new(slf, IterKind::Items)
+    }
+
+    /// Iterator over values in key order (used by `values()`).
+    fn _iter_values(slf: Bound<'_, Self>) -> PyResult<StoreIter> {
+        StoreIter::new(slf, IterKind::Values)
+    }
+
+    /// `s.view(key)`: the record as a lazy, zero-copy `roving.Doc` (read in
+    /// place from the store's memory map; it keeps that state of the store
+    /// alive, so release views you no longer need).
+    fn view(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Doc> {
+        let k = key_str(key)?;
+        let rec = match self.store(py)?.record(k) {
+            Ok(Some(r)) => r,
+            Ok(None) => return Err(PyKeyError::new_err(key.clone().unbind())),
+            Err(e) => return Err(store_err(py, &e)),
+        };
+        let bytes = rec.as_bytes();
+        let (ptr, len) = (bytes.as_ptr(), bytes.len());
+        // SAFETY: a `Record` keeps its bytes readable and unchanged for as
+        // long as it is alive, wherever it is moved (its owner is an
+        // `Arc<[u8]>` or the snapshot whose memory map holds them).
+        let buf = unsafe { Buf::from_owner(ptr, len, Box::new(rec)) };
+        // The record was validated by the store (`Store::record`).
+        Doc::new(py, Arc::new(buf), true)
+    }
+
+    /// Commits every pending change in one atomic, durable transaction.
+    fn flush(&mut self, py: Python<'_>) -> PyResult<()> {
+        let store = self.store_mut(py)?;
+        if !store.is_dirty() {
+            return Ok(());
+        }
+        py.detach(|| store.flush()).map_err(|e| store_err(py, &e))
+    }
+
+    /// Drops pending changes and reads the newest committed state.
+    fn reload(&mut self, py: Python<'_>) -> PyResult<()> {
+        let store = self.store_mut(py)?;
+        store.reload().map_err(|e| store_err(py, &e))
+    }
+
+    /// Removes every record (pending until the next flush).
+    fn clear(&mut self, py: Python<'_>) -> PyResult<()> {
+        let store = self.store_mut(py)?;
+        let keys: Vec<String> = store
+            .iter()
+            .map(|r| r.map(|(k, _)| k.to_owned()))
+            .collect::<Result<_, _>>()
+            .map_err(|e| store_err(py, &e))?;
+        for k in keys {
+            store.delete(&k).map_err(|e| store_err(py, &e))?;
+        }
+        Ok(())
+    }
+
+    /// Flushes pending changes (if `commit`) and closes the store. Closing
+    /// twice is allowed.
+    #[pyo3(signature = (*, commit=true))]
+    fn _close(&mut self, py: Python<'_>, commit: bool) -> PyResult<()> {
+        if commit {
+            if let Some(store) = self.inner.as_mut() {
+                if store.is_dirty() {
+                    py.detach(|| store.flush()).map_err(|e| store_err(py, &e))?;
+                }
+            }
+        }
+        self.inner = None;
+        Ok(())
+    }
+
+    /// Flushes pending changes, then closes the store.
+    fn close(&mut self, py: Python<'_>) -> PyResult<()> {
+        self._close(py, true)
+    }
+
+    /// True once closed.
+    #[getter]
+    fn closed(&self) -> bool {
+        self.inner.is_none()
+    }
+
+    /// The path given to the constructor.
+    #[getter]
+    fn path(&self) -> PathBuf {
+        self.path.clone()
+    }
+
+    /// True if opened with `readonly=True`.
+    #[getter]
+    fn readonly(&self) -> bool {
+        self.readonly
+    }
+
+    /// The type values decode to, or None.
+    #[getter]
+    fn r#type(&self, py: Python<'_>) -> Option<Py<PyAny>> {
+        self.ty.as_ref().map(|t| t.clone_ref(py))
+    }
+
+    /// Number of keys with changes not yet flushed.
+    #[getter]
+    fn pending(&self) -> usize {
+        self.inner.as_ref().map_or(0, |s| s.pending_len())
+    }
+
+    fn __repr__(&self) -> String {
+        let state = if self.inner.is_none() {
+            " (closed)"
+        } else {
+            ""
+        };
+        format!("roving.Store({:?}){state}", self.path.display().to_string())
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum IterKind {
+    Keys,
+    Items,
+    Values,
+}
+
+/// Iterator over a `roving.Store` in key order. It resumes after the last
+/// key it returned, so changes to the store during iteration neither crash
+/// nor repeat keys.
+#[pyclass(module = "roving._roving", name = "_StoreIter")]
+pub struct StoreIter {
+    store: Py<PyStore>,
+    kind: IterKind,
+    after: Option<String>,
+    buf: VecDeque<Py<PyAny>>,
+    done: bool,
+}
+
+impl StoreIter {
+    fn new(slf: Bound<'_, PyStore>, kind: IterKind) -> PyResult<StoreIter> {
+        let py = slf.py();
+        slf.borrow().store(py)?;
+        Ok(StoreIter {
+            store: slf.unbind(),
+            kind,
+            after: None,
+            buf: VecDeque::new(),
+            done: false,
+        })
+    }
+
+    fn refill(&mut self, py: Python<'_>) -> PyResult<()> {
+        let owner = self.store.bind(py).borrow();
+        let store = owner.store(py)?;
+        let start = match &self.after {
+            Some(k) => Edge::Excluded(k.as_str()),
+            None => Edge::Unbounded,
+        };
+        let mut n = 0;
+        let mut last: Option<&str> = None;
+        for r in store.iter_from(start).take(ITER_CHUNK) {
+            let (k, doc) = r.map_err(|e| store_err(py, &e))?;
+            let item = match self.kind {
+                IterKind::Keys => PyString::new(py, k).into_any().unbind(),
+                IterKind::Values => owner.decode(py, doc)?.unbind(),
+                IterKind::Items => {
+                    let key = PyString::new(py, k).into_any();
+                    let v = owner.decode(py, doc)?;
+                    PyTuple::new(py, [key, v])?.into_any().unbind()
+                }
+            };
+            self.buf.push_back(item);
+            last = Some(k);
+            n += 1;
+        }
+        if n < ITER_CHUNK {
+            self.done = true;
+        }
+        if let Some(k) = last {
+            self.after = Some(k.to_owned());
+        }
+        Ok(())
+    }
+}
+
+#[pymethods]
+impl StoreIter {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        if self.buf.is_empty() && !self.done {
+            if let Err(e) = self.refill(py) {
+                self.done = true;
+                self.buf.clear();
+                return Err(e);
+            }
+        }
+        Ok(self.buf.pop_front())
+    }
+}

@@ -1,0 +1,92 @@
+"""roving.Store: a persistent dict of roving documents on LMDB.
+
+The work is done by the extension type ``roving._roving._Store``; this module
+adds the :class:`collections.abc.MutableMapping` mixins (``pop``,
+``setdefault``, ``update``, ``==``, ...), fast ``items()``/``values()`` views
+and the context manager.
+"""
+
+from __future__ import annotations
+
+from collections.abc import ItemsView, Iterator, MutableMapping, ValuesView
+from types import TracebackType
+from typing import Any
+
+from roving._roving import StoreError, _Store
+
+__all__ = ["Store", "StoreError"]
+
+
+class _StoreItems(ItemsView):  # type: ignore[type-arg]
+    __slots__ = ()
+
+    def __iter__(self) -> Iterator[tuple[str, Any]]:
+        return self._mapping._iter_items()  # type: ignore[attr-defined,no-any-return]
+
+
+class _StoreValues(ValuesView):  # type: ignore[type-arg]
+    __slots__ = ()
+
+    def __iter__(self) -> Iterator[Any]:
+        return self._mapping._iter_values()  # type: ignore[attr-defined,no-any-return]
+
+
+class Store(_Store, MutableMapping):  # type: ignore[type-arg,misc]
+    """A persistent mapping of ``str`` keys to Python values, stored as roving
+    documents in an LMDB file (Python's ``shelve``, done right).
+
+    ``Store(path, *, type=None, readonly=False, map_size=None, sync=True)``
+
+    * ``path``: the data file (LMDB's lock file is ``path + "-lock"``), created
+      if missing; an existing directory is opened as an LMDB directory.
+    * ``type``: decode values as this type (e.g. a dataclass), like
+      ``roving.loads(..., type=)``; ``None`` gives plain Python values.
+    * ``readonly``: refuse writes; a missing store raises ``StoreError``.
+    * ``map_size``: initial size of the memory map in bytes (it grows by
+      itself); ``sync=False`` skips the fsync on commit (a machine crash may
+      lose recent flushes, never corrupts).
+
+    ``s[k] = v``, ``del s[k]``, ``update()``... are pending changes kept in
+    memory (and visible to this ``Store``) until ``flush()`` commits all of
+    them atomically in one durable transaction; ``reload()`` drops them and
+    reads the newest committed state. Reads see the state committed at the
+    last open/flush/reload plus the pending changes (other processes' commits
+    appear on ``reload()``). ``len``, ``in`` and ``get`` do not decode
+    anything; iteration is in key order (by code point).
+
+    ``s.view(k)`` returns the record as a lazy :class:`roving.Doc` read in
+    place from the memory map (no copy). ``close()`` flushes and closes; as a
+    context manager the store is flushed and closed on success, and its
+    pending changes are dropped on an exception.
+
+    Many processes may read while one writes; a second writer waits for the
+    first one's ``flush()`` to finish. Damaged or foreign files, writes to a
+    read-only or closed store and invalid keys raise :class:`StoreError`
+    (``.kind`` says which); non-``str`` keys raise ``TypeError``; values that
+    cannot be encoded raise ``roving.EncodeError`` and change nothing.
+    """
+
+    __slots__ = ()
+
+    def items(self) -> ItemsView[str, Any]:
+        """A view of the (key, value) pairs, iterated in key order."""
+        return _StoreItems(self)
+
+    def values(self) -> ValuesView[Any]:
+        """A view of the values, iterated in key order."""
+        return _StoreValues(self)
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        # Commit on success; on an exception drop the pending changes.
+        self._close(commit=exc_type is None)
+
+    # Mapping sets __hash__ = None (mutable); keep identity semantics explicit.
+    __hash__ = None  # type: ignore[assignment]

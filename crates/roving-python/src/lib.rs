@@ -1,1 +1,283 @@
-//! placeholder, being written
+//! `roving._roving`: the Python extension of roving (see `python/roving/__init__.py`).
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyString};
+
+mod buf;
+mod decode;
+mod encode;
+mod errors;
+mod pytypes;
+#[cfg(feature = "store")]
+mod store;
+mod typed;
+mod view;
+
+pub use buf::Buf;
+pub use view::{Doc, View, ViewIter};
+
+/// Extension value of a type id this package does not know.
+#[pyclass(module = "roving", frozen)]
+pub struct Ext {
+    /// Application-defined type id.
+    #[pyo3(get)]
+    pub type_id: u64,
+    /// Payload.
+    #[pyo3(get)]
+    pub data: Py<PyBytes>,
+}
+
+impl Ext {
+    pub(crate) fn new(type_id: u64, data: Py<PyBytes>) -> Ext {
+        Ext { type_id, data }
+    }
+}
+
+#[pymethods]
+impl Ext {
+    #[new]
+    fn py_new(py: Python<'_>, type_id: u64, data: &[u8]) -> Ext {
+        Ext {
+            type_id,
+            data: PyBytes::new(py, data).unbind(),
+        }
+    }
+
+    fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> bool {
+        match other.cast::<Ext>() {
+            Ok(o) => {
+                let o = o.get();
+                o.type_id == self.type_id && o.data.bind(py).as_bytes() == self.data.bind(py).as_bytes()
+            }
+            Err(_) => false,
+        }
+    }
+
+    fn __hash__(&self, py: Python<'_>) -> PyResult<isize> {
+        (self.type_id, self.data.bind(py)).into_pyobject(py)?.hash()
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(format!("roving.Ext({}, {})", self.type_id, self.data.bind(py).repr()?))
+    }
+}
+
+/// Calls `f` with the bytes of a bytes-like object; `immutable` is true for
+/// `bytes` (whose contents cannot change, so the GIL may be released).
+pub(crate) fn with_bytes<T>(
+    data: &Bound<'_, PyAny>,
+    f: impl FnOnce(&[u8], bool) -> PyResult<T>,
+) -> PyResult<T> {
+    if let Ok(b) = data.cast::<PyBytes>() {
+        return f(b.as_bytes(), true);
+    }
+    if data.is_instance_of::<PyString>() {
+        return Err(pyo3::exceptions::PyTypeError::new_err(
+            "expected a bytes-like object, got str",
+        ));
+    }
+    let b = pyo3::buffer::PyUntypedBuffer::get(data).map_err(|_| {
+        pyo3::exceptions::PyTypeError::new_err(format!(
+            "expected a bytes-like object, got {}",
+            data.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+        ))
+    })?;
+    if b.is_c_contiguous() {
+        // SAFETY: the export keeps `len_bytes` bytes at `buf_ptr` alive while
+        // `b` lives; `f` runs with the GIL held (immutable = false), so no
+        // Python code can change them meanwhile.
+        let s = unsafe { std::slice::from_raw_parts(b.buf_ptr() as *const u8, b.len_bytes()) };
+        return f(s, false);
+    }
+    let copy = data.call_method0("tobytes")?;
+    let copy = copy.cast::<PyBytes>()?;
+    f(copy.as_bytes(), true)
+}
+
+/// dumps(obj, /, *, default=None) -> bytes
+///
+/// Encodes `obj` as a roving document. `default(obj)` is called for objects
+/// of unsupported types and its result encoded instead.
+#[pyfunction]
+#[pyo3(signature = (obj, /, *, default=None))]
+fn dumps<'py>(obj: &Bound<'py, PyAny>, default: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyBytes>> {
+    let default = default.filter(|d| !d.is_none());
+    encode::dumps_py(obj, default)
+}
+
+/// loads(data, /, *, type=None)
+///
+/// Validates and decodes a roving document from any bytes-like object. With
+/// `type`, builds and checks that type (dataclasses, list[...], ...).
+#[pyfunction]
+#[pyo3(signature = (data, /, *, r#type=None))]
+fn loads<'py>(data: &Bound<'py, PyAny>, r#type: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
+    let py = data.py();
+    let ty = r#type.filter(|t| !t.is_none());
+    with_bytes(data, |bytes, immutable| decode_py(py, bytes, ty, immutable))
+}
+
+/// Decodes roving bytes into Python objects (validating them first); with
+/// `ty`, as that type. `detach` allows releasing the GIL while validating
+/// (only if `bytes` cannot change meanwhile).
+pub(crate) fn decode_py<'py>(
+    py: Python<'py>,
+    bytes: &[u8],
+    ty: Option<&Bound<'py, PyAny>>,
+    detach: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    match ty {
+        None => decode::loads_slice(py, bytes, detach),
+        Some(t) => {
+            let plan = typed::plan_for(t)?;
+            let doc = decode::open_validated(py, bytes, detach)?;
+            typed::decode_typed(py, bytes, doc.root(), &plan)
+        }
+    }
+}
+
+/// Encodes a Python object to roving bytes (for other modules of this crate,
+/// e.g. the store).
+#[allow(dead_code)]
+pub(crate) fn encode_py(obj: &Bound<'_, PyAny>, default: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<u8>> {
+    encode::encode_py(obj, default)
+}
+
+/// Decodes an already opened document (validated, or trusted by the
+/// caller) into Python objects; with `ty`, as that type. For the store.
+#[allow(dead_code)]
+pub(crate) fn decode_doc<'py>(
+    py: Python<'py>,
+    doc: &roving::Document<'_>,
+    ty: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let bytes = doc.as_bytes();
+    match ty {
+        None => decode::Decoder::new(py, bytes).value(doc.root()),
+        Some(t) => {
+            let plan = typed::plan_for(t)?;
+            typed::decode_typed(py, bytes, doc.root(), &plan)
+        }
+    }
+}
+
+/// validate(data, /) -> None
+///
+/// Checks that `data` is a well-formed roving document; raises DecodeError if not.
+#[pyfunction]
+#[pyo3(signature = (data, /))]
+fn validate(data: &Bound<'_, PyAny>) -> PyResult<()> {
+    let py = data.py();
+    with_bytes(data, |b, immutable| decode::open_validated(py, b, immutable).map(|_| ()))
+}
+
+/// from_json(data, /) -> bytes
+///
+/// Converts JSON text (str or UTF-8 bytes) to a roving document.
+#[pyfunction]
+#[pyo3(signature = (data, /))]
+fn from_json<'py>(data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
+    let py = data.py();
+    let run = |b: &[u8], immutable: bool| -> PyResult<Bound<'py, PyBytes>> {
+        let r = if immutable && b.len() >= 1 << 16 {
+            py.detach(|| roving::json::from_json(b))
+        } else {
+            roving::json::from_json(b)
+        };
+        let out = r.map_err(|e| errors::from_core(py, &e))?;
+        Ok(PyBytes::new(py, &out))
+    };
+    if let Ok(s) = data.cast::<PyString>() {
+        // A str's UTF-8 form is immutable and lives as long as the str.
+        return run(s.to_str()?.as_bytes(), true);
+    }
+    with_bytes(data, run)
+}
+
+/// to_json(data, /, *, indent=None) -> bytes
+///
+/// Converts a roving document (bytes-like) to JSON text. Bytes become
+/// `{"$base64": ...}`, extension values `{"$ext": id, "$base64": ...}`,
+/// timestamps RFC 3339 strings, non-finite floats null.
+#[pyfunction]
+#[pyo3(signature = (data, /, *, indent=None))]
+fn to_json<'py>(data: &Bound<'py, PyAny>, indent: Option<usize>) -> PyResult<Bound<'py, PyBytes>> {
+    let py = data.py();
+    with_bytes(data, |b, immutable| {
+        let opts = roving::json::JsonOptions {
+            indent,
+            limits: roving::Limits::for_len(b.len()),
+        };
+        let mut out = Vec::new();
+        let work = |out: &mut Vec<u8>| -> roving::Result<()> {
+            let doc = roving::Document::open(b)?;
+            roving::json::write_json(doc.root(), &opts, out)
+        };
+        let r = if immutable && b.len() >= 1 << 16 {
+            py.detach(|| work(&mut out))
+        } else {
+            work(&mut out)
+        };
+        r.map_err(|e| errors::from_core(py, &e))?;
+        Ok(PyBytes::new(py, &out))
+    })
+}
+
+/// open(source, /, *, trusted=False) -> Doc
+///
+/// Opens a document for lazy, zero-copy access. `source` is a path (the file
+/// is memory-mapped, not read) or a bytes-like object (`bytes` is used in
+/// place, other buffers are copied). The document is validated unless
+/// `trusted=True`, which makes opening O(1): use it only for bytes that
+/// roving wrote (your own files), never for data from elsewhere.
+#[pyfunction]
+#[pyo3(signature = (source, /, *, trusted=false))]
+fn open(source: &Bound<'_, PyAny>, trusted: bool) -> PyResult<Doc> {
+    let py = source.py();
+    let buf = if let Ok(b) = source.cast::<PyBytes>() {
+        buf::Buf::from_bytes(b.clone())
+    } else if source.is_instance_of::<PyString>() || source.hasattr("__fspath__")? {
+        let path: std::path::PathBuf = source.extract()?;
+        let file = std::fs::File::open(&path)?;
+        let len = file.metadata()?.len();
+        if len == 0 {
+            buf::Buf::copy(&[])
+        } else {
+            // SAFETY: the map is read-only and private to this process;
+            // like every memory map it assumes the file is not truncated or
+            // rewritten while mapped (documented on `roving.open`). Reads
+            // stay bounds-checked and strings are UTF-8-checked when
+            // converted, so a modified file gives wrong values, not
+            // undefined behaviour inside this extension.
+            let m = unsafe { memmap2::Mmap::map(&file)? };
+            buf::Buf::from_mmap(m)
+        }
+    } else {
+        with_bytes(source, |b, _| Ok(buf::Buf::copy(b)))?
+    };
+    Doc::new(py, std::sync::Arc::new(buf), trusted)
+}
+
+/// The extension module.
+#[pymodule(gil_used = true)]
+fn _roving(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    errors::register(m)?;
+    m.add_function(wrap_pyfunction!(dumps, m)?)?;
+    m.add_function(wrap_pyfunction!(loads, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(from_json, m)?)?;
+    m.add_function(wrap_pyfunction!(to_json, m)?)?;
+    m.add_function(wrap_pyfunction!(open, m)?)?;
+    m.add_class::<Doc>()?;
+    m.add_class::<View>()?;
+    m.add_class::<ViewIter>()?;
+    m.add_class::<Ext>()?;
+    m.add_class::<buf::BufferRef>()?;
+    m.add("EXT_DATE", pytypes::EXT_DATE)?;
+    m.add("EXT_UUID", pytypes::EXT_UUID)?;
+    m.add("EXT_DECIMAL", pytypes::EXT_DECIMAL)?;
+    m.add("MAX_DEPTH", decode::MAX_DEPTH)?;
+    #[cfg(feature = "store")]
+    store::register(m)?;
+    Ok(())
+}

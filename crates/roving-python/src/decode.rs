@@ -1,0 +1,429 @@
+//! roving -> Python objects (untyped): `loads`, `View.to_python`.
+//!
+//! Recursive with an explicit depth limit, an expansion budget, a memo of
+//! containers by record offset (a value stored once and referenced twice
+//! comes back as one object) and caches of key and short value strings by
+//! record offset (each distinct string is one record in a document).
+
+use std::hash::{BuildHasherDefault, Hasher};
+
+use hashbrown::HashMap;
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDate, PyDateTime};
+
+use roving::{Array, Limits, Map, Value};
+
+use crate::errors::{decode_error, from_core};
+use crate::pytypes::{self, EXT_DATE, EXT_DECIMAL, EXT_UUID};
+
+/// Maximum nesting depth when converting to Python objects.
+pub(crate) const MAX_DEPTH: usize = 10_000;
+
+/// A hasher for integer keys (record offsets, pointers).
+#[derive(Default, Clone, Copy)]
+pub(crate) struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    #[inline]
+    fn write_usize(&mut self, n: usize) {
+        self.0 = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(26);
+    }
+    #[inline]
+    fn write_u64(&mut self, n: u64) {
+        self.write_usize(n as usize);
+    }
+}
+
+/// Map with integer keys.
+pub(crate) type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
+
+const STR_CACHE: usize = 1024;
+const STR_CACHE_MAX_LEN: usize = 48;
+
+/// Owned references to Python objects, released on drop.
+pub(crate) struct Owned(pub(crate) Vec<*mut ffi::PyObject>);
+
+impl Drop for Owned {
+    fn drop(&mut self) {
+        for &p in &self.0 {
+            // SAFETY: every pointer in the list is an owned reference (or NULL),
+            // and decoders only live while the thread is attached to Python.
+            unsafe { ffi::Py_XDECREF(p) };
+        }
+    }
+}
+
+/// Per-call conversion state.
+pub(crate) struct Decoder<'py, 'a> {
+    pub(crate) py: Python<'py>,
+    base: usize,
+    end: usize,
+    /// Key strings per shape record: (shape offset, index into `key_store`, count).
+    shapes: IdMap<usize, (usize, usize)>,
+    key_store: Owned,
+    last_shape: (usize, usize),
+    /// Direct-mapped cache of short value strings: (data address, owned str).
+    strs: Box<[(usize, *mut ffi::PyObject)]>,
+    /// Containers already built, by record offset (owned references).
+    memo: IdMap<usize, *mut ffi::PyObject>,
+    budget: u64,
+    max_values: u64,
+    depth: usize,
+    max_depth: usize,
+    _buf: std::marker::PhantomData<&'a [u8]>,
+}
+
+impl Drop for Decoder<'_, '_> {
+    fn drop(&mut self) {
+        for &(_, p) in self.strs.iter() {
+            // SAFETY: cache entries are owned references or NULL.
+            unsafe { ffi::Py_XDECREF(p) };
+        }
+        for &p in self.memo.values() {
+            // SAFETY: memo entries are owned references.
+            unsafe { ffi::Py_DECREF(p) };
+        }
+    }
+}
+
+impl<'py, 'a> Decoder<'py, 'a> {
+    /// A decoder for values of the document `buf`.
+    pub(crate) fn new(py: Python<'py>, buf: &'a [u8]) -> Decoder<'py, 'a> {
+        let limits = Limits::for_len(buf.len());
+        Decoder {
+            py,
+            base: buf.as_ptr() as usize,
+            end: buf.as_ptr() as usize + buf.len(),
+            shapes: IdMap::default(),
+            key_store: Owned(Vec::new()),
+            last_shape: (usize::MAX, 0),
+            strs: vec![(0usize, std::ptr::null_mut()); STR_CACHE].into_boxed_slice(),
+            memo: IdMap::default(),
+            budget: limits.max_values,
+            max_values: limits.max_values,
+            depth: 0,
+            max_depth: MAX_DEPTH.min(limits.max_depth),
+            _buf: std::marker::PhantomData,
+        }
+    }
+
+    #[cold]
+    fn depth_error(&self) -> PyErr {
+        decode_error(
+            self.py,
+            format!("nesting depth limit exceeded: more than {} levels", self.max_depth),
+            None,
+        )
+    }
+
+    #[cold]
+    fn budget_error(&self) -> PyErr {
+        decode_error(
+            self.py,
+            format!(
+                "expansion limit exceeded (shared subtrees): more than {} values",
+                self.max_values
+            ),
+            None,
+        )
+    }
+
+    /// Charges `n` values to the expansion budget.
+    #[inline]
+    pub(crate) fn charge(&mut self, n: usize) -> PyResult<()> {
+        match self.budget.checked_sub(n as u64) {
+            Some(b) => {
+                self.budget = b;
+                Ok(())
+            }
+            None => Err(self.budget_error()),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn enter(&mut self) -> PyResult<()> {
+        if self.depth >= self.max_depth {
+            return Err(self.depth_error());
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
+    #[inline]
+    pub(crate) fn leave(&mut self) {
+        self.depth -= 1;
+    }
+
+    /// Converts one value.
+    #[inline]
+    pub(crate) fn value(&mut self, v: Value<'a>) -> PyResult<Bound<'py, PyAny>> {
+        let py = self.py;
+        // SAFETY (all FFI calls below): the thread is attached (we hold
+        // `py`); each constructor returns a new reference or NULL with an
+        // exception set, which `from_owned_ptr_or_err` turns into an error.
+        unsafe {
+            let p = match v {
+                Value::Null => return Ok(py.None().into_bound(py)),
+                Value::Bool(b) => {
+                    return Ok(pyo3::types::PyBool::new(py, b).to_owned().into_any());
+                }
+                Value::Int(i) => ffi::PyLong_FromLongLong(i),
+                Value::UInt(u) => ffi::PyLong_FromUnsignedLongLong(u),
+                Value::Float(f) => ffi::PyFloat_FromDouble(f),
+                Value::Str(s) => return self.str(s.as_bytes()),
+                Value::Array(a) => return self.array(a),
+                Value::Map(m) => return self.map(m),
+                Value::BigInt(b) => return bigint(py, b),
+                Value::Bytes(b) => return Ok(PyBytes::new(py, b).into_any()),
+                Value::Timestamp(t) => return timestamp(py, t),
+                Value::Vector(vec) => return self.vector(vec),
+                Value::Ext(e) => return ext(py, e.type_id, e.data),
+            };
+            Bound::from_owned_ptr_or_err(py, p)
+        }
+    }
+
+    /// A Python `str` for string bytes borrowed from the document.
+    #[inline]
+    pub(crate) fn str(&mut self, b: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+        let addr = b.as_ptr() as usize;
+        if b.is_empty() || b.len() > STR_CACHE_MAX_LEN || addr < self.base || addr >= self.end {
+            return pytypes::make_str(self.py, b);
+        }
+        let h = ((addr as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) as usize & (STR_CACHE - 1);
+        let (a, p) = self.strs[h];
+        if a == addr && !p.is_null() {
+            // SAFETY: `p` is an owned reference held by the cache.
+            return Ok(unsafe { Bound::from_borrowed_ptr(self.py, p) });
+        }
+        let s = pytypes::make_str(self.py, b)?;
+        // SAFETY: the cache takes a new reference; the previous entry's is released.
+        unsafe {
+            ffi::Py_XDECREF(p);
+            self.strs[h] = (addr, s.clone().into_ptr());
+        }
+        Ok(s)
+    }
+
+    /// Interned key strings of the shape of `m` (cached per shape): the
+    /// index of the first in `key_store`.
+    #[inline]
+    pub(crate) fn keys_start(&mut self, m: &Map<'a>) -> PyResult<usize> {
+        let shape = m.shape_offset().unwrap_or(usize::MAX);
+        if self.last_shape.0 == shape {
+            return Ok(self.last_shape.1);
+        }
+        let start = if let Some(&(s, _)) = self.shapes.get(&shape) {
+            s
+        } else {
+            let start = self.key_store.0.len();
+            for k in m.keys() {
+                let s = pytypes::make_str(self.py, k.as_bytes())?;
+                let mut p = s.into_ptr();
+                // SAFETY: `p` is an owned str; interning may swap it for
+                // another owned reference, which the store then owns.
+                unsafe { ffi::PyUnicode_InternInPlace(&mut p) };
+                self.key_store.0.push(p);
+            }
+            let n = self.key_store.0.len() - start;
+            self.shapes.insert(shape, (start, n));
+            start
+        };
+        self.last_shape = (shape, start);
+        Ok(start)
+    }
+
+    /// Key string `i` of a shape whose keys start at `start` (borrowed).
+    #[inline]
+    pub(crate) fn key(&self, start: usize, i: usize) -> *mut ffi::PyObject {
+        self.key_store.0[start + i]
+    }
+
+    /// Converts an array to a list.
+    pub(crate) fn array(&mut self, a: Array<'a>) -> PyResult<Bound<'py, PyAny>> {
+        let py = self.py;
+        let n = a.len();
+        let off = a.offset();
+        if let Some(o) = off {
+            if let Some(&p) = self.memo.get(&o) {
+                // SAFETY: memo entries are owned by the memo, hence alive.
+                return Ok(unsafe { Bound::from_borrowed_ptr(py, p) });
+            }
+        }
+        self.charge(n)?;
+        self.enter()?;
+        // SAFETY: PyList_New returns a new list of `n` NULL items or NULL;
+        // each item is set exactly once with a new (stolen) reference. A
+        // partially filled list is valid to free (NULL items are skipped).
+        let list = unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyList_New(n as ffi::Py_ssize_t))? };
+        if let Some(o) = off {
+            self.memo.insert(o, list.clone().into_ptr());
+        }
+        for i in 0..n {
+            let v = a.get(i).unwrap_or(Value::Null);
+            let item = self.value(v)?;
+            // SAFETY: i < n; the list steals the reference.
+            unsafe { ffi::PyList_SET_ITEM(list.as_ptr(), i as ffi::Py_ssize_t, item.into_ptr()) };
+        }
+        self.leave();
+        Ok(list)
+    }
+
+    /// Converts a map to a dict.
+    pub(crate) fn map(&mut self, m: Map<'a>) -> PyResult<Bound<'py, PyAny>> {
+        let py = self.py;
+        let off = m.offset();
+        if let Some(o) = off {
+            if let Some(&p) = self.memo.get(&o) {
+                // SAFETY: memo entries are owned by the memo, hence alive.
+                return Ok(unsafe { Bound::from_borrowed_ptr(py, p) });
+            }
+        }
+        let n = m.len();
+        self.charge(n)?;
+        self.enter()?;
+        // SAFETY: PyDict_New returns a new dict or NULL.
+        let dict = unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyDict_New())? };
+        if let Some(o) = off {
+            self.memo.insert(o, dict.clone().into_ptr());
+        }
+        let start = self.keys_start(&m)?;
+        for i in 0..n {
+            let v = m.value_at(i).unwrap_or(Value::Null);
+            let item = self.value(v)?;
+            let k = self.key_store.0[start + i];
+            // SAFETY: `k` is a str owned by the key store, `item` a live
+            // object; PyDict_SetItem takes its own references.
+            if unsafe { ffi::PyDict_SetItem(dict.as_ptr(), k, item.as_ptr()) } < 0 {
+                return Err(PyErr::fetch(py));
+            }
+        }
+        self.leave();
+        Ok(dict)
+    }
+
+    fn vector(&mut self, v: roving::Vector<'a>) -> PyResult<Bound<'py, PyAny>> {
+        let off = v.offset();
+        if let Some(&p) = self.memo.get(&off) {
+            // SAFETY: memo entries are owned by the memo, hence alive.
+            return Ok(unsafe { Bound::from_borrowed_ptr(self.py, p) });
+        }
+        self.charge(1)?;
+        let o = pytypes::vector_to_py(self.py, v.elem_type(), v.raw())?;
+        self.memo.insert(off, o.clone().into_ptr());
+        Ok(o)
+    }
+}
+
+/// An int of any size.
+pub(crate) fn bigint<'py>(py: Python<'py>, b: roving::read::BigInt<'_>) -> PyResult<Bound<'py, PyAny>> {
+    let n = b.to_num();
+    n.into_pyobject(py).map(|o| o.into_any())
+}
+
+/// A timestamp as a datetime: aware (fixed offset) if it has an offset,
+/// naive otherwise. Nanoseconds are truncated to microseconds.
+pub(crate) fn timestamp<'py>(py: Python<'py>, t: roving::Timestamp) -> PyResult<Bound<'py, PyAny>> {
+    let off = t.offset.unwrap_or(0) as i64;
+    let local = t.seconds as i128 + off as i128;
+    let days = local.div_euclid(86_400);
+    let sod = local.rem_euclid(86_400) as i64;
+    let (y, m, d) = if (-1_000_000_000..=1_000_000_000).contains(&days) {
+        pytypes::civil_from_days(days as i64)
+    } else {
+        (0, 1, 1)
+    };
+    if !(1..=9999).contains(&y) {
+        return Err(decode_error(
+            py,
+            format!("timestamp {} is outside the range of datetime", t.to_rfc3339()),
+            None,
+        ));
+    }
+    let tz = match t.offset {
+        Some(o) => Some(pytypes::timezone(py, o)?),
+        None => None,
+    };
+    let dt = PyDateTime::new(
+        py,
+        y as i32,
+        m as u8,
+        d as u8,
+        (sod / 3600) as u8,
+        ((sod / 60) % 60) as u8,
+        (sod % 60) as u8,
+        t.nanos / 1000,
+        tz.as_ref(),
+    )?;
+    Ok(dt.into_any())
+}
+
+/// An extension value: `date`, `UUID`, `Decimal`, or `roving.Ext`.
+pub(crate) fn ext<'py>(py: Python<'py>, type_id: u64, data: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+    match type_id {
+        EXT_DATE => {
+            let days = match <[u8; 4]>::try_from(data) {
+                Ok(b) => i32::from_le_bytes(b) as i64,
+                Err(_) => return Err(decode_error(py, "bad date payload (expected 4 bytes)".into(), None)),
+            };
+            let (y, m, d) = pytypes::civil_from_days(days);
+            if !(1..=9999).contains(&y) {
+                return Err(decode_error(py, "date outside the range of datetime.date".into(), None));
+            }
+            Ok(PyDate::new(py, y as i32, m as u8, d as u8)?.into_any())
+        }
+        EXT_UUID => {
+            if data.len() != 16 {
+                return Err(decode_error(py, "bad UUID payload (expected 16 bytes)".into(), None));
+            }
+            let t = pytypes::types(py)?;
+            let kw = pyo3::types::PyDict::new(py);
+            kw.set_item(pyo3::intern!(py, "bytes"), PyBytes::new(py, data))?;
+            t.uuid.bind(py).call((), Some(&kw))
+        }
+        EXT_DECIMAL => {
+            let s = std::str::from_utf8(data)
+                .ok()
+                .filter(|s| !s.is_empty() && s.bytes().all(|c| c.is_ascii_graphic()));
+            let s = match s {
+                Some(s) => s,
+                None => return Err(decode_error(py, "bad Decimal payload".into(), None)),
+            };
+            let t = pytypes::types(py)?;
+            t.decimal
+                .bind(py)
+                .call1((s,))
+                .map_err(|_| decode_error(py, format!("bad Decimal payload {s:?}"), None))
+        }
+        _ => Ok(Bound::new(py, crate::Ext::new(type_id, PyBytes::new(py, data).unbind()))?.into_any()),
+    }
+}
+
+/// Validates `data` (releasing the GIL for large immutable buffers when
+/// `detach` is true) and converts the whole document.
+pub(crate) fn loads_slice<'py>(py: Python<'py>, data: &[u8], detach: bool) -> PyResult<Bound<'py, PyAny>> {
+    let doc = open_validated(py, data, detach)?;
+    let mut d = Decoder::new(py, data);
+    d.value(doc.root())
+}
+
+/// Validates and opens a document.
+pub(crate) fn open_validated<'a>(py: Python<'_>, data: &'a [u8], detach: bool) -> PyResult<roving::Document<'a>> {
+    let r = if detach && data.len() >= 1 << 16 {
+        py.detach(|| roving::Document::open(data))
+    } else {
+        roving::Document::open(data)
+    };
+    r.map_err(|e| from_core(py, &e))
+}

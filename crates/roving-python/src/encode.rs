@@ -1,0 +1,768 @@
+//! Python objects -> roving (`dumps`).
+//!
+//! A recursive walk with an explicit depth limit over a thread-local
+//! [`Encoder`] (reused between calls). Containers that may appear more than
+//! once (reference count above what one parent explains) are remembered by
+//! identity: a second occurrence is written as a shared reference, and an
+//! object met again while it is still open is a cycle (an error with the path).
+
+use std::cell::RefCell;
+
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::{PyDate, PyDateTime, PyDelta, PyDict, PyString, PyType};
+
+use roving::{ElemType, Encoder, Mark, Timestamp};
+
+use crate::decode::IdMap;
+use crate::errors::encode_error;
+use crate::pytypes::{self, EXT_DATE, EXT_DECIMAL, EXT_UUID};
+
+/// Maximum nesting depth when encoding.
+pub(crate) const MAX_DEPTH: usize = 10_000;
+
+thread_local! {
+    static ENCODER: RefCell<Option<Encoder>> = const { RefCell::new(None) };
+}
+
+/// One step of the path to a value.
+enum Seg {
+    Index(usize),
+    Key(Py<PyAny>),
+    Attr(Py<PyAny>),
+}
+
+enum FailKind {
+    /// A Python exception (from a hook or CPython), propagated with a note.
+    Py(PyErr),
+    /// An encoding error with this message.
+    Msg(String),
+}
+
+/// A failure and the path to where it happened (innermost segment first).
+struct Fail {
+    kind: FailKind,
+    path: Vec<Seg>,
+}
+
+type R = Result<(), Box<Fail>>;
+
+#[cold]
+fn msg(m: String) -> Box<Fail> {
+    Box::new(Fail {
+        kind: FailKind::Msg(m),
+        path: Vec::new(),
+    })
+}
+
+impl From<PyErr> for Box<Fail> {
+    #[cold]
+    fn from(e: PyErr) -> Box<Fail> {
+        Box::new(Fail {
+            kind: FailKind::Py(e),
+            path: Vec::new(),
+        })
+    }
+}
+
+impl From<roving::Error> for Box<Fail> {
+    #[cold]
+    fn from(e: roving::Error) -> Box<Fail> {
+        msg(e.to_string())
+    }
+}
+
+fn is_identifier(s: &str) -> bool {
+    let mut c = s.chars();
+    matches!(c.next(), Some(ch) if ch == '_' || ch.is_alphabetic())
+        && c.all(|ch| ch == '_' || ch.is_alphanumeric())
+}
+
+/// Formats a path like `$[3].name["odd key"]`, eliding the middle of very long ones.
+fn format_path(py: Python<'_>, path: &[Seg]) -> String {
+    let mut out = String::from("$");
+    let n = path.len();
+    let mut i = n;
+    while i > 0 {
+        i -= 1;
+        if n > 40 && i == n - 21 {
+            out.push_str(&format!("...({} more)...", n - 40));
+            i = 20;
+        }
+        match &path[i] {
+            Seg::Index(k) => out.push_str(&format!("[{k}]")),
+            Seg::Key(k) | Seg::Attr(k) => {
+                let k = k.bind(py);
+                match k.cast::<PyString>().ok().and_then(|s| s.to_str().ok().map(str::to_owned)) {
+                    Some(s) if is_identifier(&s) => {
+                        out.push('.');
+                        out.push_str(&s);
+                    }
+                    Some(s) => out.push_str(&format!("[{}]", json_quote(&s))),
+                    None => out.push_str(&format!("[{}]", k.repr().map(|r| r.to_string()).unwrap_or_default())),
+                }
+            }
+        }
+    }
+    out
+}
+
+fn json_quote(s: &str) -> String {
+    let mut o = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => o.push_str("\\\""),
+            '\\' => o.push_str("\\\\"),
+            c if (c as u32) < 0x20 => o.push_str(&format!("\\u{:04x}", c as u32)),
+            c => o.push(c),
+        }
+    }
+    o.push('"');
+    o
+}
+
+fn into_pyerr(py: Python<'_>, f: Box<Fail>) -> PyErr {
+    let path = format_path(py, &f.path);
+    match f.kind {
+        FailKind::Msg(m) => encode_error(py, format!("{m} at {path}")),
+        FailKind::Py(e) => {
+            let _ = e.add_note(py, format!("while encoding the value at {path}"));
+            e
+        }
+    }
+}
+
+/// Memo entry: the object is being written (cycle if met again) or done.
+#[derive(Clone, Copy)]
+enum Memo {
+    Open,
+    Done(Mark),
+}
+
+struct State<'py, 'd> {
+    py: Python<'py>,
+    enc: Encoder,
+    default: Option<&'d Bound<'py, PyAny>>,
+    memo: IdMap<usize, Memo>,
+    /// Strong references to memoized objects, so their addresses stay unique.
+    keep: Vec<Bound<'py, PyAny>>,
+    depth: usize,
+}
+
+/// Encodes a Python object into a roving document (used by the store,
+/// through `crate::encode_py`).
+///
+/// `default` is called for objects of unsupported types; its result is
+/// encoded instead.
+#[allow(dead_code)]
+pub(crate) fn encode_py(obj: &Bound<'_, PyAny>, default: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<u8>> {
+    with_encoder(obj.py(), |st| {
+        st.default = default;
+        // SAFETY: `obj` is a live object the caller holds for the whole call.
+        unsafe { st.value(obj.as_ptr(), 0) }?;
+        st.enc.finish_reset().map_err(Box::<Fail>::from)
+    })
+}
+
+/// Encodes into a new Python `bytes` object (one copy, from the encoder's buffer).
+pub(crate) fn dumps_py<'py>(
+    obj: &Bound<'py, PyAny>,
+    default: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+    let py = obj.py();
+    with_encoder(py, |st| {
+        st.default = default;
+        // SAFETY: `obj` is a live object the caller holds for the whole call.
+        unsafe { st.value(obj.as_ptr(), 0) }?;
+        let mut out = std::mem::take(&mut st.scratch_out());
+        st.enc.finish_into(&mut out).map_err(Box::<Fail>::from)?;
+        let b = pyo3::types::PyBytes::new(py, &out);
+        out.clear();
+        st.put_scratch(out);
+        Ok(b)
+    })
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+impl State<'_, '_> {
+    fn scratch_out(&mut self) -> Vec<u8> {
+        SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()))
+    }
+    fn put_scratch(&mut self, v: Vec<u8>) {
+        if v.capacity() <= 64 << 20 {
+            SCRATCH.with(|s| *s.borrow_mut() = v);
+        }
+    }
+}
+
+fn with_encoder<'py, T>(
+    py: Python<'py>,
+    f: impl for<'d> FnOnce(&mut State<'py, 'd>) -> Result<T, Box<Fail>>,
+) -> PyResult<T> {
+    // Taking the encoder out (rather than borrowing it) keeps a nested call
+    // (from a `default` hook) safe: it simply gets a new encoder.
+    let enc = ENCODER
+        .with(|c| c.borrow_mut().take())
+        .unwrap_or_else(|| Encoder::with_capacity(1 << 12));
+    let mut st = State {
+        py,
+        enc,
+        default: None,
+        memo: IdMap::default(),
+        keep: Vec::new(),
+        depth: 0,
+    };
+    st.enc.set_max_depth(MAX_DEPTH + 1);
+    let r = f(&mut st);
+    let State { mut enc, .. } = st;
+    if r.is_err() {
+        enc.reset();
+    }
+    ENCODER.with(|c| *c.borrow_mut() = Some(enc));
+    r.map_err(|e| into_pyerr(py, e))
+}
+
+#[inline]
+fn type_name(o: *mut ffi::PyObject) -> String {
+    // SAFETY: `o` is a live object; tp_name is a NUL-terminated C string.
+    unsafe {
+        let t = ffi::Py_TYPE(o);
+        std::ffi::CStr::from_ptr((*t).tp_name).to_string_lossy().into_owned()
+    }
+}
+
+/// Raw pointer to a static type object.
+macro_rules! tp {
+    ($t:ident) => {
+        std::ptr::addr_of_mut!(ffi::$t)
+    };
+}
+
+impl<'py> State<'py, '_> {
+    #[inline]
+    fn enter(&mut self) -> R {
+        if self.depth >= MAX_DEPTH {
+            return Err(msg(format!("nesting depth limit exceeded: more than {MAX_DEPTH} levels")));
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
+    /// Encodes `o`. `thr` is the reference count that one parent (plus our
+    /// own temporary references) explains: above it, `o` may occur again.
+    ///
+    /// # Safety
+    /// `o` must be a live object for the duration of the call.
+    #[inline]
+    unsafe fn value(&mut self, o: *mut ffi::PyObject, thr: isize) -> R {
+        // SAFETY: `o` is live (caller's contract); type checks read its header.
+        unsafe {
+            let t = ffi::Py_TYPE(o);
+            if t == tp!(PyUnicode_Type) {
+                self.str(o)
+            } else if t == tp!(PyLong_Type) {
+                self.int(o)
+            } else if t == tp!(PyDict_Type) {
+                self.tracked(o, thr, Self::dict)
+            } else if t == tp!(PyList_Type) {
+                self.tracked(o, thr, Self::list)
+            } else if t == tp!(PyFloat_Type) {
+                Ok(self.enc.f64(ffi::PyFloat_AS_DOUBLE(o))?)
+            } else if t == tp!(PyBool_Type) {
+                Ok(self.enc.bool(o == ffi::Py_True())?)
+            } else if o == ffi::Py_None() {
+                Ok(self.enc.null()?)
+            } else if t == tp!(PyTuple_Type) {
+                self.tracked(o, thr, Self::tuple)
+            } else if t == tp!(PyBytes_Type) {
+                let b = Bound::from_borrowed_ptr(self.py, o).cast_into_unchecked::<pyo3::types::PyBytes>();
+                Ok(self.enc.bytes(b.as_bytes())?)
+            } else {
+                self.slow(o, thr)
+            }
+        }
+    }
+
+    /// Runs `f` for a container, with memo/cycle handling if it may be shared.
+    #[inline]
+    unsafe fn tracked(
+        &mut self,
+        o: *mut ffi::PyObject,
+        thr: isize,
+        f: unsafe fn(&mut Self, *mut ffi::PyObject) -> Result<Mark, Box<Fail>>,
+    ) -> R {
+        // SAFETY: `o` is live (caller's contract).
+        let shared = unsafe { ffi::Py_REFCNT(o) } > thr;
+        if !shared {
+            self.enter()?;
+            // SAFETY: as above.
+            unsafe { f(self, o) }?;
+            self.depth -= 1;
+            return Ok(());
+        }
+        let key = o as usize;
+        match self.memo.get(&key) {
+            Some(Memo::Done(m)) => return Ok(self.enc.reuse(*m)?),
+            Some(Memo::Open) => {
+                return Err(msg(format!(
+                    "cycle: a {} contains itself",
+                    type_name(o)
+                )))
+            }
+            None => {}
+        }
+        self.memo.insert(key, Memo::Open);
+        // SAFETY: `o` is live; we take a strong reference to keep its address unique.
+        self.keep.push(unsafe { Bound::from_borrowed_ptr(self.py, o) });
+        self.enter()?;
+        // SAFETY: as above.
+        let mark = unsafe { f(self, o) }?;
+        self.depth -= 1;
+        self.memo.insert(key, Memo::Done(mark));
+        Ok(())
+    }
+
+    #[inline]
+    unsafe fn str(&mut self, o: *mut ffi::PyObject) -> R {
+        // SAFETY: `o` is a live str (or subclass).
+        let s = unsafe { str_bytes(o) }.ok_or_else(|| self.str_error())?;
+        // SAFETY: str_bytes returns UTF-8 (CPython's own encoding of the str).
+        Ok(self.enc.str(unsafe { std::str::from_utf8_unchecked(s) })?)
+    }
+
+    #[cold]
+    fn str_error(&self) -> Box<Fail> {
+        let e = PyErr::take(self.py);
+        let detail = e.map(|e| e.to_string()).unwrap_or_default();
+        msg(format!("cannot encode str: {detail}"))
+    }
+
+    #[inline]
+    unsafe fn int(&mut self, o: *mut ffi::PyObject) -> R {
+        let mut overflow = 0;
+        // SAFETY: `o` is a live int (or subclass).
+        let v = unsafe { ffi::PyLong_AsLongLongAndOverflow(o, &mut overflow) };
+        if overflow == 0 {
+            if v == -1 {
+                if let Some(e) = PyErr::take(self.py) {
+                    return Err(e.into());
+                }
+            }
+            return Ok(self.enc.i64(v)?);
+        }
+        // SAFETY: as above.
+        let b = unsafe { Bound::from_borrowed_ptr(self.py, o) };
+        let n: num_bigint::BigInt = b.extract()?;
+        Ok(self.enc.bigint(&n)?)
+    }
+
+    unsafe fn dict(&mut self, o: *mut ffi::PyObject) -> Result<Mark, Box<Fail>> {
+        self.enc.begin_map()?;
+        let mut pos: ffi::Py_ssize_t = 0;
+        let mut k: *mut ffi::PyObject = std::ptr::null_mut();
+        let mut v: *mut ffi::PyObject = std::ptr::null_mut();
+        // SAFETY: `o` is a live dict; PyDict_Next gives borrowed references,
+        // which we turn into strong ones before running any code that could
+        // mutate the dict.
+        unsafe {
+            while ffi::PyDict_Next(o, &mut pos, &mut k, &mut v) != 0 {
+                let key = Bound::from_borrowed_ptr(self.py, k);
+                let val = Bound::from_borrowed_ptr(self.py, v);
+                let kb = if ffi::PyUnicode_Check(k) != 0 {
+                    str_bytes(k)
+                } else {
+                    None
+                };
+                let kb = match kb {
+                    Some(b) => b,
+                    None => {
+                        let mut f = if ffi::PyUnicode_Check(k) != 0 {
+                            self.str_error()
+                        } else {
+                            let r = key.repr().map(|r| r.to_string()).unwrap_or_default();
+                            msg(format!(
+                                "dict keys must be str, got {} {r}",
+                                type_name(k)
+                            ))
+                        };
+                        f.path.push(Seg::Key(key.unbind()));
+                        return Err(f);
+                    }
+                };
+                self.enc.key(std::str::from_utf8_unchecked(kb))?;
+                if let Err(mut f) = self.value(v, 2) {
+                    f.path.push(Seg::Key(key.unbind()));
+                    return Err(f);
+                }
+                drop(val);
+            }
+        }
+        Ok(self.enc.end_map()?)
+    }
+
+    unsafe fn list(&mut self, o: *mut ffi::PyObject) -> Result<Mark, Box<Fail>> {
+        self.enc.begin_array()?;
+        let mut i = 0;
+        // SAFETY: `o` is a live list; the size is re-read at each step (a
+        // hook may shrink it) and each item is held strongly while encoded.
+        unsafe {
+            while i < ffi::PyList_GET_SIZE(o) {
+                let item = Bound::from_borrowed_ptr(self.py, ffi::PyList_GET_ITEM(o, i));
+                if let Err(mut f) = self.value(item.as_ptr(), 2) {
+                    f.path.push(Seg::Index(i as usize));
+                    return Err(f);
+                }
+                i += 1;
+            }
+        }
+        Ok(self.enc.end_array()?)
+    }
+
+    unsafe fn tuple(&mut self, o: *mut ffi::PyObject) -> Result<Mark, Box<Fail>> {
+        self.enc.begin_array()?;
+        // SAFETY: `o` is a live tuple we hold; tuples are immutable, so their
+        // items stay alive while we hold the tuple.
+        unsafe {
+            let n = ffi::PyTuple_GET_SIZE(o);
+            for i in 0..n {
+                if let Err(mut f) = self.value(ffi::PyTuple_GET_ITEM(o, i), 1) {
+                    f.path.push(Seg::Index(i as usize));
+                    return Err(f);
+                }
+            }
+        }
+        Ok(self.enc.end_array()?)
+    }
+
+    /// Encodes an object we hold a new reference to, whose reference count
+    /// one parent plus us explains up to `thr`.
+    fn owned(&mut self, b: Bound<'py, PyAny>, thr: isize) -> R {
+        self.enter()?;
+        // SAFETY: `b` keeps the object alive during the call.
+        unsafe { self.value(b.as_ptr(), thr) }?;
+        self.depth -= 1;
+        Ok(())
+    }
+
+    #[cold]
+    unsafe fn slow(&mut self, o: *mut ffi::PyObject, thr: isize) -> R {
+        let py = self.py;
+        // SAFETY: `o` is live (caller's contract).
+        let ob = unsafe { Bound::from_borrowed_ptr(py, o) };
+        let ty = pytypes::types(py)?;
+        // Enum members (including IntEnum/StrEnum) are written as their value.
+        if ob.is_instance(ty.enum_.bind(py))? {
+            let v = ob.getattr(pyo3::intern!(py, "value"))?;
+            return self.owned(v, 2);
+        }
+        // SAFETY: type checks on a live object; the per-type helpers get the
+        // same live object.
+        unsafe {
+            if ffi::PyUnicode_Check(o) != 0 {
+                return self.str(o);
+            }
+            if ffi::PyLong_Check(o) != 0 {
+                return self.int(o);
+            }
+            if ffi::PyFloat_Check(o) != 0 {
+                let f = ffi::PyFloat_AsDouble(o);
+                return Ok(self.enc.f64(f)?);
+            }
+            if ffi::PyDict_Check(o) != 0 {
+                return self.tracked(o, thr, Self::dict);
+            }
+            if ffi::PyList_Check(o) != 0 {
+                return self.tracked(o, thr, Self::list);
+            }
+            if ffi::PyTuple_Check(o) != 0 {
+                return self.tracked(o, thr, Self::tuple);
+            }
+            if ffi::PyBytes_Check(o) != 0 {
+                let b = ob.cast_unchecked::<pyo3::types::PyBytes>();
+                return Ok(self.enc.bytes(b.as_bytes())?);
+            }
+            if ffi::PyByteArray_Check(o) != 0 || ffi::PyMemoryView_Check(o) != 0 {
+                let b = pyo3::buffer::PyUntypedBuffer::get(&ob)?;
+                if b.is_c_contiguous() {
+                    let s = std::slice::from_raw_parts(b.buf_ptr() as *const u8, b.len_bytes());
+                    return Ok(self.enc.bytes(s)?);
+                }
+                let bytes = ob.call_method0(pyo3::intern!(py, "tobytes"))?;
+                let bytes = bytes.cast::<pyo3::types::PyBytes>().map_err(PyErr::from)?;
+                return Ok(self.enc.bytes(bytes.as_bytes())?);
+            }
+        }
+        if let Ok(dt) = ob.cast::<PyDateTime>() {
+            return self.datetime(dt);
+        }
+        if let Ok(d) = ob.cast::<PyDate>() {
+            use pyo3::types::PyDateAccess;
+            let days = pytypes::days_from_civil(d.get_year() as i64, d.get_month() as u32, d.get_day() as u32);
+            return Ok(self.enc.ext(EXT_DATE, &(days as i32).to_le_bytes())?);
+        }
+        if ob.is_instance(ty.uuid.bind(py))? {
+            let b = ob.getattr(pyo3::intern!(py, "bytes"))?;
+            let b = b.cast::<pyo3::types::PyBytes>().map_err(PyErr::from)?;
+            return Ok(self.enc.ext(EXT_UUID, b.as_bytes())?);
+        }
+        if ob.is_instance(ty.decimal.bind(py))? {
+            let s = ob.str()?;
+            return Ok(self.enc.ext(EXT_DECIMAL, s.to_str()?.as_bytes())?);
+        }
+        if let Ok(e) = ob.cast::<crate::Ext>() {
+            let e = e.get();
+            let data = e.data.bind(py).as_bytes().to_vec();
+            return Ok(self.enc.ext(e.type_id, &data)?);
+        }
+        let t = ob.get_type();
+        if let Some(fields) = dataclass_fields(&t)? {
+            if !ob.is_instance_of::<PyType>() {
+                return self.tracked_dataclass(&ob, thr, fields);
+            }
+        }
+        if ob.is_instance(ty.array.bind(py))? {
+            let code: String = ob.getattr(pyo3::intern!(py, "typecode"))?.extract()?;
+            let size: usize = ob.getattr(pyo3::intern!(py, "itemsize"))?.extract()?;
+            if let Some(e) = array_elem(&code, size) {
+                return self.tracked_vector(&ob, thr, e);
+            }
+        }
+        if let Some(np) = pytypes::numpy_loaded(py) {
+            if ob.is_instance(np.ndarray.bind(py))? {
+                return self.numpy(&ob, thr);
+            }
+            if ob.is_instance(np.generic.bind(py))? {
+                let v = ob.call_method0(pyo3::intern!(py, "item"))?;
+                if !v.is_instance(np.generic.bind(py))? {
+                    return self.owned(v, 1);
+                }
+            }
+        }
+        if let Some(d) = self.default {
+            let v = d.call1((&ob,))?;
+            return self.owned(v, 1);
+        }
+        Err(msg(format!("cannot encode object of type '{}'", type_name(o))))
+    }
+
+    fn datetime(&mut self, dt: &Bound<'py, PyDateTime>) -> R {
+        use pyo3::types::{PyDateAccess, PyDeltaAccess, PyTimeAccess, PyTzInfoAccess};
+        let py = self.py;
+        let offset = match dt.get_tzinfo() {
+            None => None,
+            Some(_) => {
+                let u = dt.call_method0(pyo3::intern!(py, "utcoffset"))?;
+                if u.is_none() {
+                    None
+                } else {
+                    let d = u.cast::<PyDelta>().map_err(PyErr::from)?;
+                    if d.get_microseconds() != 0 {
+                        return Err(msg("cannot encode a UTC offset with microseconds".into()));
+                    }
+                    Some(d.get_days() as i64 * 86_400 + d.get_seconds() as i64)
+                }
+            }
+        };
+        let days = pytypes::days_from_civil(dt.get_year() as i64, dt.get_month() as u32, dt.get_day() as u32);
+        let secs = days * 86_400
+            + dt.get_hour() as i64 * 3600
+            + dt.get_minute() as i64 * 60
+            + dt.get_second() as i64
+            - offset.unwrap_or(0);
+        let off = match offset {
+            Some(o) => Some(i32::try_from(o).map_err(|_| msg("UTC offset out of range".into()))?),
+            None => None,
+        };
+        let ts = Timestamp::new(secs, dt.get_microsecond() * 1000, off)
+            .ok_or_else(|| msg("UTC offset out of range".into()))?;
+        Ok(self.enc.timestamp(ts)?)
+    }
+
+    fn tracked_dataclass(&mut self, ob: &Bound<'py, PyAny>, thr: isize, fields: Bound<'py, pyo3::types::PyTuple>) -> R {
+        let o = ob.as_ptr();
+        // SAFETY: `o` is alive through `ob`.
+        let shared = unsafe { ffi::Py_REFCNT(o) } > thr;
+        let key = o as usize;
+        if shared {
+            match self.memo.get(&key) {
+                Some(Memo::Done(m)) => return Ok(self.enc.reuse(*m)?),
+                Some(Memo::Open) => {
+                    return Err(msg(format!("cycle: a {} contains itself", type_name(o))))
+                }
+                None => {}
+            }
+            self.memo.insert(key, Memo::Open);
+            self.keep.push(ob.clone());
+        }
+        self.enter()?;
+        self.enc.begin_map()?;
+        for name in fields.iter() {
+            let name = name.cast_into::<PyString>().map_err(PyErr::from)?;
+            let v = match ob.getattr(&name) {
+                Ok(v) => v,
+                Err(e) => {
+                    let mut f: Box<Fail> = e.into();
+                    f.path.push(Seg::Attr(name.into_any().unbind()));
+                    return Err(f);
+                }
+            };
+            self.enc.key(name.to_str()?)?;
+            if let Err(mut f) = self.owned(v, 2) {
+                f.path.push(Seg::Attr(name.into_any().unbind()));
+                return Err(f);
+            }
+        }
+        let mark = self.enc.end_map()?;
+        self.depth -= 1;
+        if shared {
+            self.memo.insert(key, Memo::Done(mark));
+        }
+        Ok(())
+    }
+
+    fn tracked_vector(&mut self, ob: &Bound<'py, PyAny>, thr: isize, elem: ElemType) -> R {
+        let o = ob.as_ptr();
+        // SAFETY: `o` is alive through `ob`.
+        let shared = unsafe { ffi::Py_REFCNT(o) } > thr;
+        let key = o as usize;
+        if shared {
+            if let Some(Memo::Done(m)) = self.memo.get(&key) {
+                return Ok(self.enc.reuse(*m)?);
+            }
+        }
+        let b = pyo3::buffer::PyUntypedBuffer::get(ob)?;
+        if !b.is_c_contiguous() || b.len_bytes() % elem.size() != 0 {
+            return Err(msg("vector buffer is not contiguous".into()));
+        }
+        // SAFETY: the buffer export keeps `len_bytes` bytes at `buf_ptr`
+        // readable while `b` lives; we hold the GIL, so no Python code runs.
+        let s = unsafe { std::slice::from_raw_parts(b.buf_ptr() as *const u8, b.len_bytes()) };
+        if cfg!(target_endian = "big") {
+            let mut v = s.to_vec();
+            for c in v.chunks_exact_mut(elem.size()) {
+                c.reverse();
+            }
+            self.enc.vector_raw(elem, &v)?;
+        } else {
+            self.enc.vector_raw(elem, s)?;
+        }
+        if shared {
+            if let Some(m) = self.enc.mark() {
+                self.memo.insert(key, Memo::Done(m));
+                self.keep.push(ob.clone());
+            }
+        }
+        Ok(())
+    }
+
+    fn numpy(&mut self, ob: &Bound<'py, PyAny>, thr: isize) -> R {
+        let py = self.py;
+        let ndim: usize = ob.getattr(pyo3::intern!(py, "ndim"))?.extract()?;
+        let dtype = ob.getattr(pyo3::intern!(py, "dtype"))?;
+        let kind: String = dtype.getattr(pyo3::intern!(py, "kind"))?.extract()?;
+        let size: usize = dtype.getattr(pyo3::intern!(py, "itemsize"))?.extract()?;
+        let elem = match (kind.as_str(), size) {
+            ("i", 1) => Some(ElemType::I8),
+            ("i", 2) => Some(ElemType::I16),
+            ("i", 4) => Some(ElemType::I32),
+            ("i", 8) => Some(ElemType::I64),
+            ("u", 1) => Some(ElemType::U8),
+            ("u", 2) => Some(ElemType::U16),
+            ("u", 4) => Some(ElemType::U32),
+            ("u", 8) => Some(ElemType::U64),
+            ("f", 4) => Some(ElemType::F32),
+            ("f", 8) => Some(ElemType::F64),
+            _ => None,
+        };
+        let elem = match (elem, ndim) {
+            (Some(e), 1) => e,
+            _ => {
+                if let Some(d) = self.default {
+                    let v = d.call1((ob,))?;
+                    return self.owned(v, 1);
+                }
+                let shape = ob.getattr(pyo3::intern!(py, "shape"))?.repr()?.to_string();
+                return Err(msg(format!(
+                    "cannot encode numpy array of dtype {} and shape {shape} (only 1-dimensional integer or float32/float64 arrays)",
+                    dtype.str()?
+                )));
+            }
+        };
+        // Little-endian, C-contiguous data.
+        let le = pytypes::dtype_str(elem);
+        let arr = if dtype.str()?.to_str()? == le || size == 1 {
+            ob.clone()
+        } else {
+            ob.call_method1(pyo3::intern!(py, "astype"), (le,))?
+        };
+        let arr = if arr.getattr(pyo3::intern!(py, "flags"))?.getattr(pyo3::intern!(py, "c_contiguous"))?.is_truthy()? {
+            arr
+        } else {
+            arr.call_method1(pyo3::intern!(py, "copy"), ("C",))?
+        };
+        let thr = if arr.is(ob) { thr } else { 1 };
+        self.tracked_vector(&arr, thr, elem)
+    }
+}
+
+/// The UTF-8 bytes of a str (no copy for ASCII; CPython caches the UTF-8
+/// form of other strings). `None` with a Python error set for strings with
+/// lone surrogates.
+///
+/// # Safety
+/// `o` must be a live `str` (or subclass); the bytes live as long as it.
+#[inline]
+unsafe fn str_bytes<'a>(o: *mut ffi::PyObject) -> Option<&'a [u8]> {
+    // SAFETY: `o` is a live str (caller's contract).
+    unsafe {
+        if ffi::PyUnicode_IS_COMPACT_ASCII(o) != 0 {
+            let n = ffi::PyUnicode_GET_LENGTH(o) as usize;
+            let p = ffi::PyUnicode_DATA(o) as *const u8;
+            return Some(std::slice::from_raw_parts(p, n));
+        }
+        let mut n: ffi::Py_ssize_t = 0;
+        let p = ffi::PyUnicode_AsUTF8AndSize(o, &mut n);
+        if p.is_null() {
+            return None;
+        }
+        Some(std::slice::from_raw_parts(p as *const u8, n as usize))
+    }
+}
+
+fn array_elem(code: &str, size: usize) -> Option<ElemType> {
+    Some(match (code, size) {
+        ("b", 1) => ElemType::I8,
+        ("B", 1) => ElemType::U8,
+        ("h" | "i" | "l" | "q", 2) => ElemType::I16,
+        ("H" | "I" | "L" | "Q", 2) => ElemType::U16,
+        ("h" | "i" | "l" | "q", 4) => ElemType::I32,
+        ("H" | "I" | "L" | "Q", 4) => ElemType::U32,
+        ("h" | "i" | "l" | "q", 8) => ElemType::I64,
+        ("H" | "I" | "L" | "Q", 8) => ElemType::U64,
+        ("f", 4) => ElemType::F32,
+        ("d", 8) => ElemType::F64,
+        _ => return None,
+    })
+}
+
+/// Cached names of the fields of a dataclass type (`None` if not one).
+fn dataclass_fields<'py>(t: &Bound<'py, PyType>) -> PyResult<Option<Bound<'py, pyo3::types::PyTuple>>> {
+    use pyo3::sync::PyOnceLock;
+    static CACHE: PyOnceLock<Py<PyDict>> = PyOnceLock::new();
+    let py = t.py();
+    let cache = CACHE.get_or_init(py, || PyDict::new(py).unbind()).bind(py);
+    if let Some(v) = cache.get_item(t)? {
+        return Ok(v.cast_into::<pyo3::types::PyTuple>().ok());
+    }
+    let v = match pytypes::dataclass_field_names(t)? {
+        Some(names) => pyo3::types::PyTuple::new(py, names)?.into_any(),
+        None => py.None().into_bound(py),
+    };
+    if cache.len() < 4096 {
+        cache.set_item(t, &v)?;
+    }
+    Ok(v.cast_into::<pyo3::types::PyTuple>().ok())
+}

@@ -1,0 +1,281 @@
+//! Python types and helpers shared by the encoder, the decoders and views.
+
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyModule, PyTuple, PyType};
+
+use roving::ElemType;
+
+/// Extension type id of `datetime.date` (payload: days since 1970-01-01, i32 LE).
+pub(crate) const EXT_DATE: u64 = 1;
+/// Extension type id of `uuid.UUID` (payload: the 16 bytes, big endian).
+pub(crate) const EXT_UUID: u64 = 2;
+/// Extension type id of `decimal.Decimal` (payload: `str(d)` in ASCII).
+pub(crate) const EXT_DECIMAL: u64 = 3;
+
+/// Standard-library types looked up once.
+pub(crate) struct Types {
+    pub(crate) uuid: Py<PyType>,
+    pub(crate) decimal: Py<PyType>,
+    pub(crate) enum_: Py<PyType>,
+    pub(crate) array: Py<PyType>,
+    pub(crate) dataclass_fields: Py<PyAny>,
+    pub(crate) field_marker: Py<PyAny>,
+    pub(crate) timezone_cache: Py<PyDict>,
+}
+
+static TYPES: PyOnceLock<Types> = PyOnceLock::new();
+
+/// The standard-library types (imported on first use).
+pub(crate) fn types(py: Python<'_>) -> PyResult<&Types> {
+    TYPES.get_or_try_init(py, || {
+        let uuid = py.import("uuid")?.getattr("UUID")?.cast_into::<PyType>()?.unbind();
+        let decimal = py
+            .import("decimal")?
+            .getattr("Decimal")?
+            .cast_into::<PyType>()?
+            .unbind();
+        let enum_ = py.import("enum")?.getattr("Enum")?.cast_into::<PyType>()?.unbind();
+        let array = py.import("array")?.getattr("array")?.cast_into::<PyType>()?.unbind();
+        let dc = py.import("dataclasses")?;
+        Ok(Types {
+            uuid,
+            decimal,
+            enum_,
+            array,
+            dataclass_fields: pyo3::intern!(py, "__dataclass_fields__").clone().into_any().unbind(),
+            field_marker: dc.getattr("_FIELD")?.unbind(),
+            timezone_cache: PyDict::new(py).unbind(),
+        })
+    })
+}
+
+/// numpy, when it can be imported.
+pub(crate) struct Numpy {
+    pub(crate) ndarray: Py<PyType>,
+    pub(crate) generic: Py<PyType>,
+    pub(crate) frombuffer: Py<PyAny>,
+    /// dtypes indexed by `ElemType as usize`.
+    pub(crate) dtypes: Vec<Option<Py<PyAny>>>,
+}
+
+static NUMPY: PyOnceLock<Option<Numpy>> = PyOnceLock::new();
+
+fn load_numpy(py: Python<'_>, np: &Bound<'_, PyModule>) -> PyResult<Numpy> {
+    let mut dtypes = Vec::new();
+    for code in 0u8..=16 {
+        dtypes.push(match ElemType::from_code(code) {
+            Some(e) => Some(np.getattr("dtype")?.call1((dtype_str(e),))?.unbind()),
+            None => None,
+        });
+    }
+    let _ = py;
+    Ok(Numpy {
+        ndarray: np.getattr("ndarray")?.cast_into::<PyType>()?.unbind(),
+        generic: np.getattr("generic")?.cast_into::<PyType>()?.unbind(),
+        frombuffer: np.getattr("frombuffer")?.unbind(),
+        dtypes,
+    })
+}
+
+/// numpy, importing it if needed (`None` if it is not installed).
+pub(crate) fn numpy_import(py: Python<'_>) -> Option<&Numpy> {
+    NUMPY
+        .get_or_init(py, || {
+            py.import("numpy").ok().and_then(|np| load_numpy(py, &np).ok())
+        })
+        .as_ref()
+}
+
+/// numpy, only if some code already imported it (an object can only be a
+/// numpy array if numpy is loaded, so encoding never imports it).
+pub(crate) fn numpy_loaded(py: Python<'_>) -> Option<&Numpy> {
+    if let Some(n) = NUMPY.get(py) {
+        return n.as_ref();
+    }
+    let modules = py.import("sys").ok()?.getattr("modules").ok()?;
+    if modules.get_item("numpy").is_err() {
+        return None;
+    }
+    numpy_import(py)
+}
+
+/// numpy dtype string of an element type (little endian).
+pub(crate) fn dtype_str(e: ElemType) -> &'static str {
+    match e {
+        ElemType::I8 => "i1",
+        ElemType::U8 => "u1",
+        ElemType::I16 => "<i2",
+        ElemType::U16 => "<u2",
+        ElemType::I32 => "<i4",
+        ElemType::U32 => "<u4",
+        ElemType::I64 => "<i8",
+        ElemType::U64 => "<u8",
+        ElemType::F32 => "<f4",
+        ElemType::F64 => "<f8",
+    }
+}
+
+/// `array.array` typecode of an element type.
+pub(crate) fn array_typecode(e: ElemType) -> &'static str {
+    match e {
+        ElemType::I8 => "b",
+        ElemType::U8 => "B",
+        ElemType::I16 => "h",
+        ElemType::U16 => "H",
+        ElemType::I32 => "i",
+        ElemType::U32 => "I",
+        ElemType::I64 => "q",
+        ElemType::U64 => "Q",
+        ElemType::F32 => "f",
+        ElemType::F64 => "d",
+    }
+}
+
+/// A vector (its raw little-endian bytes) as a new Python object: a writable
+/// numpy array if numpy is installed, else an `array.array`.
+pub(crate) fn vector_to_py<'py>(
+    py: Python<'py>,
+    elem: ElemType,
+    raw: &[u8],
+) -> PyResult<Bound<'py, PyAny>> {
+    if let Some(np) = numpy_import(py) {
+        // A bytearray copy makes the array writable and owns the data.
+        let ba = pyo3::types::PyByteArray::new(py, raw);
+        let dt = np.dtypes[elem as usize].as_ref().map(|d| d.bind(py).clone());
+        return np.frombuffer.bind(py).call1((ba, dt));
+    }
+    let t = types(py)?;
+    let arr = t.array.bind(py).call1((array_typecode(elem),))?;
+    let bytes = if cfg!(target_endian = "big") {
+        let s = elem.size();
+        let mut v = raw.to_vec();
+        for c in v.chunks_exact_mut(s) {
+            c.reverse();
+        }
+        v
+    } else {
+        raw.to_vec()
+    };
+    arr.call_method1("frombytes", (pyo3::types::PyBytes::new(py, &bytes),))?;
+    Ok(arr)
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date.
+pub(crate) fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let mp = (m as i64 + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d as i64 - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// Proleptic Gregorian (year, month, day) of days since 1970-01-01.
+pub(crate) fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+/// `datetime.timezone` of a UTC offset in seconds (cached).
+pub(crate) fn timezone<'py>(py: Python<'py>, offset: i32) -> PyResult<Bound<'py, pyo3::types::PyTzInfo>> {
+    use pyo3::types::{PyDelta, PyTzInfo};
+    if offset == 0 {
+        return Ok(PyTzInfo::utc(py)?.to_owned());
+    }
+    let cache = types(py)?.timezone_cache.bind(py);
+    if let Some(tz) = cache.get_item(offset)? {
+        return Ok(tz.cast_into()?);
+    }
+    let tz = PyTzInfo::fixed_offset(py, PyDelta::new(py, 0, offset, 0, true)?)?;
+    if cache.len() < 1024 {
+        cache.set_item(offset, &tz)?;
+    }
+    Ok(tz)
+}
+
+/// A Python `str` from UTF-8 bytes. ASCII is copied straight into a compact
+/// string; anything else goes through CPython's (validating) UTF-8 decoder,
+/// so invalid bytes give an exception, never a bad string.
+#[inline]
+pub(crate) fn make_str<'py>(py: Python<'py>, b: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+    let len = b.len() as ffi::Py_ssize_t;
+    // SAFETY: PyUnicode_New(len, 127) returns a compact ASCII string with
+    // room for `len` bytes (plus the NUL CPython wrote) or NULL. We copy
+    // `len` bytes into it, then check the copy is ASCII before handing it
+    // out (a concurrent writer of `b` cannot make the result invalid); if
+    // it is not, the object is freed and the UTF-8 decoder is used.
+    unsafe {
+        if b.len() <= 64 || is_ascii(b) {
+            let o = ffi::PyUnicode_New(len, 127);
+            if o.is_null() {
+                return Err(PyErr::fetch(py));
+            }
+            let data = ffi::PyUnicode_DATA(o).cast::<u8>();
+            std::ptr::copy_nonoverlapping(b.as_ptr(), data, b.len());
+            let copied = std::slice::from_raw_parts(data, b.len());
+            if is_ascii(copied) {
+                return Ok(Bound::from_owned_ptr(py, o));
+            }
+            ffi::Py_DECREF(o);
+        }
+        let o = ffi::PyUnicode_DecodeUTF8(b.as_ptr().cast(), len, c"strict".as_ptr());
+        Bound::from_owned_ptr_or_err(py, o)
+    }
+}
+
+#[inline]
+fn is_ascii(b: &[u8]) -> bool {
+    b.is_ascii()
+}
+
+/// The `__dataclass_fields__` names of a dataclass type that are real fields
+/// (not `ClassVar`/`InitVar`), in definition order; `None` if `t` is not a dataclass.
+pub(crate) fn dataclass_field_names<'py>(
+    t: &Bound<'py, PyType>,
+) -> PyResult<Option<Vec<Bound<'py, pyo3::types::PyString>>>> {
+    let py = t.py();
+    let ty = types(py)?;
+    let fields = match t.getattr_opt(ty.dataclass_fields.bind(py).cast::<pyo3::types::PyString>()?)? {
+        Some(f) => f,
+        None => return Ok(None),
+    };
+    let fields = match fields.cast_into::<PyDict>() {
+        Ok(f) => f,
+        Err(_) => return Ok(None),
+    };
+    let marker = ty.field_marker.bind(py);
+    let mut out = Vec::with_capacity(fields.len());
+    for (name, field) in fields.iter() {
+        let ft = field.getattr(pyo3::intern!(py, "_field_type"))?;
+        if ft.is(marker) {
+            let mut s = name.cast_into::<pyo3::types::PyString>()?;
+            // Interned names make attribute access fast.
+            let mut p = s.into_ptr();
+            // SAFETY: p is an owned str reference; InternInPlace may replace
+            // it with another owned reference.
+            unsafe {
+                ffi::PyUnicode_InternInPlace(&mut p);
+                s = Bound::from_owned_ptr(py, p).cast_into_unchecked();
+            }
+            out.push(s);
+        }
+    }
+    Ok(Some(out))
+}
+
+/// `tuple` of the arguments, for calls.
+#[allow(dead_code)]
+pub(crate) fn empty_tuple(py: Python<'_>) -> Bound<'_, PyTuple> {
+    PyTuple::empty(py)
+}

@@ -1,0 +1,986 @@
+//! Typed decoding: `loads(data, type=list[Item])`.
+//!
+//! A Python type is compiled once into a [`Plan`] (cached per type), and
+//! documents are converted straight from their in-place values to the
+//! requested objects, checking types on the way. Errors carry the path.
+
+use std::sync::{Arc, OnceLock};
+
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyFrozenSet, PySet, PyString, PyTuple, PyType};
+
+use roving::read::Scalar;
+use roving::{Map, Value};
+
+use crate::decode::{self, Decoder, IdMap};
+use crate::errors::validation_error;
+use crate::pytypes::{self, EXT_DATE, EXT_DECIMAL, EXT_UUID};
+
+/// A compiled type.
+pub(crate) enum Plan {
+    Any,
+    NoneT,
+    Bool,
+    Int,
+    Float,
+    Str,
+    Bytes,
+    ByteArray,
+    DateTime,
+    Date,
+    Uuid,
+    Decimal,
+    List(Box<Plan>),
+    Set(Box<Plan>, bool),
+    TupleVar(Box<Plan>),
+    Tuple(Vec<Plan>),
+    Dict(Box<Plan>),
+    Union {
+        nullable: bool,
+        members: Vec<Plan>,
+        name: String,
+    },
+    Dataclass(Arc<DcPlan>),
+    Enum(Py<PyType>, String),
+    Literal(Vec<Py<PyAny>>, String),
+    Vector,
+}
+
+/// A dataclass: its fields are compiled after the plan is registered, so
+/// recursive dataclasses refer to themselves.
+pub(crate) struct DcPlan {
+    cls: Py<PyType>,
+    name: String,
+    fields: OnceLock<Vec<Field>>,
+    /// Field index by name.
+    by_name: OnceLock<hashbrown::HashMap<String, usize>>,
+    /// Build with `cls(**kwargs)` (InitVars) rather than `object.__new__` + attributes.
+    call_init: OnceLock<bool>,
+    post_init: OnceLock<bool>,
+}
+
+struct Field {
+    name: Py<PyString>,
+    name_str: String,
+    plan: Plan,
+    default: Default,
+    /// Set from the input (false for `init=False` fields).
+    init: bool,
+}
+
+enum Default {
+    Required,
+    Value(Py<PyAny>),
+    Factory(Py<PyAny>),
+}
+
+impl Plan {
+    fn name(&self) -> String {
+        match self {
+            Plan::Any => "any".into(),
+            Plan::NoneT => "None".into(),
+            Plan::Bool => "bool".into(),
+            Plan::Int => "int".into(),
+            Plan::Float => "float".into(),
+            Plan::Str => "str".into(),
+            Plan::Bytes => "bytes".into(),
+            Plan::ByteArray => "bytearray".into(),
+            Plan::DateTime => "datetime".into(),
+            Plan::Date => "date".into(),
+            Plan::Uuid => "UUID".into(),
+            Plan::Decimal => "Decimal".into(),
+            Plan::List(_) => "list".into(),
+            Plan::Set(_, false) => "set".into(),
+            Plan::Set(_, true) => "frozenset".into(),
+            Plan::TupleVar(_) | Plan::Tuple(_) => "tuple".into(),
+            Plan::Dict(_) => "dict".into(),
+            Plan::Union { name, .. } => name.clone(),
+            Plan::Dataclass(d) => d.name.clone(),
+            Plan::Enum(_, n) => n.clone(),
+            Plan::Literal(_, n) => n.clone(),
+            Plan::Vector => "array".into(),
+        }
+    }
+
+    /// Whether a value of this kind could be converted (shallow check, for unions).
+    fn accepts(&self, v: &Value<'_>) -> bool {
+        match self {
+            Plan::Any => true,
+            Plan::NoneT => matches!(v, Value::Null),
+            Plan::Bool => matches!(v, Value::Bool(_)),
+            Plan::Int => matches!(v, Value::Int(_) | Value::UInt(_) | Value::BigInt(_)),
+            Plan::Float => matches!(v, Value::Float(_) | Value::Int(_) | Value::UInt(_) | Value::BigInt(_)),
+            Plan::Str => matches!(v, Value::Str(_)),
+            Plan::Bytes | Plan::ByteArray => matches!(v, Value::Bytes(_)),
+            Plan::DateTime => matches!(v, Value::Timestamp(_)),
+            Plan::Date => matches!(v, Value::Ext(e) if e.type_id == EXT_DATE),
+            Plan::Uuid => matches!(v, Value::Str(_)) || matches!(v, Value::Ext(e) if e.type_id == EXT_UUID),
+            Plan::Decimal => {
+                matches!(v, Value::Str(_) | Value::Int(_) | Value::UInt(_) | Value::BigInt(_))
+                    || matches!(v, Value::Ext(e) if e.type_id == EXT_DECIMAL)
+            }
+            Plan::List(_) | Plan::Set(..) | Plan::TupleVar(_) => matches!(v, Value::Array(_) | Value::Vector(_)),
+            Plan::Tuple(_) => matches!(v, Value::Array(_)),
+            Plan::Dict(_) | Plan::Dataclass(_) => matches!(v, Value::Map(_)),
+            Plan::Union { members, nullable, .. } => {
+                (*nullable && matches!(v, Value::Null)) || members.iter().any(|m| m.accepts(v))
+            }
+            Plan::Enum(..) | Plan::Literal(..) => !matches!(v, Value::Array(_) | Value::Map(_)),
+            Plan::Vector => matches!(v, Value::Vector(_)),
+        }
+    }
+}
+
+fn got_name(v: &Value<'_>) -> &'static str {
+    match v {
+        Value::Null => "None",
+        Value::Bool(_) => "bool",
+        Value::Int(_) | Value::UInt(_) | Value::BigInt(_) => "int",
+        Value::Float(_) => "float",
+        Value::Str(_) => "str",
+        Value::Bytes(_) => "bytes",
+        Value::Timestamp(_) => "datetime",
+        Value::Array(_) => "list",
+        Value::Map(_) => "dict",
+        Value::Vector(_) => "array",
+        Value::Ext(e) => match e.type_id {
+            EXT_DATE => "date",
+            EXT_UUID => "UUID",
+            EXT_DECIMAL => "Decimal",
+            _ => "ext",
+        },
+    }
+}
+
+// ---- compiling ---------------------------------------------------------------
+
+struct Typing {
+    get_origin: Py<PyAny>,
+    get_args: Py<PyAny>,
+    get_type_hints: Py<PyAny>,
+    any: Py<PyAny>,
+    union: Py<PyAny>,
+    union_type: Py<PyAny>,
+    literal: Py<PyAny>,
+    annotated: Py<PyAny>,
+    initvar: Py<PyAny>,
+    missing: Py<PyAny>,
+    field_marker: Py<PyAny>,
+    initvar_marker: Py<PyAny>,
+    abc: Vec<(Py<PyAny>, u8)>,
+    datetime: Py<PyAny>,
+    date: Py<PyAny>,
+    /// type -> compiled plan
+    plans: Py<PyDict>,
+    /// dataclass type -> DcPlanBox
+    dcs: Py<PyDict>,
+}
+
+static TYPING: PyOnceLock<Typing> = PyOnceLock::new();
+
+fn typing(py: Python<'_>) -> PyResult<&Typing> {
+    TYPING.get_or_try_init(py, || {
+        let t = py.import("typing")?;
+        let dc = py.import("dataclasses")?;
+        let abc = py.import("collections.abc")?;
+        let types = py.import("types")?;
+        let dt = py.import("datetime")?;
+        let mut kinds = Vec::new();
+        for (n, k) in [
+            ("Sequence", b'l'),
+            ("MutableSequence", b'l'),
+            ("Collection", b'l'),
+            ("Iterable", b'l'),
+            ("Mapping", b'd'),
+            ("MutableMapping", b'd'),
+            ("Set", b's'),
+            ("MutableSet", b's'),
+        ] {
+            kinds.push((abc.getattr(n)?.unbind(), k));
+        }
+        Ok(Typing {
+            get_origin: t.getattr("get_origin")?.unbind(),
+            get_args: t.getattr("get_args")?.unbind(),
+            get_type_hints: t.getattr("get_type_hints")?.unbind(),
+            any: t.getattr("Any")?.unbind(),
+            union: t.getattr("Union")?.unbind(),
+            union_type: types.getattr("UnionType")?.unbind(),
+            literal: t.getattr("Literal")?.unbind(),
+            annotated: t.getattr("Annotated")?.unbind(),
+            initvar: dc.getattr("InitVar")?.unbind(),
+            missing: dc.getattr("MISSING")?.unbind(),
+            field_marker: dc.getattr("_FIELD")?.unbind(),
+            initvar_marker: dc.getattr("_FIELD_INITVAR")?.unbind(),
+            abc: kinds,
+            datetime: dt.getattr("datetime")?.unbind(),
+            date: dt.getattr("date")?.unbind(),
+            plans: PyDict::new(py).unbind(),
+            dcs: PyDict::new(py).unbind(),
+        })
+    })
+}
+
+#[pyclass(frozen)]
+struct PlanBox(Arc<Plan>);
+
+#[pyclass(frozen)]
+struct DcPlanBox(Arc<DcPlan>);
+
+fn type_repr(t: &Bound<'_, PyAny>) -> String {
+    if let Ok(ty) = t.cast::<PyType>() {
+        if let Ok(n) = ty.qualname() {
+            return n.to_string();
+        }
+    }
+    t.repr()
+        .map(|r| r.to_string().replace("typing.", ""))
+        .unwrap_or_else(|_| "?".into())
+}
+
+/// The compiled plan of a type (cached).
+pub(crate) fn plan_for(tp: &Bound<'_, PyAny>) -> PyResult<Arc<Plan>> {
+    let py = tp.py();
+    let ty = typing(py)?;
+    let cache = ty.plans.bind(py);
+    let hashable = tp.hash().is_ok();
+    if hashable {
+        if let Some(p) = cache.get_item(tp)? {
+            if let Ok(b) = p.cast::<PlanBox>() {
+                return Ok(b.get().0.clone());
+            }
+        }
+    }
+    let plan = Arc::new(compile(tp)?);
+    if hashable && cache.len() < 10_000 {
+        cache.set_item(tp, Bound::new(py, PlanBox(plan.clone()))?)?;
+    }
+    Ok(plan)
+}
+
+fn compile(tp: &Bound<'_, PyAny>) -> PyResult<Plan> {
+    let py = tp.py();
+    let ty = typing(py)?;
+    if tp.is(ty.any.bind(py)) || tp.is(py.get_type::<pyo3::types::PyAny>()) {
+        return Ok(Plan::Any);
+    }
+    if tp.is_none() || tp.is(py.None().bind(py).get_type()) {
+        return Ok(Plan::NoneT);
+    }
+    if let Ok(t) = tp.cast::<PyType>() {
+        let simple = [
+            (py.get_type::<pyo3::types::PyBool>(), 0),
+            (py.get_type::<pyo3::types::PyInt>(), 1),
+            (py.get_type::<pyo3::types::PyFloat>(), 2),
+            (py.get_type::<PyString>(), 3),
+            (py.get_type::<pyo3::types::PyBytes>(), 4),
+            (py.get_type::<pyo3::types::PyByteArray>(), 5),
+        ];
+        for (st, k) in simple {
+            if t.is(&st) {
+                return Ok(match k {
+                    0 => Plan::Bool,
+                    1 => Plan::Int,
+                    2 => Plan::Float,
+                    3 => Plan::Str,
+                    4 => Plan::Bytes,
+                    _ => Plan::ByteArray,
+                });
+            }
+        }
+        if t.is(ty.datetime.bind(py)) {
+            return Ok(Plan::DateTime);
+        }
+        if t.is(ty.date.bind(py)) {
+            return Ok(Plan::Date);
+        }
+        let std = pytypes::types(py)?;
+        if t.is(std.uuid.bind(py)) {
+            return Ok(Plan::Uuid);
+        }
+        if t.is(std.decimal.bind(py)) {
+            return Ok(Plan::Decimal);
+        }
+        if t.is(&py.get_type::<pyo3::types::PyList>()) {
+            return Ok(Plan::List(Box::new(Plan::Any)));
+        }
+        if t.is(&py.get_type::<PyTuple>()) {
+            return Ok(Plan::TupleVar(Box::new(Plan::Any)));
+        }
+        if t.is(&py.get_type::<PyDict>()) {
+            return Ok(Plan::Dict(Box::new(Plan::Any)));
+        }
+        if t.is(&py.get_type::<PySet>()) {
+            return Ok(Plan::Set(Box::new(Plan::Any), false));
+        }
+        if t.is(&py.get_type::<PyFrozenSet>()) {
+            return Ok(Plan::Set(Box::new(Plan::Any), true));
+        }
+        if t.is(std.array.bind(py)) {
+            return Ok(Plan::Vector);
+        }
+        if let Some(np) = pytypes::numpy_loaded(py) {
+            if t.is(np.ndarray.bind(py)) {
+                return Ok(Plan::Vector);
+            }
+        }
+        if t.is_subclass(std.enum_.bind(py))? {
+            return Ok(Plan::Enum(t.clone().unbind(), type_repr(tp)));
+        }
+        if t.hasattr(pyo3::intern!(py, "__dataclass_fields__"))? {
+            return Ok(Plan::Dataclass(dataclass_plan(t)?));
+        }
+    }
+    let origin = ty.get_origin.bind(py).call1((tp,))?;
+    let args = ty.get_args.bind(py).call1((tp,))?.cast_into::<PyTuple>()?;
+    if !origin.is_none() {
+        let arg = |i: usize| -> PyResult<Plan> {
+            match args.get_item(i) {
+                Ok(a) => compile(&a),
+                Err(_) => Ok(Plan::Any),
+            }
+        };
+        if origin.is(ty.union.bind(py)) || origin.is(ty.union_type.bind(py)) {
+            let mut members = Vec::new();
+            let mut nullable = false;
+            for a in args.iter() {
+                match compile(&a)? {
+                    Plan::NoneT => nullable = true,
+                    p => members.push(p),
+                }
+            }
+            let mut names: Vec<String> = members.iter().map(Plan::name).collect();
+            if nullable {
+                names.push("None".into());
+            }
+            return Ok(Plan::Union {
+                nullable,
+                members,
+                name: names.join(" | "),
+            });
+        }
+        if origin.is(ty.literal.bind(py)) {
+            let vals: Vec<Py<PyAny>> = args.iter().map(|a| a.unbind()).collect();
+            let shown: Vec<String> = vals
+                .iter()
+                .map(|v| v.bind(py).repr().map(|r| r.to_string()).unwrap_or_default())
+                .collect();
+            return Ok(Plan::Literal(vals, format!("one of {}", shown.join(", "))));
+        }
+        if origin.is(ty.annotated.bind(py)) {
+            return arg(0);
+        }
+        if origin.is(&py.get_type::<pyo3::types::PyList>()) {
+            return Ok(Plan::List(Box::new(arg(0)?)));
+        }
+        if origin.is(&py.get_type::<PySet>()) {
+            return Ok(Plan::Set(Box::new(arg(0)?), false));
+        }
+        if origin.is(&py.get_type::<PyFrozenSet>()) {
+            return Ok(Plan::Set(Box::new(arg(0)?), true));
+        }
+        if origin.is(&py.get_type::<PyTuple>()) {
+            let n = args.len();
+            if n == 2 && args.get_item(1)?.is(py.Ellipsis().bind(py)) {
+                return Ok(Plan::TupleVar(Box::new(arg(0)?)));
+            }
+            let mut items = Vec::new();
+            for a in args.iter() {
+                items.push(compile(&a)?);
+            }
+            return Ok(Plan::Tuple(items));
+        }
+        let is_dict = origin.is(&py.get_type::<PyDict>())
+            || ty.abc.iter().any(|(t, k)| *k == b'd' && origin.is(t.bind(py)));
+        if is_dict {
+            if let Ok(k) = args.get_item(0) {
+                let kp = compile(&k)?;
+                if !matches!(kp, Plan::Str | Plan::Any) {
+                    return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                        "dict keys must be str for typed decoding, not {}",
+                        type_repr(&k)
+                    )));
+                }
+            }
+            return Ok(Plan::Dict(Box::new(arg(1)?)));
+        }
+        for (t, k) in &ty.abc {
+            if origin.is(t.bind(py)) {
+                return Ok(match k {
+                    b'l' => Plan::List(Box::new(arg(0)?)),
+                    _ => Plan::Set(Box::new(arg(0)?), true),
+                });
+            }
+        }
+    }
+    // typing.NewType
+    if let Ok(sup) = tp.getattr(pyo3::intern!(py, "__supertype__")) {
+        return compile(&sup);
+    }
+    Err(pyo3::exceptions::PyTypeError::new_err(format!(
+        "unsupported type for typed decoding: {}",
+        type_repr(tp)
+    )))
+}
+
+fn dataclass_plan(cls: &Bound<'_, PyType>) -> PyResult<Arc<DcPlan>> {
+    let py = cls.py();
+    let ty = typing(py)?;
+    let dcs = ty.dcs.bind(py);
+    if let Some(b) = dcs.get_item(cls)? {
+        if let Ok(b) = b.cast::<DcPlanBox>() {
+            return Ok(b.get().0.clone());
+        }
+    }
+    let plan = Arc::new(DcPlan {
+        cls: cls.clone().unbind(),
+        name: type_repr(cls.as_any()),
+        fields: OnceLock::new(),
+        by_name: OnceLock::new(),
+        call_init: OnceLock::new(),
+        post_init: OnceLock::new(),
+    });
+    // Registered before its fields are compiled, so that recursive references resolve.
+    dcs.set_item(cls, Bound::new(py, DcPlanBox(plan.clone()))?)?;
+    match fill_dataclass(cls, &plan) {
+        Ok(()) => Ok(plan),
+        Err(e) => {
+            let _ = dcs.del_item(cls);
+            Err(e)
+        }
+    }
+}
+
+fn fill_dataclass(cls: &Bound<'_, PyType>, plan: &DcPlan) -> PyResult<()> {
+    let py = cls.py();
+    let ty = typing(py)?;
+    let hints = ty.get_type_hints.bind(py).call1((cls,))?.cast_into::<PyDict>()?;
+    let fields = cls
+        .getattr(pyo3::intern!(py, "__dataclass_fields__"))?
+        .cast_into::<PyDict>()?;
+    let mut out = Vec::new();
+    let mut has_initvar = false;
+    for (name, f) in fields.iter() {
+        let ft = f.getattr(pyo3::intern!(py, "_field_type"))?;
+        let is_initvar = ft.is(ty.initvar_marker.bind(py));
+        if !ft.is(ty.field_marker.bind(py)) && !is_initvar {
+            continue;
+        }
+        has_initvar |= is_initvar;
+        let name = name.cast_into::<PyString>()?;
+        let mut hint = match hints.get_item(&name)? {
+            Some(h) => h,
+            None => f.getattr(pyo3::intern!(py, "type"))?,
+        };
+        if hint.is_instance(ty.initvar.bind(py))? {
+            hint = hint.getattr(pyo3::intern!(py, "type"))?;
+        }
+        let fplan = compile(&hint).map_err(|e| {
+            pyo3::exceptions::PyTypeError::new_err(format!(
+                "field {}.{}: {}",
+                plan.name,
+                name,
+                e.value(py)
+            ))
+        })?;
+        let d = f.getattr(pyo3::intern!(py, "default"))?;
+        let df = f.getattr(pyo3::intern!(py, "default_factory"))?;
+        let default = if !d.is(ty.missing.bind(py)) {
+            Default::Value(d.unbind())
+        } else if !df.is(ty.missing.bind(py)) {
+            Default::Factory(df.unbind())
+        } else {
+            Default::Required
+        };
+        let init: bool = f.getattr(pyo3::intern!(py, "init"))?.extract()?;
+        let mut p = name.clone().into_ptr();
+        // SAFETY: `p` is an owned str; interning may replace it with another owned reference.
+        let name = unsafe {
+            ffi::PyUnicode_InternInPlace(&mut p);
+            Bound::from_owned_ptr(py, p).cast_into_unchecked::<PyString>()
+        };
+        out.push(Field {
+            name_str: name.to_str()?.to_owned(),
+            name: name.unbind(),
+            plan: fplan,
+            default,
+            init,
+        });
+    }
+    let by_name = out
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.name_str.clone(), i))
+        .collect();
+    let post_init = cls.hasattr(pyo3::intern!(py, "__post_init__"))?;
+    let _ = plan.fields.set(out);
+    let _ = plan.by_name.set(by_name);
+    let _ = plan.call_init.set(has_initvar);
+    let _ = plan.post_init.set(post_init);
+    Ok(())
+}
+
+// ---- decoding ------------------------------------------------------------------
+
+enum Seg {
+    Index(usize),
+    Key(String),
+}
+
+enum FailKind {
+    Mismatch { expected: String, got: &'static str },
+    Msg(String),
+    /// A Python error raised by user code (`__post_init__`, enum lookup): shown with the path.
+    User(PyErr),
+    /// A decode error (limits): propagated unchanged.
+    Decode(PyErr),
+}
+
+struct Fail {
+    kind: FailKind,
+    path: Vec<Seg>,
+}
+
+type TR<'py> = Result<Bound<'py, PyAny>, Box<Fail>>;
+
+#[cold]
+fn mismatch(plan: &Plan, v: &Value<'_>) -> Box<Fail> {
+    Box::new(Fail {
+        kind: FailKind::Mismatch {
+            expected: plan.name(),
+            got: got_name(v),
+        },
+        path: Vec::new(),
+    })
+}
+
+#[cold]
+fn fail_msg(m: String) -> Box<Fail> {
+    Box::new(Fail {
+        kind: FailKind::Msg(m),
+        path: Vec::new(),
+    })
+}
+
+#[cold]
+fn decode_fail(e: PyErr) -> Box<Fail> {
+    Box::new(Fail {
+        kind: FailKind::Decode(e),
+        path: Vec::new(),
+    })
+}
+
+#[cold]
+fn with_seg(mut f: Box<Fail>, s: Seg) -> Box<Fail> {
+    f.path.push(s);
+    f
+}
+
+fn format_path(path: &[Seg]) -> String {
+    let mut out = String::from("$");
+    for s in path.iter().rev() {
+        match s {
+            Seg::Index(i) => out.push_str(&format!("[{i}]")),
+            Seg::Key(k) => {
+                let ident = {
+                    let mut c = k.chars();
+                    matches!(c.next(), Some(ch) if ch == '_' || ch.is_alphabetic())
+                        && c.all(|ch| ch == '_' || ch.is_alphanumeric())
+                };
+                if ident {
+                    out.push('.');
+                    out.push_str(k);
+                } else {
+                    out.push_str(&format!("[{k:?}]"));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn into_pyerr(py: Python<'_>, f: Box<Fail>) -> PyErr {
+    let path = format_path(&f.path);
+    match f.kind {
+        FailKind::Mismatch { expected, got } => {
+            validation_error(py, format!("expected {expected}, got {got} at {path}"), path)
+        }
+        FailKind::Msg(m) => validation_error(py, format!("{m} at {path}"), path),
+        FailKind::User(e) => {
+            let err = validation_error(py, format!("{} at {path}", e.value(py)), path);
+            err.set_cause(py, Some(e));
+            err
+        }
+        FailKind::Decode(e) => e,
+    }
+}
+
+struct TDec<'py, 'a> {
+    d: Decoder<'py, 'a>,
+    /// Results by (record offset, plan address), for shared values.
+    memo: IdMap<(usize, usize), Bound<'py, PyAny>>,
+    /// Field index per (shape offset, dataclass plan address), u32::MAX = unknown key.
+    shapes: IdMap<(usize, usize), Box<[u32]>>,
+}
+
+/// Decodes `v` as `plan`.
+pub(crate) fn decode_typed<'py>(
+    py: Python<'py>,
+    buf: &[u8],
+    v: Value<'_>,
+    plan: &Plan,
+) -> PyResult<Bound<'py, PyAny>> {
+    let mut t = TDec {
+        d: Decoder::new(py, buf),
+        memo: IdMap::default(),
+        shapes: IdMap::default(),
+    };
+    t.value(plan, v).map_err(|f| into_pyerr(py, f))
+}
+
+impl<'py, 'a> TDec<'py, 'a> {
+    fn py(&self) -> Python<'py> {
+        self.d.py
+    }
+
+    fn value(&mut self, plan: &Plan, v: Value<'a>) -> TR<'py> {
+        let py = self.py();
+        match plan {
+            Plan::Any => self.d.value(v).map_err(decode_fail),
+            Plan::Str => match v {
+                Value::Str(s) => self.d.str(s.as_bytes()).map_err(decode_fail),
+                _ => Err(mismatch(plan, &v)),
+            },
+            Plan::Int => match v {
+                Value::Int(_) | Value::UInt(_) | Value::BigInt(_) => self.d.value(v).map_err(decode_fail),
+                _ => Err(mismatch(plan, &v)),
+            },
+            Plan::Float => match v {
+                Value::Float(f) => Ok(pyo3::types::PyFloat::new(py, f).into_any()),
+                Value::Int(i) => Ok(pyo3::types::PyFloat::new(py, i as f64).into_any()),
+                Value::UInt(u) => Ok(pyo3::types::PyFloat::new(py, u as f64).into_any()),
+                Value::BigInt(b) => {
+                    let i = decode::bigint(py, b).map_err(decode_fail)?;
+                    let f: f64 = i.extract().map_err(|e| Box::new(Fail { kind: FailKind::User(e), path: Vec::new() }))?;
+                    Ok(pyo3::types::PyFloat::new(py, f).into_any())
+                }
+                _ => Err(mismatch(plan, &v)),
+            },
+            Plan::Bool => match v {
+                Value::Bool(b) => Ok(pyo3::types::PyBool::new(py, b).to_owned().into_any()),
+                _ => Err(mismatch(plan, &v)),
+            },
+            Plan::NoneT => match v {
+                Value::Null => Ok(py.None().into_bound(py)),
+                _ => Err(mismatch(plan, &v)),
+            },
+            Plan::Bytes => match v {
+                Value::Bytes(b) => Ok(pyo3::types::PyBytes::new(py, b).into_any()),
+                _ => Err(mismatch(plan, &v)),
+            },
+            Plan::ByteArray => match v {
+                Value::Bytes(b) => Ok(pyo3::types::PyByteArray::new(py, b).into_any()),
+                _ => Err(mismatch(plan, &v)),
+            },
+            Plan::DateTime => match v {
+                Value::Timestamp(t) => decode::timestamp(py, t).map_err(decode_fail),
+                _ => Err(mismatch(plan, &v)),
+            },
+            Plan::Date => match v {
+                Value::Ext(e) if e.type_id == EXT_DATE => decode::ext(py, e.type_id, e.data).map_err(decode_fail),
+                _ => Err(mismatch(plan, &v)),
+            },
+            Plan::Uuid => match v {
+                Value::Ext(e) if e.type_id == EXT_UUID => decode::ext(py, e.type_id, e.data).map_err(decode_fail),
+                Value::Str(s) => pytypes::types(py)
+                    .and_then(|t| t.uuid.bind(py).call1((s,)))
+                    .map_err(|_| fail_msg(format!("invalid UUID {s:?}"))),
+                _ => Err(mismatch(plan, &v)),
+            },
+            Plan::Decimal => match v {
+                Value::Ext(e) if e.type_id == EXT_DECIMAL => {
+                    decode::ext(py, e.type_id, e.data).map_err(decode_fail)
+                }
+                Value::Str(s) => pytypes::types(py)
+                    .and_then(|t| t.decimal.bind(py).call1((s,)))
+                    .map_err(|_| fail_msg(format!("invalid Decimal {s:?}"))),
+                Value::Int(_) | Value::UInt(_) | Value::BigInt(_) => {
+                    let i = self.d.value(v).map_err(decode_fail)?;
+                    pytypes::types(py)
+                        .and_then(|t| t.decimal.bind(py).call1((i,)))
+                        .map_err(decode_fail)
+                }
+                _ => Err(mismatch(plan, &v)),
+            },
+            Plan::Vector => match v {
+                Value::Vector(vec) => pytypes::vector_to_py(py, vec.elem_type(), vec.raw()).map_err(decode_fail),
+                _ => Err(mismatch(plan, &v)),
+            },
+            Plan::List(_) | Plan::Set(..) | Plan::TupleVar(_) | Plan::Tuple(_) => self.sequence(plan, v),
+            Plan::Dict(vp) => match v {
+                Value::Map(m) => self.memoized(plan, m.offset(), |s| s.dict(vp, m)),
+                _ => Err(mismatch(plan, &v)),
+            },
+            Plan::Dataclass(dc) => match v {
+                Value::Map(m) => self.memoized(plan, m.offset(), |s| s.dataclass(dc, m)),
+                _ => Err(mismatch(plan, &v)),
+            },
+            Plan::Union { nullable, members, .. } => {
+                if matches!(v, Value::Null) && *nullable {
+                    return Ok(py.None().into_bound(py));
+                }
+                let mut first: Option<Box<Fail>> = None;
+                for m in members {
+                    if !m.accepts(&v) {
+                        continue;
+                    }
+                    match self.value(m, v) {
+                        Ok(o) => return Ok(o),
+                        Err(f) => {
+                            if matches!(f.kind, FailKind::Decode(_)) {
+                                return Err(f);
+                            }
+                            first.get_or_insert(f);
+                        }
+                    }
+                }
+                Err(first.unwrap_or_else(|| mismatch(plan, &v)))
+            }
+            Plan::Enum(cls, name) => {
+                if !plan.accepts(&v) {
+                    return Err(mismatch(plan, &v));
+                }
+                let raw = self.d.value(v).map_err(decode_fail)?;
+                cls.bind(py).call1((&raw,)).map_err(|_| {
+                    let r = raw.repr().map(|r| r.to_string()).unwrap_or_default();
+                    fail_msg(format!("invalid value {r} for {name}"))
+                })
+            }
+            Plan::Literal(vals, _) => {
+                if !plan.accepts(&v) {
+                    return Err(mismatch(plan, &v));
+                }
+                let raw = self.d.value(v).map_err(decode_fail)?;
+                for c in vals {
+                    let c = c.bind(py);
+                    // bool is not an int here: Literal[1] does not match True.
+                    if c.get_type().is(raw.get_type()) && c.eq(&raw).unwrap_or(false) {
+                        return Ok(c.clone());
+                    }
+                }
+                let r = raw.repr().map(|r| r.to_string()).unwrap_or_default();
+                Err(fail_msg(format!("expected {}, got {r}", plan.name())))
+            }
+        }
+    }
+
+    /// Runs `f` unless the (container) value at `off` was already built for this plan.
+    #[inline]
+    fn memoized(
+        &mut self,
+        plan: &Plan,
+        off: Option<usize>,
+        f: impl FnOnce(&mut Self) -> TR<'py>,
+    ) -> TR<'py> {
+        let key = match off {
+            Some(o) => (o, plan as *const Plan as usize),
+            None => return f(self),
+        };
+        if let Some(o) = self.memo.get(&key) {
+            return Ok(o.clone());
+        }
+        let o = f(self)?;
+        self.memo.insert(key, o.clone());
+        Ok(o)
+    }
+
+    fn enter(&mut self, n: usize) -> Result<(), Box<Fail>> {
+        self.d.charge(n).map_err(decode_fail)?;
+        self.d.enter().map_err(decode_fail)
+    }
+
+    fn sequence(&mut self, plan: &Plan, v: Value<'a>) -> TR<'py> {
+        let py = self.py();
+        match v {
+            Value::Array(a) => self.memoized(plan, a.offset(), |s| {
+                let n = a.len();
+                if let Plan::Tuple(items) = plan {
+                    if items.len() != n {
+                        return Err(fail_msg(format!(
+                            "expected tuple of length {}, got list of length {n}",
+                            items.len()
+                        )));
+                    }
+                }
+                s.enter(n)?;
+                let mut out: Vec<Bound<'py, PyAny>> = Vec::with_capacity(n);
+                for i in 0..n {
+                    let item = a.get(i).unwrap_or(Value::Null);
+                    let p = match plan {
+                        Plan::List(p) | Plan::Set(p, _) | Plan::TupleVar(p) => &**p,
+                        Plan::Tuple(items) => &items[i],
+                        _ => unreachable!("sequence plans only"),
+                    };
+                    let o = s.value(p, item).map_err(|f| with_seg(f, Seg::Index(i)))?;
+                    out.push(o);
+                }
+                s.d.leave();
+                s.collect(plan, out)
+            }),
+            Value::Vector(vec) if !matches!(plan, Plan::Tuple(_)) => {
+                let n = vec.len();
+                self.enter(n)?;
+                let p = match plan {
+                    Plan::List(p) | Plan::Set(p, _) | Plan::TupleVar(p) => &**p,
+                    _ => unreachable!("sequence plans only"),
+                };
+                let mut out = Vec::with_capacity(n);
+                for i in 0..n {
+                    let item = match vec.get(i) {
+                        Some(Scalar::Int(x)) => Value::Int(x),
+                        Some(Scalar::UInt(x)) => Value::UInt(x),
+                        Some(Scalar::Float(x)) => Value::Float(x),
+                        None => Value::Null,
+                    };
+                    let o = self.value(p, item).map_err(|f| with_seg(f, Seg::Index(i)))?;
+                    out.push(o);
+                }
+                self.d.leave();
+                let _ = py;
+                self.collect(plan, out)
+            }
+            _ => Err(mismatch(plan, &v)),
+        }
+    }
+
+    fn collect(&mut self, plan: &Plan, items: Vec<Bound<'py, PyAny>>) -> TR<'py> {
+        let py = self.py();
+        let r = match plan {
+            Plan::List(_) => pyo3::types::PyList::new(py, items).map(|l| l.into_any()),
+            Plan::TupleVar(_) | Plan::Tuple(_) => PyTuple::new(py, items).map(|t| t.into_any()),
+            Plan::Set(_, false) => PySet::new(py, &items).map(|s| s.into_any()),
+            Plan::Set(_, true) => PyFrozenSet::new(py, &items).map(|s| s.into_any()),
+            _ => unreachable!("sequence plans only"),
+        };
+        r.map_err(|e| {
+            Box::new(Fail {
+                kind: FailKind::User(e),
+                path: Vec::new(),
+            })
+        })
+    }
+
+    fn dict(&mut self, vp: &Plan, m: Map<'a>) -> TR<'py> {
+        let py = self.py();
+        let n = m.len();
+        self.enter(n)?;
+        let dict = PyDict::new(py);
+        let start = self.d.keys_start(&m).map_err(decode_fail)?;
+        for i in 0..n {
+            let v = m.value_at(i).unwrap_or(Value::Null);
+            let o = self
+                .value(vp, v)
+                .map_err(|f| with_seg(f, Seg::Key(m.key_at(i).unwrap_or("").to_owned())))?;
+            let k = self.d.key(start, i);
+            // SAFETY: `k` is a live str owned by the decoder's key store.
+            if unsafe { ffi::PyDict_SetItem(dict.as_ptr(), k, o.as_ptr()) } < 0 {
+                return Err(decode_fail(PyErr::fetch(py)));
+            }
+        }
+        self.d.leave();
+        Ok(dict.into_any())
+    }
+
+    fn dataclass(&mut self, dc: &Arc<DcPlan>, m: Map<'a>) -> TR<'py> {
+        let py = self.py();
+        let fields = match dc.fields.get() {
+            Some(f) => f,
+            None => return Err(fail_msg(format!("dataclass {} is not ready", dc.name))),
+        };
+        let n = m.len();
+        self.enter(n)?;
+        let key = (
+            m.shape_offset().unwrap_or(usize::MAX),
+            Arc::as_ptr(dc) as usize,
+        );
+        if !self.shapes.contains_key(&key) {
+            let by_name = dc.by_name.get().expect("set with fields");
+            let idx: Box<[u32]> = m
+                .keys()
+                .map(|k| match by_name.get(k) {
+                    Some(&j) if fields[j].init => j as u32,
+                    _ => u32::MAX,
+                })
+                .collect();
+            self.shapes.insert(key, idx);
+        }
+        let mut vals: Vec<Option<Bound<'py, PyAny>>> = Vec::new();
+        vals.resize_with(fields.len(), || None);
+        for i in 0..n {
+            let j = self.shapes[&key][i];
+            if j == u32::MAX {
+                continue;
+            }
+            let f = &fields[j as usize];
+            let v = m.value_at(i).unwrap_or(Value::Null);
+            let o = self
+                .value(&f.plan, v)
+                .map_err(|e| with_seg(e, Seg::Key(f.name_str.clone())))?;
+            vals[j as usize] = Some(o);
+        }
+        self.d.leave();
+        // Defaults and missing fields.
+        for (j, f) in fields.iter().enumerate() {
+            if vals[j].is_some() {
+                continue;
+            }
+            vals[j] = Some(match &f.default {
+                Default::Value(d) => d.bind(py).clone(),
+                Default::Factory(fac) => fac.bind(py).call0().map_err(|e| Box::new(Fail { kind: FailKind::User(e), path: Vec::new() }))?,
+                Default::Required => {
+                    return Err(fail_msg(format!("missing required field '{}'", f.name_str)));
+                }
+            });
+        }
+        let cls = dc.cls.bind(py);
+        let user = |e: PyErr| {
+            Box::new(Fail {
+                kind: if e.is_instance_of::<pyo3::exceptions::PyValueError>(py)
+                    || e.is_instance_of::<pyo3::exceptions::PyTypeError>(py)
+                {
+                    FailKind::User(e)
+                } else {
+                    FailKind::Decode(e)
+                },
+                path: Vec::new(),
+            })
+        };
+        if *dc.call_init.get().unwrap_or(&false) {
+            let kw = PyDict::new(py);
+            for (f, v) in fields.iter().zip(vals) {
+                if f.init {
+                    kw.set_item(f.name.bind(py), v.expect("filled above")).map_err(user)?;
+                }
+            }
+            return cls.call((), Some(&kw)).map_err(user);
+        }
+        // object.__new__(cls), then the fields set like the generated
+        // __init__ does (bypassing a frozen class's __setattr__).
+        let obj = cls
+            .call_method1(pyo3::intern!(py, "__new__"), (cls,))
+            .map_err(user)?;
+        for (f, v) in fields.iter().zip(vals) {
+            let v = v.expect("filled above");
+            // SAFETY: live objects; PyObject_GenericSetAttr takes its own references.
+            let rc = unsafe { ffi::PyObject_GenericSetAttr(obj.as_ptr(), f.name.as_ptr(), v.as_ptr()) };
+            if rc < 0 {
+                return Err(user(PyErr::fetch(py)));
+            }
+        }
+        if *dc.post_init.get().unwrap_or(&false) {
+            obj.call_method0(pyo3::intern!(py, "__post_init__")).map_err(user)?;
+        }
+        Ok(obj)
+    }
+}

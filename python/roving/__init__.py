@@ -1,0 +1,177 @@
+"""roving: a binary object format read in place.
+
+Fast and compact like the best binary formats, safe on untrusted bytes
+(every document is validated in one linear pass before it is read), and
+the only one that can read one field of a large document without loading
+it (:func:`open`).
+
+Functions
+---------
+``dumps(obj, *, default=None) -> bytes``
+    Encode a Python object.
+``loads(data, *, type=None)``
+    Validate and decode any bytes-like object; with ``type`` (e.g.
+    ``list[Item]`` for a dataclass ``Item``) build and check that type.
+``dump(obj, file_or_path, *, default=None)``, ``load(file_or_path, *, type=None)``
+    The same through a binary file object or a path.
+``open(path_or_buffer, *, trusted=False) -> Doc``
+    Lazy, zero-copy access; a path is memory-mapped, not read.
+    ``doc.root`` (or ``doc[...]``) gives views: ``view[123]["name"]``,
+    ``.get()``, ``len()``, iteration, ``keys()/values()/items()``, ``in``,
+    ``==`` against plain Python values, ``.to_python()``, ``.to_json()``.
+    Maps and arrays come back as views, everything else as Python values.
+    Views keep their buffer alive: they stay valid after ``doc.close()``
+    (the buffer, e.g. a memory map, is released when the last view goes).
+    ``trusted=True`` skips validation (O(1) open): only for bytes roving
+    wrote itself. A mapped file must not be truncated or rewritten while
+    open (as with any memory map).
+``from_json(bytes | str) -> bytes``, ``to_json(data, *, indent=None) -> bytes``
+    JSON conversion on the core's streaming converter.
+``validate(data)``
+    Raise :class:`DecodeError` unless ``data`` is a valid document.
+
+Types
+-----
+================================  =========================================  ======================
+Python                            roving                                     back from ``loads``
+================================  =========================================  ======================
+None, bool, str                   null, bool, string                         same
+int (any size)                    integer (64-bit inline, else big integer)  int
+float                             float, bit-exact (binary32 when lossless)  float
+bytes, bytearray, memoryview      byte string                                bytes
+list, tuple                       array                                      list
+dict (str keys, any order kept)   map (insertion order)                      dict
+dataclass instance                map of its fields                          dict (or the class
+                                                                             with ``type=``)
+enum member                       its ``.value``                             the value (or the
+                                                                             member with ``type=``)
+datetime, aware                   timestamp with its UTC offset (seconds)    datetime with a fixed
+                                                                             ``timezone`` offset
+datetime, naive                   timestamp without offset (the wall         naive datetime
+                                  clock read as UTC)
+datetime.date                     ext ``EXT_DATE`` = 1: days since           date
+                                  1970-01-01, int32 little endian
+uuid.UUID                         ext ``EXT_UUID`` = 2: the 16 bytes         UUID
+decimal.Decimal                   ext ``EXT_DECIMAL`` = 3: ``str(d)``, ASCII Decimal
+numpy 1-D int8..uint64, float32,  typed vector (little endian, aligned)      numpy array (if numpy
+float64 arrays; array.array                                                  is installed, else
+                                                                             array.array)
+roving.Ext(type_id, data)         ext value (other type ids)                 roving.Ext
+================================  =========================================  ======================
+
+Time zones keep their offset, not their name (a ``ZoneInfo`` comes back as
+a fixed offset); timestamps keep nanoseconds but datetime has microseconds,
+so finer timestamps written by other tools are truncated. Anything else
+goes to ``default=`` (whose result is encoded instead) or raises
+:class:`EncodeError` naming the type and the path (``$[3].when``).
+
+Shared references: an object (list, dict, tuple, dataclass, array) that
+appears twice in one ``dumps`` is written once and comes back as one
+object, like pickle's memo; a cycle raises :class:`EncodeError` with the
+path. Nesting deeper than ``MAX_DEPTH`` (10,000) raises a clean error on
+both sides, and decoding documents whose shared subtrees would expand
+beyond ``max(16 x size, 10,000,000)`` values raises :class:`DecodeError`.
+
+Typed decoding (``type=``) supports dataclasses (nested, recursive; fields
+with defaults may be missing, unknown fields are ignored so old readers
+accept new data), ``list/tuple/set/frozenset/dict[str, T]``,
+``Optional``/unions (``T | None``), ``Literal``, enums, ``Any`` and the
+scalar types above. A mismatch raises :class:`ValidationError` whose
+message and ``.path`` say where: ``expected int, got str at $[3].views``.
+``float`` accepts integers; ``UUID`` and ``Decimal`` also accept strings.
+
+Errors
+------
+``RovingError`` is the base of ``EncodeError``, ``DecodeError`` (also a
+``ValueError``; ``.offset`` is the byte offset or None) and
+``ValidationError`` (a ``DecodeError`` with ``.path``). Any bytes at all
+given to :func:`loads` or :func:`open` give a value or an exception, never
+a crash. All functions are thread-safe and release the GIL while
+validating or converting large immutable buffers.
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+from typing import IO, Any, Callable, Union
+
+from roving._roving import (
+    EXT_DATE,
+    EXT_DECIMAL,
+    EXT_UUID,
+    MAX_DEPTH,
+    DecodeError,
+    Doc,
+    EncodeError,
+    Ext,
+    RovingError,
+    ValidationError,
+    View,
+    ViewIter,
+    dumps,
+    from_json,
+    loads,
+    open,
+    to_json,
+    validate,
+)
+
+try:  # The Store is built from crates/roving-store when available.
+    from roving._roving import Store  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover
+    pass
+
+__all__ = [
+    "EXT_DATE",
+    "EXT_DECIMAL",
+    "EXT_UUID",
+    "MAX_DEPTH",
+    "DecodeError",
+    "Doc",
+    "EncodeError",
+    "Ext",
+    "RovingError",
+    "ValidationError",
+    "View",
+    "ViewIter",
+    "dump",
+    "dumps",
+    "from_json",
+    "load",
+    "loads",
+    "open",
+    "to_json",
+    "validate",
+]
+if "Store" in globals():
+    __all__.append("Store")
+
+__version__ = "0.1.0"
+
+_PathLike = Union[str, "os.PathLike[str]"]
+
+
+def dump(
+    obj: Any,
+    file: IO[bytes] | _PathLike,
+    *,
+    default: Callable[[Any], Any] | None = None,
+) -> None:
+    """Encode ``obj`` and write it to a binary file object or a path."""
+    data = dumps(obj, default=default)
+    if hasattr(file, "write"):
+        file.write(data)  # type: ignore[union-attr]
+    else:
+        with builtins.open(file, "wb") as f:  # type: ignore[arg-type]
+            f.write(data)
+
+
+def load(file: IO[bytes] | _PathLike, *, type: Any = None) -> Any:
+    """Read a whole document from a binary file object or a path and decode it."""
+    if hasattr(file, "read"):
+        data = file.read()  # type: ignore[union-attr]
+    else:
+        with builtins.open(file, "rb") as f:  # type: ignore[arg-type]
+            data = f.read()
+    return loads(data, type=type)

@@ -52,6 +52,17 @@ pub fn f_dec_value(mantissa: i32, exp: i8) -> f64 {
     }
 }
 
+/// Widens a binary32 to binary64 bit-exactly, NaN payloads included (a plain
+/// `as f64` may set the quiet bit of a signalling NaN).
+#[inline]
+pub fn f32_to_f64_exact(f: f32) -> f64 {
+    if !f.is_nan() {
+        return f as f64;
+    }
+    let b = f.to_bits() as u64;
+    f64::from_bits(((b >> 31) << 63) | (0x7FF << 52) | ((b & 0x7F_FFFF) << 29))
+}
+
 /// Timestamp: i64 seconds, u32 nanoseconds.
 pub const TAG_TIMESTAMP: u8 = 0x0A;
 /// Timestamp with a UTC offset: i64 seconds, u32 nanoseconds, i32 offset seconds.
@@ -283,12 +294,17 @@ pub fn varint_len(v: u64) -> usize {
 /// Reads a canonical unsigned LEB128 varint at `pos`. Returns the value and
 /// the position after it, or `None` if truncated, longer than 10 bytes,
 /// overflowing 64 bits, or not minimal.
-#[inline]
+#[inline(always)]
 pub fn read_varint(buf: &[u8], pos: usize) -> Option<(u64, usize)> {
     let first = *buf.get(pos)?;
     if first < 0x80 {
         return Some((first as u64, pos + 1));
     }
+    read_varint_long(buf, pos, first)
+}
+
+#[inline(never)]
+fn read_varint_long(buf: &[u8], pos: usize, first: u8) -> Option<(u64, usize)> {
     let mut v = (first & 0x7F) as u64;
     let mut shift = 7;
     let mut p = pos + 1;

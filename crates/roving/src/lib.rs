@@ -67,3 +67,8 @@ impl Limits {
         }
     }
 }
+
+/// The README's Rust examples, compiled and run as doctests.
+#[doc = include_str!("../../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -348,11 +348,11 @@ impl Validator<'_> {
         // random per run, so no input can force long byte comparisons.
         let mut keyed_seen: HashMap<u64, usize> = HashMap::new();
         for i in 0..count {
-            let rec = shape.key_record(i).ok_or_else(|| Error::at(ErrorKind::WrongTarget, pos))?;
+            let rec = shape.key_record(self.buf, i).ok_or_else(|| Error::at(ErrorKind::WrongTarget, pos))?;
             let h = self.key_hash_of(&shape, i, rec);
             hashes.push(h);
             if let Some(&j) = by_hash.get(&h) {
-                let rj = shape.key_record(j).unwrap_or(None);
+                let rj = shape.key_record(self.buf, j).unwrap_or(None);
                 if rj == rec {
                     return err(ErrorKind::DuplicateKey, q + i * w);
                 }
@@ -375,32 +375,32 @@ impl Validator<'_> {
         Ok(end)
     }
 
-    fn key_hash_of(&mut self, shape: &Shape<'_>, i: usize, rec: Option<usize>) -> u64 {
+    fn key_hash_of(&mut self, shape: &Shape, i: usize, rec: Option<usize>) -> u64 {
         match rec {
             None => key_hash(b""),
             Some(r) => {
                 if let Some(&h) = self.key_hashes.get(&r) {
                     return h;
                 }
-                let h = key_hash(shape.key_bytes(i).unwrap_or(&[]));
+                let h = key_hash(shape.key_bytes(self.buf, i).unwrap_or(&[]));
                 self.key_hashes.insert(r, h);
                 h
             }
         }
     }
 
-    fn keyed_of(&mut self, shape: &Shape<'_>, i: usize, rec: Option<usize>) -> u64 {
+    fn keyed_of(&mut self, shape: &Shape, i: usize, rec: Option<usize>) -> u64 {
         let r = rec.unwrap_or(usize::MAX);
         if let Some(&h) = self.keyed.get(&r) {
             return h;
         }
-        let h = self.keyed_hasher.hash_one(shape.key_bytes(i).unwrap_or(&[]));
+        let h = self.keyed_hasher.hash_one(shape.key_bytes(self.buf, i).unwrap_or(&[]));
         self.keyed.insert(r, h);
         h
     }
 
     /// Checks a shape's hash index in O(table size).
-    fn index(&mut self, shape: &Shape<'_>, hashes: &[u64], at: usize) -> Result<()> {
+    fn index(&mut self, shape: &Shape, hashes: &[u64], at: usize) -> Result<()> {
         let t = shape.table_size();
         let count = hashes.len();
         self.seen.clear();
@@ -408,7 +408,7 @@ impl Validator<'_> {
         let mut filled = 0usize;
         let mut empty = None;
         for p in 0..t {
-            let e = shape.entry(p).unwrap_or(usize::MAX);
+            let e = shape.entry(self.buf, p).unwrap_or(usize::MAX);
             if e == 0 {
                 empty.get_or_insert(p);
                 continue;
@@ -432,7 +432,7 @@ impl Validator<'_> {
         let mut run_start = (empty + 1) & mask;
         for step in 1..=t {
             let p = (empty + step) & mask;
-            let e = shape.entry(p).unwrap_or(0);
+            let e = shape.entry(self.buf, p).unwrap_or(0);
             if e == 0 {
                 run_start = (p + 1) & mask;
                 continue;

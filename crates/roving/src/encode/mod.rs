@@ -266,7 +266,7 @@ impl Encoder {
     pub fn f64(&mut self, v: f64) -> Result<()> {
         let pos = self.out.len();
         let narrow = v as f32;
-        if (narrow as f64).to_bits() == v.to_bits() {
+        if f32_to_f64_exact(narrow).to_bits() == v.to_bits() {
             self.out.push(TAG_F32);
             self.out.extend_from_slice(&narrow.to_le_bytes());
         } else if let Some((m, e)) = short_decimal(v) {
@@ -633,7 +633,7 @@ impl Encoder {
         if n > SHAPE_LINEAR_MAX {
             let t = index_table_size(n);
             let e = index_entry_width(n);
-            let mut table = vec![0u32; t];
+            let mut table = vec![0usize; t];
             for (i, &k) in keys.iter().enumerate() {
                 let bytes = if k == EMPTY_KEY {
                     &[][..]
@@ -644,7 +644,7 @@ impl Encoder {
                 while table[h] != 0 {
                     h = (h + 1) & (t - 1);
                 }
-                table[h] = i as u32 + 1;
+                table[h] = i + 1;
             }
             for v in table {
                 self.out.extend_from_slice(&v.to_le_bytes()[..e]);
@@ -710,9 +710,6 @@ fn short_decimal(v: f64) -> Option<(i32, i8)> {
             b'.' => after_point = true,
             b'0'..=b'9' => {
                 m = m.checked_mul(10)?.checked_add((c - b'0') as i64)?;
-                if m > i64::from(i32::MAX) * 10 {
-                    return None;
-                }
                 if after_point {
                     e -= 1;
                 }

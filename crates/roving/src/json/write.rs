@@ -24,10 +24,15 @@ impl Default for JsonOptions {
     }
 }
 
-/// Compact JSON text of `value`, with the default limits.
+/// Compact JSON text of `value`, with the default limits for its document
+/// ([`Limits::for_len`]).
 pub fn to_json(value: Value<'_>) -> Result<String> {
     let mut out = Vec::new();
-    write_json(value, &JsonOptions::default(), &mut out)?;
+    let opts = JsonOptions {
+        indent: None,
+        limits: Limits::for_len(value.doc_len()),
+    };
+    write_json(value, &opts, &mut out)?;
     Ok(String::from_utf8(out).unwrap_or_default())
 }
 
@@ -36,7 +41,7 @@ pub fn to_json_pretty(value: Value<'_>, indent: usize) -> Result<String> {
     let mut out = Vec::new();
     let opts = JsonOptions {
         indent: Some(indent),
-        ..JsonOptions::default()
+        limits: Limits::for_len(value.doc_len()),
     };
     write_json(value, &opts, &mut out)?;
     Ok(String::from_utf8(out).unwrap_or_default())

@@ -1,13 +1,18 @@
 //! Arrays read in place: O(1) indexing.
 
-use crate::format::read_varint;
+use crate::format::{read_varint, WIDTHS};
 use crate::read::value::{read_slot, slot_value, Value};
 
-/// An array inside a document.
+/// An array inside a document: a position; its header is decoded on use,
+/// so that a `Value` stays two words and copying it is cheap.
 #[derive(Clone, Copy, Debug)]
 pub struct Array<'a> {
     buf: &'a [u8],
-    base: usize,
+    pos: usize,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Header {
     slots: usize,
     len: usize,
     width: usize,
@@ -15,54 +20,59 @@ pub struct Array<'a> {
 
 impl<'a> Array<'a> {
     pub(crate) fn empty() -> Array<'a> {
-        Array {
-            buf: &[],
-            base: 0,
-            slots: 0,
-            len: 0,
-            width: 1,
-        }
+        Array { buf: &[], pos: 0 }
     }
 
-    #[inline]
-    pub(crate) fn at(buf: &'a [u8], pos: usize, width: usize) -> Option<Array<'a>> {
-        let (len, slots) = read_varint(buf, pos + 1)?;
-        let len = usize::try_from(len).ok()?;
-        Some(Array {
-            buf,
-            base: pos,
+    #[inline(always)]
+    pub(crate) fn at(buf: &'a [u8], pos: usize) -> Array<'a> {
+        Array { buf, pos }
+    }
+
+    #[inline(always)]
+    fn header(&self) -> Option<Header> {
+        let tag = *self.buf.get(self.pos)?;
+        let (len, slots) = read_varint(self.buf, self.pos + 1)?;
+        Some(Header {
             slots,
-            len,
-            width,
+            len: usize::try_from(len).ok().filter(|&l| l <= self.buf.len())?,
+            width: WIDTHS[(tag & 3) as usize],
         })
     }
 
     /// Number of elements.
     #[inline]
     pub fn len(&self) -> usize {
-        self.len
+        self.header().map_or(0, |h| h.len)
     }
 
     /// True if there are no elements.
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.len() == 0
     }
 
     /// Element `i`, or `None` past the end. O(1).
     #[inline]
     pub fn get(&self, i: usize) -> Option<Value<'a>> {
-        if i >= self.len {
+        let h = self.header()?;
+        if i >= h.len {
             return None;
         }
-        let slot = read_slot(self.buf, self.slots + i * self.width, self.width, self.base);
+        let slot = read_slot(self.buf, h.slots + i * h.width, h.width, self.pos);
         Some(slot_value(self.buf, slot))
     }
 
     /// The elements, in order.
     pub fn iter(&self) -> ArrayIter<'a> {
+        let h = self.header().unwrap_or(Header {
+            slots: 0,
+            len: 0,
+            width: 1,
+        });
         ArrayIter {
-            array: *self,
+            buf: self.buf,
+            base: self.pos,
+            h,
             next: 0,
         }
     }
@@ -70,7 +80,12 @@ impl<'a> Array<'a> {
     /// Byte offset of this array's record in the document (`None` for the
     /// empty array, which has no record). Equal offsets mean the same shared value.
     pub fn offset(&self) -> Option<usize> {
-        (!self.buf.is_empty()).then_some(self.base)
+        (!self.buf.is_empty()).then_some(self.pos)
+    }
+
+    /// Length of the whole document this array is in (0 for the empty array).
+    pub(crate) fn doc_len(&self) -> usize {
+        self.buf.len()
     }
 }
 
@@ -85,7 +100,9 @@ impl<'a> IntoIterator for Array<'a> {
 /// Iterator over the elements of an [`Array`].
 #[derive(Clone, Debug)]
 pub struct ArrayIter<'a> {
-    array: Array<'a>,
+    buf: &'a [u8],
+    base: usize,
+    h: Header,
     next: usize,
 }
 
@@ -94,13 +111,17 @@ impl<'a> Iterator for ArrayIter<'a> {
 
     #[inline]
     fn next(&mut self) -> Option<Value<'a>> {
-        let v = self.array.get(self.next)?;
+        if self.next >= self.h.len {
+            return None;
+        }
+        let w = self.h.width;
+        let slot = read_slot(self.buf, self.h.slots + self.next * w, w, self.base);
         self.next += 1;
-        Some(v)
+        Some(slot_value(self.buf, slot))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = self.array.len - self.next.min(self.array.len);
+        let n = self.h.len - self.next.min(self.h.len);
         (n, Some(n))
     }
 }

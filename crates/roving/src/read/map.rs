@@ -6,79 +6,68 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::format::*;
 use crate::read::value::{as_str, read_slot, slot_value, str_record, Slot, Value};
 
-/// The key list of one or more maps, with its hash index.
+/// The key list of one or more maps, with its hash index. Kept small (the
+/// buffer is passed in) because it travels inside every [`Map`] value.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Shape<'a> {
-    buf: &'a [u8],
+pub(crate) struct Shape {
     /// Position of the shape record.
     pub(crate) pos: usize,
     /// Position of the first key slot.
     keys: usize,
     pub(crate) count: usize,
-    width: usize,
-    /// Position of the index (meaningful when `count > SHAPE_LINEAR_MAX`).
-    index: usize,
-    table: usize,
-    entry: usize,
+    width: u8,
 }
 
-impl<'a> Shape<'a> {
-    const EMPTY: Shape<'static> = Shape {
-        buf: &[],
+impl Shape {
+    const EMPTY: Shape = Shape {
         pos: 0,
         keys: 0,
         count: 0,
         width: 1,
-        index: 0,
-        table: 0,
-        entry: 1,
     };
 
     #[inline]
-    pub(crate) fn at(buf: &'a [u8], pos: usize) -> Option<Shape<'a>> {
+    pub(crate) fn at(buf: &[u8], pos: usize) -> Option<Shape> {
         let tag = *buf.get(pos)?;
         if tag & !3 != TAG_SHAPE {
             return None;
         }
-        let width = WIDTHS[(tag & 3) as usize];
         let (count, keys) = read_varint(buf, pos + 1)?;
-        let count = usize::try_from(count).ok()?;
-        let index = keys.checked_add(count.checked_mul(width)?)?;
-        let (table, entry) = if count > SHAPE_LINEAR_MAX {
-            (index_table_size(count), index_entry_width(count))
-        } else {
-            (0, 1)
-        };
+        // A count beyond the buffer length cannot be valid; refusing it here
+        // keeps all later arithmetic in range even for unvalidated bytes.
         Some(Shape {
-            buf,
             pos,
             keys,
-            count,
-            width,
-            index,
-            table,
-            entry,
+            count: usize::try_from(count).ok().filter(|&c| c <= buf.len())?,
+            width: WIDTHS[(tag & 3) as usize] as u8,
         })
+    }
+
+    #[inline(always)]
+    fn index_pos(&self) -> usize {
+        self.keys + self.count * self.width as usize
     }
 
     /// End of the shape record.
     pub(crate) fn end(&self) -> usize {
-        self.index + self.table * self.entry
+        self.index_pos() + self.table_size() * index_entry_width(self.count)
     }
 
     /// Bytes of key `i`.
     #[inline(always)]
-    pub(crate) fn key_bytes(&self, i: usize) -> Option<&'a [u8]> {
-        match read_slot(self.buf, self.keys + i * self.width, self.width, self.pos)? {
-            Slot::Ref(p) => str_record(self.buf, p),
+    pub(crate) fn key_bytes<'a>(&self, buf: &'a [u8], i: usize) -> Option<&'a [u8]> {
+        let w = self.width as usize;
+        match read_slot(buf, self.keys + i * w, w, self.pos)? {
+            Slot::Ref(p) => str_record(buf, p),
             Slot::Special(SPECIAL_EMPTY_STR) => Some(&[]),
             _ => None,
         }
     }
 
     /// Position of the record of key `i` (`None` for the empty-string immediate).
-    pub(crate) fn key_record(&self, i: usize) -> Option<Option<usize>> {
-        match read_slot(self.buf, self.keys + i * self.width, self.width, self.pos)? {
+    pub(crate) fn key_record(&self, buf: &[u8], i: usize) -> Option<Option<usize>> {
+        let w = self.width as usize;
+        match read_slot(buf, self.keys + i * w, w, self.pos)? {
             Slot::Ref(p) => Some(Some(p)),
             Slot::Special(SPECIAL_EMPTY_STR) => Some(None),
             _ => None,
@@ -87,36 +76,44 @@ impl<'a> Shape<'a> {
 
     /// Raw entry `i` of the hash index (0 = empty, else key index + 1).
     #[inline(always)]
-    pub(crate) fn entry(&self, i: usize) -> Option<usize> {
-        read_uint(self.buf, self.index + i * self.entry, self.entry).map(|e| e as usize)
+    pub(crate) fn entry(&self, buf: &[u8], i: usize) -> Option<usize> {
+        let e = index_entry_width(self.count);
+        read_uint(buf, self.index_pos() + i * e, e).map(|e| e as usize)
     }
 
     pub(crate) fn table_size(&self) -> usize {
-        self.table
+        if self.count > SHAPE_LINEAR_MAX {
+            index_table_size(self.count)
+        } else {
+            0
+        }
     }
 
     /// Index of `key` in this shape.
     #[inline]
-    pub(crate) fn find(&self, key: &[u8]) -> Option<usize> {
+    pub(crate) fn find(&self, buf: &[u8], key: &[u8]) -> Option<usize> {
         if self.count <= SHAPE_LINEAR_MAX {
-            return (0..self.count).find(|&i| self.key_bytes(i) == Some(key));
+            return (0..self.count).find(|&i| self.key_bytes(buf, i) == Some(key));
         }
-        self.find_hashed(key, key_hash(key))
+        self.find_hashed(buf, key, key_hash(key))
     }
 
     #[inline]
-    pub(crate) fn find_hashed(&self, key: &[u8], hash: u64) -> Option<usize> {
+    pub(crate) fn find_hashed(&self, buf: &[u8], key: &[u8], hash: u64) -> Option<usize> {
         if self.count <= SHAPE_LINEAR_MAX {
-            return self.find(key);
+            return (0..self.count).find(|&i| self.key_bytes(buf, i) == Some(key));
         }
-        let mask = self.table - 1;
-        let mut i = index_home(hash, self.table);
-        for _ in 0..self.table {
-            let e = self.entry(i)?;
+        let table = index_table_size(self.count);
+        let ew = index_entry_width(self.count);
+        let index = self.index_pos();
+        let mask = table - 1;
+        let mut i = index_home(hash, table);
+        for _ in 0..table {
+            let e = read_uint(buf, index + i * ew, ew)? as usize;
             if e == 0 {
                 return None;
             }
-            if self.key_bytes(e - 1) == Some(key) {
+            if self.key_bytes(buf, e - 1) == Some(key) {
                 return Some(e - 1);
             }
             i = (i + 1) & mask;
@@ -140,139 +137,163 @@ pub(crate) fn map_shape_ref(buf: &[u8], pos: usize) -> Option<(usize, usize)> {
 }
 
 /// A map inside a document. Keys keep the writer's insertion order.
+///
+/// A position; its header and shape are decoded on use, so that a `Value`
+/// stays two words and copying it is cheap.
 #[derive(Clone, Copy, Debug)]
 pub struct Map<'a> {
     buf: &'a [u8],
-    base: usize,
-    shape: Shape<'a>,
+    pos: usize,
+}
+
+/// A decoded map header: where the values are and the shape.
+#[derive(Clone, Copy, Debug)]
+struct Header {
     values: usize,
     width: usize,
+    shape: Shape,
+}
+
+impl Header {
+    const EMPTY: Header = Header {
+        values: 0,
+        width: 1,
+        shape: Shape::EMPTY,
+    };
+
+    #[inline(always)]
+    fn value<'a>(&self, buf: &'a [u8], base: usize, i: usize) -> Value<'a> {
+        let slot = read_slot(buf, self.values + i * self.width, self.width, base);
+        slot_value(buf, slot)
+    }
 }
 
 impl<'a> Map<'a> {
     pub(crate) fn empty() -> Map<'a> {
-        Map {
-            buf: &[],
-            base: 0,
-            shape: Shape::EMPTY,
-            values: 0,
-            width: 1,
-        }
+        Map { buf: &[], pos: 0 }
     }
 
-    #[inline]
-    pub(crate) fn at(buf: &'a [u8], pos: usize, width: usize) -> Option<Map<'a>> {
-        let (shape_pos, values) = map_shape_ref(buf, pos)?;
-        let shape = Shape::at(buf, shape_pos)?;
-        Some(Map {
-            buf,
-            base: pos,
-            shape,
+    #[inline(always)]
+    pub(crate) fn at(buf: &'a [u8], pos: usize) -> Map<'a> {
+        Map { buf, pos }
+    }
+
+    #[inline(always)]
+    fn header(&self) -> Option<Header> {
+        let tag = *self.buf.get(self.pos)?;
+        let (shape_pos, values) = map_shape_ref(self.buf, self.pos)?;
+        Some(Header {
             values,
-            width,
+            width: WIDTHS[(tag & 3) as usize],
+            shape: Shape::at(self.buf, shape_pos)?,
         })
     }
 
     /// Number of entries.
     #[inline]
     pub fn len(&self) -> usize {
-        self.shape.count
+        self.header().map_or(0, |h| h.shape.count)
     }
 
     /// True if there are no entries.
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.shape.count == 0
+        self.len() == 0
     }
 
     /// Value `i` in insertion order.
     #[inline]
     pub fn value_at(&self, i: usize) -> Option<Value<'a>> {
-        if i >= self.shape.count {
-            return None;
-        }
-        let slot = read_slot(self.buf, self.values + i * self.width, self.width, self.base);
-        Some(slot_value(self.buf, slot))
+        let h = self.header()?;
+        (i < h.shape.count).then(|| h.value(self.buf, self.pos, i))
     }
 
     /// Key `i` in insertion order.
     #[inline]
     pub fn key_at(&self, i: usize) -> Option<&'a str> {
-        if i >= self.shape.count {
+        let h = self.header()?;
+        if i >= h.shape.count {
             return None;
         }
-        self.shape.key_bytes(i).map(as_str)
+        h.shape.key_bytes(self.buf, i).map(as_str)
     }
 
     /// Position of `key` in insertion order.
     #[inline]
     pub fn position(&self, key: &str) -> Option<usize> {
-        self.shape.find(key.as_bytes())
+        self.header()?.shape.find(self.buf, key.as_bytes())
     }
 
     /// The value of `key`, without allocating: a hash probe for maps of more
     /// than eight keys, a scan otherwise.
     #[inline]
     pub fn get(&self, key: &str) -> Option<Value<'a>> {
-        let i = self.shape.find(key.as_bytes())?;
-        self.value_at(i)
+        let h = self.header()?;
+        let i = h.shape.find(self.buf, key.as_bytes())?;
+        Some(h.value(self.buf, self.pos, i))
     }
 
     /// The value of the handle's key; after the first lookup in maps of one
     /// shape, lookups in other maps of that shape read the slot directly.
     #[inline]
     pub fn get_with(&self, handle: &KeyHandle) -> Option<Value<'a>> {
+        let h = self.header()?;
         let cached = handle.cache.load(Ordering::Relaxed);
-        let shape_tag = self.shape.pos as u64 + 1;
+        let shape_tag = h.shape.pos as u64 + 1;
         let guess = (cached & 0xFFFF_FFFF) as usize;
         // The cached slot is checked against the key, so a handle shared
         // between documents never returns another key's value.
         let i = if cached >> 32 == shape_tag
-            && guess < self.shape.count
-            && self.shape.key_bytes(guess) == Some(handle.key.as_bytes())
+            && guess < h.shape.count
+            && h.shape.key_bytes(self.buf, guess) == Some(handle.key.as_bytes())
         {
             guess
         } else {
-            let i = self.shape.find_hashed(handle.key.as_bytes(), handle.hash)?;
-            if shape_tag < (1 << 32) && i < (1 << 32) && !self.buf.is_empty() {
+            let i = h.shape.find_hashed(self.buf, handle.key.as_bytes(), handle.hash)?;
+            if shape_tag < (1 << 32) && i < (1 << 32) {
                 handle
                     .cache
                     .store((shape_tag << 32) | i as u64, Ordering::Relaxed);
             }
             i
         };
-        self.value_at(i)
+        Some(h.value(self.buf, self.pos, i))
     }
 
     /// The entries in insertion order.
     pub fn iter(&self) -> MapIter<'a> {
         MapIter {
-            map: *self,
+            buf: self.buf,
+            base: self.pos,
+            h: self.header().unwrap_or(Header::EMPTY),
             next: 0,
         }
     }
 
     /// The keys in insertion order.
     pub fn keys(&self) -> impl Iterator<Item = &'a str> + 'a {
-        let m = *self;
-        (0..m.len()).map(move |i| m.key_at(i).unwrap_or(""))
+        self.iter().map(|(k, _)| k)
     }
 
     /// The values in insertion order.
     pub fn values(&self) -> impl Iterator<Item = Value<'a>> + 'a {
-        let m = *self;
-        (0..m.len()).map(move |i| m.value_at(i).unwrap_or(Value::Null))
+        self.iter().map(|(_, v)| v)
     }
 
     /// Byte offset of this map's record (`None` for the empty map immediate).
     pub fn offset(&self) -> Option<usize> {
-        (!self.buf.is_empty()).then_some(self.base)
+        (!self.buf.is_empty()).then_some(self.pos)
     }
 
     /// Byte offset of the shape (key list) record this map uses; maps with
     /// equal shape offsets have the same keys in the same order.
     pub fn shape_offset(&self) -> Option<usize> {
-        (!self.buf.is_empty()).then_some(self.shape.pos)
+        self.header().map(|h| h.shape.pos)
+    }
+
+    /// Length of the whole document this map is in (0 for the empty map).
+    pub(crate) fn doc_len(&self) -> usize {
+        self.buf.len()
     }
 }
 
@@ -287,7 +308,9 @@ impl<'a> IntoIterator for Map<'a> {
 /// Iterator over the entries of a [`Map`].
 #[derive(Clone, Debug)]
 pub struct MapIter<'a> {
-    map: Map<'a>,
+    buf: &'a [u8],
+    base: usize,
+    h: Header,
     next: usize,
 }
 
@@ -297,18 +320,16 @@ impl<'a> Iterator for MapIter<'a> {
     #[inline]
     fn next(&mut self) -> Option<(&'a str, Value<'a>)> {
         let i = self.next;
-        if i >= self.map.len() {
+        if i >= self.h.shape.count {
             return None;
         }
         self.next += 1;
-        Some((
-            self.map.key_at(i).unwrap_or(""),
-            self.map.value_at(i).unwrap_or(Value::Null),
-        ))
+        let k = self.h.shape.key_bytes(self.buf, i).map_or("", as_str);
+        Some((k, self.h.value(self.buf, self.base, i)))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = self.map.len() - self.next.min(self.map.len());
+        let n = self.h.shape.count - self.next.min(self.h.shape.count);
         (n, Some(n))
     }
 }

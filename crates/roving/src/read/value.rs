@@ -178,27 +178,33 @@ fn fixed<const N: usize>(buf: &[u8], pos: usize) -> Option<[u8; N]> {
 }
 
 /// The value of the record at `pos` (`Null` if malformed).
+#[inline]
 pub(crate) fn record_value(buf: &[u8], pos: usize) -> Value<'_> {
-    record_value_opt(buf, pos).unwrap_or(Value::Null)
+    let Some(&tag) = buf.get(pos) else {
+        return Value::Null;
+    };
+    // The most common records first: short strings, maps, arrays.
+    if tag & 0xC0 == TAG_SHORT_STR {
+        return match bytes_at(buf, pos + 1, (tag & 0x3F) as u64) {
+            Some(b) => Value::Str(as_str(b)),
+            None => Value::Null,
+        };
+    }
+    let v = match tag {
+        0x14..=0x17 => Value::Map(Map::at(buf, pos)),
+        0x10..=0x13 => Value::Array(Array::at(buf, pos)),
+        _ => other_record(buf, pos, tag).unwrap_or(Value::Null),
+    };
+    v
 }
 
-#[inline]
-fn record_value_opt(buf: &[u8], pos: usize) -> Option<Value<'_>> {
-    let tag = *buf.get(pos)?;
+#[inline(never)]
+fn other_record(buf: &[u8], pos: usize, tag: u8) -> Option<Value<'_>> {
     let p = pos + 1;
     Some(match tag {
-        t if t & 0xC0 == TAG_SHORT_STR => {
-            Value::Str(as_str(bytes_at(buf, p, (t & 0x3F) as u64)?))
-        }
         TAG_STR => {
             let (len, p) = read_varint(buf, p)?;
             Value::Str(as_str(bytes_at(buf, p, len)?))
-        }
-        t if (TAG_ARRAY..TAG_ARRAY + 4).contains(&t) => {
-            Value::Array(Array::at(buf, pos, WIDTHS[(t & 3) as usize])?)
-        }
-        t if (TAG_MAP..TAG_MAP + 4).contains(&t) => {
-            Value::Map(Map::at(buf, pos, WIDTHS[(t & 3) as usize])?)
         }
         TAG_I8 => Value::Int(i8::from_le_bytes(fixed(buf, p)?) as i64),
         TAG_I16 => Value::Int(i16::from_le_bytes(fixed(buf, p)?) as i64),
@@ -212,7 +218,7 @@ fn record_value_opt(buf: &[u8], pos: usize) -> Option<Value<'_>> {
                 Value::UInt(v)
             }
         }
-        TAG_F32 => Value::Float(f32::from_le_bytes(fixed(buf, p)?) as f64),
+        TAG_F32 => Value::Float(f32_to_f64_exact(f32::from_le_bytes(fixed(buf, p)?))),
         TAG_F64 => Value::Float(f64::from_le_bytes(fixed(buf, p)?)),
         TAG_F_DEC => {
             let [e, m0, m1, m2, m3] = fixed::<5>(buf, p)?;
@@ -326,6 +332,16 @@ impl<'a> Value<'a> {
         match *self {
             Value::Map(m) => Some(m),
             _ => None,
+        }
+    }
+
+    /// Length of the document holding this value, for sizing limits
+    /// (0 for values that do not point into a document).
+    pub(crate) fn doc_len(&self) -> usize {
+        match self {
+            Value::Array(a) => a.doc_len(),
+            Value::Map(m) => m.doc_len(),
+            _ => 0,
         }
     }
 

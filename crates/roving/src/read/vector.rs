@@ -107,7 +107,8 @@ impl<'a> Vector<'a> {
     /// Element `i` widened to `f64` (exact for all but 64-bit integers beyond 2^53).
     pub fn get_f64(&self, i: usize) -> Option<f64> {
         let s = self.elem.size();
-        let b = self.data.get(i * s..i * s + s)?;
+        let start = i.checked_mul(s)?;
+        let b = self.data.get(start..start.checked_add(s)?)?;
         let mut w = [0u8; 8];
         w[..s].copy_from_slice(b);
         let u = u64::from_le_bytes(w);
@@ -120,7 +121,7 @@ impl<'a> Vector<'a> {
             ElemType::U32 => u as u32 as f64,
             ElemType::I64 => u as i64 as f64,
             ElemType::U64 => u as f64,
-            ElemType::F32 => f32::from_bits(u as u32) as f64,
+            ElemType::F32 => crate::format::f32_to_f64_exact(f32::from_bits(u as u32)),
             ElemType::F64 => f64::from_bits(u),
         })
     }
@@ -128,7 +129,8 @@ impl<'a> Vector<'a> {
     /// Element `i` as a [`Scalar`]: exact for every element type.
     pub fn get(&self, i: usize) -> Option<Scalar> {
         let s = self.elem.size();
-        let b = self.data.get(i.checked_mul(s)?..i * s + s)?;
+        let start = i.checked_mul(s)?;
+        let b = self.data.get(start..start.checked_add(s)?)?;
         let mut w = [0u8; 8];
         w[..s].copy_from_slice(b);
         let u = u64::from_le_bytes(w);
@@ -141,7 +143,7 @@ impl<'a> Vector<'a> {
             ElemType::U32 => Scalar::Int(u as u32 as i64),
             ElemType::I64 => Scalar::Int(u as i64),
             ElemType::U64 => Scalar::UInt(u),
-            ElemType::F32 => Scalar::Float(f32::from_bits(u as u32) as f64),
+            ElemType::F32 => Scalar::Float(crate::format::f32_to_f64_exact(f32::from_bits(u as u32))),
             ElemType::F64 => Scalar::Float(f64::from_bits(u)),
         })
     }

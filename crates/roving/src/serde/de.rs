@@ -22,7 +22,7 @@ pub fn from_slice<'de, T: de::Deserialize<'de>>(bytes: &'de [u8]) -> Result<T> {
 
 /// Deserializes a `T` from a value of an open document.
 pub fn from_value<'de, T: de::Deserialize<'de>>(value: Value<'de>) -> Result<T> {
-    let mut limits = Limits::for_len(0);
+    let mut limits = Limits::for_len(value.doc_len());
     limits.max_depth = SERDE_MAX_DEPTH;
     from_value_with(value, limits)
 }

@@ -107,6 +107,9 @@ impl Snapshot {
 
     /// The bytes of record `key`, straight from the map, not validated.
     pub fn get_bytes(&self, key: &str) -> Result<Option<&[u8]>> {
+        if key.is_empty() || key.len() > self.shared.max_key {
+            return Ok(None); // LMDB cannot hold such a key
+        }
         let guard = self.lock()?;
         let txn = guard_txn(&guard)?;
         let v = match self.shared.items.get(txn, key.as_bytes()) {

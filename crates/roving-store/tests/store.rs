@@ -517,6 +517,8 @@ fn bad_keys_and_values_leave_the_store_unchanged() {
     expect_kind(s.put("a", truncated), StoreErrorKind::InvalidDocument);
     assert!(!s.is_dirty());
     assert!(!s.delete("").unwrap());
+    assert!(!s.contains("").unwrap());
+    assert!(s.get(&"k".repeat(600)).unwrap().is_none());
     s.flush().unwrap();
     s.reload().unwrap();
     assert_eq!(s.len().unwrap(), 1);

@@ -1,0 +1,440 @@
+"""roving.Store: seed 000's repository test, the mapping API, views, bad inputs."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import gc
+import os
+from collections.abc import MutableMapping
+from pathlib import Path
+from typing import Any, Optional
+
+import pytest
+
+import roving
+
+try:
+    from roving import Store, StoreError  # type: ignore[attr-defined]
+except ImportError:  # until roving/__init__.py exports it
+    from roving._store import Store, StoreError
+
+
+# --------------------------------------------------------------- seed 000
+
+
+@dataclasses.dataclass
+class BBItem:
+    identifier: str
+    createdAt: dt.datetime
+    hash: str
+    data: bytes
+    views: int
+    displayInRect: tuple[float, float, float, float]
+    optionalString: Optional[str] = None
+
+
+def dummy(i: int) -> BBItem:
+    return BBItem(
+        identifier=f"item {i}",
+        createdAt=dt.datetime(2024, 1, 1, tzinfo=dt.timezone.utc) + dt.timedelta(seconds=i, microseconds=i),
+        hash="someHash120djas!hf0410AjsifhsFjsd",
+        data="some dummy data".encode(),
+        views=i,
+        displayInRect=(float(i), float(i), float(i), float(i)),
+        optionalString="optional string!" if i % 2 == 0 else None,
+    )
+
+
+class Repository:
+    """Seed 000's BBItemRepository on a roving.Store."""
+
+    def __init__(self, path: Path) -> None:
+        self.store = Store(path, type=BBItem)
+
+    def item_count(self) -> int:
+        return len(self.store)
+
+    def item_with_identifier(self, identifier: str) -> BBItem | None:
+        return self.store.get(identifier)
+
+    def add_item(self, item: BBItem) -> None:
+        self.store[item.identifier] = item
+
+    def remove_item(self, item: BBItem) -> None:
+        self.remove_item_with_identifier(item.identifier)
+
+    def remove_item_with_identifier(self, identifier: str) -> None:
+        self.store.pop(identifier, None)
+
+    def flush(self) -> None:
+        self.store.flush()
+
+    def reload(self) -> None:
+        self.store.reload()
+
+
+def test_seed000_repository_correctness(tmp_path: Path) -> None:
+    path = tmp_path / "items.rvs"
+    repo = Repository(path)
+    assert repo.item_count() == 0
+    items = [dummy(i) for i in range(100)]
+    for n, item in enumerate(items, 1):
+        repo.add_item(item)
+        assert repo.item_count() == n
+    repo.add_item(items[5])  # same identifier: replaced
+    assert repo.item_count() == 100
+
+    repo.remove_item(items[0])
+    assert repo.item_count() == 99
+    assert repo.item_with_identifier("item 0") is None
+    repo.remove_item_with_identifier("item 1")
+    assert repo.item_count() == 98
+    repo.remove_item_with_identifier("item 1")
+    repo.remove_item_with_identifier("no such item")
+    assert repo.item_count() == 98
+
+    repo.flush()
+    assert repo.item_count() == 98
+    repo.reload()
+    assert repo.item_count() == 98
+    for item in items[2:]:
+        got = repo.item_with_identifier(item.identifier)
+        assert isinstance(got, BBItem)
+        assert got == item  # every field
+
+    # reload drops what was not flushed
+    repo.remove_item(items[2])
+    repo.add_item(dummy(1000))
+    assert repo.item_count() == 98
+    repo.reload()
+    assert repo.item_count() == 98
+    assert repo.item_with_identifier("item 2") == items[2]
+    assert repo.item_with_identifier("item 1000") is None
+
+    repo.remove_item_with_identifier("item 2")
+    assert repo.item_count() == 97
+    repo.flush()
+    repo.store.close()
+
+    # a new process would see the same: reopen from scratch
+    repo = Repository(path)
+    assert repo.item_count() == 97
+    for item in items[3:]:
+        assert repo.item_with_identifier(item.identifier) == item
+    assert list(repo.store) == sorted(i.identifier for i in items[3:])
+    assert list(repo.store.values()) == sorted(items[3:], key=lambda i: i.identifier)
+    repo.store.close()
+
+
+# ------------------------------------------------------------- mapping API
+
+
+VALUES: dict[str, Any] = {
+    "none": None,
+    "bools": [True, False],
+    "ints": [0, -1, 2**63 - 1, -(2**63), 2**64 + 5, -(10**40)],
+    "float": 1.5,
+    "str": "héllo, wörld ✓",
+    "bytes": b"\x00\x01\xff",
+    "nested": {"a": [1, {"b": None}], "c": {}},
+    "when": dt.datetime(2020, 5, 17, 12, 30, tzinfo=dt.timezone(dt.timedelta(hours=2))),
+    "empty list": [],
+}
+
+
+def test_round_trip_and_mapping_api(tmp_path: Path) -> None:
+    s = Store(tmp_path / "s.rvs")
+    assert isinstance(s, MutableMapping)
+    assert len(s) == 0 and list(s) == [] and "x" not in s
+    for k, v in VALUES.items():
+        s[k] = v
+    assert len(s) == len(VALUES)
+    for k, v in VALUES.items():
+        assert s[k] == v
+    s.flush()
+    s.close()
+    s = Store(tmp_path / "s.rvs")
+    assert dict(s) == VALUES
+    assert dict(s.items()) == VALUES
+    assert s == VALUES
+    assert list(s.keys()) == sorted(VALUES)
+    assert sorted(map(repr, s.values())) == sorted(map(repr, VALUES.values()))
+    assert s.get("nope") is None and s.get("nope", 3) == 3
+    with pytest.raises(KeyError):
+        s["nope"]
+    with pytest.raises(KeyError):
+        del s["nope"]
+    assert s.pop("float") == 1.5 and "float" not in s
+    assert s.setdefault("float", 2.5) == 2.5
+    s.update({"u1": 1}, u2=2)
+    s.update([("u3", 3)])
+    assert (s["u1"], s["u2"], s["u3"]) == (1, 2, 3)
+    k, v = s.popitem()
+    assert k not in s
+    s.clear()
+    assert len(s) == 0 and list(s) == []
+    s.reload()  # nothing of that was flushed
+    assert dict(s) == VALUES
+    s.close()
+
+
+def test_key_order_merges_pending(tmp_path: Path) -> None:
+    s = Store(tmp_path / "s.rvs")
+    keys = ["b", "a", "é", "z", "ä", "A", "😀", "aa", "日本", "a\x00b"]
+    for i, k in enumerate(keys):
+        s[k] = i
+    s.flush()
+    assert list(s) == sorted(keys)  # code point order
+    del s["z"]
+    s["c"] = 99
+    s["a"] = -1
+    want = sorted((set(keys) - {"z"}) | {"c"})
+    assert list(s) == want
+    assert [k for k, _ in s.items()] == want
+    assert s["a"] == -1
+    # many keys: iteration crosses the extension's chunks
+    for i in range(1000):
+        s[f"n{i:04d}"] = i
+    s.flush()
+    for i in range(0, 1000, 3):
+        del s[f"n{i:04d}"]
+    got = [k for k in s if k.startswith("n")]
+    assert got == [f"n{i:04d}" for i in range(1000) if i % 3]
+    # changing the store while iterating neither crashes nor repeats keys
+    seen = []
+    for k in s:
+        seen.append(k)
+        if k.startswith("n0"):
+            s.pop(k, None)
+    assert len(seen) == len(set(seen))
+    s.close()
+
+
+def test_pending_changes_are_private_until_flush(tmp_path: Path) -> None:
+    path = tmp_path / "s.rvs"
+    w = Store(path)
+    r = Store(path, readonly=True)
+    w["a"] = 1
+    assert w.pending == 1
+    assert "a" in w and "a" not in r
+    w.flush()
+    assert w.pending == 0
+    assert "a" not in r  # r reads its snapshot until reload
+    r.reload()
+    assert r["a"] == 1
+    w.close()
+    r.close()
+
+
+def test_context_manager_commits_or_rolls_back(tmp_path: Path) -> None:
+    path = tmp_path / "s.rvs"
+    with Store(path) as s:
+        s["kept"] = 1
+    assert s.closed
+    with pytest.raises(RuntimeError):
+        with Store(path) as s:
+            s["dropped"] = 2
+            raise RuntimeError("boom")
+    with Store(path) as s:
+        assert dict(s) == {"kept": 1}
+    with pytest.raises(StoreError) as ei:
+        s["x"]
+    assert ei.value.kind == "closed"
+    s.close()  # twice is fine
+
+
+def test_close_flushes(tmp_path: Path) -> None:
+    path = tmp_path / "s.rvs"
+    s = Store(path)
+    s["a"] = [1]
+    s.close()
+    s = Store(path)
+    assert s["a"] == [1]
+    s.close()
+
+
+def test_typed_store(tmp_path: Path) -> None:
+    path = tmp_path / "s.rvs"
+    with Store(path) as s:
+        s["good"] = dataclasses.asdict(dummy(4))
+        s["bad"] = {"identifier": 5}
+    s = Store(path, type=BBItem)
+    assert s.type is BBItem
+    good = s["good"]
+    assert isinstance(good, BBItem)
+    assert good == dummy(4)
+    with pytest.raises(roving.ValidationError):
+        s["bad"]
+    s.close()
+
+
+def test_view_is_lazy_and_outlives_changes(tmp_path: Path) -> None:
+    path = tmp_path / "s.rvs"
+    s = Store(path)
+    s["doc"] = {"name": "x", "list": list(range(100))}
+    v_pending = s.view("doc")
+    assert v_pending["name"] == "x"
+    s.flush()
+    v = s.view("doc")
+    assert isinstance(v, roving.Doc)
+    assert v["list"][42] == 42
+    assert v.to_python() == {"name": "x", "list": list(range(100))}
+    del s["doc"]
+    s.flush()
+    s.reload()
+    assert "doc" not in s
+    assert v["name"] == "x" and v_pending["list"][99] == 99  # still valid
+    with pytest.raises(KeyError):
+        s.view("doc")
+    del v, v_pending
+    gc.collect()
+    s.close()
+
+
+def test_readonly(tmp_path: Path) -> None:
+    path = tmp_path / "s.rvs"
+    with pytest.raises(StoreError) as ei:
+        Store(path, readonly=True)
+    assert ei.value.kind == "not-found"
+    with Store(path) as s:
+        s["a"] = 1
+    s = Store(path, readonly=True)
+    assert s.readonly and s["a"] == 1
+    with pytest.raises(StoreError) as ei:
+        s["b"] = 2
+    assert ei.value.kind == "read-only"
+    with pytest.raises(StoreError):
+        del s["a"]
+    assert dict(s) == {"a": 1}
+    s.close()
+
+
+def test_map_grows_by_itself(tmp_path: Path) -> None:
+    path = tmp_path / "s.rvs"
+    s = Store(path, map_size=1 << 20)
+    blob = "y" * 50_000
+    for round_ in range(3):
+        for i in range(100):
+            s[f"{round_}-{i}"] = {"i": i, "blob": blob}
+        s.flush()
+    s.close()
+    s = Store(path, map_size=1 << 20)
+    assert len(s) == 300
+    assert s["2-99"]["blob"] == blob
+    s.close()
+
+
+# -------------------------------------------------------------- bad inputs
+
+
+def snapshot_of(s: Store) -> tuple[int, int, dict[str, Any]]:
+    return (len(s), s.pending, dict(s))
+
+
+@pytest.mark.parametrize("key", [1, 1.5, b"bytes", None, ("t",), object()])
+def test_non_string_keys(tmp_path: Path, key: Any) -> None:
+    s = Store(tmp_path / "s.rvs")
+    s["a"] = 1
+    before = snapshot_of(s)
+    with pytest.raises(TypeError, match="keys must be str"):
+        s[key] = 1
+    with pytest.raises(TypeError, match="keys must be str"):
+        s[key]
+    with pytest.raises(TypeError, match="keys must be str"):
+        del s[key]
+    with pytest.raises(TypeError):
+        s.view(key)
+    assert key not in s
+    assert snapshot_of(s) == before
+    s.close()
+
+
+def test_bad_key_lengths(tmp_path: Path) -> None:
+    s = Store(tmp_path / "s.rvs")
+    for key in ["", "k" * 512, "é" * 256]:
+        with pytest.raises(StoreError) as ei:
+            s[key] = 1
+        assert ei.value.kind == "invalid-key"
+        assert "\n" not in str(ei.value)
+        assert key not in s
+    s["k" * 511] = 1
+    assert s["k" * 511] == 1
+    s.close()
+
+
+class Unencodable:
+    pass
+
+
+def test_unencodable_values_change_nothing(tmp_path: Path) -> None:
+    s = Store(tmp_path / "s.rvs")
+    s["a"] = {"x": 1}
+    s.flush()
+    s["b"] = 2
+    before = snapshot_of(s)
+    cyclic: list[Any] = []
+    cyclic.append(cyclic)
+    for bad in [Unencodable(), {"nested": [1, Unencodable()]}, {1: "non-str key"}, cyclic]:
+        with pytest.raises(roving.EncodeError):
+            s["a"] = bad
+        with pytest.raises(roving.EncodeError):
+            s["new"] = bad
+        assert snapshot_of(s) == before
+    with pytest.raises(roving.EncodeError):
+        s.update({"c": 3, "d": Unencodable()})
+    s.pop("c", None)
+    s.flush()
+    s.reload()
+    assert dict(s) == {"a": {"x": 1}, "b": 2}
+    s.close()
+
+
+def test_garbage_and_truncated_files(tmp_path: Path) -> None:
+    assert issubclass(StoreError, roving.RovingError)
+    garbage = tmp_path / "garbage.rvs"
+    for content in [b"not a store at all\n", os.urandom(20_000), b"\0" * 8192]:
+        garbage.write_bytes(content)
+        for ro in (False, True):
+            with pytest.raises(StoreError) as ei:
+                Store(garbage, readonly=ro)
+            assert ei.value.kind == "not-a-store"
+            assert "not a roving store" in str(ei.value)
+        assert garbage.read_bytes() == content  # left alone
+
+    good = tmp_path / "good.rvs"
+    with Store(good) as s:
+        for i in range(3000):
+            s[f"item {i}"] = dataclasses.asdict(dummy(i))
+    full = good.read_bytes()
+    assert len(full) > 100_000
+    for cut in [10, 4096, 8192, 3 * 4096, len(full) // 2, len(full) - 4096, len(full) - 1]:
+        p = tmp_path / f"cut{cut}.rvs"
+        p.write_bytes(full[:cut])
+        with pytest.raises(StoreError) as ei:
+            Store(p)
+        assert ei.value.kind in ("corrupt", "not-a-store"), ei.value
+
+
+def test_damaged_record(tmp_path: Path) -> None:
+    path = tmp_path / "s.rvs"
+    marker = "UNIQUE-MARKER-0123456789-abcdefghij"
+    with Store(path) as s:
+        s["victim"] = marker
+        s["other"] = 5
+    data = bytearray(path.read_bytes())
+    enc = roving.dumps(marker)
+    at = data.find(enc)
+    assert at >= 0
+    data[at] ^= 0xFF  # break the record's magic
+    path.write_bytes(bytes(data))
+    s = Store(path)
+    assert s["other"] == 5
+    with pytest.raises(StoreError) as ei:
+        s["victim"]
+    assert ei.value.kind == "corrupt" and "victim" in str(ei.value)
+    with pytest.raises(StoreError):
+        s.view("victim")
+    with pytest.raises(StoreError):
+        list(s.items())
+    s.close()

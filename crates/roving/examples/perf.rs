@@ -13,10 +13,16 @@ fn best<F: FnMut()>(n: usize, mut f: F) -> f64 {
 }
 
 fn main() {
-    let path = std::env::args().nth(1).unwrap_or("../shared/data/1000people.json".into());
+    let path = std::env::args()
+        .nth(1)
+        .unwrap_or("../shared/data/1000people.json".into());
     let json = std::fs::read(&path).unwrap();
     let doc = roving::json::from_json(&json).unwrap();
-    println!("size {} ({:.3} of input)", doc.len(), doc.len() as f64 / json.len() as f64);
+    println!(
+        "size {} ({:.3} of input)",
+        doc.len(),
+        doc.len() as f64 / json.len() as f64
+    );
     let t = best(30, || {
         std::hint::black_box(roving::json::from_json(&json).unwrap());
     });

@@ -11,10 +11,21 @@ fn main() {
         match op {
             "validate" => roving::validate(std::hint::black_box(&doc)).unwrap(),
             "lookup" => {
-                std::hint::black_box(std::hint::black_box(&d).root().index(123).unwrap().get("name"));
+                std::hint::black_box(
+                    std::hint::black_box(&d)
+                        .root()
+                        .index(123)
+                        .unwrap()
+                        .get("name"),
+                );
             }
             "handle" => {
-                let m = std::hint::black_box(&d).root().index(123).unwrap().as_map().unwrap();
+                let m = std::hint::black_box(&d)
+                    .root()
+                    .index(123)
+                    .unwrap()
+                    .as_map()
+                    .unwrap();
                 std::hint::black_box(m.get_with(&h));
             }
             "convert" => {

@@ -1,6 +1,8 @@
 //! Smoke run: JSON -> roving -> JSON on a file, with rough timings.
 fn main() {
-    let path = std::env::args().nth(1).unwrap_or("../shared/data/1000people.json".into());
+    let path = std::env::args()
+        .nth(1)
+        .unwrap_or("../shared/data/1000people.json".into());
     let json = std::fs::read(&path).unwrap();
     let t = std::time::Instant::now();
     let doc = roving::json::from_json(&json).unwrap();

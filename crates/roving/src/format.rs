@@ -41,8 +41,8 @@ pub const F_DEC_MAX_EXP: i8 = 22;
 #[inline]
 pub fn f_dec_value(mantissa: i32, exp: i8) -> f64 {
     const POW10: [f64; 23] = [
-        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-        1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+        1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
     ];
     let p = POW10[(exp.unsigned_abs() as usize).min(22)];
     if exp < 0 {
@@ -252,13 +252,17 @@ pub fn key_hash(key: &[u8]) -> u64 {
     for c in &mut chunks {
         let mut w = [0u8; 8];
         w.copy_from_slice(c);
-        h = (h ^ u64::from_le_bytes(w)).rotate_left(23).wrapping_mul(HASH_MUL);
+        h = (h ^ u64::from_le_bytes(w))
+            .rotate_left(23)
+            .wrapping_mul(HASH_MUL);
     }
     let rest = chunks.remainder();
     if !rest.is_empty() {
         let mut w = [0u8; 8];
         w[..rest.len()].copy_from_slice(rest);
-        h = (h ^ u64::from_le_bytes(w)).rotate_left(23).wrapping_mul(HASH_MUL);
+        h = (h ^ u64::from_le_bytes(w))
+            .rotate_left(23)
+            .wrapping_mul(HASH_MUL);
     }
     h ^= key.len() as u64;
     h ^= h >> 32;

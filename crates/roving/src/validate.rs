@@ -33,9 +33,23 @@ pub fn validate(buf: &[u8]) -> Result<()> {
     };
     let mut pos = HEADER_LEN;
     let mut last = pos;
-    while pos < buf.len() {
+    let n = buf.len();
+    while pos < n {
         v.starts[pos / 64] |= 1 << (pos % 64);
         last = pos;
+        let tag = buf[pos];
+        // Short strings are most records: check them inline.
+        if tag & 0xC0 == TAG_SHORT_STR {
+            let end = pos + 1 + (tag & 0x3F) as usize;
+            if end > n {
+                return err(ErrorKind::Truncated, pos);
+            }
+            if !is_ascii(&buf[pos + 1..end]) {
+                v.utf8(pos + 1, end)?;
+            }
+            pos = end;
+            continue;
+        }
         pos = v.record(pos)?;
     }
     if last != root_pos || pos != buf.len() {
@@ -55,7 +69,36 @@ struct Validator<'a> {
     seen: Vec<u64>,
 }
 
+/// Tags of records a value slot may point to.
+static IS_VALUE_TAG: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        t[i] = matches!(b, 0x01..=0x17 | TAG_F_DEC) || b & 0xC0 == TAG_SHORT_STR;
+        i += 1;
+    }
+    t
+};
+
+/// True if every byte is ASCII (word at a time; strings here are short).
 #[inline(always)]
+fn is_ascii(s: &[u8]) -> bool {
+    let mut acc = 0u64;
+    let mut chunks = s.chunks_exact(8);
+    for c in &mut chunks {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        acc |= u64::from_le_bytes(w);
+    }
+    for &b in chunks.remainder() {
+        acc |= b as u64;
+    }
+    acc & 0x8080_8080_8080_8080 == 0
+}
+
+#[cold]
+#[inline(never)]
 fn err<T>(kind: ErrorKind, at: usize) -> Result<T> {
     Err(Error::at(kind, at))
 }
@@ -112,7 +155,7 @@ impl Validator<'_> {
     #[inline(always)]
     fn utf8(&self, p: usize, end: usize) -> Result<()> {
         let s = &self.buf[p..end];
-        if s.is_ascii() || simdutf8::basic::from_utf8(s).is_ok() {
+        if is_ascii(s) || simdutf8::basic::from_utf8(s).is_ok() {
             Ok(())
         } else {
             let bad = std::str::from_utf8(s).err().map_or(0, |e| e.valid_up_to());
@@ -158,8 +201,7 @@ impl Validator<'_> {
                     Some(_) => {
                         mag.len() > 8
                             || (mag.len() == 8
-                                && u64::from_le_bytes(mag.try_into().unwrap_or([0; 8]))
-                                    > 1 << 63)
+                                && u64::from_le_bytes(mag.try_into().unwrap_or([0; 8])) > 1 << 63)
                     }
                 };
                 if !canonical {
@@ -175,7 +217,8 @@ impl Validator<'_> {
                     return err(ErrorKind::NonCanonical, p + 8);
                 }
                 if tag == TAG_TIMESTAMP_OFFSET {
-                    let o = i32::from_le_bytes([buf[p + 12], buf[p + 13], buf[p + 14], buf[p + 15]]);
+                    let o =
+                        i32::from_le_bytes([buf[p + 12], buf[p + 13], buf[p + 14], buf[p + 15]]);
                     if !(-86_399..=86_399).contains(&o) {
                         return err(ErrorKind::NonCanonical, p + 12);
                     }
@@ -192,7 +235,9 @@ impl Validator<'_> {
                 self.span(q, len, pos)
             }
             TAG_VECTOR => {
-                let code = *buf.get(p).ok_or_else(|| Error::at(ErrorKind::Truncated, p))?;
+                let code = *buf
+                    .get(p)
+                    .ok_or_else(|| Error::at(ErrorKind::Truncated, p))?;
                 let elem = ElemType::from_code(code)
                     .ok_or_else(|| Error::at(ErrorKind::UnknownTag(code), p))?;
                 let (count, q) = self.varint(p + 1)?;
@@ -224,7 +269,8 @@ impl Validator<'_> {
                 if !self.is_start(s) {
                     return err(ErrorKind::BadReference, p);
                 }
-                let shape = Shape::at(buf, s).ok_or_else(|| Error::at(ErrorKind::WrongTarget, p))?;
+                let shape =
+                    Shape::at(buf, s).ok_or_else(|| Error::at(ErrorKind::WrongTarget, p))?;
                 let len = (shape.count as u64)
                     .checked_mul(w as u64)
                     .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
@@ -250,6 +296,14 @@ impl Validator<'_> {
     #[inline]
     fn slots(&self, p: usize, end: usize, w: usize, base: usize, want: Want) -> Result<()> {
         let bytes = &self.buf[p..end];
+        if want == Want::Value {
+            return match w {
+                1 => self.value_slots::<1>(bytes, p, base),
+                2 => self.value_slots::<2>(bytes, p, base),
+                4 => self.value_slots::<4>(bytes, p, base),
+                _ => self.value_slots::<8>(bytes, p, base),
+            };
+        }
         match w {
             1 => self.slot_run(bytes.iter().map(|&b| b as u64), p, 1, base, want),
             2 => self.slot_run(
@@ -271,15 +325,45 @@ impl Validator<'_> {
                 want,
             ),
             _ => self.slot_run(
-                bytes.chunks_exact(8).map(|c| {
-                    u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])
-                }),
+                bytes
+                    .chunks_exact(8)
+                    .map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])),
                 p,
                 8,
                 base,
                 want,
             ),
         }
+    }
+
+    /// The hot loop: value slots of width `W`.
+    #[inline(always)]
+    fn value_slots<const W: usize>(&self, bytes: &[u8], p: usize, base: usize) -> Result<()> {
+        for (i, c) in bytes.chunks_exact(W).enumerate() {
+            let mut w = [0u8; 8];
+            w[..W].copy_from_slice(c);
+            let raw = u64::from_le_bytes(w);
+            if raw & 1 != 0 {
+                if raw & 2 != 0 && (raw >> 2) >= SPECIAL_COUNT {
+                    return err(ErrorKind::BadImmediate, p + i * W);
+                }
+                continue;
+            }
+            let x = (raw >> 2) as usize;
+            // Relative: base - x (x = 0 or x > base wraps to >= base); absolute: x.
+            let t = if raw & 2 == 0 {
+                base.wrapping_sub(x)
+            } else {
+                x
+            };
+            if t >= base || !self.is_start(t) {
+                return err(ErrorKind::BadReference, p + i * W);
+            }
+            if !IS_VALUE_TAG[self.buf[t] as usize] {
+                return err(ErrorKind::WrongTarget, p + i * W);
+            }
+        }
+        Ok(())
     }
 
     #[inline(always)]
@@ -348,7 +432,9 @@ impl Validator<'_> {
         // random per run, so no input can force long byte comparisons.
         let mut keyed_seen: HashMap<u64, usize> = HashMap::new();
         for i in 0..count {
-            let rec = shape.key_record(self.buf, i).ok_or_else(|| Error::at(ErrorKind::WrongTarget, pos))?;
+            let rec = shape
+                .key_record(self.buf, i)
+                .ok_or_else(|| Error::at(ErrorKind::WrongTarget, pos))?;
             let h = self.key_hash_of(&shape, i, rec);
             hashes.push(h);
             if let Some(&j) = by_hash.get(&h) {
@@ -394,7 +480,9 @@ impl Validator<'_> {
         if let Some(&h) = self.keyed.get(&r) {
             return h;
         }
-        let h = self.keyed_hasher.hash_one(shape.key_bytes(self.buf, i).unwrap_or(&[]));
+        let h = self
+            .keyed_hasher
+            .hash_one(shape.key_bytes(self.buf, i).unwrap_or(&[]));
         self.keyed.insert(r, h);
         h
     }

@@ -5,7 +5,10 @@
 use roving::{Document, Encoder, ErrorKind, Value};
 
 fn people(n: usize) -> Vec<u8> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/1000people.json");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/data/1000people.json"
+    );
     let all: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
     let some = serde_json::Value::Array(all.as_array().unwrap()[..n].to_vec());
     roving::json::from_json(serde_json::to_string(&some).unwrap().as_bytes()).unwrap()
@@ -31,7 +34,9 @@ fn truncation_at_every_byte() {
 #[test]
 fn truncated_real_document_is_rejected() {
     let doc = people(20);
-    let rejected = (0..doc.len()).filter(|&l| Document::open(&doc[..l]).is_err()).count();
+    let rejected = (0..doc.len())
+        .filter(|&l| Document::open(&doc[..l]).is_err())
+        .count();
     assert_eq!(rejected, doc.len(), "every proper prefix is rejected");
 }
 
@@ -96,7 +101,10 @@ fn lengths_near_u64_max() {
             b.push(v as u8);
             b.extend_from_slice(b"\x1c\x03\x1c");
             let e = Document::open(&b).unwrap_err();
-            assert!(matches!(e.kind(), ErrorKind::BadLength | ErrorKind::Truncated), "{e}");
+            assert!(
+                matches!(e.kind(), ErrorKind::BadLength | ErrorKind::Truncated),
+                "{e}"
+            );
         }
     }
     // Vector and ext records too.
@@ -190,7 +198,11 @@ fn forward_and_self_references() {
     }
     // Absolute references to every position at or after the referring record.
     for t in 3u8..12 {
-        let b = [b"RV\x01".as_slice(), &[0x10, 0x01, (t << 2) | 2, 0x1c, 0x0c, 0x1c]].concat();
+        let b = [
+            b"RV\x01".as_slice(),
+            &[0x10, 0x01, (t << 2) | 2, 0x1c, 0x0c, 0x1c],
+        ]
+        .concat();
         assert!(Document::open(&b).is_err(), "target {t}");
     }
 }

@@ -11,7 +11,10 @@ fn suite() -> Vec<(String, Vec<u8>)> {
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|f| {
             let p = f.unwrap().path();
-            (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap())
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+            )
         })
         .collect();
     out.sort();

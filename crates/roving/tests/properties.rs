@@ -65,7 +65,9 @@ fn json_value() -> impl Strategy<Value = J> {
         any::<bool>().prop_map(J::Bool),
         any::<i64>().prop_map(|i| json!(i)),
         any::<u64>().prop_map(|i| json!(i)),
-        any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(|f| json!(f)),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(|f| json!(f)),
         ".{0,30}".prop_map(J::String),
     ];
     leaf.prop_recursive(5, 100, 10, |inner| {
@@ -175,14 +177,23 @@ fn serde_structs_borrow() {
         Rect { w: u8, h: u8 },
         Pair(i8, i8),
     }
-    let f = Friend { id: 7, name: "Ada", raw: b"\x00\x01" };
+    let f = Friend {
+        id: 7,
+        name: "Ada",
+        raw: b"\x00\x01",
+    };
     let bytes = roving::to_vec(&f).unwrap();
     let back: Friend<'_> = roving::from_slice(&bytes).unwrap();
     assert_eq!(back, f);
     let name_ptr = back.name.as_ptr() as usize;
     let range = bytes.as_ptr() as usize..bytes.as_ptr() as usize + bytes.len();
     assert!(range.contains(&name_ptr), "the &str borrows the document");
-    let shapes = vec![Shape::Unit, Shape::Circle(1.5), Shape::Rect { w: 1, h: 2 }, Shape::Pair(-1, 1)];
+    let shapes = vec![
+        Shape::Unit,
+        Shape::Circle(1.5),
+        Shape::Rect { w: 1, h: 2 },
+        Shape::Pair(-1, 1),
+    ];
     let back: Vec<Shape> = roving::from_slice(&roving::to_vec(&shapes).unwrap()).unwrap();
     assert_eq!(back, shapes);
     // A type mismatch names the path.

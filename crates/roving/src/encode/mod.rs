@@ -189,7 +189,11 @@ impl Encoder {
     /// Writes a boolean.
     #[inline]
     pub fn bool(&mut self, v: bool) -> Result<()> {
-        self.place(Pending::Special(if v { SPECIAL_TRUE } else { SPECIAL_FALSE }))
+        self.place(Pending::Special(if v {
+            SPECIAL_TRUE
+        } else {
+            SPECIAL_FALSE
+        }))
     }
 
     /// Writes a signed integer.
@@ -248,8 +252,11 @@ impl Encoder {
             }
         }
         let pos = self.out.len();
-        self.out
-            .push(if negative { TAG_BIGINT_NEG } else { TAG_BIGINT_POS });
+        self.out.push(if negative {
+            TAG_BIGINT_NEG
+        } else {
+            TAG_BIGINT_POS
+        });
         write_varint(&mut self.out, n as u64);
         self.out.extend_from_slice(mag);
         self.place(Pending::Ref(pos))
@@ -334,7 +341,10 @@ impl Encoder {
         let bytes: &[u8] = bytemuck::cast_slice(data);
         if cfg!(target_endian = "big") {
             let size = T::ELEM.size();
-            let le: Vec<u8> = bytes.chunks_exact(size).flat_map(|c| c.iter().rev().copied()).collect();
+            let le: Vec<u8> = bytes
+                .chunks_exact(size)
+                .flat_map(|c| c.iter().rev().copied())
+                .collect();
             return self.vector_raw(T::ELEM, &le);
         }
         self.vector_raw(T::ELEM, bytes)
@@ -697,7 +707,13 @@ fn short_decimal(v: f64) -> Option<(i32, i8)> {
     let mut buf = ryu::Buffer::new();
     let text = buf.format_finite(v).as_bytes();
     let (mant, exp) = match text.iter().position(|&c| c == b'e') {
-        Some(i) => (&text[..i], std::str::from_utf8(&text[i + 1..]).ok()?.parse::<i32>().ok()?),
+        Some(i) => (
+            &text[..i],
+            std::str::from_utf8(&text[i + 1..])
+                .ok()?
+                .parse::<i32>()
+                .ok()?,
+        ),
         None => (text, 0),
     };
     let mut m: i64 = 0;
@@ -722,7 +738,9 @@ fn short_decimal(v: f64) -> Option<(i32, i8)> {
         e += 1;
     }
     let m = i32::try_from(if neg { -m } else { m }).ok()?;
-    let e = i8::try_from(e).ok().filter(|e| e.unsigned_abs() <= F_DEC_MAX_EXP as u8)?;
+    let e = i8::try_from(e)
+        .ok()
+        .filter(|e| e.unsigned_abs() <= F_DEC_MAX_EXP as u8)?;
     (f_dec_value(m, e).to_bits() == v.to_bits()).then_some((m, e))
 }
 

@@ -37,9 +37,9 @@ impl StringTable {
     #[inline]
     pub(super) fn intern(&mut self, out: &mut Vec<u8>, s: &[u8]) -> usize {
         let hash = self.hasher.hash_one(s);
-        let found = self
-            .table
-            .find(hash, |e| e.len == s.len() && &out[e.data..e.data + e.len] == s);
+        let found = self.table.find(hash, |e| {
+            e.len == s.len() && &out[e.data..e.data + e.len] == s
+        });
         if let Some(e) = found {
             return e.record;
         }

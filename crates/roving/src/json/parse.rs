@@ -290,9 +290,11 @@ impl<'a> Parser<'a> {
                             } else {
                                 hi
                             };
-                            let ch = char::from_u32(cp).ok_or_else(|| self.err("bad \\u escape"))?;
+                            let ch =
+                                char::from_u32(cp).ok_or_else(|| self.err("bad \\u escape"))?;
                             let mut tmp = [0u8; 4];
-                            self.scratch.extend_from_slice(ch.encode_utf8(&mut tmp).as_bytes());
+                            self.scratch
+                                .extend_from_slice(ch.encode_utf8(&mut tmp).as_bytes());
                         }
                         _ => {
                             self.i -= 1;
@@ -407,10 +409,17 @@ impl<'a> Parser<'a> {
             return enc.bigint(&big);
         }
         // The slice is ASCII (checked above), and Rust's float parser rounds correctly.
-        let text = std::str::from_utf8(&b[start..i]).map_err(|_| syntax(b, start, "invalid number"))?;
-        let f: f64 = text.parse().map_err(|_| syntax(b, start, "invalid number"))?;
+        let text =
+            std::str::from_utf8(&b[start..i]).map_err(|_| syntax(b, start, "invalid number"))?;
+        let f: f64 = text
+            .parse()
+            .map_err(|_| syntax(b, start, "invalid number"))?;
         if f.is_infinite() {
-            return Err(syntax(b, start, "number out of the range of a 64-bit float"));
+            return Err(syntax(
+                b,
+                start,
+                "number out of the range of a 64-bit float",
+            ));
         }
         enc.f64(f)
     }

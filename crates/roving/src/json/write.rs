@@ -60,10 +60,8 @@ pub fn write_json(value: Value<'_>, opts: &JsonOptions, out: &mut Vec<u8>) -> Re
     loop {
         if let Some(v) = next.take() {
             if budget == 0 {
-                return Err(Error::new(ErrorKind::ExpansionLimit).with_message(format!(
-                    "more than {} values",
-                    opts.limits.max_values
-                )));
+                return Err(Error::new(ErrorKind::ExpansionLimit)
+                    .with_message(format!("more than {} values", opts.limits.max_values)));
             }
             budget -= 1;
             match v {
@@ -127,10 +125,8 @@ pub fn write_json(value: Value<'_>, opts: &JsonOptions, out: &mut Vec<u8>) -> Re
 }
 
 fn depth_error(opts: &JsonOptions) -> Error {
-    Error::new(ErrorKind::DepthLimit).with_message(format!(
-        "more than {} levels",
-        opts.limits.max_depth
-    ))
+    Error::new(ErrorKind::DepthLimit)
+        .with_message(format!("more than {} levels", opts.limits.max_depth))
 }
 
 #[inline]
@@ -165,14 +161,24 @@ fn scalar(v: Value<'_>, opts: &JsonOptions, depth: usize, out: &mut Vec<u8>) -> 
                 out.push(b' ');
             }
             out.push(b'"');
-            out.extend_from_slice(base64::engine::general_purpose::STANDARD.encode(b).as_bytes());
+            out.extend_from_slice(
+                base64::engine::general_purpose::STANDARD
+                    .encode(b)
+                    .as_bytes(),
+            );
             out.extend_from_slice(b"\"}");
         }
         Value::Timestamp(t) => write_str(&t.to_rfc3339(), out),
         Value::Ext(e) => {
             let sp = if opts.indent.is_some() { " " } else { "" };
-            out.extend_from_slice(format!("{{\"$ext\":{sp}{},{sp}\"$base64\":{sp}\"", e.type_id).as_bytes());
-            out.extend_from_slice(base64::engine::general_purpose::STANDARD.encode(e.data).as_bytes());
+            out.extend_from_slice(
+                format!("{{\"$ext\":{sp}{},{sp}\"$base64\":{sp}\"", e.type_id).as_bytes(),
+            );
+            out.extend_from_slice(
+                base64::engine::general_purpose::STANDARD
+                    .encode(e.data)
+                    .as_bytes(),
+            );
             out.extend_from_slice(b"\"}");
         }
         Value::Vector(vec) => {
@@ -183,8 +189,12 @@ fn scalar(v: Value<'_>, opts: &JsonOptions, depth: usize, out: &mut Vec<u8>) -> 
                 }
                 newline(opts, depth + 1, out);
                 match vec.get(i) {
-                    Some(Scalar::Int(x)) => out.extend_from_slice(itoa::Buffer::new().format(x).as_bytes()),
-                    Some(Scalar::UInt(x)) => out.extend_from_slice(itoa::Buffer::new().format(x).as_bytes()),
+                    Some(Scalar::Int(x)) => {
+                        out.extend_from_slice(itoa::Buffer::new().format(x).as_bytes())
+                    }
+                    Some(Scalar::UInt(x)) => {
+                        out.extend_from_slice(itoa::Buffer::new().format(x).as_bytes())
+                    }
                     Some(Scalar::Float(x)) => float(x, out),
                     None => out.extend_from_slice(b"null"),
                 }

@@ -249,7 +249,9 @@ impl<'a> Map<'a> {
         {
             guess
         } else {
-            let i = h.shape.find_hashed(self.buf, handle.key.as_bytes(), handle.hash)?;
+            let i = h
+                .shape
+                .find_hashed(self.buf, handle.key.as_bytes(), handle.hash)?;
             if shape_tag < (1 << 32) && i < (1 << 32) {
                 handle
                     .cache

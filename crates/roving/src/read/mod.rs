@@ -46,7 +46,12 @@ pub(crate) fn locate_root(buf: &[u8]) -> Result<(usize, usize)> {
     }
     let last = match buf.last() {
         Some(&t) if buf.len() > HEADER_LEN && t & !3 == TAG_ROOT => t,
-        _ => return Err(Error::at(ErrorKind::BadTrailer, buf.len().saturating_sub(1))),
+        _ => {
+            return Err(Error::at(
+                ErrorKind::BadTrailer,
+                buf.len().saturating_sub(1),
+            ))
+        }
     };
     let width = WIDTHS[(last & 3) as usize];
     let pos = buf

@@ -20,9 +20,8 @@ impl PathSegment {
         let mut i = 0;
         let mut out = Vec::new();
         let err = |i: usize, m: &str| {
-            Err(Error::new(ErrorKind::Custom).with_message(format!(
-                "bad path {path:?} at character {i}: {m}"
-            )))
+            Err(Error::new(ErrorKind::Custom)
+                .with_message(format!("bad path {path:?} at character {i}: {m}")))
         };
         if b.first() == Some(&b'$') {
             i = 1;
@@ -157,7 +156,10 @@ mod tests {
             PathSegment::parse("$.a[0][\"x.y\"]").unwrap(),
             vec![Key("a".into()), Index(0), Key("x.y".into())]
         );
-        assert_eq!(PathSegment::parse("a.b").unwrap(), vec![Key("a".into()), Key("b".into())]);
+        assert_eq!(
+            PathSegment::parse("a.b").unwrap(),
+            vec![Key("a".into()), Key("b".into())]
+        );
         assert!(PathSegment::parse("[x]").is_err());
         assert!(PathSegment::parse("a..b").is_err());
         assert!(PathSegment::parse("[\"abc").is_err());

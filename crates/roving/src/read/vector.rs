@@ -143,7 +143,9 @@ impl<'a> Vector<'a> {
             ElemType::U32 => Scalar::Int(u as u32 as i64),
             ElemType::I64 => Scalar::Int(u as i64),
             ElemType::U64 => Scalar::UInt(u),
-            ElemType::F32 => Scalar::Float(crate::format::f32_to_f64_exact(f32::from_bits(u as u32))),
+            ElemType::F32 => {
+                Scalar::Float(crate::format::f32_to_f64_exact(f32::from_bits(u as u32)))
+            }
             ElemType::F64 => Scalar::Float(f64::from_bits(u)),
         })
     }

@@ -28,7 +28,10 @@ pub fn from_value<'de, T: de::Deserialize<'de>>(value: Value<'de>) -> Result<T> 
 }
 
 /// Deserializes a `T` from a value with explicit limits.
-pub fn from_value_with<'de, T: de::Deserialize<'de>>(value: Value<'de>, limits: Limits) -> Result<T> {
+pub fn from_value_with<'de, T: de::Deserialize<'de>>(
+    value: Value<'de>,
+    limits: Limits,
+) -> Result<T> {
     let budget = Cell::new(limits.max_values);
     T::deserialize(Deserializer {
         value,
@@ -113,14 +116,11 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
             Value::Bytes(b) => visitor.visit_borrowed_bytes(b),
             Value::Timestamp(t) => visitor.visit_string(t.to_rfc3339()),
             Value::Ext(e) => visitor.visit_seq(
-                vec![
-                    Value::Int(e.type_id as i64),
-                    Value::Bytes(e.data),
-                ]
-                .into_iter()
-                .map(ScalarOrValue::Value)
-                .collect::<Vec<_>>()
-                .into_seq(self.enter()?, self.budget),
+                vec![Value::Int(e.type_id as i64), Value::Bytes(e.data)]
+                    .into_iter()
+                    .map(ScalarOrValue::Value)
+                    .collect::<Vec<_>>()
+                    .into_seq(self.enter()?, self.budget),
             ),
             Value::Vector(v) => visitor.visit_seq(VectorSeq { v, i: 0 }),
             Value::Array(a) => {
@@ -157,7 +157,11 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
         }
     }
 
-    fn deserialize_newtype_struct<V: Visitor<'de>>(self, _n: &'static str, visitor: V) -> Result<V::Value> {
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _n: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
         visitor.visit_newtype_struct(self)
     }
 
@@ -165,7 +169,9 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
         match self.value {
             Value::Bytes(b) => visitor.visit_borrowed_bytes(b),
             Value::Str(s) => visitor.visit_borrowed_bytes(s.as_bytes()),
-            Value::Vector(v) if v.elem_type() == crate::ElemType::U8 => visitor.visit_borrowed_bytes(v.raw()),
+            Value::Vector(v) if v.elem_type() == crate::ElemType::U8 => {
+                visitor.visit_borrowed_bytes(v.raw())
+            }
             _ => self.deserialize_any(visitor),
         }
     }
@@ -193,7 +199,10 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
                     },
                 })
             }
-            _ => Err(de::Error::invalid_type(self.unexpected(), &"an enum (string or one-entry map)")),
+            _ => Err(de::Error::invalid_type(
+                self.unexpected(),
+                &"an enum (string or one-entry map)",
+            )),
         }
     }
 
@@ -326,7 +335,11 @@ impl<'de> de::Deserializer<'de> for KeyDe<'de> {
         deserialize_u8 => visit_u8: u8, deserialize_u16 => visit_u16: u16,
         deserialize_u32 => visit_u32: u32, deserialize_u64 => visit_u64: u64,
         deserialize_bool => visit_bool: bool, deserialize_char => visit_char: char);
-    fn deserialize_newtype_struct<V: Visitor<'de>>(self, _n: &'static str, visitor: V) -> Result<V::Value> {
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _n: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
         visitor.visit_newtype_struct(self)
     }
     fn deserialize_enum<V: Visitor<'de>>(
@@ -362,7 +375,10 @@ impl<'de> de::VariantAccess<'de> for Deserializer<'de, '_> {
     fn unit_variant(self) -> Result<()> {
         match self.value {
             Value::Null => Ok(()),
-            _ => Err(de::Error::invalid_type(self.unexpected(), &"a unit variant")),
+            _ => Err(de::Error::invalid_type(
+                self.unexpected(),
+                &"a unit variant",
+            )),
         }
     }
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value> {
@@ -371,7 +387,11 @@ impl<'de> de::VariantAccess<'de> for Deserializer<'de, '_> {
     fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value> {
         de::Deserializer::deserialize_seq(self, visitor)
     }
-    fn struct_variant<V: Visitor<'de>>(self, _f: &'static [&'static str], visitor: V) -> Result<V::Value> {
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        _f: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
         de::Deserializer::deserialize_map(self, visitor)
     }
 }

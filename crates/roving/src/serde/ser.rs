@@ -115,10 +115,19 @@ impl<'a, 'e> ser::Serializer for &'a mut Serializer<'e> {
     fn serialize_unit_struct(self, _name: &'static str) -> Result<()> {
         self.enc.null()
     }
-    fn serialize_unit_variant(self, _n: &'static str, _i: u32, variant: &'static str) -> Result<()> {
+    fn serialize_unit_variant(
+        self,
+        _n: &'static str,
+        _i: u32,
+        variant: &'static str,
+    ) -> Result<()> {
         self.enc.str(variant)
     }
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _n: &'static str, value: &T) -> Result<()> {
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _n: &'static str,
+        value: &T,
+    ) -> Result<()> {
         value.serialize(self)
     }
     fn serialize_newtype_variant<T: Serialize + ?Sized>(
@@ -321,7 +330,11 @@ impl ser::Serializer for KeySerializer<'_> {
     fn serialize_unit_variant(self, _n: &'static str, _i: u32, v: &'static str) -> Result<()> {
         self.enc.key(v)
     }
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _n: &'static str, v: &T) -> Result<()> {
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _n: &'static str,
+        v: &T,
+    ) -> Result<()> {
         v.serialize(self)
     }
     fn serialize_newtype_variant<T: Serialize + ?Sized>(
@@ -339,7 +352,11 @@ impl ser::Serializer for KeySerializer<'_> {
     fn serialize_tuple(self, _l: usize) -> Result<Self::SerializeTuple> {
         Err(key_error())
     }
-    fn serialize_tuple_struct(self, _n: &'static str, _l: usize) -> Result<Self::SerializeTupleStruct> {
+    fn serialize_tuple_struct(
+        self,
+        _n: &'static str,
+        _l: usize,
+    ) -> Result<Self::SerializeTupleStruct> {
         Err(key_error())
     }
     fn serialize_tuple_variant(

@@ -43,9 +43,21 @@ pub fn encode(v: &J, enc: &mut Encoder, marks: &mut HashMap<String, roving::Mark
             enc.end_array().unwrap();
         }
         J::Object(o) => {
-            const TAGS: [&str; 9] =
-                ["int", "float", "bytes", "map", "timestamp", "vector", "ext", "share", "again"];
-            let tag = TAGS.iter().find(|t| o.contains_key(**t)).expect("untagged object");
+            const TAGS: [&str; 9] = [
+                "int",
+                "float",
+                "bytes",
+                "map",
+                "timestamp",
+                "vector",
+                "ext",
+                "share",
+                "again",
+            ];
+            let tag = TAGS
+                .iter()
+                .find(|t| o.contains_key(**t))
+                .expect("untagged object");
             let body = &o[*tag];
             match *tag {
                 "int" => {
@@ -53,7 +65,9 @@ pub fn encode(v: &J, enc: &mut Encoder, marks: &mut HashMap<String, roving::Mark
                     enc.bigint(&n).unwrap()
                 }
                 "float" => enc
-                    .f64(f64::from_bits(u64::from_str_radix(body.as_str().unwrap(), 16).unwrap()))
+                    .f64(f64::from_bits(
+                        u64::from_str_radix(body.as_str().unwrap(), 16).unwrap(),
+                    ))
                     .unwrap(),
                 "bytes" => enc.bytes(&unhex(body.as_str().unwrap())).unwrap(),
                 "map" => {
@@ -72,7 +86,10 @@ pub fn encode(v: &J, enc: &mut Encoder, marks: &mut HashMap<String, roving::Mark
                     })
                     .unwrap(),
                 "vector" => enc
-                    .vector_raw(elem_of(body.as_str().unwrap()), &unhex(o["data"].as_str().unwrap()))
+                    .vector_raw(
+                        elem_of(body.as_str().unwrap()),
+                        &unhex(o["data"].as_str().unwrap()),
+                    )
                     .unwrap(),
                 "ext" => enc
                     .ext(body.as_u64().unwrap(), &unhex(o["data"].as_str().unwrap()))
@@ -132,7 +149,9 @@ pub fn from_value(v: Value<'_>) -> J {
         Value::Timestamp(t) => json!({ "timestamp": {
             "seconds": t.seconds.to_string(), "nanos": t.nanos, "offset": t.offset } }),
         Value::Array(a) => J::Array(a.iter().map(from_value).collect()),
-        Value::Map(m) => json!({ "map": m.iter().map(|(k, v)| json!([k, from_value(v)])).collect::<Vec<_>>() }),
+        Value::Map(m) => {
+            json!({ "map": m.iter().map(|(k, v)| json!([k, from_value(v)])).collect::<Vec<_>>() })
+        }
         Value::Vector(x) => json!({ "vector": x.elem_type().name(), "data": hex(x.raw()) }),
         Value::Ext(e) => json!({ "ext": e.type_id, "data": hex(e.data) }),
     }

@@ -10,7 +10,12 @@ from __future__ import annotations
 
 from collections.abc import ItemsView, Iterator, MutableMapping, ValuesView
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+from typing_extensions import Self
 
 from roving._roving import StoreError, _Store
 
@@ -76,7 +81,7 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg,misc]
         """A view of the values, iterated in key order."""
         return _StoreValues(self)
 
-    def __enter__(self) -> Store:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(

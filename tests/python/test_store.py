@@ -8,10 +8,9 @@ import gc
 import os
 from collections.abc import MutableMapping
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import pytest
-
 import roving
 
 try:
@@ -31,15 +30,16 @@ class BBItem:
     data: bytes
     views: int
     displayInRect: tuple[float, float, float, float]
-    optionalString: Optional[str] = None
+    optionalString: str | None = None
 
 
 def dummy(i: int) -> BBItem:
     return BBItem(
         identifier=f"item {i}",
-        createdAt=dt.datetime(2024, 1, 1, tzinfo=dt.timezone.utc) + dt.timedelta(seconds=i, microseconds=i),
+        createdAt=dt.datetime(2024, 1, 1, tzinfo=dt.timezone.utc)
+        + dt.timedelta(seconds=i, microseconds=i),
         hash="someHash120djas!hf0410AjsifhsFjsd",
-        data="some dummy data".encode(),
+        data=b"some dummy data",
         views=i,
         displayInRect=(float(i), float(i), float(i), float(i)),
         optionalString="optional string!" if i % 2 == 0 else None,
@@ -232,10 +232,9 @@ def test_context_manager_commits_or_rolls_back(tmp_path: Path) -> None:
     with Store(path) as s:
         s["kept"] = 1
     assert s.closed
-    with pytest.raises(RuntimeError):
-        with Store(path) as s:
-            s["dropped"] = 2
-            raise RuntimeError("boom")
+    with pytest.raises(RuntimeError), Store(path) as s:
+        s["dropped"] = 2
+        raise RuntimeError("boom")
     with Store(path) as s:
         assert dict(s) == {"kept": 1}
     with pytest.raises(StoreError) as ei:
@@ -375,7 +374,12 @@ def test_unencodable_values_change_nothing(tmp_path: Path) -> None:
     before = snapshot_of(s)
     cyclic: list[Any] = []
     cyclic.append(cyclic)
-    for bad in [Unencodable(), {"nested": [1, Unencodable()]}, {1: "non-str key"}, cyclic]:
+    for bad in [
+        Unencodable(),
+        {"nested": [1, Unencodable()]},
+        {1: "non-str key"},
+        cyclic,
+    ]:
         with pytest.raises(roving.EncodeError):
             s["a"] = bad
         with pytest.raises(roving.EncodeError):
@@ -408,7 +412,15 @@ def test_garbage_and_truncated_files(tmp_path: Path) -> None:
             s[f"item {i}"] = dataclasses.asdict(dummy(i))
     full = good.read_bytes()
     assert len(full) > 100_000
-    for cut in [10, 4096, 8192, 3 * 4096, len(full) // 2, len(full) - 4096, len(full) - 1]:
+    for cut in [
+        10,
+        4096,
+        8192,
+        3 * 4096,
+        len(full) // 2,
+        len(full) - 4096,
+        len(full) - 1,
+    ]:
         p = tmp_path / f"cut{cut}.rvs"
         p.write_bytes(full[:cut])
         with pytest.raises(StoreError) as ei:

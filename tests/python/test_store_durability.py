@@ -40,7 +40,7 @@ assert n % {batch} == 0, n
 print("ready", n, flush=True)
 while True:
     for i in range(n, n + {batch}):
-        s[f"r{i:07d}"] = record(i)
+        s["r" + str(i).zfill(7)] = record(i)
     n += {batch}
     s["meta"] = {{"count": n}}
     s.flush()

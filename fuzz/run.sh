@@ -27,7 +27,7 @@ for t in $targets; do
             | grep -E "^(stat::number_of_executed_units|Done|==|SUMMARY|.*(panicked|ERROR))" || true
         rm -rf "$scratch"
         # A crash leaves an artifact: fail the run.
-        if ls "artifacts/$t"/crash-* "artifacts/$t"/timeout-* "artifacts/$t"/oom-* >/dev/null 2>&1; then
+        if [ -n "$(find "artifacts/$t" -type f 2>/dev/null | head -1)" ]; then
             echo "fuzz: $t found a problem, see fuzz/artifacts/$t"
             exit 1
         fi

@@ -17,5 +17,9 @@ fuzz_target!(|data: &[u8]| {
     let d = roving::Document::open(&doc).expect("encoder output validates");
     let text = roving::json::to_json(d.root()).expect("to_json");
     let doc2 = roving::json::from_json(text.as_bytes()).expect("our JSON parses");
-    assert_eq!(doc, doc2, "JSON round trip changed the document");
+    let d2 = roving::Document::open(&doc2).expect("encoder output validates");
+    // Values are equal (bytes may differ: a duplicate key's dropped value
+    // was written before the map merged it), and the text is now stable.
+    assert!(d.root() == d2.root(), "JSON round trip changed the value");
+    assert_eq!(roving::json::to_json(d2.root()).expect("to_json"), text);
 });

@@ -49,10 +49,31 @@ struct Frame {
     slots_start: usize,
     keys_start: usize,
     expect_key: bool,
+    /// Running hash of the keys written so far.
+    shape_hash: u64,
 }
 
 /// Key position used for the empty-string key (which has no record).
 const EMPTY_KEY: usize = usize::MAX;
+
+/// Entries of the encoder's key cache (a power of two).
+const KEY_CACHE: usize = 64;
+
+#[derive(Clone, Copy, Debug, Default)]
+struct KeyCacheEntry {
+    addr: usize,
+    len: usize,
+    record: usize,
+    data: usize,
+}
+
+/// A shape written to the document: its keys and position.
+#[derive(Debug)]
+struct ShapeEntry {
+    hash: u64,
+    keys: Box<[usize]>,
+    pos: usize,
+}
 
 /// Builds one document, value by value.
 ///
@@ -80,7 +101,8 @@ pub struct Encoder {
     keys: Vec<usize>,
     frames: Vec<Frame>,
     strings: StringTable,
-    shapes: HashMap<Box<[usize]>, usize>,
+    shapes: hashbrown::HashTable<ShapeEntry>,
+    key_cache: [KeyCacheEntry; KEY_CACHE],
     root: Option<Pending>,
     last: Option<Pending>,
     generation: u64,
@@ -113,7 +135,8 @@ impl Encoder {
             keys: Vec::new(),
             frames: Vec::new(),
             strings: StringTable::default(),
-            shapes: HashMap::new(),
+            shapes: hashbrown::HashTable::new(),
+            key_cache: [KeyCacheEntry::default(); KEY_CACHE],
             root: None,
             last: None,
             generation: 0,
@@ -150,6 +173,7 @@ impl Encoder {
         self.frames.clear();
         self.strings.clear();
         self.shapes.clear();
+        self.key_cache = [KeyCacheEntry::default(); KEY_CACHE];
         self.root = None;
         self.last = None;
         self.generation += 1;
@@ -403,6 +427,7 @@ impl Encoder {
             slots_start: self.slots.len(),
             keys_start: self.keys.len(),
             expect_key: true,
+            shape_hash: 0,
         });
         Ok(())
     }
@@ -429,10 +454,35 @@ impl Encoder {
         let pos = if k.is_empty() {
             EMPTY_KEY
         } else {
-            self.strings.intern(&mut self.out, k.as_bytes())
+            self.key_record(k.as_bytes())
         };
+        if let Some(f) = self.frames.last_mut() {
+            f.shape_hash = (f.shape_hash ^ pos as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(26);
+        }
         self.keys.push(pos);
         Ok(())
+    }
+
+    /// The string record of a key, through a small cache keyed by the key's
+    /// address (struct field names and interned keys repeat at the same
+    /// address); a hit is confirmed by comparing the bytes.
+    #[inline]
+    fn key_record(&mut self, k: &[u8]) -> usize {
+        let addr = k.as_ptr() as usize;
+        let slot = ((addr >> 3) ^ k.len().wrapping_mul(31)) & (KEY_CACHE - 1);
+        let e = self.key_cache[slot];
+        if e.addr == addr && e.len == k.len() && self.out.get(e.data..e.data + e.len) == Some(k) {
+            return e.record;
+        }
+        let record = self.strings.intern(&mut self.out, k);
+        let data = record + if k.len() <= SHORT_STR_MAX { 1 } else { 1 + varint_len(k.len() as u64) };
+        self.key_cache[slot] = KeyCacheEntry {
+            addr,
+            len: k.len(),
+            record,
+            data,
+        };
+        record
     }
 
     /// Ends the open array. Returns a mark of it.
@@ -474,7 +524,7 @@ impl Encoder {
         let p = if n == 0 {
             Pending::Special(SPECIAL_EMPTY_MAP)
         } else {
-            let shape = self.shape(f.keys_start, f.slots_start);
+            let shape = self.shape(f.keys_start, f.slots_start, f.shape_hash);
             let n = self.keys.len() - f.keys_start;
             let (width, pos) = self.write_container(f.slots_start, |w| 3 + n * w);
             self.out.push(TAG_MAP | width_code(width));
@@ -559,6 +609,21 @@ impl Encoder {
     /// `size(w)` is the container record's size at width `w`.
     fn write_container(&mut self, start: usize, size: impl Fn(usize) -> usize) -> (usize, usize) {
         let here = self.out.len();
+        // Fast path: the narrowest width that holds every reference also
+        // holds every inline integer, so it is the best choice.
+        let (mut ref_w, mut int_w) = (1usize, 1usize);
+        for p in &self.slots[start..] {
+            match *p {
+                Pending::Int(v) => int_w = int_w.max(int_width(v)),
+                Pending::Ref(t) => ref_w = ref_w.max(ref_width(t, here)),
+                Pending::Special(_) => {}
+            }
+        }
+        if int_w <= ref_w {
+            return (ref_w, here);
+        }
+        // Some integer is wider than the references need: compare each
+        // width against writing the wide integers as records instead.
         let mut best = (usize::MAX, 8usize);
         for &w in &WIDTHS {
             let (lo, hi) = inline_int_range(w);
@@ -600,35 +665,53 @@ impl Encoder {
     }
 
     fn write_slots(&mut self, start: usize, width: usize, pos: usize) {
-        for i in start..self.slots.len() {
-            let raw = match self.slots[i] {
-                Pending::Int(v) => ((v as u64) << 2) | SLOT_INT,
-                Pending::Special(s) => (s << 2) | SLOT_SPECIAL,
-                Pending::Ref(t) => encode_ref(t, pos, width),
-            };
-            self.out.extend_from_slice(&raw.to_le_bytes()[..width]);
+        let at = self.out.len();
+        self.out.resize(at + (self.slots.len() - start) * width, 0);
+        fn fill<const W: usize>(dst: &mut [u8], slots: &[Pending], pos: usize) {
+            for (d, p) in dst.chunks_exact_mut(W).zip(slots) {
+                let raw = match *p {
+                    Pending::Int(v) => ((v as u64) << 2) | SLOT_INT,
+                    Pending::Special(s) => (s << 2) | SLOT_SPECIAL,
+                    Pending::Ref(t) => encode_ref(t, pos, W),
+                };
+                d.copy_from_slice(&raw.to_le_bytes()[..W]);
+            }
+        }
+        let (dst, slots) = (&mut self.out[at..], &self.slots[start..]);
+        match width {
+            1 => fill::<1>(dst, slots, pos),
+            2 => fill::<2>(dst, slots, pos),
+            4 => fill::<4>(dst, slots, pos),
+            _ => fill::<8>(dst, slots, pos),
         }
     }
 
-    /// Finds or writes the shape of the map whose keys are `keys[kstart..]`,
-    /// first merging duplicate keys (first position, last value).
-    fn shape(&mut self, kstart: usize, vstart: usize) -> usize {
-        if let Some(&pos) = self.shapes.get(&self.keys[kstart..]) {
-            return pos;
+    /// Finds or writes the shape of the map whose keys are `keys[kstart..]`
+    /// (`hash` is their running hash), first merging duplicate keys (first
+    /// position, last value).
+    fn shape(&mut self, kstart: usize, vstart: usize, hash: u64) -> usize {
+        if let Some(e) = self.shapes.find(hash, |e| *e.keys == self.keys[kstart..]) {
+            return e.pos;
         }
-        self.dedup_keys(kstart, vstart);
-        if let Some(&pos) = self.shapes.get(&self.keys[kstart..]) {
-            return pos;
+        let mut hash = hash;
+        if self.dedup_keys(kstart, vstart) {
+            hash = self.keys[kstart..].iter().fold(0u64, |h, &k| {
+                (h ^ k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(26)
+            });
+            if let Some(e) = self.shapes.find(hash, |e| *e.keys == self.keys[kstart..]) {
+                return e.pos;
+            }
         }
         let keys: Box<[usize]> = self.keys[kstart..].into();
         let n = keys.len();
         // Width of the key slots.
         let here = self.out.len();
-        let width = WIDTHS
+        let width = keys
             .iter()
-            .copied()
-            .find(|&w| keys.iter().all(|&k| k == EMPTY_KEY || ref_fits(k, here, w)))
-            .unwrap_or(8);
+            .filter(|&&k| k != EMPTY_KEY)
+            .map(|&k| ref_width(k, here))
+            .max()
+            .unwrap_or(1);
         let pos = here;
         self.out.push(TAG_SHAPE | width_code(width));
         write_varint(&mut self.out, n as u64);
@@ -660,11 +743,12 @@ impl Encoder {
                 self.out.extend_from_slice(&v.to_le_bytes()[..e]);
             }
         }
-        self.shapes.insert(keys, pos);
+        self.shapes.insert_unique(hash, ShapeEntry { hash, keys, pos }, |e| e.hash);
         pos
     }
 
-    fn dedup_keys(&mut self, kstart: usize, vstart: usize) {
+    /// Merges duplicate keys of the open map; returns whether there were any.
+    fn dedup_keys(&mut self, kstart: usize, vstart: usize) -> bool {
         let n = self.keys.len() - kstart;
         let has_dup = if n <= 16 {
             let k = &self.keys[kstart..];
@@ -674,7 +758,7 @@ impl Encoder {
             self.keys[kstart..].iter().any(|k| !seen.insert(*k))
         };
         if !has_dup {
-            return;
+            return false;
         }
         let mut first: HashMap<usize, usize> = HashMap::new();
         let mut keys = Vec::new();
@@ -695,6 +779,7 @@ impl Encoder {
         self.keys.extend(keys);
         self.slots.truncate(vstart);
         self.slots.extend(vals);
+        true
     }
 }
 
@@ -758,6 +843,32 @@ fn int_record_len(v: i64) -> usize {
         5
     } else {
         9
+    }
+}
+
+/// Narrowest slot width holding the small integer `v` inline.
+#[inline]
+fn int_width(v: i64) -> usize {
+    match v {
+        -32..=31 => 1,
+        -8192..=8191 => 2,
+        -0x2000_0000..=0x1FFF_FFFF => 4,
+        _ => 8,
+    }
+}
+
+/// Narrowest slot width holding a reference from `pos` to `target`.
+#[inline]
+fn ref_width(target: usize, pos: usize) -> usize {
+    let x = ((pos - target).min(target) as u64) << 2;
+    if x < 1 << 8 {
+        1
+    } else if x < 1 << 16 {
+        2
+    } else if x < 1 << 32 {
+        4
+    } else {
+        8
     }
 }
 

@@ -117,8 +117,8 @@ from roving._roving import (
     validate,
 )
 
-try:  # The Store is built from crates/roving-store when available.
-    from roving._roving import Store  # type: ignore[attr-defined]
+try:  # roving.Store (crates/roving-store), when the extension was built with it.
+    from roving._store import Store, StoreError
 except ImportError:  # pragma: no cover
     pass
 
@@ -145,7 +145,7 @@ __all__ = [
     "validate",
 ]
 if "Store" in globals():
-    __all__.append("Store")
+    __all__ += ["Store", "StoreError"]
 
 __version__ = "0.1.0"
 

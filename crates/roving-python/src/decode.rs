@@ -51,6 +51,27 @@ pub(crate) type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
 const STR_CACHE: usize = 1024;
 const STR_CACHE_MAX_LEN: usize = 48;
 
+/// Pauses the cyclic garbage collector while a document is converted:
+/// building thousands of fresh containers would otherwise trigger
+/// collections that scan them again and again. Restores the previous state.
+pub(crate) struct GcPause(bool);
+
+impl GcPause {
+    pub(crate) fn new() -> GcPause {
+        // SAFETY: plain C API call with the thread attached.
+        GcPause(unsafe { ffi::PyGC_Disable() } == 1)
+    }
+}
+
+impl Drop for GcPause {
+    fn drop(&mut self) {
+        if self.0 {
+            // SAFETY: plain C API call with the thread attached.
+            unsafe { ffi::PyGC_Enable() };
+        }
+    }
+}
+
 /// Owned references to Python objects, released on drop.
 pub(crate) struct Owned(pub(crate) Vec<*mut ffi::PyObject>);
 
@@ -69,8 +90,9 @@ pub(crate) struct Decoder<'py, 'a> {
     pub(crate) py: Python<'py>,
     base: usize,
     end: usize,
-    /// Key strings per shape record: (shape offset, index into `key_store`, count).
-    shapes: IdMap<usize, (usize, usize)>,
+    /// Key strings per shape record: shape offset -> (index into
+    /// `key_store`, count, template dict with these keys or NULL).
+    shapes: IdMap<usize, (usize, usize, *mut ffi::PyObject)>,
     key_store: Owned,
     last_shape: (usize, usize),
     /// Direct-mapped cache of short value strings: (data address, owned str).
@@ -94,6 +116,10 @@ impl Drop for Decoder<'_, '_> {
             // SAFETY: memo entries are owned references.
             unsafe { ffi::Py_DECREF(p) };
         }
+        for &(_, _, t) in self.shapes.values() {
+            // SAFETY: templates are owned references or NULL.
+            unsafe { ffi::Py_XDECREF(t) };
+        }
     }
 }
 
@@ -105,11 +131,11 @@ impl<'py, 'a> Decoder<'py, 'a> {
             py,
             base: buf.as_ptr() as usize,
             end: buf.as_ptr() as usize + buf.len(),
-            shapes: IdMap::default(),
+            shapes: IdMap::with_capacity_and_hasher(16, Default::default()),
             key_store: Owned(Vec::new()),
             last_shape: (usize::MAX, 0),
             strs: vec![(0usize, std::ptr::null_mut()); STR_CACHE].into_boxed_slice(),
-            memo: IdMap::default(),
+            memo: IdMap::with_capacity_and_hasher((buf.len() / 128).min(1 << 16), Default::default()),
             budget: limits.max_values,
             max_values: limits.max_values,
             depth: 0,
@@ -224,7 +250,7 @@ impl<'py, 'a> Decoder<'py, 'a> {
         if self.last_shape.0 == shape {
             return Ok(self.last_shape.1);
         }
-        let start = if let Some(&(s, _)) = self.shapes.get(&shape) {
+        let start = if let Some(&(s, _, _)) = self.shapes.get(&shape) {
             s
         } else {
             let start = self.key_store.0.len();
@@ -237,7 +263,7 @@ impl<'py, 'a> Decoder<'py, 'a> {
                 self.key_store.0.push(p);
             }
             let n = self.key_store.0.len() - start;
-            self.shapes.insert(shape, (start, n));
+            self.shapes.insert(shape, (start, n, std::ptr::null_mut()));
             start
         };
         self.last_shape = (shape, start);
@@ -280,6 +306,55 @@ impl<'py, 'a> Decoder<'py, 'a> {
         Ok(list)
     }
 
+    /// A new dict with the keys of `m`'s shape (values None), to be filled
+    /// with `PyDict_SetItem`: copying a template dict is faster than
+    /// inserting keys one by one (no resizing, no key hashing).
+    #[inline]
+    fn presized_dict(&mut self, m: &Map<'a>, start: usize, n: usize) -> PyResult<*mut ffi::PyObject> {
+        let py = self.py;
+        let shape = m.shape_offset().unwrap_or(usize::MAX);
+        let t = match self.shapes.get(&shape) {
+            Some(&(_, _, t)) => t,
+            None => std::ptr::null_mut(),
+        };
+        // SAFETY: dict constructors return new references or NULL; keys are
+        // live strs owned by the key store.
+        unsafe {
+            if t.is_null() {
+                if n < 6 {
+                    let d = ffi::PyDict_New();
+                    if d.is_null() {
+                        return Err(PyErr::fetch(py));
+                    }
+                    return Ok(d);
+                }
+                let tpl = ffi::PyDict_New();
+                if tpl.is_null() {
+                    return Err(PyErr::fetch(py));
+                }
+                for i in 0..n {
+                    if ffi::PyDict_SetItem(tpl, self.key_store.0[start + i], ffi::Py_None()) < 0 {
+                        ffi::Py_DECREF(tpl);
+                        return Err(PyErr::fetch(py));
+                    }
+                }
+                if let Some(e) = self.shapes.get_mut(&shape) {
+                    e.2 = tpl;
+                } else {
+                    ffi::Py_DECREF(tpl);
+                    return Err(PyErr::fetch(py));
+                }
+                let d = ffi::PyDict_Copy(tpl);
+                return if d.is_null() { Err(PyErr::fetch(py)) } else { Ok(d) };
+            }
+            let d = ffi::PyDict_Copy(t);
+            if d.is_null() {
+                return Err(PyErr::fetch(py));
+            }
+            Ok(d)
+        }
+    }
+
     /// Converts a map to a dict.
     pub(crate) fn map(&mut self, m: Map<'a>) -> PyResult<Bound<'py, PyAny>> {
         let py = self.py;
@@ -293,12 +368,12 @@ impl<'py, 'a> Decoder<'py, 'a> {
         let n = m.len();
         self.charge(n)?;
         self.enter()?;
-        // SAFETY: PyDict_New returns a new dict or NULL.
-        let dict = unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyDict_New())? };
+        let start = self.keys_start(&m)?;
+        // SAFETY: presized_dict returns a new reference.
+        let dict = unsafe { Bound::from_owned_ptr(py, self.presized_dict(&m, start, n)?) };
         if let Some(o) = off {
             self.memo.insert(o, dict.clone().into_ptr());
         }
-        let start = self.keys_start(&m)?;
         for i in 0..n {
             let v = m.value_at(i).unwrap_or(Value::Null);
             let item = self.value(v)?;
@@ -414,6 +489,7 @@ pub(crate) fn ext<'py>(py: Python<'py>, type_id: u64, data: &[u8]) -> PyResult<B
 /// `detach` is true) and converts the whole document.
 pub(crate) fn loads_slice<'py>(py: Python<'py>, data: &[u8], detach: bool) -> PyResult<Bound<'py, PyAny>> {
     let doc = open_validated(py, data, detach)?;
+    let _gc = GcPause::new();
     let mut d = Decoder::new(py, data);
     d.value(doc.root())
 }

@@ -16,8 +16,7 @@ use roving::Document;
 use roving_store::{Store, StoreError, StoreOptions};
 
 use crate::buf::Buf;
-use crate::decode::Decoder;
-use crate::typed::{self, Plan};
+use crate::typed;
 use crate::view::Doc;
 
 static STORE_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
@@ -96,7 +95,6 @@ fn key_str<'a>(key: &'a Bound<'_, PyAny>) -> PyResult<&'a str> {
 #[pyclass(module = "roving._roving", name = "_Store", subclass)]
 pub struct PyStore {
     inner: Option<Store>,
-    plan: Option<Arc<Plan>>,
     ty: Option<Py<PyAny>>,
     path: PathBuf,
     readonly: bool,
@@ -118,9 +116,9 @@ impl PyStore {
 
     /// Python value of a validated document (typed if the store has a type).
     fn decode<'py>(&self, py: Python<'py>, doc: Document<'_>) -> PyResult<Bound<'py, PyAny>> {
-        match &self.plan {
-            Some(plan) => typed::decode_typed(py, doc.as_bytes(), doc.root(), plan),
-            None => Decoder::new(py, doc.as_bytes()).value(doc.root()),
+        match &self.ty {
+            Some(t) => crate::decode_doc(py, &doc, Some(t.bind(py))),
+            None => crate::decode_doc(py, &doc, None),
         }
     }
 }
@@ -138,10 +136,9 @@ impl PyStore {
         sync: bool,
     ) -> PyResult<PyStore> {
         let ty = r#type.filter(|t| !t.is_none());
-        let plan = match &ty {
-            Some(t) => Some(typed::plan_for(t)?),
-            None => None,
-        };
+        if let Some(t) = &ty {
+            typed::plan_for(t)?; // an unsupported type fails here, not on the first read
+        }
         let mut opts = StoreOptions::default().readonly(readonly).sync(sync);
         if let Some(m) = map_size {
             opts = opts.map_size(m);
@@ -152,7 +149,6 @@ impl PyStore {
             .map_err(|e| store_err(py, &e))?;
         Ok(PyStore {
             inner: Some(store),
-            plan,
             ty: ty.map(Bound::unbind),
             path,
             readonly,

@@ -83,6 +83,20 @@ fn main() {
     println!("change one + flush: {:?}", t.elapsed());
     drop(s);
 
+    // flush cost with and without sync
+    for sync in [true, false] {
+        let p = dir.join(format!("perf10k-{sync}.rvs"));
+        let _ = std::fs::remove_file(&p);
+        let _ = std::fs::remove_file(dir.join(format!("perf10k-{sync}.rvs-lock")));
+        let mut s = Store::open(&p, &StoreOptions::default().sync(sync)).unwrap();
+        for (i, d) in docs.iter().enumerate() {
+            s.put(&format!("item {i}"), d.clone()).unwrap();
+        }
+        let t = Instant::now();
+        s.flush().unwrap();
+        println!("10k flush sync={sync}: {:?}", t.elapsed());
+    }
+
     // 1,000,000 items.
     let p = dir.join("perf1m.rvs");
     if !p.exists() {

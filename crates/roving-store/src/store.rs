@@ -122,7 +122,9 @@ impl Store {
         let path = path.as_ref();
         let shared = Shared::open(path, options).map_err(|e| e.with_path(path))?;
         let snap = shared.snapshot()?;
-        let len = AtomicU64::new(snap.len());
+        // The count is kept up to date only once asked for (`len`): bulk
+        // puts then cost no lookup of the committed state.
+        let len = AtomicU64::new(LEN_UNKNOWN);
         Ok(Store {
             shared,
             snap: Some(snap),
@@ -450,7 +452,7 @@ impl Store {
         self.pending_bytes = 0;
         self.snap = None;
         let snap = shared.snapshot()?;
-        self.len.store(snap.len(), Ordering::Relaxed);
+        self.len.store(LEN_UNKNOWN, Ordering::Relaxed);
         self.snap = Some(snap);
         Ok(())
     }
@@ -477,17 +479,28 @@ impl Store {
             e => WriteFail::Other(shared.err(e.into())),
         };
         let mut wtxn = shared.env.write_txn().map_err(classify)?;
+        // Keys past the current last key are appended (LMDB fills pages
+        // completely and skips the search); pending keys come sorted.
+        let last: Option<Vec<u8>> = shared
+            .items
+            .last(&wtxn)
+            .map_err(classify)?
+            .map(|(k, _)| k.to_vec());
+        let mut appending = last.is_none();
         for (k, v) in &self.pending {
+            let kb = k.as_bytes();
+            if !appending && last.as_deref().is_some_and(|l| kb > l) {
+                appending = true;
+            }
             match v {
-                Some(b) => shared
+                Some(b) if appending => shared
                     .items
-                    .put(&mut wtxn, k.as_bytes(), b)
+                    .put_with_flags(&mut wtxn, heed::PutFlags::APPEND, kb, b)
                     .map_err(classify)?,
+                Some(b) => shared.items.put(&mut wtxn, kb, b).map_err(classify)?,
+                None if appending => {} // past the last key: nothing to delete
                 None => {
-                    shared
-                        .items
-                        .delete(&mut wtxn, k.as_bytes())
-                        .map_err(classify)?;
+                    shared.items.delete(&mut wtxn, kb).map_err(classify)?;
                 }
             }
         }
@@ -501,7 +514,7 @@ impl Store {
         self.pending_bytes = 0;
         self.snap = None;
         let snap = self.shared.snapshot()?;
-        self.len.store(snap.len(), Ordering::Relaxed);
+        self.len.store(LEN_UNKNOWN, Ordering::Relaxed);
         self.snap = Some(snap);
         Ok(())
     }

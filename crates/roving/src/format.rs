@@ -304,6 +304,11 @@ pub fn read_varint(buf: &[u8], pos: usize) -> Option<(u64, usize)> {
     if first < 0x80 {
         return Some((first as u64, pos + 1));
     }
+    if let Some(&second) = buf.get(pos + 1) {
+        if second < 0x80 && second != 0 {
+            return Some((((second as u64) << 7) | (first & 0x7F) as u64, pos + 2));
+        }
+    }
     read_varint_long(buf, pos, first)
 }
 

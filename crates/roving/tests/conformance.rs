@@ -86,3 +86,17 @@ fn syntax_errors_have_line_and_column() {
     assert_eq!(e.line_col(), Some((2, 8)));
     assert!(e.to_string().contains("line 2, column 8"), "{e}");
 }
+
+#[test]
+fn duplicate_keys_keep_first_position_and_last_value() {
+    // Found by the json_roundtrip fuzz target: the merged map must convert
+    // back to the same JSON every time.
+    let doc = roving::json::from_json(br#"{"a":"b","x":1,"a":"c"}"#).unwrap();
+    let d = roving::Document::open(&doc).unwrap();
+    let text = roving::json::to_json(d.root()).unwrap();
+    assert_eq!(text, r#"{"a":"c","x":1}"#);
+    let again = roving::json::from_json(text.as_bytes()).unwrap();
+    let d2 = roving::Document::open(&again).unwrap();
+    assert!(d.root() == d2.root());
+    assert_eq!(roving::json::to_json(d2.root()).unwrap(), text);
+}

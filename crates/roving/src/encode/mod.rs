@@ -457,7 +457,9 @@ impl Encoder {
             self.key_record(k.as_bytes())
         };
         if let Some(f) = self.frames.last_mut() {
-            f.shape_hash = (f.shape_hash ^ pos as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(26);
+            f.shape_hash = (f.shape_hash ^ pos as u64)
+                .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                .rotate_left(26);
         }
         self.keys.push(pos);
         Ok(())
@@ -475,7 +477,12 @@ impl Encoder {
             return e.record;
         }
         let record = self.strings.intern(&mut self.out, k);
-        let data = record + if k.len() <= SHORT_STR_MAX { 1 } else { 1 + varint_len(k.len() as u64) };
+        let data = record
+            + if k.len() <= SHORT_STR_MAX {
+                1
+            } else {
+                1 + varint_len(k.len() as u64)
+            };
         self.key_cache[slot] = KeyCacheEntry {
             addr,
             len: k.len(),
@@ -696,7 +703,9 @@ impl Encoder {
         let mut hash = hash;
         if self.dedup_keys(kstart, vstart) {
             hash = self.keys[kstart..].iter().fold(0u64, |h, &k| {
-                (h ^ k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(26)
+                (h ^ k as u64)
+                    .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                    .rotate_left(26)
             });
             if let Some(e) = self.shapes.find(hash, |e| *e.keys == self.keys[kstart..]) {
                 return e.pos;
@@ -743,7 +752,8 @@ impl Encoder {
                 self.out.extend_from_slice(&v.to_le_bytes()[..e]);
             }
         }
-        self.shapes.insert_unique(hash, ShapeEntry { hash, keys, pos }, |e| e.hash);
+        self.shapes
+            .insert_unique(hash, ShapeEntry { hash, keys, pos }, |e| e.hash);
         pos
     }
 

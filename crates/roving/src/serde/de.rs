@@ -5,7 +5,7 @@ use std::cell::Cell;
 use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::read::{Array, Document, Map, Scalar, Value, Vector};
+use crate::read::{ArrayIter, Document, MapIter, Scalar, Value, Vector};
 use crate::Limits;
 
 /// Maximum nesting depth of typed decoding (serde recurses per level).
@@ -126,7 +126,7 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
             Value::Array(a) => {
                 let depth = self.enter()?;
                 visitor.visit_seq(ArraySeq {
-                    a,
+                    iter: a.iter(),
                     i: 0,
                     de: Deserializer {
                         value: Value::Null,
@@ -138,8 +138,8 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
             Value::Map(m) => {
                 let depth = self.enter()?;
                 visitor.visit_map(MapAcc {
-                    m,
-                    i: 0,
+                    iter: m.iter(),
+                    pending: None,
                     de: Deserializer {
                         value: Value::Null,
                         depth,
@@ -233,7 +233,7 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
 }
 
 struct ArraySeq<'de, 'b> {
-    a: Array<'de>,
+    iter: ArrayIter<'de>,
     i: usize,
     de: Deserializer<'de, 'b>,
 }
@@ -241,7 +241,7 @@ struct ArraySeq<'de, 'b> {
 impl<'de> de::SeqAccess<'de> for ArraySeq<'de, '_> {
     type Error = Error;
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
-        let Some(v) = self.a.get(self.i) else {
+        let Some(v) = self.iter.next() else {
             return Ok(None);
         };
         let i = self.i;
@@ -251,7 +251,7 @@ impl<'de> de::SeqAccess<'de> for ArraySeq<'de, '_> {
             .map_err(|e| e.prefix_path(&format!("[{i}]")))
     }
     fn size_hint(&self) -> Option<usize> {
-        Some(self.a.len() - self.i)
+        Some(self.iter.len())
     }
 }
 
@@ -279,25 +279,26 @@ impl<'de> de::SeqAccess<'de> for VectorSeq<'de> {
 }
 
 struct MapAcc<'de, 'b> {
-    m: Map<'de>,
-    i: usize,
+    iter: MapIter<'de>,
+    pending: Option<(&'de str, Value<'de>)>,
     de: Deserializer<'de, 'b>,
 }
 
 impl<'de> de::MapAccess<'de> for MapAcc<'de, '_> {
     type Error = Error;
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
-        let Some(k) = self.m.key_at(self.i) else {
+        let Some((k, v)) = self.iter.next() else {
             return Ok(None);
         };
+        self.pending = Some((k, v));
         seed.deserialize(KeyDe(k)).map(Some)
     }
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        let i = self.i;
-        self.i += 1;
-        let v = self.m.value_at(i).unwrap_or(Value::Null);
+        let (k, v) = self
+            .pending
+            .take()
+            .ok_or_else(|| Error::custom("map value requested before its key"))?;
         seed.deserialize(self.de.child(v)?).map_err(|e| {
-            let k = self.m.key_at(i).unwrap_or("");
             let simple = !k.is_empty() && k.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_');
             if simple {
                 e.prefix_path(&format!(".{k}"))
@@ -307,7 +308,7 @@ impl<'de> de::MapAccess<'de> for MapAcc<'de, '_> {
         })
     }
     fn size_hint(&self) -> Option<usize> {
-        Some(self.m.len() - self.i)
+        Some(self.iter.len())
     }
 }
 

@@ -450,3 +450,35 @@ def test_damaged_record(tmp_path: Path) -> None:
     with pytest.raises(StoreError):
         list(s.items())
     s.close()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork()")
+def test_forked_child_gets_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "s.rvs"
+    s = Store(path)
+    s["a"] = 1
+    s.flush()
+    pid = os.fork()
+    if pid == 0:  # child: never return into pytest
+        code = 10
+        try:
+            code = 11 if s["a"] != 1 else 12  # the inherited snapshot still reads
+            s["b"] = 2
+            try:
+                s.flush()
+            except StoreError as e:
+                code = 13 if e.kind != "busy" else 14
+            try:
+                Store(path)
+            except StoreError as e:
+                code = (
+                    0 if (code == 14 and e.kind == "busy" and "fork" in str(e)) else 15
+                )
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.WEXITSTATUS(status) == 0
+    s["c"] = 3  # the parent is unaffected
+    s.flush()
+    assert dict(s) == {"a": 1, "c": 3}
+    s.close()

@@ -36,6 +36,11 @@
 //! another process is inside its own `flush`. There is no conflict
 //! detection: the last flush wins, key by key.
 //!
+//! Like every LMDB environment, an open store belongs to the process that
+//! opened it: after `fork()`, the child can still read the snapshot it
+//! inherited, but `flush`, `reload` and opening the same store again fail
+//! with [`StoreErrorKind::Busy`]; open stores after forking.
+//!
 //! # Files
 //! `Store::open("x.rvs")` makes the data file `x.rvs` and LMDB's lock file
 //! `x.rvs-lock`; an existing directory is opened as an LMDB directory

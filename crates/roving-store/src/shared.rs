@@ -53,6 +53,9 @@ pub(crate) struct Shared {
     pub(crate) base: AtomicUsize,
     /// Serializes this process's writers (LMDB serializes processes).
     pub(crate) write: Mutex<()>,
+    /// The process that opened the environment (LMDB environments must not
+    /// be used across `fork()`).
+    pub(crate) pid: u32,
 }
 
 /// How the path is laid out on disk.
@@ -188,6 +191,7 @@ impl Shared {
         let key = canonical(&lay.data)?;
         let mut registry = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(shared) = registry.get(&key).and_then(Weak::upgrade) {
+            shared.check_pid()?;
             if shared.env_readonly && !options.readonly {
                 return Err(StoreError::new(
                     StoreErrorKind::Busy,
@@ -273,12 +277,27 @@ impl Shared {
             live: AtomicUsize::new(0),
             base: AtomicUsize::new(0),
             write: Mutex::new(()),
+            pid: std::process::id(),
         })
+    }
+
+    /// Errors in a child process forked after the store was opened.
+    pub(crate) fn check_pid(&self) -> Result<()> {
+        if std::process::id() != self.pid {
+            return Err(self.err(StoreError::new(
+                StoreErrorKind::Busy,
+                "the store was opened before fork() by the parent process and cannot be \
+                 used or reopened in the child: open stores after forking (or use the \
+                 'spawn' start method)",
+            )));
+        }
+        Ok(())
     }
 
     /// Begins a read transaction and wraps it in a snapshot, adopting a map
     /// grown by another process if needed.
     pub(crate) fn snapshot(self: &Arc<Self>) -> Result<Arc<Snapshot>> {
+        self.check_pid()?;
         let mut adopted = false;
         loop {
             let txn = {

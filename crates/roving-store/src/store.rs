@@ -416,6 +416,7 @@ impl Store {
         }
         self.check_writable()?;
         let shared = self.shared.clone();
+        shared.check_pid()?;
         let _w = shared.write.lock().unwrap_or_else(|e| e.into_inner());
         let mut tries = 0;
         loop {

@@ -261,6 +261,8 @@ def _damaged(e: BaseException, data: bytes) -> str:
     off = getattr(e, "offset", None)
     if off is not None and "offset" not in text:
         text += f" (byte offset {off})"
+    if not data:
+        return "empty file, not a roving document"
     if data[:2] != b"RV":
         return f"not a roving file: {text}"
     return f"damaged roving file: {text}"
@@ -433,6 +435,9 @@ def _kind_of(v: Any) -> str:
         return "array"
     if isinstance(v, dict):
         return "map"
+    k = getattr(v, "kind", None)  # lazy views say "array" or "map"
+    if isinstance(k, str) and not isinstance(v, (str, bytes)):
+        return k
     if v is None:
         return "null"
     if isinstance(v, (bool, int, float, str, bytes, bytearray, memoryview)):
@@ -1244,7 +1249,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             data = _read_input(path)
             _validate(rv, path, data)
         except CliError as e:
-            print(f"{PROG} validate: {e}", file=sys.stderr)
+            print(f"{PROG} validate: error: {e}", file=sys.stderr)
             status = 1
             continue
         if not args.quiet:

@@ -8,7 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-EXPERIMENTS = ["fleece", "repository", "archiver-20000-ints", "simpleobject", "contacts"]
+EXPERIMENTS = [
+    "fleece",
+    "repository",
+    "archiver-20000-ints",
+    "simpleobject",
+    "contacts",
+]
 
 
 def test_bench_quick(tmp_path: Path) -> None:
@@ -42,11 +48,16 @@ def test_bench_quick(tmp_path: Path) -> None:
             continue
         assert res["tables"], name
         # roving itself ran in every experiment (a peer may be missing, roving may not).
-        roving_skips = {k: v for k, v in res["skipped"].items() if k.startswith("roving")}
+        roving_skips = {
+            k: v for k, v in res["skipped"].items() if k.startswith("roving")
+        }
         assert not roving_skips, (name, roving_skips)
         names = {row[0] for t in res["tables"] for row in t["rows"]}
         assert any(n.startswith("roving") for n in names), (name, names)
-        assert any(m["contender"].startswith("roving") and "median_s" in m for m in res["measurements"]), name
+        assert any(
+            m["contender"].startswith("roving") and "median_s" in m
+            for m in res["measurements"]
+        ), name
         text = md.read_text(encoding="utf-8")
         assert "| contender" in text or "| target" in text or "|  |" in text
         assert name.split("-")[0] in stdout
@@ -57,7 +68,11 @@ def test_bench_quick(tmp_path: Path) -> None:
 
 def _people_json_exists() -> bool:
     here = Path(__file__).resolve().parents[2]
-    cands = [here.parent / "shared" / "data", here / "shared" / "data", Path("/work/shared/data")]
+    cands = [
+        here.parent / "shared" / "data",
+        here / "shared" / "data",
+        Path("/work/shared/data"),
+    ]
     if os.environ.get("ROVING_BENCH_DATA"):
         cands.insert(0, Path(os.environ["ROVING_BENCH_DATA"]))
     return any((c / "1000people.json").is_file() for c in cands)
@@ -74,15 +89,30 @@ def test_readme_tables(tmp_path: Path) -> None:
             {
                 "experiment": "contacts",
                 "title": "contacts (seed 003)",
-                "machine": {"date": "2026-01-01 00:00 UTC", "cpu": "cpu", "cores": 2, "os": "Linux", "python": "CPython 3.11"},
+                "machine": {
+                    "date": "2026-01-01 00:00 UTC",
+                    "cpu": "cpu",
+                    "cores": 2,
+                    "os": "Linux",
+                    "python": "CPython 3.11",
+                },
                 "quick": False,
-                "tables": [{"title": "T", "columns": ["contender", "x"], "rows": [["roving", "1 ms"]], "notes": []}],
+                "tables": [
+                    {
+                        "title": "T",
+                        "columns": ["contender", "x"],
+                        "rows": [["roving", "1 ms"]],
+                        "notes": [],
+                    }
+                ],
                 "skipped": {},
             }
         )
     )
     rd = tmp_path / "README.md"
-    rd.write_text("# Title\n\nbefore\n\n<!-- bench:start -->\nold\n<!-- bench:end -->\n\nafter\n")
+    rd.write_text(
+        "# Title\n\nbefore\n\n<!-- bench:start -->\nold\n<!-- bench:end -->\n\nafter\n"
+    )
     where = readme.update_readme(str(res), str(rd))
     assert where == str(rd)
     text = rd.read_text()

@@ -132,7 +132,7 @@ def struct_decode(b: bytes) -> SimpleObject:
 
 
 def run(cfg: Config) -> Experiment:
-    n = 10_000 if cfg.quick else 100_000
+    n = 5_000 if cfg.quick else 100_000
     exp = Experiment(
         NAME,
         f"simpleobject (seed 002): {n:,} small objects, each to its own bytes",

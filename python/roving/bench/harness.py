@@ -103,25 +103,23 @@ def measure(
     repeats = repeats or cfg.repeats
     if setup is not None:
         single = True
-    for _ in range(warmup):
+    # The warm-up calls are timed too: the last one sizes the loop.
+    t = 0.0
+    for _ in range(max(1, warmup)):
         if setup is not None:
             setup()
-        fn()
-    number = 1
-    if not single:
         t = _time_batch(fn, 1)
-        if t < cfg.min_time:
+    number = 1
+    if not single and t < cfg.min_time:
+        number = int(
+            min(cfg.max_number, max(1, math.ceil(cfg.min_time / max(t, 1e-9))))
+        )
+        # A better estimate once the loop is longer.
+        if number > 10:
+            t10 = _time_batch(fn, 10) / 10
             number = int(
-                min(cfg.max_number, max(1, math.ceil(cfg.min_time / max(t, 1e-9))))
+                min(cfg.max_number, max(1, math.ceil(cfg.min_time / max(t10, 1e-9))))
             )
-            # A second, better estimate once the loop is longer.
-            if number > 10:
-                t10 = _time_batch(fn, 10) / 10
-                number = int(
-                    min(
-                        cfg.max_number, max(1, math.ceil(cfg.min_time / max(t10, 1e-9)))
-                    )
-                )
     times = []
     for _ in range(repeats):
         if setup is not None:

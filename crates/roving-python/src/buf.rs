@@ -43,7 +43,11 @@ impl Buf {
         // SAFETY: `words` has at least `data.len()` bytes; u64 has no invalid
         // bit patterns and the regions do not overlap.
         unsafe {
-            std::ptr::copy_nonoverlapping(data.as_ptr(), words.as_mut_ptr().cast::<u8>(), data.len());
+            std::ptr::copy_nonoverlapping(
+                data.as_ptr(),
+                words.as_mut_ptr().cast::<u8>(),
+                data.len(),
+            );
         }
         let ptr = words.as_ptr().cast::<u8>();
         Buf {

@@ -37,7 +37,9 @@ impl Hasher for IdHasher {
     }
     #[inline]
     fn write_usize(&mut self, n: usize) {
-        self.0 = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(26);
+        self.0 = (n as u64)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .rotate_left(26);
     }
     #[inline]
     fn write_u64(&mut self, n: u64) {
@@ -103,6 +105,7 @@ pub(crate) struct Decoder<'py, 'a> {
     max_values: u64,
     depth: usize,
     max_depth: usize,
+    stack_limit: usize,
     _buf: std::marker::PhantomData<&'a [u8]>,
 }
 
@@ -135,11 +138,15 @@ impl<'py, 'a> Decoder<'py, 'a> {
             key_store: Owned(Vec::new()),
             last_shape: (usize::MAX, 0),
             strs: vec![(0usize, std::ptr::null_mut()); STR_CACHE].into_boxed_slice(),
-            memo: IdMap::with_capacity_and_hasher((buf.len() / 128).min(1 << 16), Default::default()),
+            memo: IdMap::with_capacity_and_hasher(
+                (buf.len() / 128).min(1 << 16),
+                Default::default(),
+            ),
             budget: limits.max_values,
             max_values: limits.max_values,
             depth: 0,
             max_depth: MAX_DEPTH.min(limits.max_depth),
+            stack_limit: crate::stack::limit(),
             _buf: std::marker::PhantomData,
         }
     }
@@ -148,7 +155,10 @@ impl<'py, 'a> Decoder<'py, 'a> {
     fn depth_error(&self) -> PyErr {
         decode_error(
             self.py,
-            format!("nesting depth limit exceeded: more than {} levels", self.max_depth),
+            format!(
+                "nesting depth limit exceeded: more than {} levels",
+                self.max_depth
+            ),
             None,
         )
     }
@@ -177,10 +187,25 @@ impl<'py, 'a> Decoder<'py, 'a> {
         }
     }
 
+    #[cold]
+    fn stack_error(&self) -> PyErr {
+        decode_error(
+            self.py,
+            format!(
+                "nesting depth limit exceeded: this thread's stack is exhausted after {} levels",
+                self.depth
+            ),
+            None,
+        )
+    }
+
     #[inline]
     pub(crate) fn enter(&mut self) -> PyResult<()> {
         if self.depth >= self.max_depth {
             return Err(self.depth_error());
+        }
+        if crate::stack::sp() < self.stack_limit {
+            return Err(self.stack_error());
         }
         self.depth += 1;
         Ok(())
@@ -195,7 +220,7 @@ impl<'py, 'a> Decoder<'py, 'a> {
     #[inline]
     pub(crate) fn value(&mut self, v: Value<'a>) -> PyResult<Bound<'py, PyAny>> {
         let py = self.py;
-        // SAFETY (all FFI calls below): the thread is attached (we hold
+        // SAFETY: (all FFI calls below) the thread is attached (we hold
         // `py`); each constructor returns a new reference or NULL with an
         // exception set, which `from_owned_ptr_or_err` turns into an error.
         unsafe {
@@ -227,7 +252,8 @@ impl<'py, 'a> Decoder<'py, 'a> {
         if b.is_empty() || b.len() > STR_CACHE_MAX_LEN || addr < self.base || addr >= self.end {
             return pytypes::make_str(self.py, b);
         }
-        let h = ((addr as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) as usize & (STR_CACHE - 1);
+        let h =
+            ((addr as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) as usize & (STR_CACHE - 1);
         let (a, p) = self.strs[h];
         if a == addr && !p.is_null() {
             // SAFETY: `p` is an owned reference held by the cache.
@@ -292,7 +318,8 @@ impl<'py, 'a> Decoder<'py, 'a> {
         // SAFETY: PyList_New returns a new list of `n` NULL items or NULL;
         // each item is set exactly once with a new (stolen) reference. A
         // partially filled list is valid to free (NULL items are skipped).
-        let list = unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyList_New(n as ffi::Py_ssize_t))? };
+        let list =
+            unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyList_New(n as ffi::Py_ssize_t))? };
         if let Some(o) = off {
             self.memo.insert(o, list.clone().into_ptr());
         }
@@ -310,7 +337,12 @@ impl<'py, 'a> Decoder<'py, 'a> {
     /// with `PyDict_SetItem`: copying a template dict is faster than
     /// inserting keys one by one (no resizing, no key hashing).
     #[inline]
-    fn presized_dict(&mut self, m: &Map<'a>, start: usize, n: usize) -> PyResult<*mut ffi::PyObject> {
+    fn presized_dict(
+        &mut self,
+        m: &Map<'a>,
+        start: usize,
+        n: usize,
+    ) -> PyResult<*mut ffi::PyObject> {
         let py = self.py;
         let shape = m.shape_offset().unwrap_or(usize::MAX);
         let t = match self.shapes.get(&shape) {
@@ -345,7 +377,11 @@ impl<'py, 'a> Decoder<'py, 'a> {
                     return Err(PyErr::fetch(py));
                 }
                 let d = ffi::PyDict_Copy(tpl);
-                return if d.is_null() { Err(PyErr::fetch(py)) } else { Ok(d) };
+                return if d.is_null() {
+                    Err(PyErr::fetch(py))
+                } else {
+                    Ok(d)
+                };
             }
             let d = ffi::PyDict_Copy(t);
             if d.is_null() {
@@ -402,7 +438,10 @@ impl<'py, 'a> Decoder<'py, 'a> {
 }
 
 /// An int of any size.
-pub(crate) fn bigint<'py>(py: Python<'py>, b: roving::read::BigInt<'_>) -> PyResult<Bound<'py, PyAny>> {
+pub(crate) fn bigint<'py>(
+    py: Python<'py>,
+    b: roving::read::BigInt<'_>,
+) -> PyResult<Bound<'py, PyAny>> {
     let n = b.to_num();
     n.into_pyobject(py).map(|o| o.into_any())
 }
@@ -422,7 +461,10 @@ pub(crate) fn timestamp<'py>(py: Python<'py>, t: roving::Timestamp) -> PyResult<
     if !(1..=9999).contains(&y) {
         return Err(decode_error(
             py,
-            format!("timestamp {} is outside the range of datetime", t.to_rfc3339()),
+            format!(
+                "timestamp {} is outside the range of datetime",
+                t.to_rfc3339()
+            ),
             None,
         ));
     }
@@ -450,17 +492,31 @@ pub(crate) fn ext<'py>(py: Python<'py>, type_id: u64, data: &[u8]) -> PyResult<B
         EXT_DATE => {
             let days = match <[u8; 4]>::try_from(data) {
                 Ok(b) => i32::from_le_bytes(b) as i64,
-                Err(_) => return Err(decode_error(py, "bad date payload (expected 4 bytes)".into(), None)),
+                Err(_) => {
+                    return Err(decode_error(
+                        py,
+                        "bad date payload (expected 4 bytes)".into(),
+                        None,
+                    ))
+                }
             };
             let (y, m, d) = pytypes::civil_from_days(days);
             if !(1..=9999).contains(&y) {
-                return Err(decode_error(py, "date outside the range of datetime.date".into(), None));
+                return Err(decode_error(
+                    py,
+                    "date outside the range of datetime.date".into(),
+                    None,
+                ));
             }
             Ok(PyDate::new(py, y as i32, m as u8, d as u8)?.into_any())
         }
         EXT_UUID => {
             if data.len() != 16 {
-                return Err(decode_error(py, "bad UUID payload (expected 16 bytes)".into(), None));
+                return Err(decode_error(
+                    py,
+                    "bad UUID payload (expected 16 bytes)".into(),
+                    None,
+                ));
             }
             let t = pytypes::types(py)?;
             let kw = pyo3::types::PyDict::new(py);
@@ -481,13 +537,21 @@ pub(crate) fn ext<'py>(py: Python<'py>, type_id: u64, data: &[u8]) -> PyResult<B
                 .call1((s,))
                 .map_err(|_| decode_error(py, format!("bad Decimal payload {s:?}"), None))
         }
-        _ => Ok(Bound::new(py, crate::Ext::new(type_id, PyBytes::new(py, data).unbind()))?.into_any()),
+        _ => Ok(Bound::new(
+            py,
+            crate::Ext::new(type_id, PyBytes::new(py, data).unbind()),
+        )?
+        .into_any()),
     }
 }
 
 /// Validates `data` (releasing the GIL for large immutable buffers when
 /// `detach` is true) and converts the whole document.
-pub(crate) fn loads_slice<'py>(py: Python<'py>, data: &[u8], detach: bool) -> PyResult<Bound<'py, PyAny>> {
+pub(crate) fn loads_slice<'py>(
+    py: Python<'py>,
+    data: &[u8],
+    detach: bool,
+) -> PyResult<Bound<'py, PyAny>> {
     let doc = open_validated(py, data, detach)?;
     let _gc = GcPause::new();
     let mut d = Decoder::new(py, data);
@@ -495,7 +559,11 @@ pub(crate) fn loads_slice<'py>(py: Python<'py>, data: &[u8], detach: bool) -> Py
 }
 
 /// Validates and opens a document.
-pub(crate) fn open_validated<'a>(py: Python<'_>, data: &'a [u8], detach: bool) -> PyResult<roving::Document<'a>> {
+pub(crate) fn open_validated<'a>(
+    py: Python<'_>,
+    data: &'a [u8],
+    detach: bool,
+) -> PyResult<roving::Document<'a>> {
     let r = if detach && data.len() >= 1 << 16 {
         py.detach(|| roving::Document::open(data))
     } else {

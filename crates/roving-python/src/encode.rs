@@ -93,13 +93,20 @@ fn format_path(py: Python<'_>, path: &[Seg]) -> String {
             Seg::Index(k) => out.push_str(&format!("[{k}]")),
             Seg::Key(k) | Seg::Attr(k) => {
                 let k = k.bind(py);
-                match k.cast::<PyString>().ok().and_then(|s| s.to_str().ok().map(str::to_owned)) {
+                match k
+                    .cast::<PyString>()
+                    .ok()
+                    .and_then(|s| s.to_str().ok().map(str::to_owned))
+                {
                     Some(s) if is_identifier(&s) => {
                         out.push('.');
                         out.push_str(&s);
                     }
                     Some(s) => out.push_str(&format!("[{}]", json_quote(&s))),
-                    None => out.push_str(&format!("[{}]", k.repr().map(|r| r.to_string()).unwrap_or_default())),
+                    None => out.push_str(&format!(
+                        "[{}]",
+                        k.repr().map(|r| r.to_string()).unwrap_or_default()
+                    )),
                 }
             }
         }
@@ -121,6 +128,7 @@ fn json_quote(s: &str) -> String {
     o
 }
 
+#[allow(clippy::boxed_local)]
 fn into_pyerr(py: Python<'_>, f: Box<Fail>) -> PyErr {
     let path = format_path(py, &f.path);
     match f.kind {
@@ -147,6 +155,7 @@ struct State<'py, 'd> {
     /// Strong references to memoized objects, so their addresses stay unique.
     keep: Vec<Bound<'py, PyAny>>,
     depth: usize,
+    stack_limit: usize,
 }
 
 /// Encodes a Python object into a roving document (used by the store,
@@ -155,7 +164,10 @@ struct State<'py, 'd> {
 /// `default` is called for objects of unsupported types; its result is
 /// encoded instead.
 #[allow(dead_code)]
-pub(crate) fn encode_py(obj: &Bound<'_, PyAny>, default: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<u8>> {
+pub(crate) fn encode_py(
+    obj: &Bound<'_, PyAny>,
+    default: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Vec<u8>> {
     with_encoder(obj.py(), |st| {
         st.default = default;
         // SAFETY: `obj` is a live object the caller holds for the whole call.
@@ -214,6 +226,7 @@ fn with_encoder<'py, T>(
         memo: IdMap::default(),
         keep: Vec::new(),
         depth: 0,
+        stack_limit: crate::stack::limit(),
     };
     st.enc.set_max_depth(MAX_DEPTH + 1);
     let r = f(&mut st);
@@ -230,7 +243,9 @@ fn type_name(o: *mut ffi::PyObject) -> String {
     // SAFETY: `o` is a live object; tp_name is a NUL-terminated C string.
     unsafe {
         let t = ffi::Py_TYPE(o);
-        std::ffi::CStr::from_ptr((*t).tp_name).to_string_lossy().into_owned()
+        std::ffi::CStr::from_ptr((*t).tp_name)
+            .to_string_lossy()
+            .into_owned()
     }
 }
 
@@ -245,7 +260,15 @@ impl<'py> State<'py, '_> {
     #[inline]
     fn enter(&mut self) -> R {
         if self.depth >= MAX_DEPTH {
-            return Err(msg(format!("nesting depth limit exceeded: more than {MAX_DEPTH} levels")));
+            return Err(msg(format!(
+                "nesting depth limit exceeded: more than {MAX_DEPTH} levels"
+            )));
+        }
+        if crate::stack::sp() < self.stack_limit {
+            return Err(msg(format!(
+                "nesting depth limit exceeded: this thread's stack is exhausted after {} levels",
+                self.depth
+            )));
         }
         self.depth += 1;
         Ok(())
@@ -278,7 +301,8 @@ impl<'py> State<'py, '_> {
             } else if t == tp!(PyTuple_Type) {
                 self.tracked(o, thr, Self::tuple)
             } else if t == tp!(PyBytes_Type) {
-                let b = Bound::from_borrowed_ptr(self.py, o).cast_into_unchecked::<pyo3::types::PyBytes>();
+                let b = Bound::from_borrowed_ptr(self.py, o)
+                    .cast_into_unchecked::<pyo3::types::PyBytes>();
                 Ok(self.enc.bytes(b.as_bytes())?)
             } else {
                 self.slow(o, thr)
@@ -307,16 +331,14 @@ impl<'py> State<'py, '_> {
         match self.memo.get(&key) {
             Some(Memo::Done(m)) => return Ok(self.enc.reuse(*m)?),
             Some(Memo::Open) => {
-                return Err(msg(format!(
-                    "cycle: a {} contains itself",
-                    type_name(o)
-                )))
+                return Err(msg(format!("cycle: a {} contains itself", type_name(o))))
             }
             None => {}
         }
         self.memo.insert(key, Memo::Open);
         // SAFETY: `o` is live; we take a strong reference to keep its address unique.
-        self.keep.push(unsafe { Bound::from_borrowed_ptr(self.py, o) });
+        self.keep
+            .push(unsafe { Bound::from_borrowed_ptr(self.py, o) });
         self.enter()?;
         // SAFETY: as above.
         let mark = unsafe { f(self, o) }?;
@@ -383,10 +405,7 @@ impl<'py> State<'py, '_> {
                             self.str_error()
                         } else {
                             let r = key.repr().map(|r| r.to_string()).unwrap_or_default();
-                            msg(format!(
-                                "dict keys must be str, got {} {r}",
-                                type_name(k)
-                            ))
+                            msg(format!("dict keys must be str, got {} {r}", type_name(k)))
                         };
                         f.path.push(Seg::Key(key.unbind()));
                         return Err(f);
@@ -500,7 +519,11 @@ impl<'py> State<'py, '_> {
         }
         if let Ok(d) = ob.cast::<PyDate>() {
             use pyo3::types::PyDateAccess;
-            let days = pytypes::days_from_civil(d.get_year() as i64, d.get_month() as u32, d.get_day() as u32);
+            let days = pytypes::days_from_civil(
+                d.get_year() as i64,
+                d.get_month() as u32,
+                d.get_day() as u32,
+            );
             return Ok(self.enc.ext(EXT_DATE, &(days as i32).to_le_bytes())?);
         }
         if ob.is_instance(ty.uuid.bind(py))? {
@@ -545,7 +568,10 @@ impl<'py> State<'py, '_> {
             let v = d.call1((&ob,))?;
             return self.owned(v, 1);
         }
-        Err(msg(format!("cannot encode object of type '{}'", type_name(o))))
+        Err(msg(format!(
+            "cannot encode object of type '{}'",
+            type_name(o)
+        )))
     }
 
     fn datetime(&mut self, dt: &Bound<'py, PyDateTime>) -> R {
@@ -566,7 +592,11 @@ impl<'py> State<'py, '_> {
                 }
             }
         };
-        let days = pytypes::days_from_civil(dt.get_year() as i64, dt.get_month() as u32, dt.get_day() as u32);
+        let days = pytypes::days_from_civil(
+            dt.get_year() as i64,
+            dt.get_month() as u32,
+            dt.get_day() as u32,
+        );
         let secs = days * 86_400
             + dt.get_hour() as i64 * 3600
             + dt.get_minute() as i64 * 60
@@ -581,7 +611,12 @@ impl<'py> State<'py, '_> {
         Ok(self.enc.timestamp(ts)?)
     }
 
-    fn tracked_dataclass(&mut self, ob: &Bound<'py, PyAny>, thr: isize, fields: Bound<'py, pyo3::types::PyTuple>) -> R {
+    fn tracked_dataclass(
+        &mut self,
+        ob: &Bound<'py, PyAny>,
+        thr: isize,
+        fields: Bound<'py, pyo3::types::PyTuple>,
+    ) -> R {
         let o = ob.as_ptr();
         // SAFETY: `o` is alive through `ob`.
         let shared = unsafe { ffi::Py_REFCNT(o) } > thr;
@@ -693,12 +728,17 @@ impl<'py> State<'py, '_> {
         };
         // Little-endian, C-contiguous data.
         let le = pytypes::dtype_str(elem);
-        let arr = if dtype.str()?.to_str()? == le || size == 1 {
+        let dstr: String = dtype.getattr(pyo3::intern!(py, "str"))?.extract()?;
+        let arr = if dstr == le || size == 1 {
             ob.clone()
         } else {
             ob.call_method1(pyo3::intern!(py, "astype"), (le,))?
         };
-        let arr = if arr.getattr(pyo3::intern!(py, "flags"))?.getattr(pyo3::intern!(py, "c_contiguous"))?.is_truthy()? {
+        let arr = if arr
+            .getattr(pyo3::intern!(py, "flags"))?
+            .getattr(pyo3::intern!(py, "c_contiguous"))?
+            .is_truthy()?
+        {
             arr
         } else {
             arr.call_method1(pyo3::intern!(py, "copy"), ("C",))?
@@ -749,7 +789,9 @@ fn array_elem(code: &str, size: usize) -> Option<ElemType> {
 }
 
 /// Cached names of the fields of a dataclass type (`None` if not one).
-fn dataclass_fields<'py>(t: &Bound<'py, PyType>) -> PyResult<Option<Bound<'py, pyo3::types::PyTuple>>> {
+fn dataclass_fields<'py>(
+    t: &Bound<'py, PyType>,
+) -> PyResult<Option<Bound<'py, pyo3::types::PyTuple>>> {
     use pyo3::sync::PyOnceLock;
     static CACHE: PyOnceLock<Py<PyDict>> = PyOnceLock::new();
     let py = t.py();

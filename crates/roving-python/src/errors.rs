@@ -76,7 +76,11 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
-fn make<'py>(py: Python<'py>, cell: &PyOnceLock<Py<PyType>>, msg: String) -> (Bound<'py, PyAny>, PyErr) {
+fn make<'py>(
+    py: Python<'py>,
+    cell: &PyOnceLock<Py<PyType>>,
+    msg: String,
+) -> (Bound<'py, PyAny>, PyErr) {
     match cell.get(py) {
         Some(t) => match t.bind(py).call1((msg,)) {
             Ok(inst) => {

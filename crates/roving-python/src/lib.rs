@@ -8,6 +8,7 @@ mod decode;
 mod encode;
 mod errors;
 mod pytypes;
+mod stack;
 #[cfg(feature = "store")]
 mod store;
 mod typed;
@@ -47,7 +48,8 @@ impl Ext {
         match other.cast::<Ext>() {
             Ok(o) => {
                 let o = o.get();
-                o.type_id == self.type_id && o.data.bind(py).as_bytes() == self.data.bind(py).as_bytes()
+                o.type_id == self.type_id
+                    && o.data.bind(py).as_bytes() == self.data.bind(py).as_bytes()
             }
             Err(_) => false,
         }
@@ -58,7 +60,11 @@ impl Ext {
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        Ok(format!("roving.Ext({}, {})", self.type_id, self.data.bind(py).repr()?))
+        Ok(format!(
+            "roving.Ext({}, {})",
+            self.type_id,
+            self.data.bind(py).repr()?
+        ))
     }
 }
 
@@ -79,7 +85,10 @@ pub(crate) fn with_bytes<T>(
     let b = pyo3::buffer::PyUntypedBuffer::get(data).map_err(|_| {
         pyo3::exceptions::PyTypeError::new_err(format!(
             "expected a bytes-like object, got {}",
-            data.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+            data.get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_default()
         ))
     })?;
     if b.is_c_contiguous() {
@@ -100,7 +109,10 @@ pub(crate) fn with_bytes<T>(
 /// of unsupported types and its result encoded instead.
 #[pyfunction]
 #[pyo3(signature = (obj, /, *, default=None))]
-fn dumps<'py>(obj: &Bound<'py, PyAny>, default: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyBytes>> {
+fn dumps<'py>(
+    obj: &Bound<'py, PyAny>,
+    default: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyBytes>> {
     let default = default.filter(|d| !d.is_none());
     encode::dumps_py(obj, default)
 }
@@ -111,7 +123,10 @@ fn dumps<'py>(obj: &Bound<'py, PyAny>, default: Option<&Bound<'py, PyAny>>) -> P
 /// `type`, builds and checks that type (dataclasses, list[...], ...).
 #[pyfunction]
 #[pyo3(signature = (data, /, *, r#type=None))]
-fn loads<'py>(data: &Bound<'py, PyAny>, r#type: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
+fn loads<'py>(
+    data: &Bound<'py, PyAny>,
+    r#type: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
     let py = data.py();
     let ty = r#type.filter(|t| !t.is_none());
     with_bytes(data, |bytes, immutable| decode_py(py, bytes, ty, immutable))
@@ -139,7 +154,10 @@ pub(crate) fn decode_py<'py>(
 /// Encodes a Python object to roving bytes (for other modules of this crate,
 /// e.g. the store).
 #[allow(dead_code)]
-pub(crate) fn encode_py(obj: &Bound<'_, PyAny>, default: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<u8>> {
+pub(crate) fn encode_py(
+    obj: &Bound<'_, PyAny>,
+    default: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Vec<u8>> {
     encode::encode_py(obj, default)
 }
 
@@ -168,7 +186,9 @@ pub(crate) fn decode_doc<'py>(
 #[pyo3(signature = (data, /))]
 fn validate(data: &Bound<'_, PyAny>) -> PyResult<()> {
     let py = data.py();
-    with_bytes(data, |b, immutable| decode::open_validated(py, b, immutable).map(|_| ()))
+    with_bytes(data, |b, immutable| {
+        decode::open_validated(py, b, immutable).map(|_| ())
+    })
 }
 
 /// from_json(data, /) -> bytes

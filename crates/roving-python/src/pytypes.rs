@@ -30,21 +30,36 @@ static TYPES: PyOnceLock<Types> = PyOnceLock::new();
 /// The standard-library types (imported on first use).
 pub(crate) fn types(py: Python<'_>) -> PyResult<&Types> {
     TYPES.get_or_try_init(py, || {
-        let uuid = py.import("uuid")?.getattr("UUID")?.cast_into::<PyType>()?.unbind();
+        let uuid = py
+            .import("uuid")?
+            .getattr("UUID")?
+            .cast_into::<PyType>()?
+            .unbind();
         let decimal = py
             .import("decimal")?
             .getattr("Decimal")?
             .cast_into::<PyType>()?
             .unbind();
-        let enum_ = py.import("enum")?.getattr("Enum")?.cast_into::<PyType>()?.unbind();
-        let array = py.import("array")?.getattr("array")?.cast_into::<PyType>()?.unbind();
+        let enum_ = py
+            .import("enum")?
+            .getattr("Enum")?
+            .cast_into::<PyType>()?
+            .unbind();
+        let array = py
+            .import("array")?
+            .getattr("array")?
+            .cast_into::<PyType>()?
+            .unbind();
         let dc = py.import("dataclasses")?;
         Ok(Types {
             uuid,
             decimal,
             enum_,
             array,
-            dataclass_fields: pyo3::intern!(py, "__dataclass_fields__").clone().into_any().unbind(),
+            dataclass_fields: pyo3::intern!(py, "__dataclass_fields__")
+                .clone()
+                .into_any()
+                .unbind(),
             field_marker: dc.getattr("_FIELD")?.unbind(),
             timezone_cache: PyDict::new(py).unbind(),
         })
@@ -83,7 +98,9 @@ fn load_numpy(py: Python<'_>, np: &Bound<'_, PyModule>) -> PyResult<Numpy> {
 pub(crate) fn numpy_import(py: Python<'_>) -> Option<&Numpy> {
     NUMPY
         .get_or_init(py, || {
-            py.import("numpy").ok().and_then(|np| load_numpy(py, &np).ok())
+            py.import("numpy")
+                .ok()
+                .and_then(|np| load_numpy(py, &np).ok())
         })
         .as_ref()
 }
@@ -143,7 +160,9 @@ pub(crate) fn vector_to_py<'py>(
     if let Some(np) = numpy_import(py) {
         // A bytearray copy makes the array writable and owns the data.
         let ba = pyo3::types::PyByteArray::new(py, raw);
-        let dt = np.dtypes[elem as usize].as_ref().map(|d| d.bind(py).clone());
+        let dt = np.dtypes[elem as usize]
+            .as_ref()
+            .map(|d| d.bind(py).clone());
         return np.frombuffer.bind(py).call1((ba, dt));
     }
     let t = types(py)?;
@@ -188,7 +207,10 @@ pub(crate) fn civil_from_days(z: i64) -> (i64, u32, u32) {
 }
 
 /// `datetime.timezone` of a UTC offset in seconds (cached).
-pub(crate) fn timezone<'py>(py: Python<'py>, offset: i32) -> PyResult<Bound<'py, pyo3::types::PyTzInfo>> {
+pub(crate) fn timezone<'py>(
+    py: Python<'py>,
+    offset: i32,
+) -> PyResult<Bound<'py, pyo3::types::PyTzInfo>> {
     use pyo3::types::{PyDelta, PyTzInfo};
     if offset == 0 {
         return Ok(PyTzInfo::utc(py)?.to_owned());
@@ -246,7 +268,11 @@ pub(crate) fn dataclass_field_names<'py>(
 ) -> PyResult<Option<Vec<Bound<'py, pyo3::types::PyString>>>> {
     let py = t.py();
     let ty = types(py)?;
-    let fields = match t.getattr_opt(ty.dataclass_fields.bind(py).cast::<pyo3::types::PyString>()?)? {
+    let fields = match t.getattr_opt(
+        ty.dataclass_fields
+            .bind(py)
+            .cast::<pyo3::types::PyString>()?,
+    )? {
         Some(f) => f,
         None => return Ok(None),
     };

@@ -111,22 +111,31 @@ impl Plan {
             Plan::NoneT => matches!(v, Value::Null),
             Plan::Bool => matches!(v, Value::Bool(_)),
             Plan::Int => matches!(v, Value::Int(_) | Value::UInt(_) | Value::BigInt(_)),
-            Plan::Float => matches!(v, Value::Float(_) | Value::Int(_) | Value::UInt(_) | Value::BigInt(_)),
+            Plan::Float => matches!(
+                v,
+                Value::Float(_) | Value::Int(_) | Value::UInt(_) | Value::BigInt(_)
+            ),
             Plan::Str => matches!(v, Value::Str(_)),
             Plan::Bytes | Plan::ByteArray => matches!(v, Value::Bytes(_)),
             Plan::DateTime => matches!(v, Value::Timestamp(_)),
             Plan::Date => matches!(v, Value::Ext(e) if e.type_id == EXT_DATE),
-            Plan::Uuid => matches!(v, Value::Str(_)) || matches!(v, Value::Ext(e) if e.type_id == EXT_UUID),
-            Plan::Decimal => {
-                matches!(v, Value::Str(_) | Value::Int(_) | Value::UInt(_) | Value::BigInt(_))
-                    || matches!(v, Value::Ext(e) if e.type_id == EXT_DECIMAL)
+            Plan::Uuid => {
+                matches!(v, Value::Str(_)) || matches!(v, Value::Ext(e) if e.type_id == EXT_UUID)
             }
-            Plan::List(_) | Plan::Set(..) | Plan::TupleVar(_) => matches!(v, Value::Array(_) | Value::Vector(_)),
+            Plan::Decimal => {
+                matches!(
+                    v,
+                    Value::Str(_) | Value::Int(_) | Value::UInt(_) | Value::BigInt(_)
+                ) || matches!(v, Value::Ext(e) if e.type_id == EXT_DECIMAL)
+            }
+            Plan::List(_) | Plan::Set(..) | Plan::TupleVar(_) => {
+                matches!(v, Value::Array(_) | Value::Vector(_))
+            }
             Plan::Tuple(_) => matches!(v, Value::Array(_)),
             Plan::Dict(_) | Plan::Dataclass(_) => matches!(v, Value::Map(_)),
-            Plan::Union { members, nullable, .. } => {
-                (*nullable && matches!(v, Value::Null)) || members.iter().any(|m| m.accepts(v))
-            }
+            Plan::Union {
+                members, nullable, ..
+            } => (*nullable && matches!(v, Value::Null)) || members.iter().any(|m| m.accepts(v)),
             Plan::Enum(..) | Plan::Literal(..) => !matches!(v, Value::Array(_) | Value::Map(_)),
             Plan::Vector => matches!(v, Value::Vector(_)),
         }
@@ -302,19 +311,19 @@ fn compile(tp: &Bound<'_, PyAny>) -> PyResult<Plan> {
         if t.is(std.decimal.bind(py)) {
             return Ok(Plan::Decimal);
         }
-        if t.is(&py.get_type::<pyo3::types::PyList>()) {
+        if t.is(py.get_type::<pyo3::types::PyList>()) {
             return Ok(Plan::List(Box::new(Plan::Any)));
         }
-        if t.is(&py.get_type::<PyTuple>()) {
+        if t.is(py.get_type::<PyTuple>()) {
             return Ok(Plan::TupleVar(Box::new(Plan::Any)));
         }
-        if t.is(&py.get_type::<PyDict>()) {
+        if t.is(py.get_type::<PyDict>()) {
             return Ok(Plan::Dict(Box::new(Plan::Any)));
         }
-        if t.is(&py.get_type::<PySet>()) {
+        if t.is(py.get_type::<PySet>()) {
             return Ok(Plan::Set(Box::new(Plan::Any), false));
         }
-        if t.is(&py.get_type::<PyFrozenSet>()) {
+        if t.is(py.get_type::<PyFrozenSet>()) {
             return Ok(Plan::Set(Box::new(Plan::Any), true));
         }
         if t.is(std.array.bind(py)) {
@@ -371,16 +380,16 @@ fn compile(tp: &Bound<'_, PyAny>) -> PyResult<Plan> {
         if origin.is(ty.annotated.bind(py)) {
             return arg(0);
         }
-        if origin.is(&py.get_type::<pyo3::types::PyList>()) {
+        if origin.is(py.get_type::<pyo3::types::PyList>()) {
             return Ok(Plan::List(Box::new(arg(0)?)));
         }
-        if origin.is(&py.get_type::<PySet>()) {
+        if origin.is(py.get_type::<PySet>()) {
             return Ok(Plan::Set(Box::new(arg(0)?), false));
         }
-        if origin.is(&py.get_type::<PyFrozenSet>()) {
+        if origin.is(py.get_type::<PyFrozenSet>()) {
             return Ok(Plan::Set(Box::new(arg(0)?), true));
         }
-        if origin.is(&py.get_type::<PyTuple>()) {
+        if origin.is(py.get_type::<PyTuple>()) {
             let n = args.len();
             if n == 2 && args.get_item(1)?.is(py.Ellipsis().bind(py)) {
                 return Ok(Plan::TupleVar(Box::new(arg(0)?)));
@@ -391,8 +400,11 @@ fn compile(tp: &Bound<'_, PyAny>) -> PyResult<Plan> {
             }
             return Ok(Plan::Tuple(items));
         }
-        let is_dict = origin.is(&py.get_type::<PyDict>())
-            || ty.abc.iter().any(|(t, k)| *k == b'd' && origin.is(t.bind(py)));
+        let is_dict = origin.is(py.get_type::<PyDict>())
+            || ty
+                .abc
+                .iter()
+                .any(|(t, k)| *k == b'd' && origin.is(t.bind(py)));
         if is_dict {
             if let Ok(k) = args.get_item(0) {
                 let kp = compile(&k)?;
@@ -455,7 +467,11 @@ fn dataclass_plan(cls: &Bound<'_, PyType>) -> PyResult<Arc<DcPlan>> {
 fn fill_dataclass(cls: &Bound<'_, PyType>, plan: &DcPlan) -> PyResult<()> {
     let py = cls.py();
     let ty = typing(py)?;
-    let hints = ty.get_type_hints.bind(py).call1((cls,))?.cast_into::<PyDict>()?;
+    let hints = ty
+        .get_type_hints
+        .bind(py)
+        .call1((cls,))?
+        .cast_into::<PyDict>()?;
     let fields = cls
         .getattr(pyo3::intern!(py, "__dataclass_fields__"))?
         .cast_into::<PyDict>()?;
@@ -529,7 +545,10 @@ enum Seg {
 }
 
 enum FailKind {
-    Mismatch { expected: String, got: &'static str },
+    Mismatch {
+        expected: String,
+        got: &'static str,
+    },
     Msg(String),
     /// A Python error raised by user code (`__post_init__`, enum lookup): shown with the path.
     User(PyErr),
@@ -600,12 +619,15 @@ fn format_path(path: &[Seg]) -> String {
     out
 }
 
+#[allow(clippy::boxed_local)]
 fn into_pyerr(py: Python<'_>, f: Box<Fail>) -> PyErr {
     let path = format_path(&f.path);
     match f.kind {
-        FailKind::Mismatch { expected, got } => {
-            validation_error(py, format!("expected {expected}, got {got} at {path}"), path)
-        }
+        FailKind::Mismatch { expected, got } => validation_error(
+            py,
+            format!("expected {expected}, got {got} at {path}"),
+            path,
+        ),
         FailKind::Msg(m) => validation_error(py, format!("{m} at {path}"), path),
         FailKind::User(e) => {
             let err = validation_error(py, format!("{} at {path}", e.value(py)), path);
@@ -653,7 +675,9 @@ impl<'py, 'a> TDec<'py, 'a> {
                 _ => Err(mismatch(plan, &v)),
             },
             Plan::Int => match v {
-                Value::Int(_) | Value::UInt(_) | Value::BigInt(_) => self.d.value(v).map_err(decode_fail),
+                Value::Int(_) | Value::UInt(_) | Value::BigInt(_) => {
+                    self.d.value(v).map_err(decode_fail)
+                }
                 _ => Err(mismatch(plan, &v)),
             },
             Plan::Float => match v {
@@ -662,7 +686,12 @@ impl<'py, 'a> TDec<'py, 'a> {
                 Value::UInt(u) => Ok(pyo3::types::PyFloat::new(py, u as f64).into_any()),
                 Value::BigInt(b) => {
                     let i = decode::bigint(py, b).map_err(decode_fail)?;
-                    let f: f64 = i.extract().map_err(|e| Box::new(Fail { kind: FailKind::User(e), path: Vec::new() }))?;
+                    let f: f64 = i.extract().map_err(|e| {
+                        Box::new(Fail {
+                            kind: FailKind::User(e),
+                            path: Vec::new(),
+                        })
+                    })?;
                     Ok(pyo3::types::PyFloat::new(py, f).into_any())
                 }
                 _ => Err(mismatch(plan, &v)),
@@ -688,11 +717,15 @@ impl<'py, 'a> TDec<'py, 'a> {
                 _ => Err(mismatch(plan, &v)),
             },
             Plan::Date => match v {
-                Value::Ext(e) if e.type_id == EXT_DATE => decode::ext(py, e.type_id, e.data).map_err(decode_fail),
+                Value::Ext(e) if e.type_id == EXT_DATE => {
+                    decode::ext(py, e.type_id, e.data).map_err(decode_fail)
+                }
                 _ => Err(mismatch(plan, &v)),
             },
             Plan::Uuid => match v {
-                Value::Ext(e) if e.type_id == EXT_UUID => decode::ext(py, e.type_id, e.data).map_err(decode_fail),
+                Value::Ext(e) if e.type_id == EXT_UUID => {
+                    decode::ext(py, e.type_id, e.data).map_err(decode_fail)
+                }
                 Value::Str(s) => pytypes::types(py)
                     .and_then(|t| t.uuid.bind(py).call1((s,)))
                     .map_err(|_| fail_msg(format!("invalid UUID {s:?}"))),
@@ -714,10 +747,14 @@ impl<'py, 'a> TDec<'py, 'a> {
                 _ => Err(mismatch(plan, &v)),
             },
             Plan::Vector => match v {
-                Value::Vector(vec) => pytypes::vector_to_py(py, vec.elem_type(), vec.raw()).map_err(decode_fail),
+                Value::Vector(vec) => {
+                    pytypes::vector_to_py(py, vec.elem_type(), vec.raw()).map_err(decode_fail)
+                }
                 _ => Err(mismatch(plan, &v)),
             },
-            Plan::List(_) | Plan::Set(..) | Plan::TupleVar(_) | Plan::Tuple(_) => self.sequence(plan, v),
+            Plan::List(_) | Plan::Set(..) | Plan::TupleVar(_) | Plan::Tuple(_) => {
+                self.sequence(plan, v)
+            }
             Plan::Dict(vp) => match v {
                 Value::Map(m) => self.memoized(plan, m.offset(), |s| s.dict(vp, m)),
                 _ => Err(mismatch(plan, &v)),
@@ -726,7 +763,9 @@ impl<'py, 'a> TDec<'py, 'a> {
                 Value::Map(m) => self.memoized(plan, m.offset(), |s| s.dataclass(dc, m)),
                 _ => Err(mismatch(plan, &v)),
             },
-            Plan::Union { nullable, members, .. } => {
+            Plan::Union {
+                nullable, members, ..
+            } => {
                 if matches!(v, Value::Null) && *nullable {
                     return Ok(py.None().into_bound(py));
                 }
@@ -843,7 +882,9 @@ impl<'py, 'a> TDec<'py, 'a> {
                         Some(Scalar::Float(x)) => Value::Float(x),
                         None => Value::Null,
                     };
-                    let o = self.value(p, item).map_err(|f| with_seg(f, Seg::Index(i)))?;
+                    let o = self
+                        .value(p, item)
+                        .map_err(|f| with_seg(f, Seg::Index(i)))?;
                     out.push(o);
                 }
                 self.d.leave();
@@ -937,7 +978,12 @@ impl<'py, 'a> TDec<'py, 'a> {
             }
             vals[j] = Some(match &f.default {
                 Default::Value(d) => d.bind(py).clone(),
-                Default::Factory(fac) => fac.bind(py).call0().map_err(|e| Box::new(Fail { kind: FailKind::User(e), path: Vec::new() }))?,
+                Default::Factory(fac) => fac.bind(py).call0().map_err(|e| {
+                    Box::new(Fail {
+                        kind: FailKind::User(e),
+                        path: Vec::new(),
+                    })
+                })?,
                 Default::Required => {
                     return Err(fail_msg(format!("missing required field '{}'", f.name_str)));
                 }
@@ -960,7 +1006,8 @@ impl<'py, 'a> TDec<'py, 'a> {
             let kw = PyDict::new(py);
             for (f, v) in fields.iter().zip(vals) {
                 if f.init {
-                    kw.set_item(f.name.bind(py), v.expect("filled above")).map_err(user)?;
+                    kw.set_item(f.name.bind(py), v.expect("filled above"))
+                        .map_err(user)?;
                 }
             }
             return cls.call((), Some(&kw)).map_err(user);
@@ -973,13 +1020,15 @@ impl<'py, 'a> TDec<'py, 'a> {
         for (f, v) in fields.iter().zip(vals) {
             let v = v.expect("filled above");
             // SAFETY: live objects; PyObject_GenericSetAttr takes its own references.
-            let rc = unsafe { ffi::PyObject_GenericSetAttr(obj.as_ptr(), f.name.as_ptr(), v.as_ptr()) };
+            let rc =
+                unsafe { ffi::PyObject_GenericSetAttr(obj.as_ptr(), f.name.as_ptr(), v.as_ptr()) };
             if rc < 0 {
                 return Err(user(PyErr::fetch(py)));
             }
         }
         if *dc.post_init.get().unwrap_or(&false) {
-            obj.call_method0(pyo3::intern!(py, "__post_init__")).map_err(user)?;
+            obj.call_method0(pyo3::intern!(py, "__post_init__"))
+                .map_err(user)?;
         }
         Ok(obj)
     }

@@ -30,7 +30,11 @@ pub(crate) unsafe fn extend(v: Value<'_>) -> Value<'static> {
 
 /// Opens `buf` as a document: validates it unless `trusted`, releasing the
 /// GIL while validating (the bytes of a `Buf` are immutable).
-pub(crate) fn open_buf(py: Python<'_>, buf: Arc<Buf>, trusted: bool) -> PyResult<(Arc<Buf>, Value<'static>)> {
+pub(crate) fn open_buf(
+    py: Python<'_>,
+    buf: Arc<Buf>,
+    trusted: bool,
+) -> PyResult<(Arc<Buf>, Value<'static>)> {
     let bytes = buf.bytes();
     let doc = if trusted {
         // SAFETY: the caller asserted (`trusted=True`, documented as "bytes
@@ -65,7 +69,9 @@ impl Doc {
     fn state(&self) -> PyResult<(Arc<Buf>, Value<'static>)> {
         match &*self.state.lock().unwrap_or_else(|e| e.into_inner()) {
             Some((b, v)) => Ok((b.clone(), *v)),
-            None => Err(PyValueError::new_err("I/O operation on a closed roving.Doc")),
+            None => Err(PyValueError::new_err(
+                "I/O operation on a closed roving.Doc",
+            )),
         }
     }
 
@@ -73,7 +79,9 @@ impl Doc {
     fn with<T>(&self, f: impl FnOnce(&Arc<Buf>, Value<'static>) -> PyResult<T>) -> PyResult<T> {
         match &*self.state.lock().unwrap_or_else(|e| e.into_inner()) {
             Some((b, v)) => f(b, *v),
-            None => Err(PyValueError::new_err("I/O operation on a closed roving.Doc")),
+            None => Err(PyValueError::new_err(
+                "I/O operation on a closed roving.Doc",
+            )),
         }
     }
 }
@@ -92,7 +100,12 @@ impl Doc {
 
     /// `doc.get(key, default=None)` on the root.
     #[pyo3(signature = (key, default=None))]
-    fn get(&self, py: Python<'_>, key: &Bound<'_, PyAny>, default: Option<Py<PyAny>>) -> PyResult<Py<PyAny>> {
+    fn get(
+        &self,
+        py: Python<'_>,
+        key: &Bound<'_, PyAny>,
+        default: Option<Py<PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
         self.with(|b, v| get(py, b, v, key, default))
     }
 
@@ -111,7 +124,12 @@ impl Doc {
 
     /// The value at a path such as `[123].name` (or `default` if absent).
     #[pyo3(signature = (path, default=None))]
-    fn get_path(&self, py: Python<'_>, path: &str, default: Option<Py<PyAny>>) -> PyResult<Py<PyAny>> {
+    fn get_path(
+        &self,
+        py: Python<'_>,
+        path: &str,
+        default: Option<Py<PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
         self.with(|b, v| get_path(py, b, v, path, default))
     }
 
@@ -122,7 +140,11 @@ impl Doc {
 
     /// The whole document as JSON text (bytes).
     #[pyo3(signature = (*, indent=None))]
-    fn to_json<'py>(&self, py: Python<'py>, indent: Option<usize>) -> PyResult<Bound<'py, PyBytes>> {
+    fn to_json<'py>(
+        &self,
+        py: Python<'py>,
+        indent: Option<usize>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
         let (b, v) = self.state()?;
         to_json(py, &b, v, indent)
     }
@@ -143,7 +165,10 @@ impl Doc {
     /// True after `close()`.
     #[getter]
     fn closed(&self) -> bool {
-        self.state.lock().unwrap_or_else(|e| e.into_inner()).is_none()
+        self.state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_none()
     }
 
     /// Releases this document's reference to its buffer (a memory-mapped
@@ -166,7 +191,11 @@ impl Doc {
 
     fn __repr__(&self) -> String {
         match &*self.state.lock().unwrap_or_else(|e| e.into_inner()) {
-            Some((b, v)) => format!("<roving.Doc {} bytes, root {}>", b.bytes().len(), v.type_name()),
+            Some((b, v)) => format!(
+                "<roving.Doc {} bytes, root {}>",
+                b.bytes().len(),
+                v.type_name()
+            ),
             None => "<roving.Doc closed>".into(),
         }
     }
@@ -181,7 +210,11 @@ pub struct View {
 
 /// A view (for containers) or a Python value (for scalars) of `v`, which
 /// borrows from `buf`.
-pub(crate) fn to_view_or_value(py: Python<'_>, buf: &Arc<Buf>, v: Value<'static>) -> PyResult<Py<PyAny>> {
+pub(crate) fn to_view_or_value(
+    py: Python<'_>,
+    buf: &Arc<Buf>,
+    v: Value<'static>,
+) -> PyResult<Py<PyAny>> {
     match v {
         Value::Array(_) | Value::Map(_) => Ok(Py::new(
             py,
@@ -195,7 +228,10 @@ pub(crate) fn to_view_or_value(py: Python<'_>, buf: &Arc<Buf>, v: Value<'static>
         Value::Str(s) => Ok(pytypes::make_str(py, s.as_bytes())?.unbind()),
         Value::Int(i) => Ok(i.into_pyobject(py)?.into_any().unbind()),
         Value::Null => Ok(py.None()),
-        Value::Bool(b) => Ok(pyo3::types::PyBool::new(py, b).to_owned().into_any().unbind()),
+        Value::Bool(b) => Ok(pyo3::types::PyBool::new(py, b)
+            .to_owned()
+            .into_any()
+            .unbind()),
         Value::Float(f) => Ok(pyo3::types::PyFloat::new(py, f).into_any().unbind()),
         other => Ok(Decoder::new(py, buf.bytes()).value(other)?.unbind()),
     }
@@ -203,13 +239,19 @@ pub(crate) fn to_view_or_value(py: Python<'_>, buf: &Arc<Buf>, v: Value<'static>
 
 /// A read-only numpy array over the vector's bytes (zero copy), or an
 /// `array.array` copy if numpy is not installed.
-fn vector_view(py: Python<'_>, buf: &Arc<Buf>, vec: roving::Vector<'static>) -> PyResult<Py<PyAny>> {
+fn vector_view(
+    py: Python<'_>,
+    buf: &Arc<Buf>,
+    vec: roving::Vector<'static>,
+) -> PyResult<Py<PyAny>> {
     if let Some(np) = pytypes::numpy_import(py) {
         if cfg!(target_endian = "little") {
             let raw = vec.raw();
             let off = raw.as_ptr() as usize - buf.bytes().as_ptr() as usize;
             let r = Bound::new(py, BufferRef { buf: buf.clone() })?;
-            let dt = np.dtypes[vec.elem_type() as usize].as_ref().map(|d| d.bind(py).clone());
+            let dt = np.dtypes[vec.elem_type() as usize]
+                .as_ref()
+                .map(|d| d.bind(py).clone());
             let kw = PyDict::new(py);
             kw.set_item("dtype", dt)?;
             kw.set_item("count", vec.len())?;
@@ -237,7 +279,12 @@ fn norm_index(i: isize, n: usize) -> Option<usize> {
     (j >= 0 && (j as usize) < n).then_some(j as usize)
 }
 
-fn getitem(py: Python<'_>, buf: &Arc<Buf>, v: Value<'static>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+fn getitem(
+    py: Python<'_>,
+    buf: &Arc<Buf>,
+    v: Value<'static>,
+    key: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
     match v {
         Value::Map(m) => {
             let k = key
@@ -254,7 +301,11 @@ fn getitem(py: Python<'_>, buf: &Arc<Buf>, v: Value<'static>, key: &Bound<'_, Py
                 let mut out = Vec::with_capacity(ind.slicelength);
                 let mut i = ind.start;
                 for _ in 0..ind.slicelength {
-                    out.push(to_view_or_value(py, buf, a.get(i as usize).unwrap_or(Value::Null))?);
+                    out.push(to_view_or_value(
+                        py,
+                        buf,
+                        a.get(i as usize).unwrap_or(Value::Null),
+                    )?);
                     i += ind.step;
                 }
                 return Ok(PyList::new(py, out)?.into_any().unbind());
@@ -327,7 +378,12 @@ fn len(v: Value<'_>) -> PyResult<usize> {
     }
 }
 
-fn contains(py: Python<'_>, buf: &Arc<Buf>, v: Value<'static>, x: &Bound<'_, PyAny>) -> PyResult<bool> {
+fn contains(
+    py: Python<'_>,
+    buf: &Arc<Buf>,
+    v: Value<'static>,
+    x: &Bound<'_, PyAny>,
+) -> PyResult<bool> {
     match v {
         Value::Map(m) => match x.cast::<PyString>() {
             Ok(k) => Ok(m.position(k.to_str()?).is_some()),
@@ -348,9 +404,19 @@ fn contains(py: Python<'_>, buf: &Arc<Buf>, v: Value<'static>, x: &Bound<'_, PyA
 /// Compares a value in place with a Python object (Python's `==` rules for
 /// scalars; maps equal dicts with the same keys and equal values, arrays
 /// equal lists or tuples of equal items).
-fn eq_value(py: Python<'_>, buf: &Arc<Buf>, v: Value<'static>, o: &Bound<'_, PyAny>, depth: usize) -> PyResult<bool> {
-    if depth > decode::MAX_DEPTH {
-        return Err(crate::errors::decode_error(py, "nesting depth limit exceeded in comparison".into(), None));
+fn eq_value(
+    py: Python<'_>,
+    buf: &Arc<Buf>,
+    v: Value<'static>,
+    o: &Bound<'_, PyAny>,
+    depth: usize,
+) -> PyResult<bool> {
+    if depth > decode::MAX_DEPTH || crate::stack::sp() < crate::stack::limit() {
+        return Err(crate::errors::decode_error(
+            py,
+            "nesting depth limit exceeded in comparison".into(),
+            None,
+        ));
     }
     if let Ok(other) = o.cast::<View>() {
         let other = other.get();
@@ -418,7 +484,12 @@ fn eq_value(py: Python<'_>, buf: &Arc<Buf>, v: Value<'static>, o: &Bound<'_, PyA
     }
 }
 
-fn to_json<'py>(py: Python<'py>, buf: &Arc<Buf>, v: Value<'static>, indent: Option<usize>) -> PyResult<Bound<'py, PyBytes>> {
+fn to_json<'py>(
+    py: Python<'py>,
+    buf: &Arc<Buf>,
+    v: Value<'static>,
+    indent: Option<usize>,
+) -> PyResult<Bound<'py, PyBytes>> {
     let opts = roving::json::JsonOptions {
         indent,
         limits: roving::Limits::for_len(buf.bytes().len()),
@@ -441,7 +512,12 @@ enum IterKind {
     Items,
 }
 
-fn iter(py: Python<'_>, buf: Arc<Buf>, v: Value<'static>, kind: IterKind) -> PyResult<Py<ViewIter>> {
+fn iter(
+    py: Python<'_>,
+    buf: Arc<Buf>,
+    v: Value<'static>,
+    kind: IterKind,
+) -> PyResult<Py<ViewIter>> {
     let n = match v {
         Value::Map(m) => m.len(),
         Value::Array(a) => a.len(),
@@ -468,13 +544,23 @@ impl View {
 
     /// `view.get(key, default=None)`: a map's value or an array's element.
     #[pyo3(signature = (key, default=None))]
-    fn get(&self, py: Python<'_>, key: &Bound<'_, PyAny>, default: Option<Py<PyAny>>) -> PyResult<Py<PyAny>> {
+    fn get(
+        &self,
+        py: Python<'_>,
+        key: &Bound<'_, PyAny>,
+        default: Option<Py<PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
         get(py, &self.buf, self.value, key, default)
     }
 
     /// The value at a path below this one, such as `[3].name` (or `default`).
     #[pyo3(signature = (path, default=None))]
-    fn get_path(&self, py: Python<'_>, path: &str, default: Option<Py<PyAny>>) -> PyResult<Py<PyAny>> {
+    fn get_path(
+        &self,
+        py: Python<'_>,
+        path: &str,
+        default: Option<Py<PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
         get_path(py, &self.buf, self.value, path, default)
     }
 
@@ -522,12 +608,18 @@ impl View {
 
     /// The value as plain Python objects (shared values come back shared).
     fn to_python(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        Ok(Decoder::new(py, self.buf.bytes()).value(self.value)?.unbind())
+        Ok(Decoder::new(py, self.buf.bytes())
+            .value(self.value)?
+            .unbind())
     }
 
     /// The value as JSON text (bytes).
     #[pyo3(signature = (*, indent=None))]
-    fn to_json<'py>(&self, py: Python<'py>, indent: Option<usize>) -> PyResult<Bound<'py, PyBytes>> {
+    fn to_json<'py>(
+        &self,
+        py: Python<'py>,
+        indent: Option<usize>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
         to_json(py, &self.buf, self.value, indent)
     }
 
@@ -597,7 +689,9 @@ impl ViewIter {
             (Value::Map(m), IterKind::Default | IterKind::Keys) => {
                 pytypes::make_str(py, m.key_at(i).unwrap_or("").as_bytes())?.unbind()
             }
-            (Value::Map(m), IterKind::Values) => to_view_or_value(py, buf, m.value_at(i).unwrap_or(Value::Null))?,
+            (Value::Map(m), IterKind::Values) => {
+                to_view_or_value(py, buf, m.value_at(i).unwrap_or(Value::Null))?
+            }
             (Value::Map(m), IterKind::Items) => {
                 let k = pytypes::make_str(py, m.key_at(i).unwrap_or("").as_bytes())?;
                 let v = to_view_or_value(py, buf, m.value_at(i).unwrap_or(Value::Null))?;
@@ -611,6 +705,7 @@ impl ViewIter {
     }
 
     fn __length_hint__(&self) -> usize {
-        self.len.saturating_sub(self.pos.load(std::sync::atomic::Ordering::Relaxed))
+        self.len
+            .saturating_sub(self.pos.load(std::sync::atomic::Ordering::Relaxed))
     }
 }

@@ -1,0 +1,71 @@
+"""Shared fixtures of the Python tests.
+
+The extension must be built first (``maturin develop --release`` or
+``pip install .``). The real-world document is ``1000people.json`` from
+``$ROVING_DATA`` or ``../shared/data`` next to the repository.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import struct
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _data_dir() -> Path:
+    env = os.environ.get("ROVING_DATA")
+    if env:
+        return Path(env)
+    return ROOT.parent / "shared" / "data"
+
+
+@pytest.fixture(scope="session")
+def people_path() -> Path:
+    p = _data_dir() / "1000people.json"
+    if not p.exists():
+        pytest.skip(f"{p} not found (set ROVING_DATA)")
+    return p
+
+
+@pytest.fixture(scope="session")
+def people(people_path: Path) -> Any:
+    return json.loads(people_path.read_bytes())
+
+
+@pytest.fixture(scope="session")
+def people_bytes(people: Any) -> bytes:
+    import roving
+
+    return roving.dumps(people)
+
+
+def same(a: Any, b: Any, path: str = "$") -> None:
+    """Asserts ``a`` and ``b`` are equal *and* of the same types, floats
+    compared by bits (NaN == NaN, 0.0 != -0.0)."""
+    assert type(a) is type(b), f"{path}: {type(a).__name__} != {type(b).__name__} ({a!r} vs {b!r})"
+    if isinstance(a, float):
+        assert struct.pack("<d", a) == struct.pack("<d", b) or (math.isnan(a) and math.isnan(b)), (
+            f"{path}: {a!r} != {b!r}"
+        )
+    elif isinstance(a, dict):
+        assert list(a.keys()) == list(b.keys()), f"{path}: keys {list(a)} != {list(b)}"
+        for k in a:
+            same(a[k], b[k], f"{path}.{k}")
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b), f"{path}: len {len(a)} != {len(b)}"
+        for i, (x, y) in enumerate(zip(a, b)):
+            same(x, y, f"{path}[{i}]")
+    elif type(a).__name__ == "Decimal":
+        assert str(a) == str(b), f"{path}: {a!r} != {b!r}"
+    elif type(a).__name__ == "datetime":
+        assert a.replace(tzinfo=None) == b.replace(tzinfo=None), f"{path}: {a!r} != {b!r}"
+        assert a.utcoffset() == b.utcoffset(), f"{path}: {a!r} != {b!r}"
+    else:
+        assert a == b, f"{path}: {a!r} != {b!r}"

@@ -1,0 +1,355 @@
+"""Round trips of every supported type, edges of ints and floats, key order."""
+
+from __future__ import annotations
+
+import array
+import dataclasses
+import datetime as dt
+import decimal
+import enum
+import math
+import struct
+import sys
+import uuid
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import roving
+from conftest import same
+
+
+def rt(x: Any) -> Any:
+    return roving.loads(roving.dumps(x))
+
+
+# ---- scalars and edges ---------------------------------------------------------
+
+INT_EDGES = [
+    0, 1, -1, 63, 64, -64, -65, 127, 128, -128, -129, 255, 256, 2**15 - 1, 2**15, -(2**15), -(2**15) - 1,
+    2**31 - 1, 2**31, -(2**31), -(2**31) - 1, 2**32, 2**53, 2**53 + 1, 2**62, 2**63 - 1, 2**63,
+    -(2**63), -(2**63) - 1, 2**64 - 1, 2**64, -(2**64), 2**100, -(2**100), 10**400, -(10**400),
+]
+
+
+@pytest.mark.parametrize("n", INT_EDGES)
+def test_int_edges(n: int) -> None:
+    same(rt(n), n)
+    same(rt([n, -n]), [n, -n])
+    same(rt({"k": n}), {"k": n})
+
+
+FLOAT_EDGES = [
+    0.0, -0.0, 1.0, -1.0, 0.1, 1e-310, -5e-324, 5e-324, 1.7976931348623157e308, -1.7976931348623157e308,
+    math.inf, -math.inf, math.nan, float.fromhex("0x1.fffffep+127"), 2.0**24, 2.0**53, 3.14, 1e22, 1e23,
+    123456789.0, 0.5, 1 / 3, 16777217.0, float(2**63), -float(2**63),
+]
+
+
+@pytest.mark.parametrize("f", FLOAT_EDGES)
+def test_float_edges_bit_exact(f: float) -> None:
+    same(rt(f), f)
+    same(rt([f]), [f])
+
+
+def test_nan_payloads_bit_exact() -> None:
+    for bits in (0x7FF8000000000001, 0xFFF8000000000000, 0x7FF4000000000000, 0x7FF0000000000001):
+        f = struct.unpack("<d", struct.pack("<Q", bits))[0]
+        back = rt(f)
+        assert struct.pack("<d", back) == struct.pack("<d", f)
+
+
+def test_simple_values() -> None:
+    for x in [None, True, False, "", "a", "é", "日本語", "\x00", "🎉" * 100, "x" * 100_000, b"", b"\x00\xff" * 1000]:
+        same(rt(x), x)
+
+
+def test_bytes_like_become_bytes() -> None:
+    same(rt(bytearray(b"abc")), b"abc")
+    same(rt(memoryview(b"abcdef")[1:4]), b"bcd")
+    same(rt(memoryview(b"abcdef")[::2]), b"ace")
+
+
+def test_tuple_is_an_array() -> None:
+    same(rt((1, (2, 3), [])), [1, [2, 3], []])
+
+
+def test_key_order_preserved() -> None:
+    d = {"b": 1, "a": 2, "": 3, "c": {"z": 1, "y": 2}}
+    same(rt(d), d)
+    d = {str(i): i for i in range(1000, 0, -1)}
+    same(rt(d), d)
+
+
+def test_lone_surrogate_is_an_encode_error() -> None:
+    with pytest.raises(roving.EncodeError, match=r"at \$\.k"):
+        roving.dumps({"k": "\ud800"})
+    with pytest.raises(roving.EncodeError):
+        roving.dumps({"\udfff": 1})
+
+
+# ---- other types ---------------------------------------------------------------------
+
+
+def test_datetimes() -> None:
+    tz = dt.timezone(dt.timedelta(hours=5, minutes=30))
+    values = [
+        dt.datetime(2024, 1, 2, 3, 4, 5, 678901),
+        dt.datetime(2024, 1, 2, 3, 4, 5, 678901, tzinfo=dt.timezone.utc),
+        dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=tz),
+        dt.datetime(1, 1, 1),
+        dt.datetime(9999, 12, 31, 23, 59, 59, 999999),
+        dt.datetime(1, 1, 1, tzinfo=dt.timezone(dt.timedelta(hours=-23, seconds=-59))),
+        dt.datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=dt.timezone(dt.timedelta(hours=23, minutes=59))),
+        dt.datetime(1969, 12, 31, 23, 59, 59, 999999),
+    ]
+    for v in values:
+        back = rt(v)
+        same(back, v)
+        assert (back.tzinfo is None) == (v.tzinfo is None)
+
+
+def test_zoneinfo_keeps_the_offset() -> None:
+    zoneinfo = pytest.importorskip("zoneinfo")
+    try:
+        tz = zoneinfo.ZoneInfo("Europe/Paris")
+    except Exception:
+        pytest.skip("no tz database")
+    v = dt.datetime(2024, 7, 1, 12, 0, tzinfo=tz)
+    back = rt(v)
+    assert back == v
+    assert back.utcoffset() == dt.timedelta(hours=2)
+
+
+def test_date_uuid_decimal() -> None:
+    for v in [dt.date(1, 1, 1), dt.date(1970, 1, 1), dt.date(2024, 2, 29), dt.date(9999, 12, 31)]:
+        same(rt(v), v)
+    u = uuid.uuid4()
+    same(rt(u), u)
+    for s in ["0", "-0", "1.10", "1E+3", "-1.5e-10", "NaN", "-sNaN", "Infinity", "-Infinity", "1" * 80 + ".5"]:
+        same(rt(decimal.Decimal(s)), decimal.Decimal(s))
+
+
+def test_ext_values() -> None:
+    e = roving.Ext(77, b"payload")
+    same(rt(e), e)
+    assert rt([e, e]) == [e, e]
+    assert roving.Ext(5, b"x") != roving.Ext(6, b"x")
+
+
+class Color(enum.Enum):
+    RED = "red"
+    BLUE = "blue"
+
+
+class Level(enum.IntEnum):
+    LOW = 1
+    HIGH = 2
+
+
+def test_enums_become_their_values() -> None:
+    same(rt([Color.RED, Level.HIGH]), ["red", 2])
+
+
+@dataclasses.dataclass
+class Point:
+    x: int
+    y: float
+    tags: list[str] = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Frozen:
+    a: int
+    b: str
+
+
+def test_dataclasses_are_maps_of_their_fields() -> None:
+    same(rt(Point(1, 2.5, ["a"])), {"x": 1, "y": 2.5, "tags": ["a"]})
+    same(rt(Frozen(1, "z")), {"a": 1, "b": "z"})
+
+
+def test_subclasses_of_builtins() -> None:
+    class S(str):
+        pass
+
+    class I(int):
+        pass
+
+    class F(float):
+        pass
+
+    class D(dict):
+        pass
+
+    class L(list):
+        pass
+
+    same(rt([S("s"), I(3), F(1.5), D(a=1), L([1])]), ["s", 3, 1.5, {"a": 1}, [1]])
+
+
+def test_array_array_is_a_vector() -> None:
+    for code, vals in [("b", [-1, 2]), ("B", [0, 255]), ("h", [-300]), ("H", [60000]), ("i", [-(2**31)]),
+                       ("I", [2**32 - 1]), ("q", [-(2**63)]), ("Q", [2**64 - 1]), ("f", [1.5]), ("d", [math.pi])]:
+        a = array.array(code, vals)
+        back = rt(a)
+        assert list(back) == list(a)
+        assert back.dtype.itemsize == a.itemsize if hasattr(back, "dtype") else back.itemsize == a.itemsize
+
+
+def test_numpy_vectors() -> None:
+    np = pytest.importorskip("numpy")
+    for dtype in ["i1", "u1", "<i2", "<u2", "<i4", "<u4", "<i8", "<u8", "<f4", "<f8", ">f8", ">i4"]:
+        a = (np.arange(37) * 3 - 50).astype(dtype) if dtype[-2] in "iu" or dtype[-1] in "iu" else np.linspace(-1, 1, 37).astype(dtype)
+        back = rt(a)
+        assert isinstance(back, np.ndarray)
+        assert back.dtype == a.dtype.newbyteorder("<") or back.dtype == a.dtype
+        assert np.array_equal(back, a)
+        assert back.flags.writeable
+    strided = np.arange(20, dtype="<f8")[::3]
+    assert np.array_equal(rt(strided), strided)
+    assert np.array_equal(rt(np.array([], dtype="<i4")), np.array([], dtype="<i4"))
+    same(rt([np.int64(5), np.float32(1.5), np.bool_(True)]), [5, 1.5, True])
+    with pytest.raises(roving.EncodeError, match="numpy array"):
+        roving.dumps(np.zeros((2, 2)))
+    assert rt(np.zeros((2, 2)).tolist()) == [[0.0, 0.0], [0.0, 0.0]]
+    same(roving.loads(roving.dumps(np.zeros((2, 2)), default=lambda a: a.tolist())), [[0.0, 0.0], [0.0, 0.0]])
+
+
+# ---- default hook and errors ---------------------------------------------------------------
+
+
+def test_unsupported_type_names_type_and_path() -> None:
+    with pytest.raises(roving.EncodeError, match=r"cannot encode object of type 'set' at \$\.a\[1\]\.b"):
+        roving.dumps({"a": [1, {"b": {1, 2}}]})
+    with pytest.raises(roving.EncodeError, match=r"at \$\[\"odd key\"\]"):
+        roving.dumps({"odd key": object()})
+    with pytest.raises(roving.EncodeError, match=r"dict keys must be str, got int"):
+        roving.dumps({1: 2})
+    with pytest.raises(roving.EncodeError, match=r"at \$\.p\.x"):
+        roving.dumps({"p": Point(object(), 1.0)})  # type: ignore[arg-type]
+    assert issubclass(roving.EncodeError, roving.RovingError)
+
+
+def test_default_hook() -> None:
+    data = {"s": {3, 1, 2}, "c": complex(1, 2)}
+
+    def default(o: Any) -> Any:
+        if isinstance(o, set):
+            return sorted(o)
+        if isinstance(o, complex):
+            return [o.real, o.imag]
+        raise TypeError(f"nope: {type(o).__name__}")
+
+    same(roving.loads(roving.dumps(data, default=default)), {"s": [1, 2, 3], "c": [1.0, 2.0]})
+    with pytest.raises(TypeError, match="nope: object") as ei:
+        roving.dumps({"x": [object()]}, default=default)
+    assert any("$.x[0]" in n for n in getattr(ei.value, "__notes__", []))
+
+
+def test_default_returning_itself_is_a_clean_error() -> None:
+    class Weird:
+        pass
+
+    with pytest.raises(roving.EncodeError, match="depth"):
+        roving.dumps(Weird(), default=lambda o: Weird())
+
+
+def test_nested_dumps_in_default_hook() -> None:
+    inner = roving.dumps({"a": 1})
+    out = roving.dumps({"x": object()}, default=lambda o: roving.loads(roving.dumps({"nested": [1, 2]})))
+    same(roving.loads(out), {"x": {"nested": [1, 2]}})
+    same(roving.loads(inner), {"a": 1})
+
+
+def test_loads_accepts_buffers(people_bytes: bytes) -> None:
+    a = roving.loads(people_bytes)
+    same(roving.loads(bytearray(people_bytes)), a)
+    same(roving.loads(memoryview(people_bytes)), a)
+    same(roving.loads(array.array("B", people_bytes)), a)
+    with pytest.raises(TypeError):
+        roving.loads("not bytes")  # type: ignore[arg-type]
+
+
+def test_dump_and_load_files(tmp_path: Any) -> None:
+    p = tmp_path / "x.rov"
+    roving.dump({"a": [1, 2]}, p)
+    same(roving.load(p), {"a": [1, 2]})
+    same(roving.load(str(p)), {"a": [1, 2]})
+    with open(p, "wb") as f:
+        roving.dump([3], f)
+    with open(p, "rb") as f:
+        same(roving.load(f), [3])
+
+
+def test_people_round_trip(people: Any, people_bytes: bytes) -> None:
+    same(roving.loads(people_bytes), people)
+    assert len(people_bytes) < 842_077  # pickle protocol 5 of the same data
+
+
+# ---- hypothesis ---------------------------------------------------------------------------
+
+fixed_tz = st.integers(-86399, 86399).map(lambda s: dt.timezone(dt.timedelta(seconds=s)))
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.integers(min_value=-(2**200), max_value=2**200)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text()
+    | st.binary()
+    | st.datetimes()
+    | st.datetimes(timezones=fixed_tz)
+    | st.dates()
+    | st.uuids()
+    | st.decimals(allow_nan=True, allow_infinity=True)
+    | st.builds(roving.Ext, st.integers(4, 2**64 - 1), st.binary())
+)
+values = st.recursive(
+    scalars,
+    lambda children: st.lists(children, max_size=8) | st.dictionaries(st.text(max_size=8), children, max_size=8),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(values)
+def test_hypothesis_round_trip(x: Any) -> None:
+    same(rt(x), x)
+
+
+@settings(max_examples=200, deadline=None)
+@given(values)
+def test_hypothesis_dumps_is_deterministic(x: Any) -> None:
+    assert roving.dumps(x) == roving.dumps(x)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+                    lambda c: st.lists(c, max_size=6) | st.dictionaries(st.text(max_size=6), c, max_size=6),
+                    max_leaves=30))
+def test_hypothesis_json_agrees(x: Any) -> None:
+    import json
+
+    try:
+        text = json.dumps(x, allow_nan=False)
+    except ValueError:
+        return
+    a = roving.from_json(text)
+    assert roving.loads(a) == json.loads(text)
+    assert json.loads(roving.to_json(roving.dumps(x))) == json.loads(text)
+
+
+def test_recursion_limit_setting_does_not_matter() -> None:
+    old = sys.getrecursionlimit()
+    try:
+        x: Any = []
+        for _ in range(500):
+            x = [x]
+        sys.setrecursionlimit(100)
+        back = roving.loads(roving.dumps(x))
+    finally:
+        sys.setrecursionlimit(old)
+    assert back == x

@@ -482,3 +482,30 @@ def test_forked_child_gets_a_clear_error(tmp_path: Path) -> None:
     s.flush()
     assert dict(s) == {"a": 1, "c": 3}
     s.close()
+
+
+def test_trusted_store_reads_without_validating(tmp_path: Path) -> None:
+    path = tmp_path / "s.rvs"
+    with Store(path) as s:
+        for i in range(600):
+            s[f"item {i:03d}"] = dataclasses.asdict(dummy(i))
+    t = Store(path, type=BBItem, trusted=True, readonly=True)
+    assert t.trusted
+    assert t["item 007"] == dummy(7)
+    assert t.get("nope") is None
+    assert list(t.values()) == [dummy(i) for i in range(600)]
+    t.close()
+    with Store(path) as s:
+        s["victim"] = "UNIQUE-MARKER-0123456789-abcdefghij"
+    # A damaged record is still an exception, not a crash.
+    data = bytearray(path.read_bytes())
+    at = data.find(roving.dumps("UNIQUE-MARKER-0123456789-abcdefghij"))
+    data[at] ^= 0xFF
+    path.write_bytes(bytes(data))
+    t = Store(path, trusted=True)
+    with pytest.raises(roving.RovingError):
+        t["victim"]
+    with pytest.raises(roving.RovingError):
+        list(t.values())
+    assert list(t)[-1] == "victim"  # keys alone do not read values
+    t.close()

@@ -96,6 +96,8 @@ fn key_str<'a>(key: &'a Bound<'_, PyAny>) -> PyResult<&'a str> {
 pub struct PyStore {
     inner: Option<Store>,
     ty: Option<Py<PyAny>>,
+    /// Skip validating committed records on read (`trusted=True`).
+    trusted: bool,
     path: PathBuf,
     readonly: bool,
 }
@@ -114,6 +116,27 @@ impl PyStore {
         }
     }
 
+    /// The document under `key`: validated, or (`trusted`) only opened.
+    fn lookup<'s>(&'s self, py: Python<'_>, key: &str) -> PyResult<Option<Document<'s>>> {
+        let store = self.store(py)?;
+        if !self.trusted {
+            return store.get(key).map_err(|e| store_err(py, &e));
+        }
+        match store.get_bytes(key).map_err(|e| store_err(py, &e))? {
+            Some(b) => {
+                // SAFETY: the user opened the store with `trusted=True`
+                // (documented: only for stores that roving wrote and nothing
+                // else modified), as for `roving.open(trusted=True)`; the
+                // bytes lie within the file, every read of the document is
+                // bounds-checked and the decoder checks strings' UTF-8.
+                let doc = unsafe { Document::open_trusted(b) }
+                    .map_err(|e| crate::errors::from_core(py, &e))?;
+                Ok(Some(doc))
+            }
+            None => Ok(None),
+        }
+    }
+
     /// Python value of a validated document (typed if the store has a type).
     fn decode<'py>(&self, py: Python<'py>, doc: Document<'_>) -> PyResult<Bound<'py, PyAny>> {
         match &self.ty {
@@ -126,12 +149,13 @@ impl PyStore {
 #[pymethods]
 impl PyStore {
     #[new]
-    #[pyo3(signature = (path, *, r#type=None, readonly=false, map_size=None, sync=true))]
+    #[pyo3(signature = (path, *, r#type=None, readonly=false, trusted=false, map_size=None, sync=true))]
     fn py_new(
         py: Python<'_>,
         path: PathBuf,
         r#type: Option<Bound<'_, PyAny>>,
         readonly: bool,
+        trusted: bool,
         map_size: Option<usize>,
         sync: bool,
     ) -> PyResult<PyStore> {
@@ -149,6 +173,7 @@ impl PyStore {
             .map_err(|e| store_err(py, &e))?;
         Ok(PyStore {
             inner: Some(store),
+            trusted,
             ty: ty.map(Bound::unbind),
             path,
             readonly,
@@ -161,10 +186,9 @@ impl PyStore {
         key: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let k = key_str(key)?;
-        match self.store(py)?.get(k) {
-            Ok(Some(doc)) => self.decode(py, doc),
-            Ok(None) => Err(PyKeyError::new_err(key.clone().unbind())),
-            Err(e) => Err(store_err(py, &e)),
+        match self.lookup(py, k)? {
+            Some(doc) => self.decode(py, doc),
+            None => Err(PyKeyError::new_err(key.clone().unbind())),
         }
     }
 
@@ -177,10 +201,9 @@ impl PyStore {
         default: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let k = key_str(key)?;
-        match self.store(py)?.get(k) {
-            Ok(Some(doc)) => self.decode(py, doc),
-            Ok(None) => Ok(default.unwrap_or_else(|| py.None().into_bound(py))),
-            Err(e) => Err(store_err(py, &e)),
+        match self.lookup(py, k)? {
+            Some(doc) => self.decode(py, doc),
+            None => Ok(default.unwrap_or_else(|| py.None().into_bound(py))),
         }
     }
 
@@ -324,6 +347,12 @@ impl PyStore {
         self.path.clone()
     }
 
+    /// True if opened with `trusted=True`.
+    #[getter]
+    fn trusted(&self) -> bool {
+        self.trusted
+    }
+
     /// True if opened with `readonly=True`.
     #[getter]
     fn readonly(&self) -> bool {
@@ -391,22 +420,44 @@ impl StoreIter {
             Some(k) => Edge::Excluded(k.as_str()),
             None => Edge::Unbounded,
         };
+        let kind = self.kind;
         let mut n = 0;
         let mut last: Option<&str> = None;
-        for r in store.iter_from(start).take(ITER_CHUNK) {
-            let (k, doc) = r.map_err(|e| store_err(py, &e))?;
-            let item = match self.kind {
-                IterKind::Keys => PyString::new(py, k).into_any().unbind(),
-                IterKind::Values => owner.decode(py, doc)?.unbind(),
-                IterKind::Items => {
+        let emit = |k: &str, doc: Option<Document<'_>>| -> PyResult<Py<PyAny>> {
+            Ok(match (kind, doc) {
+                (IterKind::Values, Some(doc)) => owner.decode(py, doc)?.unbind(),
+                (IterKind::Items, Some(doc)) => {
                     let key = PyString::new(py, k).into_any();
                     let v = owner.decode(py, doc)?;
                     PyTuple::new(py, [key, v])?.into_any().unbind()
                 }
-            };
-            self.buf.push_back(item);
-            last = Some(k);
-            n += 1;
+                _ => PyString::new(py, k).into_any().unbind(),
+            })
+        };
+        if kind == IterKind::Keys || owner.trusted {
+            // Keys only (values are not read), or `trusted=True`.
+            for r in store.raw_iter_from(start).take(ITER_CHUNK) {
+                let (k, b) = r.map_err(|e| store_err(py, &e))?;
+                let doc = if kind == IterKind::Keys {
+                    None
+                } else {
+                    // SAFETY: `trusted=True`, as in `PyStore::lookup`.
+                    Some(
+                        unsafe { Document::open_trusted(b) }
+                            .map_err(|e| crate::errors::from_core(py, &e))?,
+                    )
+                };
+                self.buf.push_back(emit(k, doc)?);
+                last = Some(k);
+                n += 1;
+            }
+        } else {
+            for r in store.iter_from(start).take(ITER_CHUNK) {
+                let (k, doc) = r.map_err(|e| store_err(py, &e))?;
+                self.buf.push_back(emit(k, Some(doc))?);
+                last = Some(k);
+                n += 1;
+            }
         }
         if n < ITER_CHUNK {
             self.done = true;

@@ -8,8 +8,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let _ = std::fs::remove_file(format!("{out}-lock"));
     let mut store = Store::open(&out, &StoreOptions::new().map_size(1 << 20))?;
     for i in 0..3 {
-        let json = format!(r#"{{"identifier":"item {i}","views":{i},"hash":"someHash120djas!hf0410AjsifhsFjsd"}}"#);
-        store.put(&format!("item {i}"), roving::json::from_json(json.as_bytes())?)?;
+        let json = format!(
+            r#"{{"identifier":"item {i}","views":{i},"hash":"someHash120djas!hf0410AjsifhsFjsd"}}"#
+        );
+        store.put(
+            &format!("item {i}"),
+            roving::json::from_json(json.as_bytes())?,
+        )?;
     }
     store.flush()?;
     Ok(())

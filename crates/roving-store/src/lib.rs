@@ -67,7 +67,7 @@ mod store;
 
 pub use error::{Result, StoreError, StoreErrorKind};
 pub use snapshot::Snapshot;
-pub use store::{Iter, Record, Store};
+pub use store::{Iter, RawIter, Record, Store};
 
 /// Options of [`Store::open`].
 #[derive(Clone, Debug)]

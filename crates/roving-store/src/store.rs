@@ -383,27 +383,16 @@ impl Store {
     /// Records in key order from `start` (e.g. `Bound::Excluded(last_key)`
     /// to resume after a key).
     pub fn iter_from(&self, start: Bound<&str>) -> Iter<'_> {
-        let mut it = Iter {
-            snap: None,
-            err: None,
-            pend: self.pending.range::<str, _>((start, Bound::Unbounded)),
-            pend_head: None,
-            buf: Vec::new(),
-            pos: 0,
-            snap_start: Bound::Unbounded,
-            snap_done: false,
-        };
-        match self.snapshot() {
-            Ok(s) => {
-                it.snap = Some(&**s);
-                // The first chunk now: later ones resume after a key of the map.
-                if let Err(e) = it.refill(s, start) {
-                    it.err = Some(e);
-                }
-            }
-            Err(e) => it.err = Some(e),
+        Iter {
+            raw: RawIter::new(self, start),
         }
-        it
+    }
+
+    /// Like [`iter_from`](Store::iter_from) but yields `(key, bytes)` and
+    /// does **not validate** committed records (they are only checked to lie
+    /// within the file): validate them before trusting them.
+    pub fn raw_iter_from(&self, start: Bound<&str>) -> RawIter<'_> {
+        RawIter::new(self, start)
     }
 
     /// Commits every pending change atomically (one LMDB write transaction,
@@ -536,8 +525,36 @@ impl std::fmt::Debug for Store {
     }
 }
 
-/// Iterator over a store's records in key order: `(key, document)`.
+/// Iterator over a store's records in key order: `(key, document)`, each
+/// validated (see [`Store::iter`]).
 pub struct Iter<'a> {
+    raw: RawIter<'a>,
+}
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = Result<(&'a str, Document<'a>)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let r = self.raw.step().and_then(|x| match x {
+            None => Ok(None),
+            // SAFETY: pending bytes were validated by `put` (or vouched for
+            // by the caller of `put_trusted`).
+            Some((k, b, true)) => unsafe { Document::open_trusted(b) }
+                .map(|d| Some((k, d)))
+                .map_err(|e| StoreError::new(StoreErrorKind::Corrupt, e.to_string())),
+            Some((k, b, false)) => match self.raw.snap {
+                Some(s) => s.open_doc(k, b).map(|d| Some((k, d))),
+                None => Ok(None),
+            },
+        });
+        self.raw.finish(r)
+    }
+}
+
+/// Iterator over a store's records in key order as `(key, bytes)`: the
+/// bytes of committed records are **not validated** (only checked to lie
+/// within the file); see [`Store::raw_iter_from`].
+pub struct RawIter<'a> {
     snap: Option<&'a Snapshot>,
     err: Option<StoreError>,
     pend: btree_map::Range<'a, String, Option<Arc<[u8]>>>,
@@ -548,7 +565,31 @@ pub struct Iter<'a> {
     snap_done: bool,
 }
 
-impl<'a> Iter<'a> {
+impl<'a> RawIter<'a> {
+    fn new(store: &'a Store, start: Bound<&str>) -> RawIter<'a> {
+        let mut it = RawIter {
+            snap: None,
+            err: None,
+            pend: store.pending.range::<str, _>((start, Bound::Unbounded)),
+            pend_head: None,
+            buf: Vec::new(),
+            pos: 0,
+            snap_start: Bound::Unbounded,
+            snap_done: false,
+        };
+        match store.snapshot() {
+            Ok(s) => {
+                it.snap = Some(&**s);
+                // The first chunk now: later ones resume after a key of the map.
+                if let Err(e) = it.refill(s, start) {
+                    it.err = Some(e);
+                }
+            }
+            Err(e) => it.err = Some(e),
+        }
+        it
+    }
+
     fn refill(&mut self, snap: &'a Snapshot, start: Bound<&str>) -> Result<()> {
         self.buf.clear();
         self.pos = 0;
@@ -571,7 +612,11 @@ impl<'a> Iter<'a> {
         Ok(self.buf.get(self.pos).copied())
     }
 
-    fn step(&mut self) -> Result<Option<(&'a str, Document<'a>)>> {
+    /// The next record: key, bytes, and whether they are a pending change.
+    fn step(&mut self) -> Result<Option<(&'a str, &'a [u8], bool)>> {
+        if let Some(e) = self.err.take() {
+            return Err(e);
+        }
         loop {
             if self.pend_head.is_none() {
                 self.pend_head = self.pend.next().map(|(k, v)| (k.as_str(), v.as_deref()));
@@ -593,32 +638,20 @@ impl<'a> Iter<'a> {
             if take_pending {
                 let (k, v) = self.pend_head.take().unwrap_or_default();
                 if let Some(b) = v {
-                    // SAFETY: pending bytes were validated by `put`.
-                    let doc = unsafe { Document::open_trusted(b) }
-                        .map_err(|e| StoreError::new(StoreErrorKind::Corrupt, e.to_string()))?;
-                    return Ok(Some((k, doc)));
+                    return Ok(Some((k, b, true)));
                 }
-            } else if let (Some(s), Some((k, v))) = (self.snap, snap) {
+            } else if let Some((k, v)) = snap {
                 self.pos += 1;
-                return s.open_doc(k, v).map(|d| Some((k, d)));
+                return Ok(Some((k, v, false)));
             }
         }
     }
-}
 
-impl<'a> Iterator for Iter<'a> {
-    type Item = Result<(&'a str, Document<'a>)>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if let Some(e) = self.err.take() {
-            self.snap_done = true;
-            self.snap = None;
-            return Some(Err(e));
-        }
-        match self.step() {
+    /// Stops after an error.
+    fn finish<T>(&mut self, r: Result<Option<T>>) -> Option<Result<T>> {
+        match r {
             Ok(x) => x.map(Ok),
             Err(e) => {
-                // Stop after an error.
                 self.snap = None;
                 self.snap_done = true;
                 self.buf.clear();
@@ -628,5 +661,14 @@ impl<'a> Iterator for Iter<'a> {
                 Some(Err(e))
             }
         }
+    }
+}
+
+impl<'a> Iterator for RawIter<'a> {
+    type Item = Result<(&'a str, &'a [u8])>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let r = self.step().map(|x| x.map(|(k, b, _)| (k, b)));
+        self.finish(r)
     }
 }

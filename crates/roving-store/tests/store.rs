@@ -311,6 +311,19 @@ fn model_random_operations() {
         }
     }
     check_model(&store, &model);
+    // Raw iteration: the same keys, the same bytes.
+    let raw: Vec<(String, Vec<u8>)> = store
+        .raw_iter_from(Bound::Unbounded)
+        .map(|r| r.map(|(k, b)| (k.to_string(), b.to_vec())).unwrap())
+        .collect();
+    let validated: Vec<(String, Vec<u8>)> = store
+        .iter()
+        .map(|r| {
+            r.map(|(k, d)| (k.to_string(), d.as_bytes().to_vec()))
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(raw, validated);
     store.flush().unwrap();
     drop(store);
     let store = Store::open(&path, &opts()).unwrap();

@@ -40,13 +40,17 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg,misc]
     """A persistent mapping of ``str`` keys to Python values, stored as roving
     documents in an LMDB file (Python's ``shelve``, done right).
 
-    ``Store(path, *, type=None, readonly=False, map_size=None, sync=True)``
+    ``Store(path, *, type=None, readonly=False, trusted=False, map_size=None, sync=True)``
 
     * ``path``: the data file (LMDB's lock file is ``path + "-lock"``), created
       if missing; an existing directory is opened as an LMDB directory.
     * ``type``: decode values as this type (e.g. a dataclass), like
       ``roving.loads(..., type=)``; ``None`` gives plain Python values.
     * ``readonly``: refuse writes; a missing store raises ``StoreError``.
+    * ``trusted``: skip validating records read from the file (like
+      ``roving.open(trusted=True)``): faster reads, only for stores that roving
+      wrote and nothing else modified; a damaged record then gives a
+      ``DecodeError`` or wrong values instead of a ``StoreError``.
     * ``map_size``: initial size of the memory map in bytes (it grows by
       itself); ``sync=False`` skips the fsync on commit (a machine crash may
       lose recent flushes, never corrupts).
@@ -65,7 +69,10 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg,misc]
     pending changes are dropped on an exception.
 
     Many processes may read while one writes; a second writer waits for the
-    first one's ``flush()`` to finish. Damaged or foreign files, writes to a
+    first one's ``flush()`` to finish. Within a process, use one ``Store``
+    object per thread (they share the open file): a thread touching a
+    ``Store`` while another thread is inside its ``flush()`` gets a
+    ``RuntimeError``. Open stores after ``fork()``, not before. Damaged or foreign files, writes to a
     read-only or closed store and invalid keys raise :class:`StoreError`
     (``.kind`` says which); non-``str`` keys raise ``TypeError``; values that
     cannot be encoded raise ``roving.EncodeError`` and change nothing.

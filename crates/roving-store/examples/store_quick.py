@@ -65,9 +65,9 @@ def main() -> None:
     base = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tempfile.mkdtemp())
     data = items(10_000)
 
-    def roving_round(typed: bool) -> tuple[float, float]:
+    def roving_round(typed: bool, trusted: bool = False) -> tuple[float, float]:
         d = Path(tempfile.mkdtemp(dir=base))
-        s = Store(d / "s.rvs", type=BBItem if typed else None)
+        s = Store(d / "s.rvs", type=BBItem if typed else None, trusted=trusted)
         t = time.perf_counter()
         for it in data:
             s[it.identifier] = it
@@ -97,9 +97,10 @@ def main() -> None:
         shutil.rmtree(d)
         return t_flush, t_read
 
-    for name, f in [
+    for name, f in [  # best of 5 each
         ("roving.Store", lambda: roving_round(False)),
         ("roving.Store type=BBItem", lambda: roving_round(True)),
+        ("roving.Store type, trusted", lambda: roving_round(True, True)),
         ("shelve", shelve_round),
     ]:
         runs = [f() for _ in range(5)]
@@ -178,6 +179,11 @@ def main() -> None:
         f"1M: one random get s[k] {per_op(get) * 1e6:.2f} us; k in s {per_op(contains) * 1e6:.2f} us"
         f" (best of {len(chunks)} x 20,000)"
     )
+    st = Store(p, trusted=True)
+    print(
+        f"1M: one random get s[k], trusted=True {per_op(st.__getitem__) * 1e6:.2f} us"
+    )
+    st.close()
     first = []
     for k in keys[:5]:
         s.close()

@@ -187,6 +187,18 @@ impl Shared {
             ));
         }
         let lay = layout(path);
+        if !lay.single_file && !lay.data.exists() {
+            // Only an empty directory becomes an LMDB directory store.
+            let empty = std::fs::read_dir(path)
+                .map(|mut d| d.next().is_none())
+                .unwrap_or(false);
+            if !empty {
+                return Err(StoreError::new(
+                    StoreErrorKind::NotAStore,
+                    "not a roving store (a directory without data.mdb)",
+                ));
+            }
+        }
         let pre = precheck(&lay.data, options.readonly)?;
         let key = canonical(&lay.data)?;
         let mut registry = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());

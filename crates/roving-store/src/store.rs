@@ -113,7 +113,9 @@ impl Drop for LiveGuard<'_> {
 impl Store {
     /// Opens the store at `path`, creating it if it is missing (unless
     /// read-only). `path` is a file (LMDB's lock file is `path` + `-lock`)
-    /// or, if it is an existing directory, a directory holding `data.mdb`.
+    /// or, if it is an existing directory, a directory holding `data.mdb`
+    /// (and `lock.mdb`): an empty directory becomes one, any other directory
+    /// is not a store.
     ///
     /// A path that holds something else, a truncated or damaged store
     /// gives an error of kind [`NotAStore`](StoreErrorKind::NotAStore) or

@@ -451,6 +451,12 @@ fn empty_file_and_missing_paths() {
     assert!(sub.join("data.mdb").exists());
     let s = Store::open(&sub, &opts().readonly(true)).unwrap();
     assert_eq!(n_of(&s, "a"), Some(1));
+    // A directory with other things in it is not taken over.
+    let busy = d.path().join("busy");
+    std::fs::create_dir(&busy).unwrap();
+    std::fs::write(busy.join("notes.txt"), b"mine").unwrap();
+    expect_kind(Store::open(&busy, &opts()), StoreErrorKind::NotAStore);
+    assert!(!busy.join("data.mdb").exists());
 }
 
 #[test]

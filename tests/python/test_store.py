@@ -324,6 +324,27 @@ def test_map_grows_by_itself(tmp_path: Path) -> None:
     s.close()
 
 
+def test_growth_with_views_open(tmp_path: Path) -> None:
+    path = tmp_path / "s.rvs"
+    s = Store(path, map_size=1 << 20)
+    s["first"] = {"n": 1}
+    s.flush()
+    view = s.view("first")
+    for i in range(40):
+        s[f"big{i}"] = "z" * 100_000
+    with pytest.raises(StoreError) as ei:
+        s.flush()  # the map must move, but a view points into it
+    assert ei.value.kind == "busy" and "view" in str(ei.value)
+    assert s.pending == 40 and len(s) == 41  # nothing lost
+    assert view["n"] == 1
+    del view
+    gc.collect()
+    s.flush()
+    s.reload()
+    assert len(s) == 41
+    s.close()
+
+
 # -------------------------------------------------------------- bad inputs
 
 

@@ -380,6 +380,15 @@ def test_bad_key_lengths(tmp_path: Path) -> None:
         assert key not in s
     s["k" * 511] = 1
     assert s["k" * 511] == 1
+    # A str without a UTF-8 form cannot be stored, and is never found.
+    lone = "a\ud800"
+    with pytest.raises(UnicodeEncodeError):
+        s[lone] = 1
+    assert lone not in s and s.get(lone) is None
+    with pytest.raises(KeyError):
+        s[lone]
+    with pytest.raises(KeyError):
+        del s[lone]
     s.close()
 
 

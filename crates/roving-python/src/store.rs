@@ -83,6 +83,16 @@ fn key_type_error(key: &Bound<'_, PyAny>) -> PyErr {
     PyTypeError::new_err(format!("roving.Store keys must be str, not {tn}"))
 }
 
+/// A key to look up: `None` for a `str` that has no UTF-8 form (lone
+/// surrogates), which no stored key can equal.
+#[inline]
+fn read_key<'a>(key: &'a Bound<'_, PyAny>) -> PyResult<Option<&'a str>> {
+    match key.cast::<PyString>() {
+        Ok(s) => Ok(s.to_str().ok()),
+        Err(_) => Err(key_type_error(key)),
+    }
+}
+
 #[inline]
 fn key_str<'a>(key: &'a Bound<'_, PyAny>) -> PyResult<&'a str> {
     match key.cast::<PyString>() {
@@ -185,8 +195,11 @@ impl PyStore {
         py: Python<'py>,
         key: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let k = key_str(key)?;
-        match self.lookup(py, k)? {
+        let doc = match read_key(key)? {
+            Some(k) => self.lookup(py, k)?,
+            None => None,
+        };
+        match doc {
             Some(doc) => self.decode(py, doc),
             None => Err(PyKeyError::new_err(key.clone().unbind())),
         }
@@ -200,8 +213,11 @@ impl PyStore {
         key: &Bound<'py, PyAny>,
         default: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let k = key_str(key)?;
-        match self.lookup(py, k)? {
+        let doc = match read_key(key)? {
+            Some(k) => self.lookup(py, k)?,
+            None => None,
+        };
+        match doc {
             Some(doc) => self.decode(py, doc),
             None => Ok(default.unwrap_or_else(|| py.None().into_bound(py))),
         }
@@ -230,7 +246,9 @@ impl PyStore {
     }
 
     fn __delitem__(&mut self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<()> {
-        let k = key_str(key)?;
+        let Some(k) = read_key(key)? else {
+            return Err(PyKeyError::new_err(key.clone().unbind()));
+        };
         match self.store_mut(py)?.delete(k) {
             Ok(true) => Ok(()),
             Ok(false) => Err(PyKeyError::new_err(key.clone().unbind())),
@@ -247,9 +265,10 @@ impl PyStore {
         let Ok(s) = key.cast::<PyString>() else {
             return Ok(false);
         };
-        self.store(py)?
-            .contains(s.to_str()?)
-            .map_err(|e| store_err(py, &e))
+        let Ok(k) = s.to_str() else {
+            return Ok(false);
+        };
+        self.store(py)?.contains(k).map_err(|e| store_err(py, &e))
     }
 
     fn __iter__(slf: Bound<'_, Self>) -> PyResult<StoreIter> {
@@ -270,7 +289,9 @@ impl PyStore {
     /// place from the store's memory map; it keeps that state of the store
     /// alive, so release views you no longer need).
     fn view(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Doc> {
-        let k = key_str(key)?;
+        let Some(k) = read_key(key)? else {
+            return Err(PyKeyError::new_err(key.clone().unbind()));
+        };
         let rec = match self.store(py)?.record(k) {
             Ok(Some(r)) => r,
             Ok(None) => return Err(PyKeyError::new_err(key.clone().unbind())),

@@ -1,0 +1,23 @@
+//! Runs typed encode/decode in a loop for profiling (callgrind):
+//! `prof_typed encode|decode|decode_ref|rmp_encode|rmp_decode N`.
+use roving_bench::{Person, PersonRef};
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let op = args.get(1).map(String::as_str).unwrap_or("encode");
+    let n: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(10);
+    let json = std::fs::read(roving_bench::data_path()).unwrap();
+    let people: Vec<Person> = serde_json::from_slice(&json).unwrap();
+    let bytes = roving::to_vec(&people).unwrap();
+    let rmp = rmp_serde::to_vec(&people).unwrap();
+    for _ in 0..n {
+        match op {
+            "encode" => drop(std::hint::black_box(roving::to_vec(&people).unwrap())),
+            "decode" => drop(std::hint::black_box(roving::from_slice::<Vec<Person>>(&bytes).unwrap())),
+            "decode_ref" => drop(std::hint::black_box(roving::from_slice::<Vec<PersonRef>>(&bytes).unwrap())),
+            "rmp_encode" => drop(std::hint::black_box(rmp_serde::to_vec(&people).unwrap())),
+            "rmp_decode" => drop(std::hint::black_box(rmp_serde::from_slice::<Vec<Person>>(&rmp).unwrap())),
+            _ => panic!("unknown op"),
+        }
+    }
+}

@@ -1,34 +1,33 @@
 """Type stubs of the roving extension module (see ``roving`` for the documentation)."""
 
 from collections.abc import Callable, Iterator
-from typing import Any, Final, final
+from typing import Any, Final, Self, final
 
 from typing_extensions import Buffer, disjoint_base
 
 __all__ = [
-    "RovingError",
-    "EncodeError",
+    "EXT_DATE",
+    "EXT_DECIMAL",
+    "EXT_UUID",
+    "MAX_DEPTH",
+    "BufferRef",
     "DecodeError",
-    "ValidationError",
-    "dumps",
-    "loads",
-    "validate",
-    "from_json",
-    "to_json",
-    "open",
     "Doc",
+    "EncodeError",
+    "Ext",
+    "RovingError",
+    "StoreError",
+    "ValidationError",
     "View",
     "ViewIter",
-    "Ext",
-    "BufferRef",
-    "EXT_DATE",
-    "EXT_UUID",
-    "EXT_DECIMAL",
-    "MAX_DEPTH",
-    # roving.Store (see the section at the end):
-    "StoreError",
     "_Store",
     "_StoreIter",
+    "dumps",
+    "from_json",
+    "loads",
+    "open",
+    "to_json",
+    "validate",
 ]
 
 EXT_DATE: Final[int]
@@ -114,7 +113,8 @@ class Ext:
 class BufferRef:
     def __len__(self) -> int: ...
 
-# ---- roving.Store: stubs of the store helper's classes (crates/roving-python/src/store.rs) ----
+# ---- roving.Store: stubs of the store helper's classes (crates/roving-python/src/store.rs).
+# The store helper may edit this section; tests/python/test_stubs.py checks it. ----
 
 class StoreError(RovingError):
     kind: str
@@ -127,9 +127,10 @@ class _Store:
         *,
         type: Any = None,
         readonly: bool = False,
+        trusted: bool = False,
         map_size: int | None = None,
         sync: bool = True,
-    ) -> _Store: ...
+    ) -> Self: ...
     def __getitem__(self, key: str, /) -> Any: ...
     def get(self, key: str, default: Any = None) -> Any: ...
     def __setitem__(self, key: str, value: Any, /) -> None: ...
@@ -151,6 +152,8 @@ class _Store:
     def path(self) -> Any: ...
     @property
     def readonly(self) -> bool: ...
+    @property
+    def trusted(self) -> bool: ...
     @property
     def type(self) -> Any: ...
     @property

@@ -14,11 +14,10 @@ import uuid
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 import roving
 from conftest import same
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 
 def rt(x: Any) -> Any:
@@ -97,7 +96,7 @@ def test_datetimes() -> None:
     tz = dt.timezone(dt.timedelta(hours=5, minutes=30))
     values = [
         dt.datetime(2024, 1, 2, 3, 4, 5, 678901),
-        dt.datetime(2024, 1, 2, 3, 4, 5, 678901, tzinfo=dt.timezone.utc),
+        dt.datetime(2024, 1, 2, 3, 4, 5, 678901, tzinfo=dt.UTC),
         dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=tz),
         dt.datetime(1, 1, 1),
         dt.datetime(9999, 12, 31, 23, 59, 59, 999999),
@@ -115,7 +114,7 @@ def test_zoneinfo_keeps_the_offset() -> None:
     zoneinfo = pytest.importorskip("zoneinfo")
     try:
         tz = zoneinfo.ZoneInfo("Europe/Paris")
-    except Exception:
+    except zoneinfo.ZoneInfoNotFoundError:
         pytest.skip("no tz database")
     v = dt.datetime(2024, 7, 1, 12, 0, tzinfo=tz)
     back = rt(v)

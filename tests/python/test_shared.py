@@ -7,7 +7,6 @@ import threading
 from typing import Any
 
 import pytest
-
 import roving
 
 

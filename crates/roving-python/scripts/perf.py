@@ -16,7 +16,6 @@ import pickle
 import sys
 import tempfile
 import timeit
-from builtins import open
 
 import roving
 
@@ -37,7 +36,8 @@ def best_all(fns: dict, repeat: int) -> dict:
 
 def main() -> None:
     path = sys.argv[1] if len(sys.argv) > 1 else os.path.normpath(DEFAULT)
-    raw = open(path, "rb").read()
+    with open(path, "rb") as f:
+        raw = f.read()
     obj = json.loads(raw)
     rv = roving.dumps(obj)
     rows = {}

@@ -142,6 +142,14 @@ impl Plan {
     }
 }
 
+/// Python's repr of a str.
+fn py_repr(py: Python<'_>, s: &str) -> String {
+    PyString::new(py, s)
+        .repr()
+        .map(|r| r.to_string())
+        .unwrap_or_else(|_| format!("{s:?}"))
+}
+
 fn got_name(v: &Value<'_>) -> &'static str {
     match v {
         Value::Null => "None",
@@ -728,7 +736,7 @@ impl<'py, 'a> TDec<'py, 'a> {
                 }
                 Value::Str(s) => pytypes::types(py)
                     .and_then(|t| t.uuid.bind(py).call1((s,)))
-                    .map_err(|_| fail_msg(format!("invalid UUID {s:?}"))),
+                    .map_err(|_| fail_msg(format!("invalid UUID {}", py_repr(py, s)))),
                 _ => Err(mismatch(plan, &v)),
             },
             Plan::Decimal => match v {
@@ -737,7 +745,7 @@ impl<'py, 'a> TDec<'py, 'a> {
                 }
                 Value::Str(s) => pytypes::types(py)
                     .and_then(|t| t.decimal.bind(py).call1((s,)))
-                    .map_err(|_| fail_msg(format!("invalid Decimal {s:?}"))),
+                    .map_err(|_| fail_msg(format!("invalid Decimal {}", py_repr(py, s)))),
                 Value::Int(_) | Value::UInt(_) | Value::BigInt(_) => {
                     let i = self.d.value(v).map_err(decode_fail)?;
                     pytypes::types(py)

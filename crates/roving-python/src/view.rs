@@ -52,7 +52,7 @@ pub(crate) fn open_buf(
 }
 
 /// A document opened for lazy access (`roving.open`).
-#[pyclass(module = "roving", frozen)]
+#[pyclass(module = "roving", frozen, weakref)]
 pub struct Doc {
     state: Mutex<Option<(Arc<Buf>, Value<'static>)>>,
 }
@@ -202,7 +202,7 @@ impl Doc {
 }
 
 /// A map, array or vector inside a document, read in place.
-#[pyclass(module = "roving", frozen)]
+#[pyclass(module = "roving", frozen, weakref)]
 pub struct View {
     value: Value<'static>,
     buf: Arc<Buf>,
@@ -662,7 +662,7 @@ impl View {
 }
 
 /// Iterator over a view.
-#[pyclass(module = "roving", frozen)]
+#[pyclass(module = "roving", frozen, weakref)]
 pub struct ViewIter {
     value: Value<'static>,
     buf: Arc<Buf>,

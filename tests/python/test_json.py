@@ -1,0 +1,60 @@
+"""from_json / to_json on the core's streaming converter."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+import roving
+
+SUITE = Path(__file__).resolve().parents[3] / "shared" / "data" / "jsontestsuite" / "test_parsing"
+
+
+def test_people_json_round_trip(people_path: Path, people: Any) -> None:
+    raw = people_path.read_bytes()
+    b = roving.from_json(raw)
+    assert roving.loads(b) == people
+    assert b == roving.dumps(people)
+    assert json.loads(roving.to_json(b)) == people
+    assert roving.from_json(raw.decode()) == b
+    assert roving.from_json(bytearray(raw)) == b
+    assert roving.from_json(memoryview(raw)) == b
+    pretty = roving.to_json(b, indent=2)
+    assert b"\n  " in pretty and json.loads(pretty) == people
+
+
+def test_json_details() -> None:
+    assert roving.loads(roving.from_json(b'{"big": 123456789012345678901234567890}')) == {"big": 123456789012345678901234567890}
+    assert math.copysign(1.0, roving.loads(roving.from_json(b"-0"))) == -1.0
+    assert roving.loads(roving.from_json("[1.5, \"\\u00e9\", null, true]")) == [1.5, "é", None, True]
+    assert json.loads(roving.to_json(roving.dumps({"b": b"\x00\x01"}))) == {"b": {"$base64": "AAE="}}
+    assert json.loads(roving.to_json(roving.dumps([math.nan, math.inf]))) == [None, None]
+
+
+def test_json_errors_are_decode_errors() -> None:
+    for bad in [b"", b"[1,", b"{\"a\" 1}", b"[1,]", b"nul", b"\xff", b"[1] x", b"01"]:
+        with pytest.raises(roving.DecodeError) as ei:
+            roving.from_json(bad)
+        assert isinstance(ei.value.offset, int)
+    with pytest.raises(roving.DecodeError):
+        roving.to_json(b"not roving")
+
+
+@pytest.mark.skipif(not SUITE.exists(), reason="JSONTestSuite not available")
+def test_json_test_suite() -> None:
+    for f in sorted(SUITE.iterdir()):
+        data = f.read_bytes()
+        if f.name.startswith("y_"):
+            b = roving.from_json(data)
+            assert roving.loads(b) == json.loads(data) or f.name.startswith("y_number"), f.name
+        elif f.name.startswith("n_"):
+            with pytest.raises(roving.DecodeError):
+                roving.from_json(data)
+        else:
+            try:
+                roving.from_json(data)
+            except roving.DecodeError:
+                pass

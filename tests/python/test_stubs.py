@@ -1,0 +1,23 @@
+"""The type stubs match the extension module (mypy.stubtest)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+
+def test_stubtest() -> None:
+    pytest.importorskip("mypy")
+    env = dict(os.environ)
+    r = subprocess.run(
+        [sys.executable, "-m", "mypy.stubtest", "roving._roving"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        check=False,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr

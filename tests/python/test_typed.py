@@ -1,0 +1,253 @@
+"""Typed decoding: ``loads(data, type=...)`` successes and every kind of mismatch."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import decimal
+import enum
+import uuid
+from typing import Any, Literal, Optional
+
+import pytest
+import roving
+
+
+@dataclasses.dataclass
+class Friend:
+    id: int
+    name: str
+
+
+@dataclasses.dataclass
+class Person:
+    name: str
+    age: int
+    tags: list[str]
+    friends: list[Friend]
+    balance: str | None = None
+    email: str | None = None
+    latitude: float = 0.0
+    extra: dict[str, int] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass
+class Item:
+    id: int
+    views: int
+
+
+def enc(x: Any) -> bytes:
+    return roving.dumps(x)
+
+
+def test_people_typed(people: Any, people_bytes: bytes) -> None:
+    out = roving.loads(people_bytes, type=list[Person])
+    assert len(out) == len(people)
+    p = out[123]
+    assert isinstance(p, Person) and isinstance(p.friends[0], Friend)
+    assert p.name == people[123]["name"] and p.tags == people[123]["tags"]
+    assert p.friends[1].name == people[123]["friends"][1]["name"]
+    assert p.balance == people[123]["balance"] and p.extra == {}
+
+
+def test_unknown_fields_are_ignored_and_defaults_fill_missing() -> None:
+    b = enc({"name": "a", "age": 3, "tags": [], "friends": [], "new_field": [1, 2, 3]})
+    p = roving.loads(b, type=Person)
+    assert p == Person("a", 3, [], [])
+    p2 = roving.loads(b, type=Person)
+    assert p2.extra is not p.extra  # default_factory called per instance
+
+
+def test_missing_required_field() -> None:
+    with pytest.raises(roving.ValidationError, match=r"missing required field 'age' at \$\[1\]") as ei:
+        roving.loads(enc([{"name": "a", "age": 1, "tags": [], "friends": []}, {"name": "b"}]), type=list[Person])
+    assert ei.value.path == "$[1]"
+
+
+@pytest.mark.parametrize(
+    ("value", "tp", "message"),
+    [
+        ([{"id": 1, "views": 2}, {"id": 1, "views": 2}, {"id": 1, "views": 2}, {"id": 1, "views": "x"}],
+         list[Item], r"expected int, got str at \$\[3\]\.views"),
+        ({"id": 1.5, "views": 1}, Item, r"expected int, got float at \$\.id"),
+        ({"id": True, "views": 1}, Item, r"expected int, got bool at \$\.id"),
+        ([1, 2], Item, r"expected Item, got list at \$$"),
+        ("x", int, r"expected int, got str at \$$"),
+        (1, str, r"expected str, got int at \$$"),
+        (None, int, r"expected int, got None at \$$"),
+        ("x", float, r"expected float, got str at \$$"),
+        (1, bool, r"expected bool, got int at \$$"),
+        ("s", bytes, r"expected bytes, got str at \$$"),
+        ({"a": 1}, list[int], r"expected list, got dict at \$$"),
+        ([1, "a"], list[int], r"expected int, got str at \$\[1\]"),
+        ({"a": "x"}, dict[str, int], r"expected int, got str at \$\.a"),
+        ({"odd key": "x"}, dict[str, int], r"expected int, got str at \$\[\"odd key\"\]"),
+        ([1, 2, 3], tuple[int, int], r"expected tuple of length 2, got list of length 3 at \$$"),
+        ([1, "x"], tuple[int, int], r"expected int, got str at \$\[1\]"),
+        ([1, "x"], tuple[int, ...], r"expected int, got str at \$\[1\]"),
+        (1.5, Optional[int], r"expected int \| None, got float at \$$"),  # noqa: UP045
+        ([1.5], list[int | str], r"expected int \| str, got float at \$\[0\]"),
+        ("c", Literal["a", "b"], r"expected one of 'a', 'b', got 'c' at \$$"),
+        ("2024", dt.datetime, r"expected datetime, got str at \$$"),
+        ("2024", dt.date, r"expected date, got str at \$$"),
+        ("not-a-uuid", uuid.UUID, r"invalid UUID 'not-a-uuid' at \$$"),
+        ([1], set[str], r"expected str, got int at \$\[0\]"),
+    ],
+)
+def test_mismatches(value: Any, tp: Any, message: str) -> None:
+    with pytest.raises(roving.ValidationError, match=message) as ei:
+        roving.loads(enc(value), type=tp)
+    assert isinstance(ei.value, roving.DecodeError)
+    assert isinstance(ei.value, roving.RovingError)
+    assert ei.value.path.startswith("$")
+
+
+def test_successes_of_each_kind() -> None:
+    assert roving.loads(enc(3), type=float) == 3.0 and isinstance(roving.loads(enc(3), type=float), float)
+    assert roving.loads(enc(None), type=Optional[int]) is None  # noqa: UP045
+    assert roving.loads(enc(5), type=int | None) == 5
+    assert roving.loads(enc([1, "a", None]), type=list[int | str | None]) == [1, "a", None]
+    assert roving.loads(enc([1, 2]), type=tuple[int, int]) == (1, 2)
+    assert roving.loads(enc([1, 2]), type=tuple[int, ...]) == (1, 2)
+    assert roving.loads(enc([1, 2, 2]), type=set[int]) == {1, 2}
+    assert roving.loads(enc([1, 2]), type=frozenset[int]) == frozenset({1, 2})
+    assert roving.loads(enc({"a": [1]}), type=dict[str, list[int]]) == {"a": [1]}
+    assert roving.loads(enc(b"x"), type=bytes) == b"x"
+    assert roving.loads(enc(b"x"), type=bytearray) == bytearray(b"x")
+    assert roving.loads(enc("a"), type=Literal["a", "b"]) == "a"
+    assert roving.loads(enc({"x": [1, {"y": None}]}), type=Any) == {"x": [1, {"y": None}]}
+    assert roving.loads(enc([1]), type=list) == [1]
+    assert roving.loads(enc({"a": 1}), type=dict) == {"a": 1}
+    when = dt.datetime(2024, 1, 1, tzinfo=dt.UTC)
+    assert roving.loads(enc(when), type=dt.datetime) == when
+    assert roving.loads(enc(dt.date(2024, 5, 6)), type=dt.date) == dt.date(2024, 5, 6)
+    u = uuid.uuid4()
+    assert roving.loads(enc(u), type=uuid.UUID) == u
+    assert roving.loads(enc(str(u)), type=uuid.UUID) == u
+    assert roving.loads(enc(decimal.Decimal("1.25")), type=decimal.Decimal) == decimal.Decimal("1.25")
+    assert roving.loads(enc("1.25"), type=decimal.Decimal) == decimal.Decimal("1.25")
+    assert roving.loads(enc(7), type=decimal.Decimal) == decimal.Decimal(7)
+
+
+class Color(enum.Enum):
+    RED = "red"
+    BLUE = "blue"
+
+
+class Level(enum.IntEnum):
+    LOW = 1
+    HIGH = 2
+
+
+def test_enums() -> None:
+    assert roving.loads(enc(["red", "blue"]), type=list[Color]) == [Color.RED, Color.BLUE]
+    assert roving.loads(enc(Level.HIGH), type=Level) is Level.HIGH
+    with pytest.raises(roving.ValidationError, match=r"invalid value 'green' for Color at \$\[0\]"):
+        roving.loads(enc(["green"]), type=list[Color])
+
+
+@dataclasses.dataclass
+class Node:
+    value: int
+    children: list[Node] = dataclasses.field(default_factory=list)
+
+
+def test_recursive_dataclass() -> None:
+    tree = Node(1, [Node(2), Node(3, [Node(4)])])
+    assert roving.loads(roving.dumps(tree), type=Node) == tree
+    with pytest.raises(roving.ValidationError, match=r"at \$\.children\[1\]\.children\[0\]\.value"):
+        roving.loads(enc({"value": 1, "children": [{"value": 2}, {"value": 3, "children": [{"value": "x"}]}]}), type=Node)
+
+
+@dataclasses.dataclass(frozen=True)
+class FrozenPoint:
+    x: int
+    y: int
+
+
+@dataclasses.dataclass(slots=True)
+class SlotPoint:
+    x: int
+    y: int = 0
+
+
+@dataclasses.dataclass
+class Checked:
+    n: int
+
+    def __post_init__(self) -> None:
+        if self.n < 0:
+            raise ValueError("n must be >= 0")
+
+
+@dataclasses.dataclass
+class WithInitVar:
+    a: int
+    scale: dataclasses.InitVar[int] = 1
+
+    def __post_init__(self, scale: int) -> None:
+        self.a *= scale
+
+
+@dataclasses.dataclass
+class NotInit:
+    a: int
+    b: int = dataclasses.field(default=5, init=False)
+
+
+def test_dataclass_variants() -> None:
+    assert roving.loads(enc({"x": 1, "y": 2}), type=FrozenPoint) == FrozenPoint(1, 2)
+    assert roving.loads(enc({"x": 1}), type=SlotPoint) == SlotPoint(1, 0)
+    assert roving.loads(enc({"n": 3}), type=Checked) == Checked(3)
+    with pytest.raises(roving.ValidationError, match=r"n must be >= 0 at \$\[0\]"):
+        roving.loads(enc([{"n": -1}]), type=list[Checked])
+    assert roving.loads(enc({"a": 2, "scale": 3}), type=WithInitVar).a == 6
+    assert roving.loads(enc({"a": 2, "b": 9}), type=NotInit).b == 5
+
+
+def test_shared_values_stay_shared_with_types() -> None:
+    f = {"id": 1, "name": "x"}
+    out = roving.loads(roving.dumps([f, f]), type=list[Friend])
+    assert out[0] is out[1]
+
+
+def test_unsupported_types_are_type_errors() -> None:
+    with pytest.raises(TypeError, match="unsupported type"):
+        roving.loads(enc(1), type=complex)
+    with pytest.raises(TypeError, match="dict keys must be str"):
+        roving.loads(enc({}), type=dict[int, int])
+
+
+def test_typed_numpy_and_vectors() -> None:
+    np = pytest.importorskip("numpy")
+    a = np.arange(5, dtype="<i4")
+    assert np.array_equal(roving.loads(enc(a), type=np.ndarray), a)
+    assert roving.loads(enc(a), type=list[int]) == [0, 1, 2, 3, 4]
+    with pytest.raises(roving.ValidationError, match=r"expected str, got int at \$\[0\]"):
+        roving.loads(enc(a), type=list[str])
+
+
+def test_string_annotations_resolve() -> None:
+    ns: dict[str, Any] = {}
+    exec(  # noqa: S102
+        "from __future__ import annotations\n"
+        "import dataclasses\n"
+        "@dataclasses.dataclass\n"
+        "class A:\n"
+        "    x: list[int]\n"
+        "    y: 'int | None' = None\n",
+        ns,
+    )
+    A = ns["A"]
+    import sys
+    import types
+
+    mod = types.ModuleType("fake_mod_for_roving")
+    mod.A = A  # type: ignore[attr-defined]
+    A.__module__ = "fake_mod_for_roving"
+    sys.modules["fake_mod_for_roving"] = mod
+    try:
+        assert roving.loads(enc({"x": [1], "y": 2}), type=A) == A([1], 2)
+    finally:
+        del sys.modules["fake_mod_for_roving"]

@@ -1,0 +1,205 @@
+"""Lazy, zero-copy access: roving.open() and views."""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import weakref
+from pathlib import Path
+from typing import Any
+
+import pytest
+import roving
+
+
+def test_open_bytes_and_lookups(people: Any, people_bytes: bytes) -> None:
+    doc = roving.open(people_bytes)
+    root = doc.root
+    assert isinstance(root, roving.View) and root.kind == "array"
+    assert len(root) == len(people)
+    assert root[123]["name"] == people[123]["name"]
+    assert doc[123]["name"] == people[123]["name"]
+    assert root[-1]["index"] == people[-1]["index"]
+    p = root[5]
+    assert p.kind == "map" and len(p) == len(people[5])
+    assert list(p.keys()) == list(people[5].keys())
+    assert [k for k in p] == list(people[5])
+    assert next(iter(p.values())) == next(iter(people[5].values()))
+    assert dict(p.items())["age"] == people[5]["age"]
+    assert "name" in p and "nope" not in p and 3 not in p
+    assert p.get("nope") is None and p.get("nope", 7) == 7 and p.get("age") == people[5]["age"]
+    assert root.get(10**9) is None
+    assert p["tags"] == people[5]["tags"]
+    assert p["tags"][0] == people[5]["tags"][0]
+    assert people[5]["tags"][1] in p["tags"]
+    assert p["friends"][0]["name"] == people[5]["friends"][0]["name"]
+    assert root.get_path("[7].friends[1].name") == people[7]["friends"][1]["name"]
+    assert doc.get_path("[7].nope", "dflt") == "dflt"
+    assert p == people[5] and p != people[6] and root == people
+    assert p.to_python() == people[5]
+    assert json.loads(p.to_json()) == people[5]
+    assert json.loads(doc.to_json(indent=2)) == people
+    assert root[2:5] == people[2:5] or [v.to_python() for v in root[2:5]] == people[2:5]
+    assert [v.to_python() for v in root[::250]] == people[::250]
+    assert doc.nbytes == len(people_bytes)
+    assert bytes(doc.buffer()) == people_bytes
+    assert "View" in repr(p) and "Doc" in repr(doc)
+
+
+def test_errors_of_views(people_bytes: bytes) -> None:
+    root = roving.open(people_bytes).root
+    with pytest.raises(IndexError):
+        root[10**6]
+    with pytest.raises(TypeError):
+        root["x"]
+    with pytest.raises(KeyError):
+        root[0]["nope"]
+    with pytest.raises(KeyError):
+        root[0][0]
+    with pytest.raises(TypeError):
+        root.keys()
+    with pytest.raises(TypeError):
+        hash(root)
+    with pytest.raises(ValueError):
+        root.get_path("[x")
+
+
+def test_scalar_root_and_types() -> None:
+    assert roving.open(roving.dumps(42)).root == 42
+    assert roving.open(roving.dumps("s")).root == "s"
+    assert roving.open(roving.dumps(None)).root is None
+    doc = roving.open(roving.dumps({"b": b"x", "f": 1.5, "big": 2**80, "e": [], "m": {}}))
+    r = doc.root
+    assert r["b"] == b"x" and r["f"] == 1.5 and r["big"] == 2**80
+    assert len(r["e"]) == 0 and not r["e"] and r["e"] == [] and r["m"] == {}
+
+
+def test_views_outlive_their_doc(people: Any, people_bytes: bytes) -> None:
+    doc = roving.open(people_bytes)
+    p = doc.root[10]
+    tags = p["tags"]
+    doc.close()
+    assert doc.closed
+    with pytest.raises(ValueError, match="closed"):
+        _ = doc.root
+    del doc
+    gc.collect()
+    assert p["name"] == people[10]["name"]
+    assert tags == people[10]["tags"]
+    assert p.to_python() == people[10]
+
+
+def test_views_keep_a_file_mapping_alive(tmp_path: Path, people: Any, people_bytes: bytes) -> None:
+    f = tmp_path / "people.rov"
+    f.write_bytes(people_bytes)
+    with roving.open(f) as doc:
+        p = doc.root[321]
+        it = iter(doc.root[322].items())
+    assert doc.closed
+    assert p["name"] == people[321]["name"]
+    assert dict(it)["name"] == people[322]["name"]
+    with roving.open(str(f)) as doc2:
+        assert doc2[0]["index"] == 0
+    # Bytes given to open() stay alive through the views too.
+    b = bytes(people_bytes)
+    v = roving.open(b).root[1]
+    del b
+    gc.collect()
+    assert v["index"] == 1
+
+
+def test_open_copies_mutable_buffers(people_bytes: bytes) -> None:
+    ba = bytearray(people_bytes)
+    doc = roving.open(ba)
+    ba[:] = b"\x00" * len(ba)  # the document keeps its own copy
+    assert doc[0]["index"] == 0
+    doc2 = roving.open(memoryview(people_bytes))
+    assert doc2[1]["index"] == 1
+
+
+def test_open_errors(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        roving.open(tmp_path / "missing.rov")
+    empty = tmp_path / "empty.rov"
+    empty.write_bytes(b"")
+    with pytest.raises(roving.DecodeError):
+        roving.open(empty)
+    bad = tmp_path / "bad.rov"
+    bad.write_bytes(b"RV\x01garbage")
+    with pytest.raises(roving.DecodeError):
+        roving.open(bad)
+    with pytest.raises(TypeError):
+        roving.open(12)  # type: ignore[arg-type]
+
+
+def test_trusted_open_is_the_same_for_good_documents(people: Any, people_bytes: bytes) -> None:
+    doc = roving.open(people_bytes, trusted=True)
+    assert doc[999]["name"] == people[999]["name"]
+    assert doc.to_python() == people
+
+
+def test_numpy_vectors_are_zero_copy_and_read_only(tmp_path: Path) -> None:
+    np = pytest.importorskip("numpy")
+    a = np.arange(1000, dtype="<f8")
+    b = roving.dumps({"v": a, "w": np.arange(7, dtype="u1")})
+    f = tmp_path / "v.rov"
+    f.write_bytes(b)
+    doc = roving.open(f)
+    v = doc["v"]
+    assert isinstance(v, np.ndarray) and np.array_equal(v, a)
+    assert not v.flags.writeable
+    with pytest.raises(ValueError):
+        v[0] = 1.0
+    assert np.array_equal(doc["w"], np.arange(7, dtype="u1"))
+    assert v.ctypes.data % 8 == 0  # vector data is aligned in the mapped file
+    doc.close()
+    del doc
+    gc.collect()
+    assert v.sum() == a.sum()  # the array keeps the mapping alive
+
+
+def test_view_objects_are_released(people_bytes: bytes) -> None:
+    doc = roving.open(people_bytes)
+    r = weakref.ref(doc)
+    del doc
+    gc.collect()
+    assert r() is None
+
+
+def test_equality_rules() -> None:
+    r = roving.open(roving.dumps({"a": [1, 2.0, "x", None, True], "b": {"c": b"z"}})).root
+    assert r == {"a": [1, 2.0, "x", None, True], "b": {"c": b"z"}}
+    assert r == {"b": {"c": b"z"}, "a": (1, 2, "x", None, 1)}  # Python's == rules
+    assert r != {"a": [1, 2.0, "x", None, True]}
+    assert r != [1]
+    assert r["a"] != [1, 2.0, "x", None]
+    other = roving.open(roving.dumps({"a": [1, 2.0, "x", None, True], "b": {"c": b"z"}})).root
+    assert r == other
+
+
+def test_iteration_protocols() -> None:
+    r = roving.open(roving.dumps({"k": list(range(10))})).root
+    it = iter(r["k"])
+    assert next(it) == 0
+    assert it.__length_hint__() == 9
+    assert list(it) == list(range(1, 10))
+    assert list(it) == []
+    assert sorted(r) == ["k"]
+
+
+def test_offsets_identify_shared_values() -> None:
+    shared = {"x": 1}
+    r = roving.open(roving.dumps([shared, shared, {"x": 1}])).root
+    assert r[0].offset == r[1].offset != r[2].offset
+
+
+def test_path_like_objects(tmp_path: Path) -> None:
+    f = tmp_path / "a.rov"
+    f.write_bytes(roving.dumps([1, 2]))
+
+    class P(os.PathLike):  # type: ignore[type-arg]
+        def __fspath__(self) -> str:
+            return str(f)
+
+    assert roving.open(P()).root == [1, 2]

@@ -84,15 +84,24 @@ static IS_VALUE_TAG: [bool; 256] = {
 /// True if every byte is ASCII (word at a time; strings here are short).
 #[inline(always)]
 fn is_ascii(s: &[u8]) -> bool {
-    let mut acc = 0u64;
-    let mut chunks = s.chunks_exact(8);
-    for c in &mut chunks {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(c);
-        acc |= u64::from_le_bytes(w);
+    #[inline(always)]
+    fn word(b: &[u8]) -> u64 {
+        u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
     }
-    for &b in chunks.remainder() {
-        acc |= b as u64;
+    let n = s.len();
+    if n < 8 {
+        let mut acc = 0u8;
+        for &b in s {
+            acc |= b;
+        }
+        return acc < 0x80;
+    }
+    // Whole words, then one last word overlapping the end.
+    let mut acc = word(&s[n - 8..]);
+    let mut i = 0;
+    while i + 8 <= n {
+        acc |= word(&s[i..i + 8]);
+        i += 8;
     }
     acc & 0x8080_8080_8080_8080 == 0
 }
@@ -340,9 +349,12 @@ impl Validator<'_> {
     #[inline(always)]
     fn value_slots<const W: usize>(&self, bytes: &[u8], p: usize, base: usize) -> Result<()> {
         for (i, c) in bytes.chunks_exact(W).enumerate() {
-            let mut w = [0u8; 8];
-            w[..W].copy_from_slice(c);
-            let raw = u64::from_le_bytes(w);
+            let raw = match W {
+                1 => c[0] as u64,
+                2 => u16::from_le_bytes([c[0], c[1]]) as u64,
+                4 => u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as u64,
+                _ => u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]),
+            };
             if raw & 1 != 0 {
                 if raw & 2 != 0 && (raw >> 2) >= SPECIAL_COUNT {
                     return err(ErrorKind::BadImmediate, p + i * W);

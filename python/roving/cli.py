@@ -104,6 +104,8 @@ class Progress:
         try:
             width = os.get_terminal_size(self.stream.fileno()).columns
         except (OSError, ValueError, AttributeError):
+            width = 0
+        if width < 20:
             width = 100
         with self._lock:
             self.stream.write("\r\033[K" + text[: max(10, width - 1)])
@@ -1174,9 +1176,7 @@ class _Dumper:
             )
         elif r.kind == "ext":
             tid, data = val
-            text = f"ext(type {tid})[{len(data)}] {data[:24].hex()}" + (
-                "…" if len(data) > 24 else ""
-            )
+            text = _ext_text(tid, data)
         elif r.kind == "vector":
             name, count, vals = val
             text = (
@@ -1191,6 +1191,33 @@ class _Dumper:
             text = r.kind
         self.write(indent, label, text + at)
         return []
+
+
+def _ext_text(tid: int, data: bytes) -> str:
+    """An ext value; the Python package's own ext types are spelled out."""
+    rv = sys.modules.get("roving")
+    known = {
+        getattr(rv, "EXT_DATE", 1): "date",
+        getattr(rv, "EXT_UUID", 2): "uuid",
+        getattr(rv, "EXT_DECIMAL", 3): "decimal",
+    }
+    kind = known.get(tid)
+    try:
+        if kind == "date" and len(data) == 4:
+            import datetime as dt
+
+            days = int.from_bytes(data, "little", signed=True)
+            return f"date {dt.date(1970, 1, 1) + dt.timedelta(days=days)}"
+        if kind == "uuid" and len(data) == 16:
+            import uuid
+
+            return f"uuid {uuid.UUID(bytes=bytes(data))}"
+        if kind == "decimal" and data.isascii():
+            return f"decimal {data.decode('ascii')}"
+    except (OverflowError, ValueError):
+        pass
+    more = "…" if len(data) > 24 else ""
+    return f"ext(type {tid})[{len(data)}] {data[:24].hex()}{more}"
 
 
 def _key_label(k: str) -> str:

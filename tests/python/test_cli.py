@@ -351,6 +351,54 @@ def test_dump_shared_values_printed_once(tmp_path: Path) -> None:
     assert json.loads(run("dump", "--json", str(f)).stdout) == [shared, shared]
 
 
+def test_dump_rich_types(tmp_path: Path) -> None:
+    import array
+    import datetime as dt
+    import decimal
+    import uuid
+
+    import roving
+
+    obj = {
+        "big": 2**100,
+        "neg": -(2**70),
+        "u64": 2**63 + 5,
+        "ts": dt.datetime(
+            2024, 5, 6, 7, 8, 9, 123456, tzinfo=dt.timezone(dt.timedelta(hours=2))
+        ),
+        "day": dt.date(2024, 1, 2),
+        "id": uuid.UUID(int=5),
+        "price": decimal.Decimal("1.25"),
+        "raw": b"\x00\x01abc",
+        "vec": array.array("d", [0.5, 1.5]),
+        "nan": float("nan"),
+    }
+    f = tmp_path / "types.rov"
+    f.write_bytes(roving.dumps(obj))
+    p = run("dump", str(f))
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.decode().splitlines()
+    assert lines[0] == "map{10}"
+    for want in [
+        "  big: int 1267650600228229401496703205376",
+        "  neg: int -1180591620717411303424",
+        "  u64: int 9223372036854775813",
+        "  ts: timestamp 2024-05-06T07:08:09.123456+02:00",
+        "  day: date 2024-01-02",
+        "  id: uuid 00000000-0000-0000-0000-000000000005",
+        "  price: decimal 1.25",
+        "  raw: bytes[5] 0001616263",
+        "  vec: vector<f64>[2] [0.5, 1.5]",
+        "  nan: float NaN",
+    ]:
+        assert want in lines, (want, lines)
+    st = json.loads(run("stats", "--json", str(f)).stdout)
+    assert (
+        st["header"] + sum(s["bytes"] for s in st["sections"].values())
+        == f.stat().st_size
+    )
+
+
 def test_dump_errors(files: dict[str, Path]) -> None:
     p = run("dump", str(files["dir"] / "missing.rov"))
     assert "no such file" in one_error_line(p)

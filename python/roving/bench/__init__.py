@@ -77,6 +77,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="also run the Rust criterion benches (cargo bench -p roving-bench) and fold them in",
     )
     p.add_argument(
+        "--rust-existing",
+        action="store_true",
+        help="fold the existing docs/BENCHMARKS.md into the results without running cargo bench",
+    )
+    p.add_argument(
         "--out",
         metavar="DIR",
         default=None,
@@ -161,7 +166,7 @@ def run(args: argparse.Namespace, progress: Callable[[str], None] | None = None)
         print(f"{'rust':22} the Rust criterion benches (cargo bench -p roving-bench)")
         return 0
     names, rust = resolve_names(args.only)
-    rust = rust or args.rust
+    rust = rust or args.rust or args.rust_existing
     out = args.out or default_out_dir()
     if args.quick:
         cfg = quick_config()
@@ -201,7 +206,9 @@ def run(args: argparse.Namespace, progress: Callable[[str], None] | None = None)
         from . import rust as rust_mod
 
         cfg.note("rust: cargo bench -p roving-bench")
-        ok, text = rust_mod.run_rust(out, machine, quick=args.quick)
+        ok, text = rust_mod.run_rust(
+            out, machine, quick=args.quick, run_cargo=not args.rust_existing
+        )
         print(text, flush=True)
         if not ok:
             failed.append("rust")

@@ -315,8 +315,10 @@ def run(cfg: Config) -> Experiment:
         def de(dec=dec, blobs=blobs):
             return [dec(b) for b in blobs]
 
-        ts = exp.time(name, "serialize", ser, single=True)
-        td = exp.time(name, "deserialize", de, single=True)
+        # 5 runs, as the seed did.
+        reps = min(cfg.repeats, 5)
+        ts = exp.time(name, "serialize", ser, single=True, repeats=reps)
+        td = exp.time(name, "deserialize", de, single=True, repeats=reps)
         avg = sum(map(len, blobs)) / len(blobs)
         exp.size(name, "avg payload", avg)
         rows.append((name, ts, td, avg, how))
@@ -350,6 +352,9 @@ def run(cfg: Config) -> Experiment:
             fmt_ratio(rd),
             how,
         )
+    t.notes.append(
+        f"Median of {min(cfg.repeats, 5)} runs of all {n:,} objects (min–max in brackets)."
+    )
     t.notes.append(
         "Ratios are pickle's time divided by the contender's (above 1x is faster than pickle)."
     )

@@ -13,9 +13,9 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from typing_extensions import Self
+    from typing import Self
 
-from typing_extensions import Self
+from typing import Self
 
 from roving._roving import StoreError, _Store
 

@@ -159,13 +159,15 @@ impl PyStore {
 #[pymethods]
 impl PyStore {
     #[new]
-    #[pyo3(signature = (path, *, r#type=None, readonly=false, trusted=false, map_size=None, sync=true))]
+    #[allow(clippy::too_many_arguments)] // Python keyword arguments
+    #[pyo3(signature = (path, *, r#type=None, readonly=false, trusted=false, verify_pages=false, map_size=None, sync=true))]
     fn py_new(
         py: Python<'_>,
         path: PathBuf,
         r#type: Option<Bound<'_, PyAny>>,
         readonly: bool,
         trusted: bool,
+        verify_pages: bool,
         map_size: Option<usize>,
         sync: bool,
     ) -> PyResult<PyStore> {
@@ -173,7 +175,10 @@ impl PyStore {
         if let Some(t) = &ty {
             typed::plan_for(t)?; // an unsupported type fails here, not on the first read
         }
-        let mut opts = StoreOptions::default().readonly(readonly).sync(sync);
+        let mut opts = StoreOptions::default()
+            .readonly(readonly)
+            .sync(sync)
+            .verify_pages(verify_pages);
         if let Some(m) = map_size {
             opts = opts.map_size(m);
         }

@@ -37,7 +37,7 @@ class BBItem:
 
 
 def items(n: int) -> list[BBItem]:
-    now = dt.datetime.now(dt.timezone.utc)
+    now = dt.datetime.now(dt.UTC)
     return [
         BBItem(
             f"item {i}",

@@ -57,13 +57,16 @@
 //! and records that are not valid roving documents are reported as errors
 //! ([`StoreErrorKind::NotAStore`], [`StoreErrorKind::Corrupt`]). LMDB
 //! keeps no checksums: arbitrary bytes written over its B-tree pages can
-//! still make LMDB itself abort the process; [`Store::verify`] reads every
-//! record.
+//! still make LMDB itself crash the process, unless the store is opened
+//! with [`StoreOptions::verify_pages`], which walks every page in Rust
+//! first (O(file size): for files from elsewhere). [`Store::verify`] reads
+//! every record.
 
 mod error;
 mod shared;
 mod snapshot;
 mod store;
+mod verify;
 
 pub use error::{Result, StoreError, StoreErrorKind};
 pub use snapshot::Snapshot;
@@ -85,6 +88,13 @@ pub struct StoreOptions {
     /// Size of the reader table of a new store (read transactions alive at
     /// once, over all processes). Default 510.
     pub max_readers: u32,
+    /// Walk every page of the file in Rust before LMDB reads any
+    /// (O(file size)): for files that come from elsewhere. LMDB trusts its
+    /// pages (no checksums), so without this, bytes written over its B-tree
+    /// pages can crash the process; with it, any such damage in the state
+    /// present at open is a [`StoreErrorKind::Corrupt`] error. Default
+    /// false. (Records are validated on read either way.)
+    pub verify_pages: bool,
 }
 
 impl Default for StoreOptions {
@@ -94,6 +104,7 @@ impl Default for StoreOptions {
             map_size: 1 << 30,
             sync: true,
             max_readers: 510,
+            verify_pages: false,
         }
     }
 }
@@ -113,6 +124,12 @@ impl StoreOptions {
     /// Sets [`map_size`](StoreOptions::map_size).
     pub fn map_size(mut self, bytes: usize) -> StoreOptions {
         self.map_size = bytes;
+        self
+    }
+
+    /// Sets [`verify_pages`](StoreOptions::verify_pages).
+    pub fn verify_pages(mut self, verify: bool) -> StoreOptions {
+        self.verify_pages = verify;
         self
     }
 

@@ -153,7 +153,47 @@ fn precheck(data: &Path, readonly: bool) -> Result<Precheck> {
             "not a roving store (not an LMDB file)",
         ));
     }
+    check_meta_sizes(data)?;
     Ok(Precheck::Lmdb)
+}
+
+/// Largest map a store may record (64 TiB): anything larger is damage, and
+/// LMDB would try to map it.
+const MAX_PLAUSIBLE_MAP: u64 = 1 << 46;
+
+/// Rejects meta pages whose page size, map size or last page are absurd
+/// (LMDB maps what they say before reading anything else).
+fn check_meta_sizes(data: &Path) -> Result<()> {
+    use std::os::unix::fs::FileExt;
+    let f = File::open(data)?;
+    let damaged = |what: &str| {
+        StoreError::new(
+            StoreErrorKind::Corrupt,
+            format!("the store is damaged: {what}"),
+        )
+    };
+    let mut w = [0u8; 8];
+    let mut u64_at = |off: u64| -> Result<u64> {
+        f.read_exact_at(&mut w, off)
+            .map_err(|_| damaged("a meta page is cut short"))?;
+        Ok(u64::from_le_bytes(w))
+    };
+    let ps = u64_at(40)? & 0xFFFF_FFFF;
+    if !ps.is_power_of_two() || !(512..=65536).contains(&ps) {
+        return Err(damaged("bad page size in the meta page"));
+    }
+    for meta in [0, ps] {
+        if u64_at(meta + 40)? & 0xFFFF_FFFF != ps {
+            return Err(damaged("the meta pages disagree on the page size"));
+        }
+        let mapsize = u64_at(meta + 32)?;
+        let last_pg = u64_at(meta + 136)?;
+        let pages_end = last_pg.checked_add(1).and_then(|n| n.checked_mul(ps));
+        if mapsize > MAX_PLAUSIBLE_MAP || pages_end.is_none_or(|e| e > MAX_PLAUSIBLE_MAP) {
+            return Err(damaged("implausible map size or page count in a meta page"));
+        }
+    }
+    Ok(())
 }
 
 fn read_prefix(data: &Path, buf: &mut [u8]) -> Result<usize> {
@@ -264,8 +304,46 @@ impl Shared {
             }
         };
         // Before any transaction reads a page: a file shorter than its pages
-        // would crash the process (SIGBUS) when a missing page is read.
-        check_length(&env, &lay.data).map_err(|e| e.with_path(path))?;
+        // would crash the process (SIGBUS) when a missing page is read, and
+        // with `verify_pages` every page is checked first.
+        {
+            let file = env
+                .try_clone_inner_file()
+                .map_err(|e| StoreError::from(e).with_path(path))?;
+            let ps = env.unnamed_database_stat().page_size as usize;
+            // A read transaction pins the state being checked (beginning one
+            // reads no page).
+            let rtxn = match env.read_txn() {
+                Err(heed::Error::Mdb(MdbError::MapResized)) => {
+                    // The file's pages go past the map: adopt the size the
+                    // file records (no transaction is alive yet).
+                    // SAFETY: this environment was just opened by this
+                    // thread and no transaction of it exists.
+                    unsafe { env.resize(0) }.map_err(|e| StoreError::from(e).with_path(path))?;
+                    env.read_txn()
+                }
+                r => r,
+            }
+            .map_err(|e| match e {
+                heed::Error::Mdb(MdbError::MapResized) => StoreError::new(
+                    StoreErrorKind::Corrupt,
+                    "the store is damaged: its pages go past its map size",
+                ),
+                e => StoreError::from(e),
+            })
+            .map_err(|e| e.with_path(path))?;
+            let id = rtxn.id() as u64;
+            check_file(
+                &file,
+                &env.info(),
+                ps,
+                id,
+                options.verify_pages,
+                options.readonly,
+            )
+            .map_err(|e| e.with_path(path))?;
+            drop(rtxn);
+        }
         let fresh = matches!(pre, Precheck::New) || env.unnamed_database_stat().entries == 0;
         let (items, meta) =
             open_databases(&env, fresh, options.readonly).map_err(|e| e.with_path(path))?;
@@ -366,56 +444,77 @@ impl Shared {
         e.with_path(&self.path)
     }
 
-    /// Makes the data file at least `len` bytes long without ever shrinking
-    /// it or touching existing bytes (LMDB may leave the pages at the end
-    /// of the file unwritten when they were freed in the transaction that
-    /// allocated them; extending keeps "file shorter than its pages" a sure
-    /// sign of truncation).
+    /// Makes the data file at least `len` bytes long (see [`extend_file`]):
+    /// LMDB may leave the pages at the end of the file unwritten when they
+    /// were freed in the transaction that allocated them; extending keeps
+    /// "file shorter than its pages" a rare case.
     pub(crate) fn extend_file(&self, len: u64) {
-        #[cfg(target_os = "linux")]
-        {
-            use std::os::fd::AsRawFd;
-            let Ok(md) = self.file.metadata() else { return };
-            if md.len() >= len {
-                return;
-            }
-            let Ok(len) = libc::off_t::try_from(len) else {
-                return;
-            };
-            // SAFETY: plain system call on a file descriptor we own; mode 0
-            // only allocates blocks that are not allocated yet and extends
-            // the size, it never shrinks the file or changes existing data.
-            unsafe {
-                libc::fallocate(self.file.as_raw_fd(), 0, 0, len);
-            }
-        }
-        #[cfg(not(target_os = "linux"))]
-        {
-            let _ = len;
-        }
+        extend_file(&self.file, len);
     }
 }
 
-/// Errors if the data file is shorter than the pages its newest meta page
-/// says it has.
-pub(crate) fn check_length_of(file_len: u64, info: &heed::EnvInfo, page_size: usize) -> Result<()> {
+/// Checks that LMDB can read the state of read transaction `txn_id` (0:
+/// the newest) without reading past the end of the file. The cheap check
+/// compares the file's length with the pages its meta page counts; the file
+/// may legitimately be shorter when its last pages are free (LMDB leaves
+/// freed pages unwritten), so a short file, or `walk`, walks the pages
+/// actually reachable ([`crate::verify`]). A short file that passes is
+/// extended (zero-filled, never shrunk) unless read-only.
+pub(crate) fn check_file(
+    file: &File,
+    info: &heed::EnvInfo,
+    page_size: usize,
+    txn_id: u64,
+    walk: bool,
+    readonly: bool,
+) -> Result<()> {
+    let file_len = file.metadata()?.len();
     let need = (info.last_page_number as u64 + 1).saturating_mul(page_size as u64);
-    if file_len < need {
-        return Err(StoreError::new(
+    if file_len >= need && !walk {
+        return Ok(());
+    }
+    match crate::verify::verify_file(file, txn_id) {
+        Ok(_) => {
+            if file_len < need && !readonly {
+                extend_file(file, need);
+            }
+            Ok(())
+        }
+        Err(e) if file_len < need && e.kind() == StoreErrorKind::Corrupt => Err(StoreError::new(
             StoreErrorKind::Corrupt,
             format!(
-                "the store is damaged: the file is truncated ({file_len} bytes, its pages need {need})"
+                "the store is damaged: the file is truncated ({file_len} bytes, its pages need {need}): {}",
+                e.message()
             ),
-        ));
+        )),
+        Err(e) => Err(e),
     }
-    Ok(())
 }
 
-fn check_length(env: &Env<WithoutTls>, data: &Path) -> Result<()> {
-    let info = env.info();
-    let ps = env.unnamed_database_stat().page_size as usize;
-    let len = std::fs::metadata(data)?.len();
-    check_length_of(len, &info, ps)
+/// Makes `file` at least `len` bytes long without ever shrinking it or
+/// touching existing bytes.
+pub(crate) fn extend_file(file: &File, len: u64) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        let Ok(md) = file.metadata() else { return };
+        if md.len() >= len {
+            return;
+        }
+        let Ok(len) = libc::off_t::try_from(len) else {
+            return;
+        };
+        // SAFETY: plain system call on a file descriptor we own; mode 0
+        // only allocates blocks that are not allocated yet and extends
+        // the size, it never shrinks the file or changes existing data.
+        unsafe {
+            libc::fallocate(file.as_raw_fd(), 0, 0, len);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (file, len);
+    }
 }
 
 type Dbs = (

@@ -52,7 +52,14 @@ impl Snapshot {
         let ps = shared.page_size;
         let info = shared.env.info();
         let file_len = shared.file.metadata()?.len();
-        crate::shared::check_length_of(file_len, &info, ps)?;
+        crate::shared::check_file(
+            &shared.file,
+            &info,
+            ps,
+            self.id as u64,
+            false,
+            shared.env_readonly,
+        )?;
         let guard = self.lock()?;
         let txn = guard_txn(&guard)?;
         let len = shared.items.len(txn)?;

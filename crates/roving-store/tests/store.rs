@@ -733,3 +733,139 @@ fn store_and_records_are_send_and_sync() {
     check::<roving_store::Snapshot>();
     check::<roving_store::StoreError>();
 }
+
+// ------------------------------------------------------------ page walk
+
+fn build_varied_store(path: &Path) {
+    let mut s = Store::open(path, &opts()).unwrap();
+    for i in 0..400u64 {
+        let mut e = Encoder::new();
+        e.begin_map().unwrap();
+        e.key("i").unwrap();
+        e.u64(i).unwrap();
+        e.key("pad").unwrap();
+        // some values on overflow pages
+        e.str(&"p".repeat(if i % 37 == 0 { 9000 } else { (i % 90) as usize }))
+            .unwrap();
+        e.end_map().unwrap();
+        s.put(&format!("key {i:05}"), e.finish().unwrap()).unwrap();
+        if i % 100 == 99 {
+            s.flush().unwrap();
+        }
+    }
+    for i in (0..400u64).step_by(3) {
+        s.delete(&format!("key {i:05}")).unwrap();
+    }
+    s.flush().unwrap();
+}
+
+#[test]
+fn verify_pages_accepts_good_stores() {
+    let (_d, path) = tmp();
+    build_varied_store(&path);
+    let s = Store::open(&path, &opts().readonly(true).verify_pages(true)).unwrap();
+    assert_eq!(s.len().unwrap(), 266);
+    assert_eq!(s.verify().unwrap(), 266);
+    drop(s);
+    // Empty and fresh stores too.
+    let (_d2, p2) = tmp();
+    drop(Store::open(&p2, &opts()).unwrap());
+    let s = Store::open(&p2, &opts().verify_pages(true)).unwrap();
+    assert_eq!(s.len().unwrap(), 0);
+}
+
+/// Damaged copies of a store, opened with `verify_pages`: every one gives
+/// an error or a store that reads without crashing (this test would die
+/// with SIGBUS/SIGSEGV if the walk let a bad page through to LMDB).
+#[test]
+fn verify_pages_rejects_damaged_pages_without_crashing() {
+    let (d, path) = tmp();
+    build_varied_store(&path);
+    let good = std::fs::read(&path).unwrap();
+    let pages = good.len() / 4096;
+    let mut rng = Rng(0xDEAD_BEEF_1234_5678);
+    let (mut rejected, mut opened) = (0, 0);
+    let rounds: usize = std::env::var("ROVING_STORE_MUTATIONS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(600);
+    for round in 0..rounds {
+        let mut bad = good.clone();
+        match round % 5 {
+            // a field of a meta page (sizes, roots, depths, counts, txn ids)
+            4 => {
+                let at = rng.below(2) as usize * 4096 + 16 + rng.below(136) as usize;
+                bad[at] = rng.next() as u8;
+            }
+            // a few random bytes anywhere after the meta pages
+            0 | 1 => {
+                for _ in 0..1 + rng.below(4) {
+                    let at = 8192 + rng.below((bad.len() - 8192) as u64) as usize;
+                    bad[at] = rng.next() as u8;
+                }
+            }
+            // a page header field (number, flags, bounds) of a random page
+            2 => {
+                let page = 2 + rng.below(pages as u64 - 2) as usize;
+                let at = page * 4096 + rng.below(16) as usize;
+                bad[at] = rng.next() as u8;
+            }
+            // a node pointer or node header of a random page
+            _ => {
+                let page = 2 + rng.below(pages as u64 - 2) as usize;
+                let at = page * 4096 + 16 + rng.below(64) as usize;
+                bad[at] ^= 1 << rng.below(8);
+            }
+        }
+        let p = d.path().join(format!("bad{round}.rvs"));
+        std::fs::write(&p, &bad).unwrap();
+        match Store::open(&p, &opts().readonly(true).verify_pages(true)) {
+            Err(e) => {
+                assert!(
+                    matches!(
+                        e.kind(),
+                        StoreErrorKind::Corrupt | StoreErrorKind::NotAStore
+                    ),
+                    "{e}"
+                );
+                rejected += 1;
+            }
+            Ok(s) => {
+                opened += 1;
+                let _ = s.len();
+                let _ = s.verify();
+                for r in s.iter() {
+                    let _ = r.map(|(_, d)| d.as_bytes().len());
+                }
+                for i in 0..400 {
+                    let _ = s.get(&format!("key {i:05}"));
+                }
+            }
+        }
+        let _ = std::fs::remove_file(&p);
+        let _ = std::fs::remove_file(d.path().join(format!("bad{round}.rvs-lock")));
+    }
+    assert!(
+        rejected > rounds / 20 && opened > rounds / 20,
+        "rejected {rejected}, opened {opened}"
+    );
+}
+
+/// The fuzz finding `store_open-lmdb-sigbus`: a page whose nodes point past
+/// the end of the file (LMDB alone dies of SIGBUS on it).
+#[test]
+fn verify_pages_rejects_the_sigbus_finding() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("finding.rvs");
+    let bytes = include_bytes!("data/damaged-node-offsets.rvs");
+    std::fs::write(&p, bytes).unwrap();
+    let msg = expect_kind(
+        Store::open(&p, &opts().readonly(true).verify_pages(true)),
+        StoreErrorKind::Corrupt,
+    );
+    assert!(msg.contains("page"), "{msg}");
+    expect_kind(
+        Store::open(&p, &opts().verify_pages(true)),
+        StoreErrorKind::Corrupt,
+    );
+}

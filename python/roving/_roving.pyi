@@ -128,6 +128,7 @@ class _Store:
         type: Any = None,
         readonly: bool = False,
         trusted: bool = False,
+        verify_pages: bool = False,
         map_size: int | None = None,
         sync: bool = True,
     ) -> Self: ...

@@ -583,6 +583,22 @@ _KINDS = {
 }
 
 
+#: Fixed-size records: tag -> (payload length, kind, encoding name).
+_FIXED = {
+    TAG_I8: (1, "int", "i8"),
+    TAG_I16: (2, "int", "i16"),
+    TAG_I32: (4, "int", "i32"),
+    TAG_I64: (8, "int", "i64"),
+    TAG_U64: (8, "uint", "u64"),
+    TAG_F32: (4, "float", "f32"),
+    TAG_F64: (8, "float", "f64"),
+    TAG_F_DEC: (5, "float", "decimal"),
+    TAG_TIMESTAMP: (12, "timestamp", "timestamp"),
+    TAG_TIMESTAMP_OFFSET: (16, "timestamp", "timestamp+offset"),
+}
+_CAST = {1: "B", 2: "H", 4: "I", 8: "Q"}
+
+
 class FormatDrift(Exception):
     """The scanner met bytes it does not know: the format has moved on."""
 
@@ -634,6 +650,7 @@ class Scanner:
 
     def __init__(self, buf: bytes) -> None:
         self.buf = buf
+        self._mv = memoryview(buf)
         self._shape_cache: dict[int, int] = {}
 
     def records(self) -> Iterator[Record]:
@@ -654,20 +671,9 @@ class Scanner:
         if t == TAG_STR:
             ln, q = _varint(b, p)
             return Record(pos, q + ln, t, "str", "str")
-        fixed = {
-            TAG_I8: (1, "int", "i8"),
-            TAG_I16: (2, "int", "i16"),
-            TAG_I32: (4, "int", "i32"),
-            TAG_I64: (8, "int", "i64"),
-            TAG_U64: (8, "uint", "u64"),
-            TAG_F32: (4, "float", "f32"),
-            TAG_F64: (8, "float", "f64"),
-            TAG_F_DEC: (5, "float", "decimal"),
-            TAG_TIMESTAMP: (12, "timestamp", "timestamp"),
-            TAG_TIMESTAMP_OFFSET: (16, "timestamp", "timestamp+offset"),
-        }
-        if t in fixed:
-            ln, kind, enc = fixed[t]
+        fx = _FIXED.get(t)
+        if fx is not None:
+            ln, kind, enc = fx
             return Record(pos, p + ln, t, kind, enc)
         if t in (TAG_BIGINT_POS, TAG_BIGINT_NEG):
             ln, q = _varint(b, p)
@@ -744,13 +750,38 @@ class Scanner:
             return "ref", base - (raw >> 2)
         return "ref", raw >> 2
 
-    def slots_of(self, r: Record) -> Iterator[tuple[str, Any]]:
+    def slots_of(self, r: Record) -> list[tuple[str, Any]]:
+        """The decoded slots of a container, shape or root record."""
         if r.slots is None:
-            return
+            return []
         q, count = r.slots
         w = r.width
-        for i in range(count):
-            yield self.slot(q + i * w, w, r.pos)
+        if count == 0:
+            return []
+        raws = self._raws(q, count, w)
+        base = r.pos
+        bits = w * 8
+        sign = 1 << (bits - 1)
+        full = 1 << bits
+        out: list[tuple[str, Any]] = []
+        for raw in raws:
+            low = raw & 3
+            if low == 0:
+                out.append(("ref", base - (raw >> 2)))
+            elif low == 2:
+                out.append(("ref", raw >> 2))
+            elif low == 1:
+                v = raw - full if raw & sign else raw
+                out.append(("int", v >> 2))
+            else:
+                out.append(("special", raw >> 2))
+        return out
+
+    def _raws(self, q: int, count: int, w: int) -> list[int]:
+        mv = self._mv[q : q + count * w]
+        if sys.byteorder == "little":
+            return mv.cast(_CAST[w]).tolist()
+        return [int.from_bytes(mv[i * w : (i + 1) * w], "little") for i in range(count)]
 
     def root_slot(self) -> tuple[str, Any]:
         b = self.buf
@@ -845,6 +876,9 @@ def compute_stats(buf: bytes) -> dict[str, Any]:
     sections: dict[str, dict[str, int]] = {}
     encodings: dict[str, dict[str, int]] = {}
     recs: list[Record] = []
+    #: position -> record index; child references per record (shape first for maps)
+    index: dict[int, int] = {}
+    children: list[list[int]] = []
     key_strings: set[int] = set()
     slots = {
         "total": 0,
@@ -853,92 +887,73 @@ def compute_stats(buf: bytes) -> dict[str, Any]:
         "references": 0,
         "slot bytes": 0,
     }
-    refcount: dict[int, int] = {}
-    values = {
-        "null": 0,
-        "bool": 0,
-        "int": 0,
-        "float": 0,
-        "str": 0,
-        "array": 0,
-        "map": 0,
-        "other": 0,
+    values = dict.fromkeys(
+        ("null", "bool", "int", "float", "str", "array", "map", "other"), 0
+    )
+    special_kind = {0: "null", 1: "bool", 2: "bool", 3: "str", 4: "array", 5: "map"}
+    value_kind = {
+        "str": "str",
+        "int": "int",
+        "uint": "int",
+        "bigint": "int",
+        "float": "float",
+        "array": "array",
+        "map": "map",
     }
 
     def add(d: dict, k: str, nbytes: int) -> None:
-        e = d.setdefault(k, {"records": 0, "bytes": 0})
+        e = d.get(k)
+        if e is None:
+            e = d[k] = {"records": 0, "bytes": 0}
         e["records"] += 1
         e["bytes"] += nbytes
 
     for r in sc.records():
+        index[r.pos] = len(recs)
         recs.append(r)
         size = r.end - r.pos
-        section = _KINDS[r.kind][0]
-        add(sections, section, size)
+        add(sections, _KINDS[r.kind][0], size)
         add(encodings, r.enc, size)
+        kids: list[int] = []
         if r.shape is not None:
-            refcount[r.shape] = refcount.get(r.shape, 0) + 1
+            kids.append(r.shape)
         if r.slots is not None:
             slots["slot bytes"] += r.slots[1] * r.width
+            is_shape = r.kind == "shape"
             for kind, v in sc.slots_of(r):
                 slots["total"] += 1
-                if kind == "int":
-                    slots["inline ints"] += 1
-                    if r.kind != "shape":
-                        values["int"] += 1
-                elif kind == "special":
-                    slots["constants"] += 1
-                    if r.kind != "shape":
-                        c = SPECIALS.get(v)
-                        values[
-                            "null"
-                            if c is None
-                            else "bool"
-                            if isinstance(c, bool)
-                            else "str"
-                            if c == ""
-                            else "array"
-                            if c == []
-                            else "map"
-                        ] += 1
-                else:
-                    slots["references"] += 1
-                    refcount[v] = refcount.get(v, 0) + 1
-                    if r.kind == "shape":
-                        key_strings.add(v)
-
-    by_pos = {r.pos: r for r in recs}
-    # Values: each reference from an array, map or the root is one value.
-    for r in recs:
-        if r.kind in ("array", "map", "root"):
-            for kind, v in sc.slots_of(r):
                 if kind == "ref":
-                    k = by_pos[v].kind
-                    values[
-                        {"uint": "int", "bigint": "int"}.get(k, k)
-                        if k
-                        in ("str", "int", "uint", "bigint", "float", "array", "map")
-                        else "other"
-                    ] += 1
+                    slots["references"] += 1
+                    kids.append(v)
+                    if is_shape:
+                        key_strings.add(v)
+                    else:
+                        values[value_kind.get(recs[index[v]].kind, "other")] += 1
+                elif kind == "int":
+                    slots["inline ints"] += 1
+                    if not is_shape:
+                        values["int"] += 1
+                else:
+                    slots["constants"] += 1
+                    if not is_shape:
+                        values[special_kind.get(v, "other")] += 1
+        children.append(kids)
 
     # Dedup: how many times each record would be written if every shared
     # reference were a copy: the number of paths from the root to it.
-    paths: dict[int, int] = {}
-    root = recs[-1]
-    paths[root.pos] = 1
-    for r in reversed(recs):
-        m = paths.get(r.pos, 0)
-        if m == 0:
-            continue
-        if r.shape is not None:
-            paths[r.shape] = paths.get(r.shape, 0) + m
-        for kind, v in sc.slots_of(r):
-            if kind == "ref":
-                paths[v] = paths.get(v, 0) + m
+    paths = [0] * len(recs)
+    if recs:
+        paths[-1] = 1
+    for i in range(len(recs) - 1, -1, -1):
+        m = paths[i]
+        if m:
+            for c in children[i]:
+                paths[index[c]] += m
     saved_by: dict[str, int] = {}
     shared_records = 0
-    for r in recs:
-        m = paths.get(r.pos, 0)
+    unreached = 0
+    for i, r in enumerate(recs):
+        m = paths[i]
         if m > 1:
             shared_records += 1
             kind = (
@@ -947,9 +962,10 @@ def compute_stats(buf: bytes) -> dict[str, Any]:
                 else _KINDS[r.kind][0]
             )
             saved_by[kind] = saved_by.get(kind, 0) + (m - 1) * (r.end - r.pos)
-    unreached = sum(1 for r in recs if paths.get(r.pos, 0) == 0)
+        elif m == 0:
+            unreached += 1
 
-    key_bytes = sum(by_pos[p].end - p for p in key_strings)
+    key_bytes = sum(recs[index[p]].end - p for p in key_strings)
     total = len(buf)
     saved = sum(saved_by.values())
     return {
@@ -1349,7 +1365,7 @@ def build_parser() -> argparse.ArgumentParser:
         try:
             ver = version("roving")
         except PackageNotFoundError:
-            ver = "(not installed)"
+            ver = getattr(sys.modules.get("roving"), "__version__", "(not installed)")
     except ImportError:  # pragma: no cover
         ver = "?"
     p.add_argument("--version", action="version", version=f"roving {ver}")

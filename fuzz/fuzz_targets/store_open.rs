@@ -1,5 +1,6 @@
 //! A store file made of arbitrary bytes: opening it, reading every record
-//! and verifying must give data or a StoreError, never a crash.
+//! and verifying must give data or a StoreError, never a crash (with
+//! `verify_pages`, the bounds-checked walk of the LMDB pages at open).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use roving_store::{Store, StoreOptions};
@@ -12,7 +13,7 @@ fuzz_target!(|data: &[u8]| {
     if std::fs::write(&file, data).is_err() {
         return;
     }
-    let opts = StoreOptions::new().readonly(true);
+    let opts = StoreOptions::new().readonly(true).verify_pages(true);
     if let Ok(store) = Store::open(&file, &opts) {
         if let Ok(snap) = store.snapshot() {
             let _ = snap.verify();

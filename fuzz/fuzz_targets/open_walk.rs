@@ -5,7 +5,9 @@ use libfuzzer_sys::fuzz_target;
 use roving::{Document, KeyHandle, Limits, Value};
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(doc) = Document::open(data) else { return };
+    let Ok(doc) = Document::open(data) else {
+        return;
+    };
     let handle = KeyHandle::new("name");
     let mut stack = vec![doc.root()];
     let mut budget = 100_000u32;
@@ -42,7 +44,13 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     let _ = doc.get_path("[0].name");
-    let opts = roving::json::JsonOptions { indent: None, limits: Limits { max_depth: 1000, max_values: 100_000 } };
+    let opts = roving::json::JsonOptions {
+        indent: None,
+        limits: Limits {
+            max_depth: 1000,
+            max_values: 100_000,
+        },
+    };
     let mut out = Vec::new();
     let _ = roving::json::write_json(doc.root(), &opts, &mut out);
 });

@@ -5,7 +5,9 @@ use libfuzzer_sys::fuzz_target;
 use roving::{Document, Encoder};
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(doc) = Document::open(data) else { return };
+    let Ok(doc) = Document::open(data) else {
+        return;
+    };
     let mut e = Encoder::new();
     if e.write_value(doc.root()).is_err() {
         return; // depth limit
@@ -15,5 +17,9 @@ fuzz_target!(|data: &[u8]| {
     assert!(again.root() == doc.root(), "value changed by re-encoding");
     let mut e = Encoder::new();
     e.write_value(again.root()).expect("re-encode");
-    assert_eq!(e.finish().expect("finish"), once, "encoding is not deterministic");
+    assert_eq!(
+        e.finish().expect("finish"),
+        once,
+        "encoding is not deterministic"
+    );
 });

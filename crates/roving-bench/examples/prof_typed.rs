@@ -13,10 +13,16 @@ fn main() {
     for _ in 0..n {
         match op {
             "encode" => drop(std::hint::black_box(roving::to_vec(&people).unwrap())),
-            "decode" => drop(std::hint::black_box(roving::from_slice::<Vec<Person>>(&bytes).unwrap())),
-            "decode_ref" => drop(std::hint::black_box(roving::from_slice::<Vec<PersonRef>>(&bytes).unwrap())),
+            "decode" => drop(std::hint::black_box(
+                roving::from_slice::<Vec<Person>>(&bytes).unwrap(),
+            )),
+            "decode_ref" => drop(std::hint::black_box(
+                roving::from_slice::<Vec<PersonRef>>(&bytes).unwrap(),
+            )),
             "rmp_encode" => drop(std::hint::black_box(rmp_serde::to_vec(&people).unwrap())),
-            "rmp_decode" => drop(std::hint::black_box(rmp_serde::from_slice::<Vec<Person>>(&rmp).unwrap())),
+            "rmp_decode" => drop(std::hint::black_box(
+                rmp_serde::from_slice::<Vec<Person>>(&rmp).unwrap(),
+            )),
             _ => panic!("unknown op"),
         }
     }

@@ -53,6 +53,9 @@ pub(crate) struct Shared {
     pub(crate) base: AtomicUsize,
     /// Serializes this process's writers (LMDB serializes processes).
     pub(crate) write: Mutex<()>,
+    /// The last state (txn id) found readable although the file is shorter
+    /// than its pages (free pages at the end): not walked again.
+    pub(crate) short_ok: std::sync::atomic::AtomicU64,
     /// The process that opened the environment (LMDB environments must not
     /// be used across `fork()`).
     pub(crate) pid: u32,
@@ -368,6 +371,7 @@ impl Shared {
             base: AtomicUsize::new(0),
             write: Mutex::new(()),
             pid: std::process::id(),
+            short_ok: std::sync::atomic::AtomicU64::new(0),
         })
     }
 

@@ -52,14 +52,15 @@ impl Snapshot {
         let ps = shared.page_size;
         let info = shared.env.info();
         let file_len = shared.file.metadata()?.len();
-        crate::shared::check_file(
-            &shared.file,
-            &info,
-            ps,
-            self.id as u64,
-            false,
-            shared.env_readonly,
-        )?;
+        let need = (info.last_page_number as u64 + 1).saturating_mul(ps as u64);
+        let id = self.id as u64;
+        // A file shorter than its pages is walked (once per state).
+        if file_len >= need || shared.short_ok.load(Ordering::SeqCst) != id {
+            crate::shared::check_file(&shared.file, &info, ps, id, false, shared.env_readonly)?;
+            if file_len < need {
+                shared.short_ok.store(id, Ordering::SeqCst);
+            }
+        }
         let guard = self.lock()?;
         let txn = guard_txn(&guard)?;
         let len = shared.items.len(txn)?;

@@ -869,3 +869,51 @@ fn verify_pages_rejects_the_sigbus_finding() {
         StoreErrorKind::Corrupt,
     );
 }
+
+/// LMDB may leave free pages at the end of the file unwritten ("the file
+/// may be shorter if the freeDB lists the final pages", says LMDB), so a
+/// file shorter than its page count is not always damaged: the pages
+/// actually reachable decide. Simulated by raising the newest meta page's
+/// last page number past the end of a good file.
+#[test]
+fn short_files_are_judged_by_their_reachable_pages() {
+    let (d, path) = tmp();
+    make_store(&path, 200);
+    let mut bytes = std::fs::read(&path).unwrap();
+    let txn = |b: &[u8], m: usize| {
+        u64::from_le_bytes(b[m * 4096 + 144..m * 4096 + 152].try_into().unwrap())
+    };
+    let newest = if txn(&bytes, 1) > txn(&bytes, 0) {
+        1
+    } else {
+        0
+    };
+    let at = newest * 4096 + 136;
+    let last = u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+    assert_eq!((last + 1) * 4096, bytes.len() as u64);
+    bytes[at..at + 8].copy_from_slice(&(last + 5).to_le_bytes());
+    let short = d.path().join("short.rvs");
+    std::fs::write(&short, &bytes).unwrap();
+    {
+        let s = Store::open(&short, &opts().readonly(true)).unwrap();
+        assert_eq!(s.verify().unwrap(), 200);
+        assert_eq!(std::fs::metadata(&short).unwrap().len(), bytes.len() as u64);
+    }
+    {
+        // Read-write: the file is extended to its page count, and works.
+        let mut s = Store::open(&short, &opts()).unwrap();
+        assert_eq!(std::fs::metadata(&short).unwrap().len(), (last + 6) * 4096);
+        s.put("after", doc_of(1)).unwrap();
+        s.flush().unwrap();
+        s.reload().unwrap();
+        assert_eq!(s.verify().unwrap(), 201);
+    }
+    // The same, one page further cut: a reachable page is missing.
+    let cut = d.path().join("cut.rvs");
+    std::fs::write(&cut, &bytes[..bytes.len() - 4096]).unwrap();
+    let msg = expect_kind(
+        Store::open(&cut, &opts().readonly(true)),
+        StoreErrorKind::Corrupt,
+    );
+    assert!(msg.contains("truncated"), "{msg}");
+}

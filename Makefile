@@ -21,7 +21,7 @@ bench: py-build
 	$(PY) -m pip install -q -r requirements-bench.txt
 	$(PY) -m roving bench --rust
 
-rust-checks:
+rust-checks: py-setup
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p roving -p roving-store

@@ -373,6 +373,8 @@ class Experiment:
     )
     chart_unit: str = "time (lower is better)"
     started: float = field(default_factory=time.time)
+    #: 1-minute load average when the experiment started (None where unknown).
+    load: float | None = field(default_factory=lambda: load_average())
     elapsed: float = 0.0
 
     def skip(self, contender: str, reason: str) -> None:
@@ -433,7 +435,13 @@ class Experiment:
         parts.append(
             f"_Machine: {machine_line(machine)}. Date: {machine['date']}. "
             f"Mode: {'quick (small sizes, few repeats)' if self.cfg.quick else 'full'}; "
-            f"median of {self.cfg.repeats} repeats (min–max in brackets)._\n"
+            f"median of {self.cfg.repeats} repeats (min–max in brackets)"
+            + (
+                f"; load average {self.load:.1f} at the start"
+                if self.load is not None
+                else ""
+            )
+            + "._\n"
         )
         for t in self.tables:
             parts.append(t.markdown())
@@ -458,6 +466,7 @@ class Experiment:
             "repeats": self.cfg.repeats,
             "params": self.params,
             "elapsed_s": round(self.elapsed, 3),
+            "load_average": self.load,
             "tables": [t.to_json() for t in self.tables],
             "measurements": [m.to_json() for m in self.measurements],
             "skipped": self.skipped,
@@ -498,6 +507,14 @@ def machine_info() -> dict:
         "packages": package_versions(),
     }
     return info
+
+
+def load_average() -> float | None:
+    """The 1-minute load average (other work on the machine skews timings)."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (OSError, AttributeError):
+        return None
 
 
 def machine_line(m: dict) -> str:

@@ -51,11 +51,18 @@ def render(
     dates = sorted({r["machine"]["date"] for r in results if r.get("machine")})
     when = dates[0] if len(dates) == 1 else f"{dates[0]} to {dates[-1]}"
     quick = any(r.get("quick") for r in results)
+    loads = [r["load_average"] for r in results if r.get("load_average") is not None]
     parts = [
         f"_Measured on {machine_line(m) if m else 'an unknown machine'}, {when}"
         + (
             " — **quick mode** (small sizes, few repeats): not the reference figures"
             if quick
+            else ""
+        )
+        + (
+            f"; load average {min(loads):.1f}–{max(loads):.1f} during the run "
+            f"({m.get('cores', '?')} cores: other work was running, so spreads are wide)"
+            if loads and max(loads) > 1.0
             else ""
         )
         + f". Each cell: median of the repeats (min–max). Reproduce: {REPRODUCE}. "

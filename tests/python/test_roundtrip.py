@@ -82,6 +82,15 @@ def test_key_order_preserved() -> None:
     same(rt(d), d)
 
 
+def test_ordered_dict_order_is_its_own() -> None:
+    import collections
+
+    od = collections.OrderedDict(a=1, b=2, c=3)
+    od.move_to_end("a")
+    same(rt(od), {"b": 2, "c": 3, "a": 1})
+    assert list(rt(od)) == ["b", "c", "a"]
+
+
 def test_lone_surrogate_is_an_encode_error() -> None:
     with pytest.raises(roving.EncodeError, match=r"at \$\.k"):
         roving.dumps({"k": "\ud800"})

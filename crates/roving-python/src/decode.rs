@@ -137,7 +137,11 @@ impl<'py, 'a> Decoder<'py, 'a> {
             shapes: IdMap::with_capacity_and_hasher(16, Default::default()),
             key_store: Owned(Vec::new()),
             last_shape: (usize::MAX, 0),
-            strs: vec![(0usize, std::ptr::null_mut()); STR_CACHE].into_boxed_slice(),
+            strs: vec![
+                (0usize, std::ptr::null_mut());
+                (buf.len() / 64).clamp(16, STR_CACHE).next_power_of_two()
+            ]
+            .into_boxed_slice(),
             memo: IdMap::with_capacity_and_hasher(
                 (buf.len() / 128).min(1 << 16),
                 Default::default(),
@@ -173,6 +177,12 @@ impl<'py, 'a> Decoder<'py, 'a> {
             ),
             None,
         )
+    }
+
+    /// Sizes the memo for converting the whole document (avoids rehashing).
+    pub(crate) fn reserve_for_document(&mut self) {
+        let n = (self.end - self.base) / 128;
+        self.memo.reserve(n.min(1 << 16));
     }
 
     /// Charges `n` values to the expansion budget.
@@ -252,8 +262,8 @@ impl<'py, 'a> Decoder<'py, 'a> {
         if b.is_empty() || b.len() > STR_CACHE_MAX_LEN || addr < self.base || addr >= self.end {
             return pytypes::make_str(self.py, b);
         }
-        let h =
-            ((addr as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) as usize & (STR_CACHE - 1);
+        let h = ((addr as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) as usize
+            & (self.strs.len() - 1);
         let (a, p) = self.strs[h];
         if a == addr && !p.is_null() {
             // SAFETY: `p` is an owned reference held by the cache.
@@ -437,6 +447,25 @@ impl<'py, 'a> Decoder<'py, 'a> {
     }
 }
 
+/// A Python value of a scalar (not a container or vector), without any
+/// decoder state.
+pub(crate) fn scalar<'py>(py: Python<'py>, v: Value<'_>) -> PyResult<Bound<'py, PyAny>> {
+    match v {
+        Value::Null => Ok(py.None().into_bound(py)),
+        Value::Bool(b) => Ok(pyo3::types::PyBool::new(py, b).to_owned().into_any()),
+        Value::Int(i) => Ok(i.into_pyobject(py)?.into_any()),
+        Value::UInt(u) => Ok(u.into_pyobject(py)?.into_any()),
+        Value::Float(f) => Ok(pyo3::types::PyFloat::new(py, f).into_any()),
+        Value::Str(s) => pytypes::make_str(py, s.as_bytes()),
+        Value::BigInt(b) => bigint(py, b),
+        Value::Bytes(b) => Ok(PyBytes::new(py, b).into_any()),
+        Value::Timestamp(t) => timestamp(py, t),
+        Value::Ext(e) => ext(py, e.type_id, e.data),
+        Value::Vector(vec) => pytypes::vector_to_py(py, vec.elem_type(), vec.raw()),
+        Value::Array(_) | Value::Map(_) => Decoder::new(py, &[]).value(v),
+    }
+}
+
 /// An int of any size.
 pub(crate) fn bigint<'py>(
     py: Python<'py>,
@@ -555,6 +584,7 @@ pub(crate) fn loads_slice<'py>(
     let doc = open_validated(py, data, detach)?;
     let _gc = GcPause::new();
     let mut d = Decoder::new(py, data);
+    d.reserve_for_document();
     d.value(doc.root())
 }
 

@@ -186,28 +186,9 @@ pub(crate) fn dumps_py<'py>(
         st.default = default;
         // SAFETY: `obj` is a live object the caller holds for the whole call.
         unsafe { st.value(obj.as_ptr(), 0) }?;
-        let mut out = std::mem::take(&mut st.scratch_out());
-        st.enc.finish_into(&mut out).map_err(Box::<Fail>::from)?;
-        let b = pyo3::types::PyBytes::new(py, &out);
-        out.clear();
-        st.put_scratch(out);
-        Ok(b)
+        let out = st.enc.finish_reset().map_err(Box::<Fail>::from)?;
+        Ok(pyo3::types::PyBytes::new(py, &out))
     })
-}
-
-thread_local! {
-    static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
-}
-
-impl State<'_, '_> {
-    fn scratch_out(&mut self) -> Vec<u8> {
-        SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()))
-    }
-    fn put_scratch(&mut self, v: Vec<u8>) {
-        if v.capacity() <= 64 << 20 {
-            SCRATCH.with(|s| *s.borrow_mut() = v);
-        }
-    }
 }
 
 fn with_encoder<'py, T>(
@@ -422,6 +403,48 @@ impl<'py> State<'py, '_> {
         Ok(self.enc.end_map()?)
     }
 
+    /// A dict subclass, through its `items()`.
+    unsafe fn dict_items(&mut self, o: *mut ffi::PyObject) -> Result<Mark, Box<Fail>> {
+        // SAFETY: `o` is live (caller's contract).
+        let ob = unsafe { Bound::from_borrowed_ptr(self.py, o) };
+        let items = ob.call_method0(pyo3::intern!(self.py, "items"))?;
+        self.enc.begin_map()?;
+        for kv in items.try_iter()? {
+            let kv = kv?;
+            let (k, v): (Bound<'py, PyAny>, Bound<'py, PyAny>) = kv.extract()?;
+            let kb = if k.is_instance_of::<PyString>() {
+                // SAFETY: `k` is a str, alive through the Bound.
+                unsafe { str_bytes(k.as_ptr()) }
+            } else {
+                None
+            };
+            let kb = match kb {
+                Some(b) => b,
+                None => {
+                    let mut f = if k.is_instance_of::<PyString>() {
+                        self.str_error()
+                    } else {
+                        let r = k.repr().map(|r| r.to_string()).unwrap_or_default();
+                        msg(format!(
+                            "dict keys must be str, got {} {r}",
+                            type_name(k.as_ptr())
+                        ))
+                    };
+                    f.path.push(Seg::Key(k.unbind()));
+                    return Err(f);
+                }
+            };
+            // SAFETY: str_bytes returns CPython's UTF-8 form of the str.
+            self.enc.key(unsafe { std::str::from_utf8_unchecked(kb) })?;
+            // `v` is held by the dict and by the (k, v) tuple... and by us.
+            if let Err(mut f) = self.owned(v, 3) {
+                f.path.push(Seg::Key(k.unbind()));
+                return Err(f);
+            }
+        }
+        Ok(self.enc.end_map()?)
+    }
+
     unsafe fn list(&mut self, o: *mut ffi::PyObject) -> Result<Mark, Box<Fail>> {
         self.enc.begin_array()?;
         let mut i = 0;
@@ -491,7 +514,8 @@ impl<'py> State<'py, '_> {
                 return Ok(self.enc.f64(f)?);
             }
             if ffi::PyDict_Check(o) != 0 {
-                return self.tracked(o, thr, Self::dict);
+                // Subclasses (OrderedDict...) may keep their own order: use items().
+                return self.tracked(o, thr, Self::dict_items);
             }
             if ffi::PyList_Check(o) != 0 {
                 return self.tracked(o, thr, Self::list);

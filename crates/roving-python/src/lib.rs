@@ -171,7 +171,10 @@ pub(crate) fn decode_doc<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let bytes = doc.as_bytes();
     match ty {
-        None => decode::Decoder::new(py, bytes).value(doc.root()),
+        None => {
+            let _gc = decode::GcPause::new();
+            decode::Decoder::new(py, bytes).value(doc.root())
+        }
         Some(t) => {
             let plan = typed::plan_for(t)?;
             typed::decode_typed(py, bytes, doc.root(), &plan)

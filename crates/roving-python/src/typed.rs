@@ -661,6 +661,7 @@ pub(crate) fn decode_typed<'py>(
     v: Value<'_>,
     plan: &Plan,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let _gc = decode::GcPause::new();
     let mut t = TDec {
         d: Decoder::new(py, buf),
         memo: IdMap::default(),

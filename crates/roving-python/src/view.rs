@@ -114,7 +114,7 @@ impl Doc {
     }
 
     fn __contains__(&self, py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<bool> {
-        self.with(|b, v| contains(py, b, v, x))
+        self.with(|_, v| contains(py, v, x))
     }
 
     fn __iter__(&self, py: Python<'_>) -> PyResult<Py<ViewIter>> {
@@ -135,7 +135,10 @@ impl Doc {
 
     /// The whole document as Python objects.
     fn to_python(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        self.with(|b, v| Decoder::new(py, b.bytes()).value(v).map(|o| o.unbind()))
+        self.with(|b, v| {
+            let _gc = decode::GcPause::new();
+            Decoder::new(py, b.bytes()).value(v).map(|o| o.unbind())
+        })
     }
 
     /// The whole document as JSON text (bytes).
@@ -233,7 +236,7 @@ pub(crate) fn to_view_or_value(
             .into_any()
             .unbind()),
         Value::Float(f) => Ok(pyo3::types::PyFloat::new(py, f).into_any().unbind()),
-        other => Ok(Decoder::new(py, buf.bytes()).value(other)?.unbind()),
+        other => Ok(decode::scalar(py, other)?.unbind()),
     }
 }
 
@@ -378,12 +381,7 @@ fn len(v: Value<'_>) -> PyResult<usize> {
     }
 }
 
-fn contains(
-    py: Python<'_>,
-    buf: &Arc<Buf>,
-    v: Value<'static>,
-    x: &Bound<'_, PyAny>,
-) -> PyResult<bool> {
+fn contains(py: Python<'_>, v: Value<'static>, x: &Bound<'_, PyAny>) -> PyResult<bool> {
     match v {
         Value::Map(m) => match x.cast::<PyString>() {
             Ok(k) => Ok(m.position(k.to_str()?).is_some()),
@@ -391,7 +389,7 @@ fn contains(
         },
         Value::Array(a) => {
             for item in a.iter() {
-                if eq_value(py, buf, item, x, 0)? {
+                if eq_value(py, item, x, 0)? {
                     return Ok(true);
                 }
             }
@@ -406,7 +404,6 @@ fn contains(
 /// equal lists or tuples of equal items).
 fn eq_value(
     py: Python<'_>,
-    buf: &Arc<Buf>,
     v: Value<'static>,
     o: &Bound<'_, PyAny>,
     depth: usize,
@@ -434,7 +431,7 @@ fn eq_value(
             for (k, val) in m.iter() {
                 match d.get_item(k)? {
                     Some(x) => {
-                        if !eq_value(py, buf, val, &x, depth + 1)? {
+                        if !eq_value(py, val, &x, depth + 1)? {
                             return Ok(false);
                         }
                     }
@@ -455,7 +452,7 @@ fn eq_value(
                 return Ok(false);
             }
             for (i, item) in a.iter().enumerate() {
-                if !eq_value(py, buf, item, &seq.get_item(i)?, depth + 1)? {
+                if !eq_value(py, item, &seq.get_item(i)?, depth + 1)? {
                     return Ok(false);
                 }
             }
@@ -478,7 +475,7 @@ fn eq_value(
             Ok(true)
         }
         scalar => {
-            let mine = Decoder::new(py, buf.bytes()).value(scalar)?;
+            let mine = decode::scalar(py, scalar)?;
             mine.eq(o)
         }
     }
@@ -577,7 +574,7 @@ impl View {
     }
 
     fn __contains__(&self, py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<bool> {
-        contains(py, &self.buf, self.value, x)
+        contains(py, self.value, x)
     }
 
     /// The keys of a map, in order.
@@ -599,15 +596,16 @@ impl View {
     }
 
     fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<bool> {
-        eq_value(py, &self.buf, self.value, other, 0)
+        eq_value(py, self.value, other, 0)
     }
 
     fn __ne__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<bool> {
-        eq_value(py, &self.buf, self.value, other, 0).map(|b| !b)
+        eq_value(py, self.value, other, 0).map(|b| !b)
     }
 
     /// The value as plain Python objects (shared values come back shared).
     fn to_python(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let _gc = decode::GcPause::new();
         Ok(Decoder::new(py, self.buf.bytes())
             .value(self.value)?
             .unbind())

@@ -94,7 +94,8 @@ from __future__ import annotations
 
 import builtins
 import os
-from typing import IO, Any, Callable, Union
+from collections.abc import Callable
+from typing import IO, Any, Union
 
 from roving._roving import (
     EXT_DATE,
@@ -160,18 +161,18 @@ def dump(
 ) -> None:
     """Encode ``obj`` and write it to a binary file object or a path."""
     data = dumps(obj, default=default)
-    if hasattr(file, "write"):
-        file.write(data)  # type: ignore[union-attr]
-    else:
-        with builtins.open(file, "wb") as f:  # type: ignore[arg-type]
+    if isinstance(file, (str, os.PathLike)):
+        with builtins.open(file, "wb") as f:
             f.write(data)
+    else:
+        file.write(data)
 
 
 def load(file: IO[bytes] | _PathLike, *, type: Any = None) -> Any:
     """Read a whole document from a binary file object or a path and decode it."""
-    if hasattr(file, "read"):
-        data = file.read()  # type: ignore[union-attr]
-    else:
-        with builtins.open(file, "rb") as f:  # type: ignore[arg-type]
+    if isinstance(file, (str, os.PathLike)):
+        with builtins.open(file, "rb") as f:
             data = f.read()
+    else:
+        data = file.read()
     return loads(data, type=type)

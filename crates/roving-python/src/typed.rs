@@ -444,6 +444,13 @@ fn compile(tp: &Bound<'_, PyAny>) -> PyResult<Plan> {
     )))
 }
 
+thread_local! {
+    /// Dataclass plans being compiled by this thread (for recursive types);
+    /// published to the shared cache only once complete.
+    static IN_PROGRESS: std::cell::RefCell<Vec<(usize, Arc<DcPlan>)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
 fn dataclass_plan(cls: &Bound<'_, PyType>) -> PyResult<Arc<DcPlan>> {
     let py = cls.py();
     let ty = typing(py)?;
@@ -453,6 +460,16 @@ fn dataclass_plan(cls: &Bound<'_, PyType>) -> PyResult<Arc<DcPlan>> {
             return Ok(b.get().0.clone());
         }
     }
+    let key = cls.as_ptr() as usize;
+    let pending = IN_PROGRESS.with(|p| {
+        p.borrow()
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, d)| d.clone())
+    });
+    if let Some(d) = pending {
+        return Ok(d);
+    }
     let plan = Arc::new(DcPlan {
         cls: cls.clone().unbind(),
         name: type_repr(cls.as_any()),
@@ -461,15 +478,14 @@ fn dataclass_plan(cls: &Bound<'_, PyType>) -> PyResult<Arc<DcPlan>> {
         call_init: OnceLock::new(),
         post_init: OnceLock::new(),
     });
-    // Registered before its fields are compiled, so that recursive references resolve.
-    dcs.set_item(cls, Bound::new(py, DcPlanBox(plan.clone()))?)?;
-    match fill_dataclass(cls, &plan) {
-        Ok(()) => Ok(plan),
-        Err(e) => {
-            let _ = dcs.del_item(cls);
-            Err(e)
-        }
+    IN_PROGRESS.with(|p| p.borrow_mut().push((key, plan.clone())));
+    let r = fill_dataclass(cls, &plan);
+    IN_PROGRESS.with(|p| p.borrow_mut().retain(|(k, _)| *k != key));
+    r?;
+    if dcs.len() < 10_000 {
+        dcs.set_item(cls, Bound::new(py, DcPlanBox(plan.clone()))?)?;
     }
+    Ok(plan)
 }
 
 fn fill_dataclass(cls: &Bound<'_, PyType>, plan: &DcPlan) -> PyResult<()> {
@@ -929,9 +945,10 @@ impl<'py, 'a> TDec<'py, 'a> {
         let start = self.d.keys_start(&m).map_err(decode_fail)?;
         for i in 0..n {
             let v = m.value_at(i).unwrap_or(Value::Null);
-            let o = self
-                .value(vp, v)
-                .map_err(|f| with_seg(f, Seg::Key(m.key_at(i).unwrap_or("").to_owned())))?;
+            let o = self.value(vp, v).map_err(|f| {
+                let k = m.key_at(i).unwrap_or("").as_bytes();
+                with_seg(f, Seg::Key(String::from_utf8_lossy(k).into_owned()))
+            })?;
             let k = self.d.key(start, i);
             // SAFETY: `k` is a live str owned by the decoder's key store.
             if unsafe { ffi::PyDict_SetItem(dict.as_ptr(), k, o.as_ptr()) } < 0 {
@@ -955,7 +972,10 @@ impl<'py, 'a> TDec<'py, 'a> {
             Arc::as_ptr(dc) as usize,
         );
         if !self.shapes.contains_key(&key) {
-            let by_name = dc.by_name.get().expect("set with fields");
+            let by_name = match dc.by_name.get() {
+                Some(b) => b,
+                None => return Err(fail_msg(format!("dataclass {} is not ready", dc.name))),
+            };
             let idx: Box<[u32]> = m
                 .keys()
                 .map(|k| match by_name.get(k) {

@@ -2,13 +2,12 @@
 //! nesting and exponential sharing must give a value or an error, quickly,
 //! never a panic, a hang or a stack overflow.
 
+mod common;
+
 use roving::{Document, Encoder, ErrorKind, Value};
 
 fn people(n: usize) -> Vec<u8> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/data/1000people.json"
-    );
+    let path = common::shared_data("1000people.json");
     let all: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
     let some = serde_json::Value::Array(all.as_array().unwrap()[..n].to_vec());
     roving::json::from_json(serde_json::to_string(&some).unwrap().as_bytes()).unwrap()

@@ -1,2 +1,22 @@
 #![allow(dead_code)]
 pub mod neutral;
+
+/// A file of the shared test data (`shared/data/` beside the repository):
+/// `$ROVING_SHARED_DATA` if set, else the first `shared/data` found walking
+/// up from this crate.
+pub fn shared_data(name: &str) -> std::path::PathBuf {
+    if let Some(dir) = std::env::var_os("ROVING_SHARED_DATA") {
+        return std::path::PathBuf::from(dir).join(name);
+    }
+    let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for dir in here.ancestors() {
+        let candidate = dir.join("shared/data");
+        if candidate.is_dir() {
+            return candidate.join(name);
+        }
+    }
+    panic!(
+        "shared/data not found above {} (set ROVING_SHARED_DATA)",
+        here.display()
+    );
+}

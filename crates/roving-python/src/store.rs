@@ -331,7 +331,7 @@ impl PyStore {
     fn clear(&mut self, py: Python<'_>) -> PyResult<()> {
         let store = self.store_mut(py)?;
         let keys: Vec<String> = store
-            .iter()
+            .raw_iter_from(Edge::Unbounded)
             .map(|r| r.map(|(k, _)| k.to_owned()))
             .collect::<Result<_, _>>()
             .map_err(|e| store_err(py, &e))?;

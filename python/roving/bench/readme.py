@@ -39,7 +39,11 @@ def _table_md(t: dict, *, notes: bool) -> str:
 
 
 def render(
-    results: list[dict[str, Any]], *, notes: bool, results_link: str = "bench/results"
+    results: list[dict[str, Any]],
+    *,
+    notes: bool,
+    results_link: str = "bench/results",
+    charts: bool = True,
 ) -> str:
     """Markdown for every experiment in ``results`` (as ``load_results`` gives)."""
     if not results:
@@ -66,7 +70,8 @@ def render(
             else ""
         )
         + f". Each cell: median of the repeats (min–max). Reproduce: {REPRODUCE}. "
-        f"Details, notes and charts: [{results_link}]({results_link})._",
+        f"Details and notes: [{results_link}]({results_link}) (each run also draws a PNG chart per "
+        "experiment there)._",
         "",
     ]
     pk = m.get("packages") if m else None
@@ -94,7 +99,7 @@ def render(
                 + "; ".join(f"{k} ({v})" for k, v in r["skipped"].items())
                 + ".\n"
             )
-        if r.get("chart"):
+        if charts and r.get("chart"):
             parts.append(
                 f"Chart: [{results_link}/{r['chart']}]({results_link}/{r['chart']}).\n"
             )
@@ -136,7 +141,10 @@ def update_readme(out_dir: str, readme_path: str | None = None) -> str:
         readme_path = os.path.join(root, "README.md")
     results = load_results(out_dir)
     rel = os.path.relpath(out_dir, os.path.dirname(os.path.abspath(readme_path)))
-    block = render(results, notes=False, results_link=rel.replace(os.sep, "/"))
+    # The PNG charts are not committed (.gitignore): no links to them from README.
+    block = render(
+        results, notes=False, results_link=rel.replace(os.sep, "/"), charts=False
+    )
     try:
         with open(readme_path, encoding="utf-8") as f:
             text = f.read()

@@ -23,6 +23,18 @@ pub(crate) const MAX_DEPTH: usize = 10_000;
 
 thread_local! {
     static ENCODER: RefCell<Option<Encoder>> = const { RefCell::new(None) };
+    /// Cleared after encoding a huge document, so its encoder is dropped.
+    static ENCODER_KEEP: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+}
+
+/// Documents above this size do not keep their encoder for the next call.
+const KEEP_ENCODER_MAX: usize = 32 << 20;
+
+#[inline]
+fn note_size(len: usize) {
+    if len > KEEP_ENCODER_MAX {
+        ENCODER_KEEP.with(|k| k.set(false));
+    }
 }
 
 /// One step of the path to a value.
@@ -172,6 +184,7 @@ pub(crate) fn encode_py(
         st.default = default;
         // SAFETY: `obj` is a live object the caller holds for the whole call.
         unsafe { st.value(obj.as_ptr(), 0) }?;
+        note_size(st.enc.len());
         st.enc.finish_reset().map_err(Box::<Fail>::from)
     })
 }
@@ -186,6 +199,7 @@ pub(crate) fn dumps_py<'py>(
         st.default = default;
         // SAFETY: `obj` is a live object the caller holds for the whole call.
         unsafe { st.value(obj.as_ptr(), 0) }?;
+        note_size(st.enc.len());
         let out = st.enc.finish_reset().map_err(Box::<Fail>::from)?;
         Ok(pyo3::types::PyBytes::new(py, &out))
     })
@@ -215,7 +229,12 @@ fn with_encoder<'py, T>(
     if r.is_err() {
         enc.reset();
     }
-    ENCODER.with(|c| *c.borrow_mut() = Some(enc));
+    // Keep the encoder (and its tables' capacity) for the next call, unless
+    // this document was huge: a thread should not hold on to that memory.
+    if ENCODER_KEEP.with(|k| k.get()) {
+        ENCODER.with(|c| *c.borrow_mut() = Some(enc));
+    }
+    ENCODER_KEEP.with(|k| k.set(true));
     r.map_err(|e| into_pyerr(py, e))
 }
 

@@ -272,6 +272,21 @@ def table_for(group: str, labels: dict[str, str], res: dict[str, float], fleece:
     return lines
 
 
+def clock_line(meta: dict) -> str:
+    clock = meta.get("clock", "wall")
+    what = (
+        "the benchmark thread's CPU time (user + system, `CLOCK_THREAD_CPUTIME_ID`), which leaves out "
+        "time spent waiting for a CPU on a shared machine; every contender is single-threaded "
+        "(`ROVING_BENCH_CLOCK=wall` measures wall time instead)"
+        if clock == "cpu"
+        else "wall time"
+    )
+    return (
+        f"- Timings: criterion medians of {what}; 20 flat samples for millisecond work, 50 for "
+        "nanosecond work. `× roving` is the contender's time over roving's (above 1 = slower than roving)."
+    )
+
+
 def load_line(meta: dict) -> str:
     """How busy the machine was during the run (other processes skew timings)."""
     parts = []
@@ -280,7 +295,16 @@ def load_line(meta: dict) -> str:
         cpus = meta.get("cpus") or os.cpu_count() or 1
         parts.append(f"other processes used {other:.2f} of {cpus} cores on average during the run")
         if other > 0.25:
-            parts.append("**the machine was shared: timings are noisier and slower than on an idle machine**")
+            parts.append(
+                "**the machine was shared: timings are noisier and slower than on an idle machine "
+                "(caches and memory bandwidth are shared even when the benchmark has a core of its own)**"
+            )
+    share = meta.get("self_share")
+    if isinstance(share, (int, float)):
+        parts.append(f"the benchmark process was on a CPU {min(share, 1.0) * 100:.0f}% of the wall time")
+    nice = meta.get("nice")
+    if isinstance(nice, int) and nice != 0:
+        parts.append(f"the benchmark ran at nice {nice}")
     la, lb = meta.get("loadavg_start"), meta.get("loadavg_end")
     if la or lb:
         parts.append(f"load average {la or '?'} at the start, {lb or '?'} at the end")
@@ -396,8 +420,7 @@ def main() -> int:
         load_line(meta),
         f"- Data: `1000people.json` (1,000 records), minified to {JSON_LEN:,} bytes; "
         "every JSON benchmark starts from the minified bytes.",
-        "- Timings are criterion medians (20 flat samples for millisecond work, 50 for nanosecond work); "
-        "`× roving` is the contender's time over roving's (above 1 = slower than roving).",
+        clock_line(meta),
         "- Fleece rows are Fleece's own C++ figures measured on this machine kind and quoted from the "
         "core issue, **not measured by this benchmark**. There is no Rust Fleece peer: the crates.io "
         "crate named `fleece` is an unrelated HTML tool, and the real bindings (`serde-fleece`, "

@@ -9,6 +9,7 @@
 use std::hint::black_box;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use criterion::{BenchmarkGroup, Criterion, SamplingMode};
 use roving_bench::{enc, Corpus, Person, PersonRef, MINIFIED_JSON_LEN};
 use serde::de::IgnoredAny;
@@ -98,6 +99,7 @@ fn run_meta(i: &Inputs) -> JsonValue {
         "data": roving_bench::data_path().display().to_string(),
         "minified_json_len_expected": MINIFIED_JSON_LEN,
         "loadavg_start": loadavg(),
+        "nice": nice(),
         "sizes": rows
             .iter()
             .map(|(id, label, n)| serde_json::json!({"id": id, "label": label, "bytes": n}))
@@ -121,6 +123,14 @@ fn loadavg() -> JsonValue {
     std::fs::read_to_string("/proc/loadavg")
         .ok()
         .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .map_or(JsonValue::Null, JsonValue::from)
+}
+
+/// This process's nice value (Linux), or null.
+fn nice() -> JsonValue {
+    let me = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    me.rfind(')')
+        .and_then(|i| me[i + 1..].split_whitespace().nth(16)?.parse::<i64>().ok())
         .map_or(JsonValue::Null, JsonValue::from)
 }
 
@@ -150,11 +160,67 @@ fn other_load(a: (u64, u64, u64), b: (u64, u64, u64), cpus: usize) -> Option<f64
     (wall > 0.0).then(|| (other / wall).max(0.0))
 }
 
+/// The share of the wall time this process was on a CPU between two `cpu_ticks`.
+fn self_share(a: (u64, u64, u64), b: (u64, u64, u64), cpus: usize) -> Option<f64> {
+    let wall = (b.1.checked_sub(a.1)? as f64) / cpus.max(1) as f64;
+    (wall > 0.0).then(|| b.2.saturating_sub(a.2) as f64 / wall)
+}
+
+/// The CPU time (user + system) of the calling thread.
+#[cfg(unix)]
+fn thread_cpu_time() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec; the clock id is a constant
+    // the platform defines. On failure `ts` stays zero.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    Duration::new(
+        ts.tv_sec.max(0) as u64,
+        ts.tv_nsec.clamp(0, 999_999_999) as u32,
+    )
+}
+
+/// Wall time where there is no thread CPU clock.
+#[cfg(not(unix))]
+fn thread_cpu_time() -> Duration {
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    START.get_or_init(std::time::Instant::now).elapsed()
+}
+
+/// Criterion measurement: the benchmark thread's CPU time. On a machine
+/// shared with other work this leaves out the time the thread waits for a
+/// CPU, which wall time counts; every contender here is single-threaded.
+struct CpuTime;
+
+static WALL: WallTime = WallTime;
+
+impl Measurement for CpuTime {
+    type Intermediate = Duration;
+    type Value = Duration;
+    fn start(&self) -> Duration {
+        thread_cpu_time()
+    }
+    fn end(&self, i: Duration) -> Duration {
+        thread_cpu_time().saturating_sub(i)
+    }
+    fn add(&self, a: &Duration, b: &Duration) -> Duration {
+        *a + *b
+    }
+    fn zero(&self) -> Duration {
+        Duration::ZERO
+    }
+    fn to_f64(&self, v: &Duration) -> f64 {
+        v.as_nanos() as f64
+    }
+    fn formatter(&self) -> &dyn ValueFormatter {
+        WALL.formatter()
+    }
+}
+
 /// A group for millisecond-scale work: flat sampling.
-fn slow<'a>(
-    c: &'a mut Criterion,
-    name: &str,
-) -> BenchmarkGroup<'a, criterion::measurement::WallTime> {
+fn slow<'a, M: Measurement>(c: &'a mut Criterion<M>, name: &str) -> BenchmarkGroup<'a, M> {
     let mut g = c.benchmark_group(name);
     g.sampling_mode(SamplingMode::Flat)
         .sample_size(20)
@@ -164,10 +230,7 @@ fn slow<'a>(
 }
 
 /// A group for nanosecond-scale work.
-fn fast<'a>(
-    c: &'a mut Criterion,
-    name: &str,
-) -> BenchmarkGroup<'a, criterion::measurement::WallTime> {
+fn fast<'a, M: Measurement>(c: &'a mut Criterion<M>, name: &str) -> BenchmarkGroup<'a, M> {
     let mut g = c.benchmark_group(name);
     g.sample_size(50)
         .warm_up_time(Duration::from_millis(500))
@@ -175,9 +238,10 @@ fn fast<'a>(
     g
 }
 
-fn benches(cr: &mut Criterion) {
+fn benches<M: Measurement>(cr: &mut Criterion<M>, clock: &str) {
     let i = inputs();
     let mut meta = run_meta(&i);
+    meta["clock"] = clock.into();
     save_meta(&meta);
     let ticks = cpu_ticks();
     let json = &i.c.json[..];
@@ -492,12 +556,23 @@ fn benches(cr: &mut Criterion) {
     meta["cpus"] = cpus.into();
     if let (Some(a), Some(b)) = (ticks, cpu_ticks()) {
         meta["other_load"] = other_load(a, b, cpus).map_or(JsonValue::Null, JsonValue::from);
+        meta["self_share"] = self_share(a, b, cpus).map_or(JsonValue::Null, JsonValue::from);
     }
     save_meta(&meta);
 }
 
+/// `ROVING_BENCH_CLOCK=wall` measures wall time; the default is the
+/// thread's CPU time (see [`CpuTime`]).
 fn main() {
-    let mut c = Criterion::default().configure_from_args();
-    benches(&mut c);
-    c.final_summary();
+    if std::env::var("ROVING_BENCH_CLOCK").is_ok_and(|v| v == "wall") {
+        let mut c = Criterion::default().configure_from_args();
+        benches(&mut c, "wall");
+        c.final_summary();
+    } else {
+        let mut c = Criterion::default()
+            .with_measurement(CpuTime)
+            .configure_from_args();
+        benches(&mut c, "cpu");
+        c.final_summary();
+    }
 }

@@ -437,25 +437,46 @@ impl Validator<'_> {
         };
         debug_assert_eq!(end, shape.end());
 
-        // Key hashes (memoized per key record) and duplicates.
+        // Key hashes (long keys memoized per record) and duplicates.
         let mut hashes = Vec::with_capacity(count);
-        let mut by_hash: HashMap<u64, usize> = HashMap::with_capacity(count);
-        // Keys whose key hashes collide are told apart by a keyed hash,
-        // random per run, so no input can force long byte comparisons.
-        let mut keyed_seen: HashMap<u64, usize> = HashMap::new();
+        let mut records = Vec::with_capacity(count);
         for i in 0..count {
             let rec = shape
                 .key_record(self.buf, i)
                 .ok_or_else(|| Error::at(ErrorKind::WrongTarget, pos))?;
-            let h = self.key_hash_of(&shape, i, rec);
-            hashes.push(h);
-            if let Some(&j) = by_hash.get(&h) {
-                let rj = shape.key_record(self.buf, j).unwrap_or(None);
-                if rj == rec {
+            hashes.push(self.key_hash_of(&shape, i, rec));
+            records.push(rec);
+        }
+        // Pairs of keys with equal key hashes: the same record is a duplicate;
+        // different records are told apart by a keyed hash, random per run,
+        // so no input can force long byte comparisons.
+        let mut colliding: Vec<(usize, usize)> = Vec::new();
+        if count <= 16 {
+            for i in 1..count {
+                for j in 0..i {
+                    if hashes[i] == hashes[j] {
+                        colliding.push((j, i));
+                    }
+                }
+            }
+        } else {
+            let mut by_hash: HashMap<u64, usize> = HashMap::with_capacity(count);
+            for (i, &h) in hashes.iter().enumerate() {
+                if let Some(&j) = by_hash.get(&h) {
+                    colliding.push((j, i));
+                } else {
+                    by_hash.insert(h, i);
+                }
+            }
+        }
+        if !colliding.is_empty() {
+            let mut keyed_seen: HashMap<u64, usize> = HashMap::new();
+            for (j, i) in colliding {
+                if records[i] == records[j] {
                     return err(ErrorKind::DuplicateKey, q + i * w);
                 }
-                for (k, rk) in [(j, rj), (i, rec)] {
-                    let kh = self.keyed_of(&shape, k, rk);
+                for k in [j, i] {
+                    let kh = self.keyed_of(&shape, k, records[k]);
                     if let Some(&other) = keyed_seen.get(&kh) {
                         if other != k {
                             return err(ErrorKind::DuplicateKey, q + i * w);
@@ -463,8 +484,6 @@ impl Validator<'_> {
                     }
                     keyed_seen.insert(kh, k);
                 }
-            } else {
-                by_hash.insert(h, i);
             }
         }
         if count > SHAPE_LINEAR_MAX {
@@ -477,10 +496,16 @@ impl Validator<'_> {
         match rec {
             None => key_hash(b""),
             Some(r) => {
+                let bytes = shape.key_bytes(self.buf, i).unwrap_or(&[]);
+                // Short keys are hashed each time; long ones once per record,
+                // so shapes sharing long keys cost linear time overall.
+                if bytes.len() <= 64 {
+                    return key_hash(bytes);
+                }
                 if let Some(&h) = self.key_hashes.get(&r) {
                     return h;
                 }
-                let h = key_hash(shape.key_bytes(self.buf, i).unwrap_or(&[]));
+                let h = key_hash(bytes);
                 self.key_hashes.insert(r, h);
                 h
             }

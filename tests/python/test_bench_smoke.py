@@ -67,14 +67,12 @@ def test_bench_quick(tmp_path: Path) -> None:
 
 
 def _people_json_exists() -> bool:
-    here = Path(__file__).resolve().parents[2]
-    cands = [
-        here.parent / "shared" / "data",
-        here / "shared" / "data",
-        Path("/work/shared/data"),
-    ]
-    if os.environ.get("ROVING_BENCH_DATA"):
-        cands.insert(0, Path(os.environ["ROVING_BENCH_DATA"]))
+    cands = []
+    for var in ("ROVING_BENCH_DATA", "ROVING_SHARED_DATA"):
+        if os.environ.get(var):
+            cands.append(Path(os.environ[var]))
+    for start in (Path.cwd(), Path(__file__).resolve().parent):
+        cands += [d / "shared" / "data" for d in [start, *start.parents]]
     return any((c / "1000people.json").is_file() for c in cands)
 
 

@@ -36,19 +36,24 @@ JSON_FAMILY = {"json", "orjson", "msgspec.json"}
 
 
 def find_data(cfg: Config, name: str = "1000people.json") -> str | None:
-    """Looks for a shared data file: --data-dir, $ROVING_BENCH_DATA, then
-    ``shared/data`` beside the repository (as CI lays it out)."""
+    """Looks for a shared data file: --data-dir, $ROVING_BENCH_DATA,
+    $ROVING_SHARED_DATA, then the first ``shared/data`` found walking up from
+    the current directory or this package (CI clones beside ``shared/``)."""
     cands = []
     if cfg.data_dir:
         cands.append(cfg.data_dir)
-    if os.environ.get("ROVING_BENCH_DATA"):
-        cands.append(os.environ["ROVING_BENCH_DATA"])
+    for var in ("ROVING_BENCH_DATA", "ROVING_SHARED_DATA"):
+        if os.environ.get(var):
+            cands.append(os.environ[var])
     here = os.path.dirname(os.path.abspath(__file__))
-    repo = os.path.normpath(os.path.join(here, "..", "..", ".."))
-    for root in (os.getcwd(), repo):
-        cands.append(os.path.join(root, "..", "shared", "data"))
-        cands.append(os.path.join(root, "shared", "data"))
-    cands.append("/work/shared/data")
+    for start in (os.getcwd(), here):
+        d = os.path.abspath(start)
+        while True:
+            cands.append(os.path.join(d, "shared", "data"))
+            parent = os.path.dirname(d)
+            if parent == d:
+                break
+            d = parent
     for d in cands:
         p = os.path.join(d, name)
         if os.path.isfile(p):
@@ -84,7 +89,8 @@ def run(cfg: Config) -> Experiment:
     path = find_data(cfg)
     if path is None:
         exp.notes.append(
-            "1000people.json was not found (looked in --data-dir, $ROVING_BENCH_DATA, ../shared/data): experiment not run."
+            "1000people.json was not found (looked in --data-dir, $ROVING_BENCH_DATA, $ROVING_SHARED_DATA "
+            "and shared/data in the parent directories): experiment not run."
         )
         exp.skip("all", "data file 1000people.json not found")
         return exp

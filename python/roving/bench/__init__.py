@@ -100,6 +100,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="timed repeats per measurement (default 7, quick 3)",
     )
+    p.add_argument(
+        "--cpu-time",
+        action="store_true",
+        help="time with this process's CPU time instead of wall time (steadier on a busy machine; "
+        "leaves out disk waits such as fsync)",
+    )
     p.add_argument("--no-chart", action="store_true", help="do not draw the PNG charts")
     p.add_argument(
         "--readme",
@@ -177,6 +183,9 @@ def run(args: argparse.Namespace, progress: Callable[[str], None] | None = None)
     cfg.out_dir = out
     cfg.data_dir = args.data_dir
     cfg.charts = not args.no_chart
+    if args.cpu_time:
+        cfg.clock = time.process_time
+        cfg.clock_name = "cpu"
     cfg.progress = progress
     machine = machine_info()
     print(f"# roving bench{' --quick' if args.quick else ''}\n")

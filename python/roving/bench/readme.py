@@ -56,6 +56,7 @@ def render(
     when = dates[0] if len(dates) == 1 else f"{dates[0]} to {dates[-1]}"
     quick = any(r.get("quick") for r in results)
     loads = [r["load_average"] for r in results if r.get("load_average") is not None]
+    cpu = any(r.get("clock") == "cpu" for r in results)
     parts = [
         f"_Measured on {machine_line(m) if m else 'an unknown machine'}, {when}"
         + (
@@ -67,6 +68,11 @@ def render(
             f"; load average {min(loads):.1f}–{max(loads):.1f} during the run "
             f"({m.get('cores', '?')} cores: other work was running, so spreads are wide)"
             if loads and max(loads) > 1.0
+            else ""
+        )
+        + (
+            "; times are this process's CPU time (`--cpu-time`), not wall time"
+            if cpu
             else ""
         )
         + f". Each cell: median of the repeats (min–max). Reproduce: {REPRODUCE}. "

@@ -159,6 +159,7 @@ GROUPS: list[tuple[str, str, str, dict[str, str]]] = [
         "`&Vec<Person>` to a fresh `Vec<u8>`.",
         {
             "roving": "roving `to_vec`",
+            "roving_reuse": "roving `serde::Serializer` + `finish_reset` (encoder reused)",
             "serde_json": "serde_json `to_vec`",
             "simd-json": "simd-json `serde::to_vec`",
             "rmp-serde": "rmp-serde `to_vec` (structs as arrays)",

@@ -13,6 +13,7 @@ use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use criterion::{BenchmarkGroup, Criterion, SamplingMode};
 use roving_bench::{enc, Corpus, Person, PersonRef, MINIFIED_JSON_LEN};
 use serde::de::IgnoredAny;
+use serde::Serialize;
 use serde_json::Value as JsonValue;
 
 type Archived = rkyv::Archived<Vec<Person>>;
@@ -527,6 +528,15 @@ fn benches<M: Measurement>(cr: &mut Criterion<M>, clock: &str) {
         let mut g = slow(cr, "encode_typed");
         g.bench_function("roving", |b| {
             b.iter(|| roving::to_vec(black_box(p)).unwrap())
+        });
+        let mut e = roving::Encoder::new();
+        g.bench_function("roving_reuse", |b| {
+            b.iter(|| {
+                black_box(p)
+                    .serialize(&mut roving::serde::Serializer::new(&mut e))
+                    .unwrap();
+                e.finish_reset().unwrap()
+            })
         });
         g.bench_function("serde_json", |b| {
             b.iter(|| serde_json::to_vec(black_box(p)).unwrap())

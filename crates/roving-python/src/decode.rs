@@ -37,7 +37,8 @@ impl Hasher for IdHasher {
     }
     #[inline]
     fn write_usize(&mut self, n: usize) {
-        self.0 = (n as u64)
+        // Combines with what was written before (tuple keys write twice).
+        self.0 = (self.0 ^ n as u64)
             .wrapping_mul(0x9E37_79B9_7F4A_7C15)
             .rotate_left(26);
     }

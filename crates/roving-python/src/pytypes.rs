@@ -3,7 +3,7 @@
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyModule, PyTuple, PyType};
+use pyo3::types::{PyDict, PyModule, PyType};
 
 use roving::ElemType;
 
@@ -298,10 +298,4 @@ pub(crate) fn dataclass_field_names<'py>(
         }
     }
     Ok(Some(out))
-}
-
-/// `tuple` of the arguments, for calls.
-#[allow(dead_code)]
-pub(crate) fn empty_tuple(py: Python<'_>) -> Bound<'_, PyTuple> {
-    PyTuple::empty(py)
 }

@@ -220,3 +220,33 @@ fn values_after_open_never_panic() {
     assert!(d.get_path("[0].friends[3].name").unwrap().is_none());
     assert!(d.get_path("[0").is_err());
 }
+
+#[test]
+fn large_arrays_of_mixed_width_ints_validate() {
+    // Regression: an array of 0..=19114 put its I16 records too far for
+    // 2-byte slots (found by the seed 001 benchmark).
+    for n in [100usize, 8_200, 19_115, 20_000, 70_000] {
+        for scale in [1i64, 3, 1_000, 70_000, -7] {
+            let mut e = Encoder::new();
+            e.begin_array().unwrap();
+            for i in 0..n as i64 {
+                e.i64(i * scale).unwrap();
+            }
+            e.end_array().unwrap();
+            let b = e.finish().unwrap();
+            let doc = Document::open(&b).unwrap_or_else(|err| panic!("n={n} scale={scale}: {err}"));
+            let a = doc.root().as_array().unwrap();
+            assert_eq!(a.len(), n);
+            assert_eq!(a.get(n - 1).unwrap().as_i64(), Some((n as i64 - 1) * scale));
+        }
+    }
+    let text: String = format!(
+        "[{}]",
+        (0..20_000)
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    let b = roving::json::from_json(text.as_bytes()).unwrap();
+    assert!(Document::open(&b).is_ok());
+}

@@ -152,6 +152,49 @@ proptest! {
     }
 }
 
+proptest! {
+    // Big inputs: fewer cases.
+    #![proptest_config(ProptestConfig { cases: 10, ..ProptestConfig::default() })]
+
+    #[test]
+    fn wide_containers_validate(
+        items in prop::collection::vec(
+            prop_oneof![
+                1 => any::<i64>(),
+                12 => -8192i64..8192,
+                8 => 8192i64..40_000,
+                1 => prop::sample::select(vec![31i64, 32, -33, 8191, 8192, -8193, (1 << 29) - 1,
+                    1 << 29, (1 << 61) - 1, 1 << 61, i64::MIN, i64::MAX]),
+            ].prop_map(J::from),
+            0..25_000,
+        ),
+        strings in prop::collection::vec("[a-z]{0,70}", 0..300),
+    ) {
+        // Long arrays mixing ints of every inline width with strings written
+        // far back: the encoder's slot widths must always validate.
+        let mut e = roving::Encoder::new();
+        e.begin_array().unwrap();
+        for s in &strings {
+            e.str(s).unwrap();
+        }
+        e.begin_array().unwrap();
+        for (i, v) in items.iter().enumerate() {
+            e.i64(v.as_i64().unwrap()).unwrap();
+            if i % 97 == 0 && !strings.is_empty() {
+                e.str(&strings[i % strings.len()]).unwrap();
+            }
+        }
+        e.end_array().unwrap();
+        e.end_array().unwrap();
+        let b = e.finish().unwrap();
+        let doc = roving::Document::open(&b).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let inner = doc.root().index(strings.len()).unwrap();
+        let ints: Vec<i64> = inner.as_array().unwrap().iter().filter_map(|v| v.as_i64()).collect();
+        let want: Vec<i64> = items.iter().map(|v| v.as_i64().unwrap()).collect();
+        prop_assert_eq!(ints, want);
+    }
+}
+
 #[test]
 fn serde_structs_borrow() {
     #[derive(serde::Serialize, serde::Deserialize, Debug, PartialEq)]

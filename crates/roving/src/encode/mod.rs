@@ -644,13 +644,20 @@ impl Encoder {
             }
             let pos = here + extra;
             let fits = |t: usize| ref_fits(t, pos, w);
-            let mut ok = extra == 0 || fits(here);
-            if ok {
-                ok = self.slots[start..].iter().all(|p| match *p {
-                    Pending::Ref(t) => fits(t),
-                    _ => true,
-                });
-            }
+            // Every reference must fit: to earlier records, and to each
+            // integer record written now (at `here` onwards, in slot order;
+            // a middle one may be too far for a relative reference and too
+            // late for an absolute one even when the first one fits).
+            let mut at = here;
+            let ok = self.slots[start..].iter().all(|p| match *p {
+                Pending::Ref(t) => fits(t),
+                Pending::Int(v) if v < lo || v > hi => {
+                    let rec = at;
+                    at += int_record_len(v);
+                    fits(rec)
+                }
+                _ => true,
+            });
             if ok {
                 let total = extra + size(w);
                 if total < best.0 {

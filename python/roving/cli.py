@@ -1171,7 +1171,7 @@ class _Dumper:
             kids = []
             slots = self.sc.slots_of(r)
             keys = self.sc.map_keys(r.shape) if r.kind == "map" else None
-            for i, s in zip(range(shown), slots):
+            for i, s in zip(range(shown), slots, strict=False):
                 lab = f"[{i}]: " if keys is None else f"{_key_label(keys[i])}: "
                 kids.append((indent + 1, lab, s))
             if shown < count:

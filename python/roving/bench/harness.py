@@ -191,7 +191,7 @@ def check_equal(expected: Any, actual: Any, path: str = "$") -> None:
     elif te in (list, tuple):
         if len(expected) != len(actual):
             raise Mismatch(f"{path}: expected {len(expected)} items, got {len(actual)}")
-        for i, (a, b) in enumerate(zip(expected, actual)):
+        for i, (a, b) in enumerate(zip(expected, actual, strict=False)):
             check_equal(a, b, f"{path}[{i}]")
     elif te in (set, frozenset):
         if expected != actual:

@@ -81,7 +81,7 @@ def draw_chart(exp: Experiment, path: str) -> str | None:
     )
     for ax in axes.flat[len(panels) :]:
         ax.set_visible(False)
-    for ax, (title, bars, unit) in zip(axes.flat, panels):
+    for ax, (title, bars, unit) in zip(axes.flat, panels, strict=False):
         labels = [b[0] for b in bars]
         values = [b[1] for b in bars]
         if unit == "s":
@@ -108,7 +108,7 @@ def draw_chart(exp: Experiment, path: str) -> str | None:
             f"{unit_label} (lower is better)" if unit == "s" else unit_label, fontsize=8
         )
         ax.tick_params(axis="x", labelsize=8)
-        for yi, v in zip(y, vals):
+        for yi, v in zip(y, vals, strict=False):
             ax.text(v, yi, f" {_short(v)}", va="center", fontsize=7)
         ax.margins(x=0.18)
     fig.suptitle(exp.title, fontsize=11)

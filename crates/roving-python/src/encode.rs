@@ -386,13 +386,12 @@ impl<'py> State<'py, '_> {
         let mut pos: ffi::Py_ssize_t = 0;
         let mut k: *mut ffi::PyObject = std::ptr::null_mut();
         let mut v: *mut ffi::PyObject = std::ptr::null_mut();
-        // SAFETY: `o` is a live dict; PyDict_Next gives borrowed references,
-        // which we turn into strong ones before running any code that could
-        // mutate the dict.
+        // SAFETY: `o` is a live dict; PyDict_Next gives borrowed references.
+        // Scalars are written without running Python code (nothing can
+        // mutate the dict meanwhile); any other value is held strongly,
+        // with its key, while it is encoded.
         unsafe {
             while ffi::PyDict_Next(o, &mut pos, &mut k, &mut v) != 0 {
-                let key = Bound::from_borrowed_ptr(self.py, k);
-                let val = Bound::from_borrowed_ptr(self.py, v);
                 let kb = if ffi::PyUnicode_Check(k) != 0 {
                     str_bytes(k)
                 } else {
@@ -400,26 +399,57 @@ impl<'py> State<'py, '_> {
                 };
                 let kb = match kb {
                     Some(b) => b,
-                    None => {
-                        let mut f = if ffi::PyUnicode_Check(k) != 0 {
-                            self.str_error()
-                        } else {
-                            let r = key.repr().map(|r| r.to_string()).unwrap_or_default();
-                            msg(format!("dict keys must be str, got {} {r}", type_name(k)))
-                        };
+                    None => return Err(self.key_error(k)),
+                };
+                self.enc.key(std::str::from_utf8_unchecked(kb))?;
+                let t = ffi::Py_TYPE(v);
+                let r = if t == tp!(PyUnicode_Type) {
+                    self.str(v)
+                } else if t == tp!(PyLong_Type) {
+                    self.int(v)
+                } else if t == tp!(PyFloat_Type) {
+                    self.enc.f64(ffi::PyFloat_AS_DOUBLE(v)).map_err(Into::into)
+                } else if t == tp!(PyBool_Type) {
+                    self.enc.bool(v == ffi::Py_True()).map_err(Into::into)
+                } else if v == ffi::Py_None() {
+                    self.enc.null().map_err(Into::into)
+                } else {
+                    let key = Bound::from_borrowed_ptr(self.py, k);
+                    let val = Bound::from_borrowed_ptr(self.py, v);
+                    let r = self.value(val.as_ptr(), 2);
+                    if let Err(mut f) = r {
                         f.path.push(Seg::Key(key.unbind()));
                         return Err(f);
                     }
+                    Ok(())
                 };
-                self.enc.key(std::str::from_utf8_unchecked(kb))?;
-                if let Err(mut f) = self.value(v, 2) {
-                    f.path.push(Seg::Key(key.unbind()));
+                if let Err(mut f) = r {
+                    // No Python code ran: the borrowed key is still alive.
+                    f.path
+                        .push(Seg::Key(Bound::from_borrowed_ptr(self.py, k).unbind()));
                     return Err(f);
                 }
-                drop(val);
             }
         }
         Ok(self.enc.end_map()?)
+    }
+
+    /// The error for a key that is not a str (or has no UTF-8 form).
+    ///
+    /// # Safety
+    /// `k` must be a live object.
+    #[cold]
+    unsafe fn key_error(&self, k: *mut ffi::PyObject) -> Box<Fail> {
+        // SAFETY: `k` is live (caller's contract).
+        let key = unsafe { Bound::from_borrowed_ptr(self.py, k) };
+        let mut f = if key.is_instance_of::<PyString>() {
+            self.str_error()
+        } else {
+            let r = key.repr().map(|r| r.to_string()).unwrap_or_default();
+            msg(format!("dict keys must be str, got {} {r}", type_name(k)))
+        };
+        f.path.push(Seg::Key(key.unbind()));
+        f
     }
 
     /// A dict subclass, through its `items()`.
@@ -468,11 +498,20 @@ impl<'py> State<'py, '_> {
         self.enc.begin_array()?;
         let mut i = 0;
         // SAFETY: `o` is a live list; the size is re-read at each step (a
-        // hook may shrink it) and each item is held strongly while encoded.
+        // hook may shrink it) and each item that may run Python code is held
+        // strongly while encoded.
         unsafe {
             while i < ffi::PyList_GET_SIZE(o) {
-                let item = Bound::from_borrowed_ptr(self.py, ffi::PyList_GET_ITEM(o, i));
-                if let Err(mut f) = self.value(item.as_ptr(), 2) {
+                let v = ffi::PyList_GET_ITEM(o, i);
+                let t = ffi::Py_TYPE(v);
+                // Strings need no strong reference: no Python code runs.
+                let r = if t == tp!(PyUnicode_Type) {
+                    self.str(v)
+                } else {
+                    let item = Bound::from_borrowed_ptr(self.py, v);
+                    self.value(item.as_ptr(), 2)
+                };
+                if let Err(mut f) = r {
                     f.path.push(Seg::Index(i as usize));
                     return Err(f);
                 }

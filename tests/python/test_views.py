@@ -203,3 +203,8 @@ def test_path_like_objects(tmp_path: Path) -> None:
             return str(f)
 
     assert roving.open(P()).root == [1, 2]
+
+
+def test_views_can_be_encoded() -> None:
+    r = roving.open(roving.dumps({"a": [1, {"b": 2}]})).root
+    assert roving.loads(roving.dumps({"copy": r["a"]})) == {"copy": [1, {"b": 2}]}

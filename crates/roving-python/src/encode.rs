@@ -617,6 +617,11 @@ impl<'py> State<'py, '_> {
             let s = ob.str()?;
             return Ok(self.enc.ext(EXT_DECIMAL, s.to_str()?.as_bytes())?);
         }
+        if ob.is_instance_of::<crate::View>() {
+            // A view of another document: its value, as Python objects.
+            let v = ob.call_method0(pyo3::intern!(py, "to_python"))?;
+            return self.owned(v, 1);
+        }
         if let Ok(e) = ob.cast::<crate::Ext>() {
             let e = e.get();
             let data = e.data.bind(py).as_bytes().to_vec();

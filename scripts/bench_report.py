@@ -405,7 +405,7 @@ def main() -> int:
             file=sys.stderr,
         )
 
-    run_date = _dt.datetime.fromtimestamp(started or _dt.datetime.now().timestamp(), _dt.timezone.utc)
+    run_date = _dt.datetime.fromtimestamp(started or _dt.datetime.now().timestamp(), _dt.UTC)
     versions = lock_versions()
     out: list[str] = [
         "# Benchmarks",

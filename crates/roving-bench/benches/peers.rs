@@ -225,8 +225,8 @@ fn slow<'a, M: Measurement>(c: &'a mut Criterion<M>, name: &str) -> BenchmarkGro
     let mut g = c.benchmark_group(name);
     g.sampling_mode(SamplingMode::Flat)
         .sample_size(20)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_millis(2500));
+        .warm_up_time(Duration::from_millis(400))
+        .measurement_time(Duration::from_millis(2000));
     g
 }
 
@@ -234,8 +234,8 @@ fn slow<'a, M: Measurement>(c: &'a mut Criterion<M>, name: &str) -> BenchmarkGro
 fn fast<'a, M: Measurement>(c: &'a mut Criterion<M>, name: &str) -> BenchmarkGroup<'a, M> {
     let mut g = c.benchmark_group(name);
     g.sample_size(50)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_millis(2000));
+        .warm_up_time(Duration::from_millis(400))
+        .measurement_time(Duration::from_millis(1500));
     g
 }
 

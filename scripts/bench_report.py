@@ -414,7 +414,8 @@ def main() -> int:
         "do not edit by hand. Every measured figure comes from one run, all contenders side by side.",
         "",
         f"- Command: `{COMMAND}` (the `bench-rust` make target)",
-        f"- Run: {run_date:%Y-%m-%d %H:%M} UTC, commit `{run(['git', 'rev-parse', '--short', 'HEAD'])}`",
+        f"- Run: {run_date:%Y-%m-%d %H:%M} UTC, commit `{meta.get('commit') or 'unknown'}`"
+        + (" with uncommitted changes to the benchmarked code" if meta.get("dirty") else ""),
         f"- Machine: {os.cpu_count()} CPUs (nproc {run(['nproc'])}), {cpu_model()}, {platform.system()} {platform.release()}",
         f"- Toolchain: {run(['rustc', '--version'])}; bench profile (release, `codegen-units = 4`)",
         "- Peers: " + ", ".join(f"{k} {versions[k]}" for k in PEERS if k in versions),

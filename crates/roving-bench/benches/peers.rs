@@ -101,6 +101,10 @@ fn run_meta(i: &Inputs) -> JsonValue {
         "minified_json_len_expected": MINIFIED_JSON_LEN,
         "loadavg_start": loadavg(),
         "nice": nice(),
+        "commit": git(&["rev-parse", "--short", "HEAD"]),
+        "dirty": git(&["status", "--porcelain", "--", "crates/roving", "crates/roving-bench"])
+            .as_str()
+            .map(|s| !s.is_empty()),
         "sizes": rows
             .iter()
             .map(|(id, label, n)| serde_json::json!({"id": id, "label": label, "bytes": n}))
@@ -124,6 +128,18 @@ fn loadavg() -> JsonValue {
     std::fs::read_to_string("/proc/loadavg")
         .ok()
         .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .map_or(JsonValue::Null, JsonValue::from)
+}
+
+/// The trimmed output of `git ARGS` in the workspace, or null.
+fn git(args: &[&str]) -> JsonValue {
+    std::process::Command::new("git")
+        .args(args)
+        .current_dir(roving_bench::workspace_root())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .map_or(JsonValue::Null, JsonValue::from)
 }
 

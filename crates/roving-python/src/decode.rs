@@ -100,8 +100,10 @@ pub(crate) struct Decoder<'py, 'a> {
     last_shape: (usize, usize),
     /// Direct-mapped cache of short value strings: (data address, owned str).
     strs: Box<[(usize, *mut ffi::PyObject)]>,
-    /// Containers already built, by record offset (owned references).
+    /// Containers already built, by record offset: owned references, or
+    /// borrowed ones (see [`Decoder::borrow_memo`]).
     memo: IdMap<usize, *mut ffi::PyObject>,
+    owned_memo: bool,
     budget: u64,
     max_values: u64,
     depth: usize,
@@ -116,9 +118,11 @@ impl Drop for Decoder<'_, '_> {
             // SAFETY: cache entries are owned references or NULL.
             unsafe { ffi::Py_XDECREF(p) };
         }
-        for &p in self.memo.values() {
-            // SAFETY: memo entries are owned references.
-            unsafe { ffi::Py_DECREF(p) };
+        if self.owned_memo {
+            for &p in self.memo.values() {
+                // SAFETY: memo entries are owned references (owned_memo).
+                unsafe { ffi::Py_DECREF(p) };
+            }
         }
         for &(_, _, t) in self.shapes.values() {
             // SAFETY: templates are owned references or NULL.
@@ -143,10 +147,8 @@ impl<'py, 'a> Decoder<'py, 'a> {
                 (buf.len() / 64).clamp(16, STR_CACHE).next_power_of_two()
             ]
             .into_boxed_slice(),
-            memo: IdMap::with_capacity_and_hasher(
-                (buf.len() / 128).min(1 << 16),
-                Default::default(),
-            ),
+            memo: IdMap::default(),
+            owned_memo: true,
             budget: limits.max_values,
             max_values: limits.max_values,
             depth: 0,
@@ -178,6 +180,25 @@ impl<'py, 'a> Decoder<'py, 'a> {
             ),
             None,
         )
+    }
+
+    /// Lets the memo borrow its objects instead of owning them: only valid
+    /// when every converted object stays alive (inside the result) until the
+    /// decoder is dropped, i.e. when nothing converted is ever discarded
+    /// while conversion goes on (untyped conversion, which stops at the
+    /// first error). Saves a reference count update per container.
+    pub(crate) fn borrow_memo(&mut self) {
+        self.owned_memo = false;
+    }
+
+    #[inline]
+    fn memo_insert(&mut self, off: usize, o: &Bound<'py, PyAny>) {
+        let p = if self.owned_memo {
+            o.clone().into_ptr()
+        } else {
+            o.as_ptr()
+        };
+        self.memo.insert(off, p);
     }
 
     /// Sizes the memo for converting the whole document (avoids rehashing).
@@ -320,7 +341,8 @@ impl<'py, 'a> Decoder<'py, 'a> {
         let off = a.offset();
         if let Some(o) = off {
             if let Some(&p) = self.memo.get(&o) {
-                // SAFETY: memo entries are owned by the memo, hence alive.
+                // SAFETY: memo entries are owned by the memo, or (borrow_memo) alive
+                // inside the result being built.
                 return Ok(unsafe { Bound::from_borrowed_ptr(py, p) });
             }
         }
@@ -332,7 +354,7 @@ impl<'py, 'a> Decoder<'py, 'a> {
         let list =
             unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyList_New(n as ffi::Py_ssize_t))? };
         if let Some(o) = off {
-            self.memo.insert(o, list.clone().into_ptr());
+            self.memo_insert(o, &list);
         }
         for i in 0..n {
             let v = a.get(i).unwrap_or(Value::Null);
@@ -408,7 +430,8 @@ impl<'py, 'a> Decoder<'py, 'a> {
         let off = m.offset();
         if let Some(o) = off {
             if let Some(&p) = self.memo.get(&o) {
-                // SAFETY: memo entries are owned by the memo, hence alive.
+                // SAFETY: memo entries are owned by the memo, or (borrow_memo) alive
+                // inside the result being built.
                 return Ok(unsafe { Bound::from_borrowed_ptr(py, p) });
             }
         }
@@ -419,7 +442,7 @@ impl<'py, 'a> Decoder<'py, 'a> {
         // SAFETY: presized_dict returns a new reference.
         let dict = unsafe { Bound::from_owned_ptr(py, self.presized_dict(&m, start, n)?) };
         if let Some(o) = off {
-            self.memo.insert(o, dict.clone().into_ptr());
+            self.memo_insert(o, &dict);
         }
         for i in 0..n {
             let v = m.value_at(i).unwrap_or(Value::Null);
@@ -438,12 +461,13 @@ impl<'py, 'a> Decoder<'py, 'a> {
     fn vector(&mut self, v: roving::Vector<'a>) -> PyResult<Bound<'py, PyAny>> {
         let off = v.offset();
         if let Some(&p) = self.memo.get(&off) {
-            // SAFETY: memo entries are owned by the memo, hence alive.
+            // SAFETY: memo entries are owned by the memo, or (borrow_memo) alive
+            // inside the result being built.
             return Ok(unsafe { Bound::from_borrowed_ptr(self.py, p) });
         }
         self.charge(1)?;
         let o = pytypes::vector_to_py(self.py, v.elem_type(), v.raw())?;
-        self.memo.insert(off, o.clone().into_ptr());
+        self.memo_insert(off, &o);
         Ok(o)
     }
 }
@@ -586,6 +610,7 @@ pub(crate) fn loads_slice<'py>(
     let _gc = GcPause::new();
     let mut d = Decoder::new(py, data);
     d.reserve_for_document();
+    d.borrow_memo();
     d.value(doc.root())
 }
 

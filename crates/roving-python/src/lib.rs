@@ -173,7 +173,9 @@ pub(crate) fn decode_doc<'py>(
     match ty {
         None => {
             let _gc = decode::GcPause::new();
-            decode::Decoder::new(py, bytes).value(doc.root())
+            let mut d = decode::Decoder::new(py, bytes);
+            d.borrow_memo();
+            d.value(doc.root())
         }
         Some(t) => {
             let plan = typed::plan_for(t)?;

@@ -137,7 +137,9 @@ impl Doc {
     fn to_python(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         self.with(|b, v| {
             let _gc = decode::GcPause::new();
-            Decoder::new(py, b.bytes()).value(v).map(|o| o.unbind())
+            let mut d = Decoder::new(py, b.bytes());
+            d.borrow_memo();
+            d.value(v).map(|o| o.unbind())
         })
     }
 
@@ -606,9 +608,9 @@ impl View {
     /// The value as plain Python objects (shared values come back shared).
     fn to_python(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let _gc = decode::GcPause::new();
-        Ok(Decoder::new(py, self.buf.bytes())
-            .value(self.value)?
-            .unbind())
+        let mut d = Decoder::new(py, self.buf.bytes());
+        d.borrow_memo();
+        Ok(d.value(self.value)?.unbind())
     }
 
     /// The value as JSON text (bytes).

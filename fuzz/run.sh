@@ -16,13 +16,13 @@ fi
 targets=$(cargo +nightly fuzz list)
 for t in $targets; do
     mkdir -p "corpus/$t"
-    seeds="seeds/$t"
-    [ -d "$seeds" ] || seeds="seeds/common"
+    seeds="seeds/common"
+    [ -d "seeds/$t" ] && seeds="$seeds seeds/$t"
     echo "fuzz: $t for ${secs}s"
     if [ "$mode" = "--smoke" ]; then
         # Do not grow the working corpus in smoke runs: use a scratch copy.
         scratch=$(mktemp -d)
-        cargo +nightly fuzz run "$t" "$scratch" "$seeds" -- \
+        cargo +nightly fuzz run "$t" "$scratch" $seeds -- \
             -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 2>&1 \
             | grep -E "^(stat::number_of_executed_units|Done|==|SUMMARY|.*(panicked|ERROR))" || true
         rm -rf "$scratch"
@@ -32,7 +32,7 @@ for t in $targets; do
             exit 1
         fi
     else
-        cargo +nightly fuzz run "$t" "corpus/$t" "$seeds" -- \
+        cargo +nightly fuzz run "$t" "corpus/$t" $seeds -- \
             -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
     fi
 done

@@ -26,9 +26,12 @@ def _data_dir() -> Path:
     return ROOT.parent / "shared" / "data"
 
 
+DATA_DIR = _data_dir()
+
+
 @pytest.fixture(scope="session")
 def people_path() -> Path:
-    p = _data_dir() / "1000people.json"
+    p = DATA_DIR / "1000people.json"
     if not p.exists():
         pytest.skip(f"{p} not found (set ROVING_DATA)")
     return p
@@ -60,7 +63,7 @@ def same(a: Any, b: Any, path: str = "$") -> None:
             same(a[k], b[k], f"{path}.{k}")
     elif isinstance(a, (list, tuple)):
         assert len(a) == len(b), f"{path}: len {len(a)} != {len(b)}"
-        for i, (x, y) in enumerate(zip(a, b)):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
             same(x, y, f"{path}[{i}]")
     elif type(a).__name__ == "Decimal":
         assert str(a) == str(b), f"{path}: {a!r} != {b!r}"

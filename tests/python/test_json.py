@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 import roving
+from conftest import DATA_DIR
 
-SUITE = Path(__file__).resolve().parents[3] / "shared" / "data" / "jsontestsuite" / "test_parsing"
+SUITE = DATA_DIR / "jsontestsuite" / "test_parsing"
 
 
 def test_people_json_round_trip(people_path: Path, people: Any) -> None:

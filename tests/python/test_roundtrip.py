@@ -183,7 +183,7 @@ def test_subclasses_of_builtins() -> None:
     class S(str):
         pass
 
-    class I(int):
+    class Int(int):
         pass
 
     class F(float):
@@ -195,7 +195,7 @@ def test_subclasses_of_builtins() -> None:
     class L(list):
         pass
 
-    same(rt([S("s"), I(3), F(1.5), D(a=1), L([1])]), ["s", 3, 1.5, {"a": 1}, [1]])
+    same(rt([S("s"), Int(3), F(1.5), D(a=1), L([1])]), ["s", 3, 1.5, {"a": 1}, [1]])
 
 
 def test_array_array_is_a_vector() -> None:

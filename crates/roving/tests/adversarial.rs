@@ -250,3 +250,21 @@ fn large_arrays_of_mixed_width_ints_validate() {
     let b = roving::json::from_json(text.as_bytes()).unwrap();
     assert!(Document::open(&b).is_ok());
 }
+
+#[test]
+fn encoder_reuse_gives_identical_documents() {
+    let mut e = Encoder::new();
+    let mut docs = Vec::new();
+    for _ in 0..3 {
+        e.begin_map().unwrap();
+        e.key("k").unwrap();
+        e.str("v").unwrap();
+        e.end_map().unwrap();
+        docs.push(e.finish_with(|b| b.to_vec()).unwrap());
+    }
+    e.i64(5).unwrap();
+    let last = e.finish_reset().unwrap();
+    assert!(docs.windows(2).all(|w| w[0] == w[1]));
+    assert!(Document::open(&docs[0]).is_ok());
+    assert_eq!(Document::open(&last).unwrap().root().as_i64(), Some(5));
+}

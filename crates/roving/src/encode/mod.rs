@@ -567,6 +567,16 @@ impl Encoder {
         Ok(doc)
     }
 
+    /// Completes the document, passes its bytes to `f`, then resets the
+    /// encoder keeping every allocation, output buffer included (for
+    /// callers that copy the bytes anyway, e.g. into a Python `bytes`).
+    pub fn finish_with<R>(&mut self, f: impl FnOnce(&[u8]) -> R) -> Result<R> {
+        self.finish_root()?;
+        let r = f(&self.out);
+        self.reset();
+        Ok(r)
+    }
+
     /// Completes the document, appending its bytes to `dst`, and resets the encoder.
     pub fn finish_into(&mut self, dst: &mut Vec<u8>) -> Result<()> {
         self.finish_root()?;

@@ -200,8 +200,10 @@ pub(crate) fn dumps_py<'py>(
         // SAFETY: `obj` is a live object the caller holds for the whole call.
         unsafe { st.value(obj.as_ptr(), 0) }?;
         note_size(st.enc.len());
-        let out = st.enc.finish_reset().map_err(Box::<Fail>::from)?;
-        Ok(pyo3::types::PyBytes::new(py, &out))
+        // One copy into the bytes object; the encoder keeps its buffer.
+        st.enc
+            .finish_with(|out| pyo3::types::PyBytes::new(py, out))
+            .map_err(Box::<Fail>::from)
     })
 }
 

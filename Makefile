@@ -19,7 +19,7 @@ test: rust-checks rust-test py-test py-checks fuzz-smoke
 ## bench: build, install the peers, run every experiment and the Rust benches
 bench: py-build
 	$(PY) -m pip install -q -r requirements-bench.txt
-	$(PY) -m roving bench --rust
+	$(PY) -m roving bench --rust --readme
 
 rust-checks: py-setup
 	cargo fmt --all --check

@@ -13,5 +13,20 @@
 mod parse;
 mod write;
 
+/// Bytes that a JSON string cannot hold as they are: `"`, `\\` and the
+/// control characters (the parser stops its fast scan at them; the writer
+/// escapes them).
+static SPECIAL_IN_STRING: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 0x20 {
+        t[i] = true;
+        i += 1;
+    }
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t
+};
+
 pub use parse::{from_json, from_json_into, from_json_with};
 pub use write::{to_json, to_json_pretty, write_json, JsonOptions};

@@ -79,18 +79,7 @@ struct Parser<'a> {
     stack: Vec<u8>,
 }
 
-/// Bytes that end the fast scan of a string: `"`, `\` and control characters.
-static STOP: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut i = 0;
-    while i < 0x20 {
-        t[i] = true;
-        i += 1;
-    }
-    t[b'"' as usize] = true;
-    t[b'\\' as usize] = true;
-    t
-};
+use super::SPECIAL_IN_STRING as STOP;
 
 impl<'a> Parser<'a> {
     #[cold]

@@ -212,18 +212,7 @@ fn scalar(v: Value<'_>, opts: &JsonOptions, depth: usize, out: &mut Vec<u8>) -> 
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
-/// Bytes that need escaping in a JSON string.
-static ESCAPE: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut i = 0;
-    while i < 0x20 {
-        t[i] = true;
-        i += 1;
-    }
-    t[b'"' as usize] = true;
-    t[b'\\' as usize] = true;
-    t
-};
+use super::SPECIAL_IN_STRING as ESCAPE;
 
 /// Writes `s` as a JSON string.
 pub(crate) fn write_str(s: &str, out: &mut Vec<u8>) {

@@ -106,23 +106,10 @@ impl<'a> Vector<'a> {
 
     /// Element `i` widened to `f64` (exact for all but 64-bit integers beyond 2^53).
     pub fn get_f64(&self, i: usize) -> Option<f64> {
-        let s = self.elem.size();
-        let start = i.checked_mul(s)?;
-        let b = self.data.get(start..start.checked_add(s)?)?;
-        let mut w = [0u8; 8];
-        w[..s].copy_from_slice(b);
-        let u = u64::from_le_bytes(w);
-        Some(match self.elem {
-            ElemType::I8 => u as u8 as i8 as f64,
-            ElemType::U8 => u as u8 as f64,
-            ElemType::I16 => u as u16 as i16 as f64,
-            ElemType::U16 => u as u16 as f64,
-            ElemType::I32 => u as u32 as i32 as f64,
-            ElemType::U32 => u as u32 as f64,
-            ElemType::I64 => u as i64 as f64,
-            ElemType::U64 => u as f64,
-            ElemType::F32 => crate::format::f32_to_f64_exact(f32::from_bits(u as u32)),
-            ElemType::F64 => f64::from_bits(u),
+        Some(match self.get(i)? {
+            Scalar::Int(x) => x as f64,
+            Scalar::UInt(x) => x as f64,
+            Scalar::Float(x) => x,
         })
     }
 

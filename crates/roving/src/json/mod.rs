@@ -13,7 +13,7 @@
 mod parse;
 mod write;
 
-/// Bytes that a JSON string cannot hold as they are: `"`, `\\` and the
+/// Bytes that a JSON string cannot hold as they are: `"`, `\` and the
 /// control characters (the parser stops its fast scan at them; the writer
 /// escapes them).
 static SPECIAL_IN_STRING: [bool; 256] = {

@@ -38,7 +38,11 @@ fn main() {
     let t = best(5, || {
         for _ in 0..n {
             let r = std::hint::black_box(&d).root();
-            std::hint::black_box(r.index(123).unwrap().get("name"));
+            std::hint::black_box(
+                r.index(std::hint::black_box(123))
+                    .unwrap()
+                    .get(std::hint::black_box("name")),
+            );
         }
     });
     println!("[123].name {:.1} ns", t * 1e9 / n as f64);

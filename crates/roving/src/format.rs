@@ -247,6 +247,21 @@ const HASH_MUL: u64 = 0x9E37_79B9_7F4A_7C15;
 /// `h *= 0x9E3779B97F4A7C15`, `h ^= h >> 29`.
 #[inline]
 pub fn key_hash(key: &[u8]) -> u64 {
+    if key.len() <= 8 {
+        // One zero-padded chunk (the common case of short keys), unrolled.
+        let mut w = [0u8; 8];
+        w[..key.len()].copy_from_slice(key);
+        let mut h = (HASH_SEED ^ u64::from_le_bytes(w))
+            .rotate_left(23)
+            .wrapping_mul(HASH_MUL);
+        if key.is_empty() {
+            h = HASH_SEED;
+        }
+        h ^= key.len() as u64;
+        h ^= h >> 32;
+        h = h.wrapping_mul(HASH_MUL);
+        return h ^ (h >> 29);
+    }
     let mut h = HASH_SEED;
     let mut chunks = key.chunks_exact(8);
     for c in &mut chunks {
@@ -268,6 +283,21 @@ pub fn key_hash(key: &[u8]) -> u64 {
     h ^= h >> 32;
     h = h.wrapping_mul(HASH_MUL);
     h ^ (h >> 29)
+}
+
+/// Byte equality, inlined for short keys (no call to `memcmp`).
+#[inline(always)]
+pub fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    if a.len() <= 8 {
+        let (mut x, mut y) = ([0u8; 8], [0u8; 8]);
+        x[..a.len()].copy_from_slice(a);
+        y[..b.len()].copy_from_slice(b);
+        return x == y;
+    }
+    a == b
 }
 
 /// Home position of a key hash in an index of `table_size` (a power of two) entries.
@@ -347,4 +377,52 @@ pub fn read_uint(buf: &[u8], pos: usize, width: usize) -> Option<u64> {
         4 => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64,
         _ => u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The key hash as FORMAT.md states it, without the short-key fast path.
+    fn reference_hash(key: &[u8]) -> u64 {
+        let mut h = HASH_SEED;
+        for c in key.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..c.len()].copy_from_slice(c);
+            h = (h ^ u64::from_le_bytes(w))
+                .rotate_left(23)
+                .wrapping_mul(HASH_MUL);
+        }
+        h ^= key.len() as u64;
+        h ^= h >> 32;
+        h = h.wrapping_mul(HASH_MUL);
+        h ^ (h >> 29)
+    }
+
+    #[test]
+    fn key_hash_matches_the_spec_at_every_length() {
+        let bytes: Vec<u8> = (0..40u8).map(|i| i.wrapping_mul(37) ^ 0x5A).collect();
+        for n in 0..bytes.len() {
+            assert_eq!(
+                key_hash(&bytes[..n]),
+                reference_hash(&bytes[..n]),
+                "length {n}"
+            );
+        }
+    }
+
+    #[test]
+    fn bytes_eq_agrees_with_slices() {
+        let cases: [(&[u8], &[u8]); 6] = [
+            (b"", b""),
+            (b"a", b"a"),
+            (b"a", b"b"),
+            (b"name", b"nam"),
+            (b"12345678", b"12345678"),
+            (b"123456789", b"123456780"),
+        ];
+        for (a, b) in cases {
+            assert_eq!(bytes_eq(a, b), a == b);
+        }
+    }
 }

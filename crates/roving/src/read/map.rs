@@ -64,6 +64,12 @@ impl Shape {
         }
     }
 
+    /// Whether key `i` is `key`.
+    #[inline(always)]
+    fn key_is(&self, buf: &[u8], i: usize, key: &[u8]) -> bool {
+        self.key_bytes(buf, i).is_some_and(|k| bytes_eq(k, key))
+    }
+
     /// Position of the record of key `i` (`None` for the empty-string immediate).
     pub(crate) fn key_record(&self, buf: &[u8], i: usize) -> Option<Option<usize>> {
         let w = self.width as usize;
@@ -93,7 +99,7 @@ impl Shape {
     #[inline]
     pub(crate) fn find(&self, buf: &[u8], key: &[u8]) -> Option<usize> {
         if self.count <= SHAPE_LINEAR_MAX {
-            return (0..self.count).find(|&i| self.key_bytes(buf, i) == Some(key));
+            return (0..self.count).find(|&i| self.key_is(buf, i, key));
         }
         self.find_hashed(buf, key, key_hash(key))
     }
@@ -101,7 +107,7 @@ impl Shape {
     #[inline]
     pub(crate) fn find_hashed(&self, buf: &[u8], key: &[u8], hash: u64) -> Option<usize> {
         if self.count <= SHAPE_LINEAR_MAX {
-            return (0..self.count).find(|&i| self.key_bytes(buf, i) == Some(key));
+            return (0..self.count).find(|&i| self.key_is(buf, i, key));
         }
         let table = index_table_size(self.count);
         let ew = index_entry_width(self.count);
@@ -113,7 +119,7 @@ impl Shape {
             if e == 0 {
                 return None;
             }
-            if self.key_bytes(buf, e - 1) == Some(key) {
+            if self.key_is(buf, e - 1, key) {
                 return Some(e - 1);
             }
             i = (i + 1) & mask;
@@ -245,7 +251,7 @@ impl<'a> Map<'a> {
         // between documents never returns another key's value.
         let i = if cached >> 32 == shape_tag
             && guess < h.shape.count
-            && h.shape.key_bytes(self.buf, guess) == Some(handle.key.as_bytes())
+            && h.shape.key_is(self.buf, guess, handle.key.as_bytes())
         {
             guess
         } else {

@@ -83,9 +83,21 @@ impl Timestamp {
     }
 }
 
-/// Days since 1970-01-01 to a proleptic Gregorian (year, month, day).
-/// (Howard Hinnant's `civil_from_days`.)
-pub(crate) fn civil_from_days(z: i64) -> (i64, u32, u32) {
+/// Proleptic Gregorian (year, month 1..=12, day 1..=31) to days since
+/// 1970-01-01 (Howard Hinnant's `days_from_civil`).
+pub fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let mp = (m as i64 + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d as i64 - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// Days since 1970-01-01 to a proleptic Gregorian (year, month, day)
+/// (Howard Hinnant's `civil_from_days`).
+pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let z = z + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);
@@ -111,5 +123,15 @@ mod tests {
         let t = Timestamp::new(-1, 1, Some(-1800)).unwrap();
         assert_eq!(t.to_rfc3339(), "1969-12-31T23:29:59.000000001-00:30");
         assert!(Timestamp::new(0, 1_000_000_000, None).is_none());
+    }
+
+    #[test]
+    fn calendar_round_trip() {
+        for days in [-800_000i64, -719_468, -1, 0, 1, 11_016, 19_723, 2_932_896] {
+            let (y, m, d) = civil_from_days(days);
+            assert_eq!(days_from_civil(y, m, d), days);
+        }
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(days_from_civil(2000, 3, 1), 11_017);
     }
 }

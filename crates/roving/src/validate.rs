@@ -112,13 +112,6 @@ fn err<T>(kind: ErrorKind, at: usize) -> Result<T> {
     Err(Error::at(kind, at))
 }
 
-/// Kinds of record a slot may point to.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Want {
-    Value,
-    Key,
-}
-
 impl Validator<'_> {
     #[inline(always)]
     fn is_start(&self, p: usize) -> bool {
@@ -267,7 +260,7 @@ impl Validator<'_> {
                     .checked_mul(w as u64)
                     .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
                 let end = self.span(q, len, pos)?;
-                self.slots(q, end, w, pos, Want::Value)?;
+                self.slots(q, end, w, pos)?;
                 Ok(end)
             }
             t if t & !3 == TAG_MAP => {
@@ -284,14 +277,14 @@ impl Validator<'_> {
                     .checked_mul(w as u64)
                     .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
                 let end = self.span(q, len, pos)?;
-                self.slots(q, end, w, pos, Want::Value)?;
+                self.slots(q, end, w, pos)?;
                 Ok(end)
             }
             t if t & !3 == TAG_SHAPE => self.shape(pos, WIDTHS[(t & 3) as usize]),
             t if t & !3 == TAG_ROOT => {
                 let w = WIDTHS[(t & 3) as usize];
                 let q = self.span(p, w as u64 + 1, pos)?;
-                self.slots(p, q - 1, w, pos, Want::Value)?;
+                self.slots(p, q - 1, w, pos)?;
                 if buf[q - 1] != t {
                     return err(ErrorKind::BadTrailer, q - 1);
                 }
@@ -301,47 +294,15 @@ impl Validator<'_> {
         }
     }
 
-    /// Checks the slots in `buf[p..end]` of the container at `base`.
+    /// Checks the value slots in `buf[p..end]` of the container at `base`.
     #[inline]
-    fn slots(&self, p: usize, end: usize, w: usize, base: usize, want: Want) -> Result<()> {
+    fn slots(&self, p: usize, end: usize, w: usize, base: usize) -> Result<()> {
         let bytes = &self.buf[p..end];
-        if want == Want::Value {
-            return match w {
-                1 => self.value_slots::<1>(bytes, p, base),
-                2 => self.value_slots::<2>(bytes, p, base),
-                4 => self.value_slots::<4>(bytes, p, base),
-                _ => self.value_slots::<8>(bytes, p, base),
-            };
-        }
         match w {
-            1 => self.slot_run(bytes.iter().map(|&b| b as u64), p, 1, base, want),
-            2 => self.slot_run(
-                bytes
-                    .chunks_exact(2)
-                    .map(|c| u16::from_le_bytes([c[0], c[1]]) as u64),
-                p,
-                2,
-                base,
-                want,
-            ),
-            4 => self.slot_run(
-                bytes
-                    .chunks_exact(4)
-                    .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as u64),
-                p,
-                4,
-                base,
-                want,
-            ),
-            _ => self.slot_run(
-                bytes
-                    .chunks_exact(8)
-                    .map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])),
-                p,
-                8,
-                base,
-                want,
-            ),
+            1 => self.value_slots::<1>(bytes, p, base),
+            2 => self.value_slots::<2>(bytes, p, base),
+            4 => self.value_slots::<4>(bytes, p, base),
+            _ => self.value_slots::<8>(bytes, p, base),
         }
     }
 
@@ -378,36 +339,22 @@ impl Validator<'_> {
         Ok(())
     }
 
-    #[inline(always)]
-    fn slot_run(
-        &self,
-        raws: impl Iterator<Item = u64>,
-        p: usize,
-        w: usize,
-        base: usize,
-        want: Want,
-    ) -> Result<()> {
-        for (i, raw) in raws.enumerate() {
-            let at = p + i * w;
+    /// Checks the key slots in `buf[p..end]` (in bounds) of the shape at
+    /// `base`: each refers to a string record or is the empty-string constant.
+    fn key_slots(&self, p: usize, end: usize, w: usize, base: usize) -> Result<()> {
+        for at in (p..end).step_by(w) {
+            let raw =
+                read_uint(self.buf, at, w).ok_or_else(|| Error::at(ErrorKind::Truncated, at))?;
             match decode_slot(raw, w, base) {
-                Some(Slot::Int(_)) if want == Want::Value => {}
-                Some(Slot::Special(s)) if want == Want::Value && s < SPECIAL_COUNT => {}
-                Some(Slot::Special(SPECIAL_EMPTY_STR)) if want == Want::Key => {}
+                Some(Slot::Special(SPECIAL_EMPTY_STR)) => {}
                 Some(Slot::Ref(t)) => {
                     if !self.is_start(t) {
                         return err(ErrorKind::BadReference, at);
                     }
                     let tag = self.buf[t];
-                    let ok = match want {
-                        Want::Value => tag & !3 != TAG_SHAPE && tag & !3 != TAG_ROOT,
-                        Want::Key => tag & 0xC0 == TAG_SHORT_STR || tag == TAG_STR,
-                    };
-                    if !ok {
+                    if tag & 0xC0 != TAG_SHORT_STR && tag != TAG_STR {
                         return err(ErrorKind::WrongTarget, at);
                     }
-                }
-                Some(Slot::Special(_)) if want == Want::Value => {
-                    return err(ErrorKind::BadImmediate, at)
                 }
                 Some(_) => return err(ErrorKind::WrongTarget, at),
                 None => return err(ErrorKind::BadReference, at),
@@ -424,7 +371,7 @@ impl Validator<'_> {
             .checked_mul(w as u64)
             .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
         let keys_end = self.span(q, len, pos)?;
-        self.slots(q, keys_end, w, pos, Want::Key)?;
+        self.key_slots(q, keys_end, w, pos)?;
         let shape = Shape::at(self.buf, pos).ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
         let count = shape.count;
         let end = if count > SHAPE_LINEAR_MAX {

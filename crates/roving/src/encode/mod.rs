@@ -907,8 +907,7 @@ fn fits_in(x: u64, width: usize) -> bool {
 /// Whether a reference from a container at `pos` to `target` fits `width` bytes.
 #[inline]
 fn ref_fits(target: usize, pos: usize, width: usize) -> bool {
-    let d = (pos - target) as u64;
-    fits_in(d << 2, width) || fits_in((target as u64) << 2, width)
+    ref_width(target, pos) <= width
 }
 
 /// The shape reference of a map at `pos`: a varint of `distance << 1`, or

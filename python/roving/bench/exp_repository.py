@@ -13,6 +13,7 @@ and reading one item, and the issue's targets shown as met or missed.
 
 from __future__ import annotations
 
+import abc
 import base64
 import dataclasses
 import datetime as dt
@@ -152,19 +153,21 @@ def _disk_size(path: str) -> int:
 # contenders
 
 
-class Contender:
-    """One way to persist the repository."""
+class Contender(abc.ABC):
+    """One way to persist the repository (subclasses write and read it)."""
 
     name = ""
     note = ""
     #: Whole-file formats rewrite everything to change one item.
     whole_file = True
 
+    @abc.abstractmethod
     def flush(self, path: str, items: dict[str, BBItem]) -> None:
-        raise NotImplementedError
+        """Writes every item."""
 
+    @abc.abstractmethod
     def load_all(self, path: str) -> dict[str, BBItem]:
-        raise NotImplementedError
+        """Reads every item back."""
 
     def load_one(self, path: str, key: str) -> BBItem:
         return self.load_all(path)[key]

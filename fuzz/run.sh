@@ -14,10 +14,6 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
     cargo install cargo-fuzz --locked -q
 fi
 targets=$(cargo +nightly fuzz list)
-if [ "$mode" = "--smoke" ]; then
-    # store_open has an open finding (findings/README.md): run it by hand.
-    targets=$(echo "$targets" | grep -v '^store_open$')
-fi
 for t in $targets; do
     mkdir -p "corpus/$t"
     seeds="seeds/common"

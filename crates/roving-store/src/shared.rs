@@ -336,6 +336,10 @@ impl Shared {
             })
             .map_err(|e| e.with_path(path))?;
             let id = rtxn.id() as u64;
+            // The meta page LMDB reads for this transaction must be the
+            // one `info` and the walk describe (checked once, at open:
+            // later states are written by LMDB itself).
+            crate::verify::check_meta(&file, id).map_err(|e| e.with_path(path))?;
             check_file(
                 &file,
                 &env.info(),

@@ -74,6 +74,7 @@ fn db_at(b: &[u8], at: usize) -> Option<Db> {
     })
 }
 
+#[derive(Clone, Copy)]
 struct Meta {
     txnid: u64,
     last_pg: u64,
@@ -127,26 +128,49 @@ fn map_file(file: &File) -> Result<memmap2::Mmap> {
     unsafe { memmap2::Mmap::map(file) }.map_err(StoreError::from)
 }
 
+/// The meta page LMDB reads for transaction `txnid` (0 = the newest),
+/// checked: LMDB reads the state of transaction `t` from meta page `t & 1`
+/// (the id comes from the lock file, set at open from the newer meta page),
+/// so a meta page holding a transaction of the other parity would make
+/// LMDB follow the other page's trees; such a file is damaged.
+fn committed_meta(map: &[u8], txnid: u64) -> Result<(usize, Meta)> {
+    let ps = page_size(map)?;
+    let m0 = meta_at(map, 0, ps)?;
+    let m1 = meta_at(map, 1, ps)?;
+    let t = match txnid {
+        0 => m0.txnid.max(m1.txnid),
+        t => t,
+    };
+    let meta = if t & 1 == 0 { m0 } else { m1 };
+    if meta.txnid == t {
+        return Ok((ps, meta));
+    }
+    Err(if txnid != 0 && m0.txnid != t && m1.txnid != t {
+        StoreError::new(
+            StoreErrorKind::Busy,
+            format!("transaction {t} is no longer in the meta pages"),
+        )
+    } else {
+        damaged(format!(
+            "transaction {t} is in meta page {} but LMDB reads meta page {}",
+            1 - (t & 1),
+            t & 1
+        ))
+    })
+}
+
+/// The cheap (O(1)) checks of the meta page LMDB reads for transaction
+/// `txnid` (see [`committed_meta`]).
+pub(crate) fn check_meta(file: &File, txnid: u64) -> Result<()> {
+    committed_meta(&map_file(file)?, txnid).map(|_| ())
+}
+
 /// Walks the pages of the state committed by transaction `txnid` (one of
 /// the two in the meta pages; 0 = the newest). The caller must hold a read
 /// transaction on that state (or no writer may run).
 pub(crate) fn verify_file(file: &File, txnid: u64) -> Result<()> {
     let map = map_file(file)?;
-    let ps = page_size(&map)?;
-    let m0 = meta_at(&map, 0, ps)?;
-    let m1 = meta_at(&map, 1, ps)?;
-    let meta = match txnid {
-        0 if m1.txnid > m0.txnid => m1,
-        0 => m0,
-        t if m0.txnid == t => m0,
-        t if m1.txnid == t => m1,
-        t => {
-            return Err(StoreError::new(
-                StoreErrorKind::Busy,
-                format!("transaction {t} is no longer in the meta pages"),
-            ))
-        }
-    };
+    let (ps, meta) = committed_meta(&map, txnid)?;
     let file_pages = (map.len() / ps) as u64;
     let pages = file_pages.min(meta.last_pg.saturating_add(1));
     let mut w = Walker {

@@ -870,6 +870,31 @@ fn verify_pages_rejects_the_sigbus_finding() {
     );
 }
 
+/// The fuzz finding `store_open-verify-pages-sigbus`: the newer meta page
+/// (transaction 16) sits in meta page 1, but LMDB reads transaction `t`
+/// from meta page `t & 1`, so it followed meta page 0's trees, past the end
+/// of the file, while the page walk checked meta page 1's (SIGBUS).
+#[test]
+fn a_meta_page_of_the_wrong_parity_is_rejected() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("finding.rvs");
+    std::fs::write(&p, include_bytes!("data/meta-page-parity.rvs")).unwrap();
+    let msg = expect_kind(
+        Store::open(&p, &opts().readonly(true).verify_pages(true)),
+        StoreErrorKind::Corrupt,
+    );
+    assert!(msg.contains("meta page"), "{msg}");
+    expect_kind(
+        Store::open(&p, &opts().verify_pages(true)),
+        StoreErrorKind::Corrupt,
+    );
+    // The meta page check is O(1), so it runs without `verify_pages` too.
+    expect_kind(
+        Store::open(&p, &opts().readonly(true)),
+        StoreErrorKind::Corrupt,
+    );
+}
+
 /// LMDB may leave free pages at the end of the file unwritten ("the file
 /// may be shorter if the freeDB lists the final pages", says LMDB), so a
 /// file shorter than its page count is not always damaged: the pages

@@ -88,14 +88,27 @@ impl Drop for Owned {
     }
 }
 
+/// The key strings of one shape, and the dict template of its maps.
+struct ShapeKeys {
+    /// Index of the first key in `key_store`.
+    start: usize,
+    /// Dicts of this shape built so far (a template is made for the second).
+    uses: usize,
+    /// A dict with these keys (values None), or NULL.
+    template: *mut ffi::PyObject,
+}
+
+/// Shapes with more keys than this are taken for data (a dict keyed by ids,
+/// say) rather than records: their keys are not interned.
+const INTERN_KEYS_MAX: usize = 64;
+
 /// Per-call conversion state.
 pub(crate) struct Decoder<'py, 'a> {
     pub(crate) py: Python<'py>,
     base: usize,
     end: usize,
-    /// Key strings per shape record: shape offset -> (index into
-    /// `key_store`, count, template dict with these keys or NULL).
-    shapes: IdMap<usize, (usize, usize, *mut ffi::PyObject)>,
+    /// Key strings per shape record, by shape offset.
+    shapes: IdMap<usize, ShapeKeys>,
     key_store: Owned,
     last_shape: (usize, usize),
     /// Direct-mapped cache of short value strings: (data address, owned str).
@@ -124,9 +137,9 @@ impl Drop for Decoder<'_, '_> {
                 unsafe { ffi::Py_DECREF(p) };
             }
         }
-        for &(_, _, t) in self.shapes.values() {
+        for sk in self.shapes.values() {
             // SAFETY: templates are owned references or NULL.
-            unsafe { ffi::Py_XDECREF(t) };
+            unsafe { ffi::Py_XDECREF(sk.template) };
         }
     }
 }
@@ -308,20 +321,29 @@ impl<'py, 'a> Decoder<'py, 'a> {
         if self.last_shape.0 == shape {
             return Ok(self.last_shape.1);
         }
-        let start = if let Some(&(s, _, _)) = self.shapes.get(&shape) {
-            s
+        let start = if let Some(sk) = self.shapes.get(&shape) {
+            sk.start
         } else {
             let start = self.key_store.0.len();
+            let intern = m.len() <= INTERN_KEYS_MAX;
             for k in m.keys() {
                 let s = pytypes::make_str(self.py, k.as_bytes())?;
                 let mut p = s.into_ptr();
-                // SAFETY: `p` is an owned str; interning may swap it for
-                // another owned reference, which the store then owns.
-                unsafe { ffi::PyUnicode_InternInPlace(&mut p) };
+                if intern {
+                    // SAFETY: `p` is an owned str; interning may swap it for
+                    // another owned reference, which the store then owns.
+                    unsafe { ffi::PyUnicode_InternInPlace(&mut p) };
+                }
                 self.key_store.0.push(p);
             }
-            let n = self.key_store.0.len() - start;
-            self.shapes.insert(shape, (start, n, std::ptr::null_mut()));
+            self.shapes.insert(
+                shape,
+                ShapeKeys {
+                    start,
+                    uses: 0,
+                    template: std::ptr::null_mut(),
+                },
+            );
             start
         };
         self.last_shape = (shape, start);
@@ -378,15 +400,20 @@ impl<'py, 'a> Decoder<'py, 'a> {
     ) -> PyResult<*mut ffi::PyObject> {
         let py = self.py;
         let shape = m.shape_offset().unwrap_or(usize::MAX);
-        let t = match self.shapes.get(&shape) {
-            Some(&(_, _, t)) => t,
-            None => std::ptr::null_mut(),
+        let (t, uses) = match self.shapes.get_mut(&shape) {
+            Some(sk) => {
+                sk.uses += 1;
+                (sk.template, sk.uses)
+            }
+            None => (std::ptr::null_mut(), 1),
         };
         // SAFETY: dict constructors return new references or NULL; keys are
         // live strs owned by the key store.
         unsafe {
             if t.is_null() {
-                if n < 6 {
+                // A shape's first dict (maybe its only one), or a small one:
+                // no template.
+                if n < 6 || uses < 2 {
                     let d = ffi::PyDict_New();
                     if d.is_null() {
                         return Err(PyErr::fetch(py));
@@ -403,8 +430,8 @@ impl<'py, 'a> Decoder<'py, 'a> {
                         return Err(PyErr::fetch(py));
                     }
                 }
-                if let Some(e) = self.shapes.get_mut(&shape) {
-                    e.2 = tpl;
+                if let Some(sk) = self.shapes.get_mut(&shape) {
+                    sk.template = tpl;
                 } else {
                     ffi::Py_DECREF(tpl);
                     return Err(PyErr::fetch(py));

@@ -13,6 +13,8 @@ struct Entry {
     /// Position of the string's bytes.
     data: usize,
     len: usize,
+    /// The string's hash, kept so that growing the table rehashes nothing.
+    hash: u64,
 }
 
 /// Positions of the string records written so far, found by content.
@@ -52,15 +54,15 @@ impl StringTable {
         }
         let data = out.len();
         out.extend_from_slice(s);
-        let hasher = &self.hasher;
         self.table.insert_unique(
             hash,
             Entry {
                 record,
                 data,
                 len: s.len(),
+                hash,
             },
-            |e| hasher.hash_one(&out[e.data..e.data + e.len]),
+            |e| e.hash,
         );
         record
     }

@@ -12,6 +12,7 @@
 
 use std::hash::BuildHasher;
 
+use hashbrown::hash_map::Entry;
 use hashbrown::{DefaultHashBuilder, HashMap};
 
 use crate::error::{Error, ErrorKind, Result};
@@ -409,10 +410,11 @@ impl Validator<'_> {
         } else {
             let mut by_hash: HashMap<u64, usize> = HashMap::with_capacity(count);
             for (i, &h) in hashes.iter().enumerate() {
-                if let Some(&j) = by_hash.get(&h) {
-                    colliding.push((j, i));
-                } else {
-                    by_hash.insert(h, i);
+                match by_hash.entry(h) {
+                    Entry::Occupied(e) => colliding.push((*e.get(), i)),
+                    Entry::Vacant(e) => {
+                        e.insert(i);
+                    }
                 }
             }
         }

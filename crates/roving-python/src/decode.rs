@@ -152,7 +152,7 @@ impl<'py, 'a> Decoder<'py, 'a> {
             py,
             base: buf.as_ptr() as usize,
             end: buf.as_ptr() as usize + buf.len(),
-            shapes: IdMap::with_capacity_and_hasher(16, Default::default()),
+            shapes: IdMap::default(),
             key_store: Owned(Vec::new()),
             last_shape: (usize::MAX, 0),
             strs: vec![

@@ -664,10 +664,12 @@ impl<'py> State<'py, '_> {
     }
 
     fn datetime(&mut self, dt: &Bound<'py, PyDateTime>) -> R {
-        use pyo3::types::{PyDateAccess, PyDeltaAccess, PyTimeAccess, PyTzInfoAccess};
+        use pyo3::types::{PyDateAccess, PyDeltaAccess, PyTimeAccess, PyTzInfo, PyTzInfoAccess};
         let py = self.py;
         let offset = match dt.get_tzinfo() {
             None => None,
+            // `datetime.timezone.utc`, the common case: no `utcoffset()` call.
+            Some(tz) if PyTzInfo::utc(py).is_ok_and(|u| u.as_ptr() == tz.as_ptr()) => Some(0),
             Some(_) => {
                 let u = dt.call_method0(pyo3::intern!(py, "utcoffset"))?;
                 if u.is_none() {

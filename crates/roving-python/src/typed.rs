@@ -4,6 +4,7 @@
 //! documents are converted straight from their in-place values to the
 //! requested objects, checking types on the way. Errors carry the path.
 
+use std::rc::Rc;
 use std::sync::{Arc, OnceLock};
 
 use pyo3::ffi;
@@ -662,12 +663,41 @@ fn into_pyerr(py: Python<'_>, f: Box<Fail>) -> PyErr {
     }
 }
 
+/// `cls.__new__(cls)`: object's own `tp_new` called directly when the
+/// class does not override `__new__` (no method lookup, no argument tuple
+/// built per instance).
+fn new_instance<'py>(cls: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let py = cls.py();
+    let tp = cls.as_ptr() as *mut ffi::PyTypeObject;
+    // SAFETY: `cls` is a live type object (a dataclass, checked when the
+    // plan was made); reading its `tp_new` slot and object's is plain
+    // field access on live static or heap type objects.
+    let (own, base) = unsafe {
+        (
+            (*tp).tp_new,
+            (*std::ptr::addr_of!(ffi::PyBaseObject_Type)).tp_new,
+        )
+    };
+    match (own, base) {
+        (Some(new), Some(base)) if std::ptr::fn_addr_eq(new, base) => {
+            let args = pyo3::types::PyTuple::empty(py);
+            // SAFETY: object.__new__ with an empty argument tuple and no
+            // keywords, as `object.__new__(cls)` does; it returns a new
+            // reference or NULL with an exception set.
+            unsafe {
+                Bound::from_owned_ptr_or_err(py, new(tp, args.as_ptr(), std::ptr::null_mut()))
+            }
+        }
+        _ => cls.call_method1(pyo3::intern!(py, "__new__"), (cls,)),
+    }
+}
+
 struct TDec<'py, 'a> {
     d: Decoder<'py, 'a>,
     /// Results by (record offset, plan address), for shared values.
     memo: IdMap<(usize, usize), Bound<'py, PyAny>>,
     /// Field index per (shape offset, dataclass plan address), u32::MAX = unknown key.
-    shapes: IdMap<(usize, usize), Box<[u32]>>,
+    shapes: IdMap<(usize, usize), Rc<[u32]>>,
 }
 
 /// Decodes `v` as `plan`.
@@ -971,29 +1001,31 @@ impl<'py, 'a> TDec<'py, 'a> {
             m.shape_offset().unwrap_or(usize::MAX),
             Arc::as_ptr(dc) as usize,
         );
-        if !self.shapes.contains_key(&key) {
-            let by_name = match dc.by_name.get() {
-                Some(b) => b,
-                None => return Err(fail_msg(format!("dataclass {} is not ready", dc.name))),
-            };
-            let idx: Box<[u32]> = m
-                .keys()
-                .map(|k| match by_name.get(k) {
-                    Some(&j) if fields[j].init => j as u32,
-                    _ => u32::MAX,
-                })
-                .collect();
-            self.shapes.insert(key, idx);
-        }
+        let idx = match self.shapes.get(&key) {
+            Some(idx) => idx.clone(),
+            None => {
+                let by_name = match dc.by_name.get() {
+                    Some(b) => b,
+                    None => return Err(fail_msg(format!("dataclass {} is not ready", dc.name))),
+                };
+                let idx: Rc<[u32]> = m
+                    .keys()
+                    .map(|k| match by_name.get(k) {
+                        Some(&j) if fields[j].init => j as u32,
+                        _ => u32::MAX,
+                    })
+                    .collect();
+                self.shapes.insert(key, idx.clone());
+                idx
+            }
+        };
         let mut vals: Vec<Option<Bound<'py, PyAny>>> = Vec::new();
         vals.resize_with(fields.len(), || None);
-        for i in 0..n {
-            let j = self.shapes[&key][i];
+        for (&j, v) in idx.iter().zip(m.values()) {
             if j == u32::MAX {
                 continue;
             }
             let f = &fields[j as usize];
-            let v = m.value_at(i).unwrap_or(Value::Null);
             let o = self
                 .value(&f.plan, v)
                 .map_err(|e| with_seg(e, Seg::Key(f.name_str.clone())))?;
@@ -1043,9 +1075,7 @@ impl<'py, 'a> TDec<'py, 'a> {
         }
         // object.__new__(cls), then the fields set like the generated
         // __init__ does (bypassing a frozen class's __setattr__).
-        let obj = cls
-            .call_method1(pyo3::intern!(py, "__new__"), (cls,))
-            .map_err(user)?;
+        let obj = new_instance(cls).map_err(user)?;
         for (f, v) in fields.iter().zip(vals) {
             let v = v.expect("filled above");
             // SAFETY: live objects; PyObject_GenericSetAttr takes its own references.

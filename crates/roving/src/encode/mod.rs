@@ -172,7 +172,11 @@ impl Encoder {
         self.keys.clear();
         self.frames.clear();
         self.strings.clear();
+        let used = self.shapes.len();
         self.shapes.clear();
+        if self.shapes.capacity() > 1024 && self.shapes.capacity() > used * 4 {
+            self.shapes.shrink_to(used, |e| e.hash);
+        }
         self.key_cache = [KeyCacheEntry::default(); KEY_CACHE];
         self.root = None;
         self.last = None;

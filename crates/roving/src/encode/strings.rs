@@ -6,6 +6,9 @@ use hashbrown::{DefaultHashBuilder, HashTable};
 
 use crate::format::{write_varint, SHORT_STR_MAX, TAG_SHORT_STR, TAG_STR};
 
+/// Tables up to this capacity are kept whatever the last document used.
+const SHRINK_ABOVE: usize = 4096;
+
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     /// Position of the string record.
@@ -31,8 +34,15 @@ impl std::fmt::Debug for StringTable {
 }
 
 impl StringTable {
+    /// Empties the table. Clearing costs its capacity, so a table grown by a
+    /// big document shrinks back when the last one used a fraction of it
+    /// (small documents encoded after a big one stay cheap).
     pub(super) fn clear(&mut self) {
+        let used = self.table.len();
         self.table.clear();
+        if self.table.capacity() > SHRINK_ABOVE && self.table.capacity() > used * 4 {
+            self.table.shrink_to(used, |e| e.hash);
+        }
     }
 
     /// Position of the record of `s`, writing it to `out` if it is new.

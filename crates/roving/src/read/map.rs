@@ -284,8 +284,8 @@ impl<'a> Map<'a> {
     }
 
     /// The values in insertion order.
-    pub fn values(&self) -> impl Iterator<Item = Value<'a>> + 'a {
-        self.iter().map(|(_, v)| v)
+    pub fn values(&self) -> MapValues<'a> {
+        MapValues(self.iter())
     }
 
     /// Byte offset of this map's record (`None` for the empty map immediate).
@@ -343,6 +343,32 @@ impl<'a> Iterator for MapIter<'a> {
 }
 
 impl ExactSizeIterator for MapIter<'_> {}
+
+/// Iterator over the values of a [`Map`] in insertion order (the keys are
+/// not read).
+#[derive(Clone, Debug)]
+pub struct MapValues<'a>(MapIter<'a>);
+
+impl<'a> Iterator for MapValues<'a> {
+    type Item = Value<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Value<'a>> {
+        let it = &mut self.0;
+        let i = it.next;
+        if i >= it.h.shape.count {
+            return None;
+        }
+        it.next += 1;
+        Some(it.h.value(it.buf, it.base, i))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+}
+
+impl ExactSizeIterator for MapValues<'_> {}
 
 /// A key prepared for repeated lookups: its hash is computed once, and the
 /// slot it occupies is remembered for the last shape it was found in, so

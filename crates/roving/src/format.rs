@@ -370,6 +370,12 @@ fn read_varint_long(buf: &[u8], pos: usize, first: u8) -> Option<(u64, usize)> {
 /// Reads a little-endian unsigned integer of `width` (1, 2, 4 or 8) bytes.
 #[inline(always)]
 pub fn read_uint(buf: &[u8], pos: usize, width: usize) -> Option<u64> {
+    // One 8-byte load and a mask when 8 bytes are readable (no branch on
+    // the width): every slot but those at the very end of a buffer.
+    if let Some(b) = pos.checked_add(8).and_then(|end| buf.get(pos..end)) {
+        let v = u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+        return Some(v & (u64::MAX >> ((8 - width.min(8)) * 8)));
+    }
     let b = buf.get(pos..pos.checked_add(width)?)?;
     Some(match width {
         1 => b[0] as u64,

@@ -65,6 +65,9 @@ struct KeyCacheEntry {
     len: usize,
     record: usize,
     data: usize,
+    /// The document (encoder generation) the entry belongs to: entries of
+    /// earlier documents are stale, so a reset need not clear the cache.
+    generation: u64,
 }
 
 /// A shape written to the document: its keys and position.
@@ -102,7 +105,8 @@ pub struct Encoder {
     frames: Vec<Frame>,
     strings: StringTable,
     shapes: hashbrown::HashTable<ShapeEntry>,
-    key_cache: [KeyCacheEntry; KEY_CACHE],
+    /// Boxed so that an `Encoder` stays small to move.
+    key_cache: Box<[KeyCacheEntry; KEY_CACHE]>,
     root: Option<Pending>,
     last: Option<Pending>,
     generation: u64,
@@ -136,7 +140,7 @@ impl Encoder {
             frames: Vec::new(),
             strings: StringTable::default(),
             shapes: hashbrown::HashTable::new(),
-            key_cache: [KeyCacheEntry::default(); KEY_CACHE],
+            key_cache: Box::new([KeyCacheEntry::default(); KEY_CACHE]),
             root: None,
             last: None,
             generation: 0,
@@ -177,7 +181,6 @@ impl Encoder {
         if self.shapes.capacity() > 1024 && self.shapes.capacity() > used * 4 {
             self.shapes.shrink_to(used, |e| e.hash);
         }
-        self.key_cache = [KeyCacheEntry::default(); KEY_CACHE];
         self.root = None;
         self.last = None;
         self.generation += 1;
@@ -477,7 +480,11 @@ impl Encoder {
         let addr = k.as_ptr() as usize;
         let slot = ((addr >> 3) ^ k.len().wrapping_mul(31)) & (KEY_CACHE - 1);
         let e = self.key_cache[slot];
-        if e.addr == addr && e.len == k.len() && self.out.get(e.data..e.data + e.len) == Some(k) {
+        if e.addr == addr
+            && e.len == k.len()
+            && e.generation == self.generation
+            && self.out.get(e.data..e.data + e.len) == Some(k)
+        {
             return e.record;
         }
         let record = self.strings.intern(&mut self.out, k);
@@ -492,6 +499,7 @@ impl Encoder {
             len: k.len(),
             record,
             data,
+            generation: self.generation,
         };
         record
     }

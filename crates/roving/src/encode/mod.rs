@@ -828,6 +828,60 @@ fn short_decimal(v: f64) -> Option<(i32, i8)> {
     if !v.is_finite() || v == 0.0 {
         return None;
     }
+    match short_decimal_fast(v) {
+        Some(decided) => decided,
+        None => short_decimal_ryu(v),
+    }
+}
+
+/// [`short_decimal`] without formatting, for the common cases: an integral
+/// value, or one with at most nine decimals. `None` when it cannot decide
+/// (then the shortest decimal text decides).
+///
+/// The first `k` for which `round(v * 10^k) / 10^k == v` gives the shortest
+/// decimal with at most `k` decimals that reads back as `v` (the division is
+/// correctly rounded, as in [`f_dec_value`]), which is the shortest
+/// round-tripping text (ryu's) stripped of trailing zeros.
+#[inline]
+fn short_decimal_fast(v: f64) -> Option<Option<(i32, i8)>> {
+    const POW10: [f64; 10] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
+    let a = v.abs();
+    if v.trunc() == v {
+        if a >= 9.0e18 {
+            return None;
+        }
+        let mut m = v as i64;
+        let mut e = 0i32;
+        while m % 10 == 0 {
+            m /= 10;
+            e += 1;
+        }
+        let found = i32::try_from(m)
+            .ok()
+            .zip(i8::try_from(e).ok().filter(|&e| e <= F_DEC_MAX_EXP))
+            .filter(|&(m, e)| f_dec_value(m, e).to_bits() == v.to_bits());
+        return Some(found);
+    }
+    for (k, p) in POW10.iter().enumerate().skip(1) {
+        let m = (v * p).round();
+        if m < i32::MIN as f64 || m > i32::MAX as f64 {
+            break;
+        }
+        let e = -(k as i8);
+        if f_dec_value(m as i32, e).to_bits() == v.to_bits() {
+            return Some(Some((m as i32, e)));
+        }
+    }
+    // Ten decimals or more need a mantissa of at least |v| * 10^10, which
+    // does not fit an i32 once |v| >= 0.25.
+    if a >= 0.25 {
+        return Some(None);
+    }
+    None
+}
+
+/// [`short_decimal`] from the shortest round-tripping decimal text.
+fn short_decimal_ryu(v: f64) -> Option<(i32, i8)> {
     let mut buf = ryu::Buffer::new();
     let text = buf.format_finite(v).as_bytes();
     let (mant, exp) = match text.iter().position(|&c| c == b'e') {
@@ -942,5 +996,70 @@ fn encode_ref(target: usize, pos: usize, width: usize) -> u64 {
         (d << 2) | SLOT_REL
     } else {
         ((target as u64) << 2) | SLOT_ABS
+    }
+}
+
+#[cfg(test)]
+mod decimal_tests {
+    use super::{short_decimal_fast, short_decimal_ryu};
+
+    fn check(v: f64) {
+        if !v.is_finite() || v == 0.0 {
+            return;
+        }
+        if let Some(fast) = short_decimal_fast(v) {
+            assert_eq!(fast, short_decimal_ryu(v), "{v:e} ({:#x})", v.to_bits());
+            DECIDED.with(|d| d.set(d.get() + 1));
+        }
+    }
+
+    thread_local! {
+        static DECIDED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+
+    /// The fast path decides exactly as the shortest decimal text does.
+    #[test]
+    fn fast_decimal_agrees_with_ryu() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..200_000 {
+            let r = next();
+            // Decimals with 0 to 12 places and up to 10 digits, their
+            // neighbours one ulp away, and arbitrary bit patterns.
+            let places = (r % 13) as i32;
+            let m = (next() % 20_000_000_000) as i64 - 10_000_000_000;
+            let v = m as f64 / 10f64.powi(places);
+            check(v);
+            check(f64::from_bits(v.to_bits().wrapping_add(1)));
+            check(f64::from_bits(v.to_bits().wrapping_sub(1)));
+            check(f64::from_bits(next()));
+            check((next() % 1_000_000_000_000) as f64 * 10f64.powi((r % 12) as i32));
+        }
+        for v in [
+            0.5,
+            0.25,
+            0.1,
+            0.3,
+            2147483647.0,
+            2147483648.0,
+            214748364.8,
+            214748364.7,
+            1e22,
+            1e23,
+            9.0e18,
+            -1.5,
+            0.2147483647,
+            0.24999999999,
+        ] {
+            check(v);
+            check(-v);
+        }
+        // The fast path decides most of these (else the test proves little).
+        assert!(DECIDED.with(|d| d.get()) > 500_000);
     }
 }

@@ -555,6 +555,14 @@ impl<'py> State<'py, '_> {
         // SAFETY: `o` is live (caller's contract).
         let ob = unsafe { Bound::from_borrowed_ptr(py, o) };
         let ty = pytypes::types(py)?;
+        // Dataclass instances, the common case here: one cache lookup by type
+        // (enum types are never in it, their members are written below).
+        let t = ob.get_type();
+        if let Some(fields) = dataclass_fields(&t)? {
+            if !ob.is_instance_of::<PyType>() {
+                return self.tracked_dataclass(&ob, thr, fields);
+            }
+        }
         // Enum members (including IntEnum/StrEnum) are written as their value.
         if ob.is_instance(ty.enum_.bind(py))? {
             let v = ob.getattr(pyo3::intern!(py, "value"))?;
@@ -628,12 +636,6 @@ impl<'py> State<'py, '_> {
             let e = e.get();
             let data = e.data.bind(py).as_bytes().to_vec();
             return Ok(self.enc.ext(e.type_id, &data)?);
-        }
-        let t = ob.get_type();
-        if let Some(fields) = dataclass_fields(&t)? {
-            if !ob.is_instance_of::<PyType>() {
-                return self.tracked_dataclass(&ob, thr, fields);
-            }
         }
         if ob.is_instance(ty.array.bind(py))? {
             let code: String = ob.getattr(pyo3::intern!(py, "typecode"))?.extract()?;
@@ -890,9 +892,11 @@ fn dataclass_fields<'py>(
     if let Some(v) = cache.get_item(t)? {
         return Ok(v.cast_into::<pyo3::types::PyTuple>().ok());
     }
+    // An enum that is also a dataclass is written as its members' values.
+    let is_enum = t.is_subclass(pytypes::types(py)?.enum_.bind(py))?;
     let v = match pytypes::dataclass_field_names(t)? {
-        Some(names) => pyo3::types::PyTuple::new(py, names)?.into_any(),
-        None => py.None().into_bound(py),
+        Some(names) if !is_enum => pyo3::types::PyTuple::new(py, names)?.into_any(),
+        _ => py.None().into_bound(py),
     };
     if cache.len() < 4096 {
         cache.set_item(t, &v)?;

@@ -53,8 +53,9 @@
 //!
 //! # Damaged files
 //! A file that is not an LMDB file, an LMDB file of another program, a
-//! truncated file, pages out of place, records pointing outside the file
-//! and records that are not valid roving documents are reported as errors
+//! truncated file, a meta page that does not hold the transaction LMDB
+//! would read from it, pages out of place, records pointing outside the
+//! file and records that are not valid roving documents are reported as errors
 //! ([`StoreErrorKind::NotAStore`], [`StoreErrorKind::Corrupt`]). LMDB
 //! keeps no checksums: arbitrary bytes written over its B-tree pages can
 //! still make LMDB itself crash the process, unless the store is opened

@@ -251,3 +251,25 @@ def test_string_annotations_resolve() -> None:
         assert roving.loads(enc({"x": [1], "y": 2}), type=A) == A([1], 2)
     finally:
         del sys.modules["fake_mod_for_roving"]
+
+
+def test_key_lists_change_between_documents() -> None:
+    # The field index of a dataclass is remembered across documents (for
+    # many small ones, e.g. store records); documents with other key lists,
+    # orders, unknown keys or missing fields must still decode right.
+    docs = [
+        {"id": 1, "name": "a"},
+        {"name": "b", "id": 2},
+        {"name": "c", "id": 3, "extra": [1, 2]},
+        {"id": 4},
+        {"id": 5, "name": "e"},
+        {"nam": "x", "id": 6},
+    ]
+    for _ in range(3):
+        for d in docs:
+            b = roving.dumps(d)
+            if "name" in d:
+                assert roving.loads(b, type=Friend) == Friend(d["id"], d["name"])
+            else:
+                with pytest.raises(roving.ValidationError, match="name"):
+                    roving.loads(b, type=Friend)

@@ -53,6 +53,8 @@ pub(crate) type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
 
 const STR_CACHE: usize = 1024;
 const STR_CACHE_MAX_LEN: usize = 48;
+/// Documents shorter than this get no string cache.
+const STR_CACHE_MIN_DOC: usize = 1024;
 
 /// Pauses the cyclic garbage collector while a document is converted:
 /// building thousands of fresh containers would otherwise trigger
@@ -155,11 +157,17 @@ impl<'py, 'a> Decoder<'py, 'a> {
             shapes: IdMap::default(),
             key_store: Owned(Vec::new()),
             last_shape: (usize::MAX, 0),
-            strs: vec![
-                (0usize, std::ptr::null_mut());
-                (buf.len() / 64).clamp(16, STR_CACHE).next_power_of_two()
-            ]
-            .into_boxed_slice(),
+            // Small documents (a store record, say) rarely repeat a string:
+            // no cache to allocate and release.
+            strs: if buf.len() < STR_CACHE_MIN_DOC {
+                Box::default()
+            } else {
+                vec![
+                    (0usize, std::ptr::null_mut());
+                    (buf.len() / 64).clamp(16, STR_CACHE).next_power_of_two()
+                ]
+                .into_boxed_slice()
+            },
             memo: IdMap::default(),
             owned_memo: true,
             budget: limits.max_values,
@@ -294,7 +302,12 @@ impl<'py, 'a> Decoder<'py, 'a> {
     #[inline]
     pub(crate) fn str(&mut self, b: &[u8]) -> PyResult<Bound<'py, PyAny>> {
         let addr = b.as_ptr() as usize;
-        if b.is_empty() || b.len() > STR_CACHE_MAX_LEN || addr < self.base || addr >= self.end {
+        if b.is_empty()
+            || b.len() > STR_CACHE_MAX_LEN
+            || addr < self.base
+            || addr >= self.end
+            || self.strs.is_empty()
+        {
             return pytypes::make_str(self.py, b);
         }
         let h = ((addr as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) as usize

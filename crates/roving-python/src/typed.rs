@@ -4,8 +4,7 @@
 //! documents are converted straight from their in-place values to the
 //! requested objects, checking types on the way. Errors carry the path.
 
-use std::rc::Rc;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use pyo3::ffi;
 use pyo3::prelude::*;
@@ -60,6 +59,57 @@ pub(crate) struct DcPlan {
     /// Build with `cls(**kwargs)` (InitVars) rather than `object.__new__` + attributes.
     call_init: OnceLock<bool>,
     post_init: OnceLock<bool>,
+    /// The field index of the last key list seen (across documents, so
+    /// that decoding many small documents of one dataclass, e.g. store
+    /// records, looks its keys up once): each key as a u32 length and its
+    /// bytes, and the index.
+    last_keys: Mutex<Option<KeyIndex>>,
+}
+
+/// A key list (each key as a u32 length and its bytes) and its field index.
+type KeyIndex = (Vec<u8>, Arc<[u32]>);
+
+impl DcPlan {
+    /// Index of the field of each key of `m` (`u32::MAX` for unknown keys
+    /// and `init=False` fields).
+    fn field_index(&self, m: &Map<'_>, fields: &[Field]) -> Option<Arc<[u32]>> {
+        let same = |enc: &[u8]| {
+            let mut rest = enc;
+            for k in m.keys() {
+                let k = k.as_bytes();
+                let Some((len, tail)) = rest.split_first_chunk::<4>() else {
+                    return false;
+                };
+                let len = u32::from_le_bytes(*len) as usize;
+                if len != k.len() || tail.get(..len) != Some(k) {
+                    return false;
+                }
+                rest = &tail[len..];
+            }
+            rest.is_empty()
+        };
+        let mut last = self.last_keys.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((enc, idx)) = last.as_ref() {
+            if same(enc) {
+                return Some(idx.clone());
+            }
+        }
+        let by_name = self.by_name.get()?;
+        let mut enc = Vec::new();
+        let idx: Arc<[u32]> = m
+            .keys()
+            .map(|k| {
+                enc.extend_from_slice(&(k.len() as u32).to_le_bytes());
+                enc.extend_from_slice(k.as_bytes());
+                match by_name.get(k) {
+                    Some(&j) if fields[j].init => j as u32,
+                    _ => u32::MAX,
+                }
+            })
+            .collect();
+        *last = Some((enc, idx.clone()));
+        Some(idx)
+    }
 }
 
 struct Field {
@@ -478,6 +528,7 @@ fn dataclass_plan(cls: &Bound<'_, PyType>) -> PyResult<Arc<DcPlan>> {
         by_name: OnceLock::new(),
         call_init: OnceLock::new(),
         post_init: OnceLock::new(),
+        last_keys: Mutex::new(None),
     });
     IN_PROGRESS.with(|p| p.borrow_mut().push((key, plan.clone())));
     let r = fill_dataclass(cls, &plan);
@@ -697,7 +748,7 @@ struct TDec<'py, 'a> {
     /// Results by (record offset, plan address), for shared values.
     memo: IdMap<(usize, usize), Bound<'py, PyAny>>,
     /// Field index per (shape offset, dataclass plan address), u32::MAX = unknown key.
-    shapes: IdMap<(usize, usize), Rc<[u32]>>,
+    shapes: IdMap<(usize, usize), Arc<[u32]>>,
 }
 
 /// Decodes `v` as `plan`.
@@ -1004,17 +1055,9 @@ impl<'py, 'a> TDec<'py, 'a> {
         let idx = match self.shapes.get(&key) {
             Some(idx) => idx.clone(),
             None => {
-                let by_name = match dc.by_name.get() {
-                    Some(b) => b,
-                    None => return Err(fail_msg(format!("dataclass {} is not ready", dc.name))),
+                let Some(idx) = dc.field_index(&m, fields) else {
+                    return Err(fail_msg(format!("dataclass {} is not ready", dc.name)));
                 };
-                let idx: Rc<[u32]> = m
-                    .keys()
-                    .map(|k| match by_name.get(k) {
-                        Some(&j) if fields[j].init => j as u32,
-                        _ => u32::MAX,
-                    })
-                    .collect();
                 self.shapes.insert(key, idx.clone());
                 idx
             }

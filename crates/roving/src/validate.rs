@@ -24,9 +24,20 @@ use crate::read::{decode_slot, locate_root, map_shape_ref, vector_data_start, Sh
 /// Time is O(len), memory O(len / 8), with no recursion at any depth.
 pub fn validate(buf: &[u8]) -> Result<()> {
     let (_, root_pos) = locate_root(buf)?;
+    // The bitmap of record starts: on the stack for small documents (a
+    // store record, say), where an allocation would be a good part of the cost.
+    let words = buf.len() / 64 + 1;
+    let mut inline = [0u64; INLINE_WORDS];
+    let mut heap = Vec::new();
+    let starts: &mut [u64] = if words <= INLINE_WORDS {
+        &mut inline[..words]
+    } else {
+        heap.resize(words, 0u64);
+        &mut heap
+    };
     let mut v = Validator {
         buf,
-        starts: vec![0u64; buf.len() / 64 + 1],
+        starts,
         key_hashes: HashMap::new(),
         keyed: HashMap::new(),
         keyed_hasher: DefaultHashBuilder::default(),
@@ -59,9 +70,15 @@ pub fn validate(buf: &[u8]) -> Result<()> {
     Ok(())
 }
 
-struct Validator<'a> {
+/// Bitmap words kept on the stack (documents up to 4 KiB).
+const INLINE_WORDS: usize = 64;
+
+/// Keys per shape whose hashes are kept on the stack.
+const INLINE_KEYS: usize = 16;
+
+struct Validator<'a, 's> {
     buf: &'a [u8],
-    starts: Vec<u64>,
+    starts: &'s mut [u64],
     /// Key hash of each key string record used by a shape, by position.
     key_hashes: HashMap<usize, u64>,
     /// Keyed (random per run) hash of key strings whose key hashes collide.
@@ -113,7 +130,7 @@ fn err<T>(kind: ErrorKind, at: usize) -> Result<T> {
     Err(Error::at(kind, at))
 }
 
-impl Validator<'_> {
+impl Validator<'_, '_> {
     #[inline(always)]
     fn is_start(&self, p: usize) -> bool {
         self.starts[p / 64] & (1 << (p % 64)) != 0
@@ -386,15 +403,23 @@ impl Validator<'_> {
         debug_assert_eq!(end, shape.end());
 
         // Key hashes (long keys memoized per record) and duplicates.
-        let mut hashes = Vec::with_capacity(count);
-        let mut records = Vec::with_capacity(count);
+        let (mut hashes_inline, mut records_inline) = ([0u64; INLINE_KEYS], [None; INLINE_KEYS]);
+        let (mut hashes_heap, mut records_heap) = (Vec::new(), Vec::new());
+        let (hashes, records): (&mut [u64], &mut [Option<usize>]) = if count <= INLINE_KEYS {
+            (&mut hashes_inline[..count], &mut records_inline[..count])
+        } else {
+            hashes_heap.resize(count, 0);
+            records_heap.resize(count, None);
+            (&mut hashes_heap, &mut records_heap)
+        };
         for i in 0..count {
             let rec = shape
                 .key_record(self.buf, i)
                 .ok_or_else(|| Error::at(ErrorKind::WrongTarget, pos))?;
-            hashes.push(self.key_hash_of(&shape, i, rec));
-            records.push(rec);
+            hashes[i] = self.key_hash_of(&shape, i, rec);
+            records[i] = rec;
         }
+        let (hashes, records) = (&*hashes, &*records);
         // Pairs of keys with equal key hashes: the same record is a duplicate;
         // different records are told apart by a keyed hash, random per run,
         // so no input can force long byte comparisons.
@@ -436,7 +461,7 @@ impl Validator<'_> {
             }
         }
         if count > SHAPE_LINEAR_MAX {
-            self.index(&shape, &hashes, keys_end)?;
+            self.index(&shape, hashes, keys_end)?;
         }
         Ok(end)
     }

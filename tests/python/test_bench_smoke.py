@@ -60,6 +60,13 @@ def test_bench_quick(tmp_path: Path) -> None:
         ), name
         text = md.read_text(encoding="utf-8")
         assert "| contender" in text or "| target" in text or "|  |" in text
+        if name == "fleece":
+            # Issue 3's targets, with roving's own dumps timed.
+            assert "| dumps vs orjson.dumps |" in text
+            assert any(
+                m["contender"] == "roving (loads)" and m.get("op") == "dumps"
+                for m in res["measurements"]
+            ), [m for m in res["measurements"] if m["contender"].startswith("roving")][:3]
         assert name.split("-")[0] in stdout
     summary = out / "SUMMARY.md"
     assert summary.is_file()

@@ -484,8 +484,7 @@ impl<'py, 'a> Decoder<'py, 'a> {
         if let Some(o) = off {
             self.memo_insert(o, &dict);
         }
-        for i in 0..n {
-            let v = m.value_at(i).unwrap_or(Value::Null);
+        for (i, v) in m.values().enumerate().take(n) {
             let item = self.value(v)?;
             let k = self.key_store.0[start + i];
             // SAFETY: `k` is a str owned by the key store, `item` a live

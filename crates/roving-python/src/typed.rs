@@ -1024,8 +1024,7 @@ impl<'py, 'a> TDec<'py, 'a> {
         self.enter(n)?;
         let dict = PyDict::new(py);
         let start = self.d.keys_start(&m).map_err(decode_fail)?;
-        for i in 0..n {
-            let v = m.value_at(i).unwrap_or(Value::Null);
+        for (i, v) in m.values().enumerate().take(n) {
             let o = self.value(vp, v).map_err(|f| {
                 let k = m.key_at(i).unwrap_or("").as_bytes();
                 with_seg(f, Seg::Key(String::from_utf8_lossy(k).into_owned()))

@@ -183,3 +183,15 @@ def test_shared_subtrees_in_typed_decoding() -> None:
     b = exponential_doc(60)
     back = roving.loads(b, type=list[Any])
     assert back[0] is back[1]
+
+
+def test_issue_sized_shared_document() -> None:
+    # Issue 6's case: a document of at most 1,000 bytes with 40 levels of
+    # shared subtrees (2**40 leaves as a tree): loads shares objects,
+    # to_json stops at the expansion limit with a clear error.
+    b = exponential_doc(40)
+    assert len(b) <= 1000
+    back = roving.loads(b)
+    assert back[0] is back[1]
+    with pytest.raises(roving.DecodeError, match="expansion|limit"):
+        roving.to_json(b)

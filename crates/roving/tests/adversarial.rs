@@ -268,3 +268,87 @@ fn encoder_reuse_gives_identical_documents() {
     assert!(Document::open(&docs[0]).is_ok());
     assert_eq!(Document::open(&last).unwrap().root().as_i64(), Some(5));
 }
+
+/// A document of `levels` nested arrays, each holding two references to the
+/// one below (2^levels leaves as a tree); `leaf` is the innermost value.
+fn doubly_shared(levels: usize, leaf: i64) -> Vec<u8> {
+    let mut e = Encoder::new();
+    e.begin_array().unwrap();
+    for level in 0..levels {
+        e.begin_array().unwrap();
+        if level == levels - 1 {
+            e.i64(leaf).unwrap();
+        }
+    }
+    let mut last = e.end_array().unwrap();
+    for _ in 0..levels - 1 {
+        e.reuse(last).unwrap();
+        last = e.end_array().unwrap();
+    }
+    e.reuse(last).unwrap();
+    e.end_array().unwrap();
+    e.finish().unwrap()
+}
+
+#[test]
+fn equality_of_shared_documents_is_linear() {
+    // Value equality numbers each distinct subtree once: comparing two
+    // documents that stand for 2^60 leaves each finishes at once, and a
+    // difference at the bottom is still seen.
+    let a = doubly_shared(60, 1);
+    let b = doubly_shared(60, 1);
+    let c = doubly_shared(60, 2);
+    let (da, db, dc) = (
+        Document::open(&a).unwrap(),
+        Document::open(&b).unwrap(),
+        Document::open(&c).unwrap(),
+    );
+    assert!(da.root() == db.root());
+    assert!(da.root() != dc.root());
+    assert!(da.root() == da.root());
+    // Re-encoding keeps the value (the fuzz property of `reencode`).
+    let mut e = Encoder::new();
+    e.write_value(da.root()).unwrap();
+    let again = e.finish().unwrap();
+    assert!(Document::open(&again).unwrap().root() == da.root());
+}
+
+#[test]
+fn equality_regression_shared_maps() {
+    // Fuzz finding (`reencode`, timeout): nested maps sharing their values
+    // made `==` walk the expanded tree.
+    let b = include_bytes!("data/shared-maps-equality.rvs");
+    let doc = Document::open(b).unwrap();
+    let mut e = Encoder::new();
+    e.write_value(doc.root()).unwrap();
+    let once = e.finish().unwrap();
+    let again = Document::open(&once).unwrap();
+    assert!(again.root() == doc.root());
+}
+
+#[test]
+fn equality_tells_kinds_and_order_apart() {
+    let docs: Vec<Vec<u8>> = [
+        r#"[]"#,
+        r#"{}"#,
+        r#"[[]]"#,
+        r#"[{}]"#,
+        r#"{"a":1,"b":2}"#,
+        r#"{"b":2,"a":1}"#,
+        r#"{"a":[1,2]}"#,
+        r#"{"a":[2,1]}"#,
+        r#"[1,"1"]"#,
+        r#"["1",1]"#,
+        r#"[1.0]"#,
+        r#"[1]"#,
+    ]
+    .iter()
+    .map(|j| roving::json::from_json(j.as_bytes()).unwrap())
+    .collect();
+    for (i, x) in docs.iter().enumerate() {
+        for (j, y) in docs.iter().enumerate() {
+            let (dx, dy) = (Document::open(x).unwrap(), Document::open(y).unwrap());
+            assert_eq!(dx.root() == dy.root(), i == j, "{i} vs {j}");
+        }
+    }
+}

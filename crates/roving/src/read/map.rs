@@ -175,6 +175,17 @@ impl Header {
 }
 
 impl<'a> Map<'a> {
+    /// Address of the document's bytes (with [`pos`](Self::pos), the
+    /// record's identity while the buffer lives).
+    pub(crate) fn buf_addr(&self) -> usize {
+        self.buf.as_ptr() as usize
+    }
+
+    /// Position of the record (0 for the empty immediate).
+    pub(crate) fn pos(&self) -> usize {
+        self.pos
+    }
+
     pub(crate) fn empty() -> Map<'a> {
         Map { buf: &[], pos: 0 }
     }

@@ -2,6 +2,7 @@
 //! arrays in O(1) and look keys up without allocating.
 
 mod array;
+mod equal;
 mod map;
 mod path;
 mod value;

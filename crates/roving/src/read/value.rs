@@ -382,37 +382,20 @@ impl<'a> Value<'a> {
 }
 
 impl PartialEq for Value<'_> {
-    /// Structural equality (floats compare by bits, so NaN equals the same NaN).
-    /// Iterative: deep documents do not overflow the stack.
+    /// Structural equality (floats compare by bits, so NaN equals the same
+    /// NaN). Linear in the size of the two documents, shared subtrees
+    /// included (each distinct subtree is numbered once), and iterative:
+    /// deep documents do not overflow the stack.
     fn eq(&self, other: &Self) -> bool {
-        let mut stack = vec![(*self, *other)];
-        while let Some((a, b)) = stack.pop() {
-            match (a, b) {
-                (Value::Array(x), Value::Array(y)) => {
-                    if x.len() != y.len() {
-                        return false;
-                    }
-                    stack.extend(x.iter().zip(y.iter()));
-                }
-                (Value::Map(x), Value::Map(y)) => {
-                    if x.len() != y.len() {
-                        return false;
-                    }
-                    for ((ka, va), (kb, vb)) in x.iter().zip(y.iter()) {
-                        if ka != kb {
-                            return false;
-                        }
-                        stack.push((va, vb));
-                    }
-                }
-                (a, b) => {
-                    if !scalar_eq(&a, &b) {
-                        return false;
-                    }
-                }
+        match (self, other) {
+            (Value::Array(a), Value::Array(b)) if a.len() != b.len() => false,
+            (Value::Map(a), Value::Map(b)) if a.len() != b.len() => false,
+            (Value::Array(_), Value::Array(_)) | (Value::Map(_), Value::Map(_)) => {
+                let mut canon = crate::read::equal::Canon::default();
+                canon.id(*self) == canon.id(*other)
             }
+            (a, b) => scalar_eq(a, b),
         }
-        true
     }
 }
 

@@ -22,6 +22,7 @@ from .harness import (
     fmt_ratio,
     fmt_time,
     fmt_timing,
+    fmt_verdict,
 )
 from .peers import (
     RovingMissing,
@@ -272,13 +273,9 @@ def _python_targets(exp: Experiment, rows: list[_Row]) -> None:
         align=["l", "r", "r", "l"],
     )
 
-    def add(label: str, need: str, x: float | None, ok: bool | None, shown: str) -> None:
-        t.add(label, need, shown if x is not None else "-",
-              "not measured" if ok is None else ("met" if ok else "**missed**"))
-
     def ratio_row(label: str, a: float | None, b: float | None, need: float) -> None:
         x = a / b if (a is not None and b) else None
-        add(label, f"<= {need:g}x", x, None if x is None else x <= need, f"{x:.2f}x" if x else "")
+        t.add(label, f"<= {need:g}x", fmt_ratio(x), fmt_verdict(None if x is None else x <= need))
 
     rv = "roving (loads)"
     ratio_row("dumps vs orjson.dumps", med(rv, "dumps"), med("orjson", "dumps"), 0.8)
@@ -288,12 +285,20 @@ def _python_targets(exp: Experiment, rows: list[_Row]) -> None:
     )
     for name in ("roving (open)", "roving (open trusted)"):
         x = med(name, "parse_lookup")
-        add(f"open + [123][\"name\"], {name}", "<= 1 µs", x, None if x is None else x <= 1e-6,
-            fmt_time(x))
+        t.add(
+            f'open + [123]["name"], {name}',
+            "<= 1 µs",
+            fmt_time(x),
+            fmt_verdict(None if x is None else x <= 1e-6),
+        )
     size, pk = by.get(rv), by.get("pickle")
     x = size.size / pk.size if (size and pk and size.size and pk.size) else None
-    add("size vs pickle (protocol 5)", "<= 1x", x, None if x is None else x <= 1.0,
-        f"{x:.3f}x" if x else "")
+    t.add(
+        "size vs pickle (protocol 5)",
+        "<= 1x",
+        f"{x:.3f}x" if x is not None else "-",
+        fmt_verdict(None if x is None else x <= 1.0),
+    )
     t.notes.append(
         "Medians of this run; the timed calls go through a Python lambda (see above). "
         "`roving (open)` validates the whole document before the look-up; `open trusted` does not."

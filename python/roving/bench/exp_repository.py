@@ -43,6 +43,7 @@ from .harness import (
     fmt_ratio,
     fmt_time,
     fmt_timing,
+    fmt_verdict,
 )
 from .peers import RovingMissing, optional, roving_module
 
@@ -839,11 +840,6 @@ def _targets(
         align=["l", "r", "r", "l"],
     )
 
-    def verdict(ok: bool | None) -> str:
-        if ok is None:
-            return "not measured"
-        return "met" if ok else "**missed**"
-
     def total(name: str) -> float | None:
         r = res.get(name, {}).get(n)
         if not r or r[0] is None or r[1] is None:
@@ -858,7 +854,7 @@ def _targets(
             f"flush + reload + read all vs {peer}",
             f">= {need:g}x faster",
             fmt_ratio(x) if x else "-",
-            verdict(None if x is None else x >= need),
+            fmt_verdict(None if x is None else x >= need),
         )
     st_one = one.get("roving.Store", (None, None))
     pk = res.get("pickle file", {}).get(n)
@@ -867,7 +863,7 @@ def _targets(
         "reload + read one item vs loading the pickle file",
         ">= 100x faster",
         fmt_ratio(x) if x else "-",
-        verdict(None if x is None else x >= 100),
+        fmt_verdict(None if x is None else x >= 100),
     )
     pk_change = one.get("pickle file", (None, None))[1]
     x = pk_change.median / st_one[1].median if (pk_change and st_one[1]) else None
@@ -875,7 +871,7 @@ def _targets(
         "change one item + flush vs rewriting the pickle file",
         ">= 10x faster",
         fmt_ratio(x) if x else "-",
-        verdict(None if x is None else x >= 10),
+        fmt_verdict(None if x is None else x >= 10),
     )
     br = big_rows.get("roving.Store", {})
     o = br.get("open")
@@ -883,14 +879,14 @@ def _targets(
         f"open a {big:,}-item store",
         "<= 10 ms",
         fmt_time(o.median) if o else "-",
-        verdict(None if o is None else o.median <= 0.010),
+        fmt_verdict(None if o is None else o.median <= 0.010),
     )
     g = br.get("get typed")
     t.add(
         f"one random get from Python ({big:,} items, BBItem)",
         "<= 3 µs",
         fmt_time(g.median) if g else "-",
-        verdict(None if g is None else g.median <= 3e-6),
+        fmt_verdict(None if g is None else g.median <= 3e-6),
     )
     if n != 10_000:
         t.notes.append(

@@ -281,6 +281,13 @@ def fmt_ratio(x: float | None) -> str:
     return f"{x:.2f}x"
 
 
+def fmt_verdict(ok: bool | None) -> str:
+    """A target's verdict in a results table."""
+    if ok is None:
+        return "not measured"
+    return "met" if ok else "**missed**"
+
+
 def _sig(x: float) -> str:
     if x >= 100:
         return f"{x:,.0f}"

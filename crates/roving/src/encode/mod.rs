@@ -176,11 +176,7 @@ impl Encoder {
         self.keys.clear();
         self.frames.clear();
         self.strings.clear();
-        let used = self.shapes.len();
-        self.shapes.clear();
-        if self.shapes.capacity() > 1024 && self.shapes.capacity() > used * 4 {
-            self.shapes.shrink_to(used, |e| e.hash);
-        }
+        strings::clear_table(&mut self.shapes, 1024, |e| e.hash);
         self.root = None;
         self.last = None;
         self.generation += 1;
@@ -850,17 +846,7 @@ fn short_decimal_fast(v: f64) -> Option<Option<(i32, i8)>> {
         if a >= 9.0e18 {
             return None;
         }
-        let mut m = v as i64;
-        let mut e = 0i32;
-        while m % 10 == 0 {
-            m /= 10;
-            e += 1;
-        }
-        let found = i32::try_from(m)
-            .ok()
-            .zip(i8::try_from(e).ok().filter(|&e| e <= F_DEC_MAX_EXP))
-            .filter(|&(m, e)| f_dec_value(m, e).to_bits() == v.to_bits());
-        return Some(found);
+        return Some(decimal_fit(v as i64, 0, v));
     }
     for (k, p) in POW10.iter().enumerate().skip(1) {
         let m = (v * p).round();
@@ -911,11 +897,17 @@ fn short_decimal_ryu(v: f64) -> Option<(i32, i8)> {
             _ => return None,
         }
     }
+    decimal_fit(if neg { -m } else { m }, e, v)
+}
+
+/// `m * 10^e` without trailing zeros in `m`, if it fits a decimal float
+/// record (i32 mantissa, exponent within range) and reads back as `v`.
+fn decimal_fit(mut m: i64, mut e: i32, v: f64) -> Option<(i32, i8)> {
     while m != 0 && m % 10 == 0 {
         m /= 10;
         e += 1;
     }
-    let m = i32::try_from(if neg { -m } else { m }).ok()?;
+    let m = i32::try_from(m).ok()?;
     let e = i8::try_from(e)
         .ok()
         .filter(|e| e.unsigned_abs() <= F_DEC_MAX_EXP as u8)?;

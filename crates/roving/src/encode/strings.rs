@@ -9,6 +9,18 @@ use crate::format::{write_varint, SHORT_STR_MAX, TAG_SHORT_STR, TAG_STR};
 /// Tables up to this capacity are kept whatever the last document used.
 const SHRINK_ABOVE: usize = 4096;
 
+/// Empties `table`. Clearing costs its capacity, so a table grown by a big
+/// document shrinks back (above `keep` entries of capacity) when that
+/// document used less than a quarter of it: small documents encoded after
+/// a big one stay cheap.
+pub(super) fn clear_table<T>(table: &mut HashTable<T>, keep: usize, hash: impl Fn(&T) -> u64) {
+    let used = table.len();
+    table.clear();
+    if table.capacity() > keep && table.capacity() > used * 4 {
+        table.shrink_to(used, hash);
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     /// Position of the string record.
@@ -34,15 +46,9 @@ impl std::fmt::Debug for StringTable {
 }
 
 impl StringTable {
-    /// Empties the table. Clearing costs its capacity, so a table grown by a
-    /// big document shrinks back when the last one used a fraction of it
-    /// (small documents encoded after a big one stay cheap).
+    /// Empties the table (see [`clear_table`]).
     pub(super) fn clear(&mut self) {
-        let used = self.table.len();
-        self.table.clear();
-        if self.table.capacity() > SHRINK_ABOVE && self.table.capacity() > used * 4 {
-            self.table.shrink_to(used, |e| e.hash);
-        }
+        clear_table(&mut self.table, SHRINK_ABOVE, |e| e.hash);
     }
 
     /// Position of the record of `s`, writing it to `out` if it is new.

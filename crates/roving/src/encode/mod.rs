@@ -46,12 +46,25 @@ enum FrameKind {
 #[derive(Clone, Copy, Debug)]
 struct Frame {
     kind: FrameKind,
+    expect_key: bool,
     slots_start: usize,
     keys_start: usize,
-    expect_key: bool,
-    /// Running hash of the keys written so far.
+    /// Running hash of the keys pushed to `Encoder::keys` so far.
     shape_hash: u64,
+    /// The shape this map is predicted to have (an index into
+    /// `Encoder::shapes`: the last shape ended at the same depth), or
+    /// [`NO_GUESS`]. While the keys written match the guess's keys in
+    /// order, they are only counted (`matched`), not looked up or pushed.
+    guess: u32,
+    /// Keys of the guess matched so far.
+    matched: u32,
+    /// The guess's keys are `Encoder::shape_keys[guess_keys..][..guess_len]`.
+    guess_keys: usize,
+    guess_len: u32,
 }
+
+/// `Frame::guess` of a frame without a (still valid) prediction.
+const NO_GUESS: u32 = u32::MAX;
 
 /// Key position used for the empty-string key (which has no record).
 const EMPTY_KEY: usize = usize::MAX;
@@ -70,12 +83,32 @@ struct KeyCacheEntry {
     generation: u64,
 }
 
-/// A shape written to the document: its keys and position.
-#[derive(Debug)]
-struct ShapeEntry {
-    hash: u64,
-    keys: Box<[usize]>,
+/// A key of a shape: its string record and where its bytes are.
+#[derive(Clone, Copy, Debug)]
+struct KeyRef {
+    /// Position of the string record ([`EMPTY_KEY`] for `""`).
+    record: usize,
+    /// Position of the key's bytes (0 for `""`).
+    data: usize,
+    len: usize,
+}
+
+/// A shape written to the document.
+#[derive(Clone, Copy, Debug)]
+struct ShapeInfo {
+    /// Its keys are `Encoder::shape_keys[keys..keys + len]`.
+    keys: usize,
+    len: usize,
+    /// Position of the shape record.
     pos: usize,
+}
+
+/// One step of the running hash of a map's key records.
+#[inline]
+fn shape_hash_step(h: u64, key: usize) -> u64 {
+    (h ^ key as u64)
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        .rotate_left(26)
 }
 
 /// Builds one document, value by value.
@@ -104,11 +137,18 @@ pub struct Encoder {
     keys: Vec<usize>,
     frames: Vec<Frame>,
     strings: StringTable,
-    shapes: hashbrown::HashTable<ShapeEntry>,
+    /// Shapes written so far, in order.
+    shapes: Vec<ShapeInfo>,
+    /// Keys of all shapes (see [`ShapeInfo::keys`]).
+    shape_keys: Vec<KeyRef>,
+    /// Shapes by the hash of their key records: (hash, index into `shapes`).
+    shape_index: hashbrown::HashTable<(u64, u32)>,
+    /// Per depth, the last shape ended there: the guess for the next map
+    /// opened at that depth (sibling maps usually share a shape).
+    depth_guess: Vec<u32>,
     /// Boxed so that an `Encoder` stays small to move.
     key_cache: Box<[KeyCacheEntry; KEY_CACHE]>,
     root: Option<Pending>,
-    last: Option<Pending>,
     generation: u64,
     max_depth: usize,
 }
@@ -139,10 +179,12 @@ impl Encoder {
             keys: Vec::new(),
             frames: Vec::new(),
             strings: StringTable::default(),
-            shapes: hashbrown::HashTable::new(),
+            shapes: Vec::new(),
+            shape_keys: Vec::new(),
+            shape_index: hashbrown::HashTable::new(),
+            depth_guess: Vec::new(),
             key_cache: Box::new([KeyCacheEntry::default(); KEY_CACHE]),
             root: None,
-            last: None,
             generation: 0,
             max_depth: DEFAULT_MAX_DEPTH,
         }
@@ -176,9 +218,11 @@ impl Encoder {
         self.keys.clear();
         self.frames.clear();
         self.strings.clear();
-        strings::clear_table(&mut self.shapes, 1024, |e| e.hash);
+        strings::clear_table(&mut self.shape_index, 1024, |e| e.0);
+        self.shapes.clear();
+        self.shape_keys.clear();
+        self.depth_guess.clear();
         self.root = None;
-        self.last = None;
         self.generation += 1;
     }
 
@@ -203,7 +247,6 @@ impl Encoder {
                 self.slots.push(p);
             }
         }
-        self.last = Some(p);
         Ok(())
     }
 
@@ -397,7 +440,14 @@ impl Encoder {
 
     /// A mark of the last value written, to write it again with [`Encoder::reuse`].
     pub fn mark(&self) -> Option<Mark> {
-        self.last.map(|pending| Mark {
+        // The last value written is the last slot of the open containers
+        // (each value is placed as soon as it is complete), or the root.
+        let last = if self.frames.is_empty() {
+            self.root
+        } else {
+            self.slots.last().copied()
+        };
+        last.map(|pending| Mark {
             pending,
             generation: self.generation,
         })
@@ -425,12 +475,28 @@ impl Encoder {
         } else if self.root.is_some() {
             return Err(state("a document has exactly one root value"));
         }
+        let guess = match kind {
+            FrameKind::Map => self
+                .depth_guess
+                .get(self.frames.len())
+                .copied()
+                .unwrap_or(NO_GUESS),
+            FrameKind::Array => NO_GUESS,
+        };
+        let (guess_keys, guess_len) = match self.shapes.get(guess as usize) {
+            Some(sh) => (sh.keys, sh.len as u32),
+            None => (0, 0),
+        };
         self.frames.push(Frame {
             kind,
+            expect_key: true,
             slots_start: self.slots.len(),
             keys_start: self.keys.len(),
-            expect_key: true,
             shape_hash: 0,
+            guess,
+            matched: 0,
+            guess_keys,
+            guess_len,
         });
         Ok(())
     }
@@ -450,9 +516,34 @@ impl Encoder {
     /// Writes the next key of the open map.
     #[inline]
     pub fn key(&mut self, k: &str) -> Result<()> {
-        match self.frames.last_mut() {
-            Some(f) if f.kind == FrameKind::Map && f.expect_key => f.expect_key = false,
+        if let Some(f) = self.frames.last_mut() {
+            // Fast path: the next key of the predicted shape (only maps
+            // have one), compared by its bytes.
+            if f.matched < f.guess_len && f.expect_key {
+                if let Some(kr) = self.shape_keys.get(f.guess_keys + f.matched as usize) {
+                    if kr.len == k.len()
+                        && key_eq(self.out.get(kr.data..kr.data + kr.len), k.as_bytes())
+                    {
+                        f.matched += 1;
+                        f.expect_key = false;
+                        return Ok(());
+                    }
+                }
+            }
+        }
+        self.key_slow(k)
+    }
+
+    /// [`Encoder::key`] when the key is not the predicted one.
+    #[inline(never)]
+    fn key_slow(&mut self, k: &str) -> Result<()> {
+        let f = match self.frames.last_mut() {
+            Some(f) if f.kind == FrameKind::Map && f.expect_key => f,
             _ => return Err(state("a key outside a map, or two keys in a row")),
+        };
+        f.expect_key = false;
+        if f.guess != NO_GUESS {
+            self.drop_guess();
         }
         let pos = if k.is_empty() {
             EMPTY_KEY
@@ -460,12 +551,30 @@ impl Encoder {
             self.key_record(k.as_bytes())
         };
         if let Some(f) = self.frames.last_mut() {
-            f.shape_hash = (f.shape_hash ^ pos as u64)
-                .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-                .rotate_left(26);
+            f.shape_hash = shape_hash_step(f.shape_hash, pos);
         }
         self.keys.push(pos);
         Ok(())
+    }
+
+    /// Gives up the open map's predicted shape: pushes the keys matched so
+    /// far as if they had been looked up one by one.
+    #[cold]
+    fn drop_guess(&mut self) {
+        let Some(f) = self.frames.last_mut() else {
+            return;
+        };
+        if f.guess == NO_GUESS {
+            return;
+        }
+        let sh = self.shapes[f.guess as usize];
+        for kr in &self.shape_keys[sh.keys..sh.keys + f.matched as usize] {
+            f.shape_hash = shape_hash_step(f.shape_hash, kr.record);
+            self.keys.push(kr.record);
+        }
+        f.guess = NO_GUESS;
+        f.matched = 0;
+        f.guess_len = 0;
     }
 
     /// The string record of a key, through a small cache keyed by the key's
@@ -484,12 +593,7 @@ impl Encoder {
             return e.record;
         }
         let record = self.strings.intern(&mut self.out, k);
-        let data = record
-            + if k.len() <= SHORT_STR_MAX {
-                1
-            } else {
-                1 + varint_len(k.len() as u64)
-            };
+        let data = record + str_header_len(k.len());
         self.key_cache[slot] = KeyCacheEntry {
             addr,
             len: k.len(),
@@ -534,13 +638,34 @@ impl Encoder {
             Some(f) if f.kind == FrameKind::Map => return Err(state("a key without a value")),
             _ => return Err(state("end_map without an open map")),
         };
-        self.frames.pop();
-        let n = self.keys.len() - f.keys_start;
+        let guessed = f.guess != NO_GUESS && f.guess_len == f.matched;
+        if !guessed {
+            self.drop_guess();
+        }
+        let f = match self.frames.pop() {
+            Some(f) => f,
+            None => return Err(state("end_map without an open map")),
+        };
+        let n = if guessed {
+            f.matched as usize
+        } else {
+            self.keys.len() - f.keys_start
+        };
         let p = if n == 0 {
             Pending::Special(SPECIAL_EMPTY_MAP)
         } else {
-            let shape = self.shape(f.keys_start, f.slots_start, f.shape_hash);
-            let n = self.keys.len() - f.keys_start;
+            let shape = if guessed {
+                f.guess
+            } else {
+                self.shape(f.keys_start, f.slots_start, f.shape_hash)
+            };
+            let depth = self.frames.len();
+            if depth >= self.depth_guess.len() {
+                self.depth_guess.resize(depth + 1, NO_GUESS);
+            }
+            self.depth_guess[depth] = shape;
+            let shape = self.shapes[shape as usize].pos;
+            let n = self.slots.len() - f.slots_start;
             let (width, pos) = self.write_container(f.slots_start, |w| 3 + n * w);
             self.out.push(TAG_MAP | width_code(width));
             write_varint(&mut self.out, shape_ref(shape, pos));
@@ -699,6 +824,7 @@ impl Encoder {
     fn write_slots(&mut self, start: usize, width: usize, pos: usize) {
         let at = self.out.len();
         self.out.resize(at + (self.slots.len() - start) * width, 0);
+        #[inline(always)]
         fn fill<const W: usize>(dst: &mut [u8], slots: &[Pending], pos: usize) {
             for (d, p) in dst.chunks_exact_mut(W).zip(slots) {
                 let raw = match *p {
@@ -720,40 +846,42 @@ impl Encoder {
 
     /// Finds or writes the shape of the map whose keys are `keys[kstart..]`
     /// (`hash` is their running hash), first merging duplicate keys (first
-    /// position, last value).
-    fn shape(&mut self, kstart: usize, vstart: usize, hash: u64) -> usize {
-        if let Some(e) = self.shapes.find(hash, |e| *e.keys == self.keys[kstart..]) {
-            return e.pos;
+    /// position, last value). Returns its index in `shapes`.
+    fn shape(&mut self, kstart: usize, vstart: usize, hash: u64) -> u32 {
+        if let Some(i) = self.find_shape(kstart, hash) {
+            return i;
         }
         let mut hash = hash;
         if self.dedup_keys(kstart, vstart) {
-            hash = self.keys[kstart..].iter().fold(0u64, |h, &k| {
-                (h ^ k as u64)
-                    .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-                    .rotate_left(26)
-            });
-            if let Some(e) = self.shapes.find(hash, |e| *e.keys == self.keys[kstart..]) {
-                return e.pos;
+            hash = self.keys[kstart..]
+                .iter()
+                .fold(0u64, |h, &k| shape_hash_step(h, k));
+            if let Some(i) = self.find_shape(kstart, hash) {
+                return i;
             }
         }
-        let keys: Box<[usize]> = self.keys[kstart..].into();
+        let keys_at = self.shape_keys.len();
+        for &k in &self.keys[kstart..] {
+            self.shape_keys.push(key_ref(&self.out, k));
+        }
+        let keys = &self.shape_keys[keys_at..];
         let n = keys.len();
         // Width of the key slots.
         let here = self.out.len();
         let width = keys
             .iter()
-            .filter(|&&k| k != EMPTY_KEY)
-            .map(|&k| ref_width(k, here))
+            .filter(|k| k.record != EMPTY_KEY)
+            .map(|k| ref_width(k.record, here))
             .max()
             .unwrap_or(1);
         let pos = here;
         self.out.push(TAG_SHAPE | width_code(width));
         write_varint(&mut self.out, n as u64);
-        for &k in keys.iter() {
-            let raw = if k == EMPTY_KEY {
+        for k in keys {
+            let raw = if k.record == EMPTY_KEY {
                 (SPECIAL_EMPTY_STR << 2) | SLOT_SPECIAL
             } else {
-                encode_ref(k, pos, width)
+                encode_ref(k.record, pos, width)
             };
             self.out.extend_from_slice(&raw.to_le_bytes()[..width]);
         }
@@ -761,12 +889,8 @@ impl Encoder {
             let t = index_table_size(n);
             let e = index_entry_width(n);
             let mut table = vec![0usize; t];
-            for (i, &k) in keys.iter().enumerate() {
-                let bytes = if k == EMPTY_KEY {
-                    &[][..]
-                } else {
-                    crate::read::str_record(&self.out, k).unwrap_or(&[])
-                };
+            for (i, k) in keys.iter().enumerate() {
+                let bytes = self.out.get(k.data..k.data + k.len).unwrap_or(&[]);
                 let mut h = index_home(key_hash(bytes), t);
                 while table[h] != 0 {
                     h = (h + 1) & (t - 1);
@@ -777,9 +901,31 @@ impl Encoder {
                 self.out.extend_from_slice(&v.to_le_bytes()[..e]);
             }
         }
-        self.shapes
-            .insert_unique(hash, ShapeEntry { hash, keys, pos }, |e| e.hash);
-        pos
+        let index = self.shapes.len() as u32;
+        self.shapes.push(ShapeInfo {
+            keys: keys_at,
+            len: n,
+            pos,
+        });
+        self.shape_index
+            .insert_unique(hash, (hash, index), |e| e.0);
+        index
+    }
+
+    /// The index of the shape whose keys are `keys[kstart..]`, if written.
+    fn find_shape(&self, kstart: usize, hash: u64) -> Option<u32> {
+        let keys = &self.keys[kstart..];
+        self.shape_index
+            .find(hash, |&(h, i)| {
+                let s = &self.shapes[i as usize];
+                h == hash
+                    && s.len == keys.len()
+                    && self.shape_keys[s.keys..s.keys + s.len]
+                        .iter()
+                        .map(|k| k.record)
+                        .eq(keys.iter().copied())
+            })
+            .map(|e| e.1)
     }
 
     /// Merges duplicate keys of the open map; returns whether there were any.
@@ -849,7 +995,7 @@ fn short_decimal_fast(v: f64) -> Option<Option<(i32, i8)>> {
         return Some(decimal_fit(v as i64, 0, v));
     }
     for (k, p) in POW10.iter().enumerate().skip(1) {
-        let m = (v * p).round();
+        let m = round_half_away(v * p);
         if m < i32::MIN as f64 || m > i32::MAX as f64 {
             break;
         }
@@ -864,6 +1010,24 @@ fn short_decimal_fast(v: f64) -> Option<Option<(i32, i8)>> {
         return Some(None);
     }
     None
+}
+
+/// `x.round()` (halves away from zero) for `|x| < 2^52`, without the libm
+/// call that `f64::round` is on baseline x86-64; other `x` as `f64::round`.
+#[inline]
+fn round_half_away(x: f64) -> f64 {
+    if x.abs() >= 4_503_599_627_370_496.0 || x.is_nan() {
+        return x.round();
+    }
+    let t = x as i64 as f64; // truncated toward zero, exact here
+    let frac = x - t; // exact: both are within 2^52 and t is x truncated
+    if frac >= 0.5 {
+        t + 1.0
+    } else if frac <= -0.5 {
+        t - 1.0
+    } else {
+        t
+    }
 }
 
 /// [`short_decimal`] from the shortest round-tripping decimal text.
@@ -912,6 +1076,63 @@ fn decimal_fit(mut m: i64, mut e: i32, v: f64) -> Option<(i32, i8)> {
         .ok()
         .filter(|e| e.unsigned_abs() <= F_DEC_MAX_EXP as u8)?;
     (f_dec_value(m, e).to_bits() == v.to_bits()).then_some((m, e))
+}
+
+/// Where the bytes of the key record at `record` are (written by the
+/// string table: a short string or a `0C` record).
+fn key_ref(out: &[u8], record: usize) -> KeyRef {
+    if record == EMPTY_KEY {
+        return KeyRef {
+            record,
+            data: 0,
+            len: 0,
+        };
+    }
+    let len = crate::read::str_record(out, record).map_or(0, <[u8]>::len);
+    let data = record + str_header_len(len);
+    KeyRef { record, data, len }
+}
+
+/// Equality of a key with the bytes of a shape's key (`None`: none), for
+/// keys up to 16 bytes without a call to `memcmp` (two overlapping loads).
+#[inline(always)]
+fn key_eq(a: Option<&[u8]>, b: &[u8]) -> bool {
+    let Some(a) = a else {
+        return false;
+    };
+    let n = b.len();
+    if a.len() != n {
+        return false;
+    }
+    #[inline(always)]
+    fn u64_at(s: &[u8], at: usize) -> u64 {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&s[at..at + 8]);
+        u64::from_le_bytes(w)
+    }
+    #[inline(always)]
+    fn u32_at(s: &[u8], at: usize) -> u32 {
+        let mut w = [0u8; 4];
+        w.copy_from_slice(&s[at..at + 4]);
+        u32::from_le_bytes(w)
+    }
+    match n {
+        0 => true,
+        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
+        4..=7 => u32_at(a, 0) == u32_at(b, 0) && u32_at(a, n - 4) == u32_at(b, n - 4),
+        8..=16 => u64_at(a, 0) == u64_at(b, 0) && u64_at(a, n - 8) == u64_at(b, n - 8),
+        _ => a == b,
+    }
+}
+
+/// Size of the header of a string record of `len` bytes.
+#[inline]
+fn str_header_len(len: usize) -> usize {
+    if len <= SHORT_STR_MAX {
+        1
+    } else {
+        1 + varint_len(len as u64)
+    }
 }
 
 #[cold]

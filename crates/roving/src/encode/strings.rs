@@ -1,7 +1,8 @@
 //! The encoder's string table: every distinct string is written once.
 
-use std::hash::BuildHasher;
+use std::hash::{BuildHasher, Hasher};
 
+use hashbrown::hash_table::Entry;
 use hashbrown::{DefaultHashBuilder, HashTable};
 
 use crate::format::{write_varint, SHORT_STR_MAX, TAG_SHORT_STR, TAG_STR};
@@ -22,7 +23,7 @@ pub(super) fn clear_table<T>(table: &mut HashTable<T>, keep: usize, hash: impl F
 }
 
 #[derive(Clone, Copy, Debug)]
-struct Entry {
+struct Interned {
     /// Position of the string record.
     record: usize,
     /// Position of the string's bytes.
@@ -35,7 +36,7 @@ struct Entry {
 /// Positions of the string records written so far, found by content.
 #[derive(Default)]
 pub(super) struct StringTable {
-    table: HashTable<Entry>,
+    table: HashTable<Interned>,
     hasher: DefaultHashBuilder,
 }
 
@@ -54,13 +55,19 @@ impl StringTable {
     /// Position of the record of `s`, writing it to `out` if it is new.
     #[inline]
     pub(super) fn intern(&mut self, out: &mut Vec<u8>, s: &[u8]) -> usize {
-        let hash = self.hasher.hash_one(s);
-        let found = self.table.find(hash, |e| {
-            e.len == s.len() && &out[e.data..e.data + e.len] == s
-        });
-        if let Some(e) = found {
-            return e.record;
-        }
+        // The bytes alone (no length prefix, unlike `Hash for [u8]`).
+        let mut h = self.hasher.build_hasher();
+        h.write(s);
+        let hash = h.finish();
+        let entry = self.table.entry(
+            hash,
+            |e| e.hash == hash && e.len == s.len() && out.get(e.data..e.data + e.len) == Some(s),
+            |e| e.hash,
+        );
+        let vacant = match entry {
+            Entry::Occupied(e) => return e.get().record,
+            Entry::Vacant(v) => v,
+        };
         let record = out.len();
         if s.len() <= SHORT_STR_MAX {
             out.push(TAG_SHORT_STR | s.len() as u8);
@@ -70,16 +77,12 @@ impl StringTable {
         }
         let data = out.len();
         out.extend_from_slice(s);
-        self.table.insert_unique(
+        vacant.insert(Interned {
+            record,
+            data,
+            len: s.len(),
             hash,
-            Entry {
-                record,
-                data,
-                len: s.len(),
-                hash,
-            },
-            |e| e.hash,
-        );
+        });
         record
     }
 }

@@ -19,17 +19,19 @@ use crate::error::{Error, ErrorKind, Result};
 /// # Ok::<(), roving::Error>(())
 /// ```
 pub fn from_json(input: &[u8]) -> Result<Vec<u8>> {
-    let mut enc = Encoder::with_capacity(input.len() / 2 + 64);
-    from_json_into(input, &mut enc)?;
-    enc.finish()
+    from_json_with(input, crate::encode::DEFAULT_MAX_DEPTH)
 }
 
 /// Converts JSON text to a roving document, with a maximum nesting depth.
+///
+/// Like [`crate::to_vec`], it uses the thread's spare encoder (same bytes
+/// as a new [`Encoder`], tables reused from call to call).
 pub fn from_json_with(input: &[u8], max_depth: usize) -> Result<Vec<u8>> {
-    let mut enc = Encoder::with_capacity(input.len() / 2 + 64);
-    enc.set_max_depth(max_depth);
-    from_json_into(input, &mut enc)?;
-    enc.finish()
+    // A document is usually a little over half the size of its JSON text.
+    let capacity = input.len() / 8 * 5 + 64;
+    crate::encode::encode_document(Some(capacity), max_depth, |enc| {
+        from_json_into(input, enc)
+    })
 }
 
 /// Writes the value of JSON text into `enc` (as its next value).

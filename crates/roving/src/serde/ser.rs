@@ -15,10 +15,14 @@ use crate::error::{Error, ErrorKind, Result};
 /// assert_eq!(back, Person { name: "Ada", age: 36 });
 /// # Ok::<(), roving::Error>(())
 /// ```
+///
+/// Each thread keeps a spare encoder for this function, so that repeated
+/// calls reuse its tables and presize the output to the last document's
+/// size (the bytes are the same as with a new [`Encoder`]).
 pub fn to_vec<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
-    let mut enc = Encoder::new();
-    value.serialize(&mut Serializer { enc: &mut enc })?;
-    enc.finish()
+    crate::encode::encode_document(None, crate::encode::DEFAULT_MAX_DEPTH, |enc| {
+        value.serialize(&mut Serializer { enc })
+    })
 }
 
 /// A serde `Serializer` writing into an [`Encoder`].

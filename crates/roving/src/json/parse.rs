@@ -29,9 +29,7 @@ pub fn from_json(input: &[u8]) -> Result<Vec<u8>> {
 pub fn from_json_with(input: &[u8], max_depth: usize) -> Result<Vec<u8>> {
     // A document is usually a little over half the size of its JSON text.
     let capacity = input.len() / 8 * 5 + 64;
-    crate::encode::encode_document(Some(capacity), max_depth, |enc| {
-        from_json_into(input, enc)
-    })
+    crate::encode::encode_document(Some(capacity), max_depth, |enc| from_json_into(input, enc))
 }
 
 /// Writes the value of JSON text into `enc` (as its next value).

@@ -18,15 +18,52 @@ use crate::read::VectorElement;
 use crate::timestamp::Timestamp;
 use strings::StringTable;
 
-/// A value that is complete but not yet placed in its container's slot.
+/// A value that is complete but not yet placed in its container's slot,
+/// packed as an 8-byte slot would hold it (low two bits: the slot kind):
+/// an inline integer (`v << 2 | SLOT_INT`, `v` in the 8-byte inline range)
+/// and a special constant are their slot bits already; a record is its
+/// position `<< 2` (kind [`SLOT_REL`]), made relative or absolute when the
+/// container is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Pending {
+struct Pending(u64);
+
+/// [`Pending`] unpacked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PendingKind {
     /// Small integer, inline if the container's width allows.
     Int(i64),
     /// Special constant.
-    Special(u64),
+    Special,
     /// Record at this position.
     Ref(usize),
+}
+
+#[allow(non_snake_case)]
+impl Pending {
+    /// An integer in the 8-byte inline range.
+    #[inline(always)]
+    fn Int(v: i64) -> Pending {
+        Pending(((v as u64) << 2) | SLOT_INT)
+    }
+
+    #[inline(always)]
+    fn Special(s: u64) -> Pending {
+        Pending((s << 2) | SLOT_SPECIAL)
+    }
+
+    #[inline(always)]
+    fn Ref(pos: usize) -> Pending {
+        Pending((pos as u64) << 2)
+    }
+
+    #[inline(always)]
+    fn kind(self) -> PendingKind {
+        match self.0 & 3 {
+            SLOT_INT => PendingKind::Int((self.0 as i64) >> 2),
+            SLOT_REL => PendingKind::Ref((self.0 >> 2) as usize),
+            _ => PendingKind::Special,
+        }
+    }
 }
 
 /// A handle to a value already written, for writing it again as a shared
@@ -781,10 +818,10 @@ impl Encoder {
         // holds every inline integer, so it is the best choice.
         let (mut ref_w, mut int_w) = (1usize, 1usize);
         for p in &self.slots[start..] {
-            match *p {
-                Pending::Int(v) => int_w = int_w.max(int_width(v)),
-                Pending::Ref(t) => ref_w = ref_w.max(ref_width(t, here)),
-                Pending::Special(_) => {}
+            match p.kind() {
+                PendingKind::Int(v) => int_w = int_w.max(int_width(v)),
+                PendingKind::Ref(t) => ref_w = ref_w.max(ref_width(t, here)),
+                PendingKind::Special => {}
             }
         }
         if int_w <= ref_w {
@@ -797,7 +834,7 @@ impl Encoder {
             let (lo, hi) = inline_int_range(w);
             let mut extra = 0usize;
             for p in &self.slots[start..] {
-                if let Pending::Int(v) = *p {
+                if let PendingKind::Int(v) = p.kind() {
                     if v < lo || v > hi {
                         extra += int_record_len(v);
                     }
@@ -810,9 +847,9 @@ impl Encoder {
             // a middle one may be too far for a relative reference and too
             // late for an absolute one even when the first one fits).
             let mut at = here;
-            let ok = self.slots[start..].iter().all(|p| match *p {
-                Pending::Ref(t) => fits(t),
-                Pending::Int(v) if v < lo || v > hi => {
+            let ok = self.slots[start..].iter().all(|p| match p.kind() {
+                PendingKind::Ref(t) => fits(t),
+                PendingKind::Int(v) if v < lo || v > hi => {
                     let rec = at;
                     at += int_record_len(v);
                     fits(rec)
@@ -829,7 +866,7 @@ impl Encoder {
         let w = best.1;
         let (lo, hi) = inline_int_range(w);
         for i in start..self.slots.len() {
-            if let Pending::Int(v) = self.slots[i] {
+            if let PendingKind::Int(v) = self.slots[i].kind() {
                 if v < lo || v > hi {
                     let pos = self.int_record(v);
                     self.slots[i] = Pending::Ref(pos);
@@ -845,10 +882,10 @@ impl Encoder {
         #[inline(always)]
         fn fill<const W: usize>(dst: &mut [u8], slots: &[Pending], pos: usize) {
             for (d, p) in dst.chunks_exact_mut(W).zip(slots) {
-                let raw = match *p {
-                    Pending::Int(v) => ((v as u64) << 2) | SLOT_INT,
-                    Pending::Special(s) => (s << 2) | SLOT_SPECIAL,
-                    Pending::Ref(t) => encode_ref(t, pos, W),
+                let raw = if p.0 & 3 == SLOT_REL {
+                    encode_ref((p.0 >> 2) as usize, pos, W)
+                } else {
+                    p.0
                 };
                 d.copy_from_slice(&raw.to_le_bytes()[..W]);
             }

@@ -1098,6 +1098,24 @@ fn short_decimal_fast(v: f64) -> Option<Option<(i32, i8)>> {
         }
         return Some(decimal_fit(v as i64, 0, v));
     }
+    if a < 1.0e6 {
+        // The shortest decimal in one step: for |v| < 10^6, v * 10^9 is
+        // within 1/4 of m_k * 10^(9-k) (m_k at the first k that reads back
+        // as v, if k <= 9), so it rounds to exactly that; its trailing
+        // zeros give k. A candidate that does not read back (more than
+        // nine decimals, or fewer found by stripping) goes to the loop.
+        let mut m = round_half_away(v * 1e9) as i64;
+        let mut k = 9i8;
+        while k > 1 && m % 10 == 0 {
+            m /= 10;
+            k -= 1;
+        }
+        if let Ok(m) = i32::try_from(m) {
+            if f_dec_value(m, -k).to_bits() == v.to_bits() {
+                return Some(Some((m, -k)));
+            }
+        }
+    }
     for (k, p) in POW10.iter().enumerate().skip(1) {
         let m = round_half_away(v * p);
         if m < i32::MIN as f64 || m > i32::MAX as f64 {

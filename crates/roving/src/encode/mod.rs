@@ -877,25 +877,26 @@ impl Encoder {
     }
 
     fn write_slots(&mut self, start: usize, width: usize, pos: usize) {
-        let at = self.out.len();
-        self.out.resize(at + (self.slots.len() - start) * width, 0);
         #[inline(always)]
-        fn fill<const W: usize>(dst: &mut [u8], slots: &[Pending], pos: usize) {
-            for (d, p) in dst.chunks_exact_mut(W).zip(slots) {
+        fn fill<const W: usize>(out: &mut Vec<u8>, slots: &[Pending], pos: usize) {
+            out.reserve(slots.len() * W);
+            for p in slots {
                 let raw = if p.0 & 3 == SLOT_REL {
                     encode_ref((p.0 >> 2) as usize, pos, W)
                 } else {
                     p.0
                 };
-                d.copy_from_slice(&raw.to_le_bytes()[..W]);
+                let mut b = [0u8; W];
+                b.copy_from_slice(&raw.to_le_bytes()[..W]);
+                out.extend_from_slice(&b);
             }
         }
-        let (dst, slots) = (&mut self.out[at..], &self.slots[start..]);
+        let (out, slots) = (&mut self.out, &self.slots[start..]);
         match width {
-            1 => fill::<1>(dst, slots, pos),
-            2 => fill::<2>(dst, slots, pos),
-            4 => fill::<4>(dst, slots, pos),
-            _ => fill::<8>(dst, slots, pos),
+            1 => fill::<1>(out, slots, pos),
+            2 => fill::<2>(out, slots, pos),
+            4 => fill::<4>(out, slots, pos),
+            _ => fill::<8>(out, slots, pos),
         }
     }
 

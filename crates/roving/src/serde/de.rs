@@ -83,13 +83,10 @@ impl Ctx {
         }
     }
 
-    /// Whether the keys of `m` are exactly `fields`, in order (cached per
-    /// shape and field list).
+    /// Whether the keys of `m`, whose shape is at `shape`, are exactly
+    /// `fields`, in order (cached per shape and field list).
     #[inline]
-    fn keys_are(&self, m: Map<'_>, fields: &'static [&'static str]) -> bool {
-        let Some(shape) = m.shape_offset() else {
-            return false;
-        };
+    fn keys_are(&self, m: Map<'_>, shape: usize, fields: &'static [&'static str]) -> bool {
         let tag = (shape + 1, fields.as_ptr() as usize, fields.len());
         let cell = &self.shapes[(shape ^ (shape >> 4)) & (SHAPE_CACHE - 1)];
         let (s, f, n, equal) = cell.get();
@@ -156,6 +153,20 @@ impl<'de, 'b> Deserializer<'de, 'b> {
     }
 }
 
+/// `deserialize_*` methods that visit one variant of [`Value`] directly and
+/// defer everything else to `deserialize_any`.
+macro_rules! scalar_fast {
+    ($($($f:ident),+ => $pat:pat => $visit:ident($x:expr);)*) => {$($(
+        #[inline(always)]
+        fn $f<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+            match self.value {
+                $pat => visitor.$visit($x),
+                _ => self.deserialize_any(visitor),
+            }
+        }
+    )+)*};
+}
+
 impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
     type Error = Error;
 
@@ -213,19 +224,21 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
-        match self.value {
-            Value::Map(m) if self.ctx.keys_are(m, fields) => {
-                let values = m.values();
-                let de = self.enter(values.len())?;
-                visitor.visit_map(StructAcc {
-                    values,
-                    fields: fields.iter(),
-                    pending: None,
-                    de,
-                })
+        if let Value::Map(m) = self.value {
+            if let (Some(shape), values) = m.shape_and_values() {
+                if self.ctx.keys_are(m, shape, fields) {
+                    let de = self.enter(values.len())?;
+                    return visitor.visit_map(StructAcc {
+                        values,
+                        fields,
+                        next: 0,
+                        pending: false,
+                        de,
+                    });
+                }
             }
-            _ => self.deserialize_any(visitor),
         }
+        self.deserialize_any(visitor)
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
@@ -300,9 +313,19 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
         visitor.visit_unit()
     }
 
+    // The common cases of the scalar requests, inlined into the struct and
+    // sequence visitors; anything else goes through `deserialize_any`
+    // (same visits either way).
+    scalar_fast! {
+        deserialize_str, deserialize_string => Value::Str(s) => visit_borrowed_str(s);
+        deserialize_bool => Value::Bool(b) => visit_bool(b);
+        deserialize_i8, deserialize_i16, deserialize_i32, deserialize_i64,
+        deserialize_u8, deserialize_u16, deserialize_u32, deserialize_u64 => Value::Int(i) => visit_i64(i);
+        deserialize_f32, deserialize_f64 => Value::Float(f) => visit_f64(f);
+    }
+
     serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 u8 u16 u32 u64 f32 f64 char str string
-        unit unit_struct seq tuple tuple_struct map identifier
+        char unit unit_struct seq tuple tuple_struct map identifier
     }
 }
 
@@ -412,8 +435,11 @@ impl<'de> de::MapAccess<'de> for MapAcc<'de, '_> {
 /// keys come from `fields`, only the values are read.
 struct StructAcc<'de, 'b> {
     values: MapValues<'de>,
-    fields: std::slice::Iter<'static, &'static str>,
-    pending: Option<(&'static str, Value<'de>)>,
+    fields: &'static [&'static str],
+    /// Index of the next key.
+    next: usize,
+    /// Whether the value of key `next - 1` is still to be read.
+    pending: bool,
     de: Deserializer<'de, 'b>,
 }
 
@@ -421,22 +447,29 @@ impl<'de> de::MapAccess<'de> for StructAcc<'de, '_> {
     type Error = Error;
     #[inline]
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
-        let (Some(&k), Some(v)) = (self.fields.next(), self.values.next()) else {
+        if self.pending {
+            // The previous value was skipped: keep the values in step.
+            self.values.next();
+        }
+        let Some(&k) = self.fields.get(self.next) else {
+            self.pending = false;
             return Ok(None);
         };
-        self.pending = Some((k, v));
+        self.next += 1;
+        self.pending = true;
         seed.deserialize(KeyDe(k)).map(Some)
     }
     #[inline]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        let Some((k, v)) = self.pending.take() else {
+        if !std::mem::take(&mut self.pending) {
             return Err(value_before_key());
-        };
+        }
+        let v = self.values.next().unwrap_or(Value::Null);
         seed.deserialize(self.de.child(v))
-            .map_err(|e| key_path(e, k))
+            .map_err(|e| key_path(e, self.fields[self.next - 1]))
     }
     fn size_hint(&self) -> Option<usize> {
-        Some(self.values.len())
+        Some(self.fields.len() - self.next)
     }
 }
 

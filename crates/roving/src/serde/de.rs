@@ -1,4 +1,9 @@
 //! roving -> `Deserialize`, borrowing strings and bytes from the document.
+//!
+//! Structs: when a map's keys are exactly the struct's `fields` in order
+//! (checked once per shape and cached), the keys are taken from `fields`
+//! and only the values are read; any other map goes key by key. The
+//! visitor sees the same keys either way.
 
 use std::cell::Cell;
 

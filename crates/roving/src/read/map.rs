@@ -289,6 +289,20 @@ impl<'a> Map<'a> {
         }
     }
 
+    /// The offset of the shape (as [`shape_offset`](Self::shape_offset))
+    /// and the values, from one decoding of the header (typed decoding).
+    #[inline]
+    pub(crate) fn shape_and_values(&self) -> (Option<usize>, MapValues<'a>) {
+        let h = self.header();
+        let values = MapValues(MapIter {
+            buf: self.buf,
+            base: self.pos,
+            h: h.unwrap_or(Header::EMPTY),
+            next: 0,
+        });
+        (h.map(|h| h.shape.pos), values)
+    }
+
     /// The keys in insertion order.
     pub fn keys(&self) -> impl Iterator<Item = &'a str> + 'a {
         self.iter().map(|(k, _)| k)

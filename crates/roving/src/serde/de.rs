@@ -1,11 +1,16 @@
 //! roving -> `Deserialize`, borrowing strings and bytes from the document.
+//!
+//! Structs: when a map's keys are exactly the struct's `fields` in order
+//! (checked once per shape and cached), the keys are taken from `fields`
+//! and only the values are read; any other map goes key by key. The
+//! visitor sees the same keys either way.
 
 use std::cell::Cell;
 
 use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::read::{ArrayIter, Document, MapIter, Scalar, Value, Vector};
+use crate::read::{ArrayIter, Document, Map, MapIter, MapValues, Scalar, Value, Vector};
 use crate::Limits;
 
 /// Maximum nesting depth of typed decoding (serde recurses per level).
@@ -32,11 +37,11 @@ pub fn from_value_with<'de, T: de::Deserialize<'de>>(
     value: Value<'de>,
     limits: Limits,
 ) -> Result<T> {
-    let budget = Cell::new(limits.max_values);
+    let ctx = Ctx::new(limits.max_values);
     T::deserialize(Deserializer {
         value,
         depth: limits.max_depth,
-        budget: &budget,
+        ctx: &ctx,
     })
 }
 
@@ -45,8 +50,63 @@ pub struct Deserializer<'de, 'b> {
     value: Value<'de>,
     /// Levels left.
     depth: usize,
+    /// State shared by the whole decoding.
+    ctx: &'b Ctx,
+}
+
+/// Number of entries of the [`Ctx`] shape cache (a power of two).
+const SHAPE_CACHE: usize = 16;
+
+/// State shared by one typed decoding: the value budget and a small cache
+/// of which map shapes spell exactly a struct's field list.
+struct Ctx {
     /// Values left to visit.
-    budget: &'b Cell<u64>,
+    budget: Cell<u64>,
+    /// Direct-mapped by shape position: `(shape + 1, fields address,
+    /// fields length, equal)`; a zero shape marks an empty entry.
+    shapes: [Cell<(usize, usize, usize, bool)>; SHAPE_CACHE],
+}
+
+impl Ctx {
+    fn new(budget: u64) -> Ctx {
+        Ctx {
+            budget: Cell::new(budget),
+            shapes: Default::default(),
+        }
+    }
+
+    /// Takes `n` values from the budget.
+    #[inline(always)]
+    fn charge(&self, n: usize) -> Result<()> {
+        let left = self.budget.get();
+        match left.checked_sub(n as u64) {
+            Some(rest) => {
+                self.budget.set(rest);
+                Ok(())
+            }
+            None => Err(expansion_limit()),
+        }
+    }
+
+    /// Whether the keys of `m`, whose shape is at `shape`, are exactly
+    /// `fields`, in order (cached per shape and field list).
+    #[inline]
+    fn keys_are(&self, m: Map<'_>, shape: usize, fields: &'static [&'static str]) -> bool {
+        let tag = (shape + 1, fields.as_ptr() as usize, fields.len());
+        let cell = &self.shapes[(shape ^ (shape >> 4)) & (SHAPE_CACHE - 1)];
+        let (s, f, n, equal) = cell.get();
+        if (s, f, n) == tag {
+            return equal;
+        }
+        let equal = m.len() == fields.len() && m.keys().zip(fields).all(|(k, f)| k == *f);
+        cell.set((tag.0, tag.1, tag.2, equal));
+        equal
+    }
+}
+
+#[cold]
+fn expansion_limit() -> Error {
+    Error::new(ErrorKind::ExpansionLimit)
 }
 
 impl de::Error for Error {
@@ -56,24 +116,30 @@ impl de::Error for Error {
 }
 
 impl<'de, 'b> Deserializer<'de, 'b> {
-    fn child(&self, value: Value<'de>) -> Result<Deserializer<'de, 'b>> {
-        let left = self.budget.get();
-        if left == 0 {
-            return Err(Error::new(ErrorKind::ExpansionLimit));
-        }
-        self.budget.set(left - 1);
-        Ok(Deserializer {
+    /// A deserializer for a child value (its budget was charged when its
+    /// container was entered).
+    #[inline(always)]
+    fn child(&self, value: Value<'de>) -> Deserializer<'de, 'b> {
+        Deserializer {
             value,
             depth: self.depth,
-            budget: self.budget,
-        })
+            ctx: self.ctx,
+        }
     }
 
-    fn enter(&self) -> Result<usize> {
+    /// Enters a container of `len` values: one level down, `len` values
+    /// taken from the budget; returns the deserializer template for its children.
+    #[inline(always)]
+    fn enter(&self, len: usize) -> Result<Deserializer<'de, 'b>> {
         if self.depth == 0 {
             return Err(Error::new(ErrorKind::DepthLimit));
         }
-        Ok(self.depth - 1)
+        self.ctx.charge(len)?;
+        Ok(Deserializer {
+            value: Value::Null,
+            depth: self.depth - 1,
+            ctx: self.ctx,
+        })
     }
 
     fn unexpected(&self) -> de::Unexpected<'_> {
@@ -90,6 +156,20 @@ impl<'de, 'b> Deserializer<'de, 'b> {
             _ => de::Unexpected::Other(self.value.type_name()),
         }
     }
+}
+
+/// `deserialize_*` methods that visit one variant of [`Value`] directly and
+/// defer everything else to `deserialize_any`.
+macro_rules! scalar_fast {
+    ($($($f:ident),+ => $pat:pat => $visit:ident($x:expr);)*) => {$($(
+        #[inline(always)]
+        fn $f<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+            match self.value {
+                $pat => visitor.$visit($x),
+                _ => self.deserialize_any(visitor),
+            }
+        }
+    )+)*};
 }
 
 impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
@@ -115,39 +195,55 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
             Value::Str(s) => visitor.visit_borrowed_str(s),
             Value::Bytes(b) => visitor.visit_borrowed_bytes(b),
             Value::Timestamp(t) => visitor.visit_string(t.to_rfc3339()),
-            Value::Ext(e) => visitor.visit_seq(
-                vec![Value::Int(e.type_id as i64), Value::Bytes(e.data)]
-                    .into_iter()
-                    .map(ScalarOrValue::Value)
-                    .collect::<Vec<_>>()
-                    .into_seq(self.enter()?, self.budget),
-            ),
-            Value::Vector(v) => visitor.visit_seq(VectorSeq { v, i: 0 }),
-            Value::Array(a) => {
-                let depth = self.enter()?;
-                visitor.visit_seq(ArraySeq {
-                    iter: a.iter(),
-                    i: 0,
-                    de: Deserializer {
-                        value: Value::Null,
-                        depth,
-                        budget: self.budget,
-                    },
+            Value::Ext(e) => {
+                let de = self.enter(2)?;
+                visitor.visit_seq(PairSeq {
+                    items: [Value::Int(e.type_id as i64), Value::Bytes(e.data)].into_iter(),
+                    de,
                 })
             }
+            Value::Vector(v) => visitor.visit_seq(VectorSeq { v, i: 0 }),
+            Value::Array(a) => {
+                let iter = a.iter();
+                let de = self.enter(iter.len())?;
+                visitor.visit_seq(ArraySeq { iter, i: 0, de })
+            }
             Value::Map(m) => {
-                let depth = self.enter()?;
+                let iter = m.iter();
+                let de = self.enter(iter.len())?;
                 visitor.visit_map(MapAcc {
-                    iter: m.iter(),
+                    iter,
                     pending: None,
-                    de: Deserializer {
-                        value: Value::Null,
-                        depth,
-                        budget: self.budget,
-                    },
+                    de,
                 })
             }
         }
+    }
+
+    /// Maps whose keys are exactly `fields`, in order (checked once per
+    /// shape), hand the visitor the names from `fields` instead of reading
+    /// each key from the shape; the visitor sees the same keys either way.
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        if let Value::Map(m) = self.value {
+            if let (Some(shape), values) = m.shape_and_values() {
+                if self.ctx.keys_are(m, shape, fields) {
+                    let de = self.enter(values.len())?;
+                    return visitor.visit_map(StructAcc {
+                        values,
+                        fields,
+                        next: 0,
+                        pending: false,
+                        de,
+                    });
+                }
+            }
+        }
+        self.deserialize_any(visitor)
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
@@ -189,14 +285,10 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
         match self.value {
             Value::Str(s) => visitor.visit_enum(s.into_deserializer()),
             Value::Map(m) if m.len() == 1 => {
-                let depth = self.enter()?;
+                let de = self.enter(1)?;
                 visitor.visit_enum(EnumAcc {
                     variant: m.key_at(0).unwrap_or(""),
-                    de: Deserializer {
-                        value: m.value_at(0).unwrap_or(Value::Null),
-                        depth,
-                        budget: self.budget,
-                    },
+                    de: de.child(m.value_at(0).unwrap_or(Value::Null)),
                 })
             }
             _ => Err(de::Error::invalid_type(
@@ -226,10 +318,44 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
         visitor.visit_unit()
     }
 
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 u8 u16 u32 u64 f32 f64 char str string
-        unit unit_struct seq tuple tuple_struct map struct identifier
+    // The common cases of the scalar requests, inlined into the struct and
+    // sequence visitors; anything else goes through `deserialize_any`
+    // (same visits either way).
+    scalar_fast! {
+        deserialize_str, deserialize_string => Value::Str(s) => visit_borrowed_str(s);
+        deserialize_bool => Value::Bool(b) => visit_bool(b);
+        deserialize_i8, deserialize_i16, deserialize_i32, deserialize_i64,
+        deserialize_u8, deserialize_u16, deserialize_u32, deserialize_u64 => Value::Int(i) => visit_i64(i);
+        deserialize_f32, deserialize_f64 => Value::Float(f) => visit_f64(f);
     }
+
+    serde::forward_to_deserialize_any! {
+        char unit unit_struct seq tuple tuple_struct map identifier
+    }
+}
+
+/// Prefixes the path of an error from element `i` of an array.
+#[cold]
+#[inline(never)]
+fn index_path(e: Error, i: usize) -> Error {
+    e.prefix_path(&format!("[{i}]"))
+}
+
+/// Prefixes the path of an error from the value of key `k`.
+#[cold]
+#[inline(never)]
+fn key_path(e: Error, k: &str) -> Error {
+    let simple = !k.is_empty() && k.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_');
+    if simple {
+        e.prefix_path(&format!(".{k}"))
+    } else {
+        e.prefix_path(&format!("[{k:?}]"))
+    }
+}
+
+#[cold]
+fn value_before_key() -> Error {
+    Error::custom("map value requested before its key")
 }
 
 struct ArraySeq<'de, 'b> {
@@ -240,15 +366,17 @@ struct ArraySeq<'de, 'b> {
 
 impl<'de> de::SeqAccess<'de> for ArraySeq<'de, '_> {
     type Error = Error;
+    #[inline]
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
         let Some(v) = self.iter.next() else {
             return Ok(None);
         };
         let i = self.i;
         self.i += 1;
-        seed.deserialize(self.de.child(v)?)
-            .map(Some)
-            .map_err(|e| e.prefix_path(&format!("[{i}]")))
+        match seed.deserialize(self.de.child(v)) {
+            Ok(x) => Ok(Some(x)),
+            Err(e) => Err(index_path(e, i)),
+        }
     }
     fn size_hint(&self) -> Option<usize> {
         Some(self.iter.len())
@@ -278,6 +406,7 @@ impl<'de> de::SeqAccess<'de> for VectorSeq<'de> {
     }
 }
 
+/// The entries of any map, keys read from its shape.
 struct MapAcc<'de, 'b> {
     iter: MapIter<'de>,
     pending: Option<(&'de str, Value<'de>)>,
@@ -286,6 +415,7 @@ struct MapAcc<'de, 'b> {
 
 impl<'de> de::MapAccess<'de> for MapAcc<'de, '_> {
     type Error = Error;
+    #[inline]
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
         let Some((k, v)) = self.iter.next() else {
             return Ok(None);
@@ -293,22 +423,58 @@ impl<'de> de::MapAccess<'de> for MapAcc<'de, '_> {
         self.pending = Some((k, v));
         seed.deserialize(KeyDe(k)).map(Some)
     }
+    #[inline]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        let (k, v) = self
-            .pending
-            .take()
-            .ok_or_else(|| Error::custom("map value requested before its key"))?;
-        seed.deserialize(self.de.child(v)?).map_err(|e| {
-            let simple = !k.is_empty() && k.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_');
-            if simple {
-                e.prefix_path(&format!(".{k}"))
-            } else {
-                e.prefix_path(&format!("[{k:?}]"))
-            }
-        })
+        let Some((k, v)) = self.pending.take() else {
+            return Err(value_before_key());
+        };
+        seed.deserialize(self.de.child(v))
+            .map_err(|e| key_path(e, k))
     }
     fn size_hint(&self) -> Option<usize> {
         Some(self.iter.len())
+    }
+}
+
+/// The entries of a map whose keys are known to be `fields` in order: the
+/// keys come from `fields`, only the values are read.
+struct StructAcc<'de, 'b> {
+    values: MapValues<'de>,
+    fields: &'static [&'static str],
+    /// Index of the next key.
+    next: usize,
+    /// Whether the value of key `next - 1` is still to be read.
+    pending: bool,
+    de: Deserializer<'de, 'b>,
+}
+
+impl<'de> de::MapAccess<'de> for StructAcc<'de, '_> {
+    type Error = Error;
+    #[inline]
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        if self.pending {
+            // The previous value was skipped: keep the values in step.
+            self.values.next();
+        }
+        let Some(&k) = self.fields.get(self.next) else {
+            self.pending = false;
+            return Ok(None);
+        };
+        self.next += 1;
+        self.pending = true;
+        seed.deserialize(KeyDe(k)).map(Some)
+    }
+    #[inline]
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+        if !std::mem::take(&mut self.pending) {
+            return Err(value_before_key());
+        }
+        let v = self.values.next().unwrap_or(Value::Null);
+        seed.deserialize(self.de.child(v))
+            .map_err(|e| key_path(e, self.fields[self.next - 1]))
+    }
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.fields.len() - self.next)
     }
 }
 
@@ -328,6 +494,7 @@ macro_rules! key_parse {
 
 impl<'de> de::Deserializer<'de> for KeyDe<'de> {
     type Error = Error;
+    #[inline]
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         visitor.visit_borrowed_str(self.0)
     }
@@ -390,50 +557,25 @@ impl<'de> de::VariantAccess<'de> for Deserializer<'de, '_> {
     }
     fn struct_variant<V: Visitor<'de>>(
         self,
-        _f: &'static [&'static str],
+        fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
-        de::Deserializer::deserialize_map(self, visitor)
+        de::Deserializer::deserialize_struct(self, "", fields, visitor)
     }
 }
 
-/// Small helper to present a list of values as a sequence.
-enum ScalarOrValue<'de> {
-    Value(Value<'de>),
+/// The two values of an extension (type id, bytes) as a sequence.
+struct PairSeq<'de, 'b> {
+    items: std::array::IntoIter<Value<'de>, 2>,
+    de: Deserializer<'de, 'b>,
 }
 
-trait IntoSeq<'de, 'b> {
-    fn into_seq(self, depth: usize, budget: &'b Cell<u64>) -> ListSeq<'de, 'b>;
-}
-
-impl<'de, 'b> IntoSeq<'de, 'b> for Vec<ScalarOrValue<'de>> {
-    fn into_seq(self, depth: usize, budget: &'b Cell<u64>) -> ListSeq<'de, 'b> {
-        ListSeq {
-            items: self.into_iter(),
-            depth,
-            budget,
-        }
-    }
-}
-
-struct ListSeq<'de, 'b> {
-    items: std::vec::IntoIter<ScalarOrValue<'de>>,
-    depth: usize,
-    budget: &'b Cell<u64>,
-}
-
-impl<'de> de::SeqAccess<'de> for ListSeq<'de, '_> {
+impl<'de> de::SeqAccess<'de> for PairSeq<'de, '_> {
     type Error = Error;
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
         match self.items.next() {
             None => Ok(None),
-            Some(ScalarOrValue::Value(v)) => seed
-                .deserialize(Deserializer {
-                    value: v,
-                    depth: self.depth,
-                    budget: self.budget,
-                })
-                .map(Some),
+            Some(v) => seed.deserialize(self.de.child(v)).map(Some),
         }
     }
 }

@@ -70,6 +70,22 @@ struct KeyCacheEntry {
     generation: u64,
 }
 
+/// A key written to a document, for writing it again in the same document
+/// with [`Encoder::key_id`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeyId {
+    pos: usize,
+    generation: u64,
+}
+
+/// One step of the running hash of a map's keys (their record positions).
+#[inline]
+fn shape_step(h: u64, pos: usize) -> u64 {
+    (h ^ pos as u64)
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        .rotate_left(26)
+}
+
 /// A shape written to the document: its keys and position.
 #[derive(Debug)]
 struct ShapeEntry {
@@ -460,11 +476,39 @@ impl Encoder {
             self.key_record(k.as_bytes())
         };
         if let Some(f) = self.frames.last_mut() {
-            f.shape_hash = (f.shape_hash ^ pos as u64)
-                .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-                .rotate_left(26);
+            f.shape_hash = shape_step(f.shape_hash, pos);
         }
         self.keys.push(pos);
+        Ok(())
+    }
+
+    /// Writes the next key of the open map, like [`Encoder::key`], and
+    /// returns a [`KeyId`] for writing the same key again in this document
+    /// with [`Encoder::key_id`] (without looking its string up).
+    pub fn key_with_id(&mut self, k: &str) -> Result<KeyId> {
+        self.key(k)?;
+        let pos = self.keys.last().copied().unwrap_or(EMPTY_KEY);
+        Ok(KeyId {
+            pos,
+            generation: self.generation,
+        })
+    }
+
+    /// Writes the next key of the open map: a key of this document, by the
+    /// [`KeyId`] that [`Encoder::key_with_id`] returned.
+    #[inline]
+    pub fn key_id(&mut self, id: KeyId) -> Result<()> {
+        if id.generation != self.generation {
+            return Err(state("key from another document"));
+        }
+        match self.frames.last_mut() {
+            Some(f) if f.kind == FrameKind::Map && f.expect_key => {
+                f.expect_key = false;
+                f.shape_hash = shape_step(f.shape_hash, id.pos);
+            }
+            _ => return Err(state("a key outside a map, or two keys in a row")),
+        }
+        self.keys.push(id.pos);
         Ok(())
     }
 
@@ -727,11 +771,9 @@ impl Encoder {
         }
         let mut hash = hash;
         if self.dedup_keys(kstart, vstart) {
-            hash = self.keys[kstart..].iter().fold(0u64, |h, &k| {
-                (h ^ k as u64)
-                    .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-                    .rotate_left(26)
-            });
+            hash = self.keys[kstart..]
+                .iter()
+                .fold(0u64, |h, &k| shape_step(h, k));
             if let Some(e) = self.shapes.find(hash, |e| *e.keys == self.keys[kstart..]) {
                 return e.pos;
             }

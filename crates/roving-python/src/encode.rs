@@ -12,7 +12,7 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyDate, PyDateTime, PyDelta, PyDict, PyString, PyType};
 
-use roving::{ElemType, Encoder, Mark, Timestamp};
+use roving::{ElemType, Encoder, KeyId, Mark, Timestamp};
 
 use crate::decode::IdMap;
 use crate::errors::encode_error;
@@ -166,6 +166,12 @@ struct State<'py, 'd> {
     memo: IdMap<usize, Memo>,
     /// Strong references to memoized objects, so their addresses stay unique.
     keep: Vec<Bound<'py, PyAny>>,
+    /// Keys written so far, by the address of their (exact) `str` object:
+    /// the same key object recurs across dicts (`json.loads` memoizes
+    /// keys, literals are shared), and a hit needs no UTF-8 or hashing.
+    /// Each object is held in `key_refs`, so its address stays its own.
+    keys: IdMap<usize, KeyId>,
+    key_refs: Vec<Bound<'py, PyAny>>,
     depth: usize,
     stack_limit: usize,
 }
@@ -222,6 +228,8 @@ fn with_encoder<'py, T>(
         default: None,
         memo: IdMap::default(),
         keep: Vec::new(),
+        keys: IdMap::default(),
+        key_refs: Vec::new(),
         depth: 0,
         stack_limit: crate::stack::limit(),
     };
@@ -250,6 +258,9 @@ fn type_name(o: *mut ffi::PyObject) -> String {
             .into_owned()
     }
 }
+
+/// Most distinct key objects remembered per document.
+const KEY_CACHE_MAX: usize = 1 << 12;
 
 /// Raw pointer to a static type object.
 macro_rules! tp {
@@ -349,7 +360,7 @@ impl<'py> State<'py, '_> {
         Ok(())
     }
 
-    #[inline]
+    #[inline(always)]
     unsafe fn str(&mut self, o: *mut ffi::PyObject) -> R {
         // SAFETY: `o` is a live str (or subclass).
         let s = unsafe { str_bytes(o) }.ok_or_else(|| self.str_error())?;
@@ -394,16 +405,23 @@ impl<'py> State<'py, '_> {
         // with its key, while it is encoded.
         unsafe {
             while ffi::PyDict_Next(o, &mut pos, &mut k, &mut v) != 0 {
-                let kb = if ffi::PyUnicode_Check(k) != 0 {
-                    str_bytes(k)
+                if ffi::Py_TYPE(k) == tp!(PyUnicode_Type) {
+                    match self.keys.get(&(k as usize)) {
+                        Some(&id) => self.enc.key_id(id)?,
+                        None => self.new_key(k)?,
+                    }
                 } else {
-                    None
-                };
-                let kb = match kb {
-                    Some(b) => b,
-                    None => return Err(self.key_error(k)),
-                };
-                self.enc.key(std::str::from_utf8_unchecked(kb))?;
+                    let kb = if ffi::PyUnicode_Check(k) != 0 {
+                        str_bytes(k)
+                    } else {
+                        None
+                    };
+                    let kb = match kb {
+                        Some(b) => b,
+                        None => return Err(self.key_error(k)),
+                    };
+                    self.enc.key(std::str::from_utf8_unchecked(kb))?;
+                }
                 let t = ffi::Py_TYPE(v);
                 let r = if t == tp!(PyUnicode_Type) {
                     self.str(v)
@@ -434,6 +452,34 @@ impl<'py> State<'py, '_> {
             }
         }
         Ok(self.enc.end_map()?)
+    }
+
+    /// Writes a key (an exact `str`) not in the key cache, and remembers it
+    /// if it may recur (another reference than its dict's exists).
+    ///
+    /// # Safety
+    /// `k` must be a live `str`.
+    #[inline(never)]
+    unsafe fn new_key(&mut self, k: *mut ffi::PyObject) -> R {
+        // SAFETY: `k` is a live str (caller's contract).
+        let kb = match unsafe { str_bytes(k) } {
+            Some(b) => b,
+            // SAFETY: as above.
+            None => return Err(unsafe { self.key_error(k) }),
+        };
+        // SAFETY: str_bytes returns CPython's UTF-8 form of the str.
+        let id = self
+            .enc
+            .key_with_id(unsafe { std::str::from_utf8_unchecked(kb) })?;
+        // SAFETY: as above.
+        if unsafe { ffi::Py_REFCNT(k) } > 1 && self.keys.len() < KEY_CACHE_MAX {
+            self.keys.insert(k as usize, id);
+            // SAFETY: `k` is live; the strong reference keeps its address
+            // from being reused by another object during this call.
+            self.key_refs
+                .push(unsafe { Bound::from_borrowed_ptr(self.py, k) });
+        }
+        Ok(())
     }
 
     /// The error for a key that is not a str (or has no UTF-8 form).
@@ -852,8 +898,10 @@ unsafe fn str_bytes<'a>(o: *mut ffi::PyObject) -> Option<&'a [u8]> {
     // SAFETY: `o` is a live str (caller's contract).
     unsafe {
         if ffi::PyUnicode_IS_COMPACT_ASCII(o) != 0 {
+            // A compact ASCII string's characters (one byte each, which is
+            // their UTF-8) follow its header (CPython's _PyUnicode_COMPACT_DATA).
             let n = ffi::PyUnicode_GET_LENGTH(o) as usize;
-            let p = ffi::PyUnicode_DATA(o) as *const u8;
+            let p = o.cast::<ffi::PyASCIIObject>().add(1).cast::<u8>();
             return Some(std::slice::from_raw_parts(p, n));
         }
         let mut n: ffi::Py_ssize_t = 0;

@@ -172,6 +172,10 @@ struct State<'py, 'd> {
     /// Each object is held in `key_refs`, so its address stays its own.
     keys: IdMap<usize, KeyId>,
     key_refs: Vec<Bound<'py, PyAny>>,
+    /// By depth, the cached keys (address, id) of the last dict written
+    /// there: the dicts of one level (records) usually have the same keys
+    /// in the same order, so a key is mostly found by one comparison.
+    seqs: Vec<Vec<(usize, KeyId)>>,
     depth: usize,
     stack_limit: usize,
 }
@@ -230,6 +234,7 @@ fn with_encoder<'py, T>(
         keep: Vec::new(),
         keys: IdMap::default(),
         key_refs: Vec::new(),
+        seqs: Vec::new(),
         depth: 0,
         stack_limit: crate::stack::limit(),
     };
@@ -261,6 +266,8 @@ fn type_name(o: *mut ffi::PyObject) -> String {
 
 /// Most distinct key objects remembered per document.
 const KEY_CACHE_MAX: usize = 1 << 12;
+/// Depths that remember the key sequence of their last dict.
+const SEQ_DEPTHS: usize = 32;
 
 /// Raw pointer to a static type object.
 macro_rules! tp {
@@ -399,18 +406,44 @@ impl<'py> State<'py, '_> {
         let mut pos: ffi::Py_ssize_t = 0;
         let mut k: *mut ffi::PyObject = std::ptr::null_mut();
         let mut v: *mut ffi::PyObject = std::ptr::null_mut();
+        // The keys expected at each position (from the last dict at this
+        // depth), and whether this dict's keys are still being recorded.
+        let mut seq = self
+            .seqs
+            .get_mut(self.depth)
+            .map(std::mem::take)
+            .unwrap_or_default();
+        let mut learn = true;
+        let mut i = 0usize;
         // SAFETY: `o` is a live dict; PyDict_Next gives borrowed references.
         // Scalars are written without running Python code (nothing can
         // mutate the dict meanwhile); any other value is held strongly,
-        // with its key, while it is encoded.
+        // with its key, while it is encoded. The addresses in `seq` are
+        // of key objects the key cache holds, so equal addresses are the
+        // same key.
         unsafe {
             while ffi::PyDict_Next(o, &mut pos, &mut k, &mut v) != 0 {
                 if ffi::Py_TYPE(k) == tp!(PyUnicode_Type) {
-                    match self.keys.get(&(k as usize)) {
-                        Some(&id) => self.enc.key_id(id)?,
-                        None => self.new_key(k)?,
+                    match seq.get(i) {
+                        Some(&(a, id)) if a == k as usize => self.enc.key_id(id)?,
+                        _ => {
+                            let id = match self.keys.get(&(k as usize)) {
+                                Some(&id) => {
+                                    self.enc.key_id(id)?;
+                                    Some(id)
+                                }
+                                None => self.new_key(k)?,
+                            };
+                            seq.truncate(i);
+                            match id {
+                                Some(id) if learn => seq.push((k as usize, id)),
+                                _ => learn = false,
+                            }
+                        }
                     }
                 } else {
+                    seq.truncate(i);
+                    learn = false;
                     let kb = if ffi::PyUnicode_Check(k) != 0 {
                         str_bytes(k)
                     } else {
@@ -422,6 +455,7 @@ impl<'py> State<'py, '_> {
                     };
                     self.enc.key(std::str::from_utf8_unchecked(kb))?;
                 }
+                i += 1;
                 let t = ffi::Py_TYPE(v);
                 let r = if t == tp!(PyUnicode_Type) {
                     self.str(v)
@@ -451,16 +485,24 @@ impl<'py> State<'py, '_> {
                 }
             }
         }
+        let d = self.depth;
+        if d < SEQ_DEPTHS {
+            if self.seqs.len() <= d {
+                self.seqs.resize_with(d + 1, Vec::new);
+            }
+            self.seqs[d] = seq;
+        }
         Ok(self.enc.end_map()?)
     }
 
     /// Writes a key (an exact `str`) not in the key cache, and remembers it
-    /// if it may recur (another reference than its dict's exists).
+    /// if it may recur (another reference than its dict's exists): then
+    /// returns its id.
     ///
     /// # Safety
     /// `k` must be a live `str`.
     #[inline(never)]
-    unsafe fn new_key(&mut self, k: *mut ffi::PyObject) -> R {
+    unsafe fn new_key(&mut self, k: *mut ffi::PyObject) -> Result<Option<KeyId>, Box<Fail>> {
         // SAFETY: `k` is a live str (caller's contract).
         let kb = match unsafe { str_bytes(k) } {
             Some(b) => b,
@@ -478,8 +520,9 @@ impl<'py> State<'py, '_> {
             // from being reused by another object during this call.
             self.key_refs
                 .push(unsafe { Bound::from_borrowed_ptr(self.py, k) });
+            return Ok(Some(id));
         }
-        Ok(())
+        Ok(None)
     }
 
     /// The error for a key that is not a str (or has no UTF-8 form).

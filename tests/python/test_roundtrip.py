@@ -272,6 +272,35 @@ def test_nested_dumps_in_default_hook() -> None:
     same(roving.loads(inner), {"a": 1})
 
 
+def test_key_objects_shared_across_dicts() -> None:
+    # The same key objects recur across dicts (as after json.loads), in
+    # changing orders and lengths, mixed with fresh keys; each hook call
+    # makes new key objects (shared by two containers) that are freed once
+    # encoded, so their addresses get reused by the next call's keys.
+    keys = [f"k{i}" for i in range(40)]
+    rows: list[Any] = []
+    for r in range(60):
+        ks = keys[r % 7 :] + keys[: r % 7] if r % 3 else keys[::-1]
+        d: dict[Any, Any] = {k: r for k in ks[: 1 + r % 40]}
+        d[f"fresh{r}"] = {"x": r, keys[r % 40]: [r], "": r}
+        rows.append(d)
+    calls = []
+
+    def default(o: Any) -> Any:
+        n = len(calls)
+        calls.append(n)
+        ks = ["".join(["t", str(n), "_", str(i)]) for i in range(4)]
+        return [ks, {k: n for k in ks}]
+
+    rows.append([{"a": object()} for _ in range(20)])
+    out = roving.loads(roving.dumps(rows, default=default))
+    hooked = [{"a": [[f"t{n}_{i}" for i in range(4)], {f"t{n}_{i}": n for i in range(4)}]} for n in range(20)]
+    expect = rows[:-1] + [hooked]
+    same(out, expect)
+    assert [list(d) for d in out[:-1]] == [list(d) for d in rows[:-1]]
+    assert [list(d["a"][1]) for d in out[-1]] == [list(d["a"][1]) for d in hooked]
+
+
 def test_loads_accepts_buffers(people_bytes: bytes) -> None:
     a = roving.loads(people_bytes)
     same(roving.loads(bytearray(people_bytes)), a)

@@ -12,7 +12,7 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyDate, PyDateTime, PyDelta, PyDict, PyString, PyType};
 
-use roving::{ElemType, Encoder, Mark, Timestamp};
+use roving::{ElemType, Encoder, KeyId, Mark, Timestamp};
 
 use crate::decode::IdMap;
 use crate::errors::encode_error;
@@ -166,6 +166,16 @@ struct State<'py, 'd> {
     memo: IdMap<usize, Memo>,
     /// Strong references to memoized objects, so their addresses stay unique.
     keep: Vec<Bound<'py, PyAny>>,
+    /// Keys written so far, by the address of their (exact) `str` object:
+    /// the same key object recurs across dicts (`json.loads` memoizes
+    /// keys, literals are shared), and a hit needs no UTF-8 or hashing.
+    /// Each object is held in `key_refs`, so its address stays its own.
+    keys: IdMap<usize, KeyId>,
+    key_refs: Vec<Bound<'py, PyAny>>,
+    /// By depth, the cached keys (address, id) of the last dict written
+    /// there: the dicts of one level (records) usually have the same keys
+    /// in the same order, so a key is mostly found by one comparison.
+    seqs: Vec<Vec<(usize, KeyId)>>,
     depth: usize,
     stack_limit: usize,
 }
@@ -222,6 +232,9 @@ fn with_encoder<'py, T>(
         default: None,
         memo: IdMap::default(),
         keep: Vec::new(),
+        keys: IdMap::default(),
+        key_refs: Vec::new(),
+        seqs: Vec::new(),
         depth: 0,
         stack_limit: crate::stack::limit(),
     };
@@ -250,6 +263,11 @@ fn type_name(o: *mut ffi::PyObject) -> String {
             .into_owned()
     }
 }
+
+/// Most distinct key objects remembered per document.
+const KEY_CACHE_MAX: usize = 1 << 12;
+/// Depths that remember the key sequence of their last dict.
+const SEQ_DEPTHS: usize = 32;
 
 /// Raw pointer to a static type object.
 macro_rules! tp {
@@ -349,7 +367,7 @@ impl<'py> State<'py, '_> {
         Ok(())
     }
 
-    #[inline]
+    #[inline(always)]
     unsafe fn str(&mut self, o: *mut ffi::PyObject) -> R {
         // SAFETY: `o` is a live str (or subclass).
         let s = unsafe { str_bytes(o) }.ok_or_else(|| self.str_error())?;
@@ -388,22 +406,56 @@ impl<'py> State<'py, '_> {
         let mut pos: ffi::Py_ssize_t = 0;
         let mut k: *mut ffi::PyObject = std::ptr::null_mut();
         let mut v: *mut ffi::PyObject = std::ptr::null_mut();
+        // The keys expected at each position (from the last dict at this
+        // depth), and whether this dict's keys are still being recorded.
+        let mut seq = self
+            .seqs
+            .get_mut(self.depth)
+            .map(std::mem::take)
+            .unwrap_or_default();
+        let mut learn = true;
+        let mut i = 0usize;
         // SAFETY: `o` is a live dict; PyDict_Next gives borrowed references.
         // Scalars are written without running Python code (nothing can
         // mutate the dict meanwhile); any other value is held strongly,
-        // with its key, while it is encoded.
+        // with its key, while it is encoded. The addresses in `seq` are
+        // of key objects the key cache holds, so equal addresses are the
+        // same key.
         unsafe {
             while ffi::PyDict_Next(o, &mut pos, &mut k, &mut v) != 0 {
-                let kb = if ffi::PyUnicode_Check(k) != 0 {
-                    str_bytes(k)
+                if ffi::Py_TYPE(k) == tp!(PyUnicode_Type) {
+                    match seq.get(i) {
+                        Some(&(a, id)) if a == k as usize => self.enc.key_id(id)?,
+                        _ => {
+                            let id = match self.keys.get(&(k as usize)) {
+                                Some(&id) => {
+                                    self.enc.key_id(id)?;
+                                    Some(id)
+                                }
+                                None => self.new_key(k)?,
+                            };
+                            seq.truncate(i);
+                            match id {
+                                Some(id) if learn => seq.push((k as usize, id)),
+                                _ => learn = false,
+                            }
+                        }
+                    }
                 } else {
-                    None
-                };
-                let kb = match kb {
-                    Some(b) => b,
-                    None => return Err(self.key_error(k)),
-                };
-                self.enc.key(std::str::from_utf8_unchecked(kb))?;
+                    seq.truncate(i);
+                    learn = false;
+                    let kb = if ffi::PyUnicode_Check(k) != 0 {
+                        str_bytes(k)
+                    } else {
+                        None
+                    };
+                    let kb = match kb {
+                        Some(b) => b,
+                        None => return Err(self.key_error(k)),
+                    };
+                    self.enc.key(std::str::from_utf8_unchecked(kb))?;
+                }
+                i += 1;
                 let t = ffi::Py_TYPE(v);
                 let r = if t == tp!(PyUnicode_Type) {
                     self.str(v)
@@ -433,7 +485,44 @@ impl<'py> State<'py, '_> {
                 }
             }
         }
+        let d = self.depth;
+        if d < SEQ_DEPTHS {
+            if self.seqs.len() <= d {
+                self.seqs.resize_with(d + 1, Vec::new);
+            }
+            self.seqs[d] = seq;
+        }
         Ok(self.enc.end_map()?)
+    }
+
+    /// Writes a key (an exact `str`) not in the key cache, and remembers it
+    /// if it may recur (another reference than its dict's exists): then
+    /// returns its id.
+    ///
+    /// # Safety
+    /// `k` must be a live `str`.
+    #[inline(never)]
+    unsafe fn new_key(&mut self, k: *mut ffi::PyObject) -> Result<Option<KeyId>, Box<Fail>> {
+        // SAFETY: `k` is a live str (caller's contract).
+        let kb = match unsafe { str_bytes(k) } {
+            Some(b) => b,
+            // SAFETY: as above.
+            None => return Err(unsafe { self.key_error(k) }),
+        };
+        // SAFETY: str_bytes returns CPython's UTF-8 form of the str.
+        let id = self
+            .enc
+            .key_with_id(unsafe { std::str::from_utf8_unchecked(kb) })?;
+        // SAFETY: as above.
+        if unsafe { ffi::Py_REFCNT(k) } > 1 && self.keys.len() < KEY_CACHE_MAX {
+            self.keys.insert(k as usize, id);
+            // SAFETY: `k` is live; the strong reference keeps its address
+            // from being reused by another object during this call.
+            self.key_refs
+                .push(unsafe { Bound::from_borrowed_ptr(self.py, k) });
+            return Ok(Some(id));
+        }
+        Ok(None)
     }
 
     /// The error for a key that is not a str (or has no UTF-8 form).
@@ -852,8 +941,10 @@ unsafe fn str_bytes<'a>(o: *mut ffi::PyObject) -> Option<&'a [u8]> {
     // SAFETY: `o` is a live str (caller's contract).
     unsafe {
         if ffi::PyUnicode_IS_COMPACT_ASCII(o) != 0 {
+            // A compact ASCII string's characters (one byte each, which is
+            // their UTF-8) follow its header (CPython's _PyUnicode_COMPACT_DATA).
             let n = ffi::PyUnicode_GET_LENGTH(o) as usize;
-            let p = ffi::PyUnicode_DATA(o) as *const u8;
+            let p = o.cast::<ffi::PyASCIIObject>().add(1).cast::<u8>();
             return Some(std::slice::from_raw_parts(p, n));
         }
         let mut n: ffi::Py_ssize_t = 0;

@@ -28,7 +28,7 @@ pub mod serde;
 pub mod timestamp;
 pub mod validate;
 
-pub use encode::{Encoder, Mark};
+pub use encode::{Encoder, KeyId, Mark};
 pub use error::{Error, ErrorKind, Result};
 pub use format::ElemType;
 pub use read::{Array, Document, KeyHandle, Map, Value, Vector};

@@ -269,6 +269,91 @@ fn encoder_reuse_gives_identical_documents() {
     assert_eq!(Document::open(&last).unwrap().root().as_i64(), Some(5));
 }
 
+#[test]
+fn key_ids_write_the_same_bytes_as_keys() {
+    fn doc(e: &mut Encoder, by_id: bool) -> Vec<u8> {
+        e.begin_array().unwrap();
+        let mut ids = Vec::new();
+        for i in 0..3 {
+            e.begin_map().unwrap();
+            for (j, k) in ["name", "", "age"].into_iter().enumerate() {
+                if by_id && i > 0 {
+                    e.key_id(ids[j]).unwrap();
+                } else {
+                    ids.push(e.key_with_id(k).unwrap());
+                }
+                e.i64(i).unwrap();
+            }
+            e.end_map().unwrap();
+        }
+        e.end_array().unwrap();
+        e.finish_with(|b| b.to_vec()).unwrap()
+    }
+    let mut e = Encoder::new();
+    let plain = doc(&mut e, false);
+    let by_id = doc(&mut e, true);
+    assert_eq!(plain, by_id);
+    assert!(Document::open(&by_id).is_ok());
+    // An id belongs to one document; a key needs an open map.
+    e.begin_map().unwrap();
+    let id = e.key_with_id("k").unwrap();
+    assert!(e.key_id(id).is_err());
+    e.i64(1).unwrap();
+    e.key_id(id).unwrap();
+    e.i64(2).unwrap();
+    e.end_map().unwrap();
+    let d = e.finish_with(|b| b.to_vec()).unwrap();
+    assert_eq!(
+        Document::open(&d)
+            .unwrap()
+            .root()
+            .get("k")
+            .and_then(|v| v.as_i64()),
+        Some(2)
+    );
+    e.begin_map().unwrap();
+    assert!(e.key_id(id).is_err());
+}
+
+#[test]
+fn key_ids_agree_with_keys_when_the_predicted_shape_is_left() {
+    // Sibling maps whose keys follow, cut short, reorder and extend the
+    // shape of the map before them: `key_id` must give `key`'s bytes.
+    let maps: [&[&str]; 6] = [
+        &["name", "", "age"],
+        &["name", "age"],
+        &["age", "name", ""],
+        &["name", "", "age", "x"],
+        &["name", "", "age"],
+        &["x"],
+    ];
+    fn doc(e: &mut Encoder, maps: &[&[&str]], by_id: bool) -> Vec<u8> {
+        let mut ids: Vec<(&str, roving::KeyId)> = Vec::new();
+        e.begin_array().unwrap();
+        for (i, keys) in maps.iter().enumerate() {
+            e.begin_map().unwrap();
+            for k in keys.iter() {
+                match ids.iter().find(|(n, _)| n == k) {
+                    Some(&(_, id)) if by_id => e.key_id(id).unwrap(),
+                    _ => ids.push((k, e.key_with_id(k).unwrap())),
+                }
+                e.i64(i as i64).unwrap();
+            }
+            e.end_map().unwrap();
+        }
+        e.end_array().unwrap();
+        e.finish_with(|b| b.to_vec()).unwrap()
+    }
+    let mut e = Encoder::new();
+    let plain = doc(&mut e, &maps, false);
+    let by_id = doc(&mut e, &maps, true);
+    assert_eq!(plain, by_id);
+    let d = Document::open(&by_id).unwrap();
+    let third = d.root().index(2).unwrap();
+    let keys: Vec<&str> = third.as_map().unwrap().keys().collect();
+    assert_eq!(keys, ["age", "name", ""]);
+}
+
 /// A document of `levels` nested arrays, each holding two references to the
 /// one below (2^levels leaves as a tree); `leaf` is the innermost value.
 fn doubly_shared(levels: usize, leaf: i64) -> Vec<u8> {

@@ -120,6 +120,14 @@ struct KeyCacheEntry {
     generation: u64,
 }
 
+/// A key written to a document, for writing it again in the same document
+/// with [`Encoder::key_id`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeyId {
+    pos: usize,
+    generation: u64,
+}
+
 /// A key of a shape: its string record and where its bytes are.
 #[derive(Clone, Copy, Debug)]
 struct KeyRef {
@@ -616,6 +624,57 @@ impl Encoder {
         f.guess = NO_GUESS;
         f.matched = 0;
         f.guess_len = 0;
+    }
+
+    /// Writes the next key of the open map, like [`Encoder::key`], and
+    /// returns a [`KeyId`] for writing the same key again in this document
+    /// with [`Encoder::key_id`] (without looking its string up).
+    pub fn key_with_id(&mut self, k: &str) -> Result<KeyId> {
+        self.key(k)?;
+        let pos = match self.frames.last() {
+            // Matched as the next key of the predicted shape.
+            Some(f) if f.matched > 0 && f.guess != NO_GUESS => self
+                .shape_keys
+                .get(f.guess_keys + f.matched as usize - 1)
+                .map_or(EMPTY_KEY, |kr| kr.record),
+            _ => self.keys.last().copied().unwrap_or(EMPTY_KEY),
+        };
+        Ok(KeyId {
+            pos,
+            generation: self.generation,
+        })
+    }
+
+    /// Writes the next key of the open map: a key of this document, by the
+    /// [`KeyId`] that [`Encoder::key_with_id`] returned.
+    #[inline]
+    pub fn key_id(&mut self, id: KeyId) -> Result<()> {
+        if id.generation != self.generation {
+            return Err(state("key from another document"));
+        }
+        let f = match self.frames.last_mut() {
+            Some(f) if f.kind == FrameKind::Map && f.expect_key => f,
+            _ => return Err(state("a key outside a map, or two keys in a row")),
+        };
+        f.expect_key = false;
+        // Fast path: the next key of the predicted shape, compared by record.
+        if f.matched < f.guess_len
+            && self
+                .shape_keys
+                .get(f.guess_keys + f.matched as usize)
+                .is_some_and(|kr| kr.record == id.pos)
+        {
+            f.matched += 1;
+            return Ok(());
+        }
+        if f.guess != NO_GUESS {
+            self.drop_guess();
+        }
+        if let Some(f) = self.frames.last_mut() {
+            f.shape_hash = shape_hash_step(f.shape_hash, id.pos);
+        }
+        self.keys.push(id.pos);
+        Ok(())
     }
 
     /// The string record of a key, through a small cache keyed by the key's

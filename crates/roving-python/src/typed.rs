@@ -879,6 +879,28 @@ impl<'py, 'a> TDec<'py, 'a> {
         self.d.py
     }
 
+    /// [`value`](Self::value) with the common scalar cases inline (the
+    /// body of the dataclass and sequence loops).
+    #[inline(always)]
+    fn field(&mut self, plan: &Plan, v: Value<'a>) -> TR<'py> {
+        let py = self.py();
+        match (plan, v) {
+            (Plan::Str, Value::Str(s)) => self.d.str(s.as_bytes()).map_err(decode_fail),
+            (Plan::Int, Value::Int(i)) => {
+                // SAFETY: returns a new reference or NULL with an exception set.
+                unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyLong_FromLongLong(i)) }
+                    .map_err(decode_fail)
+            }
+            (Plan::Float, Value::Float(f)) => Ok(pyo3::types::PyFloat::new(py, f).into_any()),
+            (Plan::Bytes, Value::Bytes(b)) => Ok(pyo3::types::PyBytes::new(py, b).into_any()),
+            (Plan::Union { nullable: true, .. }, Value::Null) => Ok(py.None().into_bound(py)),
+            (Plan::Union { members, .. }, Value::Str(s)) if matches!(members[..], [Plan::Str]) => {
+                self.d.str(s.as_bytes()).map_err(decode_fail)
+            }
+            _ => self.value(plan, v),
+        }
+    }
+
     fn value(&mut self, plan: &Plan, v: Value<'a>) -> TR<'py> {
         let py = self.py();
         match plan {
@@ -1090,7 +1112,7 @@ impl<'py, 'a> TDec<'py, 'a> {
                             Plan::Tuple(items) => &items[i],
                             _ => unreachable!("list and tuple plans only"),
                         };
-                        let o = s.value(p, item).map_err(|f| with_seg(f, Seg::Index(i)))?;
+                        let o = s.field(p, item).map_err(|f| with_seg(f, Seg::Index(i)))?;
                         let i = i as ffi::Py_ssize_t;
                         // SAFETY: i < n, each item is set once; the
                         // container steals the reference.
@@ -1228,7 +1250,7 @@ impl<'py, 'a> TDec<'py, 'a> {
             }
             let f = &fields[j as usize];
             let o = self
-                .value(&f.plan, v)
+                .field(&f.plan, v)
                 .map_err(|e| with_seg(e, Seg::Key(f.name_str.clone())))?;
             vals.slice()[j as usize] = Some(o);
         }

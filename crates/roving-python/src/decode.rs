@@ -104,6 +104,101 @@ struct ShapeKeys {
 /// say) rather than records: their keys are not interned.
 const INTERN_KEYS_MAX: usize = 64;
 
+/// Objects by record offset: an open-addressing table with linear probing
+/// of (offset + 1, index into `objs`) pairs, small enough to stay in cache
+/// (a lookup and an insert per container, so cheaper than a general map
+/// matters). Offsets beyond `u32` (documents over 4 GiB) go to `far`.
+#[derive(Default)]
+pub(crate) struct OffsetMemo {
+    /// (offset + 1, index in `objs`); 0 marks a free entry.
+    table: Vec<(u32, u32)>,
+    objs: Vec<*mut ffi::PyObject>,
+    far: IdMap<usize, *mut ffi::PyObject>,
+}
+
+impl OffsetMemo {
+    #[inline(always)]
+    fn slot(key: u32, mask: usize) -> usize {
+        ((key as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize & mask
+    }
+
+    #[inline(always)]
+    fn key(off: usize) -> Option<u32> {
+        u32::try_from(off).ok().and_then(|o| o.checked_add(1))
+    }
+
+    /// The object stored for `off`.
+    #[inline]
+    pub(crate) fn get(&self, off: usize) -> Option<*mut ffi::PyObject> {
+        let Some(key) = Self::key(off) else {
+            return self.far.get(&off).copied();
+        };
+        if self.table.is_empty() {
+            return None;
+        }
+        let mask = self.table.len() - 1;
+        let mut i = Self::slot(key, mask);
+        loop {
+            let (k, j) = self.table[i];
+            if k == key {
+                return self.objs.get(j as usize).copied();
+            }
+            if k == 0 {
+                return None;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Stores `p` for `off` (which is not stored yet).
+    #[inline]
+    pub(crate) fn insert(&mut self, off: usize, p: *mut ffi::PyObject) {
+        let (Some(key), Ok(j)) = (Self::key(off), u32::try_from(self.objs.len())) else {
+            self.far.insert(off, p);
+            return;
+        };
+        if (self.objs.len() + 1) * 2 > self.table.len() {
+            self.grow((self.objs.len() + 1) * 2);
+        }
+        let mask = self.table.len() - 1;
+        let mut i = Self::slot(key, mask);
+        while self.table[i].0 != 0 {
+            i = (i + 1) & mask;
+        }
+        self.table[i] = (key, j);
+        self.objs.push(p);
+    }
+
+    /// Makes room for `n` entries.
+    pub(crate) fn reserve(&mut self, n: usize) {
+        if n * 2 > self.table.len() {
+            self.grow(n * 2);
+        }
+        self.objs.reserve(n);
+    }
+
+    #[cold]
+    fn grow(&mut self, min: usize) {
+        let cap = min.max(16).next_power_of_two();
+        let old = std::mem::replace(&mut self.table, vec![(0, 0); cap]);
+        let mask = cap - 1;
+        for (k, j) in old {
+            if k != 0 {
+                let mut i = Self::slot(k, mask);
+                while self.table[i].0 != 0 {
+                    i = (i + 1) & mask;
+                }
+                self.table[i] = (k, j);
+            }
+        }
+    }
+
+    /// The stored objects.
+    pub(crate) fn values(&self) -> impl Iterator<Item = *mut ffi::PyObject> + '_ {
+        self.objs.iter().chain(self.far.values()).copied()
+    }
+}
+
 /// Per-call conversion state.
 pub(crate) struct Decoder<'py, 'a> {
     pub(crate) py: Python<'py>,
@@ -115,9 +210,12 @@ pub(crate) struct Decoder<'py, 'a> {
     last_shape: (usize, usize),
     /// Direct-mapped cache of short value strings: (data address, owned str).
     strs: Box<[(usize, *mut ffi::PyObject)]>,
+    /// Length of the document if `strs` is not empty, else 0 (strings
+    /// outside `base..base + cache_span` are not cached).
+    cache_span: usize,
     /// Containers already built, by record offset: owned references, or
     /// borrowed ones (see [`Decoder::borrow_memo`]).
-    memo: IdMap<usize, *mut ffi::PyObject>,
+    memo: OffsetMemo,
     owned_memo: bool,
     budget: u64,
     max_values: u64,
@@ -134,7 +232,7 @@ impl Drop for Decoder<'_, '_> {
             unsafe { ffi::Py_XDECREF(p) };
         }
         if self.owned_memo {
-            for &p in self.memo.values() {
+            for p in self.memo.values() {
                 // SAFETY: memo entries are owned references (owned_memo).
                 unsafe { ffi::Py_DECREF(p) };
             }
@@ -150,6 +248,7 @@ impl<'py, 'a> Decoder<'py, 'a> {
     /// A decoder for values of the document `buf`.
     pub(crate) fn new(py: Python<'py>, buf: &'a [u8]) -> Decoder<'py, 'a> {
         let limits = Limits::for_len(buf.len());
+        let cached = buf.len() >= STR_CACHE_MIN_DOC;
         Decoder {
             py,
             base: buf.as_ptr() as usize,
@@ -159,7 +258,8 @@ impl<'py, 'a> Decoder<'py, 'a> {
             last_shape: (usize::MAX, 0),
             // Small documents (a store record, say) rarely repeat a string:
             // no cache to allocate and release.
-            strs: if buf.len() < STR_CACHE_MIN_DOC {
+            cache_span: if cached { buf.len() } else { 0 },
+            strs: if !cached {
                 Box::default()
             } else {
                 vec![
@@ -168,7 +268,7 @@ impl<'py, 'a> Decoder<'py, 'a> {
                 ]
                 .into_boxed_slice()
             },
-            memo: IdMap::default(),
+            memo: OffsetMemo::default(),
             owned_memo: true,
             budget: limits.max_values,
             max_values: limits.max_values,
@@ -272,41 +372,59 @@ impl<'py, 'a> Decoder<'py, 'a> {
     /// Converts one value.
     #[inline]
     pub(crate) fn value(&mut self, v: Value<'a>) -> PyResult<Bound<'py, PyAny>> {
+        self.item(v)
+    }
+
+    /// Converts one value: the common scalars inline (this is the body of
+    /// the container loops), the rest out of line.
+    #[inline(always)]
+    fn item(&mut self, v: Value<'a>) -> PyResult<Bound<'py, PyAny>> {
         let py = self.py;
         // SAFETY: (all FFI calls below) the thread is attached (we hold
         // `py`); each constructor returns a new reference or NULL with an
         // exception set, which `from_owned_ptr_or_err` turns into an error.
         unsafe {
             let p = match v {
+                Value::Str(s) => return self.str(s.as_bytes()),
+                Value::Map(m) => return self.map(m),
+                Value::Array(a) => return self.array(a),
+                Value::Int(i) => ffi::PyLong_FromLongLong(i),
+                Value::Float(f) => ffi::PyFloat_FromDouble(f),
                 Value::Null => return Ok(py.None().into_bound(py)),
                 Value::Bool(b) => {
                     return Ok(pyo3::types::PyBool::new(py, b).to_owned().into_any());
                 }
-                Value::Int(i) => ffi::PyLong_FromLongLong(i),
-                Value::UInt(u) => ffi::PyLong_FromUnsignedLongLong(u),
-                Value::Float(f) => ffi::PyFloat_FromDouble(f),
-                Value::Str(s) => return self.str(s.as_bytes()),
-                Value::Array(a) => return self.array(a),
-                Value::Map(m) => return self.map(m),
-                Value::BigInt(b) => return bigint(py, b),
-                Value::Bytes(b) => return Ok(PyBytes::new(py, b).into_any()),
-                Value::Timestamp(t) => return timestamp(py, t),
-                Value::Vector(vec) => return self.vector(vec),
-                Value::Ext(e) => return ext(py, e.type_id, e.data),
+                _ => return self.other(v),
             };
             Bound::from_owned_ptr_or_err(py, p)
         }
     }
 
+    /// Converts the less common values.
+    #[inline(never)]
+    fn other(&mut self, v: Value<'a>) -> PyResult<Bound<'py, PyAny>> {
+        let py = self.py;
+        match v {
+            Value::UInt(u) => scalar(py, Value::UInt(u)),
+            Value::BigInt(b) => bigint(py, b),
+            Value::Bytes(b) => Ok(PyBytes::new(py, b).into_any()),
+            Value::Timestamp(t) => timestamp(py, t),
+            Value::Vector(vec) => self.vector(vec),
+            Value::Ext(e) => ext(py, e.type_id, e.data),
+            Value::Str(s) => self.str(s.as_bytes()),
+            Value::Map(m) => self.map(m),
+            Value::Array(a) => self.array(a),
+            Value::Null | Value::Bool(_) | Value::Int(_) | Value::Float(_) => scalar(py, v),
+        }
+    }
+
     /// A Python `str` for string bytes borrowed from the document.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn str(&mut self, b: &[u8]) -> PyResult<Bound<'py, PyAny>> {
         let addr = b.as_ptr() as usize;
-        if b.is_empty()
-            || b.len() > STR_CACHE_MAX_LEN
-            || addr < self.base
-            || addr >= self.end
-            || self.strs.is_empty()
+        // (An empty cache has a span of 0: no string passes.)
+        if b.len().wrapping_sub(1) >= STR_CACHE_MAX_LEN
+            || addr.wrapping_sub(self.base) >= self.cache_span
         {
             return pytypes::make_str(self.py, b);
         }
@@ -317,11 +435,17 @@ impl<'py, 'a> Decoder<'py, 'a> {
             // SAFETY: `p` is an owned reference held by the cache.
             return Ok(unsafe { Bound::from_borrowed_ptr(self.py, p) });
         }
+        self.str_miss(b, h)
+    }
+
+    /// A new str for `b`, kept in cache entry `h`.
+    #[inline(never)]
+    fn str_miss(&mut self, b: &[u8], h: usize) -> PyResult<Bound<'py, PyAny>> {
         let s = pytypes::make_str(self.py, b)?;
         // SAFETY: the cache takes a new reference; the previous entry's is released.
         unsafe {
-            ffi::Py_XDECREF(p);
-            self.strs[h] = (addr, s.clone().into_ptr());
+            ffi::Py_XDECREF(self.strs[h].1);
+            self.strs[h] = (b.as_ptr() as usize, s.clone().into_ptr());
         }
         Ok(s)
     }
@@ -330,7 +454,12 @@ impl<'py, 'a> Decoder<'py, 'a> {
     /// index of the first in `key_store`.
     #[inline]
     pub(crate) fn keys_start(&mut self, m: &Map<'a>) -> PyResult<usize> {
-        let shape = m.shape_offset().unwrap_or(usize::MAX);
+        self.keys_start_at(m.shape_offset().unwrap_or(usize::MAX), m)
+    }
+
+    /// [`keys_start`](Self::keys_start) for a map whose shape offset is known.
+    #[inline]
+    fn keys_start_at(&mut self, shape: usize, m: &Map<'a>) -> PyResult<usize> {
         if self.last_shape.0 == shape {
             return Ok(self.last_shape.1);
         }
@@ -370,17 +499,19 @@ impl<'py, 'a> Decoder<'py, 'a> {
     }
 
     /// Converts an array to a list.
+    #[inline(never)]
     pub(crate) fn array(&mut self, a: Array<'a>) -> PyResult<Bound<'py, PyAny>> {
         let py = self.py;
-        let n = a.len();
         let off = a.offset();
         if let Some(o) = off {
-            if let Some(&p) = self.memo.get(&o) {
+            if let Some(p) = self.memo.get(o) {
                 // SAFETY: memo entries are owned by the memo, or (borrow_memo) alive
                 // inside the result being built.
                 return Ok(unsafe { Bound::from_borrowed_ptr(py, p) });
             }
         }
+        let mut items = a.iter();
+        let n = items.len();
         self.charge(n)?;
         self.enter()?;
         // SAFETY: PyList_New returns a new list of `n` NULL items or NULL;
@@ -392,8 +523,8 @@ impl<'py, 'a> Decoder<'py, 'a> {
             self.memo_insert(o, &list);
         }
         for i in 0..n {
-            let v = a.get(i).unwrap_or(Value::Null);
-            let item = self.value(v)?;
+            let v = items.next().unwrap_or(Value::Null);
+            let item = self.item(v)?;
             // SAFETY: i < n; the list steals the reference.
             unsafe { ffi::PyList_SET_ITEM(list.as_ptr(), i as ffi::Py_ssize_t, item.into_ptr()) };
         }
@@ -407,12 +538,11 @@ impl<'py, 'a> Decoder<'py, 'a> {
     #[inline]
     fn presized_dict(
         &mut self,
-        m: &Map<'a>,
+        shape: usize,
         start: usize,
         n: usize,
     ) -> PyResult<*mut ffi::PyObject> {
         let py = self.py;
-        let shape = m.shape_offset().unwrap_or(usize::MAX);
         let (t, uses) = match self.shapes.get_mut(&shape) {
             Some(sk) => {
                 sk.uses += 1;
@@ -465,27 +595,31 @@ impl<'py, 'a> Decoder<'py, 'a> {
     }
 
     /// Converts a map to a dict.
+    #[inline(never)]
     pub(crate) fn map(&mut self, m: Map<'a>) -> PyResult<Bound<'py, PyAny>> {
         let py = self.py;
         let off = m.offset();
         if let Some(o) = off {
-            if let Some(&p) = self.memo.get(&o) {
+            if let Some(p) = self.memo.get(o) {
                 // SAFETY: memo entries are owned by the memo, or (borrow_memo) alive
                 // inside the result being built.
                 return Ok(unsafe { Bound::from_borrowed_ptr(py, p) });
             }
         }
-        let n = m.len();
+        let mut values = m.values();
+        let n = values.len();
         self.charge(n)?;
         self.enter()?;
-        let start = self.keys_start(&m)?;
+        let shape = m.shape_offset().unwrap_or(usize::MAX);
+        let start = self.keys_start_at(shape, &m)?;
         // SAFETY: presized_dict returns a new reference.
-        let dict = unsafe { Bound::from_owned_ptr(py, self.presized_dict(&m, start, n)?) };
+        let dict = unsafe { Bound::from_owned_ptr(py, self.presized_dict(shape, start, n)?) };
         if let Some(o) = off {
             self.memo_insert(o, &dict);
         }
-        for (i, v) in m.values().enumerate().take(n) {
-            let item = self.value(v)?;
+        for i in 0..n {
+            let v = values.next().unwrap_or(Value::Null);
+            let item = self.item(v)?;
             let k = self.key_store.0[start + i];
             // SAFETY: `k` is a str owned by the key store, `item` a live
             // object; PyDict_SetItem takes its own references.
@@ -499,7 +633,7 @@ impl<'py, 'a> Decoder<'py, 'a> {
 
     fn vector(&mut self, v: roving::Vector<'a>) -> PyResult<Bound<'py, PyAny>> {
         let off = v.offset();
-        if let Some(&p) = self.memo.get(&off) {
+        if let Some(p) = self.memo.get(off) {
             // SAFETY: memo entries are owned by the memo, or (borrow_memo) alive
             // inside the result being built.
             return Ok(unsafe { Bound::from_borrowed_ptr(self.py, p) });
@@ -542,14 +676,16 @@ pub(crate) fn bigint<'py>(
 /// A timestamp as a datetime: aware (fixed offset) if it has an offset,
 /// naive otherwise. Nanoseconds are truncated to microseconds.
 pub(crate) fn timestamp<'py>(py: Python<'py>, t: roving::Timestamp) -> PyResult<Bound<'py, PyAny>> {
-    let off = t.offset.unwrap_or(0) as i64;
-    let local = t.seconds as i128 + off as i128;
-    let days = local.div_euclid(86_400);
-    let sod = local.rem_euclid(86_400) as i64;
-    let (y, m, d) = if (-1_000_000_000..=1_000_000_000).contains(&days) {
-        pytypes::civil_from_days(days as i64)
-    } else {
-        (0, 1, 1)
+    // Local seconds since the epoch, in i64 (no 128-bit division): values
+    // far outside datetime's range (years 1 to 9999) map to year 0.
+    const RANGE: i64 = 1 << 40;
+    let local = t.seconds.checked_add(t.offset.unwrap_or(0) as i64);
+    let (y, m, d, sod) = match local {
+        Some(l) if (-RANGE..=RANGE).contains(&l) => {
+            let (y, m, d) = pytypes::civil_from_days(l.div_euclid(86_400));
+            (y, m, d, l.rem_euclid(86_400))
+        }
+        _ => (0, 1, 1, 0),
     };
     if !(1..=9999).contains(&y) {
         return Err(decode_error(

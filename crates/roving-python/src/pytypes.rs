@@ -228,14 +228,53 @@ pub(crate) fn make_str<'py>(py: Python<'py>, b: &[u8]) -> PyResult<Bound<'py, Py
             }
             ffi::Py_DECREF(o);
         }
-        let o = ffi::PyUnicode_DecodeUTF8(b.as_ptr().cast(), len, c"strict".as_ptr());
+        decode_utf8(py, b)
+    }
+}
+
+/// A `str` of non-ASCII UTF-8 bytes (or an exception for invalid bytes).
+#[inline(never)]
+fn decode_utf8<'py>(py: Python<'py>, b: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+    // SAFETY: the decoder reads `len` bytes at `b` and returns a new
+    // reference or NULL with an exception set.
+    unsafe {
+        let o = ffi::PyUnicode_DecodeUTF8(
+            b.as_ptr().cast(),
+            b.len() as ffi::Py_ssize_t,
+            c"strict".as_ptr(),
+        );
         Bound::from_owned_ptr_or_err(py, o)
     }
 }
 
-#[inline]
+/// True if every byte is ASCII: eight bytes at a time, the tail read as
+/// overlapping words (short strings are most strings: no byte loop).
+#[inline(always)]
 fn is_ascii(b: &[u8]) -> bool {
-    b.is_ascii()
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let n = b.len();
+    let word = |i: usize| u64::from_ne_bytes(b[i..i + 8].try_into().unwrap_or([0xFF; 8]));
+    if n >= 8 {
+        let mut acc = word(n - 8);
+        let mut i = 0;
+        while i + 8 <= n {
+            acc |= word(i);
+            i += 8;
+        }
+        return acc & HIGH == 0;
+    }
+    let acc = if n >= 4 {
+        let w = |i: usize| u32::from_ne_bytes(b[i..i + 4].try_into().unwrap_or([0xFF; 4]));
+        w(0) | w(n - 4)
+    } else if n >= 2 {
+        let w = |i: usize| u16::from_ne_bytes(b[i..i + 2].try_into().unwrap_or([0xFF; 2]));
+        u32::from(w(0) | w(n - 2))
+    } else if n == 1 {
+        u32::from(b[0])
+    } else {
+        0
+    };
+    u64::from(acc) & HIGH == 0
 }
 
 /// The `__dataclass_fields__` names of a dataclass type that are real fields

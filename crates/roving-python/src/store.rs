@@ -106,6 +106,8 @@ fn key_str<'a>(key: &'a Bound<'_, PyAny>) -> PyResult<&'a str> {
 pub struct PyStore {
     inner: Option<Store>,
     ty: Option<Py<PyAny>>,
+    /// The compiled plan of `ty` (looked up once, not per read).
+    plan: Option<Arc<typed::Plan>>,
     /// Skip validating committed records on read (`trusted=True`).
     trusted: bool,
     path: PathBuf,
@@ -149,8 +151,8 @@ impl PyStore {
 
     /// Python value of a validated document (typed if the store has a type).
     fn decode<'py>(&self, py: Python<'py>, doc: Document<'_>) -> PyResult<Bound<'py, PyAny>> {
-        match &self.ty {
-            Some(t) => crate::decode_doc(py, &doc, Some(t.bind(py))),
+        match &self.plan {
+            Some(p) => typed::decode_typed(py, doc.as_bytes(), doc.root(), p),
             None => crate::decode_doc(py, &doc, None),
         }
     }
@@ -172,9 +174,8 @@ impl PyStore {
         sync: bool,
     ) -> PyResult<PyStore> {
         let ty = r#type.filter(|t| !t.is_none());
-        if let Some(t) = &ty {
-            typed::plan_for(t)?; // an unsupported type fails here, not on the first read
-        }
+        // An unsupported type fails here, not on the first read.
+        let plan = ty.as_ref().map(typed::plan_for).transpose()?;
         let mut opts = StoreOptions::default()
             .readonly(readonly)
             .sync(sync)
@@ -190,6 +191,7 @@ impl PyStore {
             inner: Some(store),
             trusted,
             ty: ty.map(Bound::unbind),
+            plan,
             path,
             readonly,
         })

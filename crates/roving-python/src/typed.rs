@@ -61,54 +61,85 @@ pub(crate) struct DcPlan {
     post_init: OnceLock<bool>,
     /// The field index of the last key list seen (across documents, so
     /// that decoding many small documents of one dataclass, e.g. store
-    /// records, looks its keys up once): each key as a u32 length and its
-    /// bytes, and the index.
-    last_keys: Mutex<Option<KeyIndex>>,
+    /// records, looks its keys up once).
+    last_keys: Mutex<Option<Arc<KeyIndex>>>,
 }
 
-/// A key list (each key as a u32 length and its bytes) and its field index.
-type KeyIndex = (Vec<u8>, Arc<[u32]>);
+/// A key list and the field of each key (`u32::MAX` for unknown keys and
+/// `init=False` fields).
+pub(crate) struct KeyIndex {
+    /// The keys, in order.
+    keys: Vec<Box<[u8]>>,
+    /// The field index of each key.
+    idx: Vec<u32>,
+}
+
+impl KeyIndex {
+    /// The field index of key `i` if the list's key `i` is `k`.
+    #[inline]
+    fn field_if(&self, i: usize, k: &[u8]) -> Option<u32> {
+        match self.keys.get(i) {
+            Some(e) if same_bytes(e, k) => Some(self.idx[i]),
+            _ => None,
+        }
+    }
+}
+
+/// `a == b`, inline for short keys (no call to `memcmp`).
+#[inline]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    if a.len() > 32 {
+        return a == b;
+    }
+    let mut x = 0u64;
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (p, q) in ca.zip(cb) {
+        let p = u64::from_ne_bytes(p.try_into().unwrap_or([0; 8]));
+        let q = u64::from_ne_bytes(q.try_into().unwrap_or([0; 8]));
+        x |= p ^ q;
+    }
+    for (p, q) in ra.iter().zip(rb) {
+        x |= u64::from(p ^ q);
+    }
+    x == 0
+}
 
 impl DcPlan {
-    /// Index of the field of each key of `m` (`u32::MAX` for unknown keys
-    /// and `init=False` fields).
-    fn field_index(&self, m: &Map<'_>, fields: &[Field]) -> Option<Arc<[u32]>> {
-        let same = |enc: &[u8]| {
-            let mut rest = enc;
-            for k in m.keys() {
-                let k = k.as_bytes();
-                let Some((len, tail)) = rest.split_first_chunk::<4>() else {
-                    return false;
-                };
-                let len = u32::from_le_bytes(*len) as usize;
-                if len != k.len() || tail.get(..len) != Some(k) {
-                    return false;
-                }
-                rest = &tail[len..];
-            }
-            rest.is_empty()
-        };
-        let mut last = self.last_keys.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((enc, idx)) = last.as_ref() {
-            if same(enc) {
-                return Some(idx.clone());
-            }
+    /// The field index of the last key list seen (a cheap clone).
+    #[inline]
+    fn last_keys(&self) -> Option<Arc<KeyIndex>> {
+        self.last_keys
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// The field of key `k` (`u32::MAX` for unknown keys and `init=False`
+    /// fields).
+    fn field_of(&self, k: &str, fields: &[Field]) -> u32 {
+        match self.by_name.get().and_then(|b| b.get(k)) {
+            Some(&j) if fields[j].init => j as u32,
+            _ => u32::MAX,
         }
-        let by_name = self.by_name.get()?;
-        let mut enc = Vec::new();
-        let idx: Arc<[u32]> = m
-            .keys()
-            .map(|k| {
-                enc.extend_from_slice(&(k.len() as u32).to_le_bytes());
-                enc.extend_from_slice(k.as_bytes());
-                match by_name.get(k) {
-                    Some(&j) if fields[j].init => j as u32,
-                    _ => u32::MAX,
-                }
-            })
-            .collect();
-        *last = Some((enc, idx.clone()));
-        Some(idx)
+    }
+
+    /// Index of the field of each key of `m`, remembered as the last key
+    /// list seen.
+    fn field_index(&self, m: &Map<'_>, fields: &[Field]) -> Arc<KeyIndex> {
+        let mut keys = Vec::new();
+        let mut idx = Vec::new();
+        for i in 0..m.len() {
+            let k = m.key_at(i).unwrap_or("");
+            keys.push(Box::from(k.as_bytes()));
+            idx.push(self.field_of(k, fields));
+        }
+        let ki = Arc::new(KeyIndex { keys, idx });
+        *self.last_keys.lock().unwrap_or_else(|e| e.into_inner()) = Some(ki.clone());
+        ki
     }
 }
 
@@ -743,12 +774,87 @@ fn new_instance<'py>(cls: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     }
 }
 
+/// Field values of one dataclass instance (inline for up to
+/// `VALS_INLINE` fields: no allocation per instance).
+enum Vals<'py> {
+    Inline([Option<Bound<'py, PyAny>>; VALS_INLINE], usize),
+    Heap(Vec<Option<Bound<'py, PyAny>>>),
+}
+
+const VALS_INLINE: usize = 16;
+
+impl<'py> Vals<'py> {
+    fn new(n: usize) -> Vals<'py> {
+        if n <= VALS_INLINE {
+            Vals::Inline(std::array::from_fn(|_| None), n)
+        } else {
+            let mut v = Vec::new();
+            v.resize_with(n, || None);
+            Vals::Heap(v)
+        }
+    }
+
+    fn slice(&mut self) -> &mut [Option<Bound<'py, PyAny>>] {
+        match self {
+            Vals::Inline(a, n) => &mut a[..*n],
+            Vals::Heap(v) => v,
+        }
+    }
+}
+
+/// Containers already built, by (record offset, plan address): the first
+/// few kept inline, so that small documents (store records) need no
+/// allocation, then in a hash map.
+struct Memo<'py> {
+    few: [(usize, usize, Option<Bound<'py, PyAny>>); MEMO_INLINE],
+    n_few: usize,
+    many: IdMap<(usize, usize), Bound<'py, PyAny>>,
+}
+
+const MEMO_INLINE: usize = 4;
+
+impl<'py> Memo<'py> {
+    fn new() -> Memo<'py> {
+        Memo {
+            few: std::array::from_fn(|_| (0, 0, None)),
+            n_few: 0,
+            many: IdMap::default(),
+        }
+    }
+
+    #[inline]
+    fn get(&self, key: (usize, usize)) -> Option<&Bound<'py, PyAny>> {
+        for (o, p, v) in &self.few[..self.n_few] {
+            if (*o, *p) == key {
+                return v.as_ref();
+            }
+        }
+        if self.many.is_empty() {
+            return None;
+        }
+        self.many.get(&key)
+    }
+
+    #[inline]
+    fn insert(&mut self, key: (usize, usize), v: Bound<'py, PyAny>) {
+        if self.n_few < MEMO_INLINE {
+            self.few[self.n_few] = (key.0, key.1, Some(v));
+            self.n_few += 1;
+        } else {
+            self.many.insert(key, v);
+        }
+    }
+}
+
 struct TDec<'py, 'a> {
     d: Decoder<'py, 'a>,
     /// Results by (record offset, plan address), for shared values.
-    memo: IdMap<(usize, usize), Bound<'py, PyAny>>,
-    /// Field index per (shape offset, dataclass plan address), u32::MAX = unknown key.
-    shapes: IdMap<(usize, usize), Arc<[u32]>>,
+    memo: Memo<'py>,
+    /// Field index per (shape offset, dataclass plan address), for maps
+    /// whose keys were checked already.
+    shapes: IdMap<(usize, usize), Arc<KeyIndex>>,
+    /// The last entry looked up or added in `shapes`.
+    last_shape: Option<(usize, usize, Arc<KeyIndex>)>,
 }
 
 /// Decodes `v` as `plan`.
@@ -761,8 +867,9 @@ pub(crate) fn decode_typed<'py>(
     let _gc = decode::GcPause::new();
     let mut t = TDec {
         d: Decoder::new(py, buf),
-        memo: IdMap::default(),
+        memo: Memo::new(),
         shapes: IdMap::default(),
+        last_shape: None,
     };
     t.value(plan, v).map_err(|f| into_pyerr(py, f))
 }
@@ -770,6 +877,28 @@ pub(crate) fn decode_typed<'py>(
 impl<'py, 'a> TDec<'py, 'a> {
     fn py(&self) -> Python<'py> {
         self.d.py
+    }
+
+    /// [`value`](Self::value) with the common scalar cases inline (the
+    /// body of the dataclass and sequence loops).
+    #[inline(always)]
+    fn field(&mut self, plan: &Plan, v: Value<'a>) -> TR<'py> {
+        let py = self.py();
+        match (plan, v) {
+            (Plan::Str, Value::Str(s)) => self.d.str(s.as_bytes()).map_err(decode_fail),
+            (Plan::Int, Value::Int(i)) => {
+                // SAFETY: returns a new reference or NULL with an exception set.
+                unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyLong_FromLongLong(i)) }
+                    .map_err(decode_fail)
+            }
+            (Plan::Float, Value::Float(f)) => Ok(pyo3::types::PyFloat::new(py, f).into_any()),
+            (Plan::Bytes, Value::Bytes(b)) => Ok(pyo3::types::PyBytes::new(py, b).into_any()),
+            (Plan::Union { nullable: true, .. }, Value::Null) => Ok(py.None().into_bound(py)),
+            (Plan::Union { members, .. }, Value::Str(s)) if matches!(members[..], [Plan::Str]) => {
+                self.d.str(s.as_bytes()).map_err(decode_fail)
+            }
+            _ => self.value(plan, v),
+        }
     }
 
     fn value(&mut self, plan: &Plan, v: Value<'a>) -> TR<'py> {
@@ -932,7 +1061,7 @@ impl<'py, 'a> TDec<'py, 'a> {
             Some(o) => (o, plan as *const Plan as usize),
             None => return f(self),
         };
-        if let Some(o) = self.memo.get(&key) {
+        if let Some(o) = self.memo.get(key) {
             return Ok(o.clone());
         }
         let o = f(self)?;
@@ -949,7 +1078,8 @@ impl<'py, 'a> TDec<'py, 'a> {
         let py = self.py();
         match v {
             Value::Array(a) => self.memoized(plan, a.offset(), |s| {
-                let n = a.len();
+                let mut elems = a.iter();
+                let n = elems.len();
                 if let Plan::Tuple(items) = plan {
                     if items.len() != n {
                         return Err(fail_msg(format!(
@@ -959,9 +1089,47 @@ impl<'py, 'a> TDec<'py, 'a> {
                     }
                 }
                 s.enter(n)?;
+                if !matches!(plan, Plan::Set(..)) {
+                    // Lists and tuples are filled in place.
+                    let list = matches!(plan, Plan::List(_));
+                    let len = n as ffi::Py_ssize_t;
+                    // SAFETY: PyList_New / PyTuple_New return a new
+                    // container of `n` NULL items or NULL with an exception
+                    // set; a partly filled one (after an error) is valid to
+                    // free, as NULL items are skipped.
+                    let out = unsafe {
+                        let p = if list {
+                            ffi::PyList_New(len)
+                        } else {
+                            ffi::PyTuple_New(len)
+                        };
+                        Bound::from_owned_ptr_or_err(py, p).map_err(decode_fail)?
+                    };
+                    for i in 0..n {
+                        let item = elems.next().unwrap_or(Value::Null);
+                        let p = match plan {
+                            Plan::List(p) | Plan::TupleVar(p) => &**p,
+                            Plan::Tuple(items) => &items[i],
+                            _ => unreachable!("list and tuple plans only"),
+                        };
+                        let o = s.field(p, item).map_err(|f| with_seg(f, Seg::Index(i)))?;
+                        let i = i as ffi::Py_ssize_t;
+                        // SAFETY: i < n, each item is set once; the
+                        // container steals the reference.
+                        unsafe {
+                            if list {
+                                ffi::PyList_SET_ITEM(out.as_ptr(), i, o.into_ptr());
+                            } else {
+                                ffi::PyTuple_SET_ITEM(out.as_ptr(), i, o.into_ptr());
+                            }
+                        }
+                    }
+                    s.d.leave();
+                    return Ok(out);
+                }
                 let mut out: Vec<Bound<'py, PyAny>> = Vec::with_capacity(n);
                 for i in 0..n {
-                    let item = a.get(i).unwrap_or(Value::Null);
+                    let item = elems.next().unwrap_or(Value::Null);
                     let p = match plan {
                         Plan::List(p) | Plan::Set(p, _) | Plan::TupleVar(p) => &**p,
                         Plan::Tuple(items) => &items[i],
@@ -1051,29 +1219,56 @@ impl<'py, 'a> TDec<'py, 'a> {
             m.shape_offset().unwrap_or(usize::MAX),
             Arc::as_ptr(dc) as usize,
         );
-        let idx = match self.shapes.get(&key) {
-            Some(idx) => idx.clone(),
-            None => {
-                let Some(idx) = dc.field_index(&m, fields) else {
-                    return Err(fail_msg(format!("dataclass {} is not ready", dc.name)));
-                };
-                self.shapes.insert(key, idx.clone());
-                idx
-            }
+        // A key list already checked in this document, or a candidate (the
+        // last one seen for this dataclass) whose keys are compared while
+        // the values are read.
+        let known = match &self.last_shape {
+            Some((s, d, ki)) if (*s, *d) == key => Some(ki.clone()),
+            _ if self.shapes.is_empty() => None,
+            _ => self.shapes.get(&key).cloned(),
         };
-        let mut vals: Vec<Option<Bound<'py, PyAny>>> = Vec::new();
-        vals.resize_with(fields.len(), || None);
-        for (&j, v) in idx.iter().zip(m.values()) {
+        let checked = known.is_some();
+        let cand = known.or_else(|| dc.last_keys());
+        let mut vals = Vals::new(fields.len());
+        let mut same = cand.as_ref().is_some_and(|c| c.idx.len() == n);
+        let mut it = m.iter();
+        for i in 0..n {
+            let Some((k, v)) = it.next() else { break };
+            let j = match &cand {
+                Some(c) if checked => c.idx[i],
+                Some(c) if same => match c.field_if(i, k.as_bytes()) {
+                    Some(j) => j,
+                    None => {
+                        same = false;
+                        dc.field_of(k, fields)
+                    }
+                },
+                _ => dc.field_of(k, fields),
+            };
             if j == u32::MAX {
                 continue;
             }
             let f = &fields[j as usize];
             let o = self
-                .value(&f.plan, v)
+                .field(&f.plan, v)
                 .map_err(|e| with_seg(e, Seg::Key(f.name_str.clone())))?;
-            vals[j as usize] = Some(o);
+            vals.slice()[j as usize] = Some(o);
+        }
+        if !checked {
+            let ki = match cand {
+                Some(c) if same => c,
+                _ => dc.field_index(&m, fields),
+            };
+            // The previous entry moves to the map (a document of one
+            // shape, e.g. a store record, allocates none).
+            if let Some((s, d, prev)) = self.last_shape.replace((key.0, key.1, ki)) {
+                if self.shapes.len() < 4096 {
+                    self.shapes.insert((s, d), prev);
+                }
+            }
         }
         self.d.leave();
+        let vals = vals.slice();
         // Defaults and missing fields.
         for (j, f) in fields.iter().enumerate() {
             if vals[j].is_some() {
@@ -1107,9 +1302,9 @@ impl<'py, 'a> TDec<'py, 'a> {
         };
         if *dc.call_init.get().unwrap_or(&false) {
             let kw = PyDict::new(py);
-            for (f, v) in fields.iter().zip(vals) {
+            for (f, v) in fields.iter().zip(vals.iter_mut()) {
                 if f.init {
-                    kw.set_item(f.name.bind(py), v.expect("filled above"))
+                    kw.set_item(f.name.bind(py), v.take().expect("filled above"))
                         .map_err(user)?;
                 }
             }
@@ -1118,8 +1313,10 @@ impl<'py, 'a> TDec<'py, 'a> {
         // object.__new__(cls), then the fields set like the generated
         // __init__ does (bypassing a frozen class's __setattr__).
         let obj = new_instance(cls).map_err(user)?;
-        for (f, v) in fields.iter().zip(vals) {
-            let v = v.expect("filled above");
+        for (f, v) in fields.iter().zip(vals.iter()) {
+            let Some(v) = v else {
+                return Err(fail_msg(format!("missing required field '{}'", f.name_str)));
+            };
             // SAFETY: live objects; PyObject_GenericSetAttr takes its own references.
             let rc =
                 unsafe { ffi::PyObject_GenericSetAttr(obj.as_ptr(), f.name.as_ptr(), v.as_ptr()) };

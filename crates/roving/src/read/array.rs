@@ -63,7 +63,7 @@ impl<'a> Array<'a> {
     }
 
     /// Element `i`, or `None` past the end. O(1).
-    #[inline]
+    #[inline(always)]
     pub fn get(&self, i: usize) -> Option<Value<'a>> {
         let h = self.header()?;
         if i >= h.len {

@@ -64,10 +64,15 @@ impl Shape {
         }
     }
 
-    /// Whether key `i` is `key`.
+    /// Whether key `i` is the probe's key.
     #[inline(always)]
-    fn key_is(&self, buf: &[u8], i: usize, key: &[u8]) -> bool {
-        self.key_bytes(buf, i).is_some_and(|k| bytes_eq(k, key))
+    fn key_is(&self, buf: &[u8], i: usize, probe: &Probe<'_>) -> bool {
+        let w = self.width as usize;
+        match read_slot(buf, self.keys + i * w, w, self.pos) {
+            Some(Slot::Ref(p)) => probe.matches(buf, p),
+            Some(Slot::Special(SPECIAL_EMPTY_STR)) => probe.key.is_empty(),
+            _ => false,
+        }
     }
 
     /// Position of the record of key `i` (`None` for the empty-string immediate).
@@ -99,28 +104,49 @@ impl Shape {
     #[inline]
     pub(crate) fn find(&self, buf: &[u8], key: &[u8]) -> Option<usize> {
         if self.count <= SHAPE_LINEAR_MAX {
-            return (0..self.count).find(|&i| self.key_is(buf, i, key));
+            let probe = Probe::new(key, 0);
+            return (0..self.count).find(|&i| self.key_is(buf, i, &probe));
         }
-        self.find_hashed(buf, key, key_hash(key))
+        self.find_hashed(buf, &Probe::new(key, probe_hash(key)))
     }
 
-    #[inline]
-    pub(crate) fn find_hashed(&self, buf: &[u8], key: &[u8], hash: u64) -> Option<usize> {
+    /// Index of the probe's key in this shape.
+    #[inline(always)]
+    pub(crate) fn find_hashed(&self, buf: &[u8], probe: &Probe<'_>) -> Option<usize> {
         if self.count <= SHAPE_LINEAR_MAX {
-            return (0..self.count).find(|&i| self.key_is(buf, i, key));
+            return (0..self.count).find(|&i| self.key_is(buf, i, probe));
         }
+        let hash = probe.hash;
         let table = index_table_size(self.count);
-        let ew = index_entry_width(self.count);
-        let index = self.index_pos();
         let mask = table - 1;
+        let index = self.index_pos();
         let mut i = index_home(hash, table);
+        if self.count < 0xFF {
+            // One-byte entries (shapes of fewer than 255 keys): the table is
+            // bounds-checked once.
+            let entries = buf.get(index..index.checked_add(table)?)?;
+            for _ in 0..table {
+                let k = (*entries.get(i)? as usize).wrapping_sub(1);
+                if k >= self.count {
+                    // Entry 0 is empty; above the count is malformed (never
+                    // in a validated document): either way the key is absent.
+                    return None;
+                }
+                if self.key_is(buf, k, probe) {
+                    return Some(k);
+                }
+                i = (i + 1) & mask;
+            }
+            return None;
+        }
+        let ew = index_entry_width(self.count);
         for _ in 0..table {
-            let e = read_uint(buf, index + i * ew, ew)? as usize;
-            if e == 0 {
+            let k = (read_uint(buf, index + i * ew, ew)? as usize).wrapping_sub(1);
+            if k >= self.count {
                 return None;
             }
-            if self.key_is(buf, e - 1, key) {
-                return Some(e - 1);
+            if self.key_is(buf, k, probe) {
+                return Some(k);
             }
             i = (i + 1) & mask;
         }
@@ -128,18 +154,105 @@ impl Shape {
     }
 }
 
+/// The key hash of `key` (a [`short_word`] for short keys).
+#[inline(always)]
+fn probe_hash(key: &[u8]) -> u64 {
+    if key.len() <= 8 {
+        short_key_hash(short_word(key), key.len())
+    } else {
+        key_hash(key)
+    }
+}
+
+/// A key prepared for comparison with key records: keys of up to 7 bytes
+/// are compared with a short-string record (tag and bytes) as one masked
+/// 8-byte word.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Probe<'k> {
+    key: &'k [u8],
+    /// The record `TAG_SHORT_STR | len, key bytes` as a little-endian word
+    /// (keys of up to 7 bytes; else 1, which no masked word equals).
+    record: u64,
+    /// Mask of the record's `len + 1` bytes (0 for longer keys).
+    mask: u64,
+    /// The short-string tag of the key's length (0 for keys of more than 63 bytes).
+    tag: u8,
+    hash: u64,
+}
+
+impl<'k> Probe<'k> {
+    #[inline(always)]
+    fn new(key: &'k [u8], hash: u64) -> Probe<'k> {
+        let n = key.len();
+        let tag = if n <= SHORT_STR_MAX {
+            TAG_SHORT_STR | n as u8
+        } else {
+            0
+        };
+        if n <= 7 {
+            Probe {
+                key,
+                record: (short_word(key) << 8) | tag as u64,
+                mask: u64::MAX >> (56 - 8 * n),
+                tag,
+                hash,
+            }
+        } else {
+            Probe {
+                key,
+                record: 1,
+                mask: 0,
+                tag,
+                hash,
+            }
+        }
+    }
+
+    /// Whether the record at `p` is a string record holding the key.
+    #[inline(always)]
+    fn matches(&self, buf: &[u8], p: usize) -> bool {
+        if let Some(c) = buf.get(p..).and_then(|b| b.first_chunk::<8>()) {
+            let v = u64::from_le_bytes(*c);
+            if v & self.mask == self.record {
+                return true;
+            }
+            let t = v as u8;
+            if t & 0xC0 == TAG_SHORT_STR && (t != self.tag || self.mask != 0) {
+                // A short string of another length, or of the same length
+                // as a key of up to 7 bytes but other bytes.
+                return false;
+            }
+        }
+        matches_slow(buf, p, self.key)
+    }
+}
+
+/// [`Probe::matches`] for a long-form (0C) record, a key of more than 7
+/// bytes, or a record near the end of the buffer: out of line, so that the
+/// probe loop keeps its registers.
+#[cold]
+#[inline(never)]
+fn matches_slow(buf: &[u8], p: usize, key: &[u8]) -> bool {
+    str_record(buf, p).is_some_and(|k| bytes_eq(k, key))
+}
+
 /// Decodes the shape reference of the map record at `pos`: returns the
 /// shape's position (strictly before `pos`) and the position of the first value slot.
 #[inline(always)]
 pub(crate) fn map_shape_ref(buf: &[u8], pos: usize) -> Option<(usize, usize)> {
+    map_header(buf, pos).map(|(_, shape, values)| (shape, values))
+}
+
+/// [`map_shape_ref`] with the map's tag.
+#[inline(always)]
+fn map_header(buf: &[u8], pos: usize) -> Option<(u8, usize, usize)> {
+    let tag = *buf.get(pos)?;
     let (r, values) = read_varint(buf, pos + 1)?;
     let x = usize::try_from(r >> 1).ok()?;
-    let shape = if r & 1 == 1 {
-        x
-    } else {
-        pos.checked_sub(x).filter(|_| x > 0)?
-    };
-    (shape < pos).then_some((shape, values))
+    // As for slots: a relative distance `x` gives `pos - x`, which is below
+    // `pos` exactly when `1 <= x <= pos`.
+    let shape = if r & 1 == 1 { x } else { pos.wrapping_sub(x) };
+    (shape < pos).then_some((tag, shape, values))
 }
 
 /// A map inside a document. Keys keep the writer's insertion order.
@@ -197,8 +310,7 @@ impl<'a> Map<'a> {
 
     #[inline(always)]
     fn header(&self) -> Option<Header> {
-        let tag = *self.buf.get(self.pos)?;
-        let (shape_pos, values) = map_shape_ref(self.buf, self.pos)?;
+        let (tag, shape_pos, values) = map_header(self.buf, self.pos)?;
         Some(Header {
             values,
             width: WIDTHS[(tag & 3) as usize],
@@ -255,6 +367,7 @@ impl<'a> Map<'a> {
     #[inline]
     pub fn get_with(&self, handle: &KeyHandle) -> Option<Value<'a>> {
         let h = self.header()?;
+        let probe = handle.probe();
         let cached = handle.cache.load(Ordering::Relaxed);
         let shape_tag = h.shape.pos as u64 + 1;
         let guess = (cached & 0xFFFF_FFFF) as usize;
@@ -262,13 +375,11 @@ impl<'a> Map<'a> {
         // between documents never returns another key's value.
         let i = if cached >> 32 == shape_tag
             && guess < h.shape.count
-            && h.shape.key_is(self.buf, guess, handle.key.as_bytes())
+            && h.shape.key_is(self.buf, guess, &probe)
         {
             guess
         } else {
-            let i = h
-                .shape
-                .find_hashed(self.buf, handle.key.as_bytes(), handle.hash)?;
+            let i = h.shape.find_hashed(self.buf, &probe)?;
             if shape_tag < (1 << 32) && i < (1 << 32) {
                 handle
                     .cache
@@ -388,6 +499,10 @@ impl ExactSizeIterator for MapValues<'_> {}
 #[derive(Debug)]
 pub struct KeyHandle {
     key: Box<str>,
+    /// [`Probe::record`], [`Probe::mask`], [`Probe::tag`] and [`Probe::hash`] of the key.
+    record: u64,
+    mask: u64,
+    tag: u8,
     hash: u64,
     cache: AtomicU64,
 }
@@ -395,10 +510,25 @@ pub struct KeyHandle {
 impl KeyHandle {
     /// A handle for `key`.
     pub fn new(key: &str) -> KeyHandle {
+        let p = Probe::new(key.as_bytes(), key_hash(key.as_bytes()));
         KeyHandle {
             key: key.into(),
-            hash: key_hash(key.as_bytes()),
+            record: p.record,
+            mask: p.mask,
+            tag: p.tag,
+            hash: p.hash,
             cache: AtomicU64::new(0),
+        }
+    }
+
+    #[inline(always)]
+    fn probe(&self) -> Probe<'_> {
+        Probe {
+            key: self.key.as_bytes(),
+            record: self.record,
+            mask: self.mask,
+            tag: self.tag,
+            hash: self.hash,
         }
     }
 
@@ -412,8 +542,55 @@ impl Clone for KeyHandle {
     fn clone(&self) -> KeyHandle {
         KeyHandle {
             key: self.key.clone(),
+            record: self.record,
+            mask: self.mask,
+            tag: self.tag,
             hash: self.hash,
             cache: AtomicU64::new(self.cache.load(Ordering::Relaxed)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `Probe::matches` agrees with comparing the bytes of the string record,
+    /// for short and long-form records, keys of every length around the
+    /// word and tag boundaries, and records near the end of the buffer.
+    #[test]
+    fn probe_matches_string_records() {
+        let text: Vec<u8> = (0..80u8).map(|i| b'a' + i % 26).collect();
+        let mut records: Vec<Vec<u8>> = Vec::new();
+        for n in [0usize, 1, 3, 6, 7, 8, 9, 63, 64, 70] {
+            let s = &text[..n];
+            if n <= SHORT_STR_MAX {
+                let mut r = vec![TAG_SHORT_STR | n as u8];
+                r.extend_from_slice(s);
+                records.push(r);
+            }
+            let mut r = vec![TAG_STR];
+            write_varint(&mut r, n as u64);
+            r.extend_from_slice(s);
+            records.push(r);
+        }
+        records.push(vec![TAG_I8, 5]);
+        for rec in &records {
+            for pad in [0usize, 3, 8] {
+                let mut buf = rec.clone();
+                buf.extend(std::iter::repeat_n(0xEE, pad));
+                let stored = str_record(&buf, 0);
+                for n in [0usize, 1, 3, 6, 7, 8, 9, 63, 64, 70] {
+                    for key in [&text[..n], &b"zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz"[..n]] {
+                        let probe = Probe::new(key, 0);
+                        assert_eq!(
+                            probe.matches(&buf, 0),
+                            stored == Some(key),
+                            "record {rec:02x?} pad {pad} key {key:?}"
+                        );
+                    }
+                }
+            }
         }
     }
 }

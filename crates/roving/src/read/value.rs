@@ -88,28 +88,24 @@ pub(crate) enum Slot {
 /// Returns `None` for references that do not point strictly before `base`.
 #[inline(always)]
 pub(crate) fn decode_slot(raw: u64, width: usize, base: usize) -> Option<Slot> {
-    match raw & 3 {
-        SLOT_INT => {
-            let sh = 64 - width as u32 * 8;
-            Some(Slot::Int(((raw as i64) << sh) >> (sh + 2)))
-        }
-        SLOT_SPECIAL => Some(Slot::Special(raw >> 2)),
-        SLOT_REL => {
-            let d = (raw >> 2) as usize;
-            if d == 0 || d > base {
-                None
-            } else {
-                Some(Slot::Ref(base - d))
-            }
-        }
-        _ => {
-            let t = (raw >> 2) as usize;
-            if t >= base {
-                None
-            } else {
-                Some(Slot::Ref(t))
-            }
-        }
+    // References first (the common case on lookups), without a jump table:
+    // a relative distance `d` gives `base - d`, which is below `base` exactly
+    // when `1 <= d <= base` (otherwise it wraps around), and an absolute
+    // target must be below `base` too: one comparison for both kinds.
+    if raw & 1 == 0 {
+        let p = (raw >> 2) as usize;
+        let t = if raw & 2 == 0 {
+            base.wrapping_sub(p)
+        } else {
+            p
+        };
+        return if t < base { Some(Slot::Ref(t)) } else { None };
+    }
+    if raw & 2 == 0 {
+        let sh = 64 - width as u32 * 8;
+        Some(Slot::Int(((raw as i64) << sh) >> (sh + 2)))
+    } else {
+        Some(Slot::Special(raw >> 2))
     }
 }
 
@@ -415,6 +411,50 @@ fn scalar_eq(a: &Value<'_>, b: &Value<'_>) -> bool {
             (Ext(a), Ext(b)) => a == b,
             (Vector(a), Vector(b)) => a.elem_type() == b.elem_type() && a.raw() == b.raw(),
             _ => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `decode_slot` as FORMAT.md section 5 states it.
+    fn reference_decode(raw: u64, width: usize, base: usize) -> Option<Slot> {
+        let p = raw >> 2;
+        match raw & 3 {
+            SLOT_INT => {
+                let sh = 64 - width as u32 * 8;
+                Some(Slot::Int(((raw as i64) << sh) >> (sh + 2)))
+            }
+            SLOT_SPECIAL => Some(Slot::Special(p)),
+            SLOT_REL => (p >= 1 && p <= base as u64).then(|| Slot::Ref(base - p as usize)),
+            _ => (p < base as u64).then_some(Slot::Ref(p as usize)),
+        }
+    }
+
+    #[test]
+    fn decode_slot_matches_the_spec() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for n in 0..200_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let width = WIDTHS[(n & 3) as usize];
+            let raw = x & (u64::MAX >> (64 - 8 * width as u32));
+            // Small and large payloads, bases near the payload.
+            let raw = if n % 5 == 0 { raw & 0x3FF } else { raw };
+            let base = match n % 4 {
+                0 => (raw >> 2) as usize,
+                1 => ((raw >> 2) as usize).wrapping_add(1),
+                2 => (x >> 40) as usize,
+                _ => usize::MAX >> 1,
+            };
+            assert_eq!(
+                decode_slot(raw, width, base),
+                reference_decode(raw, width, base),
+                "raw {raw:#x} width {width} base {base}"
+            );
         }
     }
 }

@@ -1,0 +1,65 @@
+//! A driver for instruction-count measurements of lookups (not a test):
+//! `ROVING_DRIVER=name|handle|lazy|lazy_handle ROVING_DRIVER_N=100000 \
+//!  valgrind --tool=callgrind target/release/deps/lookup_driver-* --ignored --exact drive`.
+//! Subtract the run with `ROVING_DRIVER_N=0` to get the cost of the loop.
+
+mod common;
+
+use std::hint::black_box;
+
+#[test]
+#[ignore = "a measurement driver, run by hand under callgrind"]
+fn drive() {
+    let json = std::fs::read(common::shared_data("1000people.json")).unwrap();
+    let bytes = roving::json::from_json(&json).unwrap();
+    let n: usize = std::env::var("ROVING_DRIVER_N")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(100_000);
+    let mode = std::env::var("ROVING_DRIVER").unwrap_or_else(|_| "name".into());
+    // SAFETY: written by roving's encoder just above.
+    let doc = unsafe { roving::Document::open_trusted(&bytes) }.unwrap();
+    let root = doc.root();
+    let handle = roving::KeyHandle::new("name");
+    let mut total = 0usize;
+    match mode.as_str() {
+        "name" => {
+            for _ in 0..n {
+                let s = black_box(root)
+                    .index(black_box(123))
+                    .unwrap()
+                    .get(black_box("name"))
+                    .unwrap()
+                    .as_str();
+                total += black_box(s).map_or(0, str::len);
+            }
+        }
+        "handle" => {
+            for _ in 0..n {
+                let m = black_box(root)
+                    .index(black_box(123))
+                    .unwrap()
+                    .as_map()
+                    .unwrap();
+                let s = m.get_with(black_box(&handle)).unwrap().as_str();
+                total += black_box(s).map_or(0, str::len);
+            }
+        }
+        other => panic!("unknown mode {other}"),
+    }
+    black_box(total);
+}
+
+#[test]
+#[ignore = "prints the sizes of the reader's types"]
+fn sizes() {
+    use std::mem::size_of;
+    eprintln!(
+        "Value {} Option<Value> {} Array {} Map {} Vector {}",
+        size_of::<roving::Value>(),
+        size_of::<Option<roving::Value>>(),
+        size_of::<roving::Array>(),
+        size_of::<roving::Map>(),
+        size_of::<roving::Vector>()
+    );
+}

@@ -1,5 +1,5 @@
 //! A driver for instruction-count measurements of lookups (not a test):
-//! `ROVING_DRIVER=name|handle|lazy|lazy_handle ROVING_DRIVER_N=100000 \
+//! `ROVING_DRIVER=name|handle|lazy|lazy_handle|lazy_try|open_lazy ROVING_DRIVER_N=100000 \
 //!  valgrind --tool=callgrind target/release/deps/lookup_driver-* --ignored --exact drive`.
 //! Subtract the run with `ROVING_DRIVER_N=0` to get the cost of the loop.
 
@@ -17,13 +17,17 @@ fn drive() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(100_000);
     let mode = std::env::var("ROVING_DRIVER").unwrap_or_else(|_| "name".into());
-    // SAFETY: written by roving's encoder just above.
-    let doc = unsafe { roving::Document::open_trusted(&bytes) }.unwrap();
+    let doc = if mode.starts_with("lazy") {
+        roving::Document::open_lazy(&bytes).unwrap()
+    } else {
+        // SAFETY: written by roving's encoder just above.
+        unsafe { roving::Document::open_trusted(&bytes) }.unwrap()
+    };
     let root = doc.root();
     let handle = roving::KeyHandle::new("name");
     let mut total = 0usize;
     match mode.as_str() {
-        "name" => {
+        "name" | "lazy" => {
             for _ in 0..n {
                 let s = black_box(root)
                     .index(black_box(123))
@@ -34,7 +38,7 @@ fn drive() {
                 total += black_box(s).map_or(0, str::len);
             }
         }
-        "handle" => {
+        "handle" | "lazy_handle" => {
             for _ in 0..n {
                 let m = black_box(root)
                     .index(black_box(123))
@@ -42,6 +46,32 @@ fn drive() {
                     .as_map()
                     .unwrap();
                 let s = m.get_with(black_box(&handle)).unwrap().as_str();
+                total += black_box(s).map_or(0, str::len);
+            }
+        }
+        "lazy_try" => {
+            for _ in 0..n {
+                let s = black_box(root)
+                    .try_index(black_box(123))
+                    .unwrap()
+                    .unwrap()
+                    .try_get(black_box("name"))
+                    .unwrap()
+                    .unwrap()
+                    .as_str();
+                total += black_box(s).map_or(0, str::len);
+            }
+        }
+        "open_lazy" => {
+            for _ in 0..n {
+                let d = roving::Document::open_lazy(black_box(&bytes)).unwrap();
+                let s = d
+                    .root()
+                    .index(black_box(123))
+                    .unwrap()
+                    .get(black_box("name"))
+                    .unwrap()
+                    .as_str();
                 total += black_box(s).map_or(0, str::len);
             }
         }

@@ -248,19 +248,7 @@ const HASH_MUL: u64 = 0x9E37_79B9_7F4A_7C15;
 #[inline]
 pub fn key_hash(key: &[u8]) -> u64 {
     if key.len() <= 8 {
-        // One zero-padded chunk (the common case of short keys), unrolled.
-        let mut w = [0u8; 8];
-        w[..key.len()].copy_from_slice(key);
-        let mut h = (HASH_SEED ^ u64::from_le_bytes(w))
-            .rotate_left(23)
-            .wrapping_mul(HASH_MUL);
-        if key.is_empty() {
-            h = HASH_SEED;
-        }
-        h ^= key.len() as u64;
-        h ^= h >> 32;
-        h = h.wrapping_mul(HASH_MUL);
-        return h ^ (h >> 29);
+        return short_key_hash(short_word(key), key.len());
     }
     let mut h = HASH_SEED;
     let mut chunks = key.chunks_exact(8);
@@ -273,16 +261,65 @@ pub fn key_hash(key: &[u8]) -> u64 {
     }
     let rest = chunks.remainder();
     if !rest.is_empty() {
-        let mut w = [0u8; 8];
-        w[..rest.len()].copy_from_slice(rest);
-        h = (h ^ u64::from_le_bytes(w))
+        h = (h ^ short_word(rest))
             .rotate_left(23)
             .wrapping_mul(HASH_MUL);
     }
-    h ^= key.len() as u64;
+    hash_finish(h, key.len())
+}
+
+/// [`key_hash`] of a key of `len <= 8` bytes given as its [`short_word`].
+#[inline(always)]
+pub fn short_key_hash(word: u64, len: usize) -> u64 {
+    let mut h = HASH_SEED;
+    if len != 0 {
+        h = (h ^ word).rotate_left(23).wrapping_mul(HASH_MUL);
+    }
+    hash_finish(h, len)
+}
+
+#[inline(always)]
+fn hash_finish(mut h: u64, len: usize) -> u64 {
+    h ^= len as u64;
     h ^= h >> 32;
     h = h.wrapping_mul(HASH_MUL);
     h ^ (h >> 29)
+}
+
+/// The first `min(len, 8)` bytes of `b` as a little-endian `u64`, zero
+/// padded: at most two loads and no call to `memcpy` (keys of up to 8 bytes
+/// are hashed and compared as one word).
+#[inline(always)]
+pub fn short_word(b: &[u8]) -> u64 {
+    if let Some(c) = b.first_chunk::<8>() {
+        return u64::from_le_bytes(*c);
+    }
+    let n = b.len();
+    if let (Some(lo), Some(hi)) = (b.first_chunk::<4>(), b.last_chunk::<4>()) {
+        // Two overlapping 4-byte loads; the overlap holds the same bytes.
+        let lo = u32::from_le_bytes(*lo) as u64;
+        let hi = u32::from_le_bytes(*hi) as u64;
+        return lo | (hi << ((n - 4) * 8));
+    }
+    match *b {
+        [] => 0,
+        [a] => a as u64,
+        [a, b] => a as u64 | (b as u64) << 8,
+        [a, b, c, ..] => a as u64 | (b as u64) << 8 | (c as u64) << 16,
+    }
+}
+
+/// The [`short_word`] of the `len <= 8` bytes at `pos`, if in bounds: one
+/// load and a mask when 8 bytes are readable there.
+#[inline(always)]
+pub fn short_word_at(buf: &[u8], pos: usize, len: usize) -> Option<u64> {
+    if let Some(c) = buf.get(pos..).and_then(|b| b.first_chunk::<8>()) {
+        if len <= 8 {
+            let mask = u64::MAX.checked_shr(((8 - len) * 8) as u32).unwrap_or(0);
+            return Some(u64::from_le_bytes(*c) & mask);
+        }
+    }
+    Some(short_word(buf.get(pos..pos.checked_add(len)?)?))
 }
 
 /// Byte equality, inlined for short keys (no call to `memcmp`).
@@ -292,10 +329,7 @@ pub fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
         return false;
     }
     if a.len() <= 8 {
-        let (mut x, mut y) = ([0u8; 8], [0u8; 8]);
-        x[..a.len()].copy_from_slice(a);
-        y[..b.len()].copy_from_slice(b);
-        return x == y;
+        return short_word(a) == short_word(b);
     }
     a == b
 }
@@ -372,9 +406,10 @@ fn read_varint_long(buf: &[u8], pos: usize, first: u8) -> Option<(u64, usize)> {
 pub fn read_uint(buf: &[u8], pos: usize, width: usize) -> Option<u64> {
     // One 8-byte load and a mask when 8 bytes are readable (no branch on
     // the width): every slot but those at the very end of a buffer.
-    if let Some(b) = pos.checked_add(8).and_then(|end| buf.get(pos..end)) {
-        let v = u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
-        return Some(v & (u64::MAX >> ((8 - width.min(8)) * 8)));
+    if let Some(b) = buf.get(pos..).and_then(|b| b.first_chunk::<8>()) {
+        // `width` is 1, 2, 4 or 8: the shift is 56, 48, 32 or 0.
+        let mask = u64::MAX.wrapping_shr(64u32.wrapping_sub(8 * width as u32));
+        return Some(u64::from_le_bytes(*b) & mask);
     }
     let b = buf.get(pos..pos.checked_add(width)?)?;
     Some(match width {
@@ -415,6 +450,26 @@ mod tests {
                 "length {n}"
             );
         }
+    }
+
+    #[test]
+    fn short_words() {
+        let bytes: Vec<u8> = (1..=12u8).collect();
+        for n in 0..=8 {
+            let mut w = [0u8; 8];
+            w[..n].copy_from_slice(&bytes[..n]);
+            assert_eq!(short_word(&bytes[..n]), u64::from_le_bytes(w), "length {n}");
+            assert_eq!(short_word_at(&bytes, 0, n), Some(u64::from_le_bytes(w)));
+            // Near the end of the buffer (no 8-byte load possible).
+            let tail = &bytes[12 - n..];
+            assert_eq!(short_word_at(tail, 0, n), Some(short_word(tail)));
+            assert_eq!(
+                short_key_hash(short_word(&bytes[..n]), n),
+                reference_hash(&bytes[..n])
+            );
+        }
+        assert_eq!(short_word_at(&bytes, 10, 3), None);
+        assert_eq!(short_word_at(&bytes, usize::MAX, 3), None);
     }
 
     #[test]

@@ -26,7 +26,11 @@ impl Encoder {
     /// assert_eq!(e.finish()?, a); // the same value encodes the same way
     /// # Ok::<(), roving::Error>(())
     /// ```
+    ///
+    /// A value of a lazily opened document is validated first
+    /// ([`Value::validated`]), so that copying stays linear.
     pub fn write_value(&mut self, value: Value<'_>) -> Result<()> {
+        let value = value.validated()?;
         let mut memo: HashMap<usize, Mark> = HashMap::new();
         let mut stack: Vec<Frame<'_>> = Vec::new();
         let mut next = Some(value);

@@ -52,8 +52,10 @@ enum Frame<'a> {
     Map(MapIter<'a>, bool),
 }
 
-/// Appends the JSON text of `value` to `out`.
+/// Appends the JSON text of `value` to `out`. A value of a lazily opened
+/// document is validated first ([`Value::validated`]).
 pub fn write_json(value: Value<'_>, opts: &JsonOptions, out: &mut Vec<u8>) -> Result<()> {
+    let value = value.validated()?;
     let mut stack: Vec<Frame<'_>> = Vec::new();
     let mut budget = opts.limits.max_values;
     let mut next = Some(value);

@@ -1,14 +1,16 @@
 //! Arrays read in place: O(1) indexing.
 
+use crate::error::{ErrorKind, Result};
 use crate::format::{read_varint, WIDTHS};
-use crate::read::value::{read_slot, slot_value, Value};
+use crate::read::value::{check_slot, malformed, read_slot, slot_value, Value, LAZY};
 
 /// An array inside a document: a position; its header is decoded on use,
-/// so that a `Value` stays two words and copying it is cheap.
+/// so that a `Value` stays small and copying it is cheap.
 #[derive(Clone, Copy, Debug)]
 pub struct Array<'a> {
     buf: &'a [u8],
-    pos: usize,
+    /// Position of the record, with the [`LAZY`] bit of lazily opened documents.
+    at: usize,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -26,23 +28,39 @@ impl<'a> Array<'a> {
     }
 
     /// Position of the record (0 for the empty immediate).
+    #[inline(always)]
     pub(crate) fn pos(&self) -> usize {
-        self.pos
+        self.at & !LAZY
+    }
+
+    /// [`LAZY`] if the document was opened lazily, else 0.
+    #[inline(always)]
+    pub(crate) fn lazy(&self) -> usize {
+        self.at & LAZY
+    }
+
+    /// The document's bytes.
+    pub(crate) fn buf(&self) -> &'a [u8] {
+        self.buf
     }
 
     pub(crate) fn empty() -> Array<'a> {
-        Array { buf: &[], pos: 0 }
+        Array { buf: &[], at: 0 }
     }
 
+    /// The array at `at`: a record position, with the [`LAZY`] bit for a
+    /// lazily opened document. Without it the caller vouches that the
+    /// document was validated or is trusted (strings are not re-checked).
     #[inline(always)]
-    pub(crate) fn at(buf: &'a [u8], pos: usize) -> Array<'a> {
-        Array { buf, pos }
+    pub(crate) fn at(buf: &'a [u8], at: usize) -> Array<'a> {
+        Array { buf, at }
     }
 
     #[inline(always)]
     fn header(&self) -> Option<Header> {
-        let tag = *self.buf.get(self.pos)?;
-        let (len, slots) = read_varint(self.buf, self.pos + 1)?;
+        let pos = self.pos();
+        let tag = *self.buf.get(pos)?;
+        let (len, slots) = read_varint(self.buf, pos + 1)?;
         Some(Header {
             slots,
             len: usize::try_from(len).ok().filter(|&l| l <= self.buf.len())?,
@@ -63,14 +81,41 @@ impl<'a> Array<'a> {
     }
 
     /// Element `i`, or `None` past the end. O(1).
-    #[inline]
+    #[inline(always)]
     pub fn get(&self, i: usize) -> Option<Value<'a>> {
         let h = self.header()?;
         if i >= h.len {
             return None;
         }
-        let slot = read_slot(self.buf, h.slots + i * h.width, h.width, self.pos);
-        Some(slot_value(self.buf, slot))
+        let slot = read_slot(self.buf, h.slots + i * h.width, h.width, self.pos());
+        Some(slot_value(self.buf, slot, self.lazy()))
+    }
+
+    /// Element `i` (`Ok(None)` past the end), reporting malformed bytes of
+    /// a lazily opened document ([`Document::open_lazy`]) as an error
+    /// instead of a `Null`: a header that does not decode, a slot that is
+    /// not a valid immediate or backward reference, a target that is not a
+    /// value record, a string that is not UTF-8. For validated documents
+    /// this is [`get`](Self::get).
+    ///
+    /// [`Document::open_lazy`]: crate::Document::open_lazy
+    pub fn try_get(&self, i: usize) -> Result<Option<Value<'a>>> {
+        if self.lazy() == 0 {
+            return Ok(self.get(i));
+        }
+        let pos = self.pos();
+        let h = self
+            .header()
+            .ok_or_else(|| malformed(ErrorKind::Truncated, pos))?;
+        if i >= h.len {
+            return Ok(None);
+        }
+        let at = h.slots + i * h.width;
+        let v = slot_value(self.buf, read_slot(self.buf, at, h.width, pos), LAZY);
+        if v.is_null() {
+            check_slot(self.buf, at, h.width, pos)?;
+        }
+        Ok(Some(v))
     }
 
     /// The elements, in order.
@@ -82,7 +127,8 @@ impl<'a> Array<'a> {
         });
         ArrayIter {
             buf: self.buf,
-            base: self.pos,
+            base: self.pos(),
+            lazy: self.lazy(),
             h,
             next: 0,
         }
@@ -91,7 +137,7 @@ impl<'a> Array<'a> {
     /// Byte offset of this array's record in the document (`None` for the
     /// empty array, which has no record). Equal offsets mean the same shared value.
     pub fn offset(&self) -> Option<usize> {
-        (!self.buf.is_empty()).then_some(self.pos)
+        (!self.buf.is_empty()).then_some(self.pos())
     }
 
     /// Length of the whole document this array is in (0 for the empty array).
@@ -113,6 +159,7 @@ impl<'a> IntoIterator for Array<'a> {
 pub struct ArrayIter<'a> {
     buf: &'a [u8],
     base: usize,
+    lazy: usize,
     h: Header,
     next: usize,
 }
@@ -128,7 +175,7 @@ impl<'a> Iterator for ArrayIter<'a> {
         let w = self.h.width;
         let slot = read_slot(self.buf, self.h.slots + self.next * w, w, self.base);
         self.next += 1;
-        Some(slot_value(self.buf, slot))
+        Some(slot_value(self.buf, slot, self.lazy))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {

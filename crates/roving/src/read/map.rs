@@ -3,8 +3,11 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::error::{ErrorKind, Result};
 use crate::format::*;
-use crate::read::value::{as_str, read_slot, slot_value, str_record, Slot, Value};
+use crate::read::value::{
+    check_slot, header_error, malformed, read_slot, slot_value, str_record, text, Slot, Value, LAZY,
+};
 
 /// The key list of one or more maps, with its hash index. Kept small (the
 /// buffer is passed in) because it travels inside every [`Map`] value.
@@ -64,10 +67,15 @@ impl Shape {
         }
     }
 
-    /// Whether key `i` is `key`.
+    /// Whether key `i` is the probe's key.
     #[inline(always)]
-    fn key_is(&self, buf: &[u8], i: usize, key: &[u8]) -> bool {
-        self.key_bytes(buf, i).is_some_and(|k| bytes_eq(k, key))
+    fn key_is(&self, buf: &[u8], i: usize, probe: &Probe<'_>) -> bool {
+        let w = self.width as usize;
+        match read_slot(buf, self.keys + i * w, w, self.pos) {
+            Some(Slot::Ref(p)) => probe.matches(buf, p),
+            Some(Slot::Special(SPECIAL_EMPTY_STR)) => probe.key.is_empty(),
+            _ => false,
+        }
     }
 
     /// Position of the record of key `i` (`None` for the empty-string immediate).
@@ -98,29 +106,50 @@ impl Shape {
     /// Index of `key` in this shape.
     #[inline]
     pub(crate) fn find(&self, buf: &[u8], key: &[u8]) -> Option<usize> {
+        let probe = Probe::new(key);
         if self.count <= SHAPE_LINEAR_MAX {
-            return (0..self.count).find(|&i| self.key_is(buf, i, key));
+            return (0..self.count).find(|&i| self.key_is(buf, i, &probe));
         }
-        self.find_hashed(buf, key, key_hash(key))
+        self.find_hashed(buf, &probe.hashed())
     }
 
-    #[inline]
-    pub(crate) fn find_hashed(&self, buf: &[u8], key: &[u8], hash: u64) -> Option<usize> {
+    /// Index of the probe's key in this shape.
+    #[inline(always)]
+    pub(crate) fn find_hashed(&self, buf: &[u8], probe: &Probe<'_>) -> Option<usize> {
         if self.count <= SHAPE_LINEAR_MAX {
-            return (0..self.count).find(|&i| self.key_is(buf, i, key));
+            return (0..self.count).find(|&i| self.key_is(buf, i, probe));
         }
+        let hash = probe.hash;
         let table = index_table_size(self.count);
-        let ew = index_entry_width(self.count);
-        let index = self.index_pos();
         let mask = table - 1;
+        let index = self.index_pos();
         let mut i = index_home(hash, table);
+        if self.count < 0xFF {
+            // One-byte entries (shapes of fewer than 255 keys): the table is
+            // bounds-checked once.
+            let entries = buf.get(index..index.checked_add(table)?)?;
+            for _ in 0..table {
+                let k = (*entries.get(i)? as usize).wrapping_sub(1);
+                if k >= self.count {
+                    // Entry 0 is empty; above the count is malformed (never
+                    // in a validated document): either way the key is absent.
+                    return None;
+                }
+                if self.key_is(buf, k, probe) {
+                    return Some(k);
+                }
+                i = (i + 1) & mask;
+            }
+            return None;
+        }
+        let ew = index_entry_width(self.count);
         for _ in 0..table {
-            let e = read_uint(buf, index + i * ew, ew)? as usize;
-            if e == 0 {
+            let k = (read_uint(buf, index + i * ew, ew)? as usize).wrapping_sub(1);
+            if k >= self.count {
                 return None;
             }
-            if self.key_is(buf, e - 1, key) {
-                return Some(e - 1);
+            if self.key_is(buf, k, probe) {
+                return Some(k);
             }
             i = (i + 1) & mask;
         }
@@ -128,28 +157,126 @@ impl Shape {
     }
 }
 
+/// A key prepared for comparison with key records: keys of up to 7 bytes
+/// are compared with a short-string record (tag and bytes) as one masked
+/// 8-byte word.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Probe<'k> {
+    key: &'k [u8],
+    /// The record `TAG_SHORT_STR | len, key bytes` as a little-endian word
+    /// (keys of up to 7 bytes; else 1, which no masked word equals).
+    record: u64,
+    /// Mask of the record's `len + 1` bytes (0 for longer keys).
+    mask: u64,
+    /// The short-string tag of the key's length (0 for keys of more than 63 bytes).
+    tag: u8,
+    hash: u64,
+}
+
+impl<'k> Probe<'k> {
+    /// The probe of `key`, without its hash (see [`hashed`](Self::hashed)).
+    #[inline(always)]
+    fn new(key: &'k [u8]) -> Probe<'k> {
+        let n = key.len();
+        let tag = if n <= SHORT_STR_MAX {
+            TAG_SHORT_STR | n as u8
+        } else {
+            0
+        };
+        if n <= 8 {
+            let word = short_word(key);
+            let (record, mask) = if n <= 7 {
+                ((word << 8) | tag as u64, u64::MAX >> (56 - 8 * n))
+            } else {
+                (1, 0)
+            };
+            Probe {
+                key,
+                record,
+                mask,
+                tag,
+                // The word, until `hashed` replaces it by the hash.
+                hash: word,
+            }
+        } else {
+            Probe {
+                key,
+                record: 1,
+                mask: 0,
+                tag,
+                hash: 0,
+            }
+        }
+    }
+
+    /// The probe with its key hash (computed from the word for short keys).
+    #[inline(always)]
+    fn hashed(mut self) -> Probe<'k> {
+        let n = self.key.len();
+        self.hash = if n <= 8 {
+            short_key_hash(self.hash, n)
+        } else {
+            key_hash(self.key)
+        };
+        self
+    }
+
+    /// Whether the record at `p` is a string record holding the key.
+    #[inline(always)]
+    fn matches(&self, buf: &[u8], p: usize) -> bool {
+        if let Some(c) = buf.get(p..).and_then(|b| b.first_chunk::<8>()) {
+            let v = u64::from_le_bytes(*c);
+            if v & self.mask == self.record {
+                return true;
+            }
+            let t = v as u8;
+            if t & 0xC0 == TAG_SHORT_STR && (t != self.tag || self.mask != 0) {
+                // A short string of another length, or of the same length
+                // as a key of up to 7 bytes but other bytes.
+                return false;
+            }
+        }
+        matches_slow(buf, p, self.key)
+    }
+}
+
+/// [`Probe::matches`] for a long-form (0C) record, a key of more than 7
+/// bytes, or a record near the end of the buffer: out of line, so that the
+/// probe loop keeps its registers.
+#[cold]
+#[inline(never)]
+fn matches_slow(buf: &[u8], p: usize, key: &[u8]) -> bool {
+    str_record(buf, p).is_some_and(|k| bytes_eq(k, key))
+}
+
 /// Decodes the shape reference of the map record at `pos`: returns the
 /// shape's position (strictly before `pos`) and the position of the first value slot.
 #[inline(always)]
 pub(crate) fn map_shape_ref(buf: &[u8], pos: usize) -> Option<(usize, usize)> {
+    map_header(buf, pos).map(|(_, shape, values)| (shape, values))
+}
+
+/// [`map_shape_ref`] with the map's tag.
+#[inline(always)]
+fn map_header(buf: &[u8], pos: usize) -> Option<(u8, usize, usize)> {
+    let tag = *buf.get(pos)?;
     let (r, values) = read_varint(buf, pos + 1)?;
     let x = usize::try_from(r >> 1).ok()?;
-    let shape = if r & 1 == 1 {
-        x
-    } else {
-        pos.checked_sub(x).filter(|_| x > 0)?
-    };
-    (shape < pos).then_some((shape, values))
+    // As for slots: a relative distance `x` gives `pos - x`, which is below
+    // `pos` exactly when `1 <= x <= pos`.
+    let shape = if r & 1 == 1 { x } else { pos.wrapping_sub(x) };
+    (shape < pos).then_some((tag, shape, values))
 }
 
 /// A map inside a document. Keys keep the writer's insertion order.
 ///
 /// A position; its header and shape are decoded on use, so that a `Value`
-/// stays two words and copying it is cheap.
+/// stays small and copying it is cheap.
 #[derive(Clone, Copy, Debug)]
 pub struct Map<'a> {
     buf: &'a [u8],
-    pos: usize,
+    /// Position of the record, with the [`LAZY`] bit of lazily opened documents.
+    at: usize,
 }
 
 /// A decoded map header: where the values are and the shape.
@@ -168,9 +295,9 @@ impl Header {
     };
 
     #[inline(always)]
-    fn value<'a>(&self, buf: &'a [u8], base: usize, i: usize) -> Value<'a> {
+    fn value<'a>(&self, buf: &'a [u8], base: usize, i: usize, lazy: usize) -> Value<'a> {
         let slot = read_slot(buf, self.values + i * self.width, self.width, base);
-        slot_value(buf, slot)
+        slot_value(buf, slot, lazy)
     }
 }
 
@@ -182,28 +309,64 @@ impl<'a> Map<'a> {
     }
 
     /// Position of the record (0 for the empty immediate).
+    #[inline(always)]
     pub(crate) fn pos(&self) -> usize {
-        self.pos
+        self.at & !LAZY
+    }
+
+    /// [`LAZY`] if the document was opened lazily, else 0.
+    #[inline(always)]
+    pub(crate) fn lazy(&self) -> usize {
+        self.at & LAZY
+    }
+
+    /// The document's bytes.
+    pub(crate) fn buf(&self) -> &'a [u8] {
+        self.buf
     }
 
     pub(crate) fn empty() -> Map<'a> {
-        Map { buf: &[], pos: 0 }
+        Map { buf: &[], at: 0 }
     }
 
+    /// The map at `at`: a record position, with the [`LAZY`] bit for a
+    /// lazily opened document. Without it the caller vouches that the
+    /// document was validated or is trusted (keys are not re-checked).
     #[inline(always)]
-    pub(crate) fn at(buf: &'a [u8], pos: usize) -> Map<'a> {
-        Map { buf, pos }
+    pub(crate) fn at(buf: &'a [u8], at: usize) -> Map<'a> {
+        Map { buf, at }
     }
 
     #[inline(always)]
     fn header(&self) -> Option<Header> {
-        let tag = *self.buf.get(self.pos)?;
-        let (shape_pos, values) = map_shape_ref(self.buf, self.pos)?;
+        let (tag, shape_pos, values) = map_header(self.buf, self.pos())?;
         Some(Header {
             values,
             width: WIDTHS[(tag & 3) as usize],
             shape: Shape::at(self.buf, shape_pos)?,
         })
+    }
+
+    /// The header of a map of a lazily opened document, or why it does not decode.
+    #[cold]
+    fn checked_header(&self) -> Result<Header> {
+        let pos = self.pos();
+        let Some((_, shape_pos, _)) = map_header(self.buf, pos) else {
+            return Err(header_error(self.buf, pos));
+        };
+        self.header().ok_or_else(|| match self.buf.get(shape_pos) {
+            Some(&t) if t & !3 == TAG_SHAPE => header_error(self.buf, shape_pos),
+            _ => malformed(ErrorKind::WrongTarget, shape_pos),
+        })
+    }
+
+    /// Value `i` of a map of a lazily opened document, or why it is malformed.
+    fn checked_value(&self, h: &Header, i: usize) -> Result<Value<'a>> {
+        let v = h.value(self.buf, self.pos(), i, LAZY);
+        if v.is_null() {
+            check_slot(self.buf, h.values + i * h.width, h.width, self.pos())?;
+        }
+        Ok(v)
     }
 
     /// Number of entries.
@@ -222,17 +385,18 @@ impl<'a> Map<'a> {
     #[inline]
     pub fn value_at(&self, i: usize) -> Option<Value<'a>> {
         let h = self.header()?;
-        (i < h.shape.count).then(|| h.value(self.buf, self.pos, i))
+        (i < h.shape.count).then(|| h.value(self.buf, self.pos(), i, self.lazy()))
     }
 
-    /// Key `i` in insertion order.
+    /// Key `i` in insertion order (in a lazily opened document, `None` for
+    /// a key that is not UTF-8).
     #[inline]
     pub fn key_at(&self, i: usize) -> Option<&'a str> {
         let h = self.header()?;
         if i >= h.shape.count {
             return None;
         }
-        h.shape.key_bytes(self.buf, i).map(as_str)
+        text(h.shape.key_bytes(self.buf, i)?, self.lazy())
     }
 
     /// Position of `key` in insertion order.
@@ -243,11 +407,11 @@ impl<'a> Map<'a> {
 
     /// The value of `key`, without allocating: a hash probe for maps of more
     /// than eight keys, a scan otherwise.
-    #[inline]
+    #[inline(always)]
     pub fn get(&self, key: &str) -> Option<Value<'a>> {
         let h = self.header()?;
         let i = h.shape.find(self.buf, key.as_bytes())?;
-        Some(h.value(self.buf, self.pos, i))
+        Some(h.value(self.buf, self.pos(), i, self.lazy()))
     }
 
     /// The value of the handle's key; after the first lookup in maps of one
@@ -255,35 +419,110 @@ impl<'a> Map<'a> {
     #[inline]
     pub fn get_with(&self, handle: &KeyHandle) -> Option<Value<'a>> {
         let h = self.header()?;
+        let i = self.handle_index(&h, handle)?;
+        Some(h.value(self.buf, self.pos(), i, self.lazy()))
+    }
+
+    /// Index of the handle's key, through its cache.
+    #[inline(always)]
+    fn handle_index(&self, h: &Header, handle: &KeyHandle) -> Option<usize> {
+        let probe = handle.probe();
         let cached = handle.cache.load(Ordering::Relaxed);
         let shape_tag = h.shape.pos as u64 + 1;
         let guess = (cached & 0xFFFF_FFFF) as usize;
         // The cached slot is checked against the key, so a handle shared
         // between documents never returns another key's value.
-        let i = if cached >> 32 == shape_tag
+        if cached >> 32 == shape_tag
             && guess < h.shape.count
-            && h.shape.key_is(self.buf, guess, handle.key.as_bytes())
+            && h.shape.key_is(self.buf, guess, &probe)
         {
-            guess
-        } else {
-            let i = h
-                .shape
-                .find_hashed(self.buf, handle.key.as_bytes(), handle.hash)?;
-            if shape_tag < (1 << 32) && i < (1 << 32) {
-                handle
-                    .cache
-                    .store((shape_tag << 32) | i as u64, Ordering::Relaxed);
-            }
-            i
-        };
-        Some(h.value(self.buf, self.pos, i))
+            return Some(guess);
+        }
+        let i = h.shape.find_hashed(self.buf, &probe)?;
+        if shape_tag < (1 << 32) && i < (1 << 32) {
+            handle
+                .cache
+                .store((shape_tag << 32) | i as u64, Ordering::Relaxed);
+        }
+        Some(i)
+    }
+
+    /// The value of `key` (`Ok(None)` if absent), reporting malformed bytes
+    /// of a lazily opened document ([`Document::open_lazy`]) as an error
+    /// instead of a `Null` or an absence: a header or shape that does not
+    /// decode, a value slot that is not a valid immediate or backward
+    /// reference, a target that is not a value record, a string that is not
+    /// UTF-8. (A key that a malformed index does not lead to is reported
+    /// absent.) For validated documents this is [`get`](Self::get).
+    ///
+    /// [`Document::open_lazy`]: crate::Document::open_lazy
+    pub fn try_get(&self, key: &str) -> Result<Option<Value<'a>>> {
+        if self.lazy() == 0 {
+            return Ok(self.get(key));
+        }
+        let h = self.checked_header()?;
+        match h.shape.find(self.buf, key.as_bytes()) {
+            Some(i) => self.checked_value(&h, i).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// [`get_with`](Self::get_with), reporting malformed bytes as
+    /// [`try_get`](Self::try_get) does.
+    pub fn try_get_with(&self, handle: &KeyHandle) -> Result<Option<Value<'a>>> {
+        if self.lazy() == 0 {
+            return Ok(self.get_with(handle));
+        }
+        let h = self.checked_header()?;
+        match self.handle_index(&h, handle) {
+            Some(i) => self.checked_value(&h, i).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// [`value_at`](Self::value_at), reporting malformed bytes as
+    /// [`try_get`](Self::try_get) does.
+    pub fn try_value_at(&self, i: usize) -> Result<Option<Value<'a>>> {
+        if self.lazy() == 0 {
+            return Ok(self.value_at(i));
+        }
+        let h = self.checked_header()?;
+        if i >= h.shape.count {
+            return Ok(None);
+        }
+        self.checked_value(&h, i).map(Some)
+    }
+
+    /// [`key_at`](Self::key_at), reporting a malformed key slot or a key
+    /// that is not UTF-8 in a lazily opened document as an error.
+    pub fn try_key_at(&self, i: usize) -> Result<Option<&'a str>> {
+        if self.lazy() == 0 {
+            return Ok(self.key_at(i));
+        }
+        let h = self.checked_header()?;
+        if i >= h.shape.count {
+            return Ok(None);
+        }
+        let slot = h.shape.keys + i * h.shape.width as usize;
+        match h.shape.key_record(self.buf, i) {
+            None => Err(malformed(ErrorKind::BadReference, slot)),
+            Some(None) => Ok(Some("")),
+            Some(Some(p)) => match str_record(self.buf, p) {
+                None => Err(malformed(ErrorKind::WrongTarget, p)),
+                Some(b) => match text(b, LAZY) {
+                    Some(k) => Ok(Some(k)),
+                    None => Err(malformed(ErrorKind::InvalidUtf8, p)),
+                },
+            },
+        }
     }
 
     /// The entries in insertion order.
     pub fn iter(&self) -> MapIter<'a> {
         MapIter {
             buf: self.buf,
-            base: self.pos,
+            base: self.pos(),
+            lazy: self.lazy(),
             h: self.header().unwrap_or(Header::EMPTY),
             next: 0,
         }
@@ -296,7 +535,8 @@ impl<'a> Map<'a> {
         let h = self.header();
         let values = MapValues(MapIter {
             buf: self.buf,
-            base: self.pos,
+            base: self.pos(),
+            lazy: self.lazy(),
             h: h.unwrap_or(Header::EMPTY),
             next: 0,
         });
@@ -315,7 +555,7 @@ impl<'a> Map<'a> {
 
     /// Byte offset of this map's record (`None` for the empty map immediate).
     pub fn offset(&self) -> Option<usize> {
-        (!self.buf.is_empty()).then_some(self.pos)
+        (!self.buf.is_empty()).then_some(self.pos())
     }
 
     /// Byte offset of the shape (key list) record this map uses; maps with
@@ -343,6 +583,7 @@ impl<'a> IntoIterator for Map<'a> {
 pub struct MapIter<'a> {
     buf: &'a [u8],
     base: usize,
+    lazy: usize,
     h: Header,
     next: usize,
 }
@@ -357,8 +598,11 @@ impl<'a> Iterator for MapIter<'a> {
             return None;
         }
         self.next += 1;
-        let k = self.h.shape.key_bytes(self.buf, i).map_or("", as_str);
-        Some((k, self.h.value(self.buf, self.base, i)))
+        // A malformed key (or, in a lazily opened document, one that is not
+        // UTF-8) reads as "".
+        let k = self.h.shape.key_bytes(self.buf, i);
+        let k = k.and_then(|k| text(k, self.lazy)).unwrap_or("");
+        Some((k, self.h.value(self.buf, self.base, i, self.lazy)))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -385,7 +629,7 @@ impl<'a> Iterator for MapValues<'a> {
             return None;
         }
         it.next += 1;
-        Some(it.h.value(it.buf, it.base, i))
+        Some(it.h.value(it.buf, it.base, i, it.lazy))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -402,6 +646,10 @@ impl ExactSizeIterator for MapValues<'_> {}
 #[derive(Debug)]
 pub struct KeyHandle {
     key: Box<str>,
+    /// [`Probe::record`], [`Probe::mask`], [`Probe::tag`] and [`Probe::hash`] of the key.
+    record: u64,
+    mask: u64,
+    tag: u8,
     hash: u64,
     cache: AtomicU64,
 }
@@ -409,10 +657,25 @@ pub struct KeyHandle {
 impl KeyHandle {
     /// A handle for `key`.
     pub fn new(key: &str) -> KeyHandle {
+        let p = Probe::new(key.as_bytes()).hashed();
         KeyHandle {
             key: key.into(),
-            hash: key_hash(key.as_bytes()),
+            record: p.record,
+            mask: p.mask,
+            tag: p.tag,
+            hash: p.hash,
             cache: AtomicU64::new(0),
+        }
+    }
+
+    #[inline(always)]
+    fn probe(&self) -> Probe<'_> {
+        Probe {
+            key: self.key.as_bytes(),
+            record: self.record,
+            mask: self.mask,
+            tag: self.tag,
+            hash: self.hash,
         }
     }
 
@@ -426,8 +689,55 @@ impl Clone for KeyHandle {
     fn clone(&self) -> KeyHandle {
         KeyHandle {
             key: self.key.clone(),
+            record: self.record,
+            mask: self.mask,
+            tag: self.tag,
             hash: self.hash,
             cache: AtomicU64::new(self.cache.load(Ordering::Relaxed)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `Probe::matches` agrees with comparing the bytes of the string record,
+    /// for short and long-form records, keys of every length around the
+    /// word and tag boundaries, and records near the end of the buffer.
+    #[test]
+    fn probe_matches_string_records() {
+        let text: Vec<u8> = (0..80u8).map(|i| b'a' + i % 26).collect();
+        let mut records: Vec<Vec<u8>> = Vec::new();
+        for n in [0usize, 1, 3, 6, 7, 8, 9, 63, 64, 70] {
+            let s = &text[..n];
+            if n <= SHORT_STR_MAX {
+                let mut r = vec![TAG_SHORT_STR | n as u8];
+                r.extend_from_slice(s);
+                records.push(r);
+            }
+            let mut r = vec![TAG_STR];
+            write_varint(&mut r, n as u64);
+            r.extend_from_slice(s);
+            records.push(r);
+        }
+        records.push(vec![TAG_I8, 5]);
+        for rec in &records {
+            for pad in [0usize, 3, 8] {
+                let mut buf = rec.clone();
+                buf.extend(std::iter::repeat_n(0xEE, pad));
+                let stored = str_record(&buf, 0);
+                for n in [0usize, 1, 3, 6, 7, 8, 9, 63, 64, 70] {
+                    for key in [&text[..n], &b"zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz"[..n]] {
+                        let probe = Probe::new(key);
+                        assert_eq!(
+                            probe.matches(&buf, 0),
+                            stored == Some(key),
+                            "record {rec:02x?} pad {pad} key {key:?}"
+                        );
+                    }
+                }
+            }
         }
     }
 }

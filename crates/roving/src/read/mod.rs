@@ -23,12 +23,24 @@ use crate::format::*;
 
 /// A roving document: a borrowed buffer whose root has been located.
 ///
-/// [`Document::open`] validates the whole buffer in one linear pass first;
-/// after it succeeds no accessor can panic or read out of bounds.
+/// Three ways to open one:
+///
+/// * [`Document::open`] validates the whole buffer in one linear pass first
+///   (section 16 of `docs/FORMAT.md`); after it succeeds no accessor can
+///   fail, and strings are handed out without further checks.
+/// * [`Document::open_lazy`] is O(1) and safe on any bytes: it checks the
+///   header and the trailer only, and every accessor then checks what it
+///   reads (see there). For one lookup in a large untrusted buffer.
+/// * `unsafe` [`Document::open_trusted`] is O(1) and checks nothing more:
+///   for bytes known to be valid.
+///
+/// No accessor panics or reads out of bounds, whatever the bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct Document<'a> {
     buf: &'a [u8],
     root: Option<Slot>,
+    /// `value::LAZY` if opened with `open_lazy`, else 0.
+    lazy: usize,
 }
 
 /// Locates the root record from the end of `buf`: returns its slot width
@@ -72,6 +84,56 @@ impl<'a> Document<'a> {
         unsafe { Document::open_trusted(buf) }
     }
 
+    /// Opens `buf` in O(1) without validating it, safely: the accessors
+    /// check what they touch ("lazy" validation).
+    ///
+    /// Like [`open_trusted`](Self::open_trusted) it checks only the header,
+    /// the trailer and the root slot. Then every read is checked:
+    ///
+    /// * bounds, of every header, slot, length and string;
+    /// * tags: a reference to anything but a value record (an unknown tag,
+    ///   a shape, a root) reads as `Null`, a map's shape must be a shape;
+    /// * references point strictly backwards (so every walk terminates),
+    ///   special constants are 0..=5;
+    /// * UTF-8 of every string and key handed out as `&str` (an invalid
+    ///   string reads as `Null`, an invalid key as absent or `""`);
+    /// * timestamp ranges; and a hash-index entry above the key count ends
+    ///   the lookup (absent).
+    ///
+    /// Malformed spots read as `Null` or absent from the plain accessors
+    /// ([`Value::index`], [`Value::get`], [`Map::get`], iterators ...);
+    /// the `try_` accessors ([`Value::try_get`], [`Value::try_index`],
+    /// [`Map::try_get`], [`Array::try_get`] ...) report them as errors.
+    ///
+    /// What only [`open`](Self::open) (full validation) establishes: that
+    /// records tile the buffer and references land on record starts (a lazy
+    /// reader may decode bytes from the middle of a record, safely), the
+    /// validity of records nothing reads, canonical forms (varints aside,
+    /// which are always checked), distinct keys and a complete hash index
+    /// (a lazy lookup may miss a key a scan would find).
+    ///
+    /// Operations on whole values -- `==`, [`crate::json::to_json`],
+    /// [`crate::from_value`], [`crate::Encoder::write_value`] -- validate
+    /// the whole document first when it was opened lazily (an O(n) pass,
+    /// not cached), so they stay linear; [`Value::validated`] does that once.
+    ///
+    /// ```
+    /// let bytes = roving::json::from_json(br#"[{"name":"a"},{"name":"b"}]"#)?;
+    /// let doc = roving::Document::open_lazy(&bytes)?; // O(1), no validation
+    /// let name = doc.root().try_index(1)?.unwrap().try_get("name")?;
+    /// assert_eq!(name.and_then(|v| v.as_str()), Some("b"));
+    /// # Ok::<(), roving::Error>(())
+    /// ```
+    pub fn open_lazy(buf: &'a [u8]) -> Result<Document<'a>> {
+        // SAFETY: the document is marked lazy, so its strings are checked
+        // for UTF-8 when read; nothing else relies on validation.
+        let doc = unsafe { Document::open_trusted(buf) }?;
+        Ok(Document {
+            lazy: value::LAZY,
+            ..doc
+        })
+    }
+
     /// Opens `buf` without validating it: O(1), reading only the trailer.
     ///
     /// # Safety
@@ -79,20 +141,48 @@ impl<'a> Document<'a> {
     /// one written by this crate's encoder or validated earlier and not
     /// modified since. Strings are not re-checked for UTF-8, so an invalid
     /// buffer can produce `&str`s that are not UTF-8 (undefined behaviour);
-    /// every other access stays bounds-checked.
+    /// every other access stays bounds-checked. [`Document::open_lazy`] is
+    /// the safe O(1) alternative.
     pub unsafe fn open_trusted(buf: &'a [u8]) -> Result<Document<'a>> {
         let (width, pos) = locate_root(buf)?;
         let root = read_slot(buf, pos + 1, width, pos);
         if root.is_none() {
             return Err(Error::at(ErrorKind::BadReference, pos + 1));
         }
-        Ok(Document { buf, root })
+        Ok(Document { buf, root, lazy: 0 })
     }
 
-    /// The root value. O(1).
+    /// The root value. O(1). (In a lazily opened document, a root that does
+    /// not decode reads as `Null`; [`try_root`](Self::try_root) reports it.)
     #[inline]
     pub fn root(&self) -> Value<'a> {
-        value::slot_value(self.buf, self.root)
+        value::slot_value(self.buf, self.root, self.lazy)
+    }
+
+    /// The root value, or why it does not decode (lazily opened documents
+    /// only; for others this is `Ok(root())`).
+    pub fn try_root(&self) -> Result<Value<'a>> {
+        let v = self.root();
+        if self.lazy != 0 && v.is_null() {
+            let (width, pos) = locate_root(self.buf)?;
+            value::check_slot(self.buf, pos + 1, width, pos)?;
+        }
+        Ok(v)
+    }
+
+    /// True if the document was opened with [`open_lazy`](Self::open_lazy)
+    /// (and not validated since with [`validated`](Self::validated)).
+    pub fn is_lazy(&self) -> bool {
+        self.lazy != 0
+    }
+
+    /// The document, validated: a lazily opened one is validated now (O(n))
+    /// and from then on read without checks; others are returned as they are.
+    pub fn validated(self) -> Result<Document<'a>> {
+        if self.lazy != 0 {
+            crate::validate::validate(self.buf)?;
+        }
+        Ok(Document { lazy: 0, ..self })
     }
 
     /// The document's bytes.

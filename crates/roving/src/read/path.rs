@@ -129,6 +129,23 @@ impl<'a> Value<'a> {
         Ok(self.path_segments(&segs))
     }
 
+    /// [`path`](Self::path), reporting malformed bytes of a lazily opened
+    /// document met on the way as an error (see [`Value::try_get`]).
+    pub fn try_path(&self, path: &str) -> Result<Option<Value<'a>>> {
+        let mut v = *self;
+        for s in PathSegment::parse(path)? {
+            let next = match s {
+                PathSegment::Index(i) => v.try_index(i)?,
+                PathSegment::Key(k) => v.try_get(&k)?,
+            };
+            match next {
+                Some(n) => v = n,
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(v))
+    }
+
     /// The value at pre-parsed path segments.
     pub fn path_segments(&self, segs: &[PathSegment]) -> Option<Value<'a>> {
         let mut v = *self;

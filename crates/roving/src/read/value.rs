@@ -1,5 +1,6 @@
 //! Values read in place: decoding one slot or record, with no allocation.
 
+use crate::error::{Error, ErrorKind, Result};
 use crate::format::*;
 use crate::read::{Array, Map, Vector};
 use crate::timestamp::Timestamp;
@@ -88,28 +89,24 @@ pub(crate) enum Slot {
 /// Returns `None` for references that do not point strictly before `base`.
 #[inline(always)]
 pub(crate) fn decode_slot(raw: u64, width: usize, base: usize) -> Option<Slot> {
-    match raw & 3 {
-        SLOT_INT => {
-            let sh = 64 - width as u32 * 8;
-            Some(Slot::Int(((raw as i64) << sh) >> (sh + 2)))
-        }
-        SLOT_SPECIAL => Some(Slot::Special(raw >> 2)),
-        SLOT_REL => {
-            let d = (raw >> 2) as usize;
-            if d == 0 || d > base {
-                None
-            } else {
-                Some(Slot::Ref(base - d))
-            }
-        }
-        _ => {
-            let t = (raw >> 2) as usize;
-            if t >= base {
-                None
-            } else {
-                Some(Slot::Ref(t))
-            }
-        }
+    // References first (the common case on lookups), without a jump table:
+    // a relative distance `d` gives `base - d`, which is below `base` exactly
+    // when `1 <= d <= base` (otherwise it wraps around), and an absolute
+    // target must be below `base` too: one comparison for both kinds.
+    if raw & 1 == 0 {
+        let p = (raw >> 2) as usize;
+        let t = if raw & 2 == 0 {
+            base.wrapping_sub(p)
+        } else {
+            p
+        };
+        return if t < base { Some(Slot::Ref(t)) } else { None };
+    }
+    if raw & 2 == 0 {
+        let sh = 64 - width as u32 * 8;
+        Some(Slot::Int(((raw as i64) << sh) >> (sh + 2)))
+    } else {
+        Some(Slot::Special(raw >> 2))
     }
 }
 
@@ -119,14 +116,24 @@ pub(crate) fn read_slot(buf: &[u8], pos: usize, width: usize, base: usize) -> Op
     decode_slot(read_uint(buf, pos, width)?, width, base)
 }
 
+/// The flag bit of a container's position word (and of a [`Document`]'s
+/// mode) that marks a document opened with [`Document::open_lazy`]: its
+/// strings and keys are checked for UTF-8 when read. Record positions are
+/// below `isize::MAX` (a slice is never longer), so the top bit is free, and
+/// a `Value` stays four words.
+///
+/// [`Document`]: crate::Document
+/// [`Document::open_lazy`]: crate::Document::open_lazy
+pub(crate) const LAZY: usize = 1 << (usize::BITS - 1);
+
 /// The value of a decoded slot (`Null` for anything malformed, which a
-/// validated document never contains).
+/// validated document never contains). `lazy` is 0 or [`LAZY`].
 #[inline]
-pub(crate) fn slot_value(buf: &[u8], slot: Option<Slot>) -> Value<'_> {
+pub(crate) fn slot_value(buf: &[u8], slot: Option<Slot>, lazy: usize) -> Value<'_> {
     match slot {
         Some(Slot::Int(i)) => Value::Int(i),
         Some(Slot::Special(s)) => special_value(s),
-        Some(Slot::Ref(p)) => record_value(buf, p),
+        Some(Slot::Ref(p)) => record_value(buf, p, lazy),
         None => Value::Null,
     }
 }
@@ -164,47 +171,125 @@ pub(crate) fn str_record(buf: &[u8], pos: usize) -> Option<&[u8]> {
     }
 }
 
-/// Turns bytes of a validated document into `&str`.
+/// The bytes of a string record as `&str`: checked for UTF-8 if `lazy`
+/// (0 or [`LAZY`]) is set (`None` if invalid), else taken as they are.
 #[inline(always)]
-pub(crate) fn as_str(b: &[u8]) -> &str {
-    // SAFETY: every string record reachable from a `Document` was checked to be
-    // UTF-8 by the validator, or the caller of `Document::open_trusted`
-    // promised that the bytes came from a valid document.
-    unsafe { std::str::from_utf8_unchecked(b) }
+pub(crate) fn text(b: &[u8], lazy: usize) -> Option<&str> {
+    if lazy != 0 {
+        return checked_text(b);
+    }
+    // SAFETY: `lazy` is 0 only for values of documents opened with
+    // `Document::open`, which validated every string record as UTF-8, or with
+    // `Document::open_trusted`, whose caller promised a valid document (or
+    // with `Value::validated`, after validating).
+    Some(unsafe { std::str::from_utf8_unchecked(b) })
+}
+
+/// UTF-8 check of a string of a lazily opened document.
+#[inline(never)]
+fn checked_text(b: &[u8]) -> Option<&str> {
+    if b.is_ascii() {
+        // SAFETY: ASCII is UTF-8.
+        return Some(unsafe { std::str::from_utf8_unchecked(b) });
+    }
+    simdutf8::basic::from_utf8(b).ok()
+}
+
+/// An error of a lazily opened document at `pos`.
+#[cold]
+pub(crate) fn malformed(kind: ErrorKind, pos: usize) -> Error {
+    Error::at(kind, pos).with_message("malformed document (opened lazily, not validated)")
+}
+
+/// The error of a container header at `pos` that does not decode.
+#[cold]
+pub(crate) fn header_error(buf: &[u8], pos: usize) -> Error {
+    match buf.get(pos) {
+        None => malformed(ErrorKind::Truncated, pos),
+        Some(_) => match read_varint(buf, pos + 1) {
+            None => malformed(ErrorKind::BadVarint, pos + 1),
+            Some(_) => malformed(ErrorKind::BadReference, pos),
+        },
+    }
+}
+
+/// Why the slot at `at` of the container at `base` reads as `Null`: `Ok`
+/// for a genuine null, else the error. Called only on `Null` values of
+/// lazily opened documents, so it costs nothing on the fast path.
+#[cold]
+pub(crate) fn check_slot(buf: &[u8], at: usize, width: usize, base: usize) -> Result<()> {
+    let Some(raw) = read_uint(buf, at, width) else {
+        return Err(malformed(ErrorKind::Truncated, at));
+    };
+    match decode_slot(raw, width, base) {
+        None => Err(malformed(ErrorKind::BadReference, at)),
+        Some(Slot::Special(SPECIAL_NULL)) | Some(Slot::Int(_)) => Ok(()),
+        Some(Slot::Special(_)) => Err(malformed(ErrorKind::BadImmediate, at)),
+        Some(Slot::Ref(p)) => Err(record_error(buf, p)),
+    }
+}
+
+/// Why the record at `p` has no value (it reads as `Null`).
+#[cold]
+fn record_error(buf: &[u8], p: usize) -> Error {
+    let kind = match buf.get(p) {
+        None => ErrorKind::Truncated,
+        Some(&t) if t & 0xC0 == TAG_SHORT_STR || t == TAG_STR => match str_record(buf, p) {
+            Some(_) => ErrorKind::InvalidUtf8,
+            None => ErrorKind::Truncated,
+        },
+        Some(&t) if t & !3 == TAG_SHAPE || t & !3 == TAG_ROOT => ErrorKind::WrongTarget,
+        Some(&t @ (TAG_TIMESTAMP | TAG_TIMESTAMP_OFFSET)) => {
+            let len = if t == TAG_TIMESTAMP { 13 } else { 17 };
+            if buf.len() - p >= len {
+                ErrorKind::NonCanonical // nanoseconds or offset out of range
+            } else {
+                ErrorKind::Truncated
+            }
+        }
+        Some(&TAG_VECTOR) => match buf.get(p + 1) {
+            Some(&e) if ElemType::from_code(e).is_none() => ErrorKind::UnknownTag(e),
+            _ => ErrorKind::BadLength,
+        },
+        Some(&t) if (t != 0 && t <= TAG_VECTOR) || t == TAG_F_DEC => ErrorKind::Truncated,
+        Some(&t) => ErrorKind::UnknownTag(t),
+    };
+    malformed(kind, p)
 }
 
 fn fixed<const N: usize>(buf: &[u8], pos: usize) -> Option<[u8; N]> {
     buf.get(pos..pos.checked_add(N)?)?.try_into().ok()
 }
 
-/// The value of the record at `pos` (`Null` if malformed).
+/// The value of the record at `pos` (`Null` if malformed). `lazy` (0 or
+/// [`LAZY`]) is passed on to containers and checks strings.
 #[inline]
-pub(crate) fn record_value(buf: &[u8], pos: usize) -> Value<'_> {
+pub(crate) fn record_value(buf: &[u8], pos: usize, lazy: usize) -> Value<'_> {
     let Some(&tag) = buf.get(pos) else {
         return Value::Null;
     };
     // The most common records first: short strings, maps, arrays.
     if tag & 0xC0 == TAG_SHORT_STR {
-        return match bytes_at(buf, pos + 1, (tag & 0x3F) as u64) {
-            Some(b) => Value::Str(as_str(b)),
+        return match bytes_at(buf, pos + 1, (tag & 0x3F) as u64).and_then(|b| text(b, lazy)) {
+            Some(s) => Value::Str(s),
             None => Value::Null,
         };
     }
     let v = match tag {
-        0x14..=0x17 => Value::Map(Map::at(buf, pos)),
-        0x10..=0x13 => Value::Array(Array::at(buf, pos)),
-        _ => other_record(buf, pos, tag).unwrap_or(Value::Null),
+        0x14..=0x17 => Value::Map(Map::at(buf, pos | lazy)),
+        0x10..=0x13 => Value::Array(Array::at(buf, pos | lazy)),
+        _ => other_record(buf, pos, tag, lazy).unwrap_or(Value::Null),
     };
     v
 }
 
 #[inline(never)]
-fn other_record(buf: &[u8], pos: usize, tag: u8) -> Option<Value<'_>> {
+fn other_record(buf: &[u8], pos: usize, tag: u8, lazy: usize) -> Option<Value<'_>> {
     let p = pos + 1;
     Some(match tag {
         TAG_STR => {
             let (len, p) = read_varint(buf, p)?;
-            Value::Str(as_str(bytes_at(buf, p, len)?))
+            Value::Str(text(bytes_at(buf, p, len)?, lazy)?)
         }
         TAG_I8 => Value::Int(i8::from_le_bytes(fixed(buf, p)?) as i64),
         TAG_I16 => Value::Int(i16::from_le_bytes(fixed(buf, p)?) as i64),
@@ -239,11 +324,8 @@ fn other_record(buf: &[u8], pos: usize, tag: u8) -> Option<Value<'_>> {
             } else {
                 None
             };
-            Value::Timestamp(Timestamp {
-                seconds,
-                nanos,
-                offset,
-            })
+            // Checks the ranges, which only a lazily opened document can break.
+            Value::Timestamp(Timestamp::new(seconds, nanos, offset)?)
         }
         TAG_BYTES => {
             let (len, p) = read_varint(buf, p)?;
@@ -363,7 +445,7 @@ impl<'a> Value<'a> {
     }
 
     /// Element `i` of an array or vector-less array (`None` otherwise or out of range).
-    #[inline]
+    #[inline(always)]
     pub fn index(&self, i: usize) -> Option<Value<'a>> {
         match self {
             Value::Array(a) => a.get(i),
@@ -372,11 +454,63 @@ impl<'a> Value<'a> {
     }
 
     /// The value of `key` in a map (`None` otherwise or if absent).
-    #[inline]
+    #[inline(always)]
     pub fn get(&self, key: &str) -> Option<Value<'a>> {
         match self {
             Value::Map(m) => m.get(key),
             _ => None,
+        }
+    }
+}
+
+impl<'a> Value<'a> {
+    /// True for an array or map of a document opened with
+    /// [`Document::open_lazy`](crate::Document::open_lazy) (whose reads are checked).
+    pub fn is_lazy(&self) -> bool {
+        match self {
+            Value::Array(a) => a.lazy() != 0,
+            Value::Map(m) => m.lazy() != 0,
+            _ => false,
+        }
+    }
+
+    /// The same value, its document validated: for an array or map of a
+    /// lazily opened document, validates the whole document (O(n), nothing
+    /// is cached) and returns the value marked validated, so that walking it
+    /// costs no further checks; other values are returned as they are.
+    ///
+    /// Operations on whole values (`==`, JSON output, serde decoding,
+    /// copying into an encoder) call this first, so they stay linear in
+    /// the document's size whatever its bytes.
+    pub fn validated(self) -> crate::Result<Value<'a>> {
+        Ok(match self {
+            Value::Array(a) if a.lazy() != 0 => {
+                crate::validate::validate(a.buf())?;
+                Value::Array(Array::at(a.buf(), a.pos()))
+            }
+            Value::Map(m) if m.lazy() != 0 => {
+                crate::validate::validate(m.buf())?;
+                Value::Map(Map::at(m.buf(), m.pos()))
+            }
+            v => v,
+        })
+    }
+
+    /// [`index`](Self::index), reporting malformed bytes of a lazily opened
+    /// document as an error (see [`Array::try_get`]).
+    pub fn try_index(&self, i: usize) -> crate::Result<Option<Value<'a>>> {
+        match self {
+            Value::Array(a) => a.try_get(i),
+            _ => Ok(None),
+        }
+    }
+
+    /// [`get`](Self::get), reporting malformed bytes of a lazily opened
+    /// document as an error (see [`Map::try_get`]).
+    pub fn try_get(&self, key: &str) -> crate::Result<Option<Value<'a>>> {
+        match self {
+            Value::Map(m) => m.try_get(key),
+            _ => Ok(None),
         }
     }
 }
@@ -386,13 +520,21 @@ impl PartialEq for Value<'_> {
     /// NaN). Linear in the size of the two documents, shared subtrees
     /// included (each distinct subtree is numbered once), and iterative:
     /// deep documents do not overflow the stack.
+    ///
+    /// Containers of a lazily opened document are compared after validating
+    /// their document ([`Value::validated`]; the bytes of an unvalidated
+    /// document could make numbering quadratic): one that fails validation
+    /// is unequal to everything.
     fn eq(&self, other: &Self) -> bool {
         match (self, other) {
             (Value::Array(a), Value::Array(b)) if a.len() != b.len() => false,
             (Value::Map(a), Value::Map(b)) if a.len() != b.len() => false,
             (Value::Array(_), Value::Array(_)) | (Value::Map(_), Value::Map(_)) => {
+                let (Ok(a), Ok(b)) = (self.validated(), other.validated()) else {
+                    return false;
+                };
                 let mut canon = crate::read::equal::Canon::default();
-                canon.id(*self) == canon.id(*other)
+                canon.id(a) == canon.id(b)
             }
             (a, b) => scalar_eq(a, b),
         }
@@ -415,6 +557,50 @@ fn scalar_eq(a: &Value<'_>, b: &Value<'_>) -> bool {
             (Ext(a), Ext(b)) => a == b,
             (Vector(a), Vector(b)) => a.elem_type() == b.elem_type() && a.raw() == b.raw(),
             _ => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `decode_slot` as FORMAT.md section 5 states it.
+    fn reference_decode(raw: u64, width: usize, base: usize) -> Option<Slot> {
+        let p = raw >> 2;
+        match raw & 3 {
+            SLOT_INT => {
+                let sh = 64 - width as u32 * 8;
+                Some(Slot::Int(((raw as i64) << sh) >> (sh + 2)))
+            }
+            SLOT_SPECIAL => Some(Slot::Special(p)),
+            SLOT_REL => (p >= 1 && p <= base as u64).then(|| Slot::Ref(base - p as usize)),
+            _ => (p < base as u64).then_some(Slot::Ref(p as usize)),
+        }
+    }
+
+    #[test]
+    fn decode_slot_matches_the_spec() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for n in 0..200_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let width = WIDTHS[(n & 3) as usize];
+            let raw = x & (u64::MAX >> (64 - 8 * width as u32));
+            // Small and large payloads, bases near the payload.
+            let raw = if n % 5 == 0 { raw & 0x3FF } else { raw };
+            let base = match n % 4 {
+                0 => (raw >> 2) as usize,
+                1 => ((raw >> 2) as usize).wrapping_add(1),
+                2 => (x >> 40) as usize,
+                _ => usize::MAX >> 1,
+            };
+            assert_eq!(
+                decode_slot(raw, width, base),
+                reference_decode(raw, width, base),
+                "raw {raw:#x} width {width} base {base}"
+            );
         }
     }
 }

@@ -32,11 +32,13 @@ pub fn from_value<'de, T: de::Deserialize<'de>>(value: Value<'de>) -> Result<T> 
     from_value_with(value, limits)
 }
 
-/// Deserializes a `T` from a value with explicit limits.
+/// Deserializes a `T` from a value with explicit limits. A value of a
+/// lazily opened document is validated first ([`Value::validated`]).
 pub fn from_value_with<'de, T: de::Deserialize<'de>>(
     value: Value<'de>,
     limits: Limits,
 ) -> Result<T> {
+    let value = value.validated()?;
     let ctx = Ctx::new(limits.max_values);
     T::deserialize(Deserializer {
         value,

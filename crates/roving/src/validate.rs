@@ -38,36 +38,13 @@ pub fn validate(buf: &[u8]) -> Result<()> {
     let mut v = Validator {
         buf,
         starts,
+        shape_cache: [(usize::MAX, 0); 2],
         key_hashes: HashMap::new(),
         keyed: HashMap::new(),
         keyed_hasher: DefaultHashBuilder::default(),
         seen: Vec::new(),
     };
-    let mut pos = HEADER_LEN;
-    let mut last = pos;
-    let n = buf.len();
-    while pos < n {
-        v.starts[pos / 64] |= 1 << (pos % 64);
-        last = pos;
-        let tag = buf[pos];
-        // Short strings are most records: check them inline.
-        if tag & 0xC0 == TAG_SHORT_STR {
-            let end = pos + 1 + (tag & 0x3F) as usize;
-            if end > n {
-                return err(ErrorKind::Truncated, pos);
-            }
-            if !is_ascii(&buf[pos + 1..end]) {
-                v.utf8(pos + 1, end)?;
-            }
-            pos = end;
-            continue;
-        }
-        pos = v.record(pos)?;
-    }
-    if last != root_pos || pos != buf.len() {
-        return Err(Error::at(ErrorKind::BadTrailer, last));
-    }
-    Ok(())
+    v.scan(root_pos)
 }
 
 /// Bitmap words kept on the stack (documents up to 4 KiB).
@@ -78,7 +55,11 @@ const INLINE_KEYS: usize = 16;
 
 struct Validator<'a, 's> {
     buf: &'a [u8],
+    /// One bit per byte of `buf`: a record starts there. `buf.len() / 64 + 1` words.
     starts: &'s mut [u64],
+    /// The last two shapes maps referred to: (position, key count). Only
+    /// positions already checked to be shape records are stored.
+    shape_cache: [(usize, usize); 2],
     /// Key hash of each key string record used by a shape, by position.
     key_hashes: HashMap<usize, u64>,
     /// Keyed (random per run) hash of key strings whose key hashes collide.
@@ -124,16 +105,124 @@ fn is_ascii(s: &[u8]) -> bool {
     acc & 0x8080_8080_8080_8080 == 0
 }
 
+/// True if `buf[p..p + len]` (in bounds, `len` < 64) is ASCII.
+///
+/// On x86_64, when 64 bytes are readable from `p`, four 16-byte loads give
+/// the high bits of 64 bytes and a mask keeps the first `len`: no loop and
+/// no branch on the length (short strings are most records).
+#[inline(always)]
+fn is_ascii_short(buf: &[u8], p: usize, len: usize) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(block) = buf.get(p..p + 64) {
+        use std::arch::x86_64::{_mm_loadu_si128, _mm_movemask_epi8};
+        let b = block.as_ptr().cast::<std::arch::x86_64::__m128i>();
+        // SAFETY: `block` is 64 readable bytes, so are the four unaligned
+        // 16-byte loads at b, b + 16, b + 32, b + 48; SSE2 is part of x86_64.
+        let high = unsafe {
+            let m0 = _mm_movemask_epi8(_mm_loadu_si128(b)) as u16 as u64;
+            let m1 = _mm_movemask_epi8(_mm_loadu_si128(b.add(1))) as u16 as u64;
+            let m2 = _mm_movemask_epi8(_mm_loadu_si128(b.add(2))) as u16 as u64;
+            let m3 = _mm_movemask_epi8(_mm_loadu_si128(b.add(3))) as u16 as u64;
+            m0 | m1 << 16 | m2 << 32 | m3 << 48
+        };
+        return high & ((1u64 << (len & 63)) - 1) == 0;
+    }
+    is_ascii(&buf[p..p + len])
+}
+
+/// True if `s` is ASCII: 64 bytes per step on x86_64 (for long strings).
+#[inline(always)]
+fn is_ascii_long(s: &[u8]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128};
+        let mut chunks = s.chunks_exact(64);
+        for c in &mut chunks {
+            let b = c.as_ptr().cast::<std::arch::x86_64::__m128i>();
+            // SAFETY: `c` is 64 readable bytes, so are the four unaligned
+            // 16-byte loads at b, b + 16, b + 32, b + 48; SSE2 is part of x86_64.
+            let high = unsafe {
+                let x = _mm_or_si128(_mm_loadu_si128(b), _mm_loadu_si128(b.add(1)));
+                let y = _mm_or_si128(_mm_loadu_si128(b.add(2)), _mm_loadu_si128(b.add(3)));
+                _mm_movemask_epi8(_mm_or_si128(x, y))
+            };
+            if high != 0 {
+                return false;
+            }
+        }
+        is_ascii(chunks.remainder())
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    is_ascii(s)
+}
+
 #[cold]
 #[inline(never)]
 fn err<T>(kind: ErrorKind, at: usize) -> Result<T> {
     Err(Error::at(kind, at))
 }
 
+/// A value slot of width `W` (1, 2, 4 or 8) from `c` (`W` bytes).
+#[inline(always)]
+fn load_slot<const W: usize>(c: &[u8]) -> u64 {
+    match W {
+        1 => c[0] as u64,
+        2 => u16::from_le_bytes([c[0], c[1]]) as u64,
+        4 => u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as u64,
+        _ => u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]),
+    }
+}
+
 impl Validator<'_, '_> {
+    /// The forward scan over all records (rule 3: they tile the input);
+    /// then the root record at `root_pos` must be the last one.
+    fn scan(&mut self, root_pos: usize) -> Result<()> {
+        let buf = self.buf;
+        let n = buf.len();
+        let mut pos = HEADER_LEN;
+        while pos < n {
+            self.mark(pos);
+            let tag = buf[pos];
+            // Short strings are most records: check them inline.
+            if tag & 0xC0 == TAG_SHORT_STR {
+                let len = (tag & 0x3F) as usize;
+                let end = pos + 1 + len;
+                if end > n {
+                    return err(ErrorKind::Truncated, pos);
+                }
+                if !is_ascii_short(buf, pos + 1, len) {
+                    self.utf8(pos + 1, end)?;
+                }
+                pos = end;
+                continue;
+            }
+            pos = self.record(pos)?;
+        }
+        // Records end exactly at `n` (`record` never goes beyond). The
+        // record at `root_pos` is `w + 2` bytes long and ends at `n`, so if
+        // one starts there it is the last one.
+        if !self.is_start(root_pos) {
+            let last = (0..n).rev().find(|&p| self.is_start(p)).unwrap_or(0);
+            return Err(Error::at(ErrorKind::BadTrailer, last));
+        }
+        Ok(())
+    }
+
+    /// Marks `pos` (< `buf.len()`) as a record start.
+    #[inline(always)]
+    fn mark(&mut self, pos: usize) {
+        debug_assert!(pos < self.buf.len());
+        // SAFETY: pos < buf.len(), and `starts` has buf.len() / 64 + 1 words.
+        unsafe { *self.starts.get_unchecked_mut(pos / 64) |= 1 << (pos % 64) };
+    }
+
+    /// Whether a record starts at `p`, which must be < `buf.len()`.
     #[inline(always)]
     fn is_start(&self, p: usize) -> bool {
-        self.starts[p / 64] & (1 << (p % 64)) != 0
+        assert!(p < self.buf.len());
+        // SAFETY: p < buf.len() (checked above, and known to the optimizer
+        // at the hot call sites), and `starts` has buf.len() / 64 + 1 words.
+        unsafe { *self.starts.get_unchecked(p / 64) & (1 << (p % 64)) != 0 }
     }
 
     #[inline(always)]
@@ -175,7 +264,7 @@ impl Validator<'_, '_> {
     #[inline(always)]
     fn utf8(&self, p: usize, end: usize) -> Result<()> {
         let s = &self.buf[p..end];
-        if is_ascii(s) || simdutf8::basic::from_utf8(s).is_ok() {
+        if is_ascii_long(s) || simdutf8::basic::from_utf8(s).is_ok() {
             Ok(())
         } else {
             let bad = std::str::from_utf8(s).err().map_or(0, |e| e.valid_up_to());
@@ -183,8 +272,80 @@ impl Validator<'_, '_> {
         }
     }
 
-    /// Validates the record at `pos`; returns the position after it.
+    /// Validates the record at `pos` (not a short string); returns the position after it.
+    #[inline(never)]
     fn record(&mut self, pos: usize) -> Result<usize> {
+        let buf = self.buf;
+        let tag = buf[pos];
+        let p = pos + 1;
+        match tag {
+            t if t & !3 == TAG_MAP => {
+                let w = WIDTHS[(t & 3) as usize];
+                self.varint(p)?;
+                let (s, q) =
+                    map_shape_ref(buf, pos).ok_or_else(|| Error::at(ErrorKind::BadReference, p))?;
+                let count = self.shape_count(s, p)?;
+                let len = (count as u64)
+                    .checked_mul(w as u64)
+                    .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
+                let end = self.span(q, len, pos)?;
+                self.slots(q, end, w, pos)?;
+                Ok(end)
+            }
+            t if t & !3 == TAG_ARRAY => {
+                let w = WIDTHS[(t & 3) as usize];
+                let (count, q) = self.varint(p)?;
+                let len = count
+                    .checked_mul(w as u64)
+                    .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
+                let end = self.span(q, len, pos)?;
+                self.slots(q, end, w, pos)?;
+                Ok(end)
+            }
+            TAG_STR => {
+                let (len, p) = self.varint(p)?;
+                let end = self.span(p, len, pos)?;
+                self.utf8(p, end)?;
+                Ok(end)
+            }
+            TAG_F_DEC => {
+                let end = self.span(p, 5, pos)?;
+                if (buf[p] as i8).unsigned_abs() > F_DEC_MAX_EXP as u8 {
+                    return err(ErrorKind::NonCanonical, p);
+                }
+                Ok(end)
+            }
+            _ => self.other_record(pos),
+        }
+    }
+
+    /// Key count of the shape that a map at `at - 1` refers to at `s`.
+    #[inline(always)]
+    fn shape_count(&mut self, s: usize, at: usize) -> Result<usize> {
+        let [a, b] = self.shape_cache;
+        if s == a.0 {
+            return Ok(a.1);
+        }
+        if s == b.0 {
+            self.shape_cache = [b, a];
+            return Ok(b.1);
+        }
+        self.shape_count_slow(s, at)
+    }
+
+    #[inline(never)]
+    fn shape_count_slow(&mut self, s: usize, at: usize) -> Result<usize> {
+        if !self.is_start(s) {
+            return err(ErrorKind::BadReference, at);
+        }
+        let shape = Shape::at(self.buf, s).ok_or_else(|| Error::at(ErrorKind::WrongTarget, at))?;
+        self.shape_cache = [(s, shape.count), self.shape_cache[0]];
+        Ok(shape.count)
+    }
+
+    /// The records other than strings, arrays, maps and decimal floats.
+    #[inline(never)]
+    fn other_record(&mut self, pos: usize) -> Result<usize> {
         let buf = self.buf;
         let tag = buf[pos];
         let p = pos + 1;
@@ -194,23 +355,10 @@ impl Validator<'_, '_> {
                 self.utf8(p, end)?;
                 Ok(end)
             }
-            TAG_STR => {
-                let (len, p) = self.varint(p)?;
-                let end = self.span(p, len, pos)?;
-                self.utf8(p, end)?;
-                Ok(end)
-            }
             TAG_I8 => self.span(p, 1, pos),
             TAG_I16 => self.span(p, 2, pos),
             TAG_I32 | TAG_F32 => self.span(p, 4, pos),
             TAG_I64 | TAG_U64 | TAG_F64 => self.span(p, 8, pos),
-            TAG_F_DEC => {
-                let end = self.span(p, 5, pos)?;
-                if (buf[p] as i8).unsigned_abs() > F_DEC_MAX_EXP as u8 {
-                    return err(ErrorKind::NonCanonical, p);
-                }
-                Ok(end)
-            }
             TAG_BIGINT_POS | TAG_BIGINT_NEG => {
                 let (len, q) = self.varint(p)?;
                 let end = self.span(q, len, pos)?;
@@ -271,33 +419,6 @@ impl Validator<'_, '_> {
                     .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
                 self.span(start, len, pos)
             }
-            t if t & !3 == TAG_ARRAY => {
-                let w = WIDTHS[(t & 3) as usize];
-                let (count, q) = self.varint(p)?;
-                let len = count
-                    .checked_mul(w as u64)
-                    .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
-                let end = self.span(q, len, pos)?;
-                self.slots(q, end, w, pos)?;
-                Ok(end)
-            }
-            t if t & !3 == TAG_MAP => {
-                let w = WIDTHS[(t & 3) as usize];
-                self.varint(p)?;
-                let (s, q) =
-                    map_shape_ref(buf, pos).ok_or_else(|| Error::at(ErrorKind::BadReference, p))?;
-                if !self.is_start(s) {
-                    return err(ErrorKind::BadReference, p);
-                }
-                let shape =
-                    Shape::at(buf, s).ok_or_else(|| Error::at(ErrorKind::WrongTarget, p))?;
-                let len = (shape.count as u64)
-                    .checked_mul(w as u64)
-                    .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
-                let end = self.span(q, len, pos)?;
-                self.slots(q, end, w, pos)?;
-                Ok(end)
-            }
             t if t & !3 == TAG_SHAPE => self.shape(pos, WIDTHS[(t & 3) as usize]),
             t if t & !3 == TAG_ROOT => {
                 let w = WIDTHS[(t & 3) as usize];
@@ -312,31 +433,34 @@ impl Validator<'_, '_> {
         }
     }
 
-    /// Checks the value slots in `buf[p..end]` of the container at `base`.
-    #[inline]
+    /// Checks the value slots in `buf[p..end]` (in bounds) of the container at `base`.
+    #[inline(always)]
     fn slots(&self, p: usize, end: usize, w: usize, base: usize) -> Result<()> {
         let bytes = &self.buf[p..end];
-        match w {
-            1 => self.value_slots::<1>(bytes, p, base),
-            2 => self.value_slots::<2>(bytes, p, base),
-            4 => self.value_slots::<4>(bytes, p, base),
-            _ => self.value_slots::<8>(bytes, p, base),
+        let ok = match w {
+            1 => self.value_slots_ok::<1>(bytes, base),
+            2 => self.value_slots_ok::<2>(bytes, base),
+            4 => self.value_slots_ok::<4>(bytes, base),
+            _ => self.value_slots_ok::<8>(bytes, base),
+        };
+        if ok {
+            Ok(())
+        } else {
+            self.slot_error(p, end, w, base)
         }
     }
 
-    /// The hot loop: value slots of width `W`.
+    /// The hot loop: whether all value slots of width `W` in `bytes` are valid.
     #[inline(always)]
-    fn value_slots<const W: usize>(&self, bytes: &[u8], p: usize, base: usize) -> Result<()> {
-        for (i, c) in bytes.chunks_exact(W).enumerate() {
-            let raw = match W {
-                1 => c[0] as u64,
-                2 => u16::from_le_bytes([c[0], c[1]]) as u64,
-                4 => u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as u64,
-                _ => u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]),
-            };
+    fn value_slots_ok<const W: usize>(&self, bytes: &[u8], base: usize) -> bool {
+        // Targets are below `base`: their tags are in `head`.
+        let head = &self.buf[..base];
+        for c in bytes.chunks_exact(W) {
+            let raw = load_slot::<W>(c);
             if raw & 1 != 0 {
+                // Small integer, or special constant (kind 11) below SPECIAL_COUNT.
                 if raw & 2 != 0 && (raw >> 2) >= SPECIAL_COUNT {
-                    return err(ErrorKind::BadImmediate, p + i * W);
+                    return false;
                 }
                 continue;
             }
@@ -347,11 +471,34 @@ impl Validator<'_, '_> {
             } else {
                 x
             };
-            if t >= base || !self.is_start(t) {
-                return err(ErrorKind::BadReference, p + i * W);
+            if t >= head.len() || !self.is_start(t) || !IS_VALUE_TAG[head[t] as usize] {
+                return false;
             }
-            if !IS_VALUE_TAG[self.buf[t] as usize] {
-                return err(ErrorKind::WrongTarget, p + i * W);
+        }
+        true
+    }
+
+    /// The first invalid value slot in `buf[p..end]`, as an error.
+    #[cold]
+    #[inline(never)]
+    fn slot_error(&self, p: usize, end: usize, w: usize, base: usize) -> Result<()> {
+        for at in (p..end).step_by(w) {
+            let raw =
+                read_uint(self.buf, at, w).ok_or_else(|| Error::at(ErrorKind::Truncated, at))?;
+            match decode_slot(raw, w, base) {
+                Some(Slot::Special(s)) if s >= SPECIAL_COUNT => {
+                    return err(ErrorKind::BadImmediate, at)
+                }
+                Some(Slot::Ref(t)) => {
+                    if !self.is_start(t) {
+                        return err(ErrorKind::BadReference, at);
+                    }
+                    if !IS_VALUE_TAG[self.buf[t] as usize] {
+                        return err(ErrorKind::WrongTarget, at);
+                    }
+                }
+                Some(_) => {}
+                None => return err(ErrorKind::BadReference, at),
             }
         }
         Ok(())

@@ -38,13 +38,26 @@ pub fn validate(buf: &[u8]) -> Result<()> {
     let mut v = Validator {
         buf,
         starts,
-        shape_cache: [(usize::MAX, 0); 2],
+        shape_cache: [(usize::MAX, 0); SHAPE_CACHE],
         key_hashes: HashMap::new(),
         keyed: HashMap::new(),
         keyed_hasher: DefaultHashBuilder::default(),
         seen: Vec::new(),
     };
     v.scan(root_pos)
+}
+
+/// Bytes a record must have before the end of the input to go through the
+/// fast path (a short string's tag and 64 bytes, a tag and a varint).
+const WINDOW: usize = 72;
+
+/// Entries of the cache of shapes (position, key count) that maps refer to.
+const SHAPE_CACHE: usize = 8;
+
+/// The cache entry for a shape at `s`.
+#[inline(always)]
+fn shape_slot(s: usize) -> usize {
+    (s ^ s >> 3 ^ s >> 6) % SHAPE_CACHE
 }
 
 /// Bitmap words kept on the stack (documents up to 4 KiB).
@@ -57,9 +70,10 @@ struct Validator<'a, 's> {
     buf: &'a [u8],
     /// One bit per byte of `buf`: a record starts there. `buf.len() / 64 + 1` words.
     starts: &'s mut [u64],
-    /// The last two shapes maps referred to: (position, key count). Only
-    /// positions already checked to be shape records are stored.
-    shape_cache: [(usize, usize); 2],
+    /// Shapes that maps referred to, (position, key count), by
+    /// [`shape_slot`]. Only positions already checked to be shape records
+    /// are stored (and `usize::MAX`, which no reference can reach).
+    shape_cache: [(usize, usize); SHAPE_CACHE],
     /// Key hash of each key string record used by a shape, by position.
     key_hashes: HashMap<usize, u64>,
     /// Keyed (random per run) hash of key strings whose key hashes collide.
@@ -105,18 +119,17 @@ fn is_ascii(s: &[u8]) -> bool {
     acc & 0x8080_8080_8080_8080 == 0
 }
 
-/// True if `buf[p..p + len]` (in bounds, `len` < 64) is ASCII.
+/// True if the first `len` (< 64) bytes of `s` are ASCII.
 ///
-/// On x86_64, when 64 bytes are readable from `p`, four 16-byte loads give
-/// the high bits of 64 bytes and a mask keeps the first `len`: no loop and
-/// no branch on the length (short strings are most records).
+/// On x86_64 four 16-byte loads give the high bits of all 64 bytes and a
+/// mask keeps the first `len`: no loop and no branch on the length.
 #[inline(always)]
-fn is_ascii_short(buf: &[u8], p: usize, len: usize) -> bool {
+fn ascii_prefix(s: &[u8; 64], len: usize) -> bool {
     #[cfg(target_arch = "x86_64")]
-    if let Some(block) = buf.get(p..p + 64) {
+    {
         use std::arch::x86_64::{_mm_loadu_si128, _mm_movemask_epi8};
-        let b = block.as_ptr().cast::<std::arch::x86_64::__m128i>();
-        // SAFETY: `block` is 64 readable bytes, so are the four unaligned
+        let b = s.as_ptr().cast::<std::arch::x86_64::__m128i>();
+        // SAFETY: `s` is 64 readable bytes, so are the four unaligned
         // 16-byte loads at b, b + 16, b + 32, b + 48; SSE2 is part of x86_64.
         let high = unsafe {
             let m0 = _mm_movemask_epi8(_mm_loadu_si128(b)) as u16 as u64;
@@ -125,9 +138,10 @@ fn is_ascii_short(buf: &[u8], p: usize, len: usize) -> bool {
             let m3 = _mm_movemask_epi8(_mm_loadu_si128(b.add(3))) as u16 as u64;
             m0 | m1 << 16 | m2 << 32 | m3 << 48
         };
-        return high & ((1u64 << (len & 63)) - 1) == 0;
+        high & ((1u64 << (len & 63)) - 1) == 0
     }
-    is_ascii(&buf[p..p + len])
+    #[cfg(not(target_arch = "x86_64"))]
+    is_ascii(&s[..len.min(64)])
 }
 
 /// True if `s` is ASCII: 64 bytes per step on x86_64 (for long strings).
@@ -162,40 +176,36 @@ fn err<T>(kind: ErrorKind, at: usize) -> Result<T> {
     Err(Error::at(kind, at))
 }
 
-/// A value slot of width `W` (1, 2, 4 or 8) from `c` (`W` bytes).
+/// A value slot of width `W` (1, 2, 4 or 8) from `c` (`W` bytes): one load.
 #[inline(always)]
 fn load_slot<const W: usize>(c: &[u8]) -> u64 {
-    match W {
-        1 => c[0] as u64,
-        2 => u16::from_le_bytes([c[0], c[1]]) as u64,
-        4 => u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as u64,
-        _ => u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]),
-    }
+    let mut b = [0u8; 8];
+    b[..W].copy_from_slice(&c[..W]);
+    u64::from_le_bytes(b)
 }
 
 impl Validator<'_, '_> {
     /// The forward scan over all records (rule 3: they tile the input);
     /// then the root record at `root_pos` must be the last one.
+    ///
+    /// Records that start at least [`WINDOW`] bytes before the end go
+    /// through [`Self::fast`], which accepts the common valid records with
+    /// few checks (a `WINDOW`-byte view needs no bounds checks). Everything
+    /// it does not accept, and all records near the end, go through
+    /// [`Self::record`], which checks every rule and tells what is wrong.
     fn scan(&mut self, root_pos: usize) -> Result<()> {
         let buf = self.buf;
         let n = buf.len();
         let mut pos = HEADER_LEN;
+        while let Some(win) = buf.get(pos..).and_then(|b| b.first_chunk::<WINDOW>()) {
+            self.mark(pos);
+            pos = match self.fast(pos, win) {
+                Some(end) => end,
+                None => self.record(pos)?,
+            };
+        }
         while pos < n {
             self.mark(pos);
-            let tag = buf[pos];
-            // Short strings are most records: check them inline.
-            if tag & 0xC0 == TAG_SHORT_STR {
-                let len = (tag & 0x3F) as usize;
-                let end = pos + 1 + len;
-                if end > n {
-                    return err(ErrorKind::Truncated, pos);
-                }
-                if !is_ascii_short(buf, pos + 1, len) {
-                    self.utf8(pos + 1, end)?;
-                }
-                pos = end;
-                continue;
-            }
             pos = self.record(pos)?;
         }
         // Records end exactly at `n` (`record` never goes beyond). The
@@ -206,6 +216,60 @@ impl Validator<'_, '_> {
             return Err(Error::at(ErrorKind::BadTrailer, last));
         }
         Ok(())
+    }
+
+    /// The record at `pos` (whose first [`WINDOW`] bytes are `win`) if it
+    /// is valid and of a common kind: short and long strings of ASCII,
+    /// arrays and maps whose counts or shape references take one or two
+    /// varint bytes and whose shape is cached, decimal floats. Returns its
+    /// end, or `None` to have [`Self::record`] check it in full.
+    #[inline(always)]
+    fn fast(&mut self, pos: usize, win: &[u8; WINDOW]) -> Option<usize> {
+        let tag = win[0];
+        // Short strings are most records.
+        if tag & 0xC0 == TAG_SHORT_STR {
+            let len = (tag & 0x3F) as usize;
+            let s: &[u8; 64] = win[1..65].try_into().ok()?;
+            return ascii_prefix(s, len).then_some(pos + 1 + len);
+        }
+        if tag == TAG_F_DEC {
+            return ((win[1] as i8).unsigned_abs() <= F_DEC_MAX_EXP as u8).then_some(pos + 6);
+        }
+        // A one- or two-byte varint after the tag: (value, its length).
+        let (v, vlen) = if win[1] < 0x80 {
+            (win[1] as usize, 1)
+        } else if win[2].wrapping_sub(1) < 0x7F {
+            ((win[1] & 0x7F) as usize | (win[2] as usize) << 7, 2)
+        } else {
+            return None;
+        };
+        let q = pos + 1 + vlen;
+        let w = WIDTHS[(tag & 3) as usize];
+        match tag & !3 {
+            TAG_MAP => {
+                // Shape reference: relative (even) or absolute (odd).
+                let s = if v & 1 == 0 {
+                    pos.wrapping_sub(v >> 1)
+                } else {
+                    v >> 1
+                };
+                let (cached, count) = self.shape_cache[shape_slot(s)];
+                if cached != s {
+                    return None;
+                }
+                let end = q + count.checked_mul(w)?;
+                (end <= self.buf.len() && self.slots_ok(q, end, w, pos)).then_some(end)
+            }
+            TAG_ARRAY => {
+                let end = q + v * w;
+                (end <= self.buf.len() && self.slots_ok(q, end, w, pos)).then_some(end)
+            }
+            _ if tag == TAG_STR => {
+                let end = q + v;
+                is_ascii_long(self.buf.get(q..end)?).then_some(end)
+            }
+            _ => None,
+        }
     }
 
     /// Marks `pos` (< `buf.len()`) as a record start.
@@ -322,24 +386,15 @@ impl Validator<'_, '_> {
     /// Key count of the shape that a map at `at - 1` refers to at `s`.
     #[inline(always)]
     fn shape_count(&mut self, s: usize, at: usize) -> Result<usize> {
-        let [a, b] = self.shape_cache;
-        if s == a.0 {
-            return Ok(a.1);
+        let (cached, count) = self.shape_cache[shape_slot(s)];
+        if cached == s {
+            return Ok(count);
         }
-        if s == b.0 {
-            self.shape_cache = [b, a];
-            return Ok(b.1);
-        }
-        self.shape_count_slow(s, at)
-    }
-
-    #[inline(never)]
-    fn shape_count_slow(&mut self, s: usize, at: usize) -> Result<usize> {
         if !self.is_start(s) {
             return err(ErrorKind::BadReference, at);
         }
         let shape = Shape::at(self.buf, s).ok_or_else(|| Error::at(ErrorKind::WrongTarget, at))?;
-        self.shape_cache = [(s, shape.count), self.shape_cache[0]];
+        self.shape_cache[shape_slot(s)] = (s, shape.count);
         Ok(shape.count)
     }
 
@@ -436,17 +491,22 @@ impl Validator<'_, '_> {
     /// Checks the value slots in `buf[p..end]` (in bounds) of the container at `base`.
     #[inline(always)]
     fn slots(&self, p: usize, end: usize, w: usize, base: usize) -> Result<()> {
+        if self.slots_ok(p, end, w, base) {
+            Ok(())
+        } else {
+            self.slot_error(p, end, w, base)
+        }
+    }
+
+    /// Whether the value slots in `buf[p..end]` (in bounds) of the container at `base` are valid.
+    #[inline(always)]
+    fn slots_ok(&self, p: usize, end: usize, w: usize, base: usize) -> bool {
         let bytes = &self.buf[p..end];
-        let ok = match w {
+        match w {
             1 => self.value_slots_ok::<1>(bytes, base),
             2 => self.value_slots_ok::<2>(bytes, base),
             4 => self.value_slots_ok::<4>(bytes, base),
             _ => self.value_slots_ok::<8>(bytes, base),
-        };
-        if ok {
-            Ok(())
-        } else {
-            self.slot_error(p, end, w, base)
         }
     }
 

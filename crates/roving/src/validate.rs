@@ -23,6 +23,12 @@ use crate::read::{decode_slot, locate_root, map_shape_ref, vector_data_start, Sh
 ///
 /// Time is O(len), memory O(len / 8), with no recursion at any depth.
 pub fn validate(buf: &[u8]) -> Result<()> {
+    validate_with::<true>(buf)
+}
+
+/// [`validate`], with the fast path for common records or (for tests)
+/// without: both must give the same result on every input.
+fn validate_with<const FAST: bool>(buf: &[u8]) -> Result<()> {
     let (_, root_pos) = locate_root(buf)?;
     // The bitmap of record starts: on the stack for small documents (a
     // store record, say), where an allocation would be a good part of the cost.
@@ -44,7 +50,7 @@ pub fn validate(buf: &[u8]) -> Result<()> {
         keyed_hasher: DefaultHashBuilder::default(),
         seen: Vec::new(),
     };
-    v.scan(root_pos)
+    v.scan::<FAST>(root_pos)
 }
 
 /// Bytes a record must have before the end of the input to go through the
@@ -193,11 +199,15 @@ impl Validator<'_, '_> {
     /// few checks (a `WINDOW`-byte view needs no bounds checks). Everything
     /// it does not accept, and all records near the end, go through
     /// [`Self::record`], which checks every rule and tells what is wrong.
-    fn scan(&mut self, root_pos: usize) -> Result<()> {
+    fn scan<const FAST: bool>(&mut self, root_pos: usize) -> Result<()> {
         let buf = self.buf;
         let n = buf.len();
         let mut pos = HEADER_LEN;
-        while let Some(win) = buf.get(pos..).and_then(|b| b.first_chunk::<WINDOW>()) {
+        while let Some(win) = buf
+            .get(pos..)
+            .and_then(|b| b.first_chunk::<WINDOW>())
+            .filter(|_| FAST)
+        {
             self.mark(pos);
             pos = match self.fast(pos, win) {
                 Some(end) => end,
@@ -767,5 +777,105 @@ mod tests {
         assert!(validate(b"RV\x01\x1c\xff\x1c").is_err());
         // self reference of the root
         assert!(validate(b"RV\x01\x1c\x00\x1c").is_err());
+    }
+
+    /// xorshift: reproducible, no extra crate.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    /// A document with every kind of record the fast path takes (short and
+    /// long strings, ASCII or not, arrays and maps of slot widths 1 to 8,
+    /// shapes with and without an index, decimal floats of both signs) and
+    /// a few it leaves to the full checker (big and wide integers, floats).
+    fn mixed_doc(rng: &mut Rng, items: usize) -> Vec<u8> {
+        let words = [
+            "a",
+            "x\u{e9}",
+            "name",
+            "\u{65e5}\u{672c}",
+            "tag",
+            "\u{1f600}",
+            "q",
+        ];
+        let mut json = String::from("[");
+        for i in 0..items {
+            if i > 0 {
+                json.push(',');
+            }
+            let word = |r: &mut Rng| words[r.below(words.len() as u64) as usize];
+            let text =
+                |r: &mut Rng, len: u64| (0..len).map(|_| word(r)).collect::<Vec<_>>().join(" ");
+            let (short_len, long_len) = (rng.below(8), 10 + rng.below(60));
+            let (short, long) = (text(rng, short_len), text(rng, long_len));
+            let many: Vec<String> = (0..rng.below(40))
+                .map(|k| format!("\"k{k}\":{k}"))
+                .collect();
+            let ints: Vec<String> = (0..rng.below(300))
+                .map(|k| (k as i64 * (rng.below(1 << 20) as i64 - (1 << 19))).to_string())
+                .collect();
+            json.push_str(&format!(
+                "{{\"id\":{i},\"s\":\"{short}\",\"long\":\"{long}\",\"f\":{}.{},\
+                 \"g\":-{}.5e-3,\"u\":{},\"big\":-{}123456789012345678901,\"wide\":{},\"tags\":[\"{}\",\"{}\",{}],\
+                 \"nested\":{{\"a\":[{}],\"{}\":true}},\"many\":{{{}}},\"ints\":[{}]}}",
+                rng.below(1000),
+                rng.below(100),
+                rng.below(100),
+                u64::MAX - rng.below(10),
+                1 + rng.below(9),
+                rng.next() >> rng.below(64),
+                word(rng),
+                word(rng),
+                rng.below(100),
+                ints.len(),
+                word(rng),
+                many.join(","),
+                ints.join(","),
+            ));
+        }
+        json.push(']');
+        crate::json::from_json(json.as_bytes()).unwrap_or_else(|e| panic!("{e}: {json}"))
+    }
+
+    fn same(bytes: &[u8]) {
+        let (fast, full) = (validate_with::<true>(bytes), validate_with::<false>(bytes));
+        match (&fast, &full) {
+            (Ok(()), Ok(())) => {}
+            (Err(a), Err(b)) if a.kind() == b.kind() && a.offset() == b.offset() => {}
+            _ => panic!("fast path {fast:?}, full checker {full:?}"),
+        }
+    }
+
+    /// The fast path accepts exactly what the full checker accepts, and
+    /// reports the same first error, on corrupted documents.
+    #[test]
+    fn fast_path_agrees_with_full_checker() {
+        let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+        for round in 0..12 {
+            let doc = mixed_doc(&mut rng, 1 + round);
+            validate(&doc).unwrap();
+            same(&doc);
+            for _ in 0..3_000 {
+                let mut bad = doc.clone();
+                for _ in 0..1 + rng.below(3) {
+                    let i = rng.below(bad.len() as u64) as usize;
+                    if rng.below(2) == 0 {
+                        bad[i] ^= 1 << rng.below(8);
+                    } else {
+                        bad[i] = rng.next() as u8;
+                    }
+                }
+                same(&bad);
+            }
+        }
     }
 }

@@ -190,6 +190,141 @@ fn load_slot<const W: usize>(c: &[u8]) -> u64 {
     u64::from_le_bytes(b)
 }
 
+/// Runs the fast path from `pos` as long as it accepts records; returns
+/// where it stopped: at a record it leaves to [`Validator::record`], or
+/// within the last [`WINDOW`] bytes. Marks the records it accepts.
+#[inline(never)]
+fn fast_run(
+    buf: &[u8],
+    starts: &mut [u64],
+    shapes: &[(usize, usize); SHAPE_CACHE],
+    mut pos: usize,
+) -> usize {
+    if starts.len() <= buf.len() / 64 {
+        return pos;
+    }
+    while let Some(win) = buf.get(pos..).and_then(|b| b.first_chunk::<WINDOW>()) {
+        let Some(end) = fast_record(buf, starts, shapes, pos, win) else {
+            break;
+        };
+        // SAFETY: pos < buf.len(), and starts.len() > buf.len() / 64 (checked above).
+        unsafe { *starts.get_unchecked_mut(pos / 64) |= 1 << (pos % 64) };
+        pos = end;
+    }
+    pos
+}
+
+/// The record at `pos` (whose first [`WINDOW`] bytes are `win`) if it is
+/// valid and of a common kind: short and long strings of ASCII, arrays and
+/// maps whose counts or shape references take one or two varint bytes and
+/// whose shape is in `shapes`, decimal floats. Returns its end, or `None`
+/// to have [`Validator::record`] check it in full.
+#[inline(always)]
+fn fast_record(
+    buf: &[u8],
+    starts: &[u64],
+    shapes: &[(usize, usize); SHAPE_CACHE],
+    pos: usize,
+    win: &[u8; WINDOW],
+) -> Option<usize> {
+    let tag = win[0];
+    // Short strings are most records.
+    if tag & 0xC0 == TAG_SHORT_STR {
+        let len = (tag & 0x3F) as usize;
+        let s: &[u8; 64] = win[1..65].try_into().ok()?;
+        return ascii_prefix(s, len).then_some(pos + 1 + len);
+    }
+    if tag == TAG_F_DEC {
+        return ((win[1] as i8).unsigned_abs() <= F_DEC_MAX_EXP as u8).then_some(pos + 6);
+    }
+    // A one- or two-byte varint after the tag: (value, its length).
+    let (v, vlen) = if win[1] < 0x80 {
+        (win[1] as usize, 1)
+    } else if win[2].wrapping_sub(1) < 0x7F {
+        ((win[1] & 0x7F) as usize | (win[2] as usize) << 7, 2)
+    } else {
+        return None;
+    };
+    let q = pos + 1 + vlen;
+    let w = WIDTHS[(tag & 3) as usize];
+    match tag & !3 {
+        TAG_MAP => {
+            // Shape reference: relative (even) or absolute (odd).
+            let s = if v & 1 == 0 {
+                pos.wrapping_sub(v >> 1)
+            } else {
+                v >> 1
+            };
+            let (cached, count) = shapes[shape_slot(s)];
+            if cached != s {
+                return None;
+            }
+            let end = q + count.checked_mul(w)?;
+            (end <= buf.len() && slots_ok(buf, starts, q, end, w, pos)).then_some(end)
+        }
+        TAG_ARRAY => {
+            let end = q + v * w;
+            (end <= buf.len() && slots_ok(buf, starts, q, end, w, pos)).then_some(end)
+        }
+        _ if tag == TAG_STR => {
+            let end = q + v;
+            is_ascii_long(buf.get(q..end)?).then_some(end)
+        }
+        _ => None,
+    }
+}
+
+/// Whether the value slots in `buf[p..end]` (in bounds) of the container at
+/// `base` are valid, given the bitmap of record starts before `base`.
+#[inline(always)]
+fn slots_ok(buf: &[u8], starts: &[u64], p: usize, end: usize, w: usize, base: usize) -> bool {
+    let bytes = &buf[p..end];
+    match w {
+        1 => value_slots_ok::<1>(buf, starts, bytes, base),
+        2 => value_slots_ok::<2>(buf, starts, bytes, base),
+        4 => value_slots_ok::<4>(buf, starts, bytes, base),
+        _ => value_slots_ok::<8>(buf, starts, bytes, base),
+    }
+}
+
+/// The hot loop: whether all value slots of width `W` in `bytes` are valid.
+#[inline(always)]
+fn value_slots_ok<const W: usize>(buf: &[u8], starts: &[u64], bytes: &[u8], base: usize) -> bool {
+    // Targets are below `base`: their tags are in `head`, their bits in `starts`.
+    let Some(head) = buf.get(..base) else {
+        return false;
+    };
+    if starts.len() <= base / 64 {
+        return false;
+    }
+    for c in bytes.chunks_exact(W) {
+        let raw = load_slot::<W>(c);
+        if raw & 1 != 0 {
+            // Small integer, or special constant (kind 11) below SPECIAL_COUNT.
+            if raw & 2 != 0 && (raw >> 2) >= SPECIAL_COUNT {
+                return false;
+            }
+            continue;
+        }
+        let x = (raw >> 2) as usize;
+        // Relative: base - x (x = 0 or x > base wraps to >= base); absolute: x.
+        let t = if raw & 2 == 0 {
+            base.wrapping_sub(x)
+        } else {
+            x
+        };
+        if t >= head.len() {
+            return false;
+        }
+        // SAFETY: t < base and starts.len() > base / 64 (checked above).
+        let word = unsafe { *starts.get_unchecked(t / 64) };
+        if word & (1 << (t % 64)) == 0 || !IS_VALUE_TAG[head[t] as usize] {
+            return false;
+        }
+    }
+    true
+}
+
 impl Validator<'_, '_> {
     /// The forward scan over all records (rule 3: they tile the input);
     /// then the root record at `root_pos` must be the last one.
@@ -203,18 +338,13 @@ impl Validator<'_, '_> {
         let buf = self.buf;
         let n = buf.len();
         let mut pos = HEADER_LEN;
-        while let Some(win) = buf
-            .get(pos..)
-            .and_then(|b| b.first_chunk::<WINDOW>())
-            .filter(|_| FAST)
-        {
-            self.mark(pos);
-            pos = match self.fast(pos, win) {
-                Some(end) => end,
-                None => self.record(pos)?,
-            };
-        }
-        while pos < n {
+        loop {
+            if FAST {
+                pos = fast_run(buf, self.starts, &self.shape_cache, pos);
+            }
+            if pos >= n {
+                break;
+            }
             self.mark(pos);
             pos = self.record(pos)?;
         }
@@ -226,60 +356,6 @@ impl Validator<'_, '_> {
             return Err(Error::at(ErrorKind::BadTrailer, last));
         }
         Ok(())
-    }
-
-    /// The record at `pos` (whose first [`WINDOW`] bytes are `win`) if it
-    /// is valid and of a common kind: short and long strings of ASCII,
-    /// arrays and maps whose counts or shape references take one or two
-    /// varint bytes and whose shape is cached, decimal floats. Returns its
-    /// end, or `None` to have [`Self::record`] check it in full.
-    #[inline(always)]
-    fn fast(&mut self, pos: usize, win: &[u8; WINDOW]) -> Option<usize> {
-        let tag = win[0];
-        // Short strings are most records.
-        if tag & 0xC0 == TAG_SHORT_STR {
-            let len = (tag & 0x3F) as usize;
-            let s: &[u8; 64] = win[1..65].try_into().ok()?;
-            return ascii_prefix(s, len).then_some(pos + 1 + len);
-        }
-        if tag == TAG_F_DEC {
-            return ((win[1] as i8).unsigned_abs() <= F_DEC_MAX_EXP as u8).then_some(pos + 6);
-        }
-        // A one- or two-byte varint after the tag: (value, its length).
-        let (v, vlen) = if win[1] < 0x80 {
-            (win[1] as usize, 1)
-        } else if win[2].wrapping_sub(1) < 0x7F {
-            ((win[1] & 0x7F) as usize | (win[2] as usize) << 7, 2)
-        } else {
-            return None;
-        };
-        let q = pos + 1 + vlen;
-        let w = WIDTHS[(tag & 3) as usize];
-        match tag & !3 {
-            TAG_MAP => {
-                // Shape reference: relative (even) or absolute (odd).
-                let s = if v & 1 == 0 {
-                    pos.wrapping_sub(v >> 1)
-                } else {
-                    v >> 1
-                };
-                let (cached, count) = self.shape_cache[shape_slot(s)];
-                if cached != s {
-                    return None;
-                }
-                let end = q + count.checked_mul(w)?;
-                (end <= self.buf.len() && self.slots_ok(q, end, w, pos)).then_some(end)
-            }
-            TAG_ARRAY => {
-                let end = q + v * w;
-                (end <= self.buf.len() && self.slots_ok(q, end, w, pos)).then_some(end)
-            }
-            _ if tag == TAG_STR => {
-                let end = q + v;
-                is_ascii_long(self.buf.get(q..end)?).then_some(end)
-            }
-            _ => None,
-        }
     }
 
     /// Marks `pos` (< `buf.len()`) as a record start.
@@ -501,51 +577,11 @@ impl Validator<'_, '_> {
     /// Checks the value slots in `buf[p..end]` (in bounds) of the container at `base`.
     #[inline(always)]
     fn slots(&self, p: usize, end: usize, w: usize, base: usize) -> Result<()> {
-        if self.slots_ok(p, end, w, base) {
+        if slots_ok(self.buf, self.starts, p, end, w, base) {
             Ok(())
         } else {
             self.slot_error(p, end, w, base)
         }
-    }
-
-    /// Whether the value slots in `buf[p..end]` (in bounds) of the container at `base` are valid.
-    #[inline(always)]
-    fn slots_ok(&self, p: usize, end: usize, w: usize, base: usize) -> bool {
-        let bytes = &self.buf[p..end];
-        match w {
-            1 => self.value_slots_ok::<1>(bytes, base),
-            2 => self.value_slots_ok::<2>(bytes, base),
-            4 => self.value_slots_ok::<4>(bytes, base),
-            _ => self.value_slots_ok::<8>(bytes, base),
-        }
-    }
-
-    /// The hot loop: whether all value slots of width `W` in `bytes` are valid.
-    #[inline(always)]
-    fn value_slots_ok<const W: usize>(&self, bytes: &[u8], base: usize) -> bool {
-        // Targets are below `base`: their tags are in `head`.
-        let head = &self.buf[..base];
-        for c in bytes.chunks_exact(W) {
-            let raw = load_slot::<W>(c);
-            if raw & 1 != 0 {
-                // Small integer, or special constant (kind 11) below SPECIAL_COUNT.
-                if raw & 2 != 0 && (raw >> 2) >= SPECIAL_COUNT {
-                    return false;
-                }
-                continue;
-            }
-            let x = (raw >> 2) as usize;
-            // Relative: base - x (x = 0 or x > base wraps to >= base); absolute: x.
-            let t = if raw & 2 == 0 {
-                base.wrapping_sub(x)
-            } else {
-                x
-            };
-            if t >= head.len() || !self.is_start(t) || !IS_VALUE_TAG[head[t] as usize] {
-                return false;
-            }
-        }
-        true
     }
 
     /// The first invalid value slot in `buf[p..end]`, as an error.

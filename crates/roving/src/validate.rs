@@ -150,6 +150,26 @@ fn ascii_prefix(s: &[u8; 64], len: usize) -> bool {
     is_ascii(&s[..len.min(64)])
 }
 
+/// [`ascii_prefix`] with two 32-byte loads.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn ascii_prefix_avx2(s: &[u8; 64], len: usize) -> bool {
+    use std::arch::x86_64::{_mm256_loadu_si256, _mm256_movemask_epi8};
+    let b = s.as_ptr().cast::<std::arch::x86_64::__m256i>();
+    // SAFETY: `s` is 64 readable bytes, so are the two unaligned 32-byte
+    // loads at b and b + 32; the CPU supports AVX2 (the caller's contract).
+    let high = unsafe {
+        let lo = _mm256_movemask_epi8(_mm256_loadu_si256(b)) as u32 as u64;
+        let hi = _mm256_movemask_epi8(_mm256_loadu_si256(b.add(1))) as u32 as u64;
+        lo | hi << 32
+    };
+    high & ((1u64 << (len & 63)) - 1) == 0
+}
+
 /// True if `s` is ASCII: 64 bytes per step on x86_64 (for long strings).
 #[inline(always)]
 fn is_ascii_long(s: &[u8]) -> bool {
@@ -193,8 +213,48 @@ fn load_slot<const W: usize>(c: &[u8]) -> u64 {
 /// Runs the fast path from `pos` as long as it accepts records; returns
 /// where it stopped: at a record it leaves to [`Validator::record`], or
 /// within the last [`WINDOW`] bytes. Marks the records it accepts.
+///
+/// On x86_64 CPUs with AVX2 and BMI2 (detected at run time) the same code
+/// is compiled for them: a short string's 64 bytes take two 32-byte loads
+/// instead of four of 16, and shifts by a variable need no `cl` register.
 #[inline(never)]
 fn fast_run(
+    buf: &[u8],
+    starts: &mut [u64],
+    shapes: &[(usize, usize); SHAPE_CACHE],
+    pos: usize,
+) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("bmi2") {
+        // SAFETY: the CPU has AVX2 and BMI2 (detected just above).
+        return unsafe { fast_run_avx2(buf, starts, shapes, pos) };
+    }
+    // SAFETY: `AVX2` is false.
+    unsafe { fast_run_with::<false>(buf, starts, shapes, pos) }
+}
+
+/// [`fast_run`] compiled for AVX2 and BMI2.
+///
+/// # Safety
+/// The CPU must support AVX2 and BMI2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2")]
+unsafe fn fast_run_avx2(
+    buf: &[u8],
+    starts: &mut [u64],
+    shapes: &[(usize, usize); SHAPE_CACHE],
+    pos: usize,
+) -> usize {
+    // SAFETY: the CPU supports AVX2 (the caller's contract).
+    unsafe { fast_run_with::<true>(buf, starts, shapes, pos) }
+}
+
+/// The loop of [`fast_run`].
+///
+/// # Safety
+/// If `AVX2`, the CPU must support AVX2.
+#[inline(always)]
+unsafe fn fast_run_with<const AVX2: bool>(
     buf: &[u8],
     starts: &mut [u64],
     shapes: &[(usize, usize); SHAPE_CACHE],
@@ -204,7 +264,8 @@ fn fast_run(
         return pos;
     }
     while let Some(win) = buf.get(pos..).and_then(|b| b.first_chunk::<WINDOW>()) {
-        let Some(end) = fast_record(buf, starts, shapes, pos, win) else {
+        // SAFETY: if AVX2, the CPU supports it (this function's contract).
+        let Some(end) = (unsafe { fast_record::<AVX2>(buf, starts, shapes, pos, win) }) else {
             break;
         };
         // SAFETY: pos < buf.len(), and starts.len() > buf.len() / 64 (checked above).
@@ -219,8 +280,11 @@ fn fast_run(
 /// maps whose counts or shape references take one or two varint bytes and
 /// whose shape is in `shapes`, decimal floats. Returns its end, or `None`
 /// to have [`Validator::record`] check it in full.
+///
+/// # Safety
+/// If `AVX2`, the CPU must support AVX2.
 #[inline(always)]
-fn fast_record(
+unsafe fn fast_record<const AVX2: bool>(
     buf: &[u8],
     starts: &[u64],
     shapes: &[(usize, usize); SHAPE_CACHE],
@@ -232,6 +296,11 @@ fn fast_record(
     if tag & 0xC0 == TAG_SHORT_STR {
         let len = (tag & 0x3F) as usize;
         let s: &[u8; 64] = win[1..65].try_into().ok()?;
+        #[cfg(target_arch = "x86_64")]
+        if AVX2 {
+            // SAFETY: the CPU supports AVX2 (this function's contract).
+            return unsafe { ascii_prefix_avx2(s, len) }.then_some(pos + 1 + len);
+        }
         return ascii_prefix(s, len).then_some(pos + 1 + len);
     }
     if tag == TAG_F_DEC {

@@ -76,8 +76,8 @@ struct Validator<'a, 's> {
     buf: &'a [u8],
     /// One bit per byte of `buf`: a record starts there. `buf.len() / 64 + 1` words.
     starts: &'s mut [u64],
-    /// Shapes that maps referred to, (position, key count), by
-    /// [`shape_slot`]. Only positions already checked to be shape records
+    /// Shapes that maps referred to, (position, key count), at
+    /// [`shape_slot`] or the entry next to it. Only positions already checked to be shape records
     /// are stored (and `usize::MAX`, which no reference can reach).
     shape_cache: [(usize, usize); SHAPE_CACHE],
     /// Key hash of each key string record used by a shape, by position.
@@ -324,11 +324,16 @@ unsafe fn fast_record<const AVX2: bool>(
             } else {
                 v >> 1
             };
-            let (cached, count) = shapes[shape_slot(s)];
-            if cached != s {
+            let h = shape_slot(s);
+            let count = if shapes[h].0 == s {
+                shapes[h].1
+            } else if shapes[h ^ 1].0 == s {
+                shapes[h ^ 1].1
+            } else {
                 return None;
-            }
-            let end = q + count.checked_mul(w)?;
+            };
+            // No overflow: count <= buf.len() / 8 (see `shape_count`) and w <= 8.
+            let end = q + count * w;
             (end <= buf.len() && slots_ok(buf, starts, q, end, w, pos)).then_some(end)
         }
         TAG_ARRAY => {
@@ -541,15 +546,23 @@ impl Validator<'_, '_> {
     /// Key count of the shape that a map at `at - 1` refers to at `s`.
     #[inline(always)]
     fn shape_count(&mut self, s: usize, at: usize) -> Result<usize> {
-        let (cached, count) = self.shape_cache[shape_slot(s)];
-        if cached == s {
-            return Ok(count);
+        let h = shape_slot(s);
+        for (cached, count) in [self.shape_cache[h], self.shape_cache[h ^ 1]] {
+            if cached == s {
+                return Ok(count);
+            }
         }
         if !self.is_start(s) {
             return err(ErrorKind::BadReference, at);
         }
         let shape = Shape::at(self.buf, s).ok_or_else(|| Error::at(ErrorKind::WrongTarget, at))?;
-        self.shape_cache[shape_slot(s)] = (s, shape.count);
+        // Cached counts are at most len / 8, so count * width cannot overflow.
+        // Two ways: the entry at h moves to h ^ 1, so two shapes whose
+        // entries collide stay cached.
+        if shape.count <= self.buf.len() / 8 {
+            self.shape_cache[h ^ 1] = self.shape_cache[h];
+            self.shape_cache[h] = (s, shape.count);
+        }
         Ok(shape.count)
     }
 

@@ -23,12 +23,19 @@ use crate::read::{decode_slot, locate_root, map_shape_ref, vector_data_start, Sh
 ///
 /// Time is O(len), memory O(len / 8), with no recursion at any depth.
 pub fn validate(buf: &[u8]) -> Result<()> {
-    validate_with::<true>(buf)
+    validate_with::<AUTO>(buf)
 }
 
-/// [`validate`], with the fast path for common records or (for tests)
-/// without: both must give the same result on every input.
-fn validate_with<const FAST: bool>(buf: &[u8]) -> Result<()> {
+/// How [`validate_with`] runs: every record through the full checker.
+const FULL: u8 = 0;
+/// The fast path, portable code only (no AVX2 even where available).
+const PORTABLE: u8 = 1;
+/// The fast path, with AVX2 where the CPU has it.
+const AUTO: u8 = 2;
+
+/// [`validate`], with a choice of path ([`FULL`], [`PORTABLE`], [`AUTO`])
+/// for the tests: all must give the same result on every input.
+fn validate_with<const MODE: u8>(buf: &[u8]) -> Result<()> {
     let (_, root_pos) = locate_root(buf)?;
     // The bitmap of record starts: on the stack for small documents (a
     // store record, say), where an allocation would be a good part of the cost.
@@ -50,7 +57,7 @@ fn validate_with<const FAST: bool>(buf: &[u8]) -> Result<()> {
         keyed_hasher: DefaultHashBuilder::default(),
         seen: Vec::new(),
     };
-    v.scan::<FAST>(root_pos)
+    v.scan::<MODE>(root_pos)
 }
 
 /// Bytes a record must have before the end of the input to go through the
@@ -214,7 +221,7 @@ fn load_slot<const W: usize>(c: &[u8]) -> u64 {
 /// where it stopped: at a record it leaves to [`Validator::record`], or
 /// within the last [`WINDOW`] bytes. Marks the records it accepts.
 ///
-/// On x86_64 CPUs with AVX2 and BMI2 (detected at run time) the same code
+/// If `detect`, on x86_64 CPUs with AVX2 and BMI2 (detected at run time) the same code
 /// is compiled for them: a short string's 64 bytes take two 32-byte loads
 /// instead of four of 16, and shifts by a variable need no `cl` register.
 #[inline(never)]
@@ -223,9 +230,10 @@ fn fast_run(
     starts: &mut [u64],
     shapes: &[(usize, usize); SHAPE_CACHE],
     pos: usize,
+    detect: bool,
 ) -> usize {
     #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("bmi2") {
+    if detect && std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("bmi2") {
         // SAFETY: the CPU has AVX2 and BMI2 (detected just above).
         return unsafe { fast_run_avx2(buf, starts, shapes, pos) };
     }
@@ -404,17 +412,17 @@ impl Validator<'_, '_> {
     /// then the root record at `root_pos` must be the last one.
     ///
     /// Records that start at least [`WINDOW`] bytes before the end go
-    /// through [`Self::fast`], which accepts the common valid records with
+    /// through [`fast_run`], which accepts the common valid records with
     /// few checks (a `WINDOW`-byte view needs no bounds checks). Everything
     /// it does not accept, and all records near the end, go through
     /// [`Self::record`], which checks every rule and tells what is wrong.
-    fn scan<const FAST: bool>(&mut self, root_pos: usize) -> Result<()> {
+    fn scan<const MODE: u8>(&mut self, root_pos: usize) -> Result<()> {
         let buf = self.buf;
         let n = buf.len();
         let mut pos = HEADER_LEN;
         loop {
-            if FAST {
-                pos = fast_run(buf, self.starts, &self.shape_cache, pos);
+            if MODE != FULL {
+                pos = fast_run(buf, self.starts, &self.shape_cache, pos, MODE == AUTO);
             }
             if pos >= n {
                 break;
@@ -965,11 +973,16 @@ mod tests {
     }
 
     fn same(bytes: &[u8]) {
-        let (fast, full) = (validate_with::<true>(bytes), validate_with::<false>(bytes));
-        match (&fast, &full) {
-            (Ok(()), Ok(())) => {}
-            (Err(a), Err(b)) if a.kind() == b.kind() && a.offset() == b.offset() => {}
-            _ => panic!("fast path {fast:?}, full checker {full:?}"),
+        let full = validate_with::<FULL>(bytes);
+        for fast in [
+            validate_with::<PORTABLE>(bytes),
+            validate_with::<AUTO>(bytes),
+        ] {
+            match (&fast, &full) {
+                (Ok(()), Ok(())) => {}
+                (Err(a), Err(b)) if a.kind() == b.kind() && a.offset() == b.offset() => {}
+                _ => panic!("fast path {fast:?}, full checker {full:?}"),
+            }
         }
     }
 

@@ -9,6 +9,14 @@
 //! record start" in O(1). Shared subtrees are therefore checked once, not
 //! once per path, there is no recursion, and extra memory is n/8 bytes
 //! plus a table of the key strings' hashes.
+//!
+//! Speed: most records go through a fast path (`fast_run`) that only
+//! recognizes the common *valid* records (ASCII strings, arrays and maps
+//! with short varints and a recently seen shape, decimal floats) with few
+//! branches and no bounds checks inside a fixed window; anything else, and
+//! every error, goes through the full checker (`Validator::record`), so
+//! errors are found and reported by one piece of code. A test checks that
+//! both paths agree on corrupted documents.
 
 use std::hash::BuildHasher;
 
@@ -23,6 +31,20 @@ use crate::read::{decode_slot, locate_root, map_shape_ref, vector_data_start, Sh
 ///
 /// Time is O(len), memory O(len / 8), with no recursion at any depth.
 pub fn validate(buf: &[u8]) -> Result<()> {
+    validate_with::<AUTO>(buf)
+}
+
+/// How [`validate_with`] runs: every record through the full checker.
+const FULL: u8 = 0;
+/// The fast path, portable code only (no AVX2 even where available).
+#[cfg(test)]
+const PORTABLE: u8 = 1;
+/// The fast path, with AVX2 where the CPU has it.
+const AUTO: u8 = 2;
+
+/// [`validate`], with a choice of path ([`FULL`], `PORTABLE`, [`AUTO`])
+/// for the tests: all must give the same result on every input.
+fn validate_with<const MODE: u8>(buf: &[u8]) -> Result<()> {
     let (_, root_pos) = locate_root(buf)?;
     // The bitmap of record starts: on the stack for small documents (a
     // store record, say), where an allocation would be a good part of the cost.
@@ -38,36 +60,26 @@ pub fn validate(buf: &[u8]) -> Result<()> {
     let mut v = Validator {
         buf,
         starts,
+        shape_cache: [(usize::MAX, 0); SHAPE_CACHE],
         key_hashes: HashMap::new(),
         keyed: HashMap::new(),
         keyed_hasher: DefaultHashBuilder::default(),
         seen: Vec::new(),
     };
-    let mut pos = HEADER_LEN;
-    let mut last = pos;
-    let n = buf.len();
-    while pos < n {
-        v.starts[pos / 64] |= 1 << (pos % 64);
-        last = pos;
-        let tag = buf[pos];
-        // Short strings are most records: check them inline.
-        if tag & 0xC0 == TAG_SHORT_STR {
-            let end = pos + 1 + (tag & 0x3F) as usize;
-            if end > n {
-                return err(ErrorKind::Truncated, pos);
-            }
-            if !is_ascii(&buf[pos + 1..end]) {
-                v.utf8(pos + 1, end)?;
-            }
-            pos = end;
-            continue;
-        }
-        pos = v.record(pos)?;
-    }
-    if last != root_pos || pos != buf.len() {
-        return Err(Error::at(ErrorKind::BadTrailer, last));
-    }
-    Ok(())
+    v.scan::<MODE>(root_pos)
+}
+
+/// Bytes a record must have before the end of the input to go through the
+/// fast path (a short string's tag and 64 bytes, a tag and a varint).
+const WINDOW: usize = 72;
+
+/// Entries of the cache of shapes (position, key count) that maps refer to.
+const SHAPE_CACHE: usize = 8;
+
+/// The cache entry for a shape at `s`.
+#[inline(always)]
+fn shape_slot(s: usize) -> usize {
+    (s ^ s >> 3 ^ s >> 6) % SHAPE_CACHE
 }
 
 /// Bitmap words kept on the stack (documents up to 4 KiB).
@@ -78,7 +90,12 @@ const INLINE_KEYS: usize = 16;
 
 struct Validator<'a, 's> {
     buf: &'a [u8],
+    /// One bit per byte of `buf`: a record starts there. `buf.len() / 64 + 1` words.
     starts: &'s mut [u64],
+    /// Shapes that maps referred to, (position, key count), at
+    /// [`shape_slot`] or the entry next to it. Only positions already checked to be shape records
+    /// are stored (and `usize::MAX`, which no reference can reach).
+    shape_cache: [(usize, usize); SHAPE_CACHE],
     /// Key hash of each key string record used by a shape, by position.
     key_hashes: HashMap<usize, u64>,
     /// Keyed (random per run) hash of key strings whose key hashes collide.
@@ -124,16 +141,328 @@ fn is_ascii(s: &[u8]) -> bool {
     acc & 0x8080_8080_8080_8080 == 0
 }
 
+/// True if the first `len` (< 64) bytes of `s` are ASCII.
+///
+/// On x86_64 four 16-byte loads give the high bits of all 64 bytes and a
+/// mask keeps the first `len`: no loop and no branch on the length.
+#[inline(always)]
+fn ascii_prefix(s: &[u8; 64], len: usize) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_loadu_si128, _mm_movemask_epi8};
+        let b = s.as_ptr().cast::<std::arch::x86_64::__m128i>();
+        // SAFETY: `s` is 64 readable bytes, so are the four unaligned
+        // 16-byte loads at b, b + 16, b + 32, b + 48; SSE2 is part of x86_64.
+        let high = unsafe {
+            let m0 = _mm_movemask_epi8(_mm_loadu_si128(b)) as u16 as u64;
+            let m1 = _mm_movemask_epi8(_mm_loadu_si128(b.add(1))) as u16 as u64;
+            let m2 = _mm_movemask_epi8(_mm_loadu_si128(b.add(2))) as u16 as u64;
+            let m3 = _mm_movemask_epi8(_mm_loadu_si128(b.add(3))) as u16 as u64;
+            m0 | m1 << 16 | m2 << 32 | m3 << 48
+        };
+        high & ((1u64 << (len & 63)) - 1) == 0
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    is_ascii(&s[..len.min(64)])
+}
+
+/// [`ascii_prefix`] with two 32-byte loads.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn ascii_prefix_avx2(s: &[u8; 64], len: usize) -> bool {
+    use std::arch::x86_64::{_mm256_loadu_si256, _mm256_movemask_epi8};
+    let b = s.as_ptr().cast::<std::arch::x86_64::__m256i>();
+    // SAFETY: `s` is 64 readable bytes, so are the two unaligned 32-byte
+    // loads at b and b + 32; the CPU supports AVX2 (the caller's contract).
+    let high = unsafe {
+        let lo = _mm256_movemask_epi8(_mm256_loadu_si256(b)) as u32 as u64;
+        let hi = _mm256_movemask_epi8(_mm256_loadu_si256(b.add(1))) as u32 as u64;
+        lo | hi << 32
+    };
+    high & ((1u64 << (len & 63)) - 1) == 0
+}
+
+/// True if `s` is ASCII: 64 bytes per step on x86_64 (for long strings).
+#[inline(always)]
+fn is_ascii_long(s: &[u8]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128};
+        let mut chunks = s.chunks_exact(64);
+        for c in &mut chunks {
+            let b = c.as_ptr().cast::<std::arch::x86_64::__m128i>();
+            // SAFETY: `c` is 64 readable bytes, so are the four unaligned
+            // 16-byte loads at b, b + 16, b + 32, b + 48; SSE2 is part of x86_64.
+            let high = unsafe {
+                let x = _mm_or_si128(_mm_loadu_si128(b), _mm_loadu_si128(b.add(1)));
+                let y = _mm_or_si128(_mm_loadu_si128(b.add(2)), _mm_loadu_si128(b.add(3)));
+                _mm_movemask_epi8(_mm_or_si128(x, y))
+            };
+            if high != 0 {
+                return false;
+            }
+        }
+        is_ascii(chunks.remainder())
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    is_ascii(s)
+}
+
 #[cold]
 #[inline(never)]
 fn err<T>(kind: ErrorKind, at: usize) -> Result<T> {
     Err(Error::at(kind, at))
 }
 
+/// A value slot of width `W` (1, 2, 4 or 8) from `c` (`W` bytes): one load.
+#[inline(always)]
+fn load_slot<const W: usize>(c: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    b[..W].copy_from_slice(&c[..W]);
+    u64::from_le_bytes(b)
+}
+
+/// Runs the fast path from `pos` as long as it accepts records; returns
+/// where it stopped: at a record it leaves to [`Validator::record`], or
+/// within the last [`WINDOW`] bytes. Marks the records it accepts.
+///
+/// If `detect`, on x86_64 CPUs with AVX2 and BMI2 (detected at run time) the same code
+/// is compiled for them: a short string's 64 bytes take two 32-byte loads
+/// instead of four of 16, and shifts by a variable need no `cl` register.
+#[inline(never)]
+fn fast_run(
+    buf: &[u8],
+    starts: &mut [u64],
+    shapes: &[(usize, usize); SHAPE_CACHE],
+    pos: usize,
+    detect: bool,
+) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if detect && std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("bmi2") {
+        // SAFETY: the CPU has AVX2 and BMI2 (detected just above).
+        return unsafe { fast_run_avx2(buf, starts, shapes, pos) };
+    }
+    // SAFETY: `AVX2` is false.
+    unsafe { fast_run_with::<false>(buf, starts, shapes, pos) }
+}
+
+/// [`fast_run`] compiled for AVX2 and BMI2.
+///
+/// # Safety
+/// The CPU must support AVX2 and BMI2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2")]
+unsafe fn fast_run_avx2(
+    buf: &[u8],
+    starts: &mut [u64],
+    shapes: &[(usize, usize); SHAPE_CACHE],
+    pos: usize,
+) -> usize {
+    // SAFETY: the CPU supports AVX2 (the caller's contract).
+    unsafe { fast_run_with::<true>(buf, starts, shapes, pos) }
+}
+
+/// The loop of [`fast_run`].
+///
+/// # Safety
+/// If `AVX2`, the CPU must support AVX2.
+#[inline(always)]
+unsafe fn fast_run_with<const AVX2: bool>(
+    buf: &[u8],
+    starts: &mut [u64],
+    shapes: &[(usize, usize); SHAPE_CACHE],
+    mut pos: usize,
+) -> usize {
+    if starts.len() <= buf.len() / 64 {
+        return pos;
+    }
+    while let Some(win) = buf.get(pos..).and_then(|b| b.first_chunk::<WINDOW>()) {
+        // SAFETY: if AVX2, the CPU supports it (this function's contract).
+        let Some(end) = (unsafe { fast_record::<AVX2>(buf, starts, shapes, pos, win) }) else {
+            break;
+        };
+        // SAFETY: pos < buf.len(), and starts.len() > buf.len() / 64 (checked above).
+        unsafe { *starts.get_unchecked_mut(pos / 64) |= 1 << (pos % 64) };
+        pos = end;
+    }
+    pos
+}
+
+/// The record at `pos` (whose first [`WINDOW`] bytes are `win`) if it is
+/// valid and of a common kind: short and long strings of ASCII, arrays and
+/// maps whose counts or shape references take one or two varint bytes and
+/// whose shape is in `shapes`, decimal floats. Returns its end, or `None`
+/// to have [`Validator::record`] check it in full.
+///
+/// # Safety
+/// If `AVX2`, the CPU must support AVX2.
+#[inline(always)]
+unsafe fn fast_record<const AVX2: bool>(
+    buf: &[u8],
+    starts: &[u64],
+    shapes: &[(usize, usize); SHAPE_CACHE],
+    pos: usize,
+    win: &[u8; WINDOW],
+) -> Option<usize> {
+    let tag = win[0];
+    // Short strings are most records.
+    if tag & 0xC0 == TAG_SHORT_STR {
+        let len = (tag & 0x3F) as usize;
+        let s: &[u8; 64] = win[1..65].try_into().ok()?;
+        #[cfg(target_arch = "x86_64")]
+        if AVX2 {
+            // SAFETY: the CPU supports AVX2 (this function's contract).
+            return unsafe { ascii_prefix_avx2(s, len) }.then_some(pos + 1 + len);
+        }
+        return ascii_prefix(s, len).then_some(pos + 1 + len);
+    }
+    if tag == TAG_F_DEC {
+        return ((win[1] as i8).unsigned_abs() <= F_DEC_MAX_EXP as u8).then_some(pos + 6);
+    }
+    // A one- or two-byte varint after the tag: (value, its length).
+    let (v, vlen) = if win[1] < 0x80 {
+        (win[1] as usize, 1)
+    } else if win[2].wrapping_sub(1) < 0x7F {
+        ((win[1] & 0x7F) as usize | (win[2] as usize) << 7, 2)
+    } else {
+        return None;
+    };
+    let q = pos + 1 + vlen;
+    let w = WIDTHS[(tag & 3) as usize];
+    match tag & !3 {
+        TAG_MAP => {
+            // Shape reference: relative (even) or absolute (odd).
+            let s = if v & 1 == 0 {
+                pos.wrapping_sub(v >> 1)
+            } else {
+                v >> 1
+            };
+            let h = shape_slot(s);
+            let count = if shapes[h].0 == s {
+                shapes[h].1
+            } else if shapes[h ^ 1].0 == s {
+                shapes[h ^ 1].1
+            } else {
+                return None;
+            };
+            // No overflow: count <= buf.len() / 8 (see `shape_count`) and w <= 8.
+            let end = q + count * w;
+            (end <= buf.len() && slots_ok(buf, starts, q, end, w, pos)).then_some(end)
+        }
+        TAG_ARRAY => {
+            let end = q + v * w;
+            (end <= buf.len() && slots_ok(buf, starts, q, end, w, pos)).then_some(end)
+        }
+        _ if tag == TAG_STR => {
+            let end = q + v;
+            is_ascii_long(buf.get(q..end)?).then_some(end)
+        }
+        _ => None,
+    }
+}
+
+/// Whether the value slots in `buf[p..end]` (in bounds) of the container at
+/// `base` are valid, given the bitmap of record starts before `base`.
+#[inline(always)]
+fn slots_ok(buf: &[u8], starts: &[u64], p: usize, end: usize, w: usize, base: usize) -> bool {
+    let bytes = &buf[p..end];
+    match w {
+        1 => value_slots_ok::<1>(buf, starts, bytes, base),
+        2 => value_slots_ok::<2>(buf, starts, bytes, base),
+        4 => value_slots_ok::<4>(buf, starts, bytes, base),
+        _ => value_slots_ok::<8>(buf, starts, bytes, base),
+    }
+}
+
+/// The hot loop: whether all value slots of width `W` in `bytes` are valid.
+#[inline(always)]
+fn value_slots_ok<const W: usize>(buf: &[u8], starts: &[u64], bytes: &[u8], base: usize) -> bool {
+    // Targets are below `base`: their tags are in `head`, their bits in `starts`.
+    let Some(head) = buf.get(..base) else {
+        return false;
+    };
+    if starts.len() <= base / 64 {
+        return false;
+    }
+    let ok = |raw: u64| {
+        if raw & 1 != 0 {
+            // Small integer, or special constant (kind 11) below SPECIAL_COUNT.
+            return raw & 2 == 0 || (raw >> 2) < SPECIAL_COUNT;
+        }
+        let x = (raw >> 2) as usize;
+        // Relative: base - x (x = 0 or x > base wraps to >= base); absolute: x.
+        let t = if raw & 2 == 0 {
+            base.wrapping_sub(x)
+        } else {
+            x
+        };
+        if t >= head.len() {
+            return false;
+        }
+        // SAFETY: t < base and starts.len() > base / 64 (checked above).
+        let word = unsafe { *starts.get_unchecked(t / 64) };
+        word & (1 << (t % 64)) != 0 && IS_VALUE_TAG[head[t] as usize]
+    };
+    for c in bytes.chunks_exact(W) {
+        if !ok(load_slot::<W>(c)) {
+            return false;
+        }
+    }
+    true
+}
+
 impl Validator<'_, '_> {
+    /// The forward scan over all records (rule 3: they tile the input);
+    /// then the root record at `root_pos` must be the last one.
+    ///
+    /// Records that start at least [`WINDOW`] bytes before the end go
+    /// through [`fast_run`], which accepts the common valid records with
+    /// few checks (a `WINDOW`-byte view needs no bounds checks). Everything
+    /// it does not accept, and all records near the end, go through
+    /// [`Self::record`], which checks every rule and tells what is wrong.
+    fn scan<const MODE: u8>(&mut self, root_pos: usize) -> Result<()> {
+        let buf = self.buf;
+        let n = buf.len();
+        let mut pos = HEADER_LEN;
+        loop {
+            if MODE != FULL {
+                pos = fast_run(buf, self.starts, &self.shape_cache, pos, MODE == AUTO);
+            }
+            if pos >= n {
+                break;
+            }
+            self.mark(pos);
+            pos = self.record(pos)?;
+        }
+        // Records end exactly at `n` (`record` never goes beyond). The
+        // record at `root_pos` is `w + 2` bytes long and ends at `n`, so if
+        // one starts there it is the last one.
+        if !self.is_start(root_pos) {
+            let last = (0..n).rev().find(|&p| self.is_start(p)).unwrap_or(0);
+            return Err(Error::at(ErrorKind::BadTrailer, last));
+        }
+        Ok(())
+    }
+
+    /// Marks `pos` (< `buf.len()`) as a record start.
+    #[inline(always)]
+    fn mark(&mut self, pos: usize) {
+        debug_assert!(pos < self.buf.len());
+        // SAFETY: pos < buf.len(), and `starts` has buf.len() / 64 + 1 words.
+        unsafe { *self.starts.get_unchecked_mut(pos / 64) |= 1 << (pos % 64) };
+    }
+
+    /// Whether a record starts at `p`, which must be < `buf.len()`.
     #[inline(always)]
     fn is_start(&self, p: usize) -> bool {
-        self.starts[p / 64] & (1 << (p % 64)) != 0
+        assert!(p < self.buf.len());
+        // SAFETY: p < buf.len() (checked above, and known to the optimizer
+        // at the hot call sites), and `starts` has buf.len() / 64 + 1 words.
+        unsafe { *self.starts.get_unchecked(p / 64) & (1 << (p % 64)) != 0 }
     }
 
     #[inline(always)]
@@ -175,7 +504,7 @@ impl Validator<'_, '_> {
     #[inline(always)]
     fn utf8(&self, p: usize, end: usize) -> Result<()> {
         let s = &self.buf[p..end];
-        if is_ascii(s) || simdutf8::basic::from_utf8(s).is_ok() {
+        if is_ascii_long(s) || simdutf8::basic::from_utf8(s).is_ok() {
             Ok(())
         } else {
             let bad = std::str::from_utf8(s).err().map_or(0, |e| e.valid_up_to());
@@ -183,8 +512,79 @@ impl Validator<'_, '_> {
         }
     }
 
-    /// Validates the record at `pos`; returns the position after it.
+    /// Validates the record at `pos` (not a short string); returns the position after it.
+    #[inline(never)]
     fn record(&mut self, pos: usize) -> Result<usize> {
+        let buf = self.buf;
+        let tag = buf[pos];
+        let p = pos + 1;
+        match tag {
+            t if t & !3 == TAG_MAP => {
+                let w = WIDTHS[(t & 3) as usize];
+                self.varint(p)?;
+                let (s, q) =
+                    map_shape_ref(buf, pos).ok_or_else(|| Error::at(ErrorKind::BadReference, p))?;
+                let count = self.shape_count(s, p)?;
+                let len = (count as u64)
+                    .checked_mul(w as u64)
+                    .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
+                let end = self.span(q, len, pos)?;
+                self.slots(q, end, w, pos)?;
+                Ok(end)
+            }
+            t if t & !3 == TAG_ARRAY => {
+                let w = WIDTHS[(t & 3) as usize];
+                let (count, q) = self.varint(p)?;
+                let len = count
+                    .checked_mul(w as u64)
+                    .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
+                let end = self.span(q, len, pos)?;
+                self.slots(q, end, w, pos)?;
+                Ok(end)
+            }
+            TAG_STR => {
+                let (len, p) = self.varint(p)?;
+                let end = self.span(p, len, pos)?;
+                self.utf8(p, end)?;
+                Ok(end)
+            }
+            TAG_F_DEC => {
+                let end = self.span(p, 5, pos)?;
+                if (buf[p] as i8).unsigned_abs() > F_DEC_MAX_EXP as u8 {
+                    return err(ErrorKind::NonCanonical, p);
+                }
+                Ok(end)
+            }
+            _ => self.other_record(pos),
+        }
+    }
+
+    /// Key count of the shape that a map at `at - 1` refers to at `s`.
+    #[inline(always)]
+    fn shape_count(&mut self, s: usize, at: usize) -> Result<usize> {
+        let h = shape_slot(s);
+        for (cached, count) in [self.shape_cache[h], self.shape_cache[h ^ 1]] {
+            if cached == s {
+                return Ok(count);
+            }
+        }
+        if !self.is_start(s) {
+            return err(ErrorKind::BadReference, at);
+        }
+        let shape = Shape::at(self.buf, s).ok_or_else(|| Error::at(ErrorKind::WrongTarget, at))?;
+        // Cached counts are at most len / 8, so count * width cannot overflow.
+        // Two ways: the entry at h moves to h ^ 1, so two shapes whose
+        // entries collide stay cached.
+        if shape.count <= self.buf.len() / 8 {
+            self.shape_cache[h ^ 1] = self.shape_cache[h];
+            self.shape_cache[h] = (s, shape.count);
+        }
+        Ok(shape.count)
+    }
+
+    /// The records other than strings, arrays, maps and decimal floats.
+    #[inline(never)]
+    fn other_record(&mut self, pos: usize) -> Result<usize> {
         let buf = self.buf;
         let tag = buf[pos];
         let p = pos + 1;
@@ -194,23 +594,10 @@ impl Validator<'_, '_> {
                 self.utf8(p, end)?;
                 Ok(end)
             }
-            TAG_STR => {
-                let (len, p) = self.varint(p)?;
-                let end = self.span(p, len, pos)?;
-                self.utf8(p, end)?;
-                Ok(end)
-            }
             TAG_I8 => self.span(p, 1, pos),
             TAG_I16 => self.span(p, 2, pos),
             TAG_I32 | TAG_F32 => self.span(p, 4, pos),
             TAG_I64 | TAG_U64 | TAG_F64 => self.span(p, 8, pos),
-            TAG_F_DEC => {
-                let end = self.span(p, 5, pos)?;
-                if (buf[p] as i8).unsigned_abs() > F_DEC_MAX_EXP as u8 {
-                    return err(ErrorKind::NonCanonical, p);
-                }
-                Ok(end)
-            }
             TAG_BIGINT_POS | TAG_BIGINT_NEG => {
                 let (len, q) = self.varint(p)?;
                 let end = self.span(q, len, pos)?;
@@ -271,33 +658,6 @@ impl Validator<'_, '_> {
                     .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
                 self.span(start, len, pos)
             }
-            t if t & !3 == TAG_ARRAY => {
-                let w = WIDTHS[(t & 3) as usize];
-                let (count, q) = self.varint(p)?;
-                let len = count
-                    .checked_mul(w as u64)
-                    .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
-                let end = self.span(q, len, pos)?;
-                self.slots(q, end, w, pos)?;
-                Ok(end)
-            }
-            t if t & !3 == TAG_MAP => {
-                let w = WIDTHS[(t & 3) as usize];
-                self.varint(p)?;
-                let (s, q) =
-                    map_shape_ref(buf, pos).ok_or_else(|| Error::at(ErrorKind::BadReference, p))?;
-                if !self.is_start(s) {
-                    return err(ErrorKind::BadReference, p);
-                }
-                let shape =
-                    Shape::at(buf, s).ok_or_else(|| Error::at(ErrorKind::WrongTarget, p))?;
-                let len = (shape.count as u64)
-                    .checked_mul(w as u64)
-                    .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
-                let end = self.span(q, len, pos)?;
-                self.slots(q, end, w, pos)?;
-                Ok(end)
-            }
             t if t & !3 == TAG_SHAPE => self.shape(pos, WIDTHS[(t & 3) as usize]),
             t if t & !3 == TAG_ROOT => {
                 let w = WIDTHS[(t & 3) as usize];
@@ -312,46 +672,37 @@ impl Validator<'_, '_> {
         }
     }
 
-    /// Checks the value slots in `buf[p..end]` of the container at `base`.
-    #[inline]
+    /// Checks the value slots in `buf[p..end]` (in bounds) of the container at `base`.
+    #[inline(always)]
     fn slots(&self, p: usize, end: usize, w: usize, base: usize) -> Result<()> {
-        let bytes = &self.buf[p..end];
-        match w {
-            1 => self.value_slots::<1>(bytes, p, base),
-            2 => self.value_slots::<2>(bytes, p, base),
-            4 => self.value_slots::<4>(bytes, p, base),
-            _ => self.value_slots::<8>(bytes, p, base),
+        if slots_ok(self.buf, self.starts, p, end, w, base) {
+            Ok(())
+        } else {
+            self.slot_error(p, end, w, base)
         }
     }
 
-    /// The hot loop: value slots of width `W`.
-    #[inline(always)]
-    fn value_slots<const W: usize>(&self, bytes: &[u8], p: usize, base: usize) -> Result<()> {
-        for (i, c) in bytes.chunks_exact(W).enumerate() {
-            let raw = match W {
-                1 => c[0] as u64,
-                2 => u16::from_le_bytes([c[0], c[1]]) as u64,
-                4 => u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as u64,
-                _ => u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]),
-            };
-            if raw & 1 != 0 {
-                if raw & 2 != 0 && (raw >> 2) >= SPECIAL_COUNT {
-                    return err(ErrorKind::BadImmediate, p + i * W);
+    /// The first invalid value slot in `buf[p..end]`, as an error.
+    #[cold]
+    #[inline(never)]
+    fn slot_error(&self, p: usize, end: usize, w: usize, base: usize) -> Result<()> {
+        for at in (p..end).step_by(w) {
+            let raw =
+                read_uint(self.buf, at, w).ok_or_else(|| Error::at(ErrorKind::Truncated, at))?;
+            match decode_slot(raw, w, base) {
+                Some(Slot::Special(s)) if s >= SPECIAL_COUNT => {
+                    return err(ErrorKind::BadImmediate, at)
                 }
-                continue;
-            }
-            let x = (raw >> 2) as usize;
-            // Relative: base - x (x = 0 or x > base wraps to >= base); absolute: x.
-            let t = if raw & 2 == 0 {
-                base.wrapping_sub(x)
-            } else {
-                x
-            };
-            if t >= base || !self.is_start(t) {
-                return err(ErrorKind::BadReference, p + i * W);
-            }
-            if !IS_VALUE_TAG[self.buf[t] as usize] {
-                return err(ErrorKind::WrongTarget, p + i * W);
+                Some(Slot::Ref(t)) => {
+                    if !self.is_start(t) {
+                        return err(ErrorKind::BadReference, at);
+                    }
+                    if !IS_VALUE_TAG[self.buf[t] as usize] {
+                        return err(ErrorKind::WrongTarget, at);
+                    }
+                }
+                Some(_) => {}
+                None => return err(ErrorKind::BadReference, at),
             }
         }
         Ok(())
@@ -560,5 +911,110 @@ mod tests {
         assert!(validate(b"RV\x01\x1c\xff\x1c").is_err());
         // self reference of the root
         assert!(validate(b"RV\x01\x1c\x00\x1c").is_err());
+    }
+
+    /// xorshift: reproducible, no extra crate.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    /// A document with every kind of record the fast path takes (short and
+    /// long strings, ASCII or not, arrays and maps of slot widths 1 to 8,
+    /// shapes with and without an index, decimal floats of both signs) and
+    /// a few it leaves to the full checker (big and wide integers, floats).
+    fn mixed_doc(rng: &mut Rng, items: usize) -> Vec<u8> {
+        let words = [
+            "a",
+            "x\u{e9}",
+            "name",
+            "\u{65e5}\u{672c}",
+            "tag",
+            "\u{1f600}",
+            "q",
+        ];
+        let mut json = String::from("[");
+        for i in 0..items {
+            if i > 0 {
+                json.push(',');
+            }
+            let word = |r: &mut Rng| words[r.below(words.len() as u64) as usize];
+            let text =
+                |r: &mut Rng, len: u64| (0..len).map(|_| word(r)).collect::<Vec<_>>().join(" ");
+            let (short_len, long_len) = (rng.below(8), 10 + rng.below(60));
+            let (short, long) = (text(rng, short_len), text(rng, long_len));
+            let many: Vec<String> = (0..rng.below(40))
+                .map(|k| format!("\"k{k}\":{k}"))
+                .collect();
+            let ints: Vec<String> = (0..rng.below(300))
+                .map(|k| (k as i64 * (rng.below(1 << 20) as i64 - (1 << 19))).to_string())
+                .collect();
+            json.push_str(&format!(
+                "{{\"id\":{i},\"s\":\"{short}\",\"long\":\"{long}\",\"f\":{}.{},\
+                 \"g\":-{}.5e-3,\"u\":{},\"big\":-{}123456789012345678901,\"wide\":{},\"tags\":[\"{}\",\"{}\",{}],\
+                 \"nested\":{{\"a\":[{}],\"{}\":true}},\"many\":{{{}}},\"ints\":[{}]}}",
+                rng.below(1000),
+                rng.below(100),
+                rng.below(100),
+                u64::MAX - rng.below(10),
+                1 + rng.below(9),
+                rng.next() >> rng.below(64),
+                word(rng),
+                word(rng),
+                rng.below(100),
+                ints.len(),
+                word(rng),
+                many.join(","),
+                ints.join(","),
+            ));
+        }
+        json.push(']');
+        crate::json::from_json(json.as_bytes()).unwrap_or_else(|e| panic!("{e}: {json}"))
+    }
+
+    fn same(bytes: &[u8]) {
+        let full = validate_with::<FULL>(bytes);
+        for fast in [
+            validate_with::<PORTABLE>(bytes),
+            validate_with::<AUTO>(bytes),
+        ] {
+            match (&fast, &full) {
+                (Ok(()), Ok(())) => {}
+                (Err(a), Err(b)) if a.kind() == b.kind() && a.offset() == b.offset() => {}
+                _ => panic!("fast path {fast:?}, full checker {full:?}"),
+            }
+        }
+    }
+
+    /// The fast path accepts exactly what the full checker accepts, and
+    /// reports the same first error, on corrupted documents.
+    #[test]
+    fn fast_path_agrees_with_full_checker() {
+        let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+        for round in 0..12 {
+            let doc = mixed_doc(&mut rng, 1 + round);
+            validate(&doc).unwrap();
+            same(&doc);
+            for _ in 0..3_000 {
+                let mut bad = doc.clone();
+                for _ in 0..1 + rng.below(3) {
+                    let i = rng.below(bad.len() as u64) as usize;
+                    if rng.below(2) == 0 {
+                        bad[i] ^= 1 << rng.below(8);
+                    } else {
+                        bad[i] = rng.next() as u8;
+                    }
+                }
+                same(&bad);
+            }
+        }
     }
 }

@@ -880,13 +880,12 @@ impl Encoder {
         // `min(distance, target) << 2`, an integer `|v| << 3` (`!v` for a
         // negative `v`, so that `-32..=31` needs one byte).
         let (mut refs, mut ints) = (0u64, 0u64);
+        let here4 = (here as u64) << 2;
         for p in &self.slots[start..] {
             let v = p.0;
             match v & 3 {
-                SLOT_REL => {
-                    let t = (v >> 2) as usize;
-                    refs |= ((here - t).min(t) as u64) << 2;
-                }
+                // `v` is `t << 2`, so `(here - t) << 2` is `here4 - v`.
+                SLOT_REL => refs |= (here4 - v).min(v),
                 SLOT_INT => {
                     let i = (v as i64) >> 2;
                     ints |= ((i ^ (i >> 63)) as u64) << 3;
@@ -951,13 +950,19 @@ impl Encoder {
         #[inline(always)]
         fn fill<const W: usize>(out: &mut Vec<u8>, slots: &[Pending], pos: usize) {
             let len = slots.len() * W;
+            let pos4 = (pos as u64) << 2;
             out.reserve(len);
             let dst = &mut out.spare_capacity_mut()[..len];
             for (d, p) in dst.chunks_exact_mut(W).zip(slots) {
-                let raw = if p.0 & 3 == SLOT_REL {
-                    encode_ref((p.0 >> 2) as usize, pos, W)
-                } else {
+                // A reference is `t << 2`: relative `(pos - t) << 2` if
+                // that fits, else absolute.
+                let rel = pos4.wrapping_sub(p.0);
+                let raw = if p.0 & 3 != SLOT_REL {
                     p.0
+                } else if W >= 8 || rel < 1 << (8 * W) {
+                    rel
+                } else {
+                    p.0 | SLOT_ABS
                 };
                 for (d, b) in d.iter_mut().zip(raw.to_le_bytes()) {
                     d.write(b);

@@ -874,16 +874,27 @@ impl Encoder {
     fn write_container(&mut self, start: usize, size: impl Fn(usize) -> usize) -> (usize, usize) {
         let here = self.out.len();
         // Fast path: the narrowest width that holds every reference also
-        // holds every inline integer, so it is the best choice.
-        let (mut ref_w, mut int_w) = (1usize, 1usize);
+        // holds every inline integer, so it is the best choice. The width
+        // a value needs depends only on its highest set bit, so the needs
+        // are OR-ed together and measured once: a reference needs
+        // `min(distance, target) << 2`, an integer `|v| << 3` (`!v` for a
+        // negative `v`, so that `-32..=31` needs one byte).
+        let (mut refs, mut ints) = (0u64, 0u64);
+        let here4 = (here as u64) << 2;
         for p in &self.slots[start..] {
-            match p.kind() {
-                PendingKind::Int(v) => int_w = int_w.max(int_width(v)),
-                PendingKind::Ref(t) => ref_w = ref_w.max(ref_width(t, here)),
-                PendingKind::Special => {}
+            let v = p.0;
+            match v & 3 {
+                // `v` is `t << 2`, so `(here - t) << 2` is `here4 - v`.
+                SLOT_REL => refs |= (here4 - v).min(v),
+                SLOT_INT => {
+                    let i = (v as i64) >> 2;
+                    ints |= ((i ^ (i >> 63)) as u64) << 3;
+                }
+                _ => {}
             }
         }
-        if int_w <= ref_w {
+        let ref_w = need_width(refs);
+        if need_width(ints) <= ref_w {
             return (ref_w, here);
         }
         // Some integer is wider than the references need: compare each
@@ -938,17 +949,30 @@ impl Encoder {
     fn write_slots(&mut self, start: usize, width: usize, pos: usize) {
         #[inline(always)]
         fn fill<const W: usize>(out: &mut Vec<u8>, slots: &[Pending], pos: usize) {
-            out.reserve(slots.len() * W);
-            for p in slots {
-                let raw = if p.0 & 3 == SLOT_REL {
-                    encode_ref((p.0 >> 2) as usize, pos, W)
-                } else {
+            let len = slots.len() * W;
+            let pos4 = (pos as u64) << 2;
+            out.reserve(len);
+            let dst = &mut out.spare_capacity_mut()[..len];
+            for (d, p) in dst.chunks_exact_mut(W).zip(slots) {
+                // A reference is `t << 2`: relative `(pos - t) << 2` if
+                // that fits, else absolute.
+                let rel = pos4.wrapping_sub(p.0);
+                let raw = if p.0 & 3 != SLOT_REL {
                     p.0
+                } else if W >= 8 || rel < 1 << (8 * W) {
+                    rel
+                } else {
+                    p.0 | SLOT_ABS
                 };
-                let mut b = [0u8; W];
-                b.copy_from_slice(&raw.to_le_bytes()[..W]);
-                out.extend_from_slice(&b);
+                for (d, b) in d.iter_mut().zip(raw.to_le_bytes()) {
+                    d.write(b);
+                }
             }
+            let new_len = out.len() + len;
+            // SAFETY: the `len` bytes after the old length are within the
+            // reserved capacity and were all written above (the chunks of
+            // `dst` are `slots.len()` chunks of `W` bytes, one per slot).
+            unsafe { out.set_len(new_len) };
         }
         let (out, slots) = (&mut self.out, &self.slots[start..]);
         match width {
@@ -1334,21 +1358,9 @@ fn int_record_len(v: i64) -> usize {
     }
 }
 
-/// Narrowest slot width holding the small integer `v` inline.
+/// Narrowest slot width (1, 2, 4, 8) whose bits hold `x`.
 #[inline]
-fn int_width(v: i64) -> usize {
-    match v {
-        -32..=31 => 1,
-        -8192..=8191 => 2,
-        -0x2000_0000..=0x1FFF_FFFF => 4,
-        _ => 8,
-    }
-}
-
-/// Narrowest slot width holding a reference from `pos` to `target`.
-#[inline]
-fn ref_width(target: usize, pos: usize) -> usize {
-    let x = ((pos - target).min(target) as u64) << 2;
+fn need_width(x: u64) -> usize {
     if x < 1 << 8 {
         1
     } else if x < 1 << 16 {
@@ -1358,6 +1370,12 @@ fn ref_width(target: usize, pos: usize) -> usize {
     } else {
         8
     }
+}
+
+/// Narrowest slot width holding a reference from `pos` to `target`.
+#[inline]
+fn ref_width(target: usize, pos: usize) -> usize {
+    need_width(((pos - target).min(target) as u64) << 2)
 }
 
 #[inline]

@@ -1,6 +1,6 @@
 //! The encoder's string table: every distinct string is written once.
 
-use std::hash::{BuildHasher, Hasher};
+use std::hash::BuildHasher;
 
 use hashbrown::{DefaultHashBuilder, HashTable};
 
@@ -47,7 +47,9 @@ pub(super) struct StringTable {
     len: usize,
     /// The current generation (never 0: zeroed slots are empty).
     generation: u64,
-    hasher: DefaultHashBuilder,
+    /// Seeds of [`hash_bytes`], random per table (as hashbrown's default
+    /// hasher is), so that colliding strings cannot be chosen in advance.
+    seeds: [u64; 4],
 }
 
 impl Default for StringTable {
@@ -56,7 +58,10 @@ impl Default for StringTable {
             slots: Vec::new(),
             len: 0,
             generation: 1,
-            hasher: DefaultHashBuilder::default(),
+            seeds: {
+                let h = DefaultHashBuilder::default();
+                [0u64, 1, 2, 3].map(|i| h.hash_one(i))
+            },
         }
     }
 }
@@ -77,6 +82,100 @@ fn record_bytes(out: &[u8], record: usize) -> Option<&[u8]> {
         let (len, p) = read_varint(out, record + 1)?;
         out.get(p..p.checked_add(usize::try_from(len).ok()?)?)
     }
+}
+
+#[inline(always)]
+fn u64_at(s: &[u8], at: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&s[at..at + 8]);
+    u64::from_le_bytes(w)
+}
+
+#[inline(always)]
+fn u32_at(s: &[u8], at: usize) -> u64 {
+    let mut w = [0u8; 4];
+    w.copy_from_slice(&s[at..at + 4]);
+    u32::from_le_bytes(w) as u64
+}
+
+/// The 128-bit product of `a` and `b`, its halves XOR-ed.
+#[inline(always)]
+fn fold(a: u64, b: u64) -> u64 {
+    let p = (a as u128) * (b as u128);
+    (p as u64) ^ ((p >> 64) as u64)
+}
+
+#[inline(always)]
+fn le64(b: &[u8; 8]) -> u64 {
+    u64::from_le_bytes(*b)
+}
+
+/// The 8-byte words of a 32-byte chunk.
+#[inline(always)]
+fn words(c: &[u8; 32]) -> [u64; 4] {
+    let mut w = [0u64; 4];
+    for (w, b) in w.iter_mut().zip(c.chunks_exact(8)) {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(b);
+        *w = u64::from_le_bytes(a);
+    }
+    w
+}
+
+/// Hash of a string's bytes (its length included): up to 16 bytes are two
+/// overlapping loads and one multiply, up to 32 two multiplies; longer
+/// strings fold 32 bytes per two multiplies, then their last 32.
+#[inline(always)]
+fn hash_bytes(seeds: &[u64; 4], s: &[u8]) -> u64 {
+    let n = s.len();
+    let (a, b) = match (s.first_chunk::<8>(), s.last_chunk::<8>()) {
+        (Some(a), Some(b)) if n <= 16 => (le64(a), le64(b)),
+        (Some(_), Some(_)) => return hash_long(seeds, s),
+        _ if n >= 4 => (u32_at(s, 0), u32_at(s, n - 4)),
+        _ if n > 0 => (
+            s[0] as u64 | (s[n / 2] as u64) << 8 | (s[n - 1] as u64) << 16,
+            0,
+        ),
+        _ => (0, 0),
+    };
+    fold(a ^ seeds[0], b ^ seeds[1] ^ n as u64)
+}
+
+/// [`hash_bytes`] of more than 16 bytes.
+#[inline(always)]
+fn hash_long(seeds: &[u64; 4], s: &[u8]) -> u64 {
+    let n = s.len() as u64;
+    if let (Some(h), Some(t)) = (s.first_chunk::<16>(), s.last_chunk::<16>()) {
+        if s.len() <= 32 {
+            let (h0, h1) = h.split_at(8);
+            let (t0, t1) = t.split_at(8);
+            return fold(u64_at(h0, 0) ^ seeds[0], u64_at(h1, 0) ^ seeds[1])
+                ^ fold(u64_at(t0, 0) ^ seeds[2], u64_at(t1, 0) ^ seeds[3] ^ n);
+        }
+    }
+    hash_longer(seeds, s)
+}
+
+/// [`hash_bytes`] of more than 32 bytes.
+#[inline(never)]
+fn hash_longer(seeds: &[u64; 4], s: &[u8]) -> u64 {
+    let (mut a, mut b) = (seeds[2] ^ s.len() as u64, seeds[3]);
+    let mut rest = s;
+    while rest.len() > 32 {
+        let Some((c, r)) = rest.split_first_chunk::<32>() else {
+            break;
+        };
+        let w = words(c);
+        a = fold(a ^ w[0] ^ seeds[0], w[1] ^ seeds[1]);
+        b = fold(b ^ w[2] ^ seeds[2], w[3] ^ seeds[3]);
+        rest = r;
+    }
+    if let Some(t) = s.last_chunk::<32>() {
+        let w = words(t);
+        a = fold(a ^ w[0] ^ seeds[0], w[1] ^ seeds[1]);
+        b = fold(b ^ w[2] ^ seeds[2], w[3] ^ seeds[3]);
+    }
+    a ^ b.rotate_left(32)
 }
 
 impl StringTable {
@@ -104,21 +203,13 @@ impl StringTable {
         self.slots.len()
     }
 
-    #[inline]
-    fn hash(&self, s: &[u8]) -> u64 {
-        // The bytes alone (no length prefix, unlike `Hash for [u8]`).
-        let mut h = self.hasher.build_hasher();
-        h.write(s);
-        h.finish()
-    }
-
     /// Position of the record of `s`, writing it to `out` if it is new.
     #[inline(always)]
     pub(super) fn intern(&mut self, out: &mut Vec<u8>, s: &[u8]) -> usize {
         if 2 * (self.len + 1) > self.slots.len() {
             self.grow();
         }
-        let tagged = (self.hash(s) & !GEN_MASK) | self.generation;
+        let tagged = (hash_bytes(&self.seeds, s) & !GEN_MASK) | self.generation;
         let mask = self.slots.len() - 1;
         let mut i = (tagged >> 32) as usize & mask;
         loop {
@@ -161,5 +252,43 @@ impl StringTable {
             }
             self.slots[i] = slot;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Strings of every length up to 100 (and some sharing prefixes,
+    /// suffixes or a length) are each written once and found again.
+    #[test]
+    fn interns_every_length() {
+        let mut t = StringTable::default();
+        let mut out = vec![0u8; 3];
+        let mut strings = Vec::new();
+        for n in 0..=100usize {
+            for fill in [b'a', b'b'] {
+                let mut s: Vec<u8> = (0..n).map(|i| fill + (i % 7) as u8).collect();
+                strings.push(s.clone());
+                if n > 0 {
+                    s[n / 2] = b'z';
+                    strings.push(s.clone());
+                    s[n - 1] = b'y';
+                    strings.push(s);
+                }
+            }
+        }
+        strings.sort();
+        strings.dedup();
+        let records: Vec<usize> = strings.iter().map(|s| t.intern(&mut out, s)).collect();
+        let len = out.len();
+        for (s, &r) in strings.iter().zip(&records) {
+            assert_eq!(t.intern(&mut out, s), r);
+            assert_eq!(record_bytes(&out, r), Some(&s[..]));
+        }
+        assert_eq!(out.len(), len, "no string written twice");
+        let mut sorted = records.clone();
+        sorted.dedup();
+        assert_eq!(sorted.len(), strings.len());
     }
 }

@@ -419,9 +419,8 @@ fn getitem(
             }
         }
         Value::Array(a) => {
-            let n = array_len(py, a)?;
             if let Ok(s) = key.cast::<PySlice>() {
-                let ind = s.indices(n as isize)?;
+                let ind = s.indices(array_len(py, a)? as isize)?;
                 let mut out = Vec::with_capacity(ind.slicelength);
                 let mut i = ind.start;
                 for _ in 0..ind.slicelength {
@@ -434,7 +433,7 @@ fn getitem(
             let i: isize = key
                 .extract()
                 .map_err(|_| PyTypeError::new_err("array indices must be integers or slices"))?;
-            let x = match norm_index(i, n) {
+            let x = match index(py, a, i)? {
                 Some(j) => a.try_get(j).map_err(bad(py))?,
                 None => None,
             };
@@ -469,7 +468,7 @@ fn get(
             Err(_) => None,
         },
         Value::Array(a) => match key.extract::<isize>() {
-            Ok(i) => match norm_index(i, array_len(py, a)?) {
+            Ok(i) => match index(py, a, i)? {
                 Some(j) => a.try_get(j).map_err(bad(py))?,
                 None => None,
             },
@@ -505,6 +504,17 @@ fn get_path(
         }
     }
     to_view_or_value(py, buf, x)
+}
+
+/// The position of Python index `i` (negative: from the end) in `a`, if in
+/// range. A nonnegative index is returned as it is: `try_get` checks it
+/// against the length as it decodes the header (one decoding, not two).
+#[inline]
+fn index(py: Python<'_>, a: roving::Array<'_>, i: isize) -> PyResult<Option<usize>> {
+    if i >= 0 {
+        return Ok(Some(i as usize));
+    }
+    Ok(norm_index(i, array_len(py, a)?))
 }
 
 /// Length of an array, its header checked if it was read lazily.

@@ -1,9 +1,9 @@
 """roving: a binary object format read in place.
 
 Fast and compact like the best binary formats, safe on untrusted bytes
-(every document is validated in one linear pass before it is read), and
-the only one that can read one field of a large document without loading
-it (:func:`open`).
+(a document is validated in one linear pass before it is decoded, or
+checked piece by piece as it is read in place), and the only one that can
+read one field of a large document without loading it (:func:`open`).
 
 Functions
 ---------
@@ -14,7 +14,7 @@ Functions
     ``list[Item]`` for a dataclass ``Item``) build and check that type.
 ``dump(obj, file_or_path, *, default=None)``, ``load(file_or_path, *, type=None)``
     The same through a binary file object or a path.
-``open(path_or_buffer, *, trusted=False) -> Doc``
+``open(path_or_buffer, *, trusted=False, validate=False) -> Doc``
     Lazy, zero-copy access; a path is memory-mapped, not read.
     ``doc.root`` (or ``doc[...]``) gives views: ``view[123]["name"]``,
     ``.get()``, ``len()``, iteration, ``keys()/values()/items()``, ``in``,
@@ -22,9 +22,16 @@ Functions
     Maps and arrays come back as views, everything else as Python values.
     Views keep their buffer alive: they stay valid after ``doc.close()``
     (the buffer, e.g. a memory map, is released when the last view goes).
-    ``trusted=True`` skips validation (O(1) open): only for bytes roving
-    wrote itself. A mapped file must not be truncated or rewritten while
-    open (as with any memory map).
+    Opening is O(1) and safe on untrusted bytes: it checks the header and
+    the root, and each read then checks what it touches (indexing,
+    ``get``, ``in``, ``len``, iteration and ``get_path`` raise
+    :class:`DecodeError` on malformed bytes); operations on whole values
+    (``to_python``, ``to_json``, ``==``, encoding a view) validate the
+    whole document first, once per document (``doc.validate()`` does it
+    explicitly). ``validate=True`` validates fully at open instead (O(n),
+    rejecting a bad document up front). ``trusted=True`` skips every check
+    (O(1)): only for bytes roving wrote itself. A mapped file must not be
+    truncated or rewritten while open (as with any memory map).
 ``from_json(bytes | str) -> bytes``, ``to_json(data, *, indent=None) -> bytes``
     JSON conversion on the core's streaming converter.
 ``validate(data)``

@@ -20,19 +20,38 @@ def exercise(data: bytes | memoryview) -> None:
     except roving.DecodeError as e:
         assert isinstance(e, ValueError)
         assert e.offset is None or isinstance(e.offset, int)
-        for f in (roving.loads, roving.open, roving.to_json):
+        for f in (roving.loads, roving.to_json):
             with pytest.raises(roving.DecodeError):
                 f(data)
         with pytest.raises(roving.DecodeError):
+            roving.open(data, validate=True)
+        with pytest.raises(roving.DecodeError):
             roving.loads(data, type=Any)
+        # The default open is O(1): it may defer the error to the reads,
+        # but whole-value operations validate first and raise.
+        try:
+            lazy = roving.open(data)
+        except roving.DecodeError:
+            return
+        try:
+            walk(lazy.root)
+        except (roving.DecodeError, KeyError):
+            # KeyError: a damaged hash index can hide a key that iteration
+            # lists (lazily, a lookup reads the index, never every key).
+            pass
+        for op in (lazy.to_python, lazy.to_json, lazy.validate):
+            with pytest.raises(roving.DecodeError):
+                op()
         return
     roving.loads(data)
     roving.loads(data, type=Any)
     roving.to_json(data)
     roving.to_json(data, indent=2)
-    doc = roving.open(bytes(data))
-    walk(doc.root)
-    doc.to_python()
+    for kw in ({}, {"validate": True}):
+        doc = roving.open(bytes(data), **kw)
+        walk(doc.root)
+        assert doc.to_json() == roving.to_json(data)
+        doc.to_python()
 
 
 def walk(v: Any, depth: int = 0) -> None:
@@ -65,7 +84,10 @@ def test_truncated_at_every_length(small_doc: bytes) -> None:
             roving.loads(mv[:n])
         if n % 7 == 0:
             with pytest.raises(roving.DecodeError):
-                roving.open(mv[:n])
+                roving.open(mv[:n], validate=True)
+            # Lazily: the open or the first whole-value operation raises.
+            with pytest.raises(roving.DecodeError):
+                roving.open(mv[:n]).to_python()
 
 
 def test_truncated_real_document_sampled(people_bytes: bytes) -> None:

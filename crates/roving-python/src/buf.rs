@@ -4,6 +4,7 @@
 //! valid for as long as an `Arc<Buf>` is held.
 
 use std::ffi::c_int;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use pyo3::prelude::*;
@@ -26,6 +27,10 @@ pub(crate) enum Owner {
 pub struct Buf {
     ptr: *const u8,
     len: usize,
+    /// Set once the bytes have passed full validation (`Document::open`
+    /// or `roving::validate::validate`); shared by a lazily opened `Doc`
+    /// and all its views, so that the document is validated at most once.
+    validated: AtomicBool,
     _owner: Owner,
 }
 
@@ -53,6 +58,7 @@ impl Buf {
         Buf {
             ptr,
             len: data.len(),
+            validated: AtomicBool::new(false),
             _owner: Owner::Words(words),
         }
     }
@@ -64,6 +70,7 @@ impl Buf {
         Buf {
             ptr,
             len,
+            validated: AtomicBool::new(false),
             _owner: Owner::Bytes(b.unbind()),
         }
     }
@@ -74,6 +81,7 @@ impl Buf {
         Buf {
             ptr,
             len,
+            validated: AtomicBool::new(false),
             _owner: Owner::Mmap(m),
         }
     }
@@ -87,8 +95,22 @@ impl Buf {
         Buf {
             ptr,
             len,
+            validated: AtomicBool::new(false),
             _owner: Owner::Other(owner),
         }
+    }
+
+    /// True once the bytes are known to be a valid document (see
+    /// [`set_validated`](Self::set_validated)).
+    #[inline]
+    pub(crate) fn is_validated(&self) -> bool {
+        self.validated.load(Ordering::Acquire)
+    }
+
+    /// Records that the bytes passed full validation. Only call this after
+    /// validation succeeded: it lets lazily read values be read unchecked.
+    pub(crate) fn set_validated(&self) {
+        self.validated.store(true, Ordering::Release);
     }
 
     /// The bytes.

@@ -248,16 +248,33 @@ fn to_json<'py>(data: &Bound<'py, PyAny>, indent: Option<usize>) -> PyResult<Bou
     })
 }
 
-/// open(source, /, *, trusted=False) -> Doc
+/// open(source, /, *, trusted=False, validate=False) -> Doc
 ///
 /// Opens a document for lazy, zero-copy access. `source` is a path (the file
 /// is memory-mapped, not read) or a bytes-like object (`bytes` is used in
-/// place, other buffers are copied). The document is validated unless
-/// `trusted=True`, which makes opening O(1): use it only for bytes that
-/// roving wrote (your own files), never for data from elsewhere.
+/// place, other buffers are copied).
+///
+/// Opening is O(1) and safe on any bytes: only the header, the trailer and
+/// the root are checked, and every read then checks what it touches
+/// (indexing, `get`, `in`, `len`, iteration and `get_path` raise
+/// `DecodeError` on malformed bytes). Operations on whole values
+/// (`to_python`, `to_json`, `==`, encoding a view) validate the whole
+/// document first, once. `validate=True` validates it fully at open
+/// instead (O(n)). `trusted=True` skips every check: use it only for bytes
+/// that roving wrote (your own files), never for data from elsewhere.
 #[pyfunction]
-#[pyo3(signature = (source, /, *, trusted=false))]
-fn open(source: &Bound<'_, PyAny>, trusted: bool) -> PyResult<Doc> {
+#[pyo3(signature = (source, /, *, trusted=false, validate=false))]
+fn open(source: &Bound<'_, PyAny>, trusted: bool, validate: bool) -> PyResult<Doc> {
+    let check = match (trusted, validate) {
+        (false, false) => view::Check::Lazy,
+        (false, true) => view::Check::Validate,
+        (true, false) => view::Check::Trusted,
+        (true, true) => {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "open(): trusted=True and validate=True exclude each other",
+            ))
+        }
+    };
     let py = source.py();
     let buf = if let Ok(b) = source.cast::<PyBytes>() {
         buf::Buf::from_bytes(b.clone())
@@ -280,7 +297,7 @@ fn open(source: &Bound<'_, PyAny>, trusted: bool) -> PyResult<Doc> {
     } else {
         with_bytes(source, |b, _| Ok(buf::Buf::copy(b)))?
     };
-    Doc::new(py, std::sync::Arc::new(buf), trusted)
+    Doc::open(py, std::sync::Arc::new(buf), check)
 }
 
 /// The extension module.

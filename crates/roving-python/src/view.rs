@@ -2,6 +2,13 @@
 //! maps, arrays and vectors inside it. Views hold an `Arc` of the buffer,
 //! so they stay valid after their `Doc` is closed or collected; scalars are
 //! returned as Python values.
+//!
+//! By default a document is opened with `Document::open_lazy` (O(1)): point
+//! operations (indexing, `get`, `in`, `len`, iteration, `get_path`) use the
+//! core's checked `try_` accessors and raise `DecodeError` on malformed
+//! bytes; operations on whole values (`to_python`, `to_json`, `==`,
+//! encoding a view) validate the document first, once per buffer (see
+//! [`whole`]), so they stay linear and give the results of a validated open.
 
 use std::sync::{Arc, Mutex};
 
@@ -9,7 +16,7 @@ use pyo3::exceptions::{PyIndexError, PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PySlice, PyString, PyTuple};
 
-use roving::read::Scalar;
+use roving::read::{PathSegment, Scalar};
 use roving::{Document, Value};
 
 use crate::buf::{Buf, BufferRef};
@@ -28,42 +35,139 @@ pub(crate) unsafe fn extend(v: Value<'_>) -> Value<'static> {
     unsafe { std::mem::transmute::<Value<'_>, Value<'static>>(v) }
 }
 
-/// Opens `buf` as a document: validates it unless `trusted`, releasing the
-/// GIL while validating (the bytes of a `Buf` are immutable).
-pub(crate) fn open_buf(
-    py: Python<'_>,
-    buf: Arc<Buf>,
-    trusted: bool,
-) -> PyResult<(Arc<Buf>, Value<'static>)> {
-    let bytes = buf.bytes();
-    let doc = if trusted {
-        // SAFETY: the caller asserted (`trusted=True`, documented as "bytes
-        // you wrote yourself") that these are the bytes of a valid document.
-        unsafe { Document::open_trusted(bytes) }
-    } else if bytes.len() >= 1 << 16 {
+/// How `roving.open` checks a document.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Check {
+    /// O(1) open; every read is checked (`Document::open_lazy`).
+    Lazy,
+    /// Full validation up front (`Document::open`).
+    Validate,
+    /// No checks (`Document::open_trusted`): bytes the caller vouches for.
+    Trusted,
+}
+
+/// Validates `bytes` (releasing the GIL for large buffers: the bytes of a
+/// `Buf` are immutable) and returns the validated document.
+fn validate_bytes<'a>(py: Python<'_>, bytes: &'a [u8]) -> PyResult<Document<'a>> {
+    if bytes.len() >= 1 << 16 {
         py.detach(|| Document::open(bytes))
     } else {
         Document::open(bytes)
     }
-    .map_err(|e| from_core(py, &e))?;
+    .map_err(|e| from_core(py, &e))
+}
+
+/// Opens `buf` as a document, checked as `check` says.
+pub(crate) fn open_buf(
+    py: Python<'_>,
+    buf: Arc<Buf>,
+    check: Check,
+) -> PyResult<(Arc<Buf>, Value<'static>)> {
+    let bytes = buf.bytes();
+    let root = match check {
+        Check::Trusted => {
+            // SAFETY: the caller asserted (`trusted=True`, documented as
+            // "bytes you wrote yourself") that these are the bytes of a
+            // valid document.
+            unsafe { Document::open_trusted(bytes) }
+                .map_err(|e| from_core(py, &e))?
+                .root()
+        }
+        Check::Validate => {
+            let root = validate_bytes(py, bytes)?.root();
+            buf.set_validated();
+            root
+        }
+        // O(1): the header, the trailer and the root record are checked.
+        Check::Lazy => Document::open_lazy(bytes)
+            .and_then(|d| d.try_root())
+            .map_err(|e| from_core(py, &e))?,
+    };
     // SAFETY: the value borrows `buf`'s bytes and is stored with `buf`.
-    let root = unsafe { extend(doc.root()) };
+    let root = unsafe { extend(root) };
     Ok((buf, root))
+}
+
+/// `v` (read from `buf`) ready for an operation on the whole value: if it
+/// was read lazily, its document is validated first -- once per buffer,
+/// the flag is shared by a `Doc` and its views -- and `v` is returned
+/// unmarked, so that walking it is linear and unchecked, exactly as after
+/// `open(..., validate=True)`. Raises `DecodeError` if validation fails.
+pub(crate) fn whole(py: Python<'_>, buf: &Buf, v: Value<'static>) -> PyResult<Value<'static>> {
+    if !v.is_lazy() {
+        return Ok(v);
+    }
+    let bytes = buf.bytes();
+    let doc = if buf.is_validated() {
+        // SAFETY: the flag is set only after these bytes passed full
+        // validation, and the bytes of a `Buf` never change.
+        unsafe { Document::open_trusted(bytes) }.map_err(|e| from_core(py, &e))?
+    } else {
+        let doc = validate_bytes(py, bytes)?;
+        buf.set_validated();
+        doc
+    };
+    // SAFETY: the value borrows `buf`'s bytes, which the caller holds (in
+    // the `Arc` stored next to `v`) for as long as it uses the result.
+    Ok(unsafe { extend(doc.adopt(v)) })
+}
+
+/// Converts a core error met while reading (a malformed spot of a lazily
+/// opened document) to a `DecodeError` with its offset.
+fn bad(py: Python<'_>) -> impl Fn(roving::Error) -> PyErr + '_ {
+    move |e| from_core(py, &e)
 }
 
 /// A document opened for lazy access (`roving.open`).
 #[pyclass(module = "roving", frozen, weakref)]
 pub struct Doc {
     state: Mutex<Option<(Arc<Buf>, Value<'static>)>>,
+    /// How the document was opened.
+    check: Check,
 }
 
 impl Doc {
-    /// A document over `buf` (validated unless `trusted`).
+    /// A document over `buf`: validated unless `trusted` (for the store).
     pub(crate) fn new(py: Python<'_>, buf: Arc<Buf>, trusted: bool) -> PyResult<Doc> {
-        let s = open_buf(py, buf, trusted)?;
+        let check = if trusted {
+            Check::Trusted
+        } else {
+            Check::Validate
+        };
+        Doc::open(py, buf, check)
+    }
+
+    /// A document over `buf`, checked as `check` says.
+    pub(crate) fn open(py: Python<'_>, buf: Arc<Buf>, check: Check) -> PyResult<Doc> {
+        let s = open_buf(py, buf, check)?;
         Ok(Doc {
             state: Mutex::new(Some(s)),
+            check,
         })
+    }
+
+    /// The root, its document validated (once; see [`whole`]); the state
+    /// keeps the unmarked root, so later views read without checks. The
+    /// lock is not held while validating (which may release the GIL).
+    fn whole_root(&self, py: Python<'_>) -> PyResult<(Arc<Buf>, Value<'static>)> {
+        let (b, v) = self.state()?;
+        // A lazily opened document is validated even if its root is a
+        // scalar (not a lazy value): the whole document is what
+        // `validate=True` would have checked.
+        if self.check == Check::Lazy && !b.is_validated() {
+            validate_bytes(py, b.bytes())?;
+            b.set_validated();
+        }
+        if !v.is_lazy() {
+            return Ok((b, v));
+        }
+        let w = whole(py, &b, v)?;
+        if let Some((sb, sv)) = &mut *self.state.lock().unwrap_or_else(|e| e.into_inner()) {
+            if Arc::ptr_eq(sb, &b) {
+                *sv = w;
+            }
+        }
+        Ok((b, w))
     }
 
     fn state(&self) -> PyResult<(Arc<Buf>, Value<'static>)> {
@@ -109,12 +213,13 @@ impl Doc {
         self.with(|b, v| get(py, b, v, key, default))
     }
 
-    fn __len__(&self) -> PyResult<usize> {
-        self.with(|_, v| len(v))
+    fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
+        self.with(|_, v| len(py, v))
     }
 
     fn __contains__(&self, py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<bool> {
-        self.with(|_, v| contains(py, v, x))
+        let (b, v) = self.state()?;
+        contains(py, &b, v, x)
     }
 
     fn __iter__(&self, py: Python<'_>) -> PyResult<Py<ViewIter>> {
@@ -135,12 +240,25 @@ impl Doc {
 
     /// The whole document as Python objects.
     fn to_python(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        self.with(|b, v| {
-            let _gc = decode::GcPause::new();
-            let mut d = Decoder::new(py, b.bytes());
-            d.borrow_memo();
-            d.value(v).map(|o| o.unbind())
-        })
+        let (b, v) = self.whole_root(py)?;
+        let _gc = decode::GcPause::new();
+        let mut d = Decoder::new(py, b.bytes());
+        d.borrow_memo();
+        d.value(v).map(|o| o.unbind())
+    }
+
+    /// Validates the whole document now (O(n), once: a document opened
+    /// with `validate=True` or `trusted=True`, or validated before, returns
+    /// at once); raises `DecodeError` if it is not valid. Afterwards views
+    /// taken from `root` read without per-access checks.
+    fn validate(&self, py: Python<'_>) -> PyResult<()> {
+        self.whole_root(py).map(|_| ())
+    }
+
+    /// True if the document was opened lazily and has not been validated since.
+    #[getter]
+    fn lazy(&self) -> PyResult<bool> {
+        self.with(|b, _| Ok(self.check == Check::Lazy && !b.is_validated()))
     }
 
     /// The whole document as JSON text (bytes).
@@ -150,7 +268,7 @@ impl Doc {
         py: Python<'py>,
         indent: Option<usize>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let (b, v) = self.state()?;
+        let (b, v) = self.whole_root(py)?;
         to_json(py, &b, v, indent)
     }
 
@@ -295,22 +413,19 @@ fn getitem(
             let k = key
                 .cast::<PyString>()
                 .map_err(|_| PyKeyError::new_err(key.clone().unbind()))?;
-            match m.get(k.to_str()?) {
+            match m.try_get(k.to_str()?).map_err(bad(py))? {
                 Some(x) => to_view_or_value(py, buf, x),
                 None => Err(PyKeyError::new_err(key.clone().unbind())),
             }
         }
         Value::Array(a) => {
             if let Ok(s) = key.cast::<PySlice>() {
-                let ind = s.indices(a.len() as isize)?;
+                let ind = s.indices(array_len(py, a)? as isize)?;
                 let mut out = Vec::with_capacity(ind.slicelength);
                 let mut i = ind.start;
                 for _ in 0..ind.slicelength {
-                    out.push(to_view_or_value(
-                        py,
-                        buf,
-                        a.get(i as usize).unwrap_or(Value::Null),
-                    )?);
+                    let x = a.try_get(i as usize).map_err(bad(py))?;
+                    out.push(to_view_or_value(py, buf, x.unwrap_or(Value::Null))?);
                     i += ind.step;
                 }
                 return Ok(PyList::new(py, out)?.into_any().unbind());
@@ -318,7 +433,11 @@ fn getitem(
             let i: isize = key
                 .extract()
                 .map_err(|_| PyTypeError::new_err("array indices must be integers or slices"))?;
-            match norm_index(i, a.len()).and_then(|j| a.get(j)) {
+            let x = match index(py, a, i)? {
+                Some(j) => a.try_get(j).map_err(bad(py))?,
+                None => None,
+            };
+            match x {
                 Some(x) => to_view_or_value(py, buf, x),
                 None => Err(PyIndexError::new_err("array index out of range")),
             }
@@ -345,11 +464,14 @@ fn get(
 ) -> PyResult<Py<PyAny>> {
     let found = match v {
         Value::Map(m) => match key.cast::<PyString>() {
-            Ok(k) => m.get(k.to_str()?),
+            Ok(k) => m.try_get(k.to_str()?).map_err(bad(py))?,
             Err(_) => None,
         },
         Value::Array(a) => match key.extract::<isize>() {
-            Ok(i) => norm_index(i, a.len()).and_then(|j| a.get(j)),
+            Ok(i) => match index(py, a, i)? {
+                Some(j) => a.try_get(j).map_err(bad(py))?,
+                None => None,
+            },
             Err(_) => None,
         },
         other => return Err(type_error(&other, "has no get()")),
@@ -367,29 +489,73 @@ fn get_path(
     path: &str,
     default: Option<Py<PyAny>>,
 ) -> PyResult<Py<PyAny>> {
-    match v.path(path) {
-        Ok(Some(x)) => to_view_or_value(py, buf, x),
-        Ok(None) => Ok(default.unwrap_or_else(|| py.None())),
-        Err(e) => Err(PyValueError::new_err(e.to_string())),
+    // A malformed path is a ValueError; malformed bytes met on the way a
+    // DecodeError.
+    let segs = PathSegment::parse(path).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let mut x = v;
+    for seg in &segs {
+        let next = match seg {
+            PathSegment::Index(i) => x.try_index(*i),
+            PathSegment::Key(k) => x.try_get(k),
+        };
+        match next.map_err(bad(py))? {
+            Some(n) => x = n,
+            None => return Ok(default.unwrap_or_else(|| py.None())),
+        }
     }
+    to_view_or_value(py, buf, x)
 }
 
-fn len(v: Value<'_>) -> PyResult<usize> {
+/// The position of Python index `i` (negative: from the end) in `a`, if in
+/// range. A nonnegative index is returned as it is: `try_get` checks it
+/// against the length as it decodes the header (one decoding, not two).
+#[inline]
+fn index(py: Python<'_>, a: roving::Array<'_>, i: isize) -> PyResult<Option<usize>> {
+    if i >= 0 {
+        return Ok(Some(i as usize));
+    }
+    Ok(norm_index(i, array_len(py, a)?))
+}
+
+/// Length of an array, its header checked if it was read lazily.
+#[inline]
+fn array_len(py: Python<'_>, a: roving::Array<'_>) -> PyResult<usize> {
+    // `try_get` past any end checks the header and nothing else.
+    a.try_get(usize::MAX).map_err(bad(py))?;
+    Ok(a.len())
+}
+
+/// Number of entries of a map, its header and shape checked if it was read lazily.
+#[inline]
+fn map_len(py: Python<'_>, m: roving::Map<'_>) -> PyResult<usize> {
+    m.try_value_at(usize::MAX).map_err(bad(py))?;
+    Ok(m.len())
+}
+
+fn len(py: Python<'_>, v: Value<'_>) -> PyResult<usize> {
     match v {
-        Value::Map(m) => Ok(m.len()),
-        Value::Array(a) => Ok(a.len()),
+        Value::Map(m) => map_len(py, m),
+        Value::Array(a) => array_len(py, a),
         Value::Vector(x) => Ok(x.len()),
         other => Err(type_error(&other, "has no len()")),
     }
 }
 
-fn contains(py: Python<'_>, v: Value<'static>, x: &Bound<'_, PyAny>) -> PyResult<bool> {
+fn contains(py: Python<'_>, buf: &Buf, v: Value<'static>, x: &Bound<'_, PyAny>) -> PyResult<bool> {
     match v {
         Value::Map(m) => match x.cast::<PyString>() {
-            Ok(k) => Ok(m.position(k.to_str()?).is_some()),
+            Ok(k) => {
+                let k = k.to_str()?;
+                map_len(py, m)?;
+                Ok(m.position(k).is_some())
+            }
             Err(_) => Ok(false),
         },
-        Value::Array(a) => {
+        Value::Array(_) => {
+            // A scan comparing whole values: validated first if lazy.
+            let Value::Array(a) = whole(py, buf, v)? else {
+                return Ok(false);
+            };
             for item in a.iter() {
                 if eq_value(py, item, x, 0)? {
                     return Ok(true);
@@ -419,7 +585,10 @@ fn eq_value(
     }
     if let Ok(other) = o.cast::<View>() {
         let other = other.get();
-        return Ok(v == other.value);
+        // Both sides validated first if lazy (once per buffer), so that the
+        // core's `==` does not validate them again on every comparison.
+        let w = whole(py, &other.buf, other.value)?;
+        return Ok(v == w);
     }
     match v {
         Value::Map(m) => {
@@ -518,8 +687,8 @@ fn iter(
     kind: IterKind,
 ) -> PyResult<Py<ViewIter>> {
     let n = match v {
-        Value::Map(m) => m.len(),
-        Value::Array(a) => a.len(),
+        Value::Map(m) => map_len(py, m)?,
+        Value::Array(a) => array_len(py, a)?,
         Value::Vector(x) => x.len(),
         other => return Err(type_error(&other, "is not iterable")),
     };
@@ -563,12 +732,12 @@ impl View {
         get_path(py, &self.buf, self.value, path, default)
     }
 
-    fn __len__(&self) -> PyResult<usize> {
-        len(self.value)
+    fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
+        len(py, self.value)
     }
 
-    fn __bool__(&self) -> PyResult<bool> {
-        len(self.value).map(|n| n > 0)
+    fn __bool__(&self, py: Python<'_>) -> PyResult<bool> {
+        len(py, self.value).map(|n| n > 0)
     }
 
     fn __iter__(&self, py: Python<'_>) -> PyResult<Py<ViewIter>> {
@@ -576,7 +745,7 @@ impl View {
     }
 
     fn __contains__(&self, py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<bool> {
-        contains(py, self.value, x)
+        contains(py, &self.buf, self.value, x)
     }
 
     /// The keys of a map, in order.
@@ -598,19 +767,20 @@ impl View {
     }
 
     fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<bool> {
-        eq_value(py, self.value, other, 0)
+        eq_value(py, whole(py, &self.buf, self.value)?, other, 0)
     }
 
     fn __ne__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<bool> {
-        eq_value(py, self.value, other, 0).map(|b| !b)
+        eq_value(py, whole(py, &self.buf, self.value)?, other, 0).map(|b| !b)
     }
 
     /// The value as plain Python objects (shared values come back shared).
     fn to_python(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let v = whole(py, &self.buf, self.value)?;
         let _gc = decode::GcPause::new();
         let mut d = Decoder::new(py, self.buf.bytes());
         d.borrow_memo();
-        Ok(d.value(self.value)?.unbind())
+        Ok(d.value(v)?.unbind())
     }
 
     /// The value as JSON text (bytes).
@@ -620,7 +790,8 @@ impl View {
         py: Python<'py>,
         indent: Option<usize>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        to_json(py, &self.buf, self.value, indent)
+        let v = whole(py, &self.buf, self.value)?;
+        to_json(py, &self.buf, v, indent)
     }
 
     /// `"map"` or `"array"`.
@@ -685,19 +856,27 @@ impl ViewIter {
             return Ok(None);
         }
         let buf = &self.buf;
+        // Checked reads (lazily opened documents): malformed bytes raise.
+        let key = |m: roving::Map<'static>| -> PyResult<Py<PyAny>> {
+            let k = m.try_key_at(i).map_err(bad(py))?.unwrap_or("");
+            Ok(pytypes::make_str(py, k.as_bytes())?.unbind())
+        };
+        let value = |m: roving::Map<'static>| -> PyResult<Py<PyAny>> {
+            let v = m.try_value_at(i).map_err(bad(py))?;
+            to_view_or_value(py, buf, v.unwrap_or(Value::Null))
+        };
         let out = match (self.value, self.kind) {
-            (Value::Map(m), IterKind::Default | IterKind::Keys) => {
-                pytypes::make_str(py, m.key_at(i).unwrap_or("").as_bytes())?.unbind()
-            }
-            (Value::Map(m), IterKind::Values) => {
-                to_view_or_value(py, buf, m.value_at(i).unwrap_or(Value::Null))?
-            }
+            (Value::Map(m), IterKind::Default | IterKind::Keys) => key(m)?,
+            (Value::Map(m), IterKind::Values) => value(m)?,
             (Value::Map(m), IterKind::Items) => {
-                let k = pytypes::make_str(py, m.key_at(i).unwrap_or("").as_bytes())?;
-                let v = to_view_or_value(py, buf, m.value_at(i).unwrap_or(Value::Null))?;
-                PyTuple::new(py, [k.unbind(), v])?.into_any().unbind()
+                let k = key(m)?;
+                let v = value(m)?;
+                PyTuple::new(py, [k, v])?.into_any().unbind()
             }
-            (Value::Array(a), _) => to_view_or_value(py, buf, a.get(i).unwrap_or(Value::Null))?,
+            (Value::Array(a), _) => {
+                let v = a.try_get(i).map_err(bad(py))?;
+                to_view_or_value(py, buf, v.unwrap_or(Value::Null))?
+            }
             (Value::Vector(x), _) => scalar_to_py(py, x.get(i).unwrap_or(Scalar::Int(0)))?,
             _ => return Ok(None),
         };

@@ -427,3 +427,27 @@ fn json() -> impl Strategy<Value = serde_json::Value> {
         ]
     })
 }
+
+#[test]
+fn adopt_marks_values_of_the_validated_document_only() {
+    let bytes = people(10);
+    let other = people(10);
+    let lazy = Document::open_lazy(&bytes).unwrap();
+    let v = lazy.root().try_index(3).unwrap().unwrap();
+    assert!(v.is_lazy());
+    // A lazy document adopts nothing.
+    assert!(lazy.adopt(v).is_lazy());
+    // Another buffer's validated document does not adopt it either.
+    let foreign = Document::open(&other).unwrap();
+    assert!(foreign.adopt(v).is_lazy());
+    let valid = lazy.validated().unwrap();
+    let w = valid.adopt(v);
+    assert!(!w.is_lazy());
+    assert!(w == v);
+    assert_eq!(
+        roving::json::to_json(w).unwrap(),
+        roving::json::to_json(v).unwrap()
+    );
+    // Scalars are returned as they are.
+    assert_eq!(valid.adopt(Value::Int(7)).as_i64(), Some(7));
+}

@@ -185,6 +185,40 @@ impl<'a> Document<'a> {
         Ok(Document { lazy: 0, ..self })
     }
 
+    /// `v`, a value read from this document, read as this document reads:
+    /// if this document is validated (opened with [`open`](Self::open) or
+    /// `open_trusted`, or returned by [`validated`](Self::validated)) and `v`
+    /// is an array or map read lazily from the same bytes, the same value
+    /// without the lazy flag (no further checks, and whole-value operations
+    /// no longer validate first); otherwise `v` unchanged. O(1).
+    ///
+    /// For callers that validate a lazily opened document once and keep
+    /// values read from it before (e.g. views of a Python `roving.open`).
+    ///
+    /// ```
+    /// let bytes = roving::json::from_json(br#"[{"name":"a"}]"#)?;
+    /// let lazy = roving::Document::open_lazy(&bytes)?;
+    /// let v = lazy.root().try_index(0)?.unwrap();
+    /// assert!(v.is_lazy());
+    /// let valid = lazy.validated()?; // O(n), once
+    /// assert!(!valid.adopt(v).is_lazy());
+    /// # Ok::<(), roving::Error>(())
+    /// ```
+    pub fn adopt(&self, v: Value<'a>) -> Value<'a> {
+        if self.lazy != 0 {
+            return v;
+        }
+        match v {
+            Value::Array(a) if a.lazy() != 0 && std::ptr::eq(a.buf(), self.buf) => {
+                Value::Array(Array::at(a.buf(), a.pos()))
+            }
+            Value::Map(m) if m.lazy() != 0 && std::ptr::eq(m.buf(), self.buf) => {
+                Value::Map(Map::at(m.buf(), m.pos()))
+            }
+            v => v,
+        }
+    }
+
     /// The document's bytes.
     pub fn as_bytes(&self) -> &'a [u8] {
         self.buf

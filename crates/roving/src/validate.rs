@@ -48,10 +48,16 @@ fn validate_with<const MODE: u8>(buf: &[u8]) -> Result<()> {
     let (_, root_pos) = locate_root(buf)?;
     // The bitmap of record starts: on the stack for small documents (a
     // store record, say), where an allocation would be a good part of the cost.
+    // A store record of a few hundred bytes needs a few words: zeroing
+    // the 4 KiB documents' 64 would cost more than the rest of its set-up.
     let words = buf.len() / 64 + 1;
-    let mut inline = [0u64; INLINE_WORDS];
+    let mut small = [0u64; SMALL_WORDS];
+    let mut inline;
     let mut heap = Vec::new();
-    let starts: &mut [u64] = if words <= INLINE_WORDS {
+    let starts: &mut [u64] = if words <= SMALL_WORDS {
+        &mut small[..words]
+    } else if words <= INLINE_WORDS {
+        inline = [0u64; INLINE_WORDS];
         &mut inline[..words]
     } else {
         heap.resize(words, 0u64);
@@ -63,7 +69,7 @@ fn validate_with<const MODE: u8>(buf: &[u8]) -> Result<()> {
         shape_cache: [(usize::MAX, 0); SHAPE_CACHE],
         key_hashes: HashMap::new(),
         keyed: HashMap::new(),
-        keyed_hasher: DefaultHashBuilder::default(),
+        keyed_hasher: None,
         seen: Vec::new(),
     };
     v.scan::<MODE>(root_pos)
@@ -85,6 +91,9 @@ fn shape_slot(s: usize) -> usize {
 /// Bitmap words kept on the stack (documents up to 4 KiB).
 const INLINE_WORDS: usize = 64;
 
+/// Bitmap words for small documents (up to 512 bytes).
+const SMALL_WORDS: usize = 8;
+
 /// Keys per shape whose hashes are kept on the stack.
 const INLINE_KEYS: usize = 16;
 
@@ -100,7 +109,8 @@ struct Validator<'a, 's> {
     key_hashes: HashMap<usize, u64>,
     /// Keyed (random per run) hash of key strings whose key hashes collide.
     keyed: HashMap<usize, u64>,
-    keyed_hasher: DefaultHashBuilder,
+    /// Made on first use (rare: only when two keys' key hashes collide).
+    keyed_hasher: Option<DefaultHashBuilder>,
     seen: Vec<u64>,
 }
 
@@ -732,6 +742,55 @@ impl Validator<'_, '_> {
         Ok(())
     }
 
+    /// The key slots of a shape of at most [`SHAPE_LINEAR_MAX`] keys, in
+    /// `buf[p..end]` (in bounds), as [`Self::key_slots`]; then, if every key
+    /// is at most 64 bytes long, checks that the keys are distinct by
+    /// comparing their bytes (at most 28 pairs of at most 64 bytes: cheaper
+    /// than hashing them, and bounded) and returns true. Returns false,
+    /// with the duplicates left to the hashing path, if a key is longer
+    /// (long keys can be shared by many shapes: comparing them again in
+    /// each would not be linear time).
+    #[inline(always)]
+    fn small_shape_keys(&self, p: usize, end: usize, w: usize, base: usize) -> Result<bool> {
+        let buf = self.buf;
+        let mut keys: [&[u8]; SHAPE_LINEAR_MAX] = [&[]; SHAPE_LINEAR_MAX];
+        let mut short = true;
+        for (i, at) in (p..end).step_by(w).enumerate() {
+            let raw = read_uint(buf, at, w).ok_or_else(|| Error::at(ErrorKind::Truncated, at))?;
+            match decode_slot(raw, w, base) {
+                Some(Slot::Special(SPECIAL_EMPTY_STR)) => keys[i] = &[],
+                Some(Slot::Ref(t)) => {
+                    if !self.is_start(t) {
+                        return err(ErrorKind::BadReference, at);
+                    }
+                    let tag = buf[t];
+                    if tag & 0xC0 == TAG_SHORT_STR {
+                        // Validated (t < base): its bytes are within `buf`.
+                        keys[i] = buf.get(t + 1..t + 1 + (tag & 0x3F) as usize).unwrap_or(&[]);
+                    } else if tag == TAG_STR {
+                        short = false;
+                    } else {
+                        return err(ErrorKind::WrongTarget, at);
+                    }
+                }
+                Some(_) => return err(ErrorKind::WrongTarget, at),
+                None => return err(ErrorKind::BadReference, at),
+            }
+        }
+        if !short {
+            return Ok(false);
+        }
+        let n = (end - p) / w;
+        for i in 1..n {
+            for j in 0..i {
+                if keys[i] == keys[j] {
+                    return err(ErrorKind::DuplicateKey, p + i * w);
+                }
+            }
+        }
+        Ok(true)
+    }
+
     /// Validates a shape record: key slots, no duplicate keys, and an index
     /// through which every key is found by linear probing.
     fn shape(&mut self, pos: usize, w: usize) -> Result<usize> {
@@ -740,7 +799,14 @@ impl Validator<'_, '_> {
             .checked_mul(w as u64)
             .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
         let keys_end = self.span(q, len, pos)?;
-        self.key_slots(q, keys_end, w, pos)?;
+        if count <= SHAPE_LINEAR_MAX as u64 {
+            // No index, and (for short keys) no hashes: compare the keys.
+            if self.small_shape_keys(q, keys_end, w, pos)? {
+                return Ok(keys_end);
+            }
+        } else {
+            self.key_slots(q, keys_end, w, pos)?;
+        }
         let shape = Shape::at(self.buf, pos).ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
         let count = shape.count;
         let end = if count > SHAPE_LINEAR_MAX {
@@ -844,6 +910,7 @@ impl Validator<'_, '_> {
         }
         let h = self
             .keyed_hasher
+            .get_or_insert_with(DefaultHashBuilder::default)
             .hash_one(shape.key_bytes(self.buf, i).unwrap_or(&[]));
         self.keyed.insert(r, h);
         h
@@ -991,6 +1058,87 @@ mod tests {
                 (Err(a), Err(b)) if a.kind() == b.kind() && a.offset() == b.offset() => {}
                 _ => panic!("fast path {fast:?}, full checker {full:?}"),
             }
+        }
+    }
+
+    /// Shapes of up to 8 keys (compared, not hashed, when short) and of 9
+    /// or more (hashed): a duplicate key is found, whichever way two keys
+    /// are equal (one record, equal records, short or long, the
+    /// empty-string constant and an empty record), at the first slot that
+    /// repeats an earlier key.
+    #[test]
+    fn shape_duplicates() {
+        let long = "x".repeat(70);
+        // Key records: (bytes of the record, the key).
+        let pool: Vec<(Vec<u8>, String)> = {
+            let mut v = Vec::new();
+            for k in ["a", "b", "a", "", "ab", "b"] {
+                let mut r = vec![0x80 | k.len() as u8];
+                r.extend_from_slice(k.as_bytes());
+                v.push((r, k.to_string()));
+            }
+            for k in ["a", long.as_str(), long.as_str(), ""] {
+                let mut r = vec![TAG_STR, k.len() as u8];
+                r.extend_from_slice(k.as_bytes());
+                v.push((r, k.to_string()));
+            }
+            v
+        };
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        for _ in 0..4_000 {
+            let mut doc = b"RV\x01".to_vec();
+            let mut at = Vec::new();
+            for (r, _) in &pool {
+                at.push(doc.len());
+                doc.extend_from_slice(r);
+            }
+            let n = 1 + rng.below(12) as usize;
+            // Key choice: an index into the pool, or None for the constant.
+            let choice: Vec<Option<usize>> = (0..n)
+                .map(|_| {
+                    let c = rng.below(pool.len() as u64 + 1) as usize;
+                    (c < pool.len()).then_some(c)
+                })
+                .collect();
+            let base = doc.len();
+            let w = 2usize;
+            doc.push(TAG_SHAPE | 1);
+            doc.push(n as u8);
+            for c in &choice {
+                let raw: u16 = match c {
+                    None => (SPECIAL_EMPTY_STR << 2 | 3) as u16,
+                    Some(c) => ((base - at[*c]) << 2) as u16,
+                };
+                doc.extend_from_slice(&raw.to_le_bytes());
+            }
+            let keys: Vec<&str> = choice
+                .iter()
+                .map(|c| c.map_or("", |c| pool[c].1.as_str()))
+                .collect();
+            if n > SHAPE_LINEAR_MAX {
+                let t = (n + n / 2 + 1).next_power_of_two();
+                let mut table = vec![0u8; t];
+                for (i, k) in keys.iter().enumerate() {
+                    let mut h = index_home(key_hash(k.as_bytes()), t);
+                    while table[h] != 0 {
+                        h = (h + 1) % t;
+                    }
+                    table[h] = i as u8 + 1;
+                }
+                doc.extend_from_slice(&table);
+            }
+            doc.extend_from_slice(&[0x1c, 0x0f, 0x1c]);
+            let first_dup = (1..n).find(|&i| keys[..i].contains(&keys[i]));
+            let got = validate(&doc);
+            match first_dup {
+                None => assert!(got.is_ok(), "{got:?} for {keys:?}"),
+                Some(i) => {
+                    let e = got.expect_err("a duplicate key");
+                    assert_eq!(e.kind(), &ErrorKind::DuplicateKey, "{keys:?}");
+                    assert_eq!(e.offset(), Some((base + 2 + i * w) as u64), "{keys:?}");
+                }
+            }
+            same(&doc);
         }
     }
 

@@ -90,6 +90,101 @@ impl Drop for Owned {
     }
 }
 
+/// Keys up to this many bytes are kept in the [`KEY_CACHE`].
+const KEY_CACHE_MAX_LEN: usize = 24;
+
+/// Entries of the [`KEY_CACHE`] (a power of two).
+const KEY_CACHE_SIZE: usize = 256;
+
+/// An entry of the key cache: the key's bytes and its interned str (an
+/// owned reference), or an empty entry (`obj` NULL).
+#[derive(Clone, Copy)]
+struct KeyEntry {
+    len: usize,
+    bytes: [u8; KEY_CACHE_MAX_LEN],
+    obj: *mut ffi::PyObject,
+}
+
+/// Interned str objects of short keys by their bytes, direct-mapped: a
+/// store's records (one small document each) name the same few keys, which
+/// are then not made and interned again on each read. Bounded (256 keys of
+/// at most 24 bytes); the references it holds are never released (entries
+/// it evicts are), so a thread's exit needs no attached thread.
+struct KeyCache(Box<[KeyEntry; KEY_CACHE_SIZE]>);
+
+thread_local! {
+    static KEY_CACHE: std::cell::RefCell<KeyCache> = std::cell::RefCell::new(KeyCache(Box::new(
+        [KeyEntry { len: 0, bytes: [0; KEY_CACHE_MAX_LEN], obj: std::ptr::null_mut() };
+            KEY_CACHE_SIZE],
+    )));
+}
+
+/// The key cache entry for `b` (at most [`KEY_CACHE_MAX_LEN`] bytes).
+#[inline(always)]
+fn key_slot(b: &[u8]) -> usize {
+    let n = b.len();
+    let word = |s: &[u8]| {
+        let mut w = [0u8; 8];
+        w[..s.len()].copy_from_slice(s);
+        u64::from_le_bytes(w)
+    };
+    // The first and the last (up to) 8 bytes, and the length.
+    let (head, tail) = (word(&b[..n.min(8)]), word(&b[n.saturating_sub(8)..]));
+    let h = (head ^ tail.rotate_left(29) ^ n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (h >> 56) as usize & (KEY_CACHE_SIZE - 1)
+}
+
+/// An interned str for key bytes `b` (a new reference): from the key cache
+/// when `b` is short and was seen before, else made, interned (and cached).
+pub(crate) fn interned_key(py: Python<'_>, b: &[u8]) -> PyResult<*mut ffi::PyObject> {
+    if b.len() > KEY_CACHE_MAX_LEN {
+        return new_interned(py, b);
+    }
+    let h = key_slot(b);
+    let hit = KEY_CACHE.with(|c| {
+        // (Busy only if a decode ran inside another's cache access: then no cache.)
+        let c = c.try_borrow().ok()?;
+        let e = &c.0[h];
+        if e.obj.is_null() || e.len != b.len() || &e.bytes[..e.len] != b {
+            return None;
+        }
+        // SAFETY: `e.obj` is a live str, owned by the cache; the caller
+        // gets a new reference.
+        unsafe { ffi::Py_INCREF(e.obj) };
+        Some(e.obj)
+    });
+    if let Some(p) = hit {
+        return Ok(p);
+    }
+    let p = new_interned(py, b)?;
+    let old = KEY_CACHE.with(|c| {
+        let mut c = c.try_borrow_mut().ok()?;
+        let e = &mut c.0[h];
+        let old = e.obj;
+        e.len = b.len();
+        e.bytes[..b.len()].copy_from_slice(b);
+        // SAFETY: `p` is a live str; the cache takes its own reference.
+        unsafe { ffi::Py_INCREF(p) };
+        e.obj = p;
+        Some(old)
+    });
+    if let Some(old) = old {
+        // SAFETY: `old` was the cache's own reference (or NULL); released
+        // once the cache is no longer borrowed.
+        unsafe { ffi::Py_XDECREF(old) };
+    }
+    Ok(p)
+}
+
+/// A new interned str for `b` (a new reference).
+fn new_interned(py: Python<'_>, b: &[u8]) -> PyResult<*mut ffi::PyObject> {
+    let mut p = pytypes::make_str(py, b)?.into_ptr();
+    // SAFETY: `p` is an owned str; interning may swap it for another
+    // owned reference, which the caller then owns.
+    unsafe { ffi::PyUnicode_InternInPlace(&mut p) };
+    Ok(p)
+}
+
 /// The key strings of one shape, and the dict template of its maps.
 struct ShapeKeys {
     /// Index of the first key in `key_store`.
@@ -468,14 +563,13 @@ impl<'py, 'a> Decoder<'py, 'a> {
         } else {
             let start = self.key_store.0.len();
             let intern = m.len() <= INTERN_KEYS_MAX;
+            self.key_store.0.reserve(m.len());
             for k in m.keys() {
-                let s = pytypes::make_str(self.py, k.as_bytes())?;
-                let mut p = s.into_ptr();
-                if intern {
-                    // SAFETY: `p` is an owned str; interning may swap it for
-                    // another owned reference, which the store then owns.
-                    unsafe { ffi::PyUnicode_InternInPlace(&mut p) };
-                }
+                let p = if intern {
+                    interned_key(self.py, k.as_bytes())?
+                } else {
+                    pytypes::make_str(self.py, k.as_bytes())?.into_ptr()
+                };
                 self.key_store.0.push(p);
             }
             self.shapes.insert(

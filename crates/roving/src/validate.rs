@@ -46,11 +46,22 @@ const AUTO: u8 = 2;
 /// for the tests: all must give the same result on every input.
 fn validate_with<const MODE: u8>(buf: &[u8]) -> Result<()> {
     let (_, root_pos) = locate_root(buf)?;
-    // The bitmap of record starts: on the stack for small documents (a
-    // store record, say), where an allocation would be a good part of the cost.
-    // A store record of a few hundred bytes needs a few words: zeroing
-    // the 4 KiB documents' 64 would cost more than the rest of its set-up.
-    let words = buf.len() / 64 + 1;
+    // A small document (a store record, say) is copied into a buffer with
+    // WINDOW zero bytes after it, so that the fast path also takes its last
+    // records (else most of a 200-byte record would be within the last
+    // WINDOW bytes, left to the full checker).
+    let mut padded = [0u8; SMALL_DOC_MAX + WINDOW];
+    let fast: &[u8] = if MODE != FULL && buf.len() <= SMALL_DOC_MAX {
+        padded[..buf.len()].copy_from_slice(buf);
+        &padded[..buf.len() + WINDOW]
+    } else {
+        buf
+    };
+    // The bitmap of record starts (a bit per byte of `fast`): on the stack
+    // for small documents, where an allocation would be a good part of the
+    // cost, and only as many words as a store record needs (zeroing the 64
+    // of a 4 KiB document would cost more than the rest of its set-up).
+    let words = fast.len() / 64 + 1;
     let mut small = [0u64; SMALL_WORDS];
     let mut inline;
     let mut heap = Vec::new();
@@ -65,6 +76,8 @@ fn validate_with<const MODE: u8>(buf: &[u8]) -> Result<()> {
     };
     let mut v = Validator {
         buf,
+        fast,
+        overrun: false,
         starts,
         shape_cache: [(usize::MAX, 0); SHAPE_CACHE],
         key_hashes: HashMap::new(),
@@ -72,8 +85,17 @@ fn validate_with<const MODE: u8>(buf: &[u8]) -> Result<()> {
         keyed_hasher: None,
         seen: Vec::new(),
     };
-    v.scan::<MODE>(root_pos)
+    let r = v.scan::<MODE>(root_pos);
+    if v.overrun {
+        // The fast path on the padded copy took a record that does not end
+        // within the document: the full checker tells what is wrong.
+        return validate_with::<FULL>(buf);
+    }
+    r
 }
+
+/// Documents up to this size are validated through a padded copy.
+const SMALL_DOC_MAX: usize = SMALL_WORDS * 64 - 1 - WINDOW;
 
 /// Bytes a record must have before the end of the input to go through the
 /// fast path (a short string's tag and 64 bytes, a tag and a varint).
@@ -91,7 +113,8 @@ fn shape_slot(s: usize) -> usize {
 /// Bitmap words kept on the stack (documents up to 4 KiB).
 const INLINE_WORDS: usize = 64;
 
-/// Bitmap words for small documents (up to 512 bytes).
+/// Bitmap words for small documents (the padded copy of those up to
+/// [`SMALL_DOC_MAX`] bytes, or up to 512 bytes).
 const SMALL_WORDS: usize = 8;
 
 /// Keys per shape whose hashes are kept on the stack.
@@ -99,6 +122,12 @@ const INLINE_KEYS: usize = 16;
 
 struct Validator<'a, 's> {
     buf: &'a [u8],
+    /// What the fast path reads: `buf`, or for small documents a copy
+    /// followed by [`WINDOW`] zero bytes (records it takes must end within
+    /// `buf`: see [`Self::scan`]).
+    fast: &'s [u8],
+    /// Set if the fast path took a record that ends beyond `buf`.
+    overrun: bool,
     /// One bit per byte of `buf`: a record starts there. `buf.len() / 64 + 1` words.
     starts: &'s mut [u64],
     /// Shapes that maps referred to, (position, key count), at
@@ -339,7 +368,7 @@ unsafe fn fast_record<const AVX2: bool>(
     } else if win[2].wrapping_sub(1) < 0x7F {
         ((win[1] & 0x7F) as usize | (win[2] as usize) << 7, 2)
     } else {
-        return None;
+        return fast_timestamp(tag, win, pos);
     };
     let q = pos + 1 + vlen;
     let w = WIDTHS[(tag & 3) as usize];
@@ -371,8 +400,28 @@ unsafe fn fast_record<const AVX2: bool>(
             let end = q + v;
             is_ascii_long(buf.get(q..end)?).then_some(end)
         }
-        _ => None,
+        _ if tag == TAG_BYTES => {
+            let end = q + v;
+            (end <= buf.len()).then_some(end)
+        }
+        _ => fast_timestamp(tag, win, pos),
     }
+}
+
+/// The end of the record at `pos` (its first [`WINDOW`] bytes are `win`)
+/// if it is a valid timestamp, else `None` (left to the full checker).
+#[inline(always)]
+fn fast_timestamp(tag: u8, win: &[u8; WINDOW], pos: usize) -> Option<usize> {
+    if tag | 1 != TAG_TIMESTAMP_OFFSET {
+        return None;
+    }
+    // Seconds (8 bytes), nanos (4), and for `0B` an offset (4).
+    let nanos = u32::from_le_bytes([win[9], win[10], win[11], win[12]]);
+    if tag == TAG_TIMESTAMP {
+        return (nanos <= 999_999_999).then_some(pos + 13);
+    }
+    let o = i32::from_le_bytes([win[13], win[14], win[15], win[16]]);
+    (nanos <= 999_999_999 && (-86_399..=86_399).contains(&o)).then_some(pos + 17)
 }
 
 /// Whether the value slots in `buf[p..end]` (in bounds) of the container at
@@ -440,7 +489,14 @@ impl Validator<'_, '_> {
         let mut pos = HEADER_LEN;
         loop {
             if MODE != FULL {
-                pos = fast_run(buf, self.starts, &self.shape_cache, pos, MODE == AUTO);
+                pos = fast_run(self.fast, self.starts, &self.shape_cache, pos, MODE == AUTO);
+                if pos > n {
+                    // A record taken on the padded copy ends beyond the
+                    // document (records tile, so it is the last one taken):
+                    // left to the full checker (see `validate_with`).
+                    self.overrun = true;
+                    return Ok(());
+                }
             }
             if pos >= n {
                 break;
@@ -582,14 +638,21 @@ impl Validator<'_, '_> {
             return err(ErrorKind::BadReference, at);
         }
         let shape = Shape::at(self.buf, s).ok_or_else(|| Error::at(ErrorKind::WrongTarget, at))?;
+        self.cache_shape(s, shape.count);
+        Ok(shape.count)
+    }
+
+    /// Puts the shape at `s` (a valid shape record of `count` keys) in the cache.
+    #[inline(always)]
+    fn cache_shape(&mut self, s: usize, count: usize) {
         // Cached counts are at most len / 8, so count * width cannot overflow.
         // Two ways: the entry at h moves to h ^ 1, so two shapes whose
         // entries collide stay cached.
-        if shape.count <= self.buf.len() / 8 {
+        let h = shape_slot(s);
+        if count <= self.buf.len() / 8 && self.shape_cache[h].0 != s {
             self.shape_cache[h ^ 1] = self.shape_cache[h];
-            self.shape_cache[h] = (s, shape.count);
+            self.shape_cache[h] = (s, count);
         }
-        Ok(shape.count)
     }
 
     /// The records other than strings, arrays, maps and decimal floats.
@@ -802,6 +865,7 @@ impl Validator<'_, '_> {
         if count <= SHAPE_LINEAR_MAX as u64 {
             // No index, and (for short keys) no hashes: compare the keys.
             if self.small_shape_keys(q, keys_end, w, pos)? {
+                self.cache_shape(pos, count as usize);
                 return Ok(keys_end);
             }
         } else {
@@ -880,6 +944,7 @@ impl Validator<'_, '_> {
         if count > SHAPE_LINEAR_MAX {
             self.index(&shape, hashes, keys_end)?;
         }
+        self.cache_shape(pos, count);
         Ok(end)
     }
 
@@ -1139,6 +1204,63 @@ mod tests {
                 }
             }
             same(&doc);
+        }
+    }
+
+    /// A store-like record (short keys, strings, a timestamp, bytes, an
+    /// array, a null), of a few dozen to a few hundred bytes.
+    fn small_record(rng: &mut Rng) -> Vec<u8> {
+        let mut e = crate::Encoder::new();
+        e.begin_map().unwrap();
+        e.key("identifier").unwrap();
+        e.str(&"item ".repeat(1 + rng.below(20) as usize)).unwrap();
+        e.key("createdAt").unwrap();
+        let nanos = [0, 999_999_999, rng.below(1_000_000_000) as u32][rng.below(3) as usize];
+        let offset =
+            [None, Some(0), Some(-86_399), Some(86_399), Some(3600)][rng.below(5) as usize];
+        e.timestamp(crate::Timestamp {
+            seconds: rng.next() as i64 >> rng.below(64),
+            nanos,
+            offset,
+        })
+        .unwrap();
+        e.key("data").unwrap();
+        e.bytes(&vec![b'd'; rng.below(200) as usize]).unwrap();
+        e.key("views").unwrap();
+        e.i64(rng.next() as i64 >> rng.below(64)).unwrap();
+        e.key("rect").unwrap();
+        e.begin_array().unwrap();
+        for _ in 0..rng.below(6) {
+            e.i64(rng.below(1000) as i64).unwrap();
+        }
+        e.end_array().unwrap();
+        e.key("opt").unwrap();
+        e.null().unwrap();
+        e.end_map().unwrap();
+        e.finish().unwrap()
+    }
+
+    /// Small documents (validated through a padded copy): the fast path
+    /// and the full checker agree on them, valid or corrupted.
+    #[test]
+    fn small_documents_agree() {
+        let mut rng = Rng(0x1234_5678_9ABC_DEF1);
+        for _ in 0..300 {
+            let doc = small_record(&mut rng);
+            validate(&doc).unwrap();
+            same(&doc);
+            for _ in 0..200 {
+                let mut bad = doc.clone();
+                for _ in 0..1 + rng.below(2) {
+                    let i = rng.below(bad.len() as u64) as usize;
+                    if rng.below(2) == 0 {
+                        bad[i] ^= 1 << rng.below(8);
+                    } else {
+                        bad[i] = rng.next() as u8;
+                    }
+                }
+                same(&bad);
+            }
         }
     }
 

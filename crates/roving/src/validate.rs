@@ -502,6 +502,14 @@ impl Validator<'_, '_> {
                 break;
             }
             self.mark(pos);
+            if MODE != FULL && pos == root_pos {
+                // The root record, last (`locate_root` checked its two
+                // tags): only its slot is left to check.
+                let w = WIDTHS[(buf[pos] & 3) as usize];
+                if pos + w + 2 == n && slots_ok(buf, self.starts, pos + 1, n - 1, w, pos) {
+                    break;
+                }
+            }
             pos = self.record(pos)?;
         }
         // Records end exactly at `n` (`record` never goes beyond). The
@@ -854,6 +862,61 @@ impl Validator<'_, '_> {
         Ok(true)
     }
 
+    /// Whether the key slots of width `W` in `buf[p..end]` (in bounds, at
+    /// most [`SHAPE_LINEAR_MAX`]) of the shape at `base` are valid, all
+    /// keys are short strings (or the empty-string constant) and distinct.
+    /// `false` leaves it to [`Self::small_shape_keys`].
+    #[inline(always)]
+    fn small_shape_ok<const W: usize>(&self, p: usize, end: usize, base: usize) -> bool {
+        let buf = self.buf;
+        let Some(head) = buf.get(..base) else {
+            return false;
+        };
+        if self.starts.len() <= base / 64 {
+            return false;
+        }
+        // (Start, length) of each key's bytes.
+        let mut keys = [(0usize, 0usize); SHAPE_LINEAR_MAX];
+        let mut n = 0;
+        for c in buf[p..end].chunks_exact(W).take(SHAPE_LINEAR_MAX) {
+            let raw = load_slot::<W>(c);
+            if raw & 1 != 0 {
+                if raw != SPECIAL_EMPTY_STR << 2 | 3 {
+                    return false;
+                }
+                keys[n] = (0, 0);
+            } else {
+                let x = (raw >> 2) as usize;
+                let t = if raw & 2 == 0 {
+                    base.wrapping_sub(x)
+                } else {
+                    x
+                };
+                if t >= head.len() {
+                    return false;
+                }
+                // SAFETY: t < base and starts.len() > base / 64 (checked above).
+                let word = unsafe { *self.starts.get_unchecked(t / 64) };
+                let tag = head[t];
+                if word & (1 << (t % 64)) == 0 || tag & 0xC0 != TAG_SHORT_STR {
+                    return false;
+                }
+                keys[n] = (t + 1, (tag & 0x3F) as usize);
+            }
+            n += 1;
+        }
+        // A short string record before `base` (validated) lies within `head`.
+        let bytes = |(s, l): (usize, usize)| head.get(s..s + l);
+        for i in 1..n {
+            for j in 0..i {
+                if keys[i].1 == keys[j].1 && bytes(keys[i]) == bytes(keys[j]) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
     /// Validates a shape record: key slots, no duplicate keys, and an index
     /// through which every key is found by linear probing.
     fn shape(&mut self, pos: usize, w: usize) -> Result<usize> {
@@ -864,7 +927,15 @@ impl Validator<'_, '_> {
         let keys_end = self.span(q, len, pos)?;
         if count <= SHAPE_LINEAR_MAX as u64 {
             // No index, and (for short keys) no hashes: compare the keys.
-            if self.small_shape_keys(q, keys_end, w, pos)? {
+            // The common case first (valid, all keys short), then the
+            // general one, which reports what is wrong.
+            let ok = match w {
+                1 => self.small_shape_ok::<1>(q, keys_end, pos),
+                2 => self.small_shape_ok::<2>(q, keys_end, pos),
+                4 => self.small_shape_ok::<4>(q, keys_end, pos),
+                _ => self.small_shape_ok::<8>(q, keys_end, pos),
+            };
+            if ok || self.small_shape_keys(q, keys_end, w, pos)? {
                 self.cache_shape(pos, count as usize);
                 return Ok(keys_end);
             }

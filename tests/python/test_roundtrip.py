@@ -390,3 +390,19 @@ def test_recursion_limit_setting_does_not_matter() -> None:
     finally:
         sys.setrecursionlimit(old)
     assert back == x
+
+
+def test_key_strings_across_documents() -> None:
+    # Short keys of small documents come from a per-thread cache of interned
+    # strs (by bytes, 256 entries): many distinct keys (evictions, entries
+    # that share a slot), keys of every length around the cache's limit,
+    # non-ASCII and empty keys all come back equal, and interned.
+    keys = [f"k{i}" for i in range(2000)] + ["", "é", "日本", "x" * 23, "x" * 24, "x" * 25, "x" * 200]
+    for rnd in range(3):
+        for i in range(0, len(keys), 7):
+            d = {k: j for j, k in enumerate(keys[i : i + 7 + rnd])}
+            got = roving.loads(roving.dumps(d))
+            assert got == d
+            assert list(got) == list(d)
+            for k in got:
+                assert k is sys.intern(k)

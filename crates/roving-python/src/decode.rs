@@ -90,6 +90,155 @@ impl Drop for Owned {
     }
 }
 
+/// Keys up to this many bytes are kept in the [`KEY_CACHE`].
+const KEY_CACHE_MAX_LEN: usize = 24;
+
+/// Entries of the [`KEY_CACHE`] (a power of two).
+const KEY_CACHE_SIZE: usize = 256;
+
+/// An entry of the key cache: the key's bytes (zero-padded) and length,
+/// and its interned str (an owned reference), or an empty entry (`obj` NULL).
+#[derive(Clone, Copy)]
+struct KeyEntry {
+    bytes: [u8; KEY_CACHE_MAX_LEN],
+    len: usize,
+    obj: *mut ffi::PyObject,
+}
+
+/// Interned str objects of short keys by their bytes, direct-mapped: a
+/// store's records (one small document each) name the same few keys, which
+/// are then not made and interned again on each read. Bounded (256 keys of
+/// at most 24 bytes); the references it holds are never released (entries
+/// it evicts are), so a thread's exit needs no attached thread.
+struct KeyCache(Box<[KeyEntry; KEY_CACHE_SIZE]>);
+
+thread_local! {
+    static KEY_CACHE: std::cell::RefCell<KeyCache> = std::cell::RefCell::new(KeyCache(Box::new(
+        [KeyEntry { bytes: [0; KEY_CACHE_MAX_LEN], len: 0, obj: std::ptr::null_mut() };
+            KEY_CACHE_SIZE],
+    )));
+}
+
+/// `b` (at most [`KEY_CACHE_MAX_LEN`] bytes) zero-padded, and its entry.
+#[inline(always)]
+fn key_slot(b: &[u8]) -> ([u8; KEY_CACHE_MAX_LEN], usize) {
+    let mut k = [0u8; KEY_CACHE_MAX_LEN];
+    k[..b.len()].copy_from_slice(b);
+    let w = |i: usize| {
+        u64::from_le_bytes([
+            k[i],
+            k[i + 1],
+            k[i + 2],
+            k[i + 3],
+            k[i + 4],
+            k[i + 5],
+            k[i + 6],
+            k[i + 7],
+        ])
+    };
+    let h = (w(0) ^ w(8).rotate_left(21) ^ w(16).rotate_left(42) ^ b.len() as u64)
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (k, (h >> 56) as usize & (KEY_CACHE_SIZE - 1))
+}
+
+impl KeyCache {
+    /// The cached str for `b` (a new reference), if any.
+    #[inline(always)]
+    fn get(&self, b: &[u8]) -> Option<*mut ffi::PyObject> {
+        if b.len() > KEY_CACHE_MAX_LEN {
+            return None;
+        }
+        let (k, h) = key_slot(b);
+        let e = &self.0[h];
+        if e.obj.is_null() || e.len != b.len() || e.bytes != k {
+            return None;
+        }
+        // SAFETY: `e.obj` is a live str, owned by the cache; the caller
+        // gets a new reference.
+        unsafe { ffi::Py_INCREF(e.obj) };
+        Some(e.obj)
+    }
+}
+
+/// Interned strs for the keys of `m` (new references), pushed to `out`:
+/// from the key cache when short and seen before, else made, interned
+/// (and cached).
+pub(crate) fn interned_keys(
+    py: Python<'_>,
+    m: &Map<'_>,
+    out: &mut Vec<*mut ffi::PyObject>,
+) -> PyResult<()> {
+    let start = out.len();
+    // One access for all the keys. (The cache is busy only if a decode ran
+    // inside another's access: then it is not used.)
+    let all = KEY_CACHE.with(|c| {
+        let Ok(c) = c.try_borrow() else {
+            return false;
+        };
+        let mut all = true;
+        for k in m.keys() {
+            let p = c.get(k.as_bytes());
+            all &= p.is_some();
+            out.push(p.unwrap_or(std::ptr::null_mut()));
+        }
+        all
+    });
+    if all {
+        return Ok(());
+    }
+    for p in out.drain(start..) {
+        // SAFETY: the cache's hits are new references (or NULL), dropped here.
+        unsafe { ffi::Py_XDECREF(p) };
+    }
+    // Not all cached: one key at a time (a new key, or a cache in use).
+    for k in m.keys() {
+        out.push(interned_key(py, k.as_bytes())?);
+    }
+    Ok(())
+}
+
+/// An interned str for key bytes `b` (a new reference): from the key cache
+/// when `b` is short and was seen before, else made, interned (and cached).
+pub(crate) fn interned_key(py: Python<'_>, b: &[u8]) -> PyResult<*mut ffi::PyObject> {
+    if b.len() > KEY_CACHE_MAX_LEN {
+        return new_interned(py, b);
+    }
+    let hit = KEY_CACHE.with(|c| c.try_borrow().ok()?.get(b));
+    if let Some(p) = hit {
+        return Ok(p);
+    }
+    let p = new_interned(py, b)?;
+    let old = KEY_CACHE.with(|c| {
+        let mut c = c.try_borrow_mut().ok()?;
+        let (k, h) = key_slot(b);
+        let e = &mut c.0[h];
+        let old = e.obj;
+        // SAFETY: `p` is a live str; the cache takes its own reference.
+        unsafe { ffi::Py_INCREF(p) };
+        *e = KeyEntry {
+            bytes: k,
+            len: b.len(),
+            obj: p,
+        };
+        Some(old)
+    });
+    if let Some(old) = old {
+        // SAFETY: `old` was the cache's own reference (or NULL); released
+        // once the cache is no longer borrowed.
+        unsafe { ffi::Py_XDECREF(old) };
+    }
+    Ok(p)
+}
+
+/// A new interned str for `b` (a new reference).
+fn new_interned(py: Python<'_>, b: &[u8]) -> PyResult<*mut ffi::PyObject> {
+    let mut p = pytypes::make_str(py, b)?.into_ptr();
+    // SAFETY: `p` is an owned str; interning may swap it for another
+    // owned reference, which the caller then owns.
+    unsafe { ffi::PyUnicode_InternInPlace(&mut p) };
+    Ok(p)
+}
+
 /// The key strings of one shape, and the dict template of its maps.
 struct ShapeKeys {
     /// Index of the first key in `key_store`.
@@ -468,15 +617,14 @@ impl<'py, 'a> Decoder<'py, 'a> {
         } else {
             let start = self.key_store.0.len();
             let intern = m.len() <= INTERN_KEYS_MAX;
-            for k in m.keys() {
-                let s = pytypes::make_str(self.py, k.as_bytes())?;
-                let mut p = s.into_ptr();
-                if intern {
-                    // SAFETY: `p` is an owned str; interning may swap it for
-                    // another owned reference, which the store then owns.
-                    unsafe { ffi::PyUnicode_InternInPlace(&mut p) };
+            self.key_store.0.reserve(m.len());
+            if intern {
+                interned_keys(self.py, m, &mut self.key_store.0)?;
+            } else {
+                for k in m.keys() {
+                    let p = pytypes::make_str(self.py, k.as_bytes())?.into_ptr();
+                    self.key_store.0.push(p);
                 }
-                self.key_store.0.push(p);
             }
             self.shapes.insert(
                 shape,

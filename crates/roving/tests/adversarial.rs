@@ -3,6 +3,7 @@
 //! never a panic, a hang or a stack overflow.
 
 mod common;
+use common::Rng;
 
 use roving::{Document, Encoder, ErrorKind, Value};
 
@@ -37,17 +38,6 @@ fn truncated_real_document_is_rejected() {
         .filter(|&l| Document::open(&doc[..l]).is_err())
         .count();
     assert_eq!(rejected, doc.len(), "every proper prefix is rejected");
-}
-
-/// xorshift, so the test needs no extra crate and is reproducible.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
 }
 
 #[test]

@@ -4,6 +4,7 @@
 //! spots are reported by the `try_` accessors.
 
 mod common;
+use common::Rng;
 
 use proptest::prelude::*;
 use roving::{Document, ErrorKind, KeyHandle, Value};
@@ -13,17 +14,6 @@ fn people(n: usize) -> Vec<u8> {
     let all: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
     let some = serde_json::Value::Array(all.as_array().unwrap()[..n].to_vec());
     roving::json::from_json(serde_json::to_string(&some).unwrap().as_bytes()).unwrap()
-}
-
-/// xorshift, so the tests are reproducible without another crate.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
 }
 
 fn utf8(s: &str) {

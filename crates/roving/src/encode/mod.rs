@@ -1310,18 +1310,7 @@ fn key_eq(a: Option<&[u8]>, b: &[u8]) -> bool {
     if a.len() != n {
         return false;
     }
-    #[inline(always)]
-    fn u64_at(s: &[u8], at: usize) -> u64 {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(&s[at..at + 8]);
-        u64::from_le_bytes(w)
-    }
-    #[inline(always)]
-    fn u32_at(s: &[u8], at: usize) -> u32 {
-        let mut w = [0u8; 4];
-        w.copy_from_slice(&s[at..at + 4]);
-        u32::from_le_bytes(w)
-    }
+    use strings::{u32_at, u64_at};
     match n {
         0 => true,
         1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],

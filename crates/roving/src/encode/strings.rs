@@ -84,15 +84,17 @@ fn record_bytes(out: &[u8], record: usize) -> Option<&[u8]> {
     }
 }
 
+/// The little-endian `u64` at `at` (8 bytes must be there).
 #[inline(always)]
-fn u64_at(s: &[u8], at: usize) -> u64 {
+pub(super) fn u64_at(s: &[u8], at: usize) -> u64 {
     let mut w = [0u8; 8];
     w.copy_from_slice(&s[at..at + 8]);
     u64::from_le_bytes(w)
 }
 
+/// The little-endian `u32` at `at` (4 bytes must be there), widened.
 #[inline(always)]
-fn u32_at(s: &[u8], at: usize) -> u64 {
+pub(super) fn u32_at(s: &[u8], at: usize) -> u64 {
     let mut w = [0u8; 4];
     w.copy_from_slice(&s[at..at + 4]);
     u32::from_le_bytes(w) as u64

@@ -20,3 +20,16 @@ pub fn shared_data(name: &str) -> std::path::PathBuf {
         here.display()
     );
 }
+
+/// xorshift64: reproducible pseudo-random numbers without another crate.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next number (the state must not be 0).
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}

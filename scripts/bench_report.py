@@ -22,6 +22,7 @@ import platform
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -207,6 +208,16 @@ def run(cmd: list[str]) -> str:
         return subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
+
+
+def release_profile() -> str:
+    """The workspace's `[profile.release]` settings (the bench profile inherits them)."""
+    try:
+        with open(ROOT / "Cargo.toml", "rb") as f:
+            prof = tomllib.load(f).get("profile", {}).get("release", {})
+    except OSError:
+        return "release"
+    return "release" + "".join(f", `{k} = {json.dumps(v)}`" for k, v in prof.items() if k != "debug")
 
 
 def lock_versions() -> dict[str, str]:
@@ -417,7 +428,7 @@ def main() -> int:
         f"- Run: {run_date:%Y-%m-%d %H:%M} UTC, commit `{meta.get('commit') or 'unknown'}`"
         + (" with uncommitted changes to the benchmarked code" if meta.get("dirty") else ""),
         f"- Machine: {os.cpu_count()} CPUs (nproc {run(['nproc'])}), {cpu_model()}, {platform.system()} {platform.release()}",
-        f"- Toolchain: {run(['rustc', '--version'])}; bench profile (release, `codegen-units = 4`)",
+        f"- Toolchain: {run(['rustc', '--version'])}; bench profile ({release_profile()})",
         "- Peers: " + ", ".join(f"{k} {versions[k]}" for k in PEERS if k in versions),
         load_line(meta),
         f"- Data: `1000people.json` (1,000 records), minified to {JSON_LEN:,} bytes; "

@@ -1311,6 +1311,20 @@ mod tests {
         e.finish().unwrap()
     }
 
+    /// A copy of `doc` with 1 to `most` bytes bit-flipped or overwritten.
+    fn damaged(rng: &mut Rng, doc: &[u8], most: u64) -> Vec<u8> {
+        let mut bad = doc.to_vec();
+        for _ in 0..1 + rng.below(most) {
+            let i = rng.below(bad.len() as u64) as usize;
+            if rng.below(2) == 0 {
+                bad[i] ^= 1 << rng.below(8);
+            } else {
+                bad[i] = rng.next() as u8;
+            }
+        }
+        bad
+    }
+
     /// Small documents (validated through a padded copy): the fast path
     /// and the full checker agree on them, valid or corrupted.
     #[test]
@@ -1321,16 +1335,7 @@ mod tests {
             validate(&doc).unwrap();
             same(&doc);
             for _ in 0..200 {
-                let mut bad = doc.clone();
-                for _ in 0..1 + rng.below(2) {
-                    let i = rng.below(bad.len() as u64) as usize;
-                    if rng.below(2) == 0 {
-                        bad[i] ^= 1 << rng.below(8);
-                    } else {
-                        bad[i] = rng.next() as u8;
-                    }
-                }
-                same(&bad);
+                same(&damaged(&mut rng, &doc, 2));
             }
         }
     }
@@ -1345,16 +1350,7 @@ mod tests {
             validate(&doc).unwrap();
             same(&doc);
             for _ in 0..3_000 {
-                let mut bad = doc.clone();
-                for _ in 0..1 + rng.below(3) {
-                    let i = rng.below(bad.len() as u64) as usize;
-                    if rng.below(2) == 0 {
-                        bad[i] ^= 1 << rng.below(8);
-                    } else {
-                        bad[i] = rng.next() as u8;
-                    }
-                }
-                same(&bad);
+                same(&damaged(&mut rng, &doc, 3));
             }
         }
     }

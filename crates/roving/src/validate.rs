@@ -436,6 +436,18 @@ fn slots_ok(buf: &[u8], starts: &[u64], p: usize, end: usize, w: usize, base: us
         _ => value_slots_ok::<8>(buf, starts, bytes, base),
     }
 }
+/// The target of a reference slot `raw` (kind 00 or 10) of a container at
+/// `base`: relative `base - x` (x = 0 or x > base wraps to >= base) or
+/// absolute `x`. Callers reject targets >= base.
+#[inline(always)]
+fn ref_target(raw: u64, base: usize) -> usize {
+    let x = (raw >> 2) as usize;
+    if raw & 2 == 0 {
+        base.wrapping_sub(x)
+    } else {
+        x
+    }
+}
 
 /// The hot loop: whether all value slots of width `W` in `bytes` are valid.
 #[inline(always)]
@@ -452,13 +464,7 @@ fn value_slots_ok<const W: usize>(buf: &[u8], starts: &[u64], bytes: &[u8], base
             // Small integer, or special constant (kind 11) below SPECIAL_COUNT.
             return raw & 2 == 0 || (raw >> 2) < SPECIAL_COUNT;
         }
-        let x = (raw >> 2) as usize;
-        // Relative: base - x (x = 0 or x > base wraps to >= base); absolute: x.
-        let t = if raw & 2 == 0 {
-            base.wrapping_sub(x)
-        } else {
-            x
-        };
+        let t = ref_target(raw, base);
         if t >= head.len() {
             return false;
         }
@@ -886,12 +892,7 @@ impl Validator<'_, '_> {
                 }
                 keys[n] = (0, 0);
             } else {
-                let x = (raw >> 2) as usize;
-                let t = if raw & 2 == 0 {
-                    base.wrapping_sub(x)
-                } else {
-                    x
-                };
+                let t = ref_target(raw, base);
                 if t >= head.len() {
                     return false;
                 }

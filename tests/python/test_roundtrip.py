@@ -406,3 +406,47 @@ def test_key_strings_across_documents() -> None:
             assert list(got) == list(d)
             for k in got:
                 assert k is sys.intern(k)
+
+
+@pytest.mark.parametrize("change", ["grow", "delete", "clear", "replace"])
+def test_default_hook_changing_the_dict_being_encoded(change: str) -> None:
+    # dumps reads a dict's table directly on CPython 3.11; a hook that runs
+    # mid-dict and changes that dict (a new, bigger table; removed items;
+    # an emptied table) must be seen as PyDict_Next would see it: no crash,
+    # no stale item, a valid document.
+    d: dict[Any, Any] = {f"k{i}": i for i in range(6)}
+    d["hook"] = object()
+    d.update({f"after{i}": i for i in range(3)})
+
+    def default(o: Any) -> Any:
+        if change == "grow":
+            for i in range(1000):
+                d[f"new{i}"] = i
+        elif change == "delete":
+            for i in range(3):
+                del d[f"after{i}"]
+        elif change == "clear":
+            d.clear()
+        else:
+            d.clear()
+            d.update({f"other{i}": [i] for i in range(50)})
+        return "hooked"
+
+    out = roving.loads(roving.dumps(d, default=default))
+    assert isinstance(out, dict)
+    assert out["hook"] == "hooked"
+    assert [k for k in out if k.startswith("k")] == [f"k{i}" for i in range(6)]
+    for k, v in out.items():
+        if k != "hook":
+            assert d.get(k, v) == v or k.startswith("k")
+    if change == "delete":
+        assert not any(k.startswith("after") for k in out)
+
+
+def test_dict_iteration_mode_is_known() -> None:
+    # On CPython 3.11 dicts are read directly (checked against PyDict_Next
+    # at import); elsewhere through PyDict_Next.
+    import sys
+
+    direct = roving._roving._dict_direct()
+    assert direct == (sys.implementation.name == "cpython" and sys.version_info[:2] == (3, 11))

@@ -403,9 +403,6 @@ impl<'py> State<'py, '_> {
 
     unsafe fn dict(&mut self, o: *mut ffi::PyObject) -> Result<Mark, Box<Fail>> {
         self.enc.begin_map()?;
-        let mut pos: ffi::Py_ssize_t = 0;
-        let mut k: *mut ffi::PyObject = std::ptr::null_mut();
-        let mut v: *mut ffi::PyObject = std::ptr::null_mut();
         // The keys expected at each position (from the last dict at this
         // depth), and whether this dict's keys are still being recorded.
         let mut seq = self
@@ -415,14 +412,15 @@ impl<'py> State<'py, '_> {
             .unwrap_or_default();
         let mut learn = true;
         let mut i = 0usize;
-        // SAFETY: `o` is a live dict; PyDict_Next gives borrowed references.
+        // SAFETY: `o` is a live exact dict; dict_next gives borrowed references.
         // Scalars are written without running Python code (nothing can
         // mutate the dict meanwhile); any other value is held strongly,
         // with its key, while it is encoded. The addresses in `seq` are
         // of key objects the key cache holds, so equal addresses are the
         // same key.
         unsafe {
-            while ffi::PyDict_Next(o, &mut pos, &mut k, &mut v) != 0 {
+            let mut items = crate::dictiter::DictIter::new(o);
+            while let Some((k, v)) = items.next() {
                 if ffi::Py_TYPE(k) == tp!(PyUnicode_Type) {
                     match seq.get(i) {
                         Some(&(a, id)) if a == k as usize => self.enc.key_id(id)?,
@@ -471,6 +469,8 @@ impl<'py> State<'py, '_> {
                     let key = Bound::from_borrowed_ptr(self.py, k);
                     let val = Bound::from_borrowed_ptr(self.py, v);
                     let r = self.value(val.as_ptr(), 2);
+                    // Python code (a `default` hook) may have changed the dict.
+                    items.refresh();
                     if let Err(mut f) = r {
                         f.path.push(Seg::Key(key.unbind()));
                         return Err(f);

@@ -5,6 +5,7 @@ use pyo3::types::{PyBytes, PyString};
 
 mod buf;
 mod decode;
+mod dictiter;
 mod encode;
 mod errors;
 mod pytypes;
@@ -304,6 +305,8 @@ fn open(source: &Bound<'_, PyAny>, trusted: bool, validate: bool) -> PyResult<Do
 #[pymodule(gil_used = true)]
 fn _roving(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
+    dictiter::init(m.py())?;
+    m.add_function(wrap_pyfunction!(dictiter::_dict_direct, m)?)?;
     m.add_function(wrap_pyfunction!(dumps, m)?)?;
     m.add_function(wrap_pyfunction!(loads, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;

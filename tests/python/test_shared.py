@@ -195,3 +195,22 @@ def test_issue_sized_shared_document() -> None:
     assert back[0] is back[1]
     with pytest.raises(roving.DecodeError, match="expansion|limit"):
         roving.to_json(b)
+
+
+def test_shared_subtrees_compare_with_python_objects_in_linear_time() -> None:
+    # A view of 2**60 paths against Python objects shared the same way:
+    # pairs found equal are remembered, so each distinct pair is compared
+    # once (without that, this would not finish).
+    b = exponential_doc(60)
+    view = roving.open(b).root
+    same: Any = ["leaf"]
+    # Differs only at the last leaf of the last branch: every left branch
+    # is equal (and remembered), the difference is found at the bottom.
+    differs: Any = ["other"]
+    for _ in range(60):
+        differs = [same, differs]
+        same = [same, same]
+    assert view == same
+    assert view == roving.loads(b)
+    assert view != differs
+    assert not (view == differs)

@@ -557,7 +557,7 @@ fn contains(py: Python<'_>, buf: &Buf, v: Value<'static>, x: &Bound<'_, PyAny>) 
                 return Ok(false);
             };
             for item in a.iter() {
-                if eq_value(py, item, x, 0)? {
+                if eq_value(py, item, x)? {
                     return Ok(true);
                 }
             }
@@ -567,14 +567,30 @@ fn contains(py: Python<'_>, buf: &Buf, v: Value<'static>, x: &Bound<'_, PyAny>) 
     }
 }
 
+/// Container pairs (record offset, Python object) already found equal in
+/// one comparison: a document's shared values meet the same Python objects
+/// again, so a DAG with exponentially many paths compares in time linear in
+/// its distinct pairs. The objects are held, so their addresses stay theirs
+/// (Python code run by a scalar's `__eq__` could free them).
+#[derive(Default)]
+struct EqMemo {
+    equal: std::collections::HashSet<(usize, usize)>,
+    keep: Vec<Py<PyAny>>,
+}
+
 /// Compares a value in place with a Python object (Python's `==` rules for
 /// scalars; maps equal dicts with the same keys and equal values, arrays
 /// equal lists or tuples of equal items).
-fn eq_value(
+fn eq_value(py: Python<'_>, v: Value<'static>, o: &Bound<'_, PyAny>) -> PyResult<bool> {
+    eq_in(py, v, o, 0, &mut EqMemo::default())
+}
+
+fn eq_in(
     py: Python<'_>,
     v: Value<'static>,
     o: &Bound<'_, PyAny>,
     depth: usize,
+    memo: &mut EqMemo,
 ) -> PyResult<bool> {
     if depth > decode::MAX_DEPTH || crate::stack::sp() < crate::stack::limit() {
         return Err(crate::errors::decode_error(
@@ -590,7 +606,16 @@ fn eq_value(
         let w = whole(py, &other.buf, other.value)?;
         return Ok(v == w);
     }
-    match v {
+    let pair = match v {
+        Value::Map(m) => m.offset(),
+        Value::Array(a) => a.offset(),
+        _ => None,
+    }
+    .map(|at| (at, o.as_ptr() as usize));
+    if pair.is_some_and(|p| memo.equal.contains(&p)) {
+        return Ok(true);
+    }
+    let equal = match v {
         Value::Map(m) => {
             let d = match o.cast::<PyDict>() {
                 Ok(d) => d,
@@ -602,14 +627,14 @@ fn eq_value(
             for (k, val) in m.iter() {
                 match d.get_item(k)? {
                     Some(x) => {
-                        if !eq_value(py, val, &x, depth + 1)? {
+                        if !eq_in(py, val, &x, depth + 1, memo)? {
                             return Ok(false);
                         }
                     }
                     None => return Ok(false),
                 }
             }
-            Ok(true)
+            true
         }
         Value::Array(a) => {
             let seq = if let Ok(l) = o.cast::<PyList>() {
@@ -623,11 +648,11 @@ fn eq_value(
                 return Ok(false);
             }
             for (i, item) in a.iter().enumerate() {
-                if !eq_value(py, item, &seq.get_item(i)?, depth + 1)? {
+                if !eq_in(py, item, &seq.get_item(i)?, depth + 1, memo)? {
                     return Ok(false);
                 }
             }
-            Ok(true)
+            true
         }
         Value::Vector(vec) => {
             let n = match o.len() {
@@ -643,13 +668,18 @@ fn eq_value(
                     return Ok(false);
                 }
             }
-            Ok(true)
+            true
         }
         scalar => {
             let mine = decode::scalar(py, scalar)?;
-            mine.eq(o)
+            return mine.eq(o);
         }
+    };
+    if let (true, Some(pair)) = (equal, pair) {
+        memo.equal.insert(pair);
+        memo.keep.push(o.clone().unbind());
     }
+    Ok(equal)
 }
 
 fn to_json<'py>(
@@ -767,11 +797,11 @@ impl View {
     }
 
     fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<bool> {
-        eq_value(py, whole(py, &self.buf, self.value)?, other, 0)
+        eq_value(py, whole(py, &self.buf, self.value)?, other)
     }
 
     fn __ne__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<bool> {
-        eq_value(py, whole(py, &self.buf, self.value)?, other, 0).map(|b| !b)
+        eq_value(py, whole(py, &self.buf, self.value)?, other).map(|b| !b)
     }
 
     /// The value as plain Python objects (shared values come back shared).

@@ -22,6 +22,7 @@ __all__ = [
     "ViewIter",
     "_Store",
     "_StoreIter",
+    "_dict_direct",
     "dumps",
     "from_json",
     "loads",

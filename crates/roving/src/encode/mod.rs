@@ -136,6 +136,10 @@ struct KeyRef {
     /// Position of the key's bytes (0 for `""`).
     data: usize,
     len: usize,
+    /// Address of a `&'static str` with these bytes (0: none known), set
+    /// and read only by [`Encoder::key_static`]: a static string never
+    /// changes, so the same address and length are the same bytes.
+    addr: usize,
 }
 
 /// A shape written to the document.
@@ -581,6 +585,47 @@ impl Encoder {
             }
         }
         self.key_slow(k)
+    }
+
+    /// [`Encoder::key`] for a key that lives for the whole program (serde's
+    /// struct field names): the predicted key is recognized by the key's
+    /// address, without comparing bytes. The same bytes as [`Encoder::key`].
+    #[inline(always)]
+    pub(crate) fn key_static(&mut self, k: &'static str) -> Result<()> {
+        if let Some(f) = self.frames.last_mut() {
+            if f.matched < f.guess_len && f.expect_key {
+                if let Some(kr) = self.shape_keys.get(f.guess_keys + f.matched as usize) {
+                    if kr.addr == k.as_ptr() as usize && kr.len == k.len() {
+                        f.matched += 1;
+                        f.expect_key = false;
+                        return Ok(());
+                    }
+                }
+            }
+        }
+        self.key_static_slow(k)
+    }
+
+    /// [`Encoder::key_static`] when the address is not the predicted key's:
+    /// if the bytes are, the address is remembered for the next map.
+    #[inline(never)]
+    fn key_static_slow(&mut self, k: &'static str) -> Result<()> {
+        let at = match self.frames.last() {
+            Some(f) if f.matched < f.guess_len && f.expect_key => {
+                Some(f.guess_keys + f.matched as usize)
+            }
+            _ => None,
+        };
+        self.key(k)?;
+        if let (Some(at), Some(f)) = (at, self.frames.last()) {
+            // Matched the predicted key by its bytes.
+            if f.matched as usize == at + 1 - f.guess_keys && f.guess != NO_GUESS {
+                if let Some(kr) = self.shape_keys.get_mut(at) {
+                    kr.addr = k.as_ptr() as usize;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// [`Encoder::key`] when the key is not the predicted one.
@@ -1292,11 +1337,17 @@ fn key_ref(out: &[u8], record: usize) -> KeyRef {
             record,
             data: 0,
             len: 0,
+            addr: 0,
         };
     }
     let len = crate::read::str_record(out, record).map_or(0, <[u8]>::len);
     let data = record + str_header_len(len);
-    KeyRef { record, data, len }
+    KeyRef {
+        record,
+        data,
+        len,
+        addr: 0,
+    }
 }
 
 /// Equality of `b` with bytes of the document (`None`: none), for up to

@@ -255,7 +255,7 @@ impl ser::SerializeStruct for &mut Serializer<'_> {
     type Ok = ();
     type Error = Error;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, v: &T) -> Result<()> {
-        self.enc.key(key)?;
+        self.enc.key_static(key)?;
         v.serialize(&mut **self)
     }
     fn end(self) -> Result<()> {
@@ -267,7 +267,7 @@ impl ser::SerializeStructVariant for &mut Serializer<'_> {
     type Ok = ();
     type Error = Error;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, v: &T) -> Result<()> {
-        self.enc.key(key)?;
+        self.enc.key_static(key)?;
         v.serialize(&mut **self)
     }
     fn end(self) -> Result<()> {

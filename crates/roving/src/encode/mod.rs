@@ -762,9 +762,7 @@ impl Encoder {
         } else {
             let (width, pos) =
                 self.write_container(f.slots_start, |w| 1 + varint_len(n as u64) + n * w);
-            self.out.push(TAG_ARRAY | width_code(width));
-            write_varint(&mut self.out, n as u64);
-            self.write_slots(f.slots_start, width, pos);
+            self.write_record(f.slots_start, TAG_ARRAY, n as u64, width, pos);
             Pending::Ref(pos)
         };
         self.slots.truncate(f.slots_start);
@@ -812,9 +810,7 @@ impl Encoder {
             let shape = self.shapes[shape as usize].pos;
             let n = self.slots.len() - f.slots_start;
             let (width, pos) = self.write_container(f.slots_start, |w| 3 + n * w);
-            self.out.push(TAG_MAP | width_code(width));
-            write_varint(&mut self.out, shape_ref(shape, pos));
-            self.write_slots(f.slots_start, width, pos);
+            self.write_record(f.slots_start, TAG_MAP, shape_ref(shape, pos), width, pos);
             Pending::Ref(pos)
         };
         self.slots.truncate(f.slots_start);
@@ -887,7 +883,12 @@ impl Encoder {
         let (width, pos) = self.write_container(start, |w| 2 + w);
         let tag = TAG_ROOT | width_code(width);
         self.out.push(tag);
-        self.write_slots(start, width, pos);
+        let slot = match self.slots.get(start).map(|p| p.kind()) {
+            Some(PendingKind::Ref(t)) => encode_ref(t, pos, width),
+            Some(_) => self.slots[start].0,
+            None => 0,
+        };
+        self.out.extend_from_slice(&slot.to_le_bytes()[..width]);
         self.out.push(tag);
         self.slots.pop();
         Ok(())
@@ -916,6 +917,7 @@ impl Encoder {
     /// Chooses the slot width of a container holding `slots[start..]`, writes records for integers too large to be
     /// inline at that width, and returns (width, position of the container).
     /// `size(w)` is the container record's size at width `w`.
+    #[inline(always)]
     fn write_container(&mut self, start: usize, size: impl Fn(usize) -> usize) -> (usize, usize) {
         let here = self.out.len();
         // Fast path: the narrowest width that holds every reference also
@@ -942,8 +944,15 @@ impl Encoder {
         if need_width(ints) <= ref_w {
             return (ref_w, here);
         }
-        // Some integer is wider than the references need: compare each
-        // width against writing the wide integers as records instead.
+        self.write_wide_ints(start, size)
+    }
+
+    /// [`Encoder::write_container`] when some integer is wider than the
+    /// references need: compares each width against writing the wide
+    /// integers as records instead.
+    #[inline(never)]
+    fn write_wide_ints(&mut self, start: usize, size: impl Fn(usize) -> usize) -> (usize, usize) {
+        let here = self.out.len();
         let mut best = (usize::MAX, 8usize);
         for &w in &WIDTHS {
             let (lo, hi) = inline_int_range(w);
@@ -991,13 +1000,37 @@ impl Encoder {
         (w, self.out.len())
     }
 
-    fn write_slots(&mut self, start: usize, width: usize, pos: usize) {
+    /// Writes the record of a container holding `slots[start..]` at the
+    /// end of the output: `tag` with the code of `width`, the varint
+    /// `head`, then the slots (`pos` is where the record starts, the end
+    /// of the output).
+    #[inline(always)]
+    fn write_record(&mut self, start: usize, tag: u8, head: u64, width: usize, pos: usize) {
         #[inline(always)]
-        fn fill<const W: usize>(out: &mut Vec<u8>, slots: &[Pending], pos: usize) {
-            let len = slots.len() * W;
+        fn fill<const W: usize>(out: &mut Vec<u8>, tag: u8, head: u64, slots: &[Pending]) {
+            let pos = out.len();
             let pos4 = (pos as u64) << 2;
+            let len = 1 + 10 + slots.len() * W;
             out.reserve(len);
-            let dst = &mut out.spare_capacity_mut()[..len];
+            let spare = out.spare_capacity_mut();
+            let Some((t, rest)) = spare.split_first_mut() else {
+                return; // unreachable: `len` bytes were reserved
+            };
+            t.write(tag | width_code(W));
+            // The varint: at most 10 bytes.
+            let mut n = 0;
+            let mut v = head;
+            for d in rest.iter_mut().take(10) {
+                n += 1;
+                if v < 0x80 {
+                    d.write(v as u8);
+                    break;
+                }
+                d.write(v as u8 | 0x80);
+                v >>= 7;
+            }
+            let dst = &mut rest[n..];
+            let mut written = 0;
             for (d, p) in dst.chunks_exact_mut(W).zip(slots) {
                 // A reference is `t << 2`: relative `(pos - t) << 2` if
                 // that fits, else absolute.
@@ -1009,22 +1042,28 @@ impl Encoder {
                 } else {
                     p.0 | SLOT_ABS
                 };
-                for (d, b) in d.iter_mut().zip(raw.to_le_bytes()) {
-                    d.write(b);
+                if let Some(d) = d.first_chunk_mut::<W>() {
+                    if let Some(b) = raw.to_le_bytes().first_chunk::<W>() {
+                        *d = b.map(std::mem::MaybeUninit::new);
+                        written += W;
+                    }
                 }
             }
-            let new_len = out.len() + len;
-            // SAFETY: the `len` bytes after the old length are within the
-            // reserved capacity and were all written above (the chunks of
-            // `dst` are `slots.len()` chunks of `W` bytes, one per slot).
-            unsafe { out.set_len(new_len) };
+            let new_len = pos + 1 + n + written;
+            if written == slots.len() * W && new_len <= pos + len {
+                // SAFETY: the tag, the `n` varint bytes and `written`
+                // slot bytes after the old length were all written above,
+                // within the `len` bytes of capacity reserved (checked).
+                unsafe { out.set_len(new_len) };
+            }
         }
+        debug_assert_eq!(pos, self.out.len());
         let (out, slots) = (&mut self.out, &self.slots[start..]);
         match width {
-            1 => fill::<1>(out, slots, pos),
-            2 => fill::<2>(out, slots, pos),
-            4 => fill::<4>(out, slots, pos),
-            _ => fill::<8>(out, slots, pos),
+            1 => fill::<1>(out, tag, head, slots),
+            2 => fill::<2>(out, tag, head, slots),
+            4 => fill::<4>(out, tag, head, slots),
+            _ => fill::<8>(out, tag, head, slots),
         }
     }
 

@@ -411,7 +411,7 @@ impl Encoder {
     }
 
     /// Writes a string (stored once per document however often it is written).
-    #[inline]
+    #[inline(always)]
     pub fn str(&mut self, s: &str) -> Result<()> {
         if s.is_empty() {
             return self.place(Pending::Special(SPECIAL_EMPTY_STR));

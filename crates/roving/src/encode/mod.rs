@@ -83,6 +83,8 @@ enum FrameKind {
 #[derive(Clone, Copy, Debug)]
 struct Frame {
     kind: FrameKind,
+    /// Whether a key comes next: in a map, at first and after each value;
+    /// never in an array.
     expect_key: bool,
     slots_start: usize,
     keys_start: usize,
@@ -150,6 +152,9 @@ struct ShapeInfo {
     len: usize,
     /// Position of the shape record.
     pos: usize,
+    /// A map's relative shape reference at least this large is longer
+    /// than the absolute one (see [`shape_ref`]).
+    abs_from: u64,
 }
 
 /// One step of the running hash of a map's key records.
@@ -291,12 +296,12 @@ impl Encoder {
                 self.root = Some(p);
             }
             Some(f) => {
-                if f.kind == FrameKind::Map {
-                    if f.expect_key {
-                        return Err(state("a map value needs a key first"));
-                    }
-                    f.expect_key = true;
+                // An array never expects a key; a map expects one after
+                // each value.
+                if f.expect_key {
+                    return Err(state("a map value needs a key first"));
                 }
+                f.expect_key = f.kind == FrameKind::Map;
                 self.slots.push(p);
             }
         }
@@ -522,7 +527,7 @@ impl Encoder {
                 .with_message(format!("more than {} levels", self.max_depth)));
         }
         if let Some(f) = self.frames.last() {
-            if f.kind == FrameKind::Map && f.expect_key {
+            if f.expect_key {
                 return Err(state("a map value needs a key first"));
             }
         } else if self.root.is_some() {
@@ -542,7 +547,7 @@ impl Encoder {
         };
         self.frames.push(Frame {
             kind,
-            expect_key: true,
+            expect_key: kind == FrameKind::Map,
             slots_start: self.slots.len(),
             keys_start: self.keys.len(),
             shape_hash: 0,
@@ -807,10 +812,20 @@ impl Encoder {
                 self.depth_guess.resize(depth + 1, NO_GUESS);
             }
             self.depth_guess[depth] = shape;
-            let shape = self.shapes[shape as usize].pos;
+            let (shape, abs_from) = match self.shapes.get(shape as usize) {
+                Some(sh) => (sh.pos, sh.abs_from),
+                None => return Err(state("unknown shape")),
+            };
             let n = self.slots.len() - f.slots_start;
             let (width, pos) = self.write_container(f.slots_start, |w| 3 + n * w);
-            self.write_record(f.slots_start, TAG_MAP, shape_ref(shape, pos), width, pos);
+            let rel = ((pos - shape) as u64) << 1;
+            let head = if rel >= abs_from {
+                ((shape as u64) << 1) | 1
+            } else {
+                rel
+            };
+            debug_assert_eq!(head, shape_ref(shape, pos));
+            self.write_record(f.slots_start, TAG_MAP, head, width, pos);
             Pending::Ref(pos)
         };
         self.slots.truncate(f.slots_start);
@@ -1129,6 +1144,7 @@ impl Encoder {
             keys: keys_at,
             len: n,
             pos,
+            abs_from: abs_from(pos),
         });
         self.shape_index.insert_unique(hash, (hash, index), |e| e.0);
         index
@@ -1468,9 +1484,18 @@ fn ref_fits(target: usize, pos: usize, width: usize) -> bool {
     ref_width(target, pos) <= width
 }
 
+/// [`ShapeInfo::abs_from`] of a shape at `shape`: the absolute reference
+/// `(shape << 1) | 1` takes `L` varint bytes, so it is the shorter one
+/// exactly when the relative one needs more, i.e. is at least `2^(7L)`.
+fn abs_from(shape: usize) -> u64 {
+    let len = varint_len(((shape as u64) << 1) | 1);
+    1u64.checked_shl(7 * len as u32).unwrap_or(u64::MAX)
+}
+
 /// The shape reference of a map at `pos`: a varint of `distance << 1`, or
 /// of `(shape << 1) | 1` (absolute) when that is shorter.
 #[inline]
+#[cfg_attr(not(debug_assertions), allow(dead_code))]
 fn shape_ref(shape: usize, pos: usize) -> u64 {
     let rel = ((pos - shape) as u64) << 1;
     let abs = ((shape as u64) << 1) | 1;

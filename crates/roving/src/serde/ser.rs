@@ -101,6 +101,7 @@ impl<'a, 'e> ser::Serializer for &'a mut Serializer<'e> {
         let mut b = [0u8; 4];
         self.enc.str(v.encode_utf8(&mut b))
     }
+    #[inline(always)]
     fn serialize_str(self, v: &str) -> Result<()> {
         self.enc.str(v)
     }

@@ -523,8 +523,7 @@ impl Encoder {
 
     fn open(&mut self, kind: FrameKind) -> Result<()> {
         if self.frames.len() >= self.max_depth {
-            return Err(Error::new(ErrorKind::DepthLimit)
-                .with_message(format!("more than {} levels", self.max_depth)));
+            return Err(depth_error(self.max_depth));
         }
         if let Some(f) = self.frames.last() {
             if f.expect_key {
@@ -1276,7 +1275,9 @@ fn short_decimal(v: f64) -> Option<(i32, i8)> {
 fn short_decimal_fast(v: f64) -> Option<Option<(i32, i8)>> {
     const POW10: [f64; 10] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
     let a = v.abs();
-    if v.trunc() == v {
+    // Integral (`v.trunc() == v`, which is a libm call on baseline x86-64):
+    // every finite value from 2^52 up is.
+    if a >= 4_503_599_627_370_496.0 || v as i64 as f64 == v {
         if a >= 9.0e18 {
             return None;
         }
@@ -1290,6 +1291,11 @@ fn short_decimal_fast(v: f64) -> Option<Option<(i32, i8)>> {
         // nine decimals, or fewer found by stripping) goes to the loop.
         let mut m = round_half_away(v * 1e9) as i64;
         let mut k = 9i8;
+        // Three zeros at a time first (six decimals are common), then one.
+        while k > 3 && m % 1000 == 0 {
+            m /= 1000;
+            k -= 3;
+        }
         while k > 1 && m % 10 == 0 {
             m /= 10;
             k -= 1;
@@ -1434,6 +1440,12 @@ fn str_header_len(len: usize) -> usize {
     } else {
         1 + varint_len(len as u64)
     }
+}
+
+#[cold]
+#[inline(never)]
+fn depth_error(max: usize) -> Error {
+    Error::new(ErrorKind::DepthLimit).with_message(format!("more than {max} levels"))
 }
 
 #[cold]

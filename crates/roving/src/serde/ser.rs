@@ -255,6 +255,7 @@ impl ser::SerializeMap for &mut Serializer<'_> {
 impl ser::SerializeStruct for &mut Serializer<'_> {
     type Ok = ();
     type Error = Error;
+    #[inline(always)]
     fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, v: &T) -> Result<()> {
         self.enc.key_static(key)?;
         v.serialize(&mut **self)

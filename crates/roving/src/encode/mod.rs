@@ -521,6 +521,7 @@ impl Encoder {
 
     // ---- containers ----------------------------------------------------------
 
+    #[inline]
     fn open(&mut self, kind: FrameKind) -> Result<()> {
         if self.frames.len() >= self.max_depth {
             return Err(depth_error(self.max_depth));
@@ -754,6 +755,7 @@ impl Encoder {
     }
 
     /// Ends the open array. Returns a mark of it.
+    #[inline]
     pub fn end_array(&mut self) -> Result<Mark> {
         let f = match self.frames.last() {
             Some(f) if f.kind == FrameKind::Array => *f,
@@ -779,6 +781,7 @@ impl Encoder {
 
     /// Ends the open map. If a key was written twice, the map keeps the
     /// first position and the last value. Returns a mark of it.
+    #[inline]
     pub fn end_map(&mut self) -> Result<Mark> {
         let f = match self.frames.last() {
             Some(f) if f.kind == FrameKind::Map && f.expect_key => *f,

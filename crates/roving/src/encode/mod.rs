@@ -155,6 +155,9 @@ struct ShapeInfo {
     /// A map's relative shape reference at least this large is longer
     /// than the absolute one (see [`shape_ref`]).
     abs_from: u64,
+    /// Slot width of the last map of this shape (0: none yet), the guess
+    /// for the next one (see [`Encoder::write_record_as`]).
+    width: usize,
 }
 
 /// One step of the running hash of a map's key records.
@@ -814,20 +817,32 @@ impl Encoder {
                 self.depth_guess.resize(depth + 1, NO_GUESS);
             }
             self.depth_guess[depth] = shape;
-            let (shape, abs_from) = match self.shapes.get(shape as usize) {
-                Some(sh) => (sh.pos, sh.abs_from),
-                None => return Err(state("unknown shape")),
+            let Some(sh) = self.shapes.get(shape as usize) else {
+                return Err(state("unknown shape"));
             };
-            let n = self.slots.len() - f.slots_start;
-            let (width, pos) = self.write_container(f.slots_start, |w| 3 + n * w);
-            let rel = ((pos - shape) as u64) << 1;
-            let head = if rel >= abs_from {
-                ((shape as u64) << 1) | 1
+            let (shape_pos, abs_from, guess) = (sh.pos, sh.abs_from, sh.width);
+            let head = |pos: usize| {
+                let rel = ((pos - shape_pos) as u64) << 1;
+                let head = if rel >= abs_from {
+                    ((shape_pos as u64) << 1) | 1
+                } else {
+                    rel
+                };
+                debug_assert_eq!(head, shape_ref(shape_pos, pos));
+                head
+            };
+            let here = self.out.len();
+            let (width, pos) = if self.write_record_as(f.slots_start, TAG_MAP, head(here), guess) {
+                (guess, here)
             } else {
-                rel
+                let n = self.slots.len() - f.slots_start;
+                let (width, pos) = self.write_container(f.slots_start, |w| 3 + n * w);
+                self.write_record(f.slots_start, TAG_MAP, head(pos), width, pos);
+                (width, pos)
             };
-            debug_assert_eq!(head, shape_ref(shape, pos));
-            self.write_record(f.slots_start, TAG_MAP, head, width, pos);
+            if let Some(sh) = self.shapes.get_mut(shape as usize) {
+                sh.width = width;
+            }
             Pending::Ref(pos)
         };
         self.slots.truncate(f.slots_start);
@@ -1017,6 +1032,90 @@ impl Encoder {
         (w, self.out.len())
     }
 
+    /// [`Encoder::write_container`] and [`Encoder::write_record`] in one
+    /// pass over the slots, for a guessed width: writes the record at
+    /// `width` while measuring the width the slots need, and keeps it
+    /// only if that is `width` (no integer wider than the references
+    /// need, as in `write_container`'s fast path). Returns whether the
+    /// record was written (at the end of the output; else nothing was).
+    #[inline(always)]
+    fn write_record_as(&mut self, start: usize, tag: u8, head: u64, width: usize) -> bool {
+        #[inline(always)]
+        fn fused<const W: usize>(out: &mut Vec<u8>, tag: u8, head: u64, slots: &[Pending]) -> bool {
+            let pos = out.len();
+            let pos4 = (pos as u64) << 2;
+            let len = 1 + 10 + slots.len() * W;
+            out.reserve(len);
+            let spare = out.spare_capacity_mut();
+            let Some((t, rest)) = spare.split_first_mut() else {
+                return false; // unreachable: `len` bytes were reserved
+            };
+            t.write(tag | width_code(W));
+            let mut n = 0;
+            let mut v = head;
+            for d in rest.iter_mut().take(10) {
+                n += 1;
+                if v < 0x80 {
+                    d.write(v as u8);
+                    break;
+                }
+                d.write(v as u8 | 0x80);
+                v >>= 7;
+            }
+            let dst = &mut rest[n..];
+            let (mut refs, mut ints) = (0u64, 0u64);
+            let mut written = 0;
+            for (d, p) in dst.chunks_exact_mut(W).zip(slots) {
+                let v = p.0;
+                // As in `write_container` and `write_record`.
+                let rel = pos4.wrapping_sub(v);
+                let raw = match v & 3 {
+                    SLOT_REL => {
+                        refs |= rel.min(v);
+                        if W >= 8 || rel < 1 << (8 * W) {
+                            rel
+                        } else {
+                            v | SLOT_ABS
+                        }
+                    }
+                    SLOT_INT => {
+                        let i = (v as i64) >> 2;
+                        ints |= ((i ^ (i >> 63)) as u64) << 3;
+                        v
+                    }
+                    _ => v,
+                };
+                if let Some(d) = d.first_chunk_mut::<W>() {
+                    if let Some(b) = raw.to_le_bytes().first_chunk::<W>() {
+                        *d = b.map(std::mem::MaybeUninit::new);
+                        written += W;
+                    }
+                }
+            }
+            let ref_w = need_width(refs);
+            if ref_w != W || need_width(ints) > ref_w {
+                return false;
+            }
+            let new_len = pos + 1 + n + written;
+            if written != slots.len() * W || new_len > pos + len {
+                return false; // unreachable
+            }
+            // SAFETY: the tag, the `n` varint bytes and `written` slot
+            // bytes after the old length were all written above, within
+            // the `len` bytes of capacity reserved (checked).
+            unsafe { out.set_len(new_len) };
+            true
+        }
+        let (out, slots) = (&mut self.out, &self.slots[start..]);
+        match width {
+            1 => fused::<1>(out, tag, head, slots),
+            2 => fused::<2>(out, tag, head, slots),
+            4 => fused::<4>(out, tag, head, slots),
+            8 => fused::<8>(out, tag, head, slots),
+            _ => false,
+        }
+    }
+
     /// Writes the record of a container holding `slots[start..]` at the
     /// end of the output: `tag` with the code of `width`, the varint
     /// `head`, then the slots (`pos` is where the record starts, the end
@@ -1147,6 +1246,7 @@ impl Encoder {
             len: n,
             pos,
             abs_from: abs_from(pos),
+            width: 0,
         });
         self.shape_index.insert_unique(hash, (hash, index), |e| e.0);
         index

@@ -78,6 +78,8 @@ pub struct Mark {
 enum FrameKind {
     Array,
     Map,
+    /// Outside every container (the document's root value comes next).
+    Root,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -104,6 +106,19 @@ struct Frame {
 
 /// `Frame::guess` of a frame without a (still valid) prediction.
 const NO_GUESS: u32 = u32::MAX;
+
+/// The frame outside every container: no key expected, no prediction.
+const ROOT_FRAME: Frame = Frame {
+    kind: FrameKind::Root,
+    expect_key: false,
+    slots_start: 0,
+    keys_start: 0,
+    shape_hash: 0,
+    guess: NO_GUESS,
+    matched: 0,
+    guess_keys: 0,
+    guess_len: 0,
+};
 
 /// Key position used for the empty-string key (which has no record).
 const EMPTY_KEY: usize = usize::MAX;
@@ -192,6 +207,11 @@ pub struct Encoder {
     out: Vec<u8>,
     slots: Vec<Pending>,
     keys: Vec<usize>,
+    /// The innermost open container ([`ROOT_FRAME`] when none is open),
+    /// kept out of `frames` so that placing a value reaches it directly.
+    top: Frame,
+    /// The frames around `top`, outermost first: one per open container
+    /// (the first is [`ROOT_FRAME`]), so its length is the depth.
     frames: Vec<Frame>,
     strings: StringTable,
     /// Shapes written so far, in order.
@@ -237,6 +257,7 @@ impl Encoder {
             out,
             slots: Vec::new(),
             keys: Vec::new(),
+            top: ROOT_FRAME,
             frames: Vec::new(),
             strings: StringTable::default(),
             shapes: Vec::new(),
@@ -278,6 +299,7 @@ impl Encoder {
         self.slots.clear();
         self.keys.clear();
         self.frames.clear();
+        self.top = ROOT_FRAME;
         self.strings.clear();
         strings::clear_table(&mut self.shape_index, 1024, |e| e.0);
         self.shapes.clear();
@@ -291,23 +313,27 @@ impl Encoder {
 
     #[inline]
     fn place(&mut self, p: Pending) -> Result<()> {
-        match self.frames.last_mut() {
-            None => {
-                if self.root.is_some() {
-                    return Err(state("a document has exactly one root value"));
-                }
-                self.root = Some(p);
-            }
-            Some(f) => {
-                // An array never expects a key; a map expects one after
-                // each value.
-                if f.expect_key {
-                    return Err(state("a map value needs a key first"));
-                }
-                f.expect_key = f.kind == FrameKind::Map;
-                self.slots.push(p);
-            }
+        let f = &mut self.top;
+        // An array never expects a key; a map expects one after each value.
+        if f.expect_key {
+            return Err(state("a map value needs a key first"));
         }
+        match f.kind {
+            FrameKind::Array => {}
+            FrameKind::Map => f.expect_key = true,
+            FrameKind::Root => return self.place_root(p),
+        }
+        self.slots.push(p);
+        Ok(())
+    }
+
+    /// [`Encoder::place`] outside every container.
+    #[cold]
+    fn place_root(&mut self, p: Pending) -> Result<()> {
+        if self.root.is_some() {
+            return Err(state("a document has exactly one root value"));
+        }
+        self.root = Some(p);
         Ok(())
     }
 
@@ -529,11 +555,10 @@ impl Encoder {
         if self.frames.len() >= self.max_depth {
             return Err(depth_error(self.max_depth));
         }
-        if let Some(f) = self.frames.last() {
-            if f.expect_key {
-                return Err(state("a map value needs a key first"));
-            }
-        } else if self.root.is_some() {
+        if self.top.expect_key {
+            return Err(state("a map value needs a key first"));
+        }
+        if self.top.kind == FrameKind::Root && self.root.is_some() {
             return Err(state("a document has exactly one root value"));
         }
         let guess = match kind {
@@ -548,7 +573,7 @@ impl Encoder {
             Some(sh) => (sh.keys, sh.len as u32),
             None => (0, 0),
         };
-        self.frames.push(Frame {
+        let inner = Frame {
             kind,
             expect_key: kind == FrameKind::Map,
             slots_start: self.slots.len(),
@@ -558,7 +583,9 @@ impl Encoder {
             matched: 0,
             guess_keys,
             guess_len,
-        });
+        };
+        let outer = std::mem::replace(&mut self.top, inner);
+        self.frames.push(outer);
         Ok(())
     }
 
@@ -577,18 +604,17 @@ impl Encoder {
     /// Writes the next key of the open map.
     #[inline]
     pub fn key(&mut self, k: &str) -> Result<()> {
-        if let Some(f) = self.frames.last_mut() {
-            // Fast path: the next key of the predicted shape (only maps
-            // have one), compared by its bytes.
-            if f.matched < f.guess_len && f.expect_key {
-                if let Some(kr) = self.shape_keys.get(f.guess_keys + f.matched as usize) {
-                    if kr.len == k.len()
-                        && key_eq(self.out.get(kr.data..kr.data + kr.len), k.as_bytes())
-                    {
-                        f.matched += 1;
-                        f.expect_key = false;
-                        return Ok(());
-                    }
+        let f = &mut self.top;
+        // Fast path: the next key of the predicted shape (only maps have
+        // one), compared by its bytes.
+        if f.matched < f.guess_len && f.expect_key {
+            if let Some(kr) = self.shape_keys.get(f.guess_keys + f.matched as usize) {
+                if kr.len == k.len()
+                    && key_eq(self.out.get(kr.data..kr.data + kr.len), k.as_bytes())
+                {
+                    f.matched += 1;
+                    f.expect_key = false;
+                    return Ok(());
                 }
             }
         }
@@ -600,14 +626,13 @@ impl Encoder {
     /// address, without comparing bytes. The same bytes as [`Encoder::key`].
     #[inline(always)]
     pub(crate) fn key_static(&mut self, k: &'static str) -> Result<()> {
-        if let Some(f) = self.frames.last_mut() {
-            if f.matched < f.guess_len && f.expect_key {
-                if let Some(kr) = self.shape_keys.get(f.guess_keys + f.matched as usize) {
-                    if kr.addr == k.as_ptr() as usize && kr.len == k.len() {
-                        f.matched += 1;
-                        f.expect_key = false;
-                        return Ok(());
-                    }
+        let f = &mut self.top;
+        if f.matched < f.guess_len && f.expect_key {
+            if let Some(kr) = self.shape_keys.get(f.guess_keys + f.matched as usize) {
+                if kr.addr == k.as_ptr() as usize && kr.len == k.len() {
+                    f.matched += 1;
+                    f.expect_key = false;
+                    return Ok(());
                 }
             }
         }
@@ -618,14 +643,11 @@ impl Encoder {
     /// if the bytes are, the address is remembered for the next map.
     #[inline(never)]
     fn key_static_slow(&mut self, k: &'static str) -> Result<()> {
-        let at = match self.frames.last() {
-            Some(f) if f.matched < f.guess_len && f.expect_key => {
-                Some(f.guess_keys + f.matched as usize)
-            }
-            _ => None,
-        };
+        let f = &self.top;
+        let at =
+            (f.matched < f.guess_len && f.expect_key).then_some(f.guess_keys + f.matched as usize);
         self.key(k)?;
-        if let (Some(at), Some(f)) = (at, self.frames.last()) {
+        if let (Some(at), f) = (at, &self.top) {
             // Matched the predicted key by its bytes.
             if f.matched as usize == at + 1 - f.guess_keys && f.guess != NO_GUESS {
                 if let Some(kr) = self.shape_keys.get_mut(at) {
@@ -639,10 +661,10 @@ impl Encoder {
     /// [`Encoder::key`] when the key is not the predicted one.
     #[inline(never)]
     fn key_slow(&mut self, k: &str) -> Result<()> {
-        let f = match self.frames.last_mut() {
-            Some(f) if f.kind == FrameKind::Map && f.expect_key => f,
-            _ => return Err(state("a key outside a map, or two keys in a row")),
-        };
+        let f = &mut self.top;
+        if f.kind != FrameKind::Map || !f.expect_key {
+            return Err(state("a key outside a map, or two keys in a row"));
+        }
         f.expect_key = false;
         if f.guess != NO_GUESS {
             self.drop_guess();
@@ -652,9 +674,7 @@ impl Encoder {
         } else {
             self.key_record(k.as_bytes())
         };
-        if let Some(f) = self.frames.last_mut() {
-            f.shape_hash = shape_hash_step(f.shape_hash, pos);
-        }
+        self.top.shape_hash = shape_hash_step(self.top.shape_hash, pos);
         self.keys.push(pos);
         Ok(())
     }
@@ -663,9 +683,7 @@ impl Encoder {
     /// far as if they had been looked up one by one.
     #[cold]
     fn drop_guess(&mut self) {
-        let Some(f) = self.frames.last_mut() else {
-            return;
-        };
+        let f = &mut self.top;
         if f.guess == NO_GUESS {
             return;
         }
@@ -684,9 +702,9 @@ impl Encoder {
     /// with [`Encoder::key_id`] (without looking its string up).
     pub fn key_with_id(&mut self, k: &str) -> Result<KeyId> {
         self.key(k)?;
-        let pos = match self.frames.last() {
+        let pos = match &self.top {
             // Matched as the next key of the predicted shape.
-            Some(f) if f.matched > 0 && f.guess != NO_GUESS => self
+            f if f.matched > 0 && f.guess != NO_GUESS => self
                 .shape_keys
                 .get(f.guess_keys + f.matched as usize - 1)
                 .map_or(EMPTY_KEY, |kr| kr.record),
@@ -705,10 +723,10 @@ impl Encoder {
         if id.generation != self.generation {
             return Err(state("key from another document"));
         }
-        let f = match self.frames.last_mut() {
-            Some(f) if f.kind == FrameKind::Map && f.expect_key => f,
-            _ => return Err(state("a key outside a map, or two keys in a row")),
-        };
+        let f = &mut self.top;
+        if f.kind != FrameKind::Map || !f.expect_key {
+            return Err(state("a key outside a map, or two keys in a row"));
+        }
         f.expect_key = false;
         // Fast path: the next key of the predicted shape, compared by record.
         if f.matched < f.guess_len
@@ -723,9 +741,7 @@ impl Encoder {
         if f.guess != NO_GUESS {
             self.drop_guess();
         }
-        if let Some(f) = self.frames.last_mut() {
-            f.shape_hash = shape_hash_step(f.shape_hash, id.pos);
-        }
+        self.top.shape_hash = shape_hash_step(self.top.shape_hash, id.pos);
         self.keys.push(id.pos);
         Ok(())
     }
@@ -760,11 +776,13 @@ impl Encoder {
     /// Ends the open array. Returns a mark of it.
     #[inline]
     pub fn end_array(&mut self) -> Result<Mark> {
-        let f = match self.frames.last() {
-            Some(f) if f.kind == FrameKind::Array => *f,
-            _ => return Err(state("end_array without an open array")),
+        if self.top.kind != FrameKind::Array {
+            return Err(state("end_array without an open array"));
+        }
+        let Some(outer) = self.frames.pop() else {
+            return Err(state("end_array without an open array"));
         };
-        self.frames.pop();
+        let f = std::mem::replace(&mut self.top, outer);
         let n = self.slots.len() - f.slots_start;
         let p = if n == 0 {
             Pending::Special(SPECIAL_EMPTY_ARRAY)
@@ -786,19 +804,21 @@ impl Encoder {
     /// first position and the last value. Returns a mark of it.
     #[inline]
     pub fn end_map(&mut self) -> Result<Mark> {
-        let f = match self.frames.last() {
-            Some(f) if f.kind == FrameKind::Map && f.expect_key => *f,
-            Some(f) if f.kind == FrameKind::Map => return Err(state("a key without a value")),
-            _ => return Err(state("end_map without an open map")),
-        };
+        let f = &self.top;
+        if f.kind != FrameKind::Map {
+            return Err(state("end_map without an open map"));
+        }
+        if !f.expect_key {
+            return Err(state("a key without a value"));
+        }
         let guessed = f.guess != NO_GUESS && f.guess_len == f.matched;
         if !guessed {
             self.drop_guess();
         }
-        let f = match self.frames.pop() {
-            Some(f) => f,
-            None => return Err(state("end_map without an open map")),
+        let Some(outer) = self.frames.pop() else {
+            return Err(state("end_map without an open map"));
         };
+        let f = std::mem::replace(&mut self.top, outer);
         let n = if guessed {
             f.matched as usize
         } else {
@@ -1768,5 +1788,57 @@ mod prediction_tests {
                 without.finish_reset().unwrap()
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod misuse_tests {
+    use super::Encoder;
+    use crate::error::ErrorKind;
+
+    fn state_error<T: std::fmt::Debug>(r: crate::error::Result<T>) {
+        match r {
+            Err(e) => assert_eq!(*e.kind(), ErrorKind::EncoderState, "{e}"),
+            Ok(v) => panic!("expected an encoder state error, got {v:?}"),
+        }
+    }
+
+    /// Every misuse of the key/value protocol is an error, at any depth.
+    #[test]
+    fn misuse_is_an_error() {
+        for depth in 0..3 {
+            let open = |e: &mut Encoder| {
+                for _ in 0..depth {
+                    e.begin_array().unwrap();
+                }
+            };
+            let mut e = Encoder::new();
+            open(&mut e);
+            e.begin_map().unwrap();
+            state_error(e.str("value without a key"));
+            state_error(e.begin_array());
+            state_error(e.end_array());
+            e.key("k").unwrap();
+            state_error(e.key("two keys"));
+            state_error(e.end_map());
+            e.i64(1).unwrap();
+            state_error(e.i64(2));
+            e.end_map().unwrap();
+            state_error(e.end_map());
+            state_error(e.key("key in an array or at the root"));
+
+            let mut e = Encoder::new();
+            open(&mut e);
+            e.begin_array().unwrap();
+            state_error(e.end_map());
+            state_error(e.finish_reset());
+        }
+        let mut e = Encoder::new();
+        e.null().unwrap();
+        state_error(e.null());
+        state_error(e.begin_map());
+        state_error(e.end_array());
+        assert!(e.finish_reset().is_ok());
+        state_error(Encoder::new().finish_reset());
     }
 }

@@ -430,17 +430,22 @@ impl Encoder {
     pub fn f64(&mut self, v: f64) -> Result<()> {
         let pos = self.out.len();
         let narrow = v as f32;
-        if f32_to_f64_exact(narrow).to_bits() == v.to_bits() {
-            self.out.push(TAG_F32);
-            self.out.extend_from_slice(&narrow.to_le_bytes());
+        let mut rec = [0u8; 9];
+        let len = if f32_to_f64_exact(narrow).to_bits() == v.to_bits() {
+            rec[0] = TAG_F32;
+            rec[1..5].copy_from_slice(&narrow.to_le_bytes());
+            5
         } else if let Some((m, e)) = short_decimal(v) {
-            self.out.push(TAG_F_DEC);
-            self.out.push(e as u8);
-            self.out.extend_from_slice(&m.to_le_bytes());
+            rec[0] = TAG_F_DEC;
+            rec[1] = e as u8;
+            rec[2..6].copy_from_slice(&m.to_le_bytes());
+            6
         } else {
-            self.out.push(TAG_F64);
-            self.out.extend_from_slice(&v.to_le_bytes());
-        }
+            rec[0] = TAG_F64;
+            rec[1..9].copy_from_slice(&v.to_le_bytes());
+            9
+        };
+        self.out.extend_from_slice(&rec[..len]);
         self.place(Pending::Ref(pos))
     }
 
@@ -1376,6 +1381,7 @@ pub(crate) fn encode_document(
 
 /// The shortest decimal `m * 10^e` that reads back as exactly `v`, if `m`
 /// fits in `i32` and `|e| <= 22` (so [`f_dec_value`] is exact).
+#[inline]
 fn short_decimal(v: f64) -> Option<(i32, i8)> {
     if !v.is_finite() || v == 0.0 {
         return None;
@@ -1466,6 +1472,7 @@ fn round_half_away(x: f64) -> f64 {
 }
 
 /// [`short_decimal`] from the shortest round-tripping decimal text.
+#[inline(never)]
 fn short_decimal_ryu(v: f64) -> Option<(i32, i8)> {
     let mut buf = ryu::Buffer::new();
     let text = buf.format_finite(v).as_bytes();

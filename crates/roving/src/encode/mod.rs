@@ -78,11 +78,15 @@ pub struct Mark {
 enum FrameKind {
     Array,
     Map,
+    /// Outside every container (the document's root value comes next).
+    Root,
 }
 
 #[derive(Clone, Copy, Debug)]
 struct Frame {
     kind: FrameKind,
+    /// Whether a key comes next: in a map, at first and after each value;
+    /// never in an array.
     expect_key: bool,
     slots_start: usize,
     keys_start: usize,
@@ -102,6 +106,19 @@ struct Frame {
 
 /// `Frame::guess` of a frame without a (still valid) prediction.
 const NO_GUESS: u32 = u32::MAX;
+
+/// The frame outside every container: no key expected, no prediction.
+const ROOT_FRAME: Frame = Frame {
+    kind: FrameKind::Root,
+    expect_key: false,
+    slots_start: 0,
+    keys_start: 0,
+    shape_hash: 0,
+    guess: NO_GUESS,
+    matched: 0,
+    guess_keys: 0,
+    guess_len: 0,
+};
 
 /// Key position used for the empty-string key (which has no record).
 const EMPTY_KEY: usize = usize::MAX;
@@ -136,6 +153,10 @@ struct KeyRef {
     /// Position of the key's bytes (0 for `""`).
     data: usize,
     len: usize,
+    /// Address of a `&'static str` with these bytes (0: none known), set
+    /// and read only by [`Encoder::key_static`]: a static string never
+    /// changes, so the same address and length are the same bytes.
+    addr: usize,
 }
 
 /// A shape written to the document.
@@ -146,6 +167,12 @@ struct ShapeInfo {
     len: usize,
     /// Position of the shape record.
     pos: usize,
+    /// A map's relative shape reference at least this large is longer
+    /// than the absolute one (see [`shape_ref`]).
+    abs_from: u64,
+    /// Slot width of the last map of this shape (0: none yet), the guess
+    /// for the next one (see [`Encoder::write_record_as`]).
+    width: usize,
 }
 
 /// One step of the running hash of a map's key records.
@@ -180,6 +207,11 @@ pub struct Encoder {
     out: Vec<u8>,
     slots: Vec<Pending>,
     keys: Vec<usize>,
+    /// The innermost open container ([`ROOT_FRAME`] when none is open),
+    /// kept out of `frames` so that placing a value reaches it directly.
+    top: Frame,
+    /// The frames around `top`, outermost first: one per open container
+    /// (the first is [`ROOT_FRAME`]), so its length is the depth.
     frames: Vec<Frame>,
     strings: StringTable,
     /// Shapes written so far, in order.
@@ -225,6 +257,7 @@ impl Encoder {
             out,
             slots: Vec::new(),
             keys: Vec::new(),
+            top: ROOT_FRAME,
             frames: Vec::new(),
             strings: StringTable::default(),
             shapes: Vec::new(),
@@ -266,6 +299,7 @@ impl Encoder {
         self.slots.clear();
         self.keys.clear();
         self.frames.clear();
+        self.top = ROOT_FRAME;
         self.strings.clear();
         strings::clear_table(&mut self.shape_index, 1024, |e| e.0);
         self.shapes.clear();
@@ -279,23 +313,27 @@ impl Encoder {
 
     #[inline]
     fn place(&mut self, p: Pending) -> Result<()> {
-        match self.frames.last_mut() {
-            None => {
-                if self.root.is_some() {
-                    return Err(state("a document has exactly one root value"));
-                }
-                self.root = Some(p);
-            }
-            Some(f) => {
-                if f.kind == FrameKind::Map {
-                    if f.expect_key {
-                        return Err(state("a map value needs a key first"));
-                    }
-                    f.expect_key = true;
-                }
-                self.slots.push(p);
-            }
+        let f = &mut self.top;
+        // An array never expects a key; a map expects one after each value.
+        if f.expect_key {
+            return Err(state("a map value needs a key first"));
         }
+        match f.kind {
+            FrameKind::Array => {}
+            FrameKind::Map => f.expect_key = true,
+            FrameKind::Root => return self.place_root(p),
+        }
+        self.slots.push(p);
+        Ok(())
+    }
+
+    /// [`Encoder::place`] outside every container.
+    #[cold]
+    fn place_root(&mut self, p: Pending) -> Result<()> {
+        if self.root.is_some() {
+            return Err(state("a document has exactly one root value"));
+        }
+        self.root = Some(p);
         Ok(())
     }
 
@@ -392,22 +430,27 @@ impl Encoder {
     pub fn f64(&mut self, v: f64) -> Result<()> {
         let pos = self.out.len();
         let narrow = v as f32;
-        if f32_to_f64_exact(narrow).to_bits() == v.to_bits() {
-            self.out.push(TAG_F32);
-            self.out.extend_from_slice(&narrow.to_le_bytes());
+        let mut rec = [0u8; 9];
+        let len = if f32_to_f64_exact(narrow).to_bits() == v.to_bits() {
+            rec[0] = TAG_F32;
+            rec[1..5].copy_from_slice(&narrow.to_le_bytes());
+            5
         } else if let Some((m, e)) = short_decimal(v) {
-            self.out.push(TAG_F_DEC);
-            self.out.push(e as u8);
-            self.out.extend_from_slice(&m.to_le_bytes());
+            rec[0] = TAG_F_DEC;
+            rec[1] = e as u8;
+            rec[2..6].copy_from_slice(&m.to_le_bytes());
+            6
         } else {
-            self.out.push(TAG_F64);
-            self.out.extend_from_slice(&v.to_le_bytes());
-        }
+            rec[0] = TAG_F64;
+            rec[1..9].copy_from_slice(&v.to_le_bytes());
+            9
+        };
+        self.out.extend_from_slice(&rec[..len]);
         self.place(Pending::Ref(pos))
     }
 
     /// Writes a string (stored once per document however often it is written).
-    #[inline]
+    #[inline(always)]
     pub fn str(&mut self, s: &str) -> Result<()> {
         if s.is_empty() {
             return self.place(Pending::Special(SPECIAL_EMPTY_STR));
@@ -512,16 +555,15 @@ impl Encoder {
 
     // ---- containers ----------------------------------------------------------
 
+    #[inline]
     fn open(&mut self, kind: FrameKind) -> Result<()> {
         if self.frames.len() >= self.max_depth {
-            return Err(Error::new(ErrorKind::DepthLimit)
-                .with_message(format!("more than {} levels", self.max_depth)));
+            return Err(depth_error(self.max_depth));
         }
-        if let Some(f) = self.frames.last() {
-            if f.kind == FrameKind::Map && f.expect_key {
-                return Err(state("a map value needs a key first"));
-            }
-        } else if self.root.is_some() {
+        if self.top.expect_key {
+            return Err(state("a map value needs a key first"));
+        }
+        if self.top.kind == FrameKind::Root && self.root.is_some() {
             return Err(state("a document has exactly one root value"));
         }
         let guess = match kind {
@@ -536,9 +578,9 @@ impl Encoder {
             Some(sh) => (sh.keys, sh.len as u32),
             None => (0, 0),
         };
-        self.frames.push(Frame {
+        let inner = Frame {
             kind,
-            expect_key: true,
+            expect_key: kind == FrameKind::Map,
             slots_start: self.slots.len(),
             keys_start: self.keys.len(),
             shape_hash: 0,
@@ -546,7 +588,9 @@ impl Encoder {
             matched: 0,
             guess_keys,
             guess_len,
-        });
+        };
+        let outer = std::mem::replace(&mut self.top, inner);
+        self.frames.push(outer);
         Ok(())
     }
 
@@ -565,31 +609,67 @@ impl Encoder {
     /// Writes the next key of the open map.
     #[inline]
     pub fn key(&mut self, k: &str) -> Result<()> {
-        if let Some(f) = self.frames.last_mut() {
-            // Fast path: the next key of the predicted shape (only maps
-            // have one), compared by its bytes.
-            if f.matched < f.guess_len && f.expect_key {
-                if let Some(kr) = self.shape_keys.get(f.guess_keys + f.matched as usize) {
-                    if kr.len == k.len()
-                        && key_eq(self.out.get(kr.data..kr.data + kr.len), k.as_bytes())
-                    {
-                        f.matched += 1;
-                        f.expect_key = false;
-                        return Ok(());
-                    }
+        let f = &mut self.top;
+        // Fast path: the next key of the predicted shape (only maps have
+        // one), compared by its bytes.
+        if f.matched < f.guess_len && f.expect_key {
+            if let Some(kr) = self.shape_keys.get(f.guess_keys + f.matched as usize) {
+                if kr.len == k.len()
+                    && key_eq(self.out.get(kr.data..kr.data + kr.len), k.as_bytes())
+                {
+                    f.matched += 1;
+                    f.expect_key = false;
+                    return Ok(());
                 }
             }
         }
         self.key_slow(k)
     }
 
+    /// [`Encoder::key`] for a key that lives for the whole program (serde's
+    /// struct field names): the predicted key is recognized by the key's
+    /// address, without comparing bytes. The same bytes as [`Encoder::key`].
+    #[inline(always)]
+    pub(crate) fn key_static(&mut self, k: &'static str) -> Result<()> {
+        let f = &mut self.top;
+        if f.matched < f.guess_len && f.expect_key {
+            if let Some(kr) = self.shape_keys.get(f.guess_keys + f.matched as usize) {
+                if kr.addr == k.as_ptr() as usize && kr.len == k.len() {
+                    f.matched += 1;
+                    f.expect_key = false;
+                    return Ok(());
+                }
+            }
+        }
+        self.key_static_slow(k)
+    }
+
+    /// [`Encoder::key_static`] when the address is not the predicted key's:
+    /// if the bytes are, the address is remembered for the next map.
+    #[inline(never)]
+    fn key_static_slow(&mut self, k: &'static str) -> Result<()> {
+        let f = &self.top;
+        let at =
+            (f.matched < f.guess_len && f.expect_key).then_some(f.guess_keys + f.matched as usize);
+        self.key(k)?;
+        if let (Some(at), f) = (at, &self.top) {
+            // Matched the predicted key by its bytes.
+            if f.matched as usize == at + 1 - f.guess_keys && f.guess != NO_GUESS {
+                if let Some(kr) = self.shape_keys.get_mut(at) {
+                    kr.addr = k.as_ptr() as usize;
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// [`Encoder::key`] when the key is not the predicted one.
     #[inline(never)]
     fn key_slow(&mut self, k: &str) -> Result<()> {
-        let f = match self.frames.last_mut() {
-            Some(f) if f.kind == FrameKind::Map && f.expect_key => f,
-            _ => return Err(state("a key outside a map, or two keys in a row")),
-        };
+        let f = &mut self.top;
+        if f.kind != FrameKind::Map || !f.expect_key {
+            return Err(state("a key outside a map, or two keys in a row"));
+        }
         f.expect_key = false;
         if f.guess != NO_GUESS {
             self.drop_guess();
@@ -599,9 +679,7 @@ impl Encoder {
         } else {
             self.key_record(k.as_bytes())
         };
-        if let Some(f) = self.frames.last_mut() {
-            f.shape_hash = shape_hash_step(f.shape_hash, pos);
-        }
+        self.top.shape_hash = shape_hash_step(self.top.shape_hash, pos);
         self.keys.push(pos);
         Ok(())
     }
@@ -610,9 +688,7 @@ impl Encoder {
     /// far as if they had been looked up one by one.
     #[cold]
     fn drop_guess(&mut self) {
-        let Some(f) = self.frames.last_mut() else {
-            return;
-        };
+        let f = &mut self.top;
         if f.guess == NO_GUESS {
             return;
         }
@@ -631,9 +707,9 @@ impl Encoder {
     /// with [`Encoder::key_id`] (without looking its string up).
     pub fn key_with_id(&mut self, k: &str) -> Result<KeyId> {
         self.key(k)?;
-        let pos = match self.frames.last() {
+        let pos = match &self.top {
             // Matched as the next key of the predicted shape.
-            Some(f) if f.matched > 0 && f.guess != NO_GUESS => self
+            f if f.matched > 0 && f.guess != NO_GUESS => self
                 .shape_keys
                 .get(f.guess_keys + f.matched as usize - 1)
                 .map_or(EMPTY_KEY, |kr| kr.record),
@@ -652,10 +728,10 @@ impl Encoder {
         if id.generation != self.generation {
             return Err(state("key from another document"));
         }
-        let f = match self.frames.last_mut() {
-            Some(f) if f.kind == FrameKind::Map && f.expect_key => f,
-            _ => return Err(state("a key outside a map, or two keys in a row")),
-        };
+        let f = &mut self.top;
+        if f.kind != FrameKind::Map || !f.expect_key {
+            return Err(state("a key outside a map, or two keys in a row"));
+        }
         f.expect_key = false;
         // Fast path: the next key of the predicted shape, compared by record.
         if f.matched < f.guess_len
@@ -670,9 +746,7 @@ impl Encoder {
         if f.guess != NO_GUESS {
             self.drop_guess();
         }
-        if let Some(f) = self.frames.last_mut() {
-            f.shape_hash = shape_hash_step(f.shape_hash, id.pos);
-        }
+        self.top.shape_hash = shape_hash_step(self.top.shape_hash, id.pos);
         self.keys.push(id.pos);
         Ok(())
     }
@@ -705,21 +779,22 @@ impl Encoder {
     }
 
     /// Ends the open array. Returns a mark of it.
+    #[inline]
     pub fn end_array(&mut self) -> Result<Mark> {
-        let f = match self.frames.last() {
-            Some(f) if f.kind == FrameKind::Array => *f,
-            _ => return Err(state("end_array without an open array")),
+        if self.top.kind != FrameKind::Array {
+            return Err(state("end_array without an open array"));
+        }
+        let Some(outer) = self.frames.pop() else {
+            return Err(state("end_array without an open array"));
         };
-        self.frames.pop();
+        let f = std::mem::replace(&mut self.top, outer);
         let n = self.slots.len() - f.slots_start;
         let p = if n == 0 {
             Pending::Special(SPECIAL_EMPTY_ARRAY)
         } else {
             let (width, pos) =
                 self.write_container(f.slots_start, |w| 1 + varint_len(n as u64) + n * w);
-            self.out.push(TAG_ARRAY | width_code(width));
-            write_varint(&mut self.out, n as u64);
-            self.write_slots(f.slots_start, width, pos);
+            self.write_record(f.slots_start, TAG_ARRAY, n as u64, width, pos);
             Pending::Ref(pos)
         };
         self.slots.truncate(f.slots_start);
@@ -732,20 +807,23 @@ impl Encoder {
 
     /// Ends the open map. If a key was written twice, the map keeps the
     /// first position and the last value. Returns a mark of it.
+    #[inline]
     pub fn end_map(&mut self) -> Result<Mark> {
-        let f = match self.frames.last() {
-            Some(f) if f.kind == FrameKind::Map && f.expect_key => *f,
-            Some(f) if f.kind == FrameKind::Map => return Err(state("a key without a value")),
-            _ => return Err(state("end_map without an open map")),
-        };
+        let f = &self.top;
+        if f.kind != FrameKind::Map {
+            return Err(state("end_map without an open map"));
+        }
+        if !f.expect_key {
+            return Err(state("a key without a value"));
+        }
         let guessed = f.guess != NO_GUESS && f.guess_len == f.matched;
         if !guessed {
             self.drop_guess();
         }
-        let f = match self.frames.pop() {
-            Some(f) => f,
-            None => return Err(state("end_map without an open map")),
+        let Some(outer) = self.frames.pop() else {
+            return Err(state("end_map without an open map"));
         };
+        let f = std::mem::replace(&mut self.top, outer);
         let n = if guessed {
             f.matched as usize
         } else {
@@ -764,12 +842,32 @@ impl Encoder {
                 self.depth_guess.resize(depth + 1, NO_GUESS);
             }
             self.depth_guess[depth] = shape;
-            let shape = self.shapes[shape as usize].pos;
-            let n = self.slots.len() - f.slots_start;
-            let (width, pos) = self.write_container(f.slots_start, |w| 3 + n * w);
-            self.out.push(TAG_MAP | width_code(width));
-            write_varint(&mut self.out, shape_ref(shape, pos));
-            self.write_slots(f.slots_start, width, pos);
+            let Some(sh) = self.shapes.get(shape as usize) else {
+                return Err(state("unknown shape"));
+            };
+            let (shape_pos, abs_from, guess) = (sh.pos, sh.abs_from, sh.width);
+            let head = |pos: usize| {
+                let rel = ((pos - shape_pos) as u64) << 1;
+                let head = if rel >= abs_from {
+                    ((shape_pos as u64) << 1) | 1
+                } else {
+                    rel
+                };
+                debug_assert_eq!(head, shape_ref(shape_pos, pos));
+                head
+            };
+            let here = self.out.len();
+            let (width, pos) = if self.write_record_as(f.slots_start, TAG_MAP, head(here), guess) {
+                (guess, here)
+            } else {
+                let n = self.slots.len() - f.slots_start;
+                let (width, pos) = self.write_container(f.slots_start, |w| 3 + n * w);
+                self.write_record(f.slots_start, TAG_MAP, head(pos), width, pos);
+                (width, pos)
+            };
+            if let Some(sh) = self.shapes.get_mut(shape as usize) {
+                sh.width = width;
+            }
             Pending::Ref(pos)
         };
         self.slots.truncate(f.slots_start);
@@ -842,7 +940,12 @@ impl Encoder {
         let (width, pos) = self.write_container(start, |w| 2 + w);
         let tag = TAG_ROOT | width_code(width);
         self.out.push(tag);
-        self.write_slots(start, width, pos);
+        let slot = match self.slots.get(start).map(|p| p.kind()) {
+            Some(PendingKind::Ref(t)) => encode_ref(t, pos, width),
+            Some(_) => self.slots[start].0,
+            None => 0,
+        };
+        self.out.extend_from_slice(&slot.to_le_bytes()[..width]);
         self.out.push(tag);
         self.slots.pop();
         Ok(())
@@ -871,6 +974,7 @@ impl Encoder {
     /// Chooses the slot width of a container holding `slots[start..]`, writes records for integers too large to be
     /// inline at that width, and returns (width, position of the container).
     /// `size(w)` is the container record's size at width `w`.
+    #[inline(always)]
     fn write_container(&mut self, start: usize, size: impl Fn(usize) -> usize) -> (usize, usize) {
         let here = self.out.len();
         // Fast path: the narrowest width that holds every reference also
@@ -897,8 +1001,15 @@ impl Encoder {
         if need_width(ints) <= ref_w {
             return (ref_w, here);
         }
-        // Some integer is wider than the references need: compare each
-        // width against writing the wide integers as records instead.
+        self.write_wide_ints(start, size)
+    }
+
+    /// [`Encoder::write_container`] when some integer is wider than the
+    /// references need: compares each width against writing the wide
+    /// integers as records instead.
+    #[inline(never)]
+    fn write_wide_ints(&mut self, start: usize, size: impl Fn(usize) -> usize) -> (usize, usize) {
+        let here = self.out.len();
         let mut best = (usize::MAX, 8usize);
         for &w in &WIDTHS {
             let (lo, hi) = inline_int_range(w);
@@ -946,13 +1057,121 @@ impl Encoder {
         (w, self.out.len())
     }
 
-    fn write_slots(&mut self, start: usize, width: usize, pos: usize) {
+    /// [`Encoder::write_container`] and [`Encoder::write_record`] in one
+    /// pass over the slots, for a guessed width: writes the record at
+    /// `width` while measuring the width the slots need, and keeps it
+    /// only if that is `width` (no integer wider than the references
+    /// need, as in `write_container`'s fast path). Returns whether the
+    /// record was written (at the end of the output; else nothing was).
+    #[inline(always)]
+    fn write_record_as(&mut self, start: usize, tag: u8, head: u64, width: usize) -> bool {
         #[inline(always)]
-        fn fill<const W: usize>(out: &mut Vec<u8>, slots: &[Pending], pos: usize) {
-            let len = slots.len() * W;
+        fn fused<const W: usize>(out: &mut Vec<u8>, tag: u8, head: u64, slots: &[Pending]) -> bool {
+            let pos = out.len();
             let pos4 = (pos as u64) << 2;
+            let len = 1 + 10 + slots.len() * W;
             out.reserve(len);
-            let dst = &mut out.spare_capacity_mut()[..len];
+            let spare = out.spare_capacity_mut();
+            let Some((t, rest)) = spare.split_first_mut() else {
+                return false; // unreachable: `len` bytes were reserved
+            };
+            t.write(tag | width_code(W));
+            let mut n = 0;
+            let mut v = head;
+            for d in rest.iter_mut().take(10) {
+                n += 1;
+                if v < 0x80 {
+                    d.write(v as u8);
+                    break;
+                }
+                d.write(v as u8 | 0x80);
+                v >>= 7;
+            }
+            let dst = &mut rest[n..];
+            let (mut refs, mut ints) = (0u64, 0u64);
+            let mut written = 0;
+            for (d, p) in dst.chunks_exact_mut(W).zip(slots) {
+                let v = p.0;
+                // As in `write_container` and `write_record`.
+                let rel = pos4.wrapping_sub(v);
+                let raw = match v & 3 {
+                    SLOT_REL => {
+                        refs |= rel.min(v);
+                        if W >= 8 || rel < 1 << (8 * W) {
+                            rel
+                        } else {
+                            v | SLOT_ABS
+                        }
+                    }
+                    SLOT_INT => {
+                        let i = (v as i64) >> 2;
+                        ints |= ((i ^ (i >> 63)) as u64) << 3;
+                        v
+                    }
+                    _ => v,
+                };
+                if let Some(d) = d.first_chunk_mut::<W>() {
+                    if let Some(b) = raw.to_le_bytes().first_chunk::<W>() {
+                        *d = b.map(std::mem::MaybeUninit::new);
+                        written += W;
+                    }
+                }
+            }
+            let ref_w = need_width(refs);
+            if ref_w != W || need_width(ints) > ref_w {
+                return false;
+            }
+            let new_len = pos + 1 + n + written;
+            if written != slots.len() * W || new_len > pos + len {
+                return false; // unreachable
+            }
+            // SAFETY: the tag, the `n` varint bytes and `written` slot
+            // bytes after the old length were all written above, within
+            // the `len` bytes of capacity reserved (checked).
+            unsafe { out.set_len(new_len) };
+            true
+        }
+        let (out, slots) = (&mut self.out, &self.slots[start..]);
+        match width {
+            1 => fused::<1>(out, tag, head, slots),
+            2 => fused::<2>(out, tag, head, slots),
+            4 => fused::<4>(out, tag, head, slots),
+            8 => fused::<8>(out, tag, head, slots),
+            _ => false,
+        }
+    }
+
+    /// Writes the record of a container holding `slots[start..]` at the
+    /// end of the output: `tag` with the code of `width`, the varint
+    /// `head`, then the slots (`pos` is where the record starts, the end
+    /// of the output).
+    #[inline(always)]
+    fn write_record(&mut self, start: usize, tag: u8, head: u64, width: usize, pos: usize) {
+        #[inline(always)]
+        fn fill<const W: usize>(out: &mut Vec<u8>, tag: u8, head: u64, slots: &[Pending]) {
+            let pos = out.len();
+            let pos4 = (pos as u64) << 2;
+            let len = 1 + 10 + slots.len() * W;
+            out.reserve(len);
+            let spare = out.spare_capacity_mut();
+            let Some((t, rest)) = spare.split_first_mut() else {
+                return; // unreachable: `len` bytes were reserved
+            };
+            t.write(tag | width_code(W));
+            // The varint: at most 10 bytes.
+            let mut n = 0;
+            let mut v = head;
+            for d in rest.iter_mut().take(10) {
+                n += 1;
+                if v < 0x80 {
+                    d.write(v as u8);
+                    break;
+                }
+                d.write(v as u8 | 0x80);
+                v >>= 7;
+            }
+            let dst = &mut rest[n..];
+            let mut written = 0;
             for (d, p) in dst.chunks_exact_mut(W).zip(slots) {
                 // A reference is `t << 2`: relative `(pos - t) << 2` if
                 // that fits, else absolute.
@@ -964,22 +1183,28 @@ impl Encoder {
                 } else {
                     p.0 | SLOT_ABS
                 };
-                for (d, b) in d.iter_mut().zip(raw.to_le_bytes()) {
-                    d.write(b);
+                if let Some(d) = d.first_chunk_mut::<W>() {
+                    if let Some(b) = raw.to_le_bytes().first_chunk::<W>() {
+                        *d = b.map(std::mem::MaybeUninit::new);
+                        written += W;
+                    }
                 }
             }
-            let new_len = out.len() + len;
-            // SAFETY: the `len` bytes after the old length are within the
-            // reserved capacity and were all written above (the chunks of
-            // `dst` are `slots.len()` chunks of `W` bytes, one per slot).
-            unsafe { out.set_len(new_len) };
+            let new_len = pos + 1 + n + written;
+            if written == slots.len() * W && new_len <= pos + len {
+                // SAFETY: the tag, the `n` varint bytes and `written`
+                // slot bytes after the old length were all written above,
+                // within the `len` bytes of capacity reserved (checked).
+                unsafe { out.set_len(new_len) };
+            }
         }
+        debug_assert_eq!(pos, self.out.len());
         let (out, slots) = (&mut self.out, &self.slots[start..]);
         match width {
-            1 => fill::<1>(out, slots, pos),
-            2 => fill::<2>(out, slots, pos),
-            4 => fill::<4>(out, slots, pos),
-            _ => fill::<8>(out, slots, pos),
+            1 => fill::<1>(out, tag, head, slots),
+            2 => fill::<2>(out, tag, head, slots),
+            4 => fill::<4>(out, tag, head, slots),
+            _ => fill::<8>(out, tag, head, slots),
         }
     }
 
@@ -1045,6 +1270,8 @@ impl Encoder {
             keys: keys_at,
             len: n,
             pos,
+            abs_from: abs_from(pos),
+            width: 0,
         });
         self.shape_index.insert_unique(hash, (hash, index), |e| e.0);
         index
@@ -1154,6 +1381,7 @@ pub(crate) fn encode_document(
 
 /// The shortest decimal `m * 10^e` that reads back as exactly `v`, if `m`
 /// fits in `i32` and `|e| <= 22` (so [`f_dec_value`] is exact).
+#[inline]
 fn short_decimal(v: f64) -> Option<(i32, i8)> {
     if !v.is_finite() || v == 0.0 {
         return None;
@@ -1176,7 +1404,9 @@ fn short_decimal(v: f64) -> Option<(i32, i8)> {
 fn short_decimal_fast(v: f64) -> Option<Option<(i32, i8)>> {
     const POW10: [f64; 10] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
     let a = v.abs();
-    if v.trunc() == v {
+    // Integral (`v.trunc() == v`, which is a libm call on baseline x86-64):
+    // every finite value from 2^52 up is.
+    if a >= 4_503_599_627_370_496.0 || v as i64 as f64 == v {
         if a >= 9.0e18 {
             return None;
         }
@@ -1190,6 +1420,11 @@ fn short_decimal_fast(v: f64) -> Option<Option<(i32, i8)>> {
         // nine decimals, or fewer found by stripping) goes to the loop.
         let mut m = round_half_away(v * 1e9) as i64;
         let mut k = 9i8;
+        // Three zeros at a time first (six decimals are common), then one.
+        while k > 3 && m % 1000 == 0 {
+            m /= 1000;
+            k -= 3;
+        }
         while k > 1 && m % 10 == 0 {
             m /= 10;
             k -= 1;
@@ -1237,6 +1472,7 @@ fn round_half_away(x: f64) -> f64 {
 }
 
 /// [`short_decimal`] from the shortest round-tripping decimal text.
+#[inline(never)]
 fn short_decimal_ryu(v: f64) -> Option<(i32, i8)> {
     let mut buf = ryu::Buffer::new();
     let text = buf.format_finite(v).as_bytes();
@@ -1292,11 +1528,17 @@ fn key_ref(out: &[u8], record: usize) -> KeyRef {
             record,
             data: 0,
             len: 0,
+            addr: 0,
         };
     }
     let len = crate::read::str_record(out, record).map_or(0, <[u8]>::len);
     let data = record + str_header_len(len);
-    KeyRef { record, data, len }
+    KeyRef {
+        record,
+        data,
+        len,
+        addr: 0,
+    }
 }
 
 /// Equality of `b` with bytes of the document (`None`: none), for up to
@@ -1328,6 +1570,12 @@ fn str_header_len(len: usize) -> usize {
     } else {
         1 + varint_len(len as u64)
     }
+}
+
+#[cold]
+#[inline(never)]
+fn depth_error(max: usize) -> Error {
+    Error::new(ErrorKind::DepthLimit).with_message(format!("more than {max} levels"))
 }
 
 #[cold]
@@ -1378,9 +1626,18 @@ fn ref_fits(target: usize, pos: usize, width: usize) -> bool {
     ref_width(target, pos) <= width
 }
 
+/// [`ShapeInfo::abs_from`] of a shape at `shape`: the absolute reference
+/// `(shape << 1) | 1` takes `L` varint bytes, so it is the shorter one
+/// exactly when the relative one needs more, i.e. is at least `2^(7L)`.
+fn abs_from(shape: usize) -> u64 {
+    let len = varint_len(((shape as u64) << 1) | 1);
+    1u64.checked_shl(7 * len as u32).unwrap_or(u64::MAX)
+}
+
 /// The shape reference of a map at `pos`: a varint of `distance << 1`, or
 /// of `(shape << 1) | 1` (absolute) when that is shorter.
 #[inline]
+#[cfg_attr(not(debug_assertions), allow(dead_code))]
 fn shape_ref(shape: usize, pos: usize) -> u64 {
     let rel = ((pos - shape) as u64) << 1;
     let abs = ((shape as u64) << 1) | 1;
@@ -1538,5 +1795,57 @@ mod prediction_tests {
                 without.finish_reset().unwrap()
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod misuse_tests {
+    use super::Encoder;
+    use crate::error::ErrorKind;
+
+    fn state_error<T: std::fmt::Debug>(r: crate::error::Result<T>) {
+        match r {
+            Err(e) => assert_eq!(*e.kind(), ErrorKind::EncoderState, "{e}"),
+            Ok(v) => panic!("expected an encoder state error, got {v:?}"),
+        }
+    }
+
+    /// Every misuse of the key/value protocol is an error, at any depth.
+    #[test]
+    fn misuse_is_an_error() {
+        for depth in 0..3 {
+            let open = |e: &mut Encoder| {
+                for _ in 0..depth {
+                    e.begin_array().unwrap();
+                }
+            };
+            let mut e = Encoder::new();
+            open(&mut e);
+            e.begin_map().unwrap();
+            state_error(e.str("value without a key"));
+            state_error(e.begin_array());
+            state_error(e.end_array());
+            e.key("k").unwrap();
+            state_error(e.key("two keys"));
+            state_error(e.end_map());
+            e.i64(1).unwrap();
+            state_error(e.i64(2));
+            e.end_map().unwrap();
+            state_error(e.end_map());
+            state_error(e.key("key in an array or at the root"));
+
+            let mut e = Encoder::new();
+            open(&mut e);
+            e.begin_array().unwrap();
+            state_error(e.end_map());
+            state_error(e.finish_reset());
+        }
+        let mut e = Encoder::new();
+        e.null().unwrap();
+        state_error(e.null());
+        state_error(e.begin_map());
+        state_error(e.end_array());
+        assert!(e.finish_reset().is_ok());
+        state_error(Encoder::new().finish_reset());
     }
 }

@@ -84,6 +84,79 @@ fn record_bytes(out: &[u8], record: usize) -> Option<&[u8]> {
     }
 }
 
+/// Writes the string record of `s` (not empty) at the end of `out`;
+/// returns its position. Up to 32 bytes are copied as two overlapping
+/// fixed-size words into reserved capacity, without a call to `memcpy`.
+#[inline(always)]
+fn write_record(out: &mut Vec<u8>, s: &[u8]) -> usize {
+    let record = out.len();
+    let n = s.len();
+    if n > 32 {
+        return write_long_record(out, s);
+    }
+    out.reserve(n + 1);
+    let spare = out.spare_capacity_mut();
+    if spare.len() < n + 1 || n == 0 {
+        // Unreachable after the reserve (and `s` is not empty).
+        out.push(TAG_SHORT_STR | n as u8);
+        out.extend_from_slice(s);
+        return record;
+    }
+    spare[0].write(TAG_SHORT_STR | n as u8);
+    let d = &mut spare[1..=n];
+    let written = if n >= 16 {
+        put::<16>(d, s, 0) && put::<16>(d, s, n - 16)
+    } else if n >= 8 {
+        put::<8>(d, s, 0) && put::<8>(d, s, n - 8)
+    } else if n >= 4 {
+        put::<4>(d, s, 0) && put::<4>(d, s, n - 4)
+    } else {
+        put::<1>(d, s, 0) && put::<1>(d, s, n / 2) && put::<1>(d, s, n - 1)
+    };
+    if !written {
+        // Unreachable (every copy above is within `0..n`).
+        out.push(TAG_SHORT_STR | n as u8);
+        out.extend_from_slice(s);
+        return record;
+    }
+    // SAFETY: `spare` had at least `n + 1` bytes of capacity after the
+    // old length; its first byte (the tag) and all of `d` (the next `n`
+    // bytes: in each case the copies, all made, cover `0..n`: two
+    // overlapping words of `N <= n <= 2N` bytes, or bytes 0, n/2 and
+    // n - 1 of `n <= 3`) were written.
+    unsafe { out.set_len(record + 1 + n) };
+    record
+}
+
+/// Copies the `N` bytes of `s` at `at` to `d` at `at`, as one word;
+/// false (nothing copied) if either is too short.
+#[inline(always)]
+fn put<const N: usize>(d: &mut [std::mem::MaybeUninit<u8>], s: &[u8], at: usize) -> bool {
+    let d = d.get_mut(at..).and_then(|d| d.first_chunk_mut::<N>());
+    let s = s.get(at..).and_then(|s| s.first_chunk::<N>());
+    match (d, s) {
+        (Some(d), Some(s)) => {
+            *d = s.map(std::mem::MaybeUninit::new);
+            true
+        }
+        _ => false,
+    }
+}
+
+/// [`write_record`] of more than 32 bytes.
+#[inline(never)]
+fn write_long_record(out: &mut Vec<u8>, s: &[u8]) -> usize {
+    let record = out.len();
+    if s.len() <= SHORT_STR_MAX {
+        out.push(TAG_SHORT_STR | s.len() as u8);
+    } else {
+        out.push(TAG_STR);
+        write_varint(out, s.len() as u64);
+    }
+    out.extend_from_slice(s);
+    record
+}
+
 /// The little-endian `u64` at `at` (8 bytes must be there).
 #[inline(always)]
 pub(super) fn u64_at(s: &[u8], at: usize) -> u64 {
@@ -224,14 +297,7 @@ impl StringTable {
             }
             i = (i + 1) & mask;
         }
-        let record = out.len();
-        if s.len() <= SHORT_STR_MAX {
-            out.push(TAG_SHORT_STR | s.len() as u8);
-        } else {
-            out.push(TAG_STR);
-            write_varint(out, s.len() as u64);
-        }
-        out.extend_from_slice(s);
+        let record = write_record(out, s);
         self.slots[i] = Slot { tagged, record };
         self.len += 1;
         record

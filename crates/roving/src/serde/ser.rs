@@ -55,6 +55,7 @@ impl<'a, 'e> ser::Serializer for &'a mut Serializer<'e> {
     type SerializeStruct = Self;
     type SerializeStructVariant = Self;
 
+    #[inline]
     fn serialize_bool(self, v: bool) -> Result<()> {
         self.enc.bool(v)
     }
@@ -79,6 +80,7 @@ impl<'a, 'e> ser::Serializer for &'a mut Serializer<'e> {
     fn serialize_u16(self, v: u16) -> Result<()> {
         self.enc.i64(v as i64)
     }
+    #[inline]
     fn serialize_u32(self, v: u32) -> Result<()> {
         self.enc.i64(v as i64)
     }
@@ -94,6 +96,7 @@ impl<'a, 'e> ser::Serializer for &'a mut Serializer<'e> {
     fn serialize_f32(self, v: f32) -> Result<()> {
         self.enc.f64(v as f64)
     }
+    #[inline]
     fn serialize_f64(self, v: f64) -> Result<()> {
         self.enc.f64(v)
     }
@@ -101,6 +104,7 @@ impl<'a, 'e> ser::Serializer for &'a mut Serializer<'e> {
         let mut b = [0u8; 4];
         self.enc.str(v.encode_utf8(&mut b))
     }
+    #[inline(always)]
     fn serialize_str(self, v: &str) -> Result<()> {
         self.enc.str(v)
     }
@@ -146,6 +150,7 @@ impl<'a, 'e> ser::Serializer for &'a mut Serializer<'e> {
         value.serialize(&mut *self)?;
         self.enc.end_map().map(drop)
     }
+    #[inline]
     fn serialize_seq(self, _len: Option<usize>) -> Result<Self> {
         self.enc.begin_array()?;
         Ok(self)
@@ -174,6 +179,7 @@ impl<'a, 'e> ser::Serializer for &'a mut Serializer<'e> {
         self.enc.begin_map()?;
         Ok(self)
     }
+    #[inline]
     fn serialize_struct(self, _n: &'static str, _len: usize) -> Result<Self> {
         self.enc.begin_map()?;
         Ok(self)
@@ -195,9 +201,11 @@ impl<'a, 'e> ser::Serializer for &'a mut Serializer<'e> {
 impl ser::SerializeSeq for &mut Serializer<'_> {
     type Ok = ();
     type Error = Error;
+    #[inline]
     fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<()> {
         v.serialize(&mut **self)
     }
+    #[inline]
     fn end(self) -> Result<()> {
         self.enc.end_array().map(drop)
     }
@@ -254,10 +262,12 @@ impl ser::SerializeMap for &mut Serializer<'_> {
 impl ser::SerializeStruct for &mut Serializer<'_> {
     type Ok = ();
     type Error = Error;
+    #[inline(always)]
     fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, v: &T) -> Result<()> {
-        self.enc.key(key)?;
+        self.enc.key_static(key)?;
         v.serialize(&mut **self)
     }
+    #[inline]
     fn end(self) -> Result<()> {
         self.enc.end_map().map(drop)
     }
@@ -267,7 +277,7 @@ impl ser::SerializeStructVariant for &mut Serializer<'_> {
     type Ok = ();
     type Error = Error;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, v: &T) -> Result<()> {
-        self.enc.key(key)?;
+        self.enc.key_static(key)?;
         v.serialize(&mut **self)
     }
     fn end(self) -> Result<()> {

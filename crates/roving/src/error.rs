@@ -192,7 +192,9 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0.message {
-            Some(m) if self.0.kind == ErrorKind::Custom || self.0.kind == ErrorKind::TypeMismatch => {
+            Some(m)
+                if self.0.kind == ErrorKind::Custom || self.0.kind == ErrorKind::TypeMismatch =>
+            {
                 f.write_str(m)?
             }
             Some(m) => write!(f, "{}: {}", self.0.kind.describe(), m)?,

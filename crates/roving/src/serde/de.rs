@@ -17,11 +17,11 @@ use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::format::{
-    f_dec_value, read_uint, SPECIAL_FALSE, SPECIAL_NULL, SPECIAL_TRUE, TAG_ARRAY, TAG_F64,
-    TAG_F_DEC, TAG_MAP, TAG_SHORT_STR,
+    f_dec_value, read_uint, read_varint, SPECIAL_FALSE, SPECIAL_NULL, SPECIAL_TRUE, TAG_ARRAY,
+    TAG_F64, TAG_F_DEC, TAG_MAP, TAG_SHORT_STR, TAG_STR,
 };
 use crate::read::{
-    record_value, special_value, text, Array, Document, Map, Scalar, Shape, Value, Vector,
+    bytes_at, record_value, special_value, text, Array, Document, Map, Scalar, Shape, Value, Vector,
 };
 use crate::Limits;
 
@@ -255,6 +255,17 @@ fn resolve(raw: u64, width: usize, base: usize) -> u64 {
         let sh = 64 - width as u32 * 8;
         (((raw << sh) as i64) >> sh) as u64
     }
+}
+
+/// The bytes of the record at `p` with tag `tag` if it is a long-form
+/// string record (out of line: the short form is the common one).
+#[inline(never)]
+fn long_str(buf: &[u8], tag: u8, p: usize) -> Option<&[u8]> {
+    if tag != TAG_STR {
+        return None;
+    }
+    let (len, at) = read_varint(buf, p + 1)?;
+    bytes_at(buf, at, len)
 }
 
 /// The resolved slot of `null`.
@@ -534,12 +545,15 @@ impl<'de> de::Deserializer<'de> for SlotDe<'de, '_> {
     #[inline]
     fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         if let Some((tag, p)) = self.record() {
-            if tag & 0xC0 == TAG_SHORT_STR {
-                let s = self.ctx.buf.get(p + 1..p + 1 + (tag & 0x3F) as usize);
-                // Not lazy: the document was validated.
-                if let Some(s) = s.and_then(|b| text(b, 0)) {
-                    return visitor.visit_borrowed_str(s);
-                }
+            let buf = self.ctx.buf;
+            let s = if tag & 0xC0 == TAG_SHORT_STR {
+                buf.get(p + 1..p + 1 + (tag & 0x3F) as usize)
+            } else {
+                long_str(buf, tag, p)
+            };
+            // Not lazy: the document was validated.
+            if let Some(s) = s.and_then(|b| text(b, 0)) {
+                return visitor.visit_borrowed_str(s);
             }
         }
         self.de().deserialize_str(visitor)
@@ -634,8 +648,14 @@ impl<'de> de::Deserializer<'de> for SlotDe<'de, '_> {
     }
 
     slot_int!(
-        deserialize_i8, deserialize_i16, deserialize_i32, deserialize_i64,
-        deserialize_u8, deserialize_u16, deserialize_u32, deserialize_u64
+        deserialize_i8,
+        deserialize_i16,
+        deserialize_i32,
+        deserialize_i64,
+        deserialize_u8,
+        deserialize_u16,
+        deserialize_u32,
+        deserialize_u64
     );
 
     via_value! {
@@ -764,7 +784,9 @@ impl<'de> de::MapAccess<'de> for MapAcc<'de, '_> {
         // A malformed key (never in a validated document) reads as "".
         let k = shape.key_bytes(self.ctx.buf, i);
         let k = k.and_then(|k| text(k, 0)).unwrap_or("");
-        let v = self.ctx.slot(self.values + i * self.width, self.width, self.base);
+        let v = self
+            .ctx
+            .slot(self.values + i * self.width, self.width, self.base);
         self.pending = Some((k, v.x));
         seed.deserialize(KeyDe(k)).map(Some)
     }
@@ -815,7 +837,9 @@ impl<'de> de::MapAccess<'de> for StructAcc<'de, '_> {
             return Err(value_before_key());
         }
         let i = self.next - 1;
-        let v = self.ctx.slot(self.values + i * self.width, self.width, self.base);
+        let v = self
+            .ctx
+            .slot(self.values + i * self.width, self.width, self.base);
         seed.deserialize(v).map_err(|e| key_path(e, self.fields[i]))
     }
     fn size_hint(&self) -> Option<usize> {

@@ -505,18 +505,19 @@ impl<'de, 'b> SlotDe<'de, 'b> {
         }
     }
 
-    /// The [`Value`]-based deserializer of the slot.
+    /// `f` of the [`Value`]-based deserializer of the slot: the slow path,
+    /// out of line so that the fast ones stay small.
     #[inline(never)]
-    fn de(self) -> Deserializer<'de, 'b> {
-        Deserializer {
+    fn slow<R>(self, f: impl FnOnce(Deserializer<'de, 'b>) -> R) -> R {
+        f(Deserializer {
             value: self.value(),
             ctx: self.ctx,
-        }
+        })
     }
 }
 
 /// `deserialize_*` methods of [`SlotDe`] for integers: an immediate is
-/// visited directly, anything else goes through [`SlotDe::de`].
+/// visited directly, anything else goes through [`SlotDe::slow`].
 macro_rules! slot_int {
     ($($f:ident),*) => {$(
         #[inline]
@@ -524,17 +525,17 @@ macro_rules! slot_int {
             if self.x & 3 == 1 {
                 visitor.visit_i64((self.x as i64) >> 2)
             } else {
-                self.de().$f(visitor)
+                self.slow(|d| d.$f(visitor))
             }
         }
     )*};
 }
 
-/// `deserialize_*` methods of [`SlotDe`] that go through [`SlotDe::de`].
+/// `deserialize_*` methods of [`SlotDe`] that go through [`SlotDe::slow`].
 macro_rules! via_value {
     ($($f:ident($($a:ident: $t:ty),*);)*) => {$(
         fn $f<V: Visitor<'de>>(self, $($a: $t,)* visitor: V) -> Result<V::Value> {
-            self.de().$f($($a,)* visitor)
+            self.slow(|d| d.$f($($a,)* visitor))
         }
     )*};
 }
@@ -556,7 +557,7 @@ impl<'de> de::Deserializer<'de> for SlotDe<'de, '_> {
                 return visitor.visit_borrowed_str(s);
             }
         }
-        self.de().deserialize_str(visitor)
+        self.slow(|d| d.deserialize_str(visitor))
     }
 
     #[inline]
@@ -569,7 +570,7 @@ impl<'de> de::Deserializer<'de> for SlotDe<'de, '_> {
         match self.x {
             x if x == (SPECIAL_TRUE << 2) | 3 => visitor.visit_bool(true),
             x if x == (SPECIAL_FALSE << 2) | 3 => visitor.visit_bool(false),
-            _ => self.de().deserialize_bool(visitor),
+            _ => self.slow(|d| d.deserialize_bool(visitor)),
         }
     }
 
@@ -588,7 +589,7 @@ impl<'de> de::Deserializer<'de> for SlotDe<'de, '_> {
                 }
             }
         }
-        self.de().deserialize_f64(visitor)
+        self.slow(|d| d.deserialize_f64(visitor))
     }
 
     #[inline]
@@ -603,7 +604,7 @@ impl<'de> de::Deserializer<'de> for SlotDe<'de, '_> {
         } else if self.x & 3 == 0 {
             visitor.visit_some(self)
         } else {
-            self.de().deserialize_option(visitor)
+            self.slow(|d| d.deserialize_option(visitor))
         }
     }
 
@@ -621,7 +622,7 @@ impl<'de> de::Deserializer<'de> for SlotDe<'de, '_> {
                     .visit_map(Map::at(self.ctx.buf, p), Some(fields), visitor);
             }
         }
-        self.de().deserialize_struct(name, fields, visitor)
+        self.slow(|d| d.deserialize_struct(name, fields, visitor))
     }
 
     #[inline]
@@ -631,7 +632,7 @@ impl<'de> de::Deserializer<'de> for SlotDe<'de, '_> {
                 return self.ctx.visit_array(Array::at(self.ctx.buf, p), visitor);
             }
         }
-        self.de().deserialize_seq(visitor)
+        self.slow(|d| d.deserialize_seq(visitor))
     }
 
     #[inline]

@@ -18,10 +18,11 @@ use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 use crate::error::{Error, ErrorKind, Result};
 use crate::format::{
     f_dec_value, read_uint, read_varint, SPECIAL_FALSE, SPECIAL_NULL, SPECIAL_TRUE, TAG_ARRAY,
-    TAG_F64, TAG_F_DEC, TAG_MAP, TAG_SHORT_STR, TAG_STR,
+    TAG_F64, TAG_F_DEC, TAG_MAP, TAG_SHORT_STR, TAG_STR, WIDTHS,
 };
 use crate::read::{
-    bytes_at, record_value, special_value, text, Array, Document, Map, Scalar, Shape, Value, Vector,
+    bytes_at, map_shape_ref, record_value, special_value, text, Array, Document, Map, Scalar,
+    Shape, Value, Vector,
 };
 use crate::Limits;
 
@@ -118,6 +119,14 @@ impl<'de> Ctx<'de> {
         self.depth.set(depth);
     }
 
+    /// Whether the shape at `shape` is known (cached by
+    /// [`keys_are`](Self::keys_are)) to spell exactly `fields`, in order.
+    #[inline(always)]
+    fn known_struct(&self, shape: usize, fields: &'static [&'static str]) -> bool {
+        let (s, f, n, equal) = self.shapes[(shape ^ (shape >> 4)) & (SHAPE_CACHE - 1)].get();
+        equal && (s, f, n) == (shape + 1, fields.as_ptr() as usize, fields.len())
+    }
+
     /// Whether the keys of `shape` are exactly `fields`, in order (cached
     /// per shape and field list).
     #[inline]
@@ -163,6 +172,26 @@ impl<'de> Ctx<'de> {
         visitor: V,
     ) -> Result<V::Value> {
         self.same_doc(m.buf())?;
+        if let Some(fields) = fields {
+            // A shape known to spell `fields` (the common case): its count
+            // is `fields.len()`, so only the map's header is read.
+            let (buf, pos) = (m.buf(), m.pos());
+            if let (Some(&tag), Some((shape, values))) = (buf.get(pos), map_shape_ref(buf, pos)) {
+                if self.known_struct(shape, fields) {
+                    let depth = self.enter(fields.len())?;
+                    let width = WIDTHS[(tag & 3) as usize];
+                    let r = visitor.visit_map(StructAcc {
+                        ctx: self,
+                        fields,
+                        slots: Slots::new(buf, values, fields.len(), width, pos),
+                        next: 0,
+                        pending: false,
+                    });
+                    self.leave(depth);
+                    return r;
+                }
+            }
+        }
         let Some((shape, values, width)) = m.parts() else {
             let depth = self.enter(0)?;
             let r = visitor.visit_map(MapAcc {

@@ -83,8 +83,14 @@ impl ErrorKind {
 
 /// An error of the roving core: a kind, and where known the byte offset
 /// in the input, a path to the value (`$[3].name`) and a message.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Error {
+///
+/// Boxed, so that a `Result<T, Error>` stays the size of `T` and a word:
+/// typed decoding passes one up from every value it visits.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Error(Box<Inner>);
+
+#[derive(Clone, PartialEq, Eq)]
+struct Inner {
     kind: ErrorKind,
     offset: Option<u64>,
     line_col: Option<(u64, u64)>,
@@ -99,13 +105,13 @@ impl Error {
     /// A new error of this kind.
     #[cold]
     pub fn new(kind: ErrorKind) -> Error {
-        Error {
+        Error(Box::new(Inner {
             kind,
             offset: None,
             line_col: None,
             path: None,
             message: None,
-        }
+        }))
     }
 
     /// A new error of this kind at this byte offset.
@@ -123,84 +129,99 @@ impl Error {
     /// Sets the byte offset.
     #[must_use]
     pub fn with_offset(mut self, offset: usize) -> Error {
-        self.offset = Some(offset as u64);
+        self.0.offset = Some(offset as u64);
         self
     }
 
     /// Sets the line and column (1-based), for text inputs.
     #[must_use]
     pub fn with_line_col(mut self, line: u64, col: u64) -> Error {
-        self.line_col = Some((line, col));
+        self.0.line_col = Some((line, col));
         self
     }
 
     /// Sets the message.
     #[must_use]
     pub fn with_message(mut self, message: impl fmt::Display) -> Error {
-        self.message = Some(message.to_string().into_boxed_str());
+        self.0.message = Some(message.to_string().into_boxed_str());
         self
     }
 
     /// Sets the path, e.g. `$[3].name`.
     #[must_use]
     pub fn with_path(mut self, path: impl Into<String>) -> Error {
-        self.path = Some(path.into());
+        self.0.path = Some(path.into());
         self
     }
 
     /// Prepends a path segment (used while unwinding typed decoding).
     #[must_use]
     pub fn prefix_path(mut self, segment: &str) -> Error {
-        let rest = self.path.take().unwrap_or_default();
+        let rest = self.0.path.take().unwrap_or_default();
         let rest = rest.strip_prefix('$').unwrap_or(&rest).to_string();
-        self.path = Some(format!("${segment}{rest}"));
+        self.0.path = Some(format!("${segment}{rest}"));
         self
     }
 
     /// What went wrong.
     pub fn kind(&self) -> &ErrorKind {
-        &self.kind
+        &self.0.kind
     }
 
     /// Byte offset in the input, when known.
     pub fn offset(&self) -> Option<u64> {
-        self.offset
+        self.0.offset
     }
 
     /// Line and column (1-based) in a text input, when known.
     pub fn line_col(&self) -> Option<(u64, u64)> {
-        self.line_col
+        self.0.line_col
     }
 
     /// Path to the value concerned, when known.
     pub fn path(&self) -> Option<&str> {
-        self.path.as_deref()
+        self.0.path.as_deref()
     }
 
     /// The message, when there is one beyond the kind.
     pub fn message(&self) -> Option<&str> {
-        self.message.as_deref()
+        self.0.message.as_deref()
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.message {
-            Some(m) if self.kind == ErrorKind::Custom || self.kind == ErrorKind::TypeMismatch => {
+        match &self.0.message {
+            Some(m)
+                if self.0.kind == ErrorKind::Custom || self.0.kind == ErrorKind::TypeMismatch =>
+            {
                 f.write_str(m)?
             }
-            Some(m) => write!(f, "{}: {}", self.kind.describe(), m)?,
-            None => f.write_str(&self.kind.describe())?,
+            Some(m) => write!(f, "{}: {}", self.0.kind.describe(), m)?,
+            None => f.write_str(&self.0.kind.describe())?,
         }
-        if let Some(p) = &self.path {
+        if let Some(p) = &self.0.path {
             write!(f, " at {p}")?;
         }
-        if let Some((l, c)) = self.line_col {
+        if let Some((l, c)) = self.0.line_col {
             write!(f, " (line {l}, column {c})")?;
-        } else if let Some(o) = self.offset {
+        } else if let Some(o) = self.0.offset {
             write!(f, " (byte offset {o})")?;
         }
         Ok(())
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let e = &self.0;
+        f.debug_struct("Error")
+            .field("kind", &e.kind)
+            .field("offset", &e.offset)
+            .field("line_col", &e.line_col)
+            .field("path", &e.path)
+            .field("message", &e.message)
+            .finish()
     }
 }
 

@@ -68,6 +68,14 @@ impl<'a> Array<'a> {
         })
     }
 
+    /// The decoded header: position of the first slot, number of
+    /// elements and slot width (`None` for the empty immediate or a header
+    /// that does not decode).
+    #[inline(always)]
+    pub(crate) fn parts(&self) -> Option<(usize, usize, usize)> {
+        self.header().map(|h| (h.slots, h.len, h.width))
+    }
+
     /// Number of elements.
     #[inline]
     pub fn len(&self) -> usize {

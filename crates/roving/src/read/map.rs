@@ -369,6 +369,14 @@ impl<'a> Map<'a> {
         Ok(v)
     }
 
+    /// The decoded header: the shape, the position of the first value
+    /// slot and the slot width (`None` for the empty immediate or a header
+    /// that does not decode).
+    #[inline(always)]
+    pub(crate) fn parts(&self) -> Option<(Shape, usize, usize)> {
+        self.header().map(|h| (h.shape, h.values, h.width))
+    }
+
     /// Number of entries.
     #[inline]
     pub fn len(&self) -> usize {
@@ -526,21 +534,6 @@ impl<'a> Map<'a> {
             h: self.header().unwrap_or(Header::EMPTY),
             next: 0,
         }
-    }
-
-    /// The offset of the shape (as [`shape_offset`](Self::shape_offset))
-    /// and the values, from one decoding of the header (typed decoding).
-    #[inline]
-    pub(crate) fn shape_and_values(&self) -> (Option<usize>, MapValues<'a>) {
-        let h = self.header();
-        let values = MapValues(MapIter {
-            buf: self.buf,
-            base: self.pos(),
-            lazy: self.lazy(),
-            h: h.unwrap_or(Header::EMPTY),
-            next: 0,
-        });
-        (h.map(|h| h.shape.pos), values)
     }
 
     /// The keys in insertion order.

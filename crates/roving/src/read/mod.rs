@@ -15,7 +15,9 @@ pub use value::{BigInt, Ext, Value};
 pub use vector::{Scalar, Vector, VectorElement};
 
 pub(crate) use map::{map_shape_ref, Shape};
-pub(crate) use value::{decode_slot, read_slot, str_record, Slot};
+pub(crate) use value::{
+    bytes_at, decode_slot, read_slot, record_value, special_value, str_record, text, Slot,
+};
 pub(crate) use vector::data_start as vector_data_start;
 
 use crate::error::{Error, ErrorKind, Result};

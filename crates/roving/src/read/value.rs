@@ -138,8 +138,9 @@ pub(crate) fn slot_value(buf: &[u8], slot: Option<Slot>, lazy: usize) -> Value<'
     }
 }
 
+/// The value of special constant `s` (`Null` for an undefined one).
 #[inline]
-fn special_value<'a>(s: u64) -> Value<'a> {
+pub(crate) fn special_value<'a>(s: u64) -> Value<'a> {
     match s {
         SPECIAL_FALSE => Value::Bool(false),
         SPECIAL_TRUE => Value::Bool(true),

@@ -43,18 +43,33 @@ pub(crate) enum KeyOrder {}
 impl heed::Comparator for KeyOrder {
     #[inline]
     fn compare(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+        /// The 8 bytes of `s` at `i` as a big-endian word (lexicographic
+        /// order of the bytes is the order of the words).
+        #[inline(always)]
+        fn word(s: &[u8], i: usize) -> u64 {
+            u64::from_be_bytes(s[i..i + 8].try_into().unwrap_or([0; 8]))
+        }
         let n = a.len().min(b.len());
-        let (mut ca, mut cb) = (a[..n].chunks_exact(8), b[..n].chunks_exact(8));
-        for (x, y) in ca.by_ref().zip(cb.by_ref()) {
-            let x = u64::from_be_bytes(x.try_into().unwrap_or([0; 8]));
-            let y = u64::from_be_bytes(y.try_into().unwrap_or([0; 8]));
+        if n >= 8 {
+            let mut i = 0;
+            while i + 8 < n {
+                let (x, y) = (word(a, i), word(b, i));
+                if x != y {
+                    return x.cmp(&y);
+                }
+                i += 8;
+            }
+            // The last 8 common bytes: those before `i` are equal, so this
+            // compares the rest.
+            let (x, y) = (word(a, n - 8), word(b, n - 8));
             if x != y {
                 return x.cmp(&y);
             }
-        }
-        for (x, y) in ca.remainder().iter().zip(cb.remainder()) {
-            if x != y {
-                return x.cmp(y);
+        } else {
+            for (x, y) in a[..n].iter().zip(&b[..n]) {
+                if x != y {
+                    return x.cmp(y);
+                }
             }
         }
         a.len().cmp(&b.len())
@@ -672,8 +687,29 @@ mod tests {
                     .collect(),
             );
         }
+        // Keys sharing long prefixes: every prefix of a few long keys, and
+        // each prefix with its last byte raised or lowered.
+        for base in [
+            &b"item 1234567890123456789"[..],
+            &[
+                0x00, 0xff, 0x80, 0x7f, 0x01, 0xfe, 0x10, 0x20, 0x30, 0x40, 0x50, 0x60, 0x70, 0x80,
+                0x90, 0xa0, 0xb0,
+            ][..],
+        ] {
+            for n in 0..=base.len() {
+                let p = base[..n].to_vec();
+                if let Some(&last) = p.last() {
+                    for d in [last.wrapping_add(1), last.wrapping_sub(1)] {
+                        let mut q = p.clone();
+                        *q.last_mut().unwrap_or(&mut 0) = d;
+                        keys.push(q);
+                    }
+                }
+                keys.push(p);
+            }
+        }
         for a in &keys {
-            for b in keys.iter().take(200) {
+            for b in keys.iter().take(200).chain(keys.iter().skip(3015)) {
                 assert_eq!(KeyOrder::compare(a, b), a.as_slice().cmp(b), "{a:?} {b:?}");
                 assert_eq!(KeyOrder::compare(b, a), b.as_slice().cmp(a), "{b:?} {a:?}");
             }

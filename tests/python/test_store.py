@@ -268,6 +268,97 @@ def test_typed_store(tmp_path: Path) -> None:
     s.close()
 
 
+POST_INITS: list[int] = []
+SETATTRS: list[str] = []
+
+
+@dataclasses.dataclass
+class Counted:
+    n: int
+    tags: tuple[int, int] = (0, 0)
+
+    def __post_init__(self) -> None:
+        POST_INITS.append(self.n)
+        if self.n < 0:
+            raise ValueError("n must be >= 0")
+
+
+@dataclasses.dataclass
+class CountedChild(Counted):
+    extra: str = "x"
+
+
+@dataclasses.dataclass
+class Watched:
+    a: int
+    b: str = ""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        SETATTRS.append(name)
+        object.__setattr__(self, name, value)
+
+
+@dataclasses.dataclass(init=False)
+class OwnInit:
+    a: int
+    b: int = 0
+
+    def __init__(self, a: int) -> None:  # never called by decoding
+        raise AssertionError("decoding does not call a user-defined __init__")
+
+
+@dataclasses.dataclass(kw_only=True)
+class KwOnly:
+    a: int
+    b: str = "b"
+
+
+@dataclasses.dataclass(frozen=True)
+class Frozen:
+    a: int
+    b: tuple[int, ...] = ()
+
+
+def test_typed_store_dataclass_construction(tmp_path: Path) -> None:
+    # Records are built as the dataclass's generated __init__ would build
+    # them (whatever the shortcut taken): __post_init__ runs exactly once,
+    # a class's own __setattr__ and own __init__ are bypassed as before,
+    # keyword-only, inherited and frozen fields all land where they belong.
+    path = tmp_path / "s.rvs"
+    with Store(path) as s:
+        s["c"] = {"n": 3, "tags": [1, 2]}
+        s["neg"] = {"n": -1}
+        s["child"] = {"n": 4, "tags": [5, 6], "extra": "y"}
+        s["w"] = {"a": 1, "b": "z"}
+        s["own"] = {"a": 7, "b": 8}
+        s["kw"] = {"a": 9}
+        s["fz"] = {"a": 1, "b": [2, 3]}
+    POST_INITS.clear()
+    with Store(path, type=Counted, readonly=True) as s:
+        for _ in range(3):
+            assert s["c"] == Counted(3, (1, 2))
+        assert POST_INITS == [3, 3, 3, 3, 3, 3]  # 3 gets + 3 comparisons
+        with pytest.raises(roving.ValidationError, match="n must be >= 0"):
+            s["neg"]
+    with Store(path, type=CountedChild, readonly=True) as s:
+        got = s["child"]
+        assert (got.n, got.tags, got.extra) == (4, (5, 6), "y")
+    SETATTRS.clear()
+    with Store(path, type=Watched, readonly=True) as s:
+        got = s["w"]
+        assert (got.a, got.b) == (1, "z")
+        assert SETATTRS == []
+    with Store(path, type=OwnInit, readonly=True) as s:
+        got = s["own"]
+        assert (got.a, got.b) == (7, 8)
+    with Store(path, type=KwOnly, readonly=True) as s:
+        assert s["kw"] == KwOnly(a=9)
+    with Store(path, type=Frozen, readonly=True) as s:
+        assert s["fz"] == Frozen(1, (2, 3))
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            s["fz"].a = 2  # type: ignore[misc]
+
+
 def test_view_is_lazy_and_outlives_changes(tmp_path: Path) -> None:
     path = tmp_path / "s.rvs"
     s = Store(path)

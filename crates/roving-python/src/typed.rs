@@ -59,6 +59,11 @@ pub(crate) struct DcPlan {
     /// Build with `cls(**kwargs)` (InitVars) rather than `object.__new__` + attributes.
     call_init: OnceLock<bool>,
     post_init: OnceLock<bool>,
+    /// The class's own dataclass-generated `__init__`, when calling it with
+    /// every field positionally is exactly "set each field" (see
+    /// [`generated_init`]): one Python call, whose attribute stores CPython
+    /// specializes, instead of a generic attribute store per field.
+    fast_init: OnceLock<Option<Py<PyAny>>>,
     /// The field index of the last key list seen (across documents, so
     /// that decoding many small documents of one dataclass, e.g. store
     /// records, looks its keys up once).
@@ -559,6 +564,7 @@ fn dataclass_plan(cls: &Bound<'_, PyType>) -> PyResult<Arc<DcPlan>> {
         by_name: OnceLock::new(),
         call_init: OnceLock::new(),
         post_init: OnceLock::new(),
+        fast_init: OnceLock::new(),
         last_keys: Mutex::new(None),
     });
     IN_PROGRESS.with(|p| p.borrow_mut().push((key, plan.clone())));
@@ -584,6 +590,7 @@ fn fill_dataclass(cls: &Bound<'_, PyType>, plan: &DcPlan) -> PyResult<()> {
         .cast_into::<PyDict>()?;
     let mut out = Vec::new();
     let mut has_initvar = false;
+    let mut all_positional = true;
     for (name, f) in fields.iter() {
         let ft = f.getattr(pyo3::intern!(py, "_field_type"))?;
         let is_initvar = ft.is(ty.initvar_marker.bind(py));
@@ -617,6 +624,10 @@ fn fill_dataclass(cls: &Bound<'_, PyType>, plan: &DcPlan) -> PyResult<()> {
             Default::Required
         };
         let init: bool = f.getattr(pyo3::intern!(py, "init"))?.extract()?;
+        let kw_only = f
+            .getattr(pyo3::intern!(py, "kw_only"))
+            .is_ok_and(|k| k.is_truthy().unwrap_or(true));
+        all_positional &= init && !kw_only;
         let mut p = name.clone().into_ptr();
         // SAFETY: `p` is an owned str; interning may replace it with another owned reference.
         let name = unsafe {
@@ -637,11 +648,56 @@ fn fill_dataclass(cls: &Bound<'_, PyType>, plan: &DcPlan) -> PyResult<()> {
         .map(|(i, f)| (f.name_str.clone(), i))
         .collect();
     let post_init = cls.hasattr(pyo3::intern!(py, "__post_init__"))?;
+    let fast_init = if all_positional && !has_initvar && out.len() <= VALS_INLINE {
+        generated_init(cls)?
+    } else {
+        None
+    };
+    let _ = plan.fast_init.set(fast_init);
     let _ = plan.fields.set(out);
     let _ = plan.by_name.set(by_name);
     let _ = plan.call_init.set(has_initvar);
     let _ = plan.post_init.set(post_init);
     Ok(())
+}
+
+/// The `__init__` that `@dataclass` generated for `cls` itself, if calling
+/// it as `__init__(obj, *fields)` does exactly what decoding does by hand:
+/// store each field on `obj` in order (then call `__post_init__`). That
+/// holds when the class is not frozen (a frozen class's `__init__` goes
+/// through `object.__setattr__`), does not define `__setattr__` (decoding
+/// bypasses it) and its `__init__` is the generated one (defined in the
+/// class, compiled by `dataclasses` from a string, named after the class).
+fn generated_init(cls: &Bound<'_, PyType>) -> PyResult<Option<Py<PyAny>>> {
+    let py = cls.py();
+    let tp = cls.as_ptr() as *mut ffi::PyTypeObject;
+    // SAFETY: `cls` is a live type object; reading a slot is plain field access.
+    let setattro = unsafe { (*tp).tp_setattro };
+    let generic: ffi::setattrofunc = ffi::PyObject_GenericSetAttr;
+    if !setattro.is_some_and(|f| std::ptr::fn_addr_eq(f, generic)) {
+        return Ok(None);
+    }
+    let params = cls.getattr(pyo3::intern!(py, "__dataclass_params__"))?;
+    if params.getattr(pyo3::intern!(py, "frozen"))?.is_truthy()?
+        || !params.getattr(pyo3::intern!(py, "init"))?.is_truthy()?
+    {
+        return Ok(None);
+    }
+    let own = cls.getattr(pyo3::intern!(py, "__dict__"))?;
+    let Ok(init) = own.get_item(pyo3::intern!(py, "__init__")) else {
+        return Ok(None);
+    };
+    if !init.is_instance_of::<pyo3::types::PyFunction>() {
+        return Ok(None);
+    }
+    let code = init.getattr(pyo3::intern!(py, "__code__"))?;
+    let file: String = code.getattr(pyo3::intern!(py, "co_filename"))?.extract()?;
+    let qualname: String = init.getattr(pyo3::intern!(py, "__qualname__"))?.extract()?;
+    let cls_qualname: String = cls.getattr(pyo3::intern!(py, "__qualname__"))?.extract()?;
+    if file != "<string>" || qualname != format!("{cls_qualname}.__init__") {
+        return Ok(None);
+    }
+    Ok(Some(init.unbind()))
 }
 
 // ---- decoding ------------------------------------------------------------------
@@ -1313,6 +1369,32 @@ impl<'py, 'a> TDec<'py, 'a> {
         // object.__new__(cls), then the fields set like the generated
         // __init__ does (bypassing a frozen class's __setattr__).
         let obj = new_instance(cls).map_err(user)?;
+        if let Some(init) = dc.fast_init.get().and_then(Option::as_ref) {
+            // Every field is an `init` field (checked when the plan was
+            // made), in the order of `__init__`'s parameters.
+            let mut args = [std::ptr::null_mut::<ffi::PyObject>(); VALS_INLINE + 1];
+            args[0] = obj.as_ptr();
+            for (a, v) in args[1..].iter_mut().zip(vals.iter()) {
+                match v {
+                    Some(v) => *a = v.as_ptr(),
+                    None => return Err(fail_msg("missing field value".to_owned())),
+                }
+            }
+            // SAFETY: `init` is a live function; `args` holds `1 + fields`
+            // live borrowed references (the callee takes its own); it
+            // returns a new reference or NULL with an exception set.
+            let r = unsafe {
+                ffi::PyObject_Vectorcall(
+                    init.as_ptr(),
+                    args.as_ptr(),
+                    vals.len() + 1,
+                    std::ptr::null_mut(),
+                )
+            };
+            // SAFETY: as above.
+            unsafe { Bound::from_owned_ptr_or_err(py, r) }.map_err(user)?;
+            return Ok(obj);
+        }
         for (f, v) in fields.iter().zip(vals.iter()) {
             let Some(v) = v else {
                 return Err(fail_msg(format!("missing required field '{}'", f.name_str)));

@@ -33,9 +33,55 @@ const MAP_ROUND: usize = 1 << 20;
 static REGISTRY: LazyLock<Mutex<HashMap<PathBuf, Weak<Shared>>>> =
     LazyLock::new(|| Mutex::new(HashMap::new()));
 
+/// LMDB's default key order (`memcmp` over the shorter length, then the
+/// shorter key first), compared 8 bytes at a time without a call to
+/// `memcmp`: a lookup in a large store compares its key some 20 times.
+/// The order is exactly LMDB's, so files stay readable by any LMDB user
+/// (and by earlier versions of this crate, which used the default).
+pub(crate) enum KeyOrder {}
+
+impl heed::Comparator for KeyOrder {
+    #[inline]
+    fn compare(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+        /// The 8 bytes of `s` at `i` as a big-endian word (lexicographic
+        /// order of the bytes is the order of the words).
+        #[inline(always)]
+        fn word(s: &[u8], i: usize) -> u64 {
+            u64::from_be_bytes(s[i..i + 8].try_into().unwrap_or([0; 8]))
+        }
+        let n = a.len().min(b.len());
+        if n >= 8 {
+            let mut i = 0;
+            while i + 8 < n {
+                let (x, y) = (word(a, i), word(b, i));
+                if x != y {
+                    return x.cmp(&y);
+                }
+                i += 8;
+            }
+            // The last 8 common bytes: those before `i` are equal, so this
+            // compares the rest.
+            let (x, y) = (word(a, n - 8), word(b, n - 8));
+            if x != y {
+                return x.cmp(&y);
+            }
+        } else {
+            for (x, y) in a[..n].iter().zip(&b[..n]) {
+                if x != y {
+                    return x.cmp(y);
+                }
+            }
+        }
+        a.len().cmp(&b.len())
+    }
+}
+
+/// The records' database: string keys in [`KeyOrder`], document bytes.
+pub(crate) type ItemsDb = Database<'static, Bytes, Bytes, KeyOrder>;
+
 pub(crate) struct Shared {
     pub(crate) env: Env<WithoutTls>,
-    pub(crate) items: Database<'static, Bytes, Bytes>,
+    pub(crate) items: ItemsDb,
     pub(crate) meta: Database<'static, Bytes, Bytes>,
     /// A duplicate of LMDB's data-file descriptor: `fstat` and `pread`.
     pub(crate) file: File,
@@ -525,10 +571,7 @@ pub(crate) fn extend_file(file: &File, len: u64) {
     }
 }
 
-type Dbs = (
-    Database<'static, Bytes, Bytes>,
-    Database<'static, Bytes, Bytes>,
-);
+type Dbs = (ItemsDb, Database<'static, Bytes, Bytes>);
 
 fn open_databases(env: &Env<WithoutTls>, fresh: bool, readonly: bool) -> Result<Dbs> {
     let rtxn = env.read_txn()?;
@@ -537,6 +580,7 @@ fn open_databases(env: &Env<WithoutTls>, fresh: bool, readonly: bool) -> Result<
             let items = dbo
                 .database_options()
                 .types::<Bytes, Bytes>()
+                .key_comparator::<KeyOrder>()
                 .name(ITEMS_DB)
                 .open(rtxn)?;
             let meta = dbo
@@ -555,6 +599,7 @@ fn open_databases(env: &Env<WithoutTls>, fresh: bool, readonly: bool) -> Result<
                 let items = dbo
                     .database_options()
                     .types::<Bytes, Bytes>()
+                    .key_comparator::<KeyOrder>()
                     .name(ITEMS_DB)
                     .create(wtxn)?;
                 let meta = dbo
@@ -596,5 +641,78 @@ fn open_databases(env: &Env<WithoutTls>, fresh: bool, readonly: bool) -> Result<
             StoreErrorKind::NotAStore,
             "not a roving store (no format marker)",
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::KeyOrder;
+    use heed::Comparator;
+
+    /// `KeyOrder` is exactly LMDB's default order (`mdb_cmp_memn`), which
+    /// is the lexicographic order of byte slices.
+    #[test]
+    fn key_order_is_lmdb_order() {
+        let mut keys: Vec<Vec<u8>> = vec![
+            vec![],
+            b"a".to_vec(),
+            b"item 1".to_vec(),
+            b"item 10".to_vec(),
+            b"item 100".to_vec(),
+            b"item 1000".to_vec(),
+            b"item 10000".to_vec(),
+            b"item 9".to_vec(),
+            b"item 99999999999999999".to_vec(),
+            vec![0xff; 9],
+            vec![0xff; 8],
+            vec![0x00; 8],
+            vec![0x00; 9],
+            vec![0x7f, 0x80, 0xff, 0x00, 1, 2, 3, 4, 5],
+            vec![0x80, 0x7f, 0xff, 0x00, 1, 2, 3, 4, 5],
+        ];
+        // Pseudo-random keys of 0..40 bytes over a small alphabet, so that
+        // long common prefixes are frequent.
+        let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..3000 {
+            let len = (next() % 40) as usize;
+            keys.push(
+                (0..len)
+                    .map(|_| [0u8, 1, 0x7f, 0x80, 0xff][(next() % 5) as usize])
+                    .collect(),
+            );
+        }
+        // Keys sharing long prefixes: every prefix of a few long keys, and
+        // each prefix with its last byte raised or lowered.
+        for base in [
+            &b"item 1234567890123456789"[..],
+            &[
+                0x00, 0xff, 0x80, 0x7f, 0x01, 0xfe, 0x10, 0x20, 0x30, 0x40, 0x50, 0x60, 0x70, 0x80,
+                0x90, 0xa0, 0xb0,
+            ][..],
+        ] {
+            for n in 0..=base.len() {
+                let p = base[..n].to_vec();
+                if let Some(&last) = p.last() {
+                    for d in [last.wrapping_add(1), last.wrapping_sub(1)] {
+                        let mut q = p.clone();
+                        *q.last_mut().unwrap_or(&mut 0) = d;
+                        keys.push(q);
+                    }
+                }
+                keys.push(p);
+            }
+        }
+        for a in &keys {
+            for b in keys.iter().take(200).chain(keys.iter().skip(3015)) {
+                assert_eq!(KeyOrder::compare(a, b), a.as_slice().cmp(b), "{a:?} {b:?}");
+                assert_eq!(KeyOrder::compare(b, a), b.as_slice().cmp(a), "{b:?} {a:?}");
+            }
+        }
     }
 }

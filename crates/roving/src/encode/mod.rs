@@ -1001,17 +1001,27 @@ impl Encoder {
         if need_width(ints) <= ref_w {
             return (ref_w, here);
         }
-        self.write_wide_ints(start, size)
+        self.write_wide_ints(start, ref_w, size)
     }
 
     /// [`Encoder::write_container`] when some integer is wider than the
     /// references need: compares each width against writing the wide
     /// integers as records instead.
+    ///
+    /// Only widths from `ref_w` (the narrowest that holds every reference
+    /// now; writing integer records first only moves the container away)
+    /// up to the first one that needs no integer record are candidates:
+    /// wider ones need none either and are bigger.
     #[inline(never)]
-    fn write_wide_ints(&mut self, start: usize, size: impl Fn(usize) -> usize) -> (usize, usize) {
+    fn write_wide_ints(
+        &mut self,
+        start: usize,
+        ref_w: usize,
+        size: impl Fn(usize) -> usize,
+    ) -> (usize, usize) {
         let here = self.out.len();
         let mut best = (usize::MAX, 8usize);
-        for &w in &WIDTHS {
+        for &w in WIDTHS.iter().filter(|&&w| w >= ref_w) {
             let (lo, hi) = inline_int_range(w);
             let mut extra = 0usize;
             for p in &self.slots[start..] {
@@ -1041,6 +1051,9 @@ impl Encoder {
                 let total = extra + size(w);
                 if total < best.0 {
                     best = (total, w);
+                }
+                if extra == 0 {
+                    break;
                 }
             }
         }

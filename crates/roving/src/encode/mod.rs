@@ -1085,22 +1085,10 @@ impl Encoder {
             let len = 1 + 10 + slots.len() * W;
             out.reserve(len);
             let spare = out.spare_capacity_mut();
-            let Some((t, rest)) = spare.split_first_mut() else {
+            let Some(n) = put_head(spare, tag | width_code(W), head) else {
                 return false; // unreachable: `len` bytes were reserved
             };
-            t.write(tag | width_code(W));
-            let mut n = 0;
-            let mut v = head;
-            for d in rest.iter_mut().take(10) {
-                n += 1;
-                if v < 0x80 {
-                    d.write(v as u8);
-                    break;
-                }
-                d.write(v as u8 | 0x80);
-                v >>= 7;
-            }
-            let dst = &mut rest[n..];
+            let dst = &mut spare[n..];
             let (mut refs, mut ints) = (0u64, 0u64);
             let mut written = 0;
             for (d, p) in dst.chunks_exact_mut(W).zip(slots) {
@@ -1134,13 +1122,13 @@ impl Encoder {
             if ref_w != W || need_width(ints) > ref_w {
                 return false;
             }
-            let new_len = pos + 1 + n + written;
+            let new_len = pos + n + written;
             if written != slots.len() * W || new_len > pos + len {
                 return false; // unreachable
             }
-            // SAFETY: the tag, the `n` varint bytes and `written` slot
-            // bytes after the old length were all written above, within
-            // the `len` bytes of capacity reserved (checked).
+            // SAFETY: the `n` head bytes (tag and varint, `put_head`) and
+            // `written` slot bytes after the old length were all written
+            // above, within the `len` bytes of capacity reserved (checked).
             unsafe { out.set_len(new_len) };
             true
         }
@@ -1167,23 +1155,10 @@ impl Encoder {
             let len = 1 + 10 + slots.len() * W;
             out.reserve(len);
             let spare = out.spare_capacity_mut();
-            let Some((t, rest)) = spare.split_first_mut() else {
+            let Some(n) = put_head(spare, tag | width_code(W), head) else {
                 return; // unreachable: `len` bytes were reserved
             };
-            t.write(tag | width_code(W));
-            // The varint: at most 10 bytes.
-            let mut n = 0;
-            let mut v = head;
-            for d in rest.iter_mut().take(10) {
-                n += 1;
-                if v < 0x80 {
-                    d.write(v as u8);
-                    break;
-                }
-                d.write(v as u8 | 0x80);
-                v >>= 7;
-            }
-            let dst = &mut rest[n..];
+            let dst = &mut spare[n..];
             let mut written = 0;
             for (d, p) in dst.chunks_exact_mut(W).zip(slots) {
                 // A reference is `t << 2`: relative `(pos - t) << 2` if
@@ -1203,11 +1178,12 @@ impl Encoder {
                     }
                 }
             }
-            let new_len = pos + 1 + n + written;
+            let new_len = pos + n + written;
             if written == slots.len() * W && new_len <= pos + len {
-                // SAFETY: the tag, the `n` varint bytes and `written`
-                // slot bytes after the old length were all written above,
-                // within the `len` bytes of capacity reserved (checked).
+                // SAFETY: the `n` head bytes (tag and varint, `put_head`)
+                // and `written` slot bytes after the old length were all
+                // written above, within the `len` bytes of capacity
+                // reserved (checked).
                 unsafe { out.set_len(new_len) };
             }
         }
@@ -1531,6 +1507,28 @@ fn decimal_fit(mut m: i64, mut e: i32, v: f64) -> Option<(i32, i8)> {
         .ok()
         .filter(|e| e.unsigned_abs() <= F_DEC_MAX_EXP as u8)?;
     (f_dec_value(m, e).to_bits() == v.to_bits()).then_some((m, e))
+}
+
+/// Writes a container record's head into spare capacity: the `tag` byte,
+/// then `head` as a varint (at most 10 bytes). Returns the bytes written,
+/// or `None` if `spare` is shorter than 11 bytes.
+#[inline(always)]
+fn put_head(spare: &mut [std::mem::MaybeUninit<u8>], tag: u8, head: u64) -> Option<usize> {
+    let (t, rest) = spare.split_first_mut()?;
+    let rest = rest.get_mut(..10)?;
+    t.write(tag);
+    let mut n = 0;
+    let mut v = head;
+    for d in rest.iter_mut() {
+        n += 1;
+        if v < 0x80 {
+            d.write(v as u8);
+            break;
+        }
+        d.write(v as u8 | 0x80);
+        v >>= 7;
+    }
+    Some(1 + n)
 }
 
 /// Where the bytes of the key record at `record` are (written by the

@@ -1081,56 +1081,14 @@ impl Encoder {
         #[inline(always)]
         fn fused<const W: usize>(out: &mut Vec<u8>, tag: u8, head: u64, slots: &[Pending]) -> bool {
             let pos = out.len();
-            let pos4 = (pos as u64) << 2;
-            let len = 1 + 10 + slots.len() * W;
-            out.reserve(len);
-            let spare = out.spare_capacity_mut();
-            let Some(n) = put_head(spare, tag | width_code(W), head) else {
-                return false; // unreachable: `len` bytes were reserved
-            };
-            let dst = &mut spare[n..];
-            let (mut refs, mut ints) = (0u64, 0u64);
-            let mut written = 0;
-            for (d, p) in dst.chunks_exact_mut(W).zip(slots) {
-                let v = p.0;
-                // As in `write_container` and `write_record`.
-                let rel = pos4.wrapping_sub(v);
-                let raw = match v & 3 {
-                    SLOT_REL => {
-                        refs |= rel.min(v);
-                        if W >= 8 || rel < 1 << (8 * W) {
-                            rel
-                        } else {
-                            v | SLOT_ABS
-                        }
-                    }
-                    SLOT_INT => {
-                        let i = (v as i64) >> 2;
-                        ints |= ((i ^ (i >> 63)) as u64) << 3;
-                        v
-                    }
-                    _ => v,
-                };
-                if let Some(d) = d.first_chunk_mut::<W>() {
-                    if let Some(b) = raw.to_le_bytes().first_chunk::<W>() {
-                        *d = b.map(std::mem::MaybeUninit::new);
-                        written += W;
-                    }
+            match put_record::<W>(out, tag, head, slots) {
+                Some((refs, ints)) if need_width(refs) == W && need_width(ints) <= W => true,
+                Some(_) => {
+                    out.truncate(pos);
+                    false
                 }
+                None => false,
             }
-            let ref_w = need_width(refs);
-            if ref_w != W || need_width(ints) > ref_w {
-                return false;
-            }
-            let new_len = pos + n + written;
-            if written != slots.len() * W || new_len > pos + len {
-                return false; // unreachable
-            }
-            // SAFETY: the `n` head bytes (tag and varint, `put_head`) and
-            // `written` slot bytes after the old length were all written
-            // above, within the `len` bytes of capacity reserved (checked).
-            unsafe { out.set_len(new_len) };
-            true
         }
         let (out, slots) = (&mut self.out, &self.slots[start..]);
         match width {
@@ -1148,53 +1106,16 @@ impl Encoder {
     /// of the output).
     #[inline(always)]
     fn write_record(&mut self, start: usize, tag: u8, head: u64, width: usize, pos: usize) {
-        #[inline(always)]
-        fn fill<const W: usize>(out: &mut Vec<u8>, tag: u8, head: u64, slots: &[Pending]) {
-            let pos = out.len();
-            let pos4 = (pos as u64) << 2;
-            let len = 1 + 10 + slots.len() * W;
-            out.reserve(len);
-            let spare = out.spare_capacity_mut();
-            let Some(n) = put_head(spare, tag | width_code(W), head) else {
-                return; // unreachable: `len` bytes were reserved
-            };
-            let dst = &mut spare[n..];
-            let mut written = 0;
-            for (d, p) in dst.chunks_exact_mut(W).zip(slots) {
-                // A reference is `t << 2`: relative `(pos - t) << 2` if
-                // that fits, else absolute.
-                let rel = pos4.wrapping_sub(p.0);
-                let raw = if p.0 & 3 != SLOT_REL {
-                    p.0
-                } else if W >= 8 || rel < 1 << (8 * W) {
-                    rel
-                } else {
-                    p.0 | SLOT_ABS
-                };
-                if let Some(d) = d.first_chunk_mut::<W>() {
-                    if let Some(b) = raw.to_le_bytes().first_chunk::<W>() {
-                        *d = b.map(std::mem::MaybeUninit::new);
-                        written += W;
-                    }
-                }
-            }
-            let new_len = pos + n + written;
-            if written == slots.len() * W && new_len <= pos + len {
-                // SAFETY: the `n` head bytes (tag and varint, `put_head`)
-                // and `written` slot bytes after the old length were all
-                // written above, within the `len` bytes of capacity
-                // reserved (checked).
-                unsafe { out.set_len(new_len) };
-            }
-        }
         debug_assert_eq!(pos, self.out.len());
         let (out, slots) = (&mut self.out, &self.slots[start..]);
-        match width {
-            1 => fill::<1>(out, tag, head, slots),
-            2 => fill::<2>(out, tag, head, slots),
-            4 => fill::<4>(out, tag, head, slots),
-            _ => fill::<8>(out, tag, head, slots),
-        }
+        // The widths the slots need are not used here (the caller chose
+        // `width`); unused, their computation is optimized away.
+        let _ = match width {
+            1 => put_record::<1>(out, tag, head, slots),
+            2 => put_record::<2>(out, tag, head, slots),
+            4 => put_record::<4>(out, tag, head, slots),
+            _ => put_record::<8>(out, tag, head, slots),
+        };
     }
 
     /// Finds or writes the shape of the map whose keys are `keys[kstart..]`
@@ -1507,6 +1428,66 @@ fn decimal_fit(mut m: i64, mut e: i32, v: f64) -> Option<(i32, i8)> {
         .ok()
         .filter(|e| e.unsigned_abs() <= F_DEC_MAX_EXP as u8)?;
     (f_dec_value(m, e).to_bits() == v.to_bits()).then_some((m, e))
+}
+
+/// Writes a container record at the end of `out` at slot width `W`: the
+/// `tag` with `W`'s code, the varint `head`, then `slots` (a reference
+/// `t << 2` relative, `(pos - t) << 2`, if that fits, else absolute).
+/// Returns the needs of the slots as `write_container` measures them
+/// (references' and integers', to pass to `need_width`), or `None` if
+/// nothing was written (unreachable: the capacity is reserved first).
+#[inline(always)]
+fn put_record<const W: usize>(
+    out: &mut Vec<u8>,
+    tag: u8,
+    head: u64,
+    slots: &[Pending],
+) -> Option<(u64, u64)> {
+    let pos = out.len();
+    let pos4 = (pos as u64) << 2;
+    let len = 1 + 10 + slots.len() * W;
+    out.reserve(len);
+    let spare = out.spare_capacity_mut();
+    let n = put_head(spare, tag | width_code(W), head)?;
+    let dst = &mut spare[n..];
+    let (mut refs, mut ints) = (0u64, 0u64);
+    let mut written = 0;
+    for (d, p) in dst.chunks_exact_mut(W).zip(slots) {
+        let v = p.0;
+        // `v` is `t << 2` for a reference, so `(pos - t) << 2` is `pos4 - v`.
+        let rel = pos4.wrapping_sub(v);
+        let raw = match v & 3 {
+            SLOT_REL => {
+                refs |= rel.min(v);
+                if W >= 8 || rel < 1 << (8 * W) {
+                    rel
+                } else {
+                    v | SLOT_ABS
+                }
+            }
+            SLOT_INT => {
+                let i = (v as i64) >> 2;
+                ints |= ((i ^ (i >> 63)) as u64) << 3;
+                v
+            }
+            _ => v,
+        };
+        if let Some(d) = d.first_chunk_mut::<W>() {
+            if let Some(b) = raw.to_le_bytes().first_chunk::<W>() {
+                *d = b.map(std::mem::MaybeUninit::new);
+                written += W;
+            }
+        }
+    }
+    let new_len = pos + n + written;
+    if written != slots.len() * W || new_len > pos + len {
+        return None; // unreachable
+    }
+    // SAFETY: the `n` head bytes (tag and varint, `put_head`) and
+    // `written` slot bytes after the old length were all written above,
+    // within the `len` bytes of capacity reserved (checked).
+    unsafe { out.set_len(new_len) };
+    Some((refs, ints))
 }
 
 /// Writes a container record's head into spare capacity: the `tag` byte,

@@ -20,34 +20,9 @@ struct Header {
     width: usize,
 }
 
+record_accessors!(Array);
+
 impl<'a> Array<'a> {
-    /// Address of the document's bytes (with [`pos`](Self::pos), the
-    /// record's identity while the buffer lives).
-    pub(crate) fn buf_addr(&self) -> usize {
-        self.buf.as_ptr() as usize
-    }
-
-    /// Position of the record (0 for the empty immediate).
-    #[inline(always)]
-    pub(crate) fn pos(&self) -> usize {
-        self.at & !LAZY
-    }
-
-    /// [`LAZY`] if the document was opened lazily, else 0.
-    #[inline(always)]
-    pub(crate) fn lazy(&self) -> usize {
-        self.at & LAZY
-    }
-
-    /// The document's bytes.
-    pub(crate) fn buf(&self) -> &'a [u8] {
-        self.buf
-    }
-
-    pub(crate) fn empty() -> Array<'a> {
-        Array { buf: &[], at: 0 }
-    }
-
     /// The array at `at`: a record position, with the [`LAZY`] bit for a
     /// lazily opened document. Without it the caller vouches that the
     /// document was validated or is trusted (strings are not re-checked).

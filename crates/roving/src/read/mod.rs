@@ -1,6 +1,42 @@
 //! Reading documents in place: open a buffer, reach the root in O(1), index
 //! arrays in O(1) and look keys up without allocating.
 
+/// The accessors an [`Array`] and a [`Map`] share: both are a document's
+/// bytes and a record position carrying the [`value::LAZY`] bit.
+macro_rules! record_accessors {
+    ($t:ident) => {
+        impl<'a> $t<'a> {
+            /// Address of the document's bytes (with [`pos`](Self::pos), the
+            /// record's identity while the buffer lives).
+            pub(crate) fn buf_addr(&self) -> usize {
+                self.buf.as_ptr() as usize
+            }
+
+            /// Position of the record (0 for the empty immediate).
+            #[inline(always)]
+            pub(crate) fn pos(&self) -> usize {
+                self.at & !LAZY
+            }
+
+            /// [`LAZY`] if the document was opened lazily, else 0.
+            #[inline(always)]
+            pub(crate) fn lazy(&self) -> usize {
+                self.at & LAZY
+            }
+
+            /// The document's bytes.
+            pub(crate) fn buf(&self) -> &'a [u8] {
+                self.buf
+            }
+
+            /// The empty container (an immediate, no record).
+            pub(crate) fn empty() -> $t<'a> {
+                $t { buf: &[], at: 0 }
+            }
+        }
+    };
+}
+
 mod array;
 mod equal;
 mod map;

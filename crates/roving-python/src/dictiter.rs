@@ -63,19 +63,25 @@ impl DictIter {
     /// `o` must be a live exact `dict` while the iterator is used.
     #[inline(always)]
     pub(crate) unsafe fn new(o: *mut ffi::PyObject) -> DictIter {
-        let mut it = DictIter {
-            dict: o,
-            pos: 0,
-            keys: std::ptr::null_mut(),
-            entries: std::ptr::null_mut(),
-            stride: 0,
-        };
+        let mut it = DictIter::through_api(o);
         if DIRECT.load(Ordering::Relaxed) {
             // SAFETY: `DIRECT` is set only on CPython 3.11 after the
             // self-test in `init` agreed; `o` is a live dict.
             unsafe { it.load_table() };
         }
         it
+    }
+
+    /// An iterator of `o` through `PyDict_Next` (no table loaded yet).
+    #[inline(always)]
+    fn through_api(o: *mut ffi::PyObject) -> DictIter {
+        DictIter {
+            dict: o,
+            pos: 0,
+            keys: std::ptr::null_mut(),
+            entries: std::ptr::null_mut(),
+            stride: 0,
+        }
     }
 
     /// Points the iterator at the dict's current table (or at
@@ -174,13 +180,7 @@ impl DictIter {
 /// # Safety
 /// The interpreter must be CPython 3.11.
 unsafe fn items_direct(d: &Bound<'_, PyDict>) -> Option<Vec<(usize, usize)>> {
-    let mut it = DictIter {
-        dict: d.as_ptr(),
-        pos: 0,
-        keys: std::ptr::null_mut(),
-        entries: std::ptr::null_mut(),
-        stride: 0,
-    };
+    let mut it = DictIter::through_api(d.as_ptr());
     // SAFETY: `d` is a live exact dict of CPython 3.11 (caller's contract);
     // no Python code runs in the loop.
     unsafe { it.load_table() };

@@ -632,6 +632,19 @@ def test_trusted_store_reads_without_validating(tmp_path: Path) -> None:
     t.close()
 
 
+def test_populate(tmp_path: Path) -> None:
+    p = tmp_path / "pop.rvs"
+    with Store(p) as s:
+        for i in range(500):
+            s[f"k{i}"] = {"i": i, "blob": "b" * (5000 if i % 50 == 0 else i)}
+    with Store(p, populate=True, readonly=True) as s:
+        assert len(s) == 500 and s["k250"]["i"] == 250 and s["k0"]["blob"] == "b" * 5000
+    with Store(p, populate=True) as s:
+        s["new"] = {"i": -1}
+        s.flush()
+        assert s["new"] == {"i": -1} and s["k499"]["i"] == 499
+
+
 def test_verify_pages(tmp_path: Path) -> None:
     good = tmp_path / "good.rvs"
     with Store(good) as s:

@@ -37,6 +37,13 @@ class Item:
     views: int
 
 
+@dataclasses.dataclass
+class Placed:
+    at: dt.datetime
+    rect: tuple[int, int, int, int]
+    pair: tuple[str, tuple[int, float]] = ("", (0, 0.0))
+
+
 def enc(x: Any) -> bytes:
     return roving.dumps(x)
 
@@ -86,6 +93,14 @@ def test_missing_required_field() -> None:
         ([1, 2, 3], tuple[int, int], r"expected tuple of length 2, got list of length 3 at \$$"),
         ([1, "x"], tuple[int, int], r"expected int, got str at \$\[1\]"),
         ([1, "x"], tuple[int, ...], r"expected int, got str at \$\[1\]"),
+        ([[1, 2, 3]], list[tuple[int, int]], r"expected tuple of length 2, got list of length 3 at \$\[0\]$"),
+        ([[1, "x"]], list[tuple[int, int]], r"expected int, got str at \$\[0\]\[1\]"),
+        ({"at": dt.datetime(2024, 1, 1, tzinfo=dt.UTC), "rect": [1, 2, 3]}, Placed,
+         r"expected tuple of length 4, got list of length 3 at \$\.rect$"),
+        ({"at": dt.datetime(2024, 1, 1, tzinfo=dt.UTC), "rect": {"a": 1}}, Placed, r"expected tuple, got dict at \$\.rect$"),
+        ({"at": dt.datetime(2024, 1, 1, tzinfo=dt.UTC), "rect": [1, 2, 3, 4], "pair": ["a", [1, "x"]]}, Placed,
+         r"expected float, got str at \$\.pair\[1\]\[1\]"),
+        ({"at": "2024", "rect": [1, 2, 3, 4]}, Placed, r"expected datetime, got str at \$\.at$"),
         (1.5, Optional[int], r"expected int \| None, got float at \$$"),  # noqa: UP045
         ([1.5], list[int | str], r"expected int \| str, got float at \$\[0\]"),
         ("c", Literal["a", "b"], r"expected one of 'a', 'b', got 'c' at \$$"),
@@ -101,6 +116,19 @@ def test_mismatches(value: Any, tp: Any, message: str) -> None:
     assert isinstance(ei.value, roving.DecodeError)
     assert isinstance(ei.value, roving.RovingError)
     assert ei.value.path.startswith("$")
+
+
+def test_tuple_and_datetime_fields() -> None:
+    when = dt.datetime(2024, 1, 2, 3, 4, 5, 678000, tzinfo=dt.timezone(dt.timedelta(hours=2)))
+    p = Placed(when, (1, -2, 3, 2**40), ("a", (5, 1.5)))
+    assert roving.loads(enc(p), type=Placed) == p
+    assert roving.loads(enc([p, p]), type=list[Placed]) == [p, p]
+    out = roving.loads(enc({"at": when, "rect": [0, 0, 0, 0]}), type=Placed)
+    assert out == Placed(when, (0, 0, 0, 0)) and isinstance(out.rect, tuple)
+    # A tuple shared by two fields of a document decodes once.
+    rect = [7, 8, 9, 10]
+    two = roving.loads(enc([{"at": when, "rect": rect}, {"at": when, "rect": rect}]), type=list[Placed])
+    assert two[0].rect == two[1].rect == (7, 8, 9, 10)
 
 
 def test_successes_of_each_kind() -> None:

@@ -162,7 +162,7 @@ impl PyStore {
 impl PyStore {
     #[new]
     #[allow(clippy::too_many_arguments)] // Python keyword arguments
-    #[pyo3(signature = (path, *, r#type=None, readonly=false, trusted=false, verify_pages=false, map_size=None, sync=true))]
+    #[pyo3(signature = (path, *, r#type=None, readonly=false, trusted=false, verify_pages=false, map_size=None, sync=true, populate=false))]
     fn py_new(
         py: Python<'_>,
         path: PathBuf,
@@ -172,6 +172,7 @@ impl PyStore {
         verify_pages: bool,
         map_size: Option<usize>,
         sync: bool,
+        populate: bool,
     ) -> PyResult<PyStore> {
         let ty = r#type.filter(|t| !t.is_none());
         // An unsupported type fails here, not on the first read.
@@ -179,7 +180,8 @@ impl PyStore {
         let mut opts = StoreOptions::default()
             .readonly(readonly)
             .sync(sync)
-            .verify_pages(verify_pages);
+            .verify_pages(verify_pages)
+            .populate(populate);
         if let Some(m) = map_size {
             opts = opts.map_size(m);
         }

@@ -12,7 +12,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyFrozenSet, PySet, PyString, PyTuple, PyType};
 
 use roving::read::Scalar;
-use roving::{Map, Value};
+use roving::{Array, Map, Value};
 
 use crate::decode::{self, Decoder, IdMap};
 use crate::errors::validation_error;
@@ -927,7 +927,14 @@ pub(crate) fn decode_typed<'py>(
         shapes: IdMap::default(),
         last_shape: None,
     };
-    t.value(plan, v).map_err(|f| into_pyerr(py, f))
+    let r = match (plan, v) {
+        // The root record is referenced by no other record (references
+        // point backward, to records written before the one that holds
+        // them): nothing to remember it for.
+        (Plan::Dataclass(dc), Value::Map(m)) => t.dataclass(dc, m),
+        _ => t.value(plan, v),
+    };
+    r.map_err(|f| into_pyerr(py, f))
 }
 
 impl<'py, 'a> TDec<'py, 'a> {
@@ -953,8 +960,44 @@ impl<'py, 'a> TDec<'py, 'a> {
             (Plan::Union { members, .. }, Value::Str(s)) if matches!(members[..], [Plan::Str]) => {
                 self.d.str(s.as_bytes()).map_err(decode_fail)
             }
+            (Plan::DateTime, Value::Timestamp(t)) => decode::timestamp(py, t).map_err(decode_fail),
+            (Plan::Tuple(items), Value::Array(a)) => {
+                self.memoized(plan, a.offset(), |s| s.tuple(items, a))
+            }
             _ => self.value(plan, v),
         }
+    }
+
+    /// A fixed-length tuple (`tuple[int, str]`) from an array: filled in
+    /// place, each item through [`field`](Self::field).
+    fn tuple(&mut self, items: &[Plan], a: Array<'a>) -> TR<'py> {
+        let py = self.py();
+        let mut elems = a.iter();
+        let n = elems.len();
+        if items.len() != n {
+            return Err(fail_msg(format!(
+                "expected tuple of length {}, got list of length {n}",
+                items.len()
+            )));
+        }
+        self.enter(n)?;
+        // SAFETY: PyTuple_New returns a new tuple of `n` NULL items or NULL
+        // with an exception set; a partly filled one (after an error) is
+        // valid to free, as NULL items are skipped.
+        let out =
+            unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyTuple_New(n as ffi::Py_ssize_t)) }
+                .map_err(decode_fail)?;
+        for (i, p) in items.iter().enumerate() {
+            let item = elems.next().unwrap_or(Value::Null);
+            let o = self
+                .field(p, item)
+                .map_err(|f| with_seg(f, Seg::Index(i)))?;
+            // SAFETY: i < n, each item is set once; the tuple steals the
+            // reference.
+            unsafe { ffi::PyTuple_SET_ITEM(out.as_ptr(), i as ffi::Py_ssize_t, o.into_ptr()) };
+        }
+        self.d.leave();
+        Ok(out)
     }
 
     fn value(&mut self, plan: &Plan, v: Value<'a>) -> TR<'py> {
@@ -1269,7 +1312,8 @@ impl<'py, 'a> TDec<'py, 'a> {
             Some(f) => f,
             None => return Err(fail_msg(format!("dataclass {} is not ready", dc.name))),
         };
-        let n = m.len();
+        let mut it = m.iter();
+        let n = it.len();
         self.enter(n)?;
         let key = (
             m.shape_offset().unwrap_or(usize::MAX),
@@ -1287,7 +1331,6 @@ impl<'py, 'a> TDec<'py, 'a> {
         let cand = known.or_else(|| dc.last_keys());
         let mut vals = Vals::new(fields.len());
         let mut same = cand.as_ref().is_some_and(|c| c.idx.len() == n);
-        let mut it = m.iter();
         for i in 0..n {
             let Some((k, v)) = it.next() else { break };
             let j = match &cand {

@@ -99,6 +99,39 @@ impl Snapshot {
         self.id
     }
 
+    /// Maps the pages of the file that this snapshot may read into the
+    /// process's page tables now ([`StoreOptions::populate`]): Linux's
+    /// `MADV_POPULATE_READ`; a no-op elsewhere, on kernels without it, or
+    /// when the map's address is not known.
+    ///
+    /// [`StoreOptions::populate`]: crate::StoreOptions::populate
+    pub(crate) fn populate(&self) {
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        {
+            let ps = self.shared.page_size;
+            if self.hi == usize::MAX || self.lo < 2 * ps || self.hi <= self.lo {
+                return; // the map's address is unknown: nothing to prefault
+            }
+            let base = self.lo - 2 * ps;
+            // SAFETY: `base..hi` is the start of LMDB's read-only mapping
+            // of the file, up to the file's length (established by
+            // `check`: `base` is the map's page-aligned address, `hi` is
+            // `base` plus the smaller of the file's length and the map's
+            // size). MADV_POPULATE_READ only faults those pages in (a page
+            // that cannot be read gives an error, not a signal); it changes
+            // neither the mapping nor its contents. Errors (e.g. EINVAL on
+            // kernels before 5.14) only mean the pages are mapped on first
+            // read instead, as without this call.
+            unsafe {
+                libc::madvise(
+                    base as *mut libc::c_void,
+                    self.hi - base,
+                    libc::MADV_POPULATE_READ,
+                );
+            }
+        }
+    }
+
     /// Checks that a slice handed out by LMDB lies within the file.
     #[inline]
     fn in_bounds(&self, s: &[u8]) -> Result<()> {

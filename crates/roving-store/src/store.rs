@@ -124,6 +124,9 @@ impl Store {
         let path = path.as_ref();
         let shared = Shared::open(path, options).map_err(|e| e.with_path(path))?;
         let snap = shared.snapshot()?;
+        if options.populate {
+            snap.populate();
+        }
         // The count is kept up to date only once asked for (`len`): bulk
         // puts then cost no lookup of the committed state.
         let len = AtomicU64::new(LEN_UNKNOWN);

@@ -80,8 +80,8 @@ fn validate_with<const MODE: u8>(buf: &[u8]) -> Result<()> {
         overrun: false,
         starts,
         shape_cache: [(usize::MAX, 0); SHAPE_CACHE],
-        key_hashes: HashMap::new(),
-        keyed: HashMap::new(),
+        key_hashes: None,
+        keyed: None,
         keyed_hasher: None,
         seen: Vec::new(),
     };
@@ -134,10 +134,13 @@ struct Validator<'a, 's> {
     /// [`shape_slot`] or the entry next to it. Only positions already checked to be shape records
     /// are stored (and `usize::MAX`, which no reference can reach).
     shape_cache: [(usize, usize); SHAPE_CACHE],
-    /// Key hash of each key string record used by a shape, by position.
-    key_hashes: HashMap<usize, u64>,
-    /// Keyed (random per run) hash of key strings whose key hashes collide.
-    keyed: HashMap<usize, u64>,
+    /// Key hash of each long key string record used by a shape, by
+    /// position (made on first use: a hash map's set-up is a good part of
+    /// the cost of a small document).
+    key_hashes: Option<HashMap<usize, u64>>,
+    /// Keyed (random per run) hash of key strings whose key hashes collide
+    /// (made on first use).
+    keyed: Option<HashMap<usize, u64>>,
     /// Made on first use (rare: only when two keys' key hashes collide).
     keyed_hasher: Option<DefaultHashBuilder>,
     seen: Vec<u64>,
@@ -269,24 +272,43 @@ fn load_slot<const W: usize>(c: &[u8]) -> u64 {
 /// where it stopped: at a record it leaves to [`Validator::record`], or
 /// within the last [`WINDOW`] bytes. Marks the records it accepts.
 ///
-/// If `detect`, on x86_64 CPUs with AVX2 and BMI2 (detected at run time) the same code
-/// is compiled for them: a short string's 64 bytes take two 32-byte loads
-/// instead of four of 16, and shifts by a variable need no `cl` register.
+/// With `Some(avx2)` the same code compiled for AVX2 and BMI2 runs: a
+/// short string's 64 bytes take two 32-byte loads instead of four of 16, and
+/// shifts by a variable need no `cl` register.
 #[inline(never)]
 fn fast_run(
     buf: &[u8],
     starts: &mut [u64],
     shapes: &[(usize, usize); SHAPE_CACHE],
     pos: usize,
-    detect: bool,
+    avx2: Option<Avx2>,
 ) -> usize {
     #[cfg(target_arch = "x86_64")]
-    if detect && std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("bmi2") {
-        // SAFETY: the CPU has AVX2 and BMI2 (detected just above).
+    if let Some(Avx2(())) = avx2 {
+        // SAFETY: the CPU has AVX2 and BMI2 (an `Avx2` exists).
         return unsafe { fast_run_avx2(buf, starts, shapes, pos) };
     }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = avx2;
     // SAFETY: `AVX2` is false.
     unsafe { fast_run_with::<false>(buf, starts, shapes, pos) }
+}
+
+/// Proof that the CPU has AVX2 and BMI2: made only by [`Avx2::detect`].
+#[derive(Clone, Copy)]
+struct Avx2(());
+
+impl Avx2 {
+    /// `Some` if the CPU has AVX2 and BMI2 (detected at run time; once per
+    /// validation, not once per [`fast_run`]).
+    #[inline(always)]
+    fn detect() -> Option<Avx2> {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("bmi2") {
+            return Some(Avx2(()));
+        }
+        None
+    }
 }
 
 /// [`fast_run`] compiled for AVX2 and BMI2.
@@ -319,7 +341,15 @@ unsafe fn fast_run_with<const AVX2: bool>(
     if starts.len() <= buf.len() / 64 {
         return pos;
     }
-    while let Some(win) = buf.get(pos..).and_then(|b| b.first_chunk::<WINDOW>()) {
+    // Records that start at or before `last` have WINDOW bytes in `buf`.
+    let Some(last) = buf.len().checked_sub(WINDOW) else {
+        return pos;
+    };
+    while pos <= last {
+        // SAFETY: pos + WINDOW <= buf.len() (pos <= last), so the WINDOW
+        // bytes at pos are within `buf` (one comparison per record instead
+        // of the two of a checked sub-slice).
+        let win = unsafe { &*buf.as_ptr().add(pos).cast::<[u8; WINDOW]>() };
         // SAFETY: if AVX2, the CPU supports it (this function's contract).
         let Some(end) = (unsafe { fast_record::<AVX2>(buf, starts, shapes, pos, win) }) else {
             break;
@@ -493,9 +523,10 @@ impl Validator<'_, '_> {
         let buf = self.buf;
         let n = buf.len();
         let mut pos = HEADER_LEN;
+        let avx2 = if MODE == AUTO { Avx2::detect() } else { None };
         loop {
             if MODE != FULL {
-                pos = fast_run(self.fast, self.starts, &self.shape_cache, pos, MODE == AUTO);
+                pos = fast_run(self.fast, self.starts, &self.shape_cache, pos, avx2);
                 if pos > n {
                     // A record taken on the padded copy ends beyond the
                     // document (records tile, so it is the last one taken):
@@ -1030,26 +1061,23 @@ impl Validator<'_, '_> {
                 if bytes.len() <= 64 {
                     return key_hash(bytes);
                 }
-                if let Some(&h) = self.key_hashes.get(&r) {
-                    return h;
-                }
-                let h = key_hash(bytes);
-                self.key_hashes.insert(r, h);
-                h
+                let memo = self.key_hashes.get_or_insert_with(HashMap::new);
+                *memo.entry(r).or_insert_with(|| key_hash(bytes))
             }
         }
     }
 
     fn keyed_of(&mut self, shape: &Shape, i: usize, rec: Option<usize>) -> u64 {
         let r = rec.unwrap_or(usize::MAX);
-        if let Some(&h) = self.keyed.get(&r) {
+        let memo = self.keyed.get_or_insert_with(HashMap::new);
+        if let Some(&h) = memo.get(&r) {
             return h;
         }
         let h = self
             .keyed_hasher
             .get_or_insert_with(DefaultHashBuilder::default)
             .hash_one(shape.key_bytes(self.buf, i).unwrap_or(&[]));
-        self.keyed.insert(r, h);
+        memo.insert(r, h);
         h
     }
 

@@ -17,6 +17,12 @@
 //! every error, goes through the full checker (`Validator::record`), so
 //! errors are found and reported by one piece of code. A test checks that
 //! both paths agree on corrupted documents.
+//!
+//! In the fast modes the bitmap marks only *value* records (those a value
+//! slot may refer to), so a reference is checked by its bit alone, without
+//! reading its target's tag; maps find their shapes in a list of the shapes
+//! checked so far, and an invalid document is validated again by the full
+//! checker alone (bitmap of all records, tags read), which reports the error.
 
 use std::hash::BuildHasher;
 
@@ -84,11 +90,17 @@ fn validate_with<const MODE: u8>(buf: &[u8]) -> Result<()> {
         keyed: None,
         keyed_hasher: None,
         seen: Vec::new(),
+        value_only: MODE != FULL,
+        few_shapes: [(usize::MAX, 0); FEW_SHAPES],
+        shapes: Vec::new(),
+        n_shapes: 0,
     };
     let r = v.scan::<MODE>(root_pos);
-    if v.overrun {
+    if v.overrun || (MODE != FULL && r.is_err()) {
         // The fast path on the padded copy took a record that does not end
-        // within the document: the full checker tells what is wrong.
+        // within the document, or the fast modes found the document
+        // invalid: the full checker tells what is wrong (the fast modes'
+        // bitmap cannot tell a bad reference from a wrong target).
         return validate_with::<FULL>(buf);
     }
     r
@@ -100,6 +112,9 @@ const SMALL_DOC_MAX: usize = SMALL_WORDS * 64 - 1 - WINDOW;
 /// Bytes a record must have before the end of the input to go through the
 /// fast path (a short string's tag and 64 bytes, a tag and a varint).
 const WINDOW: usize = 72;
+
+/// Shapes listed without an allocation (see [`Validator::few_shapes`]).
+const FEW_SHAPES: usize = 4;
 
 /// Entries of the cache of shapes (position, key count) that maps refer to.
 const SHAPE_CACHE: usize = 8;
@@ -144,6 +159,19 @@ struct Validator<'a, 's> {
     /// Made on first use (rare: only when two keys' key hashes collide).
     keyed_hasher: Option<DefaultHashBuilder>,
     seen: Vec<u64>,
+    /// The fast modes' bitmap: `starts` marks only *value* records (those a
+    /// value slot may refer to), so a reference is checked by its bit alone.
+    /// Shapes are then found in `shapes`, and any error is reported by a
+    /// second run of the full checker, whose bitmap marks every record.
+    value_only: bool,
+    /// With `value_only`: (position, key count) of each shape checked so
+    /// far, in document order (so sorted), for maps that refer to shapes
+    /// not in `shape_cache`: the first [`FEW_SHAPES`] in `few_shapes` (no
+    /// allocation for a small document), the others in `shapes`. At most
+    /// [`Self::shapes_max`] in all.
+    few_shapes: [(usize, usize); FEW_SHAPES],
+    shapes: Vec<(usize, usize)>,
+    n_shapes: usize,
 }
 
 /// Tags of records a value slot may point to.
@@ -420,11 +448,11 @@ unsafe fn fast_record<const AVX2: bool>(
             };
             // No overflow: count <= buf.len() / 8 (see `shape_count`) and w <= 8.
             let end = q + count * w;
-            (end <= buf.len() && slots_ok(buf, starts, q, end, w, pos)).then_some(end)
+            (end <= buf.len() && slots_ok::<false>(buf, starts, q, end, w, pos)).then_some(end)
         }
         TAG_ARRAY => {
             let end = q + v * w;
-            (end <= buf.len() && slots_ok(buf, starts, q, end, w, pos)).then_some(end)
+            (end <= buf.len() && slots_ok::<false>(buf, starts, q, end, w, pos)).then_some(end)
         }
         _ if tag == TAG_STR => {
             let end = q + v;
@@ -457,13 +485,20 @@ fn fast_timestamp(tag: u8, win: &[u8; WINDOW], pos: usize) -> Option<usize> {
 /// Whether the value slots in `buf[p..end]` (in bounds) of the container at
 /// `base` are valid, given the bitmap of record starts before `base`.
 #[inline(always)]
-fn slots_ok(buf: &[u8], starts: &[u64], p: usize, end: usize, w: usize, base: usize) -> bool {
+fn slots_ok<const TAGS: bool>(
+    buf: &[u8],
+    starts: &[u64],
+    p: usize,
+    end: usize,
+    w: usize,
+    base: usize,
+) -> bool {
     let bytes = &buf[p..end];
     match w {
-        1 => value_slots_ok::<1>(buf, starts, bytes, base),
-        2 => value_slots_ok::<2>(buf, starts, bytes, base),
-        4 => value_slots_ok::<4>(buf, starts, bytes, base),
-        _ => value_slots_ok::<8>(buf, starts, bytes, base),
+        1 => value_slots_ok::<1, TAGS>(buf, starts, bytes, base),
+        2 => value_slots_ok::<2, TAGS>(buf, starts, bytes, base),
+        4 => value_slots_ok::<4, TAGS>(buf, starts, bytes, base),
+        _ => value_slots_ok::<8, TAGS>(buf, starts, bytes, base),
     }
 }
 /// The target of a reference slot `raw` (kind 00 or 10) of a container at
@@ -480,8 +515,18 @@ fn ref_target(raw: u64, base: usize) -> usize {
 }
 
 /// The hot loop: whether all value slots of width `W` in `bytes` are valid.
+///
+/// With `TAGS` (the full checker's bitmap, a bit per record start) a
+/// reference must land on a record start whose tag is a value record's.
+/// Without (the fast modes' bitmap, a bit per *value* record start, see
+/// [`Validator::value_only`]) the bit alone says so: one load less per slot.
 #[inline(always)]
-fn value_slots_ok<const W: usize>(buf: &[u8], starts: &[u64], bytes: &[u8], base: usize) -> bool {
+fn value_slots_ok<const W: usize, const TAGS: bool>(
+    buf: &[u8],
+    starts: &[u64],
+    bytes: &[u8],
+    base: usize,
+) -> bool {
     // Targets are below `base`: their tags are in `head`, their bits in `starts`.
     let Some(head) = buf.get(..base) else {
         return false;
@@ -500,7 +545,7 @@ fn value_slots_ok<const W: usize>(buf: &[u8], starts: &[u64], bytes: &[u8], base
         }
         // SAFETY: t < base and starts.len() > base / 64 (checked above).
         let word = unsafe { *starts.get_unchecked(t / 64) };
-        word & (1 << (t % 64)) != 0 && IS_VALUE_TAG[head[t] as usize]
+        word & (1 << (t % 64)) != 0 && (!TAGS || IS_VALUE_TAG[head[t] as usize])
     };
     for c in bytes.chunks_exact(W) {
         if !ok(load_slot::<W>(c)) {
@@ -538,16 +583,23 @@ impl Validator<'_, '_> {
             if pos >= n {
                 break;
             }
-            self.mark(pos);
+            if MODE == FULL || IS_VALUE_TAG[buf[pos] as usize] {
+                self.mark(pos);
+            }
             if MODE != FULL && pos == root_pos {
                 // The root record, last (`locate_root` checked its two
                 // tags): only its slot is left to check.
                 let w = WIDTHS[(buf[pos] & 3) as usize];
-                if pos + w + 2 == n && slots_ok(buf, self.starts, pos + 1, n - 1, w, pos) {
-                    break;
+                if pos + w + 2 == n && slots_ok::<false>(buf, self.starts, pos + 1, n - 1, w, pos) {
+                    return Ok(());
                 }
             }
             pos = self.record(pos)?;
+        }
+        if MODE != FULL {
+            // The scan ended without reaching the root record (which is not
+            // marked in this mode's bitmap): the full checker tells why.
+            return err(ErrorKind::BadTrailer, root_pos);
         }
         // Records end exactly at `n` (`record` never goes beyond). The
         // record at `root_pos` is `w + 2` bytes long and ends at `n`, so if
@@ -679,12 +731,52 @@ impl Validator<'_, '_> {
                 return Ok(count);
             }
         }
+        if self.value_only {
+            // Shapes are not in the bitmap: one of the shapes checked so far?
+            let list = if self.n_shapes <= FEW_SHAPES || s <= self.few_shapes[FEW_SHAPES - 1].0 {
+                &self.few_shapes[..self.n_shapes.min(FEW_SHAPES)]
+            } else {
+                &self.shapes[..]
+            };
+            let i = list
+                .binary_search_by_key(&s, |&(p, _)| p)
+                .or_else(|_| err(ErrorKind::BadReference, at))?;
+            let count = list[i].1;
+            self.cache_shape(s, count);
+            return Ok(count);
+        }
         if !self.is_start(s) {
             return err(ErrorKind::BadReference, at);
         }
         let shape = Shape::at(self.buf, s).ok_or_else(|| Error::at(ErrorKind::WrongTarget, at))?;
         self.cache_shape(s, shape.count);
         Ok(shape.count)
+    }
+
+    /// Notes the shape at `s` (a valid shape record of `count` keys, after
+    /// all earlier ones): in the cache, and with [`Self::value_only`] in
+    /// the list of shapes. A document with more than [`Self::shapes_max`]
+    /// shapes is left to the full checker (an error here makes
+    /// `validate_with` run it), so the list stays within `len / 4` bytes.
+    #[inline(always)]
+    fn checked_shape(&mut self, s: usize, count: usize) -> Result<()> {
+        if self.value_only {
+            if self.n_shapes >= self.shapes_max() {
+                return err(ErrorKind::BadLength, s);
+            }
+            match self.few_shapes.get_mut(self.n_shapes) {
+                Some(e) => *e = (s, count),
+                None => self.shapes.push((s, count)),
+            }
+            self.n_shapes += 1;
+        }
+        self.cache_shape(s, count);
+        Ok(())
+    }
+
+    /// Most shapes [`Self::shapes`] holds: 16 bytes each, `len / 4` bytes in all.
+    fn shapes_max(&self) -> usize {
+        self.buf.len() / 64 + 4
     }
 
     /// Puts the shape at `s` (a valid shape record of `count` keys) in the cache.
@@ -793,7 +885,14 @@ impl Validator<'_, '_> {
     /// Checks the value slots in `buf[p..end]` (in bounds) of the container at `base`.
     #[inline(always)]
     fn slots(&self, p: usize, end: usize, w: usize, base: usize) -> Result<()> {
-        if slots_ok(self.buf, self.starts, p, end, w, base) {
+        if self.value_only {
+            if slots_ok::<false>(self.buf, self.starts, p, end, w, base) {
+                return Ok(());
+            }
+            // Reported by the full checker (see `value_only`).
+            return err(ErrorKind::BadReference, p);
+        }
+        if slots_ok::<true>(self.buf, self.starts, p, end, w, base) {
             Ok(())
         } else {
             self.slot_error(p, end, w, base)
@@ -968,7 +1067,7 @@ impl Validator<'_, '_> {
                 _ => self.small_shape_ok::<8>(q, keys_end, pos),
             };
             if ok || self.small_shape_keys(q, keys_end, w, pos)? {
-                self.cache_shape(pos, count as usize);
+                self.checked_shape(pos, count as usize)?;
                 return Ok(keys_end);
             }
         } else {
@@ -1047,7 +1146,7 @@ impl Validator<'_, '_> {
         if count > SHAPE_LINEAR_MAX {
             self.index(&shape, hashes, keys_end)?;
         }
-        self.cache_shape(pos, count);
+        self.checked_shape(pos, count)?;
         Ok(end)
     }
 
@@ -1352,6 +1451,30 @@ mod tests {
             }
         }
         bad
+    }
+
+    /// Many shapes, referred to again after they left the shape cache (the
+    /// fast modes find them in their list of shapes), in documents small
+    /// and large, and one with more shapes than the list holds: the modes
+    /// agree, valid or corrupted.
+    #[test]
+    fn many_shapes_agree() {
+        let mut rng = Rng(0x5DEE_CE66_D1CE_4E5B);
+        for (maps, kinds) in [(6, 5), (40, 13), (400, 61), (3000, 500), (2000, 2000)] {
+            let items: Vec<String> = (0..maps)
+                .map(|i| {
+                    let k = (i * 7) % kinds;
+                    format!("{{\"k{k}\":{i},\"x{}\":[{i}],\"s\":\"v{k}\"}}", k % 3)
+                })
+                .collect();
+            let json = format!("[{}]", items.join(","));
+            let doc = crate::json::from_json(json.as_bytes()).unwrap();
+            validate(&doc).unwrap();
+            same(&doc);
+            for _ in 0..300 {
+                same(&damaged(&mut rng, &doc, 2));
+            }
+        }
     }
 
     /// Small documents (validated through a padded copy): the fast path

@@ -17,6 +17,12 @@
 //! every error, goes through the full checker (`Validator::record`), so
 //! errors are found and reported by one piece of code. A test checks that
 //! both paths agree on corrupted documents.
+//!
+//! In the fast modes the bitmap marks only *value* records (those a value
+//! slot may refer to), so a reference is checked by its bit alone, without
+//! reading its target's tag; maps find their shapes in a list of the shapes
+//! checked so far, and an invalid document is validated again by the full
+//! checker alone (bitmap of all records, tags read), which reports the error.
 
 use std::hash::BuildHasher;
 
@@ -80,15 +86,21 @@ fn validate_with<const MODE: u8>(buf: &[u8]) -> Result<()> {
         overrun: false,
         starts,
         shape_cache: [(usize::MAX, 0); SHAPE_CACHE],
-        key_hashes: HashMap::new(),
-        keyed: HashMap::new(),
+        key_hashes: None,
+        keyed: None,
         keyed_hasher: None,
         seen: Vec::new(),
+        value_only: MODE != FULL,
+        few_shapes: [(usize::MAX, 0); FEW_SHAPES],
+        shapes: Vec::new(),
+        n_shapes: 0,
     };
     let r = v.scan::<MODE>(root_pos);
-    if v.overrun {
+    if v.overrun || (MODE != FULL && r.is_err()) {
         // The fast path on the padded copy took a record that does not end
-        // within the document: the full checker tells what is wrong.
+        // within the document, or the fast modes found the document
+        // invalid: the full checker tells what is wrong (the fast modes'
+        // bitmap cannot tell a bad reference from a wrong target).
         return validate_with::<FULL>(buf);
     }
     r
@@ -100,6 +112,9 @@ const SMALL_DOC_MAX: usize = SMALL_WORDS * 64 - 1 - WINDOW;
 /// Bytes a record must have before the end of the input to go through the
 /// fast path (a short string's tag and 64 bytes, a tag and a varint).
 const WINDOW: usize = 72;
+
+/// Shapes listed without an allocation (see [`Validator::few_shapes`]).
+const FEW_SHAPES: usize = 4;
 
 /// Entries of the cache of shapes (position, key count) that maps refer to.
 const SHAPE_CACHE: usize = 8;
@@ -134,13 +149,29 @@ struct Validator<'a, 's> {
     /// [`shape_slot`] or the entry next to it. Only positions already checked to be shape records
     /// are stored (and `usize::MAX`, which no reference can reach).
     shape_cache: [(usize, usize); SHAPE_CACHE],
-    /// Key hash of each key string record used by a shape, by position.
-    key_hashes: HashMap<usize, u64>,
-    /// Keyed (random per run) hash of key strings whose key hashes collide.
-    keyed: HashMap<usize, u64>,
+    /// Key hash of each long key string record used by a shape, by
+    /// position (made on first use: a hash map's set-up is a good part of
+    /// the cost of a small document).
+    key_hashes: Option<HashMap<usize, u64>>,
+    /// Keyed (random per run) hash of key strings whose key hashes collide
+    /// (made on first use).
+    keyed: Option<HashMap<usize, u64>>,
     /// Made on first use (rare: only when two keys' key hashes collide).
     keyed_hasher: Option<DefaultHashBuilder>,
     seen: Vec<u64>,
+    /// The fast modes' bitmap: `starts` marks only *value* records (those a
+    /// value slot may refer to), so a reference is checked by its bit alone.
+    /// Shapes are then found in `shapes`, and any error is reported by a
+    /// second run of the full checker, whose bitmap marks every record.
+    value_only: bool,
+    /// With `value_only`: (position, key count) of each shape checked so
+    /// far, in document order (so sorted), for maps that refer to shapes
+    /// not in `shape_cache`: the first [`FEW_SHAPES`] in `few_shapes` (no
+    /// allocation for a small document), the others in `shapes`. At most
+    /// [`Self::shapes_max`] in all.
+    few_shapes: [(usize, usize); FEW_SHAPES],
+    shapes: Vec<(usize, usize)>,
+    n_shapes: usize,
 }
 
 /// Tags of records a value slot may point to.
@@ -269,24 +300,43 @@ fn load_slot<const W: usize>(c: &[u8]) -> u64 {
 /// where it stopped: at a record it leaves to [`Validator::record`], or
 /// within the last [`WINDOW`] bytes. Marks the records it accepts.
 ///
-/// If `detect`, on x86_64 CPUs with AVX2 and BMI2 (detected at run time) the same code
-/// is compiled for them: a short string's 64 bytes take two 32-byte loads
-/// instead of four of 16, and shifts by a variable need no `cl` register.
+/// With `Some(avx2)` the same code compiled for AVX2 and BMI2 runs: a
+/// short string's 64 bytes take two 32-byte loads instead of four of 16, and
+/// shifts by a variable need no `cl` register.
 #[inline(never)]
 fn fast_run(
     buf: &[u8],
     starts: &mut [u64],
     shapes: &[(usize, usize); SHAPE_CACHE],
     pos: usize,
-    detect: bool,
+    avx2: Option<Avx2>,
 ) -> usize {
     #[cfg(target_arch = "x86_64")]
-    if detect && std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("bmi2") {
-        // SAFETY: the CPU has AVX2 and BMI2 (detected just above).
+    if let Some(Avx2(())) = avx2 {
+        // SAFETY: the CPU has AVX2 and BMI2 (an `Avx2` exists).
         return unsafe { fast_run_avx2(buf, starts, shapes, pos) };
     }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = avx2;
     // SAFETY: `AVX2` is false.
     unsafe { fast_run_with::<false>(buf, starts, shapes, pos) }
+}
+
+/// Proof that the CPU has AVX2 and BMI2: made only by [`Avx2::detect`].
+#[derive(Clone, Copy)]
+struct Avx2(());
+
+impl Avx2 {
+    /// `Some` if the CPU has AVX2 and BMI2 (detected at run time; once per
+    /// validation, not once per [`fast_run`]).
+    #[inline(always)]
+    fn detect() -> Option<Avx2> {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("bmi2") {
+            return Some(Avx2(()));
+        }
+        None
+    }
 }
 
 /// [`fast_run`] compiled for AVX2 and BMI2.
@@ -319,7 +369,15 @@ unsafe fn fast_run_with<const AVX2: bool>(
     if starts.len() <= buf.len() / 64 {
         return pos;
     }
-    while let Some(win) = buf.get(pos..).and_then(|b| b.first_chunk::<WINDOW>()) {
+    // Records that start at or before `last` have WINDOW bytes in `buf`.
+    let Some(last) = buf.len().checked_sub(WINDOW) else {
+        return pos;
+    };
+    while pos <= last {
+        // SAFETY: pos + WINDOW <= buf.len() (pos <= last), so the WINDOW
+        // bytes at pos are within `buf` (one comparison per record instead
+        // of the two of a checked sub-slice).
+        let win = unsafe { &*buf.as_ptr().add(pos).cast::<[u8; WINDOW]>() };
         // SAFETY: if AVX2, the CPU supports it (this function's contract).
         let Some(end) = (unsafe { fast_record::<AVX2>(buf, starts, shapes, pos, win) }) else {
             break;
@@ -390,11 +448,11 @@ unsafe fn fast_record<const AVX2: bool>(
             };
             // No overflow: count <= buf.len() / 8 (see `shape_count`) and w <= 8.
             let end = q + count * w;
-            (end <= buf.len() && slots_ok(buf, starts, q, end, w, pos)).then_some(end)
+            (end <= buf.len() && slots_ok::<false>(buf, starts, q, end, w, pos)).then_some(end)
         }
         TAG_ARRAY => {
             let end = q + v * w;
-            (end <= buf.len() && slots_ok(buf, starts, q, end, w, pos)).then_some(end)
+            (end <= buf.len() && slots_ok::<false>(buf, starts, q, end, w, pos)).then_some(end)
         }
         _ if tag == TAG_STR => {
             let end = q + v;
@@ -427,13 +485,20 @@ fn fast_timestamp(tag: u8, win: &[u8; WINDOW], pos: usize) -> Option<usize> {
 /// Whether the value slots in `buf[p..end]` (in bounds) of the container at
 /// `base` are valid, given the bitmap of record starts before `base`.
 #[inline(always)]
-fn slots_ok(buf: &[u8], starts: &[u64], p: usize, end: usize, w: usize, base: usize) -> bool {
+fn slots_ok<const TAGS: bool>(
+    buf: &[u8],
+    starts: &[u64],
+    p: usize,
+    end: usize,
+    w: usize,
+    base: usize,
+) -> bool {
     let bytes = &buf[p..end];
     match w {
-        1 => value_slots_ok::<1>(buf, starts, bytes, base),
-        2 => value_slots_ok::<2>(buf, starts, bytes, base),
-        4 => value_slots_ok::<4>(buf, starts, bytes, base),
-        _ => value_slots_ok::<8>(buf, starts, bytes, base),
+        1 => value_slots_ok::<1, TAGS>(buf, starts, bytes, base),
+        2 => value_slots_ok::<2, TAGS>(buf, starts, bytes, base),
+        4 => value_slots_ok::<4, TAGS>(buf, starts, bytes, base),
+        _ => value_slots_ok::<8, TAGS>(buf, starts, bytes, base),
     }
 }
 /// The target of a reference slot `raw` (kind 00 or 10) of a container at
@@ -450,8 +515,18 @@ fn ref_target(raw: u64, base: usize) -> usize {
 }
 
 /// The hot loop: whether all value slots of width `W` in `bytes` are valid.
+///
+/// With `TAGS` (the full checker's bitmap, a bit per record start) a
+/// reference must land on a record start whose tag is a value record's.
+/// Without (the fast modes' bitmap, a bit per *value* record start, see
+/// [`Validator::value_only`]) the bit alone says so: one load less per slot.
 #[inline(always)]
-fn value_slots_ok<const W: usize>(buf: &[u8], starts: &[u64], bytes: &[u8], base: usize) -> bool {
+fn value_slots_ok<const W: usize, const TAGS: bool>(
+    buf: &[u8],
+    starts: &[u64],
+    bytes: &[u8],
+    base: usize,
+) -> bool {
     // Targets are below `base`: their tags are in `head`, their bits in `starts`.
     let Some(head) = buf.get(..base) else {
         return false;
@@ -470,7 +545,7 @@ fn value_slots_ok<const W: usize>(buf: &[u8], starts: &[u64], bytes: &[u8], base
         }
         // SAFETY: t < base and starts.len() > base / 64 (checked above).
         let word = unsafe { *starts.get_unchecked(t / 64) };
-        word & (1 << (t % 64)) != 0 && IS_VALUE_TAG[head[t] as usize]
+        word & (1 << (t % 64)) != 0 && (!TAGS || IS_VALUE_TAG[head[t] as usize])
     };
     for c in bytes.chunks_exact(W) {
         if !ok(load_slot::<W>(c)) {
@@ -493,9 +568,10 @@ impl Validator<'_, '_> {
         let buf = self.buf;
         let n = buf.len();
         let mut pos = HEADER_LEN;
+        let avx2 = if MODE == AUTO { Avx2::detect() } else { None };
         loop {
             if MODE != FULL {
-                pos = fast_run(self.fast, self.starts, &self.shape_cache, pos, MODE == AUTO);
+                pos = fast_run(self.fast, self.starts, &self.shape_cache, pos, avx2);
                 if pos > n {
                     // A record taken on the padded copy ends beyond the
                     // document (records tile, so it is the last one taken):
@@ -507,16 +583,23 @@ impl Validator<'_, '_> {
             if pos >= n {
                 break;
             }
-            self.mark(pos);
+            if MODE == FULL || IS_VALUE_TAG[buf[pos] as usize] {
+                self.mark(pos);
+            }
             if MODE != FULL && pos == root_pos {
                 // The root record, last (`locate_root` checked its two
                 // tags): only its slot is left to check.
                 let w = WIDTHS[(buf[pos] & 3) as usize];
-                if pos + w + 2 == n && slots_ok(buf, self.starts, pos + 1, n - 1, w, pos) {
-                    break;
+                if pos + w + 2 == n && slots_ok::<false>(buf, self.starts, pos + 1, n - 1, w, pos) {
+                    return Ok(());
                 }
             }
             pos = self.record(pos)?;
+        }
+        if MODE != FULL {
+            // The scan ended without reaching the root record (which is not
+            // marked in this mode's bitmap): the full checker tells why.
+            return err(ErrorKind::BadTrailer, root_pos);
         }
         // Records end exactly at `n` (`record` never goes beyond). The
         // record at `root_pos` is `w + 2` bytes long and ends at `n`, so if
@@ -648,12 +731,52 @@ impl Validator<'_, '_> {
                 return Ok(count);
             }
         }
+        if self.value_only {
+            // Shapes are not in the bitmap: one of the shapes checked so far?
+            let list = if self.n_shapes <= FEW_SHAPES || s <= self.few_shapes[FEW_SHAPES - 1].0 {
+                &self.few_shapes[..self.n_shapes.min(FEW_SHAPES)]
+            } else {
+                &self.shapes[..]
+            };
+            let i = list
+                .binary_search_by_key(&s, |&(p, _)| p)
+                .or_else(|_| err(ErrorKind::BadReference, at))?;
+            let count = list[i].1;
+            self.cache_shape(s, count);
+            return Ok(count);
+        }
         if !self.is_start(s) {
             return err(ErrorKind::BadReference, at);
         }
         let shape = Shape::at(self.buf, s).ok_or_else(|| Error::at(ErrorKind::WrongTarget, at))?;
         self.cache_shape(s, shape.count);
         Ok(shape.count)
+    }
+
+    /// Notes the shape at `s` (a valid shape record of `count` keys, after
+    /// all earlier ones): in the cache, and with [`Self::value_only`] in
+    /// the list of shapes. A document with more than [`Self::shapes_max`]
+    /// shapes is left to the full checker (an error here makes
+    /// `validate_with` run it), so the list stays within `len / 4` bytes.
+    #[inline(always)]
+    fn checked_shape(&mut self, s: usize, count: usize) -> Result<()> {
+        if self.value_only {
+            if self.n_shapes >= self.shapes_max() {
+                return err(ErrorKind::BadLength, s);
+            }
+            match self.few_shapes.get_mut(self.n_shapes) {
+                Some(e) => *e = (s, count),
+                None => self.shapes.push((s, count)),
+            }
+            self.n_shapes += 1;
+        }
+        self.cache_shape(s, count);
+        Ok(())
+    }
+
+    /// Most shapes [`Self::shapes`] holds: 16 bytes each, `len / 4` bytes in all.
+    fn shapes_max(&self) -> usize {
+        self.buf.len() / 64 + 4
     }
 
     /// Puts the shape at `s` (a valid shape record of `count` keys) in the cache.
@@ -762,7 +885,14 @@ impl Validator<'_, '_> {
     /// Checks the value slots in `buf[p..end]` (in bounds) of the container at `base`.
     #[inline(always)]
     fn slots(&self, p: usize, end: usize, w: usize, base: usize) -> Result<()> {
-        if slots_ok(self.buf, self.starts, p, end, w, base) {
+        if self.value_only {
+            if slots_ok::<false>(self.buf, self.starts, p, end, w, base) {
+                return Ok(());
+            }
+            // Reported by the full checker (see `value_only`).
+            return err(ErrorKind::BadReference, p);
+        }
+        if slots_ok::<true>(self.buf, self.starts, p, end, w, base) {
             Ok(())
         } else {
             self.slot_error(p, end, w, base)
@@ -937,7 +1067,7 @@ impl Validator<'_, '_> {
                 _ => self.small_shape_ok::<8>(q, keys_end, pos),
             };
             if ok || self.small_shape_keys(q, keys_end, w, pos)? {
-                self.cache_shape(pos, count as usize);
+                self.checked_shape(pos, count as usize)?;
                 return Ok(keys_end);
             }
         } else {
@@ -1016,7 +1146,7 @@ impl Validator<'_, '_> {
         if count > SHAPE_LINEAR_MAX {
             self.index(&shape, hashes, keys_end)?;
         }
-        self.cache_shape(pos, count);
+        self.checked_shape(pos, count)?;
         Ok(end)
     }
 
@@ -1030,26 +1160,23 @@ impl Validator<'_, '_> {
                 if bytes.len() <= 64 {
                     return key_hash(bytes);
                 }
-                if let Some(&h) = self.key_hashes.get(&r) {
-                    return h;
-                }
-                let h = key_hash(bytes);
-                self.key_hashes.insert(r, h);
-                h
+                let memo = self.key_hashes.get_or_insert_with(HashMap::new);
+                *memo.entry(r).or_insert_with(|| key_hash(bytes))
             }
         }
     }
 
     fn keyed_of(&mut self, shape: &Shape, i: usize, rec: Option<usize>) -> u64 {
         let r = rec.unwrap_or(usize::MAX);
-        if let Some(&h) = self.keyed.get(&r) {
+        let memo = self.keyed.get_or_insert_with(HashMap::new);
+        if let Some(&h) = memo.get(&r) {
             return h;
         }
         let h = self
             .keyed_hasher
             .get_or_insert_with(DefaultHashBuilder::default)
             .hash_one(shape.key_bytes(self.buf, i).unwrap_or(&[]));
-        self.keyed.insert(r, h);
+        memo.insert(r, h);
         h
     }
 
@@ -1324,6 +1451,30 @@ mod tests {
             }
         }
         bad
+    }
+
+    /// Many shapes, referred to again after they left the shape cache (the
+    /// fast modes find them in their list of shapes), in documents small
+    /// and large, and one with more shapes than the list holds: the modes
+    /// agree, valid or corrupted.
+    #[test]
+    fn many_shapes_agree() {
+        let mut rng = Rng(0x5DEE_CE66_D1CE_4E5B);
+        for (maps, kinds) in [(6, 5), (40, 13), (400, 61), (3000, 500), (2000, 2000)] {
+            let items: Vec<String> = (0..maps)
+                .map(|i| {
+                    let k = (i * 7) % kinds;
+                    format!("{{\"k{k}\":{i},\"x{}\":[{i}],\"s\":\"v{k}\"}}", k % 3)
+                })
+                .collect();
+            let json = format!("[{}]", items.join(","));
+            let doc = crate::json::from_json(json.as_bytes()).unwrap();
+            validate(&doc).unwrap();
+            same(&doc);
+            for _ in 0..300 {
+                same(&damaged(&mut rng, &doc, 2));
+            }
+        }
     }
 
     /// Small documents (validated through a padded copy): the fast path

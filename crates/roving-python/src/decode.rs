@@ -899,7 +899,11 @@ impl<'py, 'a> Decoder<'py, 'a> {
                 },
                 _ => {
                     let d = (raw >> 2) as usize;
-                    let t = if raw & 2 == 0 { base.wrapping_sub(d) } else { d };
+                    let t = if raw & 2 == 0 {
+                        base.wrapping_sub(d)
+                    } else {
+                        d
+                    };
                     if t >= base {
                         return None;
                     }
@@ -916,7 +920,9 @@ impl<'py, 'a> Decoder<'py, 'a> {
                             ffi::PyFloat_FromDouble(f_dec_value(m, e as i8))
                         }
                         TAG_F64 => ffi::PyFloat_FromDouble(f64::from_le_bytes(fixed(doc, p)?)),
-                        TAG_I8 => ffi::PyLong_FromLongLong(i8::from_le_bytes(fixed(doc, p)?) as i64),
+                        TAG_I8 => {
+                            ffi::PyLong_FromLongLong(i8::from_le_bytes(fixed(doc, p)?) as i64)
+                        }
                         TAG_I16 => {
                             ffi::PyLong_FromLongLong(i16::from_le_bytes(fixed(doc, p)?) as i64)
                         }
@@ -955,7 +961,9 @@ fn o_or_max(off: Option<usize>) -> usize {
 /// `N` bytes at `pos`, if in bounds.
 #[inline(always)]
 fn fixed<const N: usize>(buf: &[u8], pos: usize) -> Option<[u8; N]> {
-    buf.get(pos..pos.checked_add(N)?)?.first_chunk::<N>().copied()
+    buf.get(pos..pos.checked_add(N)?)?
+        .first_chunk::<N>()
+        .copied()
 }
 
 /// The header of the map record at `pos` of `doc`, read directly: its

@@ -10,8 +10,13 @@ use std::hash::{BuildHasherDefault, Hasher};
 use hashbrown::HashMap;
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDate, PyDateTime};
+use pyo3::types::{PyBool, PyBytes, PyDate, PyDateTime};
 
+use roving::format::{
+    f_dec_value, read_uint, read_varint, SLOT_INT, SLOT_SPECIAL, SPECIAL_FALSE, SPECIAL_NULL,
+    SPECIAL_TRUE, TAG_ARRAY, TAG_F64, TAG_F_DEC, TAG_I16, TAG_I32, TAG_I64, TAG_I8, TAG_MAP,
+    TAG_SHAPE, TAG_SHORT_STR, WIDTHS,
+};
 use roving::{Array, Limits, Map, Value};
 
 use crate::errors::{decode_error, from_core};
@@ -249,6 +254,10 @@ struct ShapeKeys {
     template: *mut ffi::PyObject,
 }
 
+/// A shape offset no shape has (empty entries of `recent_shapes`; the
+/// empty map, which has no shape record, goes by `usize::MAX`).
+const NO_SHAPE: usize = usize::MAX - 1;
+
 /// Shapes with more keys than this are taken for data (a dict keyed by ids,
 /// say) rather than records: their keys are not interned.
 const INTERN_KEYS_MAX: usize = 64;
@@ -351,12 +360,22 @@ impl OffsetMemo {
 /// Per-call conversion state.
 pub(crate) struct Decoder<'py, 'a> {
     pub(crate) py: Python<'py>,
+    /// The document's bytes.
+    buf: &'a [u8],
     base: usize,
     end: usize,
-    /// Key strings per shape record, by shape offset.
-    shapes: IdMap<usize, ShapeKeys>,
+    /// Index in `shape_list` of each shape record seen, by shape offset.
+    shapes: IdMap<usize, usize>,
+    /// Key strings and dict template of each shape seen.
+    shape_list: Vec<ShapeKeys>,
     key_store: Owned,
-    last_shape: (usize, usize),
+    /// The two shapes used last, (shape offset, index in `shape_list`), most
+    /// recent first: records alternate between a few shapes (a person and
+    /// the friends inside it), which then need no hash lookup.
+    recent_shapes: [(usize, usize); 2],
+    /// The document's bytes, when every container converted is read from
+    /// them (see [`Decoder::read_in_place`]); else empty.
+    doc: &'a [u8],
     /// Direct-mapped cache of short value strings: (data address, owned str).
     strs: Box<[(usize, *mut ffi::PyObject)]>,
     /// Length of the document if `strs` is not empty, else 0 (strings
@@ -371,7 +390,6 @@ pub(crate) struct Decoder<'py, 'a> {
     depth: usize,
     max_depth: usize,
     stack_limit: usize,
-    _buf: std::marker::PhantomData<&'a [u8]>,
 }
 
 impl Drop for Decoder<'_, '_> {
@@ -386,7 +404,7 @@ impl Drop for Decoder<'_, '_> {
                 unsafe { ffi::Py_DECREF(p) };
             }
         }
-        for sk in self.shapes.values() {
+        for sk in &self.shape_list {
             // SAFETY: templates are owned references or NULL.
             unsafe { ffi::Py_XDECREF(sk.template) };
         }
@@ -400,11 +418,14 @@ impl<'py, 'a> Decoder<'py, 'a> {
         let cached = buf.len() >= STR_CACHE_MIN_DOC;
         Decoder {
             py,
+            buf,
             base: buf.as_ptr() as usize,
             end: buf.as_ptr() as usize + buf.len(),
             shapes: IdMap::default(),
+            shape_list: Vec::new(),
             key_store: Owned(Vec::new()),
-            last_shape: (usize::MAX, 0),
+            recent_shapes: [(NO_SHAPE, 0); 2],
+            doc: &[],
             // Small documents (a store record, say) rarely repeat a string:
             // no cache to allocate and release.
             cache_span: if cached { buf.len() } else { 0 },
@@ -424,7 +445,6 @@ impl<'py, 'a> Decoder<'py, 'a> {
             depth: 0,
             max_depth: MAX_DEPTH.min(limits.max_depth),
             stack_limit: crate::stack::limit(),
-            _buf: std::marker::PhantomData,
         }
     }
 
@@ -459,6 +479,14 @@ impl<'py, 'a> Decoder<'py, 'a> {
     /// first error). Saves a reference count update per container.
     pub(crate) fn borrow_memo(&mut self) {
         self.owned_memo = false;
+    }
+
+    /// Lets containers be read straight from the bytes given to
+    /// [`new`](Self::new): only valid when every value converted is of
+    /// that document, opened with `Document::open` or `open_trusted` (not
+    /// lazily). Saves decoding each slot into a `Value` first.
+    pub(crate) fn read_in_place(&mut self) {
+        self.doc = self.buf;
     }
 
     #[inline]
@@ -609,35 +637,52 @@ impl<'py, 'a> Decoder<'py, 'a> {
     /// [`keys_start`](Self::keys_start) for a map whose shape offset is known.
     #[inline]
     fn keys_start_at(&mut self, shape: usize, m: &Map<'a>) -> PyResult<usize> {
-        if self.last_shape.0 == shape {
-            return Ok(self.last_shape.1);
+        let i = self.shape_index(shape, m)?;
+        Ok(self.shape_list[i].start)
+    }
+
+    /// The index in `shape_list` of the shape at offset `shape` (that of
+    /// `m`), its key strings made on first sight.
+    #[inline(always)]
+    fn shape_index(&mut self, shape: usize, m: &Map<'a>) -> PyResult<usize> {
+        let [a, b] = self.recent_shapes;
+        if a.0 == shape {
+            return Ok(a.1);
         }
-        let start = if let Some(sk) = self.shapes.get(&shape) {
-            sk.start
+        let i = if b.0 == shape {
+            b.1
         } else {
-            let start = self.key_store.0.len();
-            let intern = m.len() <= INTERN_KEYS_MAX;
-            self.key_store.0.reserve(m.len());
-            if intern {
-                interned_keys(self.py, m, &mut self.key_store.0)?;
-            } else {
-                for k in m.keys() {
-                    let p = pytypes::make_str(self.py, k.as_bytes())?.into_ptr();
-                    self.key_store.0.push(p);
-                }
-            }
-            self.shapes.insert(
-                shape,
-                ShapeKeys {
-                    start,
-                    uses: 0,
-                    template: std::ptr::null_mut(),
-                },
-            );
-            start
+            self.shape_lookup(shape, m)?
         };
-        self.last_shape = (shape, start);
-        Ok(start)
+        self.recent_shapes = [(shape, i), a];
+        Ok(i)
+    }
+
+    /// [`shape_index`](Self::shape_index) through the table of shapes.
+    #[inline(never)]
+    fn shape_lookup(&mut self, shape: usize, m: &Map<'a>) -> PyResult<usize> {
+        if let Some(&i) = self.shapes.get(&shape) {
+            return Ok(i);
+        }
+        let start = self.key_store.0.len();
+        let intern = m.len() <= INTERN_KEYS_MAX;
+        self.key_store.0.reserve(m.len());
+        if intern {
+            interned_keys(self.py, m, &mut self.key_store.0)?;
+        } else {
+            for k in m.keys() {
+                let p = pytypes::make_str(self.py, k.as_bytes())?.into_ptr();
+                self.key_store.0.push(p);
+            }
+        }
+        let i = self.shape_list.len();
+        self.shape_list.push(ShapeKeys {
+            start,
+            uses: 0,
+            template: std::ptr::null_mut(),
+        });
+        self.shapes.insert(shape, i);
+        Ok(i)
     }
 
     /// Key string `i` of a shape whose keys start at `start` (borrowed).
@@ -658,8 +703,15 @@ impl<'py, 'a> Decoder<'py, 'a> {
                 return Ok(unsafe { Bound::from_borrowed_ptr(py, p) });
             }
         }
+        let raw = match off {
+            Some(o) if !self.doc.is_empty() => array_parts(self.doc, o),
+            _ => None,
+        };
         let mut items = a.iter();
-        let n = items.len();
+        let n = match raw {
+            Some((n, _, _)) => n,
+            None => items.len(),
+        };
         self.charge(n)?;
         self.enter()?;
         // SAFETY: PyList_New returns a new list of `n` NULL items or NULL;
@@ -670,34 +722,42 @@ impl<'py, 'a> Decoder<'py, 'a> {
         if let Some(o) = off {
             self.memo_insert(o, &list);
         }
-        for i in 0..n {
-            let v = items.next().unwrap_or(Value::Null);
-            let item = self.item(v)?;
-            // SAFETY: i < n; the list steals the reference.
-            unsafe { ffi::PyList_SET_ITEM(list.as_ptr(), i as ffi::Py_ssize_t, item.into_ptr()) };
+        if let Some((_, slots, w)) = raw {
+            let (doc, base) = (self.doc, o_or_max(off));
+            for i in 0..n {
+                let item = match self.slot(doc, slots + i * w, w, base) {
+                    Some(r) => r?,
+                    None => self.item(a.get(i).unwrap_or(Value::Null))?,
+                };
+                // SAFETY: i < n; the list steals the reference.
+                unsafe {
+                    ffi::PyList_SET_ITEM(list.as_ptr(), i as ffi::Py_ssize_t, item.into_ptr())
+                };
+            }
+        } else {
+            for i in 0..n {
+                let v = items.next().unwrap_or(Value::Null);
+                let item = self.item(v)?;
+                // SAFETY: i < n; the list steals the reference.
+                unsafe {
+                    ffi::PyList_SET_ITEM(list.as_ptr(), i as ffi::Py_ssize_t, item.into_ptr())
+                };
+            }
         }
         self.leave();
         Ok(list)
     }
 
-    /// A new dict with the keys of `m`'s shape (values None), to be filled
-    /// with `PyDict_SetItem`: copying a template dict is faster than
-    /// inserting keys one by one (no resizing, no key hashing).
+    /// A new dict with the keys of shape `si` (an index in `shape_list`;
+    /// values None), to be filled with `PyDict_SetItem`: copying a template
+    /// dict is faster than inserting keys one by one (no resizing, no key
+    /// hashing).
     #[inline]
-    fn presized_dict(
-        &mut self,
-        shape: usize,
-        start: usize,
-        n: usize,
-    ) -> PyResult<*mut ffi::PyObject> {
+    fn presized_dict(&mut self, si: usize, n: usize) -> PyResult<*mut ffi::PyObject> {
         let py = self.py;
-        let (t, uses) = match self.shapes.get_mut(&shape) {
-            Some(sk) => {
-                sk.uses += 1;
-                (sk.template, sk.uses)
-            }
-            None => (std::ptr::null_mut(), 1),
-        };
+        let sk = &mut self.shape_list[si];
+        sk.uses += 1;
+        let (t, uses, start) = (sk.template, sk.uses, sk.start);
         // SAFETY: dict constructors return new references or NULL; keys are
         // live strs owned by the key store.
         unsafe {
@@ -721,12 +781,7 @@ impl<'py, 'a> Decoder<'py, 'a> {
                         return Err(PyErr::fetch(py));
                     }
                 }
-                if let Some(sk) = self.shapes.get_mut(&shape) {
-                    sk.template = tpl;
-                } else {
-                    ffi::Py_DECREF(tpl);
-                    return Err(PyErr::fetch(py));
-                }
+                self.shape_list[si].template = tpl;
                 let d = ffi::PyDict_Copy(tpl);
                 return if d.is_null() {
                     Err(PyErr::fetch(py))
@@ -754,29 +809,133 @@ impl<'py, 'a> Decoder<'py, 'a> {
                 return Ok(unsafe { Bound::from_borrowed_ptr(py, p) });
             }
         }
-        let mut values = m.values();
-        let n = values.len();
+        let raw = match off {
+            Some(o) if !self.doc.is_empty() => map_parts(self.doc, o),
+            _ => None,
+        };
+        let (shape, n, slots) = match raw {
+            Some((shape, n, vals, w)) => (shape, n, Some((o_or_max(off), vals, w))),
+            None => (m.shape_offset().unwrap_or(usize::MAX), m.len(), None),
+        };
         self.charge(n)?;
         self.enter()?;
-        let shape = m.shape_offset().unwrap_or(usize::MAX);
-        let start = self.keys_start_at(shape, &m)?;
+        let si = self.shape_index(shape, &m)?;
+        let start = self.shape_list[si].start;
         // SAFETY: presized_dict returns a new reference.
-        let dict = unsafe { Bound::from_owned_ptr(py, self.presized_dict(shape, start, n)?) };
+        let dict = unsafe { Bound::from_owned_ptr(py, self.presized_dict(si, n)?) };
         if let Some(o) = off {
             self.memo_insert(o, &dict);
         }
-        for i in 0..n {
-            let v = values.next().unwrap_or(Value::Null);
-            let item = self.item(v)?;
-            let k = self.key_store.0[start + i];
-            // SAFETY: `k` is a str owned by the key store, `item` a live
-            // object; PyDict_SetItem takes its own references.
-            if unsafe { ffi::PyDict_SetItem(dict.as_ptr(), k, item.as_ptr()) } < 0 {
-                return Err(PyErr::fetch(py));
+        if let Some((base, vals, w)) = slots {
+            let doc = self.doc;
+            for i in 0..n {
+                let item = match self.slot(doc, vals + i * w, w, base) {
+                    Some(r) => r?,
+                    None => self.item(m.value_at(i).unwrap_or(Value::Null))?,
+                };
+                self.set_item(&dict, start + i, &item)?;
+            }
+        } else {
+            let mut values = m.values();
+            for i in 0..n {
+                let v = values.next().unwrap_or(Value::Null);
+                let item = self.item(v)?;
+                self.set_item(&dict, start + i, &item)?;
             }
         }
         self.leave();
         Ok(dict)
+    }
+
+    /// `dict[key k] = item`, `k` an index in the key store.
+    #[inline(always)]
+    fn set_item(
+        &self,
+        dict: &Bound<'py, PyAny>,
+        k: usize,
+        item: &Bound<'py, PyAny>,
+    ) -> PyResult<()> {
+        let k = self.key_store.0[k];
+        // SAFETY: `k` is a str owned by the key store, `item` a live
+        // object; PyDict_SetItem takes its own references.
+        if unsafe { ffi::PyDict_SetItem(dict.as_ptr(), k, item.as_ptr()) } < 0 {
+            return Err(PyErr::fetch(self.py));
+        }
+        Ok(())
+    }
+
+    /// Converts the value of the slot at `at` (`w` bytes) of the container
+    /// at `base` in `doc` (the document's bytes) when it is one of the
+    /// common kinds (a small integer, null, a boolean, a short string, an
+    /// integer or float record), reading the bytes directly; `None` for
+    /// the others (containers included), which the caller converts through
+    /// the reader. Same values as [`item`](Self::item) on the reader's
+    /// value of that slot; every read is bounds-checked, so bytes that are
+    /// not a valid document give wrong values at worst.
+    #[inline(always)]
+    fn slot(
+        &mut self,
+        doc: &'a [u8],
+        at: usize,
+        w: usize,
+        base: usize,
+    ) -> Option<PyResult<Bound<'py, PyAny>>> {
+        let py = self.py;
+        let raw = read_uint(doc, at, w)?;
+        // SAFETY: (all FFI calls below) the thread is attached (we hold
+        // `py`); each constructor returns a new reference or NULL with an
+        // exception set, which `from_owned_ptr_or_err` turns into an error.
+        unsafe {
+            let p = match raw & 3 {
+                SLOT_INT => {
+                    let sh = 64 - 8 * w as u32;
+                    ffi::PyLong_FromLongLong(((raw as i64) << sh) >> (sh + 2))
+                }
+                SLOT_SPECIAL => match raw >> 2 {
+                    SPECIAL_NULL => return Some(Ok(py.None().into_bound(py))),
+                    SPECIAL_FALSE => return Some(Ok(PyBool::new(py, false).to_owned().into_any())),
+                    SPECIAL_TRUE => return Some(Ok(PyBool::new(py, true).to_owned().into_any())),
+                    _ => return None,
+                },
+                _ => {
+                    let d = (raw >> 2) as usize;
+                    let t = if raw & 2 == 0 {
+                        base.wrapping_sub(d)
+                    } else {
+                        d
+                    };
+                    if t >= base {
+                        return None;
+                    }
+                    let tag = *doc.get(t)?;
+                    if tag & 0xC0 == TAG_SHORT_STR {
+                        let b = doc.get(t + 1..t + 1 + (tag & 0x3F) as usize)?;
+                        return Some(self.str(b));
+                    }
+                    let p = t + 1;
+                    match tag {
+                        TAG_F_DEC => {
+                            let [e, m0, m1, m2, m3] = fixed::<5>(doc, p)?;
+                            let m = i32::from_le_bytes([m0, m1, m2, m3]);
+                            ffi::PyFloat_FromDouble(f_dec_value(m, e as i8))
+                        }
+                        TAG_F64 => ffi::PyFloat_FromDouble(f64::from_le_bytes(fixed(doc, p)?)),
+                        TAG_I8 => {
+                            ffi::PyLong_FromLongLong(i8::from_le_bytes(fixed(doc, p)?) as i64)
+                        }
+                        TAG_I16 => {
+                            ffi::PyLong_FromLongLong(i16::from_le_bytes(fixed(doc, p)?) as i64)
+                        }
+                        TAG_I32 => {
+                            ffi::PyLong_FromLongLong(i32::from_le_bytes(fixed(doc, p)?) as i64)
+                        }
+                        TAG_I64 => ffi::PyLong_FromLongLong(i64::from_le_bytes(fixed(doc, p)?)),
+                        _ => return None,
+                    }
+                }
+            };
+            Some(Bound::from_owned_ptr_or_err(py, p))
+        }
     }
 
     fn vector(&mut self, v: roving::Vector<'a>) -> PyResult<Bound<'py, PyAny>> {
@@ -791,6 +950,61 @@ impl<'py, 'a> Decoder<'py, 'a> {
         self.memo_insert(off, &o);
         Ok(o)
     }
+}
+
+/// `off`, or `usize::MAX` for `None`.
+#[inline(always)]
+fn o_or_max(off: Option<usize>) -> usize {
+    off.unwrap_or(usize::MAX)
+}
+
+/// `N` bytes at `pos`, if in bounds.
+#[inline(always)]
+fn fixed<const N: usize>(buf: &[u8], pos: usize) -> Option<[u8; N]> {
+    buf.get(pos..pos.checked_add(N)?)?
+        .first_chunk::<N>()
+        .copied()
+}
+
+/// The header of the map record at `pos` of `doc`, read directly: its
+/// shape's offset, its number of values, the position of its first value
+/// slot and the slot width. `None` if it does not decode or its slots do
+/// not fit in `doc` (never for a validated document).
+#[inline(always)]
+fn map_parts(doc: &[u8], pos: usize) -> Option<(usize, usize, usize, usize)> {
+    let tag = *doc.get(pos)?;
+    if tag & !3 != TAG_MAP {
+        return None;
+    }
+    let (s, vals) = read_varint(doc, pos + 1)?;
+    let s = usize::try_from(s).ok()?;
+    let shape = if s & 1 == 0 {
+        pos.checked_sub(s >> 1).filter(|_| s >> 1 != 0)?
+    } else {
+        s >> 1
+    };
+    if shape >= pos || *doc.get(shape)? & !3 != TAG_SHAPE {
+        return None;
+    }
+    let (n, _) = read_varint(doc, shape + 1)?;
+    let w = WIDTHS[(tag & 3) as usize];
+    let n = usize::try_from(n).ok().filter(|&n| n <= doc.len())?;
+    (vals + n * w <= doc.len()).then_some((shape, n, vals, w))
+}
+
+/// The header of the array record at `pos` of `doc`, read directly: its
+/// length, the position of its first slot and the slot width. `None` if
+/// it does not decode or its slots do not fit in `doc`.
+#[inline(always)]
+fn array_parts(doc: &[u8], pos: usize) -> Option<(usize, usize, usize)> {
+    let tag = *doc.get(pos)?;
+    if tag & !3 != TAG_ARRAY {
+        return None;
+    }
+    let (n, slots) = read_varint(doc, pos + 1)?;
+    let w = WIDTHS[(tag & 3) as usize];
+    let n = usize::try_from(n).ok().filter(|&n| n <= doc.len())?;
+    (slots + n * w <= doc.len()).then_some((n, slots, w))
 }
 
 /// A Python value of a scalar (not a container or vector), without any
@@ -934,6 +1148,7 @@ pub(crate) fn loads_slice<'py>(
     let mut d = Decoder::new(py, data);
     d.reserve_for_document();
     d.borrow_memo();
+    d.read_in_place();
     d.value(doc.root())
 }
 

@@ -176,6 +176,8 @@ pub(crate) fn decode_doc<'py>(
             let _gc = decode::GcPause::new();
             let mut d = decode::Decoder::new(py, bytes);
             d.borrow_memo();
+            // `doc` was validated or opened trusted (never lazily).
+            d.read_in_place();
             d.value(doc.root())
         }
         Some(t) => {

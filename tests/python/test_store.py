@@ -632,11 +632,16 @@ def test_trusted_store_reads_without_validating(tmp_path: Path) -> None:
     t.close()
 
 
-def test_populate(tmp_path: Path) -> None:
-    p = tmp_path / "pop.rvs"
+def _write_500(p: Path) -> None:
+    """A store of 500 records, some with values that span several pages."""
     with Store(p) as s:
         for i in range(500):
             s[f"k{i}"] = {"i": i, "blob": "b" * (5000 if i % 50 == 0 else i)}
+
+
+def test_populate(tmp_path: Path) -> None:
+    p = tmp_path / "pop.rvs"
+    _write_500(p)
     with Store(p, populate=True, readonly=True) as s:
         assert len(s) == 500 and s["k250"]["i"] == 250 and s["k0"]["blob"] == "b" * 5000
     with Store(p, populate=True) as s:
@@ -647,9 +652,7 @@ def test_populate(tmp_path: Path) -> None:
 
 def test_verify_pages(tmp_path: Path) -> None:
     good = tmp_path / "good.rvs"
-    with Store(good) as s:
-        for i in range(500):
-            s[f"k{i}"] = {"i": i, "blob": "b" * (5000 if i % 50 == 0 else i)}
+    _write_500(good)
     with Store(good, verify_pages=True, readonly=True) as s:
         assert len(s) == 500 and s["k250"]["i"] == 250
     # A store whose B-tree page points past the end of the file (a fuzz

@@ -586,7 +586,23 @@ fn fast_shape_keys<const W: usize>(
 #[inline(never)]
 fn same_key_before(head: &[u8], keys: &[(usize, usize)], key: (usize, usize)) -> bool {
     let bytes = |(s, l): (usize, usize)| head.get(s..s + l);
-    keys.iter().any(|&k| k.1 == key.1 && bytes(k) == bytes(key))
+    // Keys of up to 8 bytes with 8 bytes in `head`: one word each.
+    let word = |s: usize| {
+        let w: [u8; 8] = head.get(s..s + 8)?.try_into().ok()?;
+        Some(u64::from_le_bytes(w) & (u64::MAX >> (64 - 8 * key.1)))
+    };
+    let short = if (1..=8).contains(&key.1) {
+        word(key.0)
+    } else {
+        None
+    };
+    keys.iter().any(|&k| {
+        k.1 == key.1
+            && match (short, word(k.0)) {
+                (Some(a), Some(b)) => a == b,
+                _ => bytes(k) == bytes(key),
+            }
+    })
 }
 
 /// The record at `pos` (whose first [`WINDOW`] bytes are `win`) if it is
@@ -1672,6 +1688,80 @@ mod tests {
             validate(&doc).unwrap();
             same(&doc);
             for _ in 0..300 {
+                same(&damaged(&mut rng, &doc, 2));
+            }
+        }
+    }
+
+    /// Shapes of up to 8 short-string keys (the fast modes take them) of
+    /// each slot width, keys equal or differing in length, in their first
+    /// 7 bytes or only after, the empty-string constant: the fast and full
+    /// modes agree, valid (distinct keys) or not, and on damaged copies.
+    #[test]
+    fn small_shapes_agree() {
+        let pool = [
+            "",
+            "a",
+            "b",
+            "data",
+            "hash",
+            "optionalString",
+            "optionalStrinG",
+            "optionalString",
+            "abcdefgh",
+            "abcdefgX",
+            "abcdefg",
+            "views",
+            "",
+        ];
+        let mut rng = Rng(0x0DDB_1A5E_5BAD_5EED);
+        for round in 0..3_000 {
+            let w = [1usize, 2, 4, 8][round % 4];
+            let n = rng.below(SHAPE_LINEAR_MAX as u64 + 1) as usize;
+            let mut doc = b"RV\x01".to_vec();
+            let mut at = Vec::new();
+            for k in pool {
+                at.push(doc.len());
+                doc.push(TAG_SHORT_STR | k.len() as u8);
+                doc.extend_from_slice(k.as_bytes());
+            }
+            let base = doc.len();
+            // A key: a record of the pool, or None for the constant.
+            let choice: Vec<Option<usize>> = (0..n)
+                .map(|_| {
+                    let c = rng.below(pool.len() as u64 + 1) as usize;
+                    (c < pool.len()).then_some(c)
+                })
+                .collect();
+            let raws: Vec<u64> = choice
+                .iter()
+                .map(|c| match c {
+                    None => SPECIAL_EMPTY_STR << 2 | 3,
+                    Some(c) => ((base - at[*c]) << 2) as u64,
+                })
+                .collect();
+            if raws.iter().any(|&r| w < 8 && r >> (8 * w) != 0) {
+                continue;
+            }
+            doc.push(TAG_SHAPE | w.trailing_zeros() as u8);
+            doc.push(n as u8);
+            for r in &raws {
+                doc.extend_from_slice(&r.to_le_bytes()[..w]);
+            }
+            doc.extend_from_slice(&[0x1c, 0x0f, 0x1c]);
+            let keys: Vec<&str> = choice.iter().map(|c| c.map_or("", |c| pool[c])).collect();
+            let first_dup = (1..n).find(|&i| keys[..i].contains(&keys[i]));
+            let got = validate(&doc);
+            match first_dup {
+                None => assert!(got.is_ok(), "{got:?} for {keys:?}"),
+                Some(i) => {
+                    let e = got.expect_err("a duplicate key");
+                    assert_eq!(e.kind(), &ErrorKind::DuplicateKey, "{keys:?}");
+                    assert_eq!(e.offset(), Some((base + 2 + i * w) as u64), "{keys:?}");
+                }
+            }
+            same(&doc);
+            for _ in 0..20 {
                 same(&damaged(&mut rng, &doc, 2));
             }
         }

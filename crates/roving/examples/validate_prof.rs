@@ -18,6 +18,13 @@ fn main() {
         }
     };
     eprintln!("{} bytes", doc.len());
+    if std::env::var_os("VALIDATE_PROF_HEX").is_some() {
+        // The document's bytes, 16 a line (to see its records).
+        for (i, line) in doc.chunks(16).enumerate() {
+            let hex: Vec<String> = line.iter().map(|b| format!("{b:02x}")).collect();
+            eprintln!("{:4}: {}", i * 16, hex.join(" "));
+        }
+    }
     // Timing: the best of batches of 100 (callgrind runs use a small N).
     let mut best = f64::INFINITY;
     for _ in 0..n.div_ceil(100) {

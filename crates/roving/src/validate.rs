@@ -12,7 +12,8 @@
 //!
 //! Speed: most records go through a fast path (`fast_run`) that only
 //! recognizes the common *valid* records (ASCII strings, arrays and maps
-//! with short varints and a recently seen shape, decimal floats) with few
+//! with short varints and a recently seen shape, decimal floats,
+//! timestamps, byte strings, shapes of up to 8 short-string keys) with few
 //! branches and no bounds checks inside a fixed window; anything else, and
 //! every error, goes through the full checker (`Validator::record`), so
 //! errors are found and reported by one piece of code. A test checks that
@@ -25,6 +26,8 @@
 //! checker alone (bitmap of all records, tags read), which reports the error.
 
 use std::hash::BuildHasher;
+use std::mem::MaybeUninit;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use hashbrown::hash_map::Entry;
 use hashbrown::{DefaultHashBuilder, HashMap};
@@ -56,10 +59,11 @@ fn validate_with<const MODE: u8>(buf: &[u8]) -> Result<()> {
     // WINDOW zero bytes after it, so that the fast path also takes its last
     // records (else most of a 200-byte record would be within the last
     // WINDOW bytes, left to the full checker).
-    let mut padded = [0u8; SMALL_DOC_MAX + WINDOW];
+    // Only the bytes used are written (zeroing all of it would cost more
+    // than copying a store record).
+    let mut padded = [MaybeUninit::<u8>::uninit(); SMALL_DOC_MAX + WINDOW];
     let fast: &[u8] = if MODE != FULL && buf.len() <= SMALL_DOC_MAX {
-        padded[..buf.len()].copy_from_slice(buf);
-        &padded[..buf.len() + WINDOW]
+        padded_copy(&mut padded, buf)
     } else {
         buf
     };
@@ -85,15 +89,17 @@ fn validate_with<const MODE: u8>(buf: &[u8]) -> Result<()> {
         fast,
         overrun: false,
         starts,
-        shape_cache: [(usize::MAX, 0); SHAPE_CACHE],
+        sh: Shapes {
+            cache: [(usize::MAX, 0); SHAPE_CACHE],
+            few: [(usize::MAX, 0); FEW_SHAPES],
+            n: 0,
+        },
         key_hashes: None,
         keyed: None,
         keyed_hasher: None,
         seen: Vec::new(),
         value_only: MODE != FULL,
-        few_shapes: [(usize::MAX, 0); FEW_SHAPES],
         shapes: Vec::new(),
-        n_shapes: 0,
     };
     let r = v.scan::<MODE>(root_pos);
     if v.overrun || (MODE != FULL && r.is_err()) {
@@ -106,6 +112,26 @@ fn validate_with<const MODE: u8>(buf: &[u8]) -> Result<()> {
     r
 }
 
+/// `buf` (at most [`SMALL_DOC_MAX`] bytes) copied into `padded`, followed
+/// by [`WINDOW`] zero bytes: the initialized part of `padded`.
+#[inline(always)]
+fn padded_copy<'p>(
+    padded: &'p mut [MaybeUninit<u8>; SMALL_DOC_MAX + WINDOW],
+    buf: &[u8],
+) -> &'p [u8] {
+    let n = buf.len().min(SMALL_DOC_MAX);
+    let dst = padded.as_mut_ptr().cast::<u8>();
+    // SAFETY: n + WINDOW <= padded.len(), so the n bytes copied and the
+    // WINDOW bytes zeroed are within `padded` (which does not overlap
+    // `buf`: it is borrowed mutably); the n + WINDOW bytes returned are
+    // those just written, so initialized, and `u8` has no invalid values.
+    unsafe {
+        std::ptr::copy_nonoverlapping(buf.as_ptr(), dst, n);
+        std::ptr::write_bytes(dst.add(n), 0, WINDOW);
+        std::slice::from_raw_parts(dst, n + WINDOW)
+    }
+}
+
 /// Documents up to this size are validated through a padded copy.
 const SMALL_DOC_MAX: usize = SMALL_WORDS * 64 - 1 - WINDOW;
 
@@ -113,7 +139,7 @@ const SMALL_DOC_MAX: usize = SMALL_WORDS * 64 - 1 - WINDOW;
 /// fast path (a short string's tag and 64 bytes, a tag and a varint).
 const WINDOW: usize = 72;
 
-/// Shapes listed without an allocation (see [`Validator::few_shapes`]).
+/// Shapes listed without an allocation (see [`Shapes::few`]).
 const FEW_SHAPES: usize = 4;
 
 /// Entries of the cache of shapes (position, key count) that maps refer to.
@@ -145,10 +171,8 @@ struct Validator<'a, 's> {
     overrun: bool,
     /// One bit per byte of `buf`: a record starts there. `buf.len() / 64 + 1` words.
     starts: &'s mut [u64],
-    /// Shapes that maps referred to, (position, key count), at
-    /// [`shape_slot`] or the entry next to it. Only positions already checked to be shape records
-    /// are stored (and `usize::MAX`, which no reference can reach).
-    shape_cache: [(usize, usize); SHAPE_CACHE],
+    /// The shapes checked so far (cache, and the first few listed).
+    sh: Shapes,
     /// Key hash of each long key string record used by a shape, by
     /// position (made on first use: a hash map's set-up is a good part of
     /// the cost of a small document).
@@ -164,14 +188,25 @@ struct Validator<'a, 's> {
     /// Shapes are then found in `shapes`, and any error is reported by a
     /// second run of the full checker, whose bitmap marks every record.
     value_only: bool,
-    /// With `value_only`: (position, key count) of each shape checked so
-    /// far, in document order (so sorted), for maps that refer to shapes
-    /// not in `shape_cache`: the first [`FEW_SHAPES`] in `few_shapes` (no
-    /// allocation for a small document), the others in `shapes`. At most
-    /// [`Self::shapes_max`] in all.
-    few_shapes: [(usize, usize); FEW_SHAPES],
+    /// With `value_only`: the shapes after the first [`FEW_SHAPES`] (see
+    /// [`Shapes::few`]).
     shapes: Vec<(usize, usize)>,
-    n_shapes: usize,
+}
+
+/// The shapes checked so far, as (position, key count).
+struct Shapes {
+    /// Shapes that maps referred to, at [`shape_slot`] or the entry next to
+    /// it. Only positions already checked to be shape records are stored
+    /// (and `usize::MAX`, which no reference can reach).
+    cache: [(usize, usize); SHAPE_CACHE],
+    /// With [`Validator::value_only`]: each shape checked so far, in
+    /// document order (so sorted), for maps that refer to shapes not in
+    /// `cache`: the first [`FEW_SHAPES`] here (no allocation for a small
+    /// document), the others in [`Validator::shapes`]. At most
+    /// [`Validator::shapes_max`] in all.
+    few: [(usize, usize); FEW_SHAPES],
+    /// How many shapes were checked (listed in `few` and then `shapes`).
+    n: usize,
 }
 
 /// Tags of records a value slot may point to.
@@ -307,6 +342,38 @@ fn load_slot<const W: usize>(c: &[u8]) -> u64 {
 fn fast_run(
     buf: &[u8],
     starts: &mut [u64],
+    shapes: &mut Shapes,
+    doc_len: usize,
+    mut pos: usize,
+    avx2: Option<Avx2>,
+) -> usize {
+    loop {
+        pos = fast_records(buf, starts, &shapes.cache, pos, avx2);
+        // Stopped at a record the loop does not take: a shape record of
+        // the common kind is taken here (outside the loop, so that it
+        // keeps its registers). Not marked: a shape is not a value record.
+        let Some(win) = buf.get(pos..pos + WINDOW) else {
+            return pos;
+        };
+        let Ok(win) = <&[u8; WINDOW]>::try_from(win) else {
+            return pos;
+        };
+        if win[0] & !3 != TAG_SHAPE || starts.len() <= buf.len() / 64 {
+            return pos;
+        }
+        match fast_shape(buf, starts, shapes, doc_len, pos, win) {
+            Some(end) => pos = end,
+            None => return pos,
+        }
+    }
+}
+
+/// The records from `pos` that [`fast_record`] takes: returns where it
+/// stopped (see [`fast_run`]).
+#[inline(always)]
+fn fast_records(
+    buf: &[u8],
+    starts: &mut [u64],
     shapes: &[(usize, usize); SHAPE_CACHE],
     pos: usize,
     avx2: Option<Avx2>,
@@ -322,24 +389,45 @@ fn fast_run(
     unsafe { fast_run_with::<false>(buf, starts, shapes, pos) }
 }
 
+/// Whether the CPU has AVX2 and BMI2: [`AVX2_YES`], [`AVX2_NO`], or 0 if
+/// not asked yet (see [`Avx2::detect`]).
+static AVX2_BMI2: AtomicU8 = AtomicU8::new(0);
+/// [`AVX2_BMI2`]: the CPU has both.
+const AVX2_YES: u8 = 1;
+/// [`AVX2_BMI2`]: the CPU lacks one.
+const AVX2_NO: u8 = 2;
+
 /// Proof that the CPU has AVX2 and BMI2: made only by [`Avx2::detect`].
 #[derive(Clone, Copy)]
 struct Avx2(());
 
 impl Avx2 {
-    /// `Some` if the CPU has AVX2 and BMI2 (detected at run time; once per
-    /// validation, not once per [`fast_run`]).
+    /// `Some` if the CPU has AVX2 and BMI2 (detected at run time, the
+    /// answer kept in [`AVX2_BMI2`]: one load per validation).
     #[inline(always)]
     fn detect() -> Option<Avx2> {
+        match AVX2_BMI2.load(Ordering::Relaxed) {
+            AVX2_YES => Some(Avx2(())),
+            AVX2_NO => None,
+            _ => Self::detect_first(),
+        }
+    }
+
+    /// [`Self::detect`] the first time: asks the CPU, keeps the answer.
+    #[cold]
+    #[inline(never)]
+    fn detect_first() -> Option<Avx2> {
         #[cfg(target_arch = "x86_64")]
         if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("bmi2") {
+            AVX2_BMI2.store(AVX2_YES, Ordering::Relaxed);
             return Some(Avx2(()));
         }
+        AVX2_BMI2.store(AVX2_NO, Ordering::Relaxed);
         None
     }
 }
 
-/// [`fast_run`] compiled for AVX2 and BMI2.
+/// [`fast_run_with`] compiled for AVX2 and BMI2.
 ///
 /// # Safety
 /// The CPU must support AVX2 and BMI2.
@@ -355,7 +443,7 @@ unsafe fn fast_run_avx2(
     unsafe { fast_run_with::<true>(buf, starts, shapes, pos) }
 }
 
-/// The loop of [`fast_run`].
+/// The loop of [`fast_run`]: the records [`fast_record`] takes.
 ///
 /// # Safety
 /// If `AVX2`, the CPU must support AVX2.
@@ -387,6 +475,135 @@ unsafe fn fast_run_with<const AVX2: bool>(
         pos = end;
     }
     pos
+}
+
+/// The end of the shape record at `pos` (its first [`WINDOW`] bytes are
+/// `win`) if it is valid and of the common kind, which it then notes in
+/// `shapes` (as [`Validator::checked_shape`] does); else `None`, to have
+/// [`Validator::record`] check it in full. The common kind: at most
+/// [`SHAPE_LINEAR_MAX`] keys (so no index, and all key slots within
+/// `win`), each a short string (or the empty-string constant), distinct,
+/// among the first [`FEW_SHAPES`] shapes of a document of at least 8 bytes
+/// per key. `starts` marks the value records before `pos`, which include
+/// all short strings (`fast_run_with` checked it has `buf.len() / 64 + 1` words).
+#[inline(never)]
+fn fast_shape(
+    buf: &[u8],
+    starts: &[u64],
+    shapes: &mut Shapes,
+    doc_len: usize,
+    pos: usize,
+    win: &[u8; WINDOW],
+) -> Option<usize> {
+    let tag = win[0];
+    let count = win[1] as usize;
+    if tag & !3 != TAG_SHAPE
+        || count > SHAPE_LINEAR_MAX
+        || shapes.n >= FEW_SHAPES
+        || count > doc_len / 8
+    {
+        return None;
+    }
+    let ok = match tag & 3 {
+        0 => fast_shape_keys::<1>(buf, starts, pos, win, count),
+        1 => fast_shape_keys::<2>(buf, starts, pos, win, count),
+        2 => fast_shape_keys::<4>(buf, starts, pos, win, count),
+        _ => fast_shape_keys::<8>(buf, starts, pos, win, count),
+    };
+    if !ok {
+        return None;
+    }
+    if let Some(e) = shapes.few.get_mut(shapes.n) {
+        *e = (pos, count);
+    }
+    shapes.n += 1;
+    // As `Validator::cache_shape` (count <= doc_len / 8, checked above).
+    let h = shape_slot(pos);
+    if shapes.cache[h].0 != pos {
+        shapes.cache[h ^ 1] = shapes.cache[h];
+        shapes.cache[h] = (pos, count);
+    }
+    Some(pos + 2 + count * WIDTHS[(tag & 3) as usize])
+}
+
+/// Whether the `count` (at most [`SHAPE_LINEAR_MAX`]) key slots of width
+/// `W` of the shape at `pos` (whose first [`WINDOW`] bytes are `win`, so
+/// all its key slots) each refer to a short string record (or are the
+/// empty-string constant), and the keys are distinct. Only keys of a
+/// length already seen are compared (see [`same_key_before`]).
+#[inline(always)]
+fn fast_shape_keys<const W: usize>(
+    buf: &[u8],
+    starts: &[u64],
+    pos: usize,
+    win: &[u8; WINDOW],
+    count: usize,
+) -> bool {
+    let Some(head) = buf.get(..pos) else {
+        return false;
+    };
+    if starts.len() <= pos / 64 {
+        return false;
+    }
+    // (Start, length) of each key's bytes, and a bit per length seen.
+    let mut keys = [(0usize, 0usize); SHAPE_LINEAR_MAX];
+    let mut lengths = 0u64;
+    let slots = &win[2..2 + SHAPE_LINEAR_MAX * W];
+    for (i, c) in slots.chunks_exact(W).take(count).enumerate() {
+        let raw = load_slot::<W>(c);
+        let key = if raw & 1 != 0 {
+            if raw != SPECIAL_EMPTY_STR << 2 | 3 {
+                return false;
+            }
+            (0, 0)
+        } else {
+            let t = ref_target(raw, pos);
+            if t >= head.len() {
+                return false;
+            }
+            // SAFETY: t < pos and starts.len() > pos / 64 (checked above).
+            let word = unsafe { *starts.get_unchecked(t / 64) };
+            let tag = head[t];
+            if word & (1 << (t % 64)) == 0 || tag & 0xC0 != TAG_SHORT_STR {
+                return false;
+            }
+            (t + 1, (tag & 0x3F) as usize)
+        };
+        if lengths & 1 << key.1 != 0 && same_key_before(head, &keys[..i.min(SHAPE_LINEAR_MAX)], key)
+        {
+            return false;
+        }
+        lengths |= 1 << key.1;
+        if let Some(k) = keys.get_mut(i) {
+            *k = key;
+        }
+    }
+    true
+}
+
+/// Whether one of `keys` ((start, length) of key bytes within `head`) has
+/// the same bytes as `key`.
+#[cold]
+#[inline(never)]
+fn same_key_before(head: &[u8], keys: &[(usize, usize)], key: (usize, usize)) -> bool {
+    let bytes = |(s, l): (usize, usize)| head.get(s..s + l);
+    // Keys of up to 8 bytes with 8 bytes in `head`: one word each.
+    let word = |s: usize| {
+        let w: [u8; 8] = head.get(s..s + 8)?.try_into().ok()?;
+        Some(u64::from_le_bytes(w) & (u64::MAX >> (64 - 8 * key.1)))
+    };
+    let short = if (1..=8).contains(&key.1) {
+        word(key.0)
+    } else {
+        None
+    };
+    keys.iter().any(|&k| {
+        k.1 == key.1
+            && match (short, word(k.0)) {
+                (Some(a), Some(b)) => a == b,
+                _ => bytes(k) == bytes(key),
+            }
+    })
 }
 
 /// The record at `pos` (whose first [`WINDOW`] bytes are `win`) if it is
@@ -571,7 +788,7 @@ impl Validator<'_, '_> {
         let avx2 = if MODE == AUTO { Avx2::detect() } else { None };
         loop {
             if MODE != FULL {
-                pos = fast_run(self.fast, self.starts, &self.shape_cache, pos, avx2);
+                pos = fast_run(self.fast, self.starts, &mut self.sh, n, pos, avx2);
                 if pos > n {
                     // A record taken on the padded copy ends beyond the
                     // document (records tile, so it is the last one taken):
@@ -726,15 +943,15 @@ impl Validator<'_, '_> {
     #[inline(always)]
     fn shape_count(&mut self, s: usize, at: usize) -> Result<usize> {
         let h = shape_slot(s);
-        for (cached, count) in [self.shape_cache[h], self.shape_cache[h ^ 1]] {
+        for (cached, count) in [self.sh.cache[h], self.sh.cache[h ^ 1]] {
             if cached == s {
                 return Ok(count);
             }
         }
         if self.value_only {
             // Shapes are not in the bitmap: one of the shapes checked so far?
-            let list = if self.n_shapes <= FEW_SHAPES || s <= self.few_shapes[FEW_SHAPES - 1].0 {
-                &self.few_shapes[..self.n_shapes.min(FEW_SHAPES)]
+            let list = if self.sh.n <= FEW_SHAPES || s <= self.sh.few[FEW_SHAPES - 1].0 {
+                &self.sh.few[..self.sh.n.min(FEW_SHAPES)]
             } else {
                 &self.shapes[..]
             };
@@ -761,14 +978,14 @@ impl Validator<'_, '_> {
     #[inline(always)]
     fn checked_shape(&mut self, s: usize, count: usize) -> Result<()> {
         if self.value_only {
-            if self.n_shapes >= self.shapes_max() {
+            if self.sh.n >= self.shapes_max() {
                 return err(ErrorKind::BadLength, s);
             }
-            match self.few_shapes.get_mut(self.n_shapes) {
+            match self.sh.few.get_mut(self.sh.n) {
                 Some(e) => *e = (s, count),
                 None => self.shapes.push((s, count)),
             }
-            self.n_shapes += 1;
+            self.sh.n += 1;
         }
         self.cache_shape(s, count);
         Ok(())
@@ -786,9 +1003,9 @@ impl Validator<'_, '_> {
         // Two ways: the entry at h moves to h ^ 1, so two shapes whose
         // entries collide stay cached.
         let h = shape_slot(s);
-        if count <= self.buf.len() / 8 && self.shape_cache[h].0 != s {
-            self.shape_cache[h ^ 1] = self.shape_cache[h];
-            self.shape_cache[h] = (s, count);
+        if count <= self.buf.len() / 8 && self.sh.cache[h].0 != s {
+            self.sh.cache[h ^ 1] = self.sh.cache[h];
+            self.sh.cache[h] = (s, count);
         }
     }
 
@@ -1472,6 +1689,80 @@ mod tests {
             validate(&doc).unwrap();
             same(&doc);
             for _ in 0..300 {
+                same(&damaged(&mut rng, &doc, 2));
+            }
+        }
+    }
+
+    /// Shapes of up to 8 short-string keys (the fast modes take them) of
+    /// each slot width, keys equal or differing in length, in their first
+    /// 7 bytes or only after, the empty-string constant: the fast and full
+    /// modes agree, valid (distinct keys) or not, and on damaged copies.
+    #[test]
+    fn small_shapes_agree() {
+        let pool = [
+            "",
+            "a",
+            "b",
+            "data",
+            "hash",
+            "optionalString",
+            "optionalStrinG",
+            "optionalString",
+            "abcdefgh",
+            "abcdefgX",
+            "abcdefg",
+            "views",
+            "",
+        ];
+        let mut rng = Rng(0x0DDB_1A5E_5BAD_5EED);
+        for round in 0..3_000 {
+            let w = [1usize, 2, 4, 8][round % 4];
+            let n = rng.below(SHAPE_LINEAR_MAX as u64 + 1) as usize;
+            let mut doc = b"RV\x01".to_vec();
+            let mut at = Vec::new();
+            for k in pool {
+                at.push(doc.len());
+                doc.push(TAG_SHORT_STR | k.len() as u8);
+                doc.extend_from_slice(k.as_bytes());
+            }
+            let base = doc.len();
+            // A key: a record of the pool, or None for the constant.
+            let choice: Vec<Option<usize>> = (0..n)
+                .map(|_| {
+                    let c = rng.below(pool.len() as u64 + 1) as usize;
+                    (c < pool.len()).then_some(c)
+                })
+                .collect();
+            let raws: Vec<u64> = choice
+                .iter()
+                .map(|c| match c {
+                    None => SPECIAL_EMPTY_STR << 2 | 3,
+                    Some(c) => ((base - at[*c]) << 2) as u64,
+                })
+                .collect();
+            if raws.iter().any(|&r| w < 8 && r >> (8 * w) != 0) {
+                continue;
+            }
+            doc.push(TAG_SHAPE | w.trailing_zeros() as u8);
+            doc.push(n as u8);
+            for r in &raws {
+                doc.extend_from_slice(&r.to_le_bytes()[..w]);
+            }
+            doc.extend_from_slice(&[0x1c, 0x0f, 0x1c]);
+            let keys: Vec<&str> = choice.iter().map(|c| c.map_or("", |c| pool[c])).collect();
+            let first_dup = (1..n).find(|&i| keys[..i].contains(&keys[i]));
+            let got = validate(&doc);
+            match first_dup {
+                None => assert!(got.is_ok(), "{got:?} for {keys:?}"),
+                Some(i) => {
+                    let e = got.expect_err("a duplicate key");
+                    assert_eq!(e.kind(), &ErrorKind::DuplicateKey, "{keys:?}");
+                    assert_eq!(e.offset(), Some((base + 2 + i * w) as u64), "{keys:?}");
+                }
+            }
+            same(&doc);
+            for _ in 0..20 {
                 same(&damaged(&mut rng, &doc, 2));
             }
         }

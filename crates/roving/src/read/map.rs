@@ -113,11 +113,13 @@ impl Shape {
         self.find_hashed(buf, &probe.hashed())
     }
 
-    /// [`find`](Self::find), out of line: for the lookups that
-    /// [`find_short`](Self::find_short) does not take.
+    /// [`find`](Self::find) in the shape at `pos`, out of line: for the
+    /// lookups that [`find_short`](Self::find_short) does not take. (The
+    /// shape is decoded again from its position, so that the inlined
+    /// caller need not keep a copy of it in memory.)
     #[inline(never)]
-    fn find_general(&self, buf: &[u8], key: &[u8]) -> Option<usize> {
-        self.find(buf, key)
+    fn find_general(buf: &[u8], pos: usize, key: &[u8]) -> Option<usize> {
+        Shape::at(buf, pos)?.find(buf, key)
     }
 
     /// Whether [`find_short`](Self::find_short) applies: a hashed shape
@@ -488,7 +490,7 @@ impl<'a> Map<'a> {
         let i = if k.len().wrapping_sub(1) < 7 && h.shape.short_table() {
             h.shape.find_short(self.buf, k, ShortKey::new(k))?
         } else {
-            h.shape.find_general(self.buf, k)?
+            Shape::find_general(self.buf, h.shape.pos, k)?
         };
         Some(h.value(self.buf, self.pos(), i, self.lazy()))
     }

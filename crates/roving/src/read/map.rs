@@ -511,33 +511,37 @@ impl<'a> Map<'a> {
         let guess = (cached & 0xFFFF_FFFF) as usize;
         // The cached slot is checked against the key, so a handle shared
         // between documents never returns another key's value. Keys of 1
-        // to 7 bytes (`mask != 0`) are checked with one masked word; the
-        // rest, and cache misses, go out of line.
-        if cached >> 32 == h.shape.pos as u64 + 1 && guess < h.shape.count {
+        // to 7 bytes (`mask != 0`) are checked inline with one masked
+        // word; other keys, and cache misses, go out of line.
+        if handle.mask != 0 && cached >> 32 == h.shape.pos as u64 + 1 && guess < h.shape.count {
             let w = h.shape.width as usize;
-            if handle.mask != 0 {
-                if let Some(Slot::Ref(p)) =
-                    read_slot(self.buf, h.shape.keys + guess * w, w, h.shape.pos)
-                {
-                    if let Some(c) = self.buf.get(p..).and_then(|b| b.first_chunk::<8>()) {
-                        if u64::from_le_bytes(*c) & handle.mask == handle.record {
-                            return Some(guess);
-                        }
+            if let Some(Slot::Ref(p)) =
+                read_slot(self.buf, h.shape.keys + guess * w, w, h.shape.pos)
+            {
+                if let Some(c) = self.buf.get(p..).and_then(|b| b.first_chunk::<8>()) {
+                    if u64::from_le_bytes(*c) & handle.mask == handle.record {
+                        return Some(guess);
                     }
                 }
-            } else if h.shape.key_is(self.buf, guess, &handle.probe()) {
-                return Some(guess);
             }
         }
-        Self::handle_miss(self.buf, &h.shape, handle)
+        Self::handle_slow(self.buf, h.shape.pos, handle)
     }
 
-    /// [`handle_index`](Self::handle_index) without the cache: probes the
-    /// shape and remembers the slot found.
+    /// [`handle_index`](Self::handle_index) out of line, in the shape at
+    /// `pos`: checks the cached slot with the general comparison, else
+    /// probes the shape and remembers the slot found.
     #[inline(never)]
-    fn handle_miss(buf: &[u8], shape: &Shape, handle: &KeyHandle) -> Option<usize> {
-        let shape_tag = shape.pos as u64 + 1;
-        let i = shape.find_hashed(buf, &handle.probe())?;
+    fn handle_slow(buf: &[u8], pos: usize, handle: &KeyHandle) -> Option<usize> {
+        let shape = Shape::at(buf, pos)?;
+        let probe = handle.probe();
+        let cached = handle.cache.load(Ordering::Relaxed);
+        let shape_tag = pos as u64 + 1;
+        let guess = (cached & 0xFFFF_FFFF) as usize;
+        if cached >> 32 == shape_tag && guess < shape.count && shape.key_is(buf, guess, &probe) {
+            return Some(guess);
+        }
+        let i = shape.find_hashed(buf, &probe)?;
         if shape_tag < (1 << 32) && i < (1 << 32) {
             handle
                 .cache

@@ -815,7 +815,7 @@ mod tests {
                 let mut buf = rec.clone();
                 buf.extend(std::iter::repeat_n(0xEE, pad));
                 let stored = str_record(&buf, 0);
-                for n in [0usize, 1, 3, 6, 7, 8, 9, 63, 64, 70] {
+                for n in [0usize, 1, 2, 3, 4, 5, 6, 7, 8, 9, 63, 64, 70] {
                     for key in [&text[..n], &b"zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz"[..n]] {
                         let probe = Probe::new(key);
                         assert_eq!(
@@ -823,6 +823,18 @@ mod tests {
                             stored == Some(key),
                             "record {rec:02x?} pad {pad} key {key:?}"
                         );
+                        if (1..=7).contains(&n) {
+                            let sk = ShortKey::new(key);
+                            assert_eq!(
+                                sk.matches(&buf, 0, key),
+                                stored == Some(key),
+                                "short key: record {rec:02x?} pad {pad} key {key:?}"
+                            );
+                            assert_eq!(sk.hash, key_hash(key));
+                            // The handle's inline check uses the probe's
+                            // record word and mask: the same as `ShortKey`.
+                            assert_eq!((sk.record, sk.mask), (probe.record, probe.mask));
+                        }
                     }
                 }
             }

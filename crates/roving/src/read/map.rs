@@ -113,6 +113,54 @@ impl Shape {
         self.find_hashed(buf, &probe.hashed())
     }
 
+    /// [`find`](Self::find) in the shape at `pos`, out of line: for the
+    /// lookups that [`find_short`](Self::find_short) does not take. (The
+    /// shape is decoded again from its position, so that the inlined
+    /// caller need not keep a copy of it in memory.)
+    #[inline(never)]
+    fn find_general(buf: &[u8], pos: usize, key: &[u8]) -> Option<usize> {
+        Shape::at(buf, pos)?.find(buf, key)
+    }
+
+    /// Whether [`find_short`](Self::find_short) applies: a hashed shape
+    /// with one-byte index entries (9 to 254 keys).
+    #[inline(always)]
+    fn short_table(&self) -> bool {
+        self.count > SHAPE_LINEAR_MAX && self.count < 0xFF
+    }
+
+    /// Index of a key of 1 to 7 bytes in a shape with
+    /// [`short_table`](Self::short_table), given its [`ShortKey`]: the
+    /// lookup of `get` in records of one kind, kept lean (the key's
+    /// record word, mask and hash are plain values, the table is
+    /// bounds-checked once, mismatching short strings are rejected with
+    /// one comparison).
+    #[inline(always)]
+    fn find_short(&self, buf: &[u8], key: &[u8], sk: ShortKey) -> Option<usize> {
+        let table = index_table_size(self.count);
+        let mask = table - 1;
+        let index = self.index_pos();
+        let entries = buf.get(index..index.checked_add(table)?)?;
+        let w = self.width as usize;
+        let mut i = index_home(sk.hash, table);
+        for _ in 0..table {
+            let k = (*entries.get(i)? as usize).wrapping_sub(1);
+            if k >= self.count {
+                // Entry 0 is empty; above the count is malformed.
+                return None;
+            }
+            // The empty-string immediate (or a malformed slot) never
+            // holds a key of 1 to 7 bytes.
+            if let Some(Slot::Ref(p)) = read_slot(buf, self.keys + k * w, w, self.pos) {
+                if sk.matches(buf, p, key) {
+                    return Some(k);
+                }
+            }
+            i = (i + 1) & mask;
+        }
+        None
+    }
+
     /// Index of the probe's key in this shape.
     #[inline(always)]
     pub(crate) fn find_hashed(&self, buf: &[u8], probe: &Probe<'_>) -> Option<usize> {
@@ -237,6 +285,48 @@ impl<'k> Probe<'k> {
             }
         }
         matches_slow(buf, p, self.key)
+    }
+}
+
+/// A key of 1 to 7 bytes prepared for [`Shape::find_short`]: the
+/// short-string record `TAG_SHORT_STR | len, key bytes` as a little-endian
+/// word, the mask of its `len + 1` bytes, and the key hash.
+#[derive(Clone, Copy, Debug)]
+struct ShortKey {
+    record: u64,
+    mask: u64,
+    hash: u64,
+}
+
+impl ShortKey {
+    /// The prepared key; `key` must be 1 to 7 bytes long.
+    #[inline(always)]
+    fn new(key: &[u8]) -> ShortKey {
+        let n = key.len();
+        debug_assert!((1..=7).contains(&n));
+        let word = short_word(key);
+        ShortKey {
+            record: (word << 8) | (TAG_SHORT_STR | n as u8) as u64,
+            mask: u64::MAX >> ((56 - 8 * n) & 63),
+            hash: short_key_hash(word, n),
+        }
+    }
+
+    /// Whether the record at `p` is a string record holding `key` (the
+    /// key this was made from).
+    #[inline(always)]
+    fn matches(&self, buf: &[u8], p: usize, key: &[u8]) -> bool {
+        if let Some(c) = buf.get(p..).and_then(|b| b.first_chunk::<8>()) {
+            let v = u64::from_le_bytes(*c);
+            if v & self.mask == self.record {
+                return true;
+            }
+            if v as u8 & 0xC0 == TAG_SHORT_STR {
+                // A short string of another length or other bytes.
+                return false;
+            }
+        }
+        matches_slow(buf, p, key)
     }
 }
 
@@ -393,7 +483,15 @@ impl<'a> Map<'a> {
     #[inline(always)]
     pub fn get(&self, key: &str) -> Option<Value<'a>> {
         let h = self.header()?;
-        let i = h.shape.find(self.buf, key.as_bytes())?;
+        let k = key.as_bytes();
+        // Keys of 1 to 7 bytes in shapes of 9 to 254 keys (the common
+        // case: field names of records) take a lean inlined path; the
+        // rest (scans of small shapes, long keys, wide tables) a call.
+        let i = if k.len().wrapping_sub(1) < 7 && h.shape.short_table() {
+            h.shape.find_short(self.buf, k, ShortKey::new(k))?
+        } else {
+            Shape::find_general(self.buf, h.shape.pos, k)?
+        };
         Some(h.value(self.buf, self.pos(), i, self.lazy()))
     }
 
@@ -409,19 +507,41 @@ impl<'a> Map<'a> {
     /// Index of the handle's key, through its cache.
     #[inline(always)]
     fn handle_index(&self, h: &Header, handle: &KeyHandle) -> Option<usize> {
-        let probe = handle.probe();
         let cached = handle.cache.load(Ordering::Relaxed);
-        let shape_tag = h.shape.pos as u64 + 1;
         let guess = (cached & 0xFFFF_FFFF) as usize;
         // The cached slot is checked against the key, so a handle shared
-        // between documents never returns another key's value.
-        if cached >> 32 == shape_tag
-            && guess < h.shape.count
-            && h.shape.key_is(self.buf, guess, &probe)
-        {
+        // between documents never returns another key's value. Keys of 1
+        // to 7 bytes (`mask != 0`) are checked inline with one masked
+        // word; other keys, and cache misses, go out of line.
+        if handle.mask != 0 && cached >> 32 == h.shape.pos as u64 + 1 && guess < h.shape.count {
+            let w = h.shape.width as usize;
+            if let Some(Slot::Ref(p)) =
+                read_slot(self.buf, h.shape.keys + guess * w, w, h.shape.pos)
+            {
+                if let Some(c) = self.buf.get(p..).and_then(|b| b.first_chunk::<8>()) {
+                    if u64::from_le_bytes(*c) & handle.mask == handle.record {
+                        return Some(guess);
+                    }
+                }
+            }
+        }
+        Self::handle_slow(self.buf, h.shape.pos, handle)
+    }
+
+    /// [`handle_index`](Self::handle_index) out of line, in the shape at
+    /// `pos`: checks the cached slot with the general comparison, else
+    /// probes the shape and remembers the slot found.
+    #[inline(never)]
+    fn handle_slow(buf: &[u8], pos: usize, handle: &KeyHandle) -> Option<usize> {
+        let shape = Shape::at(buf, pos)?;
+        let probe = handle.probe();
+        let cached = handle.cache.load(Ordering::Relaxed);
+        let shape_tag = pos as u64 + 1;
+        let guess = (cached & 0xFFFF_FFFF) as usize;
+        if cached >> 32 == shape_tag && guess < shape.count && shape.key_is(buf, guess, &probe) {
             return Some(guess);
         }
-        let i = h.shape.find_hashed(self.buf, &probe)?;
+        let i = shape.find_hashed(buf, &probe)?;
         if shape_tag < (1 << 32) && i < (1 << 32) {
             handle
                 .cache
@@ -695,7 +815,7 @@ mod tests {
                 let mut buf = rec.clone();
                 buf.extend(std::iter::repeat_n(0xEE, pad));
                 let stored = str_record(&buf, 0);
-                for n in [0usize, 1, 3, 6, 7, 8, 9, 63, 64, 70] {
+                for n in [0usize, 1, 2, 3, 4, 5, 6, 7, 8, 9, 63, 64, 70] {
                     for key in [&text[..n], &b"zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz"[..n]] {
                         let probe = Probe::new(key);
                         assert_eq!(
@@ -703,6 +823,18 @@ mod tests {
                             stored == Some(key),
                             "record {rec:02x?} pad {pad} key {key:?}"
                         );
+                        if (1..=7).contains(&n) {
+                            let sk = ShortKey::new(key);
+                            assert_eq!(
+                                sk.matches(&buf, 0, key),
+                                stored == Some(key),
+                                "short key: record {rec:02x?} pad {pad} key {key:?}"
+                            );
+                            assert_eq!(sk.hash, key_hash(key));
+                            // The handle's inline check uses the probe's
+                            // record word and mask: the same as `ShortKey`.
+                            assert_eq!((sk.record, sk.mask), (probe.record, probe.mask));
+                        }
                     }
                 }
             }

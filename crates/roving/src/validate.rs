@@ -587,16 +587,16 @@ fn fast_shape_keys<const W: usize>(
 #[inline(never)]
 fn same_key_before(head: &[u8], keys: &[(usize, usize)], key: (usize, usize)) -> bool {
     let bytes = |(s, l): (usize, usize)| head.get(s..s + l);
-    // Keys of up to 8 bytes with 8 bytes in `head`: one word each.
+    // Keys of 1 to 8 bytes with 8 bytes in `head`: one word each.
+    let mask = match key.1 {
+        1..=8 => Some(u64::MAX >> (64 - 8 * key.1)),
+        _ => None,
+    };
     let word = |s: usize| {
         let w: [u8; 8] = head.get(s..s + 8)?.try_into().ok()?;
-        Some(u64::from_le_bytes(w) & (u64::MAX >> (64 - 8 * key.1)))
+        Some(u64::from_le_bytes(w) & mask?)
     };
-    let short = if (1..=8).contains(&key.1) {
-        word(key.0)
-    } else {
-        None
-    };
+    let short = word(key.0);
     keys.iter().any(|&k| {
         k.1 == key.1
             && match (short, word(k.0)) {

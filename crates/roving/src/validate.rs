@@ -1528,6 +1528,15 @@ mod tests {
         crate::json::from_json(json.as_bytes()).unwrap_or_else(|e| panic!("{e}: {json}"))
     }
 
+    /// [`same`] on `doc` and on `copies` damaged copies of it (at most `flips`
+    /// random byte changes each).
+    fn same_when_damaged(rng: &mut Rng, doc: &[u8], copies: usize, flips: u64) {
+        same(doc);
+        for _ in 0..copies {
+            same(&damaged(rng, doc, flips));
+        }
+    }
+
     fn same(bytes: &[u8]) {
         let full = validate_with::<FULL>(bytes);
         for fast in [
@@ -1687,10 +1696,7 @@ mod tests {
             let json = format!("[{}]", items.join(","));
             let doc = crate::json::from_json(json.as_bytes()).unwrap();
             validate(&doc).unwrap();
-            same(&doc);
-            for _ in 0..300 {
-                same(&damaged(&mut rng, &doc, 2));
-            }
+            same_when_damaged(&mut rng, &doc, 300, 2);
         }
     }
 
@@ -1761,10 +1767,7 @@ mod tests {
                     assert_eq!(e.offset(), Some((base + 2 + i * w) as u64), "{keys:?}");
                 }
             }
-            same(&doc);
-            for _ in 0..20 {
-                same(&damaged(&mut rng, &doc, 2));
-            }
+            same_when_damaged(&mut rng, &doc, 20, 2);
         }
     }
 
@@ -1776,10 +1779,7 @@ mod tests {
         for _ in 0..300 {
             let doc = small_record(&mut rng);
             validate(&doc).unwrap();
-            same(&doc);
-            for _ in 0..200 {
-                same(&damaged(&mut rng, &doc, 2));
-            }
+            same_when_damaged(&mut rng, &doc, 200, 2);
         }
     }
 
@@ -1791,10 +1791,7 @@ mod tests {
         for round in 0..12 {
             let doc = mixed_doc(&mut rng, 1 + round);
             validate(&doc).unwrap();
-            same(&doc);
-            for _ in 0..3_000 {
-                same(&damaged(&mut rng, &doc, 3));
-            }
+            same_when_damaged(&mut rng, &doc, 3_000, 3);
         }
     }
 }

@@ -1528,6 +1528,27 @@ mod tests {
         crate::json::from_json(json.as_bytes()).unwrap_or_else(|e| panic!("{e}: {json}"))
     }
 
+    /// `doc`, holding a shape of `keys` whose slots (of `w` bytes) start
+    /// at `slots`, is valid if the keys are distinct, else rejected as a
+    /// duplicate key at the slot of the first repeated one.
+    fn assert_first_duplicate_reported<K: PartialEq + std::fmt::Debug>(
+        doc: &[u8],
+        keys: &[K],
+        slots: usize,
+        w: usize,
+    ) {
+        let first_dup = (1..keys.len()).find(|&i| keys[..i].contains(&keys[i]));
+        let got = validate(doc);
+        match first_dup {
+            None => assert!(got.is_ok(), "{got:?} for {keys:?}"),
+            Some(i) => {
+                let e = got.expect_err("a duplicate key");
+                assert_eq!(e.kind(), &ErrorKind::DuplicateKey, "{keys:?}");
+                assert_eq!(e.offset(), Some((slots + i * w) as u64), "{keys:?}");
+            }
+        }
+    }
+
     /// [`same`] on `doc` and on `copies` damaged copies of it (at most `flips`
     /// random byte changes each).
     fn same_when_damaged(rng: &mut Rng, doc: &[u8], copies: usize, flips: u64) {
@@ -1618,16 +1639,7 @@ mod tests {
                 doc.extend_from_slice(&table);
             }
             doc.extend_from_slice(&[0x1c, 0x0f, 0x1c]);
-            let first_dup = (1..n).find(|&i| keys[..i].contains(&keys[i]));
-            let got = validate(&doc);
-            match first_dup {
-                None => assert!(got.is_ok(), "{got:?} for {keys:?}"),
-                Some(i) => {
-                    let e = got.expect_err("a duplicate key");
-                    assert_eq!(e.kind(), &ErrorKind::DuplicateKey, "{keys:?}");
-                    assert_eq!(e.offset(), Some((base + 2 + i * w) as u64), "{keys:?}");
-                }
-            }
+            assert_first_duplicate_reported(&doc, &keys, base + 2, w);
             same(&doc);
         }
     }
@@ -1757,16 +1769,7 @@ mod tests {
             }
             doc.extend_from_slice(&[0x1c, 0x0f, 0x1c]);
             let keys: Vec<&str> = choice.iter().map(|c| c.map_or("", |c| pool[c])).collect();
-            let first_dup = (1..n).find(|&i| keys[..i].contains(&keys[i]));
-            let got = validate(&doc);
-            match first_dup {
-                None => assert!(got.is_ok(), "{got:?} for {keys:?}"),
-                Some(i) => {
-                    let e = got.expect_err("a duplicate key");
-                    assert_eq!(e.kind(), &ErrorKind::DuplicateKey, "{keys:?}");
-                    assert_eq!(e.offset(), Some((base + 2 + i * w) as u64), "{keys:?}");
-                }
-            }
+            assert_first_duplicate_reported(&doc, &keys, base + 2, w);
             same_when_damaged(&mut rng, &doc, 20, 2);
         }
     }

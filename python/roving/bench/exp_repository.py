@@ -28,7 +28,7 @@ import shutil
 import sqlite3
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -657,6 +657,28 @@ def _slug(s: str) -> str:
     return "".join(ch if ch.isalnum() else "-" for ch in s).strip("-")
 
 
+def _time_gets(
+    exp: Experiment,
+    contender: str,
+    big: int,
+    samples: int,
+    row: dict[str, Any],
+    get: Callable[[], Any],
+) -> None:
+    """Times ``get`` (one random get of the next sample key) first as it
+    comes after open (``row["get typed"]``), then warm: after one pass
+    over all ``samples`` keys, which maps the pages they live on
+    (``row["get typed warm"]``)."""
+    row["get typed"] = exp.time(
+        contender, f"random get {big:,} (BBItem)", get, params={"n": big}
+    )
+    for _ in range(samples):
+        get()
+    row["get typed warm"] = exp.time(
+        contender, f"random get {big:,} (BBItem, warm)", get, params={"n": big}
+    )
+
+
 def _big(
     cfg: Config, exp: Experiment, big: int, now: dt.datetime, tmp: str
 ) -> dict[str, dict[str, Any]]:
@@ -701,22 +723,8 @@ def _big(
             try:
                 check_equal(make_item(big // 3, now), s[f"item {big // 3}"])
                 it = itertools.cycle(sample)
-                row["get typed"] = exp.time(
-                    "roving.Store",
-                    f"random get {big:,} (BBItem)",
-                    lambda: s[next(it)],
-                    params={"n": big},
-                )
-                # The same gets once every sample key has been read once
-                # (the file's pages are mapped; sqlite3 gets the same pass).
-                for k in sample:
-                    s[k]
-                it_warm = itertools.cycle(sample)
-                row["get typed warm"] = exp.time(
-                    "roving.Store",
-                    f"random get {big:,} (BBItem, warm)",
-                    lambda: s[next(it_warm)],
-                    params={"n": big},
+                _time_gets(
+                    exp, "roving.Store", big, len(sample), row, lambda: s[next(it)]
                 )
                 if hasattr(s, "view"):
                     it2 = itertools.cycle(sample)
@@ -787,20 +795,7 @@ def _big(
         def sq_get():
             return pickle.loads(con.execute(q, (next(it5),)).fetchone()[0])
 
-        row["get typed"] = exp.time(
-            "sqlite3 + pickle",
-            f"random get {big:,} (BBItem)",
-            sq_get,
-            params={"n": big},
-        )
-        for _ in sample:
-            sq_get()
-        row["get typed warm"] = exp.time(
-            "sqlite3 + pickle",
-            f"random get {big:,} (BBItem, warm)",
-            sq_get,
-            params={"n": big},
-        )
+        _time_gets(exp, "sqlite3 + pickle", big, len(sample), row, sq_get)
     finally:
         con.close()
     out["sqlite3 + pickle"] = row

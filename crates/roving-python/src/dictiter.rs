@@ -44,16 +44,40 @@ struct Dict {
     ma_values: *mut std::ffi::c_void,
 }
 
-/// The items of an exact dict, like `PyDict_Next` gives them (borrowed
-/// references), reading a combined table directly when allowed.
-pub(crate) struct DictIter {
-    dict: *mut ffi::PyObject,
-    pos: ffi::Py_ssize_t,
-    /// The table `entries` was computed for (null: use `PyDict_Next`).
-    keys: *mut Keys,
-    /// The first entry's key field, and the entry size in pointers.
+/// Where a combined table's items are: the first entry's key field, the
+/// entry size in pointers and the entry count (`dk_nentries`). A null
+/// `entries` means "use `PyDict_Next`".
+#[derive(Clone, Copy)]
+struct Table {
     entries: *mut *mut ffi::PyObject,
     stride: usize,
+    n: usize,
+}
+
+/// The table of no dict: every step goes through `PyDict_Next`.
+const API: Table = Table {
+    entries: std::ptr::null_mut(),
+    stride: 0,
+    n: 0,
+};
+
+/// The items of an exact dict, like `PyDict_Next` gives them (borrowed
+/// references), reading a combined table directly when allowed.
+///
+/// The table's address and entry count are read once (and again by
+/// [`DictIter::refresh`]), so that a step only moves a pointer: only
+/// Python code can change the dict, and the caller refreshes after any.
+pub(crate) struct DictIter {
+    dict: *mut ffi::PyObject,
+    /// Reading the table directly: the next entry's key field, the end of
+    /// the entries (null when stepping through `PyDict_Next`), the entry
+    /// size in pointers and the first entry (for `refresh`).
+    cur: *mut *mut ffi::PyObject,
+    end: *mut *mut ffi::PyObject,
+    stride: usize,
+    entries: *mut *mut ffi::PyObject,
+    /// `PyDict_Next`'s position.
+    pos: ffi::Py_ssize_t,
 }
 
 impl DictIter {
@@ -63,54 +87,35 @@ impl DictIter {
     /// `o` must be a live exact `dict` while the iterator is used.
     #[inline(always)]
     pub(crate) unsafe fn new(o: *mut ffi::PyObject) -> DictIter {
-        let mut it = DictIter::through_api(o);
-        if DIRECT.load(Ordering::Relaxed) {
+        let table = if DIRECT.load(Ordering::Relaxed) {
             // SAFETY: `DIRECT` is set only on CPython 3.11 after the
             // self-test in `init` agreed; `o` is a live dict.
-            unsafe { it.load_table() };
-        }
-        it
+            unsafe { table(o) }
+        } else {
+            API
+        };
+        DictIter::at(o, table, 0)
     }
 
-    /// An iterator of `o` through `PyDict_Next` (no table loaded yet).
+    /// An iterator of `o` at entry `index` of `table`.
     #[inline(always)]
-    fn through_api(o: *mut ffi::PyObject) -> DictIter {
+    fn at(o: *mut ffi::PyObject, t: Table, index: usize) -> DictIter {
+        let (cur, end) = if t.entries.is_null() {
+            (std::ptr::null_mut(), std::ptr::null_mut())
+        } else {
+            let index = index.min(t.n);
+            (
+                t.entries.wrapping_add(index * t.stride),
+                t.entries.wrapping_add(t.n * t.stride),
+            )
+        };
         DictIter {
             dict: o,
+            cur,
+            end,
+            stride: t.stride,
+            entries: t.entries,
             pos: 0,
-            keys: std::ptr::null_mut(),
-            entries: std::ptr::null_mut(),
-            stride: 0,
-        }
-    }
-
-    /// Points the iterator at the dict's current table (or at
-    /// `PyDict_Next`, for a split table).
-    ///
-    /// # Safety
-    /// CPython 3.11, and the dict is live.
-    #[cold]
-    unsafe fn load_table(&mut self) {
-        // SAFETY: the dict is a live 3.11 dict (caller's contract), so it
-        // has the layout of `Dict`, and its keys object that of `Keys`
-        // followed by `1 << dk_log2_index_bytes` bytes of indices, then
-        // the entries: (key, value) pointers for a unicode table, (hash,
-        // key, value) for a general one.
-        unsafe {
-            let d = self.dict.cast::<Dict>();
-            if !(*d).ma_values.is_null() {
-                self.keys = std::ptr::null_mut();
-                return;
-            }
-            let keys = (*d).ma_keys;
-            let (stride, at) = if (*keys).dk_kind != 0 { (2, 0) } else { (3, 1) };
-            self.entries = keys
-                .cast::<u8>()
-                .add(std::mem::size_of::<Keys>() + (1usize << (*keys).dk_log2_index_bytes))
-                .cast::<*mut ffi::PyObject>()
-                .add(at);
-            self.stride = stride;
-            self.keys = keys;
         }
     }
 
@@ -123,41 +128,51 @@ impl DictIter {
     /// [`DictIter::refresh`] was called after it.
     #[inline(always)]
     pub(crate) unsafe fn next(&mut self) -> Option<(*mut ffi::PyObject, *mut ffi::PyObject)> {
-        if !self.keys.is_null() {
-            // SAFETY: `self.keys` is non-null only on CPython 3.11 (see
-            // `new`) and is the dict's current table: no Python code ran
-            // since it was loaded, or the caller called `refresh` after
-            // (the safety contract of `next`). The entry count is re-read
-            // at every step. Entries `0..dk_nentries` are within the table;
-            // a removed item has a null value and is skipped.
+        while self.cur < self.end {
+            // SAFETY: `end` is non-null only on CPython 3.11 (see `new`),
+            // and `cur..end` are entries of the dict's current table: no
+            // Python code ran since it was read, or the caller called
+            // `refresh` after (the safety contract of `next`). A removed
+            // item has a null value and is skipped.
             unsafe {
-                let n = (*self.keys).dk_nentries;
-                while self.pos < n {
-                    let e = self.entries.add(self.pos as usize * self.stride);
-                    self.pos += 1;
-                    let value = *e.add(1);
-                    if !value.is_null() {
-                        return Some((*e, value));
-                    }
+                let e = self.cur;
+                self.cur = e.add(self.stride);
+                let value = *e.add(1);
+                if !value.is_null() {
+                    return Some((*e, value));
                 }
-                return None;
             }
+        }
+        if !self.end.is_null() {
+            return None;
         }
         // SAFETY: the dict is live.
         unsafe { self.next_api() }
     }
 
     /// Re-reads the dict's table: call it after running Python code,
-    /// which may have given the dict a new one (as `PyDict_Next` re-reads
-    /// it at each step). The position is kept.
+    /// which may have given the dict a new one or changed its entry
+    /// count (as `PyDict_Next` re-reads them at each step). The position
+    /// (entry index) is kept.
     ///
     /// # Safety
     /// The dict is live.
     #[inline]
     pub(crate) unsafe fn refresh(&mut self) {
-        if !self.keys.is_null() {
-            // SAFETY: the dict is live, and `keys` was set on CPython 3.11.
-            unsafe { self.load_table() };
+        if !self.end.is_null() {
+            let index = (self.cur as usize - self.entries as usize)
+                / (self.stride * std::mem::size_of::<*mut ffi::PyObject>());
+            // SAFETY: the dict is live, and `end` was set on CPython 3.11.
+            let t = unsafe { table(self.dict) };
+            *self = if t.entries.is_null() {
+                // Not possible for a combined table; step through the API
+                // from the same position (an entry index, as for ours).
+                let mut it = DictIter::at(self.dict, API, 0);
+                it.pos = index as ffi::Py_ssize_t;
+                it
+            } else {
+                DictIter::at(self.dict, t, index)
+            };
         }
     }
 
@@ -174,19 +189,50 @@ impl DictIter {
     }
 }
 
+/// The dict's current table ([`API`] for a split table).
+///
+/// # Safety
+/// CPython 3.11, and `dict` is a live dict.
+#[inline]
+unsafe fn table(dict: *mut ffi::PyObject) -> Table {
+    // SAFETY: the dict is a live 3.11 dict (caller's contract), so it has
+    // the layout of `Dict`, and its keys object that of `Keys` followed by
+    // `1 << dk_log2_index_bytes` bytes of indices, then the entries: (key,
+    // value) pointers for a unicode table, (hash, key, value) for a
+    // general one.
+    unsafe {
+        let d = dict.cast::<Dict>();
+        if !(*d).ma_values.is_null() {
+            return API;
+        }
+        let keys = (*d).ma_keys;
+        let (stride, at) = if (*keys).dk_kind != 0 { (2, 0) } else { (3, 1) };
+        let entries = keys
+            .cast::<u8>()
+            .add(std::mem::size_of::<Keys>() + (1usize << (*keys).dk_log2_index_bytes))
+            .cast::<*mut ffi::PyObject>()
+            .add(at);
+        Table {
+            entries,
+            stride,
+            n: (*keys).dk_nentries.max(0) as usize,
+        }
+    }
+}
+
 /// Items of `d` as [`DictIter`] reads them directly (`None` for a split
 /// table).
 ///
 /// # Safety
 /// The interpreter must be CPython 3.11.
 unsafe fn items_direct(d: &Bound<'_, PyDict>) -> Option<Vec<(usize, usize)>> {
-    let mut it = DictIter::through_api(d.as_ptr());
     // SAFETY: `d` is a live exact dict of CPython 3.11 (caller's contract);
     // no Python code runs in the loop.
-    unsafe { it.load_table() };
-    if it.keys.is_null() {
+    let table = unsafe { table(d.as_ptr()) };
+    if table.entries.is_null() {
         return None;
     }
+    let mut it = DictIter::at(d.as_ptr(), table, 0);
     let mut out = Vec::new();
     // SAFETY: as above.
     while let Some((k, v)) = unsafe { it.next() } {

@@ -22,7 +22,8 @@ use crate::pytypes::{self, EXT_DATE, EXT_DECIMAL, EXT_UUID};
 pub(crate) const MAX_DEPTH: usize = 10_000;
 
 thread_local! {
-    static ENCODER: RefCell<Option<Encoder>> = const { RefCell::new(None) };
+    /// The encoder and tables of the last call, kept for the next one.
+    static ENCODER: RefCell<Option<(Encoder, Tables)>> = const { RefCell::new(None) };
     /// Cleared after encoding a huge document, so its encoder is dropped.
     static ENCODER_KEEP: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
 }
@@ -159,22 +160,63 @@ enum Memo {
     Done(Mark),
 }
 
+/// The tables of one call, kept between calls (cleared) so that they do
+/// not grow again from nothing every time.
+#[derive(Default)]
+struct Tables {
+    memo: IdMap<usize, Memo>,
+    /// Strong references to memoized objects and cached keys, so that
+    /// their addresses stay unique during the call.
+    keep: Vec<Py<PyAny>>,
+    /// Keys written so far, by the address of their (exact) `str` object:
+    /// the same key object recurs across dicts (`json.loads` memoizes
+    /// keys, literals are shared), and a hit needs no UTF-8 or hashing.
+    /// Each object is held in `keep`, so its address stays its own.
+    keys: IdMap<usize, KeyId>,
+    /// By depth, the cached keys (address, id) of the last dict written
+    /// there: the dicts of one level (records) usually have the same keys
+    /// in the same order, so a key is mostly found by one comparison.
+    seqs: Vec<Vec<(usize, KeyId)>>,
+}
+
+/// Tables larger than this (entries) are dropped rather than kept.
+const KEEP_TABLE_MAX: usize = 1 << 14;
+
+impl Tables {
+    /// Forgets the call's entries (releasing its references), keeping the
+    /// memory unless a table grew large.
+    fn clear(&mut self) {
+        // Addresses and key ids are only meaningful during one call.
+        self.keep.clear();
+        if self.memo.capacity() > KEEP_TABLE_MAX {
+            self.memo = IdMap::default();
+        } else {
+            self.memo.clear();
+        }
+        if self.keys.capacity() > KEEP_TABLE_MAX {
+            self.keys = IdMap::default();
+        } else {
+            self.keys.clear();
+        }
+        if self.keep.capacity() > KEEP_TABLE_MAX {
+            self.keep = Vec::new();
+        }
+        for s in &mut self.seqs {
+            s.clear();
+            if s.capacity() > KEEP_TABLE_MAX {
+                *s = Vec::new();
+            }
+        }
+    }
+}
+
 struct State<'py, 'd> {
     py: Python<'py>,
     enc: Encoder,
     default: Option<&'d Bound<'py, PyAny>>,
     memo: IdMap<usize, Memo>,
-    /// Strong references to memoized objects, so their addresses stay unique.
-    keep: Vec<Bound<'py, PyAny>>,
-    /// Keys written so far, by the address of their (exact) `str` object:
-    /// the same key object recurs across dicts (`json.loads` memoizes
-    /// keys, literals are shared), and a hit needs no UTF-8 or hashing.
-    /// Each object is held in `key_refs`, so its address stays its own.
+    keep: Vec<Py<PyAny>>,
     keys: IdMap<usize, KeyId>,
-    key_refs: Vec<Bound<'py, PyAny>>,
-    /// By depth, the cached keys (address, id) of the last dict written
-    /// there: the dicts of one level (records) usually have the same keys
-    /// in the same order, so a key is mostly found by one comparison.
     seqs: Vec<Vec<(usize, KeyId)>>,
     depth: usize,
     stack_limit: usize,
@@ -223,31 +265,52 @@ fn with_encoder<'py, T>(
 ) -> PyResult<T> {
     // Taking the encoder out (rather than borrowing it) keeps a nested call
     // (from a `default` hook) safe: it simply gets a new encoder.
-    let enc = ENCODER
+    let (enc, tables) = ENCODER
         .with(|c| c.borrow_mut().take())
-        .unwrap_or_else(|| Encoder::with_capacity(1 << 12));
+        .unwrap_or_else(|| (Encoder::with_capacity(1 << 12), Tables::default()));
+    let Tables {
+        memo,
+        keep,
+        keys,
+        seqs,
+    } = tables;
     let mut st = State {
         py,
         enc,
         default: None,
-        memo: IdMap::default(),
-        keep: Vec::new(),
-        keys: IdMap::default(),
-        key_refs: Vec::new(),
-        seqs: Vec::new(),
+        memo,
+        keep,
+        keys,
+        seqs,
         depth: 0,
         stack_limit: crate::stack::limit(),
     };
     st.enc.set_max_depth(MAX_DEPTH + 1);
+    int_layout_init(py);
     let r = f(&mut st);
-    let State { mut enc, .. } = st;
+    let State {
+        mut enc,
+        memo,
+        keep,
+        keys,
+        seqs,
+        ..
+    } = st;
+    let mut tables = Tables {
+        memo,
+        keep,
+        keys,
+        seqs,
+    };
+    tables.clear();
     if r.is_err() {
         enc.reset();
     }
-    // Keep the encoder (and its tables' capacity) for the next call, unless
-    // this document was huge: a thread should not hold on to that memory.
+    // Keep the encoder and tables (their capacity) for the next call,
+    // unless this document was huge: a thread should not hold on to that
+    // memory.
     if ENCODER_KEEP.with(|k| k.get()) {
-        ENCODER.with(|c| *c.borrow_mut() = Some(enc));
+        ENCODER.with(|c| *c.borrow_mut() = Some((enc, tables)));
     }
     ENCODER_KEEP.with(|k| k.set(true));
     r.map_err(|e| into_pyerr(py, e))
@@ -358,7 +421,7 @@ impl<'py> State<'py, '_> {
         self.memo.insert(key, Memo::Open);
         // SAFETY: `o` is live; we take a strong reference to keep its address unique.
         self.keep
-            .push(unsafe { Bound::from_borrowed_ptr(self.py, o) });
+            .push(unsafe { Bound::from_borrowed_ptr(self.py, o) }.unbind());
         self.enter()?;
         // SAFETY: as above.
         let mark = unsafe { f(self, o) }?;
@@ -384,6 +447,21 @@ impl<'py> State<'py, '_> {
 
     #[inline]
     unsafe fn int(&mut self, o: *mut ffi::PyObject) -> R {
+        // SAFETY: `o` is a live int (caller's contract).
+        if let Some(v) = unsafe { small_int(o) } {
+            return Ok(self.enc.i64(v)?);
+        }
+        // SAFETY: as above.
+        unsafe { self.int_api(o) }
+    }
+
+    /// [`State::int`] through CPython's API (big integers, subclasses, or
+    /// when the int layout is not known).
+    ///
+    /// # Safety
+    /// `o` must be a live int (or subclass).
+    #[inline(never)]
+    unsafe fn int_api(&mut self, o: *mut ffi::PyObject) -> R {
         let mut overflow = 0;
         // SAFETY: `o` is a live int (or subclass).
         let v = unsafe { ffi::PyLong_AsLongLongAndOverflow(o, &mut overflow) };
@@ -468,7 +546,14 @@ impl<'py> State<'py, '_> {
                 } else {
                     let key = Bound::from_borrowed_ptr(self.py, k);
                     let val = Bound::from_borrowed_ptr(self.py, v);
-                    let r = self.value(val.as_ptr(), 2);
+                    // Nested records and lists straight to their writer.
+                    let r = if t == tp!(PyDict_Type) {
+                        self.tracked(val.as_ptr(), 2, Self::dict)
+                    } else if t == tp!(PyList_Type) {
+                        self.tracked(val.as_ptr(), 2, Self::list)
+                    } else {
+                        self.value(val.as_ptr(), 2)
+                    };
                     // Python code (a `default` hook) may have changed the dict.
                     items.refresh();
                     if let Err(mut f) = r {
@@ -518,8 +603,8 @@ impl<'py> State<'py, '_> {
             self.keys.insert(k as usize, id);
             // SAFETY: `k` is live; the strong reference keeps its address
             // from being reused by another object during this call.
-            self.key_refs
-                .push(unsafe { Bound::from_borrowed_ptr(self.py, k) });
+            self.keep
+                .push(unsafe { Bound::from_borrowed_ptr(self.py, k) }.unbind());
             return Ok(Some(id));
         }
         Ok(None)
@@ -598,6 +683,9 @@ impl<'py> State<'py, '_> {
                 // Strings need no strong reference: no Python code runs.
                 let r = if t == tp!(PyUnicode_Type) {
                     self.str(v)
+                } else if t == tp!(PyDict_Type) {
+                    let item = Bound::from_borrowed_ptr(self.py, v);
+                    self.tracked(item.as_ptr(), 2, Self::dict)
                 } else {
                     let item = Bound::from_borrowed_ptr(self.py, v);
                     self.value(item.as_ptr(), 2)
@@ -812,7 +900,7 @@ impl<'py> State<'py, '_> {
                 None => {}
             }
             self.memo.insert(key, Memo::Open);
-            self.keep.push(ob.clone());
+            self.keep.push(ob.clone().unbind());
         }
         self.enter()?;
         self.enc.begin_map()?;
@@ -869,7 +957,7 @@ impl<'py> State<'py, '_> {
         if shared {
             if let Some(m) = self.enc.mark() {
                 self.memo.insert(key, Memo::Done(m));
-                self.keep.push(ob.clone());
+                self.keep.push(ob.clone().unbind());
             }
         }
         Ok(())
@@ -928,6 +1016,101 @@ impl<'py> State<'py, '_> {
         let thr = if arr.is(ob) { thr } else { 1 };
         self.tracked_vector(&arr, thr, elem)
     }
+}
+
+/// Whether [`small_int`] may read CPython 3.11 ints directly: 0 not yet
+/// tested, 1 yes, 2 no.
+static INT_DIRECT: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+/// The head of an `int` of CPython 3.11 (`Include/cpython/longintrepr.h`):
+/// `ob_size` is the digit count, negative for a negative number; digits
+/// are 30-bit, least significant first.
+#[repr(C)]
+struct Long311 {
+    ob_base: ffi::PyVarObject,
+    ob_digit: [u32; 2],
+}
+
+/// The value of an int of at most two digits (below 2**60 in magnitude),
+/// read from the object, if [`int_layout_init`] found the layout known.
+///
+/// # Safety
+/// `o` must be a live int (or subclass).
+#[inline(always)]
+unsafe fn small_int(o: *mut ffi::PyObject) -> Option<i64> {
+    if INT_DIRECT.load(std::sync::atomic::Ordering::Relaxed) != 1 {
+        return None;
+    }
+    // SAFETY: the interpreter is CPython 3.11 with 30-bit digits (checked
+    // by `int_layout_init`), so `o` has the layout of `Long311`, with
+    // `|ob_size|` digits allocated; only those are read.
+    unsafe { small_int_311(o) }
+}
+
+/// [`small_int`] without the check of the layout.
+///
+/// # Safety
+/// CPython 3.11 with 30-bit digits, and `o` is a live int.
+#[inline(always)]
+unsafe fn small_int_311(o: *mut ffi::PyObject) -> Option<i64> {
+    // SAFETY: caller's contract (see `small_int`).
+    unsafe {
+        let l = o.cast::<Long311>();
+        let size = (*l).ob_base.ob_size;
+        let d = std::ptr::addr_of!((*l).ob_digit).cast::<u32>();
+        let mag = match size.unsigned_abs() {
+            0 => return Some(0),
+            1 => i64::from(*d),
+            2 => i64::from(*d) | (i64::from(*d.add(1)) << 30),
+            _ => return None,
+        };
+        Some(if size < 0 { -mag } else { mag })
+    }
+}
+
+/// Enables [`small_int`] on CPython 3.11 with 30-bit digits if it reads a
+/// few ints exactly as `PyLong_AsLongLong` does (once per process).
+fn int_layout_init(py: Python<'_>) {
+    use std::sync::atomic::Ordering;
+    if INT_DIRECT.load(Ordering::Relaxed) != 0 {
+        return;
+    }
+    let ok = (|| -> PyResult<bool> {
+        let sys = py.import("sys")?;
+        let name: String = sys.getattr("implementation")?.getattr("name")?.extract()?;
+        let info = sys.getattr("int_info")?;
+        let bits: u32 = info.getattr("bits_per_digit")?.extract()?;
+        let size: u32 = info.getattr("sizeof_digit")?.extract()?;
+        if name != "cpython"
+            || !(py.version_info() >= (3, 11) && py.version_info() < (3, 12))
+            || bits != 30
+            || size != 4
+        {
+            return Ok(false);
+        }
+        let mut vals = vec![0i64, 1, -1, 5, -5, 1000, -1000];
+        for b in [29, 30, 31, 59, 60, 61, 62, 63] {
+            let v = ((1u64 << b) - 1) as i64;
+            vals.extend([v, -v, v.wrapping_add(1), v.wrapping_add(1).wrapping_neg()]);
+        }
+        vals.push(i64::MIN);
+        for v in vals {
+            // SAFETY: PyLong_FromLongLong returns a new reference or NULL
+            // (then the error is taken); the test reads it as a 3.11 int,
+            // which it is (checked above).
+            let got = unsafe {
+                let o = Bound::from_owned_ptr_or_err(py, ffi::PyLong_FromLongLong(v))?;
+                small_int_311(o.as_ptr())
+            };
+            let want = (v.unsigned_abs() < 1 << 60).then_some(v);
+            if got != want {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    })()
+    .unwrap_or(false);
+    INT_DIRECT.store(if ok { 1 } else { 2 }, Ordering::Relaxed);
 }
 
 /// The UTF-8 bytes of a str (no copy for ASCII; CPython caches the UTF-8

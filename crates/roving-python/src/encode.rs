@@ -340,21 +340,28 @@ macro_rules! tp {
 }
 
 impl<'py> State<'py, '_> {
-    #[inline]
+    #[inline(always)]
     fn enter(&mut self) -> R {
-        if self.depth >= MAX_DEPTH {
-            return Err(msg(format!(
-                "nesting depth limit exceeded: more than {MAX_DEPTH} levels"
-            )));
-        }
-        if crate::stack::sp() < self.stack_limit {
-            return Err(msg(format!(
-                "nesting depth limit exceeded: this thread's stack is exhausted after {} levels",
-                self.depth
-            )));
+        if self.depth >= MAX_DEPTH || crate::stack::sp() < self.stack_limit {
+            return Err(self.depth_error());
         }
         self.depth += 1;
         Ok(())
+    }
+
+    /// The error of [`State::enter`].
+    #[cold]
+    #[inline(never)]
+    fn depth_error(&self) -> Box<Fail> {
+        if self.depth >= MAX_DEPTH {
+            return msg(format!(
+                "nesting depth limit exceeded: more than {MAX_DEPTH} levels"
+            ));
+        }
+        msg(format!(
+            "nesting depth limit exceeded: this thread's stack is exhausted after {} levels",
+            self.depth
+        ))
     }
 
     /// Encodes `o`. `thr` is the reference count that one parent (plus our
@@ -394,7 +401,7 @@ impl<'py> State<'py, '_> {
     }
 
     /// Runs `f` for a container, with memo/cycle handling if it may be shared.
-    #[inline]
+    #[inline(always)]
     unsafe fn tracked(
         &mut self,
         o: *mut ffi::PyObject,
@@ -410,6 +417,20 @@ impl<'py> State<'py, '_> {
             self.depth -= 1;
             return Ok(());
         }
+        // SAFETY: as above.
+        unsafe { self.tracked_shared(o, f) }
+    }
+
+    /// [`State::tracked`] for a container that may occur more than once.
+    ///
+    /// # Safety
+    /// `o` must be a live object for the duration of the call.
+    #[inline(never)]
+    unsafe fn tracked_shared(
+        &mut self,
+        o: *mut ffi::PyObject,
+        f: unsafe fn(&mut Self, *mut ffi::PyObject) -> Result<Mark, Box<Fail>>,
+    ) -> R {
         let key = o as usize;
         match self.memo.get(&key) {
             Some(Memo::Done(m)) => return Ok(self.enc.reuse(*m)?),

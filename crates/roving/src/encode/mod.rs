@@ -445,7 +445,7 @@ impl Encoder {
             rec[1..9].copy_from_slice(&v.to_le_bytes());
             9
         };
-        self.out.extend_from_slice(&rec[..len]);
+        put_prefix(&mut self.out, &rec, len);
         self.place(Pending::Ref(pos))
     }
 
@@ -1488,6 +1488,24 @@ fn put_record<const W: usize>(
     // within the `len` bytes of capacity reserved (checked).
     unsafe { out.set_len(new_len) };
     Some((refs, ints))
+}
+
+/// Appends the first `len` bytes of `rec` to `out`, as one fixed-size
+/// copy into reserved capacity (no call to `memcpy`).
+#[inline(always)]
+fn put_prefix<const N: usize>(out: &mut Vec<u8>, rec: &[u8; N], len: usize) {
+    out.reserve(N);
+    let old = out.len();
+    match out.spare_capacity_mut().first_chunk_mut::<N>() {
+        Some(d) if len <= N => {
+            *d = rec.map(std::mem::MaybeUninit::new);
+            // SAFETY: the `N >= len` bytes of capacity after the old
+            // length were all written just above.
+            unsafe { out.set_len(old + len) };
+        }
+        // Unreachable after the reserve (and `len <= N` at every call).
+        _ => out.extend_from_slice(&rec[..len.min(N)]),
+    }
 }
 
 /// Writes a container record's head into spare capacity: the `tag` byte,

@@ -74,20 +74,30 @@ pub struct Mark {
     generation: u64,
 }
 
+/// The kind of container [`Encoder::open`] starts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum FrameKind {
     Array,
     Map,
-    /// Outside every container (the document's root value comes next).
-    Root,
 }
+
+/// [`Frame::state`] of an array.
+const ARRAY: u8 = 0;
+/// [`Frame::state`] of a map whose next item is a value.
+const MAP_VALUE: u8 = 1;
+/// [`Frame::state`] of a map whose next item is a key (at first and after
+/// each value).
+const MAP_KEY: u8 = 2;
+/// [`Frame::state`] outside every container.
+const ROOT: u8 = 3;
 
 #[derive(Clone, Copy, Debug)]
 struct Frame {
-    kind: FrameKind,
-    /// Whether a key comes next: in a map, at first and after each value;
-    /// never in an array.
-    expect_key: bool,
+    /// What the container is and expects next: [`ARRAY`], [`MAP_VALUE`],
+    /// [`MAP_KEY`] or [`ROOT`]. Placing a value in an array or a map
+    /// expecting one doubles it (`ARRAY` stays, `MAP_VALUE` becomes
+    /// `MAP_KEY`), so that one comparison checks it.
+    state: u8,
     slots_start: usize,
     keys_start: usize,
     /// Running hash of the keys pushed to `Encoder::keys` so far.
@@ -109,8 +119,7 @@ const NO_GUESS: u32 = u32::MAX;
 
 /// The frame outside every container: no key expected, no prediction.
 const ROOT_FRAME: Frame = Frame {
-    kind: FrameKind::Root,
-    expect_key: false,
+    state: ROOT,
     slots_start: 0,
     keys_start: 0,
     shape_hash: 0,
@@ -313,23 +322,22 @@ impl Encoder {
 
     #[inline]
     fn place(&mut self, p: Pending) -> Result<()> {
-        let f = &mut self.top;
+        let s = self.top.state;
         // An array never expects a key; a map expects one after each value.
-        if f.expect_key {
-            return Err(state("a map value needs a key first"));
+        if s > MAP_VALUE {
+            return self.place_root(p);
         }
-        match f.kind {
-            FrameKind::Array => {}
-            FrameKind::Map => f.expect_key = true,
-            FrameKind::Root => return self.place_root(p),
-        }
+        self.top.state = s << 1;
         self.slots.push(p);
         Ok(())
     }
 
-    /// [`Encoder::place`] outside every container.
+    /// [`Encoder::place`] outside every container, or in a map expecting a key.
     #[cold]
     fn place_root(&mut self, p: Pending) -> Result<()> {
+        if self.top.state != ROOT {
+            return Err(state("a map value needs a key first"));
+        }
         if self.root.is_some() {
             return Err(state("a document has exactly one root value"));
         }
@@ -560,11 +568,13 @@ impl Encoder {
         if self.frames.len() >= self.max_depth {
             return Err(depth_error(self.max_depth));
         }
-        if self.top.expect_key {
-            return Err(state("a map value needs a key first"));
-        }
-        if self.top.kind == FrameKind::Root && self.root.is_some() {
-            return Err(state("a document has exactly one root value"));
+        if self.top.state > MAP_VALUE {
+            if self.top.state == MAP_KEY {
+                return Err(state("a map value needs a key first"));
+            }
+            if self.root.is_some() {
+                return Err(state("a document has exactly one root value"));
+            }
         }
         let guess = match kind {
             FrameKind::Map if self.predict => self
@@ -579,8 +589,7 @@ impl Encoder {
             None => (0, 0),
         };
         let inner = Frame {
-            kind,
-            expect_key: kind == FrameKind::Map,
+            state: if kind == FrameKind::Map { MAP_KEY } else { ARRAY },
             slots_start: self.slots.len(),
             keys_start: self.keys.len(),
             shape_hash: 0,
@@ -612,13 +621,13 @@ impl Encoder {
         let f = &mut self.top;
         // Fast path: the next key of the predicted shape (only maps have
         // one), compared by its bytes.
-        if f.matched < f.guess_len && f.expect_key {
+        if f.matched < f.guess_len && f.state == MAP_KEY {
             if let Some(kr) = self.shape_keys.get(f.guess_keys + f.matched as usize) {
                 if kr.len == k.len()
                     && key_eq(self.out.get(kr.data..kr.data + kr.len), k.as_bytes())
                 {
                     f.matched += 1;
-                    f.expect_key = false;
+                    f.state = MAP_VALUE;
                     return Ok(());
                 }
             }
@@ -632,11 +641,11 @@ impl Encoder {
     #[inline(always)]
     pub(crate) fn key_static(&mut self, k: &'static str) -> Result<()> {
         let f = &mut self.top;
-        if f.matched < f.guess_len && f.expect_key {
+        if f.matched < f.guess_len && f.state == MAP_KEY {
             if let Some(kr) = self.shape_keys.get(f.guess_keys + f.matched as usize) {
                 if kr.addr == k.as_ptr() as usize && kr.len == k.len() {
                     f.matched += 1;
-                    f.expect_key = false;
+                    f.state = MAP_VALUE;
                     return Ok(());
                 }
             }
@@ -650,7 +659,7 @@ impl Encoder {
     fn key_static_slow(&mut self, k: &'static str) -> Result<()> {
         let f = &self.top;
         let at =
-            (f.matched < f.guess_len && f.expect_key).then_some(f.guess_keys + f.matched as usize);
+            (f.matched < f.guess_len && f.state == MAP_KEY).then_some(f.guess_keys + f.matched as usize);
         self.key(k)?;
         if let (Some(at), f) = (at, &self.top) {
             // Matched the predicted key by its bytes.
@@ -667,10 +676,10 @@ impl Encoder {
     #[inline(never)]
     fn key_slow(&mut self, k: &str) -> Result<()> {
         let f = &mut self.top;
-        if f.kind != FrameKind::Map || !f.expect_key {
+        if f.state != MAP_KEY {
             return Err(state("a key outside a map, or two keys in a row"));
         }
-        f.expect_key = false;
+        f.state = MAP_VALUE;
         if f.guess != NO_GUESS {
             self.drop_guess();
         }
@@ -729,10 +738,10 @@ impl Encoder {
             return Err(state("key from another document"));
         }
         let f = &mut self.top;
-        if f.kind != FrameKind::Map || !f.expect_key {
+        if f.state != MAP_KEY {
             return Err(state("a key outside a map, or two keys in a row"));
         }
-        f.expect_key = false;
+        f.state = MAP_VALUE;
         // Fast path: the next key of the predicted shape, compared by record.
         if f.matched < f.guess_len
             && self
@@ -781,7 +790,7 @@ impl Encoder {
     /// Ends the open array. Returns a mark of it.
     #[inline]
     pub fn end_array(&mut self) -> Result<Mark> {
-        if self.top.kind != FrameKind::Array {
+        if self.top.state != ARRAY {
             return Err(state("end_array without an open array"));
         }
         let Some(outer) = self.frames.pop() else {
@@ -810,11 +819,11 @@ impl Encoder {
     #[inline]
     pub fn end_map(&mut self) -> Result<Mark> {
         let f = &self.top;
-        if f.kind != FrameKind::Map {
+        if f.state != MAP_KEY {
+            if f.state == MAP_VALUE {
+                return Err(state("a key without a value"));
+            }
             return Err(state("end_map without an open map"));
-        }
-        if !f.expect_key {
-            return Err(state("a key without a value"));
         }
         let guessed = f.guess != NO_GUESS && f.guess_len == f.matched;
         if !guessed {

@@ -45,8 +45,6 @@ const NARROW_MAX: usize = 1 << 12;
 pub(super) struct StringTable {
     /// A power of two of slots (or none).
     slots: Vec<u64>,
-    /// `slots.len() - 1` (0 when there are none).
-    mask: usize,
     /// Strings the slots take before growing (half of them); 0 once the
     /// table is wide, so that every string takes the slow path.
     limit: usize,
@@ -65,7 +63,6 @@ impl Default for StringTable {
     fn default() -> Self {
         StringTable {
             slots: Vec::new(),
-            mask: 0,
             limit: 0,
             len: 0,
             generation: 1,
@@ -337,7 +334,6 @@ impl StringTable {
         self.len = 0;
         if self.wide.take().is_some() || (self.slots.len() > SHRINK_ABOVE && self.slots.len() > used * 8) {
             self.slots = Vec::new();
-            self.mask = 0;
             self.limit = 0;
             self.generation = 1;
             return;
@@ -362,17 +358,25 @@ impl StringTable {
             return self.intern_cold(out, s);
         }
         let h = hash_bytes(&self.seeds, s);
-        let tag = (h & 0xFFFF_0000) | self.generation;
-        let mask = self.mask;
+        let generation = self.generation;
+        let tag = (h & 0xFFFF_0000) | generation;
+        let slots = &mut self.slots[..];
+        if slots.is_empty() {
+            // Unreachable: `limit` is 0 while there are no slots.
+            return self.intern_cold(out, s);
+        }
+        // `slots.len()` is a power of two, not 0: indices masked by
+        // `mask` are within the slots (no bounds check is left).
+        let mask = slots.len() - 1;
         let mut i = (h >> 32) as usize & mask;
         loop {
-            let slot = self.slots[i];
+            let slot = slots[i & mask];
             if slot as u32 as u64 == tag {
                 let record = (slot >> 32) as usize;
                 if super::key_eq(record_bytes(out, record), s) {
                     return record;
                 }
-            } else if slot & GEN_MASK != self.generation {
+            } else if slot & GEN_MASK != generation {
                 break;
             }
             i = (i + 1) & mask;
@@ -381,7 +385,7 @@ impl StringTable {
         if record > NARROW_MAX {
             return self.go_wide(out, h, record);
         }
-        self.slots[i] = ((record as u64) << 32) | tag;
+        slots[i & mask] = ((record as u64) << 32) | tag;
         self.len += 1;
         record
     }
@@ -403,16 +407,16 @@ impl StringTable {
     fn grow(&mut self, out: &[u8]) {
         let n = (self.slots.len() * 2).max(16);
         let old = std::mem::replace(&mut self.slots, vec![0; n]);
-        self.mask = n - 1;
+        let mask = n - 1;
         self.limit = n / 2;
         for slot in old {
             if slot & GEN_MASK != self.generation {
                 continue;
             }
             let s = record_bytes(out, (slot >> 32) as usize).unwrap_or(&[]);
-            let mut i = (hash_bytes(&self.seeds, s) >> 32) as usize & self.mask;
+            let mut i = (hash_bytes(&self.seeds, s) >> 32) as usize & mask;
             while self.slots[i] & GEN_MASK == self.generation {
-                i = (i + 1) & self.mask;
+                i = (i + 1) & mask;
             }
             self.slots[i] = slot;
         }

@@ -109,13 +109,30 @@ struct Frame {
     guess: u32,
     /// Keys of the guess matched so far.
     matched: u32,
-    /// The guess's keys are `Encoder::shape_keys[guess_keys..][..guess_len]`.
+    /// The guess's keys are `Encoder::shape_keys[guess_keys..][..guess_len]`
+    /// ([`NO_KEYS`] without a guess). The entry after them is a
+    /// [`KEYS_END`], which matches no key: the next key of the guess is
+    /// `shape_keys[guess_keys + matched]` if it matches, with no need to
+    /// check `matched < guess_len` first.
     guess_keys: usize,
     guess_len: u32,
 }
 
 /// `Frame::guess` of a frame without a (still valid) prediction.
 const NO_GUESS: u32 = u32::MAX;
+
+/// `Frame::guess_keys` of a frame without a prediction (out of bounds,
+/// also when `matched`, then 0, is added with wrapping).
+const NO_KEYS: usize = usize::MAX;
+
+/// The entry of `Encoder::shape_keys` after each shape's keys: its length
+/// and address match no key (and its record no key's record).
+const KEYS_END: KeyRef = KeyRef {
+    record: usize::MAX - 1,
+    data: 0,
+    len: usize::MAX,
+    addr: 0,
+};
 
 /// The frame outside every container: no key expected, no prediction.
 const ROOT_FRAME: Frame = Frame {
@@ -125,7 +142,7 @@ const ROOT_FRAME: Frame = Frame {
     shape_hash: 0,
     guess: NO_GUESS,
     matched: 0,
-    guess_keys: 0,
+    guess_keys: NO_KEYS,
     guess_len: 0,
 };
 
@@ -586,7 +603,7 @@ impl Encoder {
         };
         let (guess_keys, guess_len) = match self.shapes.get(guess as usize) {
             Some(sh) => (sh.keys, sh.len as u32),
-            None => (0, 0),
+            None => (NO_KEYS, 0),
         };
         let inner = Frame {
             state: if kind == FrameKind::Map { MAP_KEY } else { ARRAY },
@@ -621,8 +638,9 @@ impl Encoder {
         let f = &mut self.top;
         // Fast path: the next key of the predicted shape (only maps have
         // one), compared by its bytes.
-        if f.matched < f.guess_len && f.state == MAP_KEY {
-            if let Some(kr) = self.shape_keys.get(f.guess_keys + f.matched as usize) {
+        if f.state == MAP_KEY {
+            let at = f.guess_keys.wrapping_add(f.matched as usize);
+            if let Some(kr) = self.shape_keys.get(at) {
                 if kr.len == k.len()
                     && key_eq(self.out.get(kr.data..kr.data + kr.len), k.as_bytes())
                 {
@@ -641,8 +659,9 @@ impl Encoder {
     #[inline(always)]
     pub(crate) fn key_static(&mut self, k: &'static str) -> Result<()> {
         let f = &mut self.top;
-        if f.matched < f.guess_len && f.state == MAP_KEY {
-            if let Some(kr) = self.shape_keys.get(f.guess_keys + f.matched as usize) {
+        if f.state == MAP_KEY {
+            let at = f.guess_keys.wrapping_add(f.matched as usize);
+            if let Some(kr) = self.shape_keys.get(at) {
                 if kr.addr == k.as_ptr() as usize && kr.len == k.len() {
                     f.matched += 1;
                     f.state = MAP_VALUE;
@@ -709,6 +728,7 @@ impl Encoder {
         f.guess = NO_GUESS;
         f.matched = 0;
         f.guess_len = 0;
+        f.guess_keys = NO_KEYS;
     }
 
     /// Writes the next key of the open map, like [`Encoder::key`], and
@@ -846,11 +866,15 @@ impl Encoder {
             } else {
                 self.shape(f.keys_start, f.slots_start, f.shape_hash)
             };
-            let depth = self.frames.len();
-            if depth >= self.depth_guess.len() {
-                self.depth_guess.resize(depth + 1, NO_GUESS);
+            if !guessed {
+                // (A guessed shape came from `depth_guess` at this depth,
+                // where no map has ended since: it is there already.)
+                let depth = self.frames.len();
+                if depth >= self.depth_guess.len() {
+                    self.depth_guess.resize(depth + 1, NO_GUESS);
+                }
+                self.depth_guess[depth] = shape;
             }
-            self.depth_guess[depth] = shape;
             let Some(sh) = self.shapes.get(shape as usize) else {
                 return Err(state("unknown shape"));
             };
@@ -866,17 +890,17 @@ impl Encoder {
                 head
             };
             let here = self.out.len();
-            let (width, pos) = if self.write_record_as(f.slots_start, TAG_MAP, head(here), guess) {
-                (guess, here)
+            let pos = if self.write_record_as(f.slots_start, TAG_MAP, head(here), guess) {
+                here
             } else {
                 let n = self.slots.len() - f.slots_start;
                 let (width, pos) = self.write_container(f.slots_start, |w| 3 + n * w);
                 self.write_record(f.slots_start, TAG_MAP, head(pos), width, pos);
-                (width, pos)
+                if let Some(sh) = self.shapes.get_mut(shape as usize) {
+                    sh.width = width;
+                }
+                pos
             };
-            if let Some(sh) = self.shapes.get_mut(shape as usize) {
-                sh.width = width;
-            }
             Pending::Ref(pos)
         };
         self.slots.truncate(f.slots_start);
@@ -1184,6 +1208,7 @@ impl Encoder {
                 self.out.extend_from_slice(&v.to_le_bytes()[..e]);
             }
         }
+        self.shape_keys.push(KEYS_END);
         let index = self.shapes.len() as u32;
         self.shapes.push(ShapeInfo {
             keys: keys_at,

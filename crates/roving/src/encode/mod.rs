@@ -606,7 +606,11 @@ impl Encoder {
             None => (NO_KEYS, 0),
         };
         let inner = Frame {
-            state: if kind == FrameKind::Map { MAP_KEY } else { ARRAY },
+            state: if kind == FrameKind::Map {
+                MAP_KEY
+            } else {
+                ARRAY
+            },
             slots_start: self.slots.len(),
             keys_start: self.keys.len(),
             shape_hash: 0,
@@ -677,8 +681,8 @@ impl Encoder {
     #[inline(never)]
     fn key_static_slow(&mut self, k: &'static str) -> Result<()> {
         let f = &self.top;
-        let at =
-            (f.matched < f.guess_len && f.state == MAP_KEY).then_some(f.guess_keys + f.matched as usize);
+        let at = (f.matched < f.guess_len && f.state == MAP_KEY)
+            .then_some(f.guess_keys + f.matched as usize);
         self.key(k)?;
         if let (Some(at), f) = (at, &self.top) {
             // Matched the predicted key by its bytes.

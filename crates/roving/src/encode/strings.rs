@@ -21,9 +21,22 @@ pub(super) fn clear_table<T>(table: &mut HashTable<T>, keep: usize, hash: impl F
     }
 }
 
-/// Bits of a slot holding the generation.
-const GEN_BITS: u32 = 16;
+/// Bits of a slot holding the generation (the rest of its tag holds
+/// [`TAG_HASH_BITS`] bits of the hash).
+const GEN_BITS: u32 = 8;
 const GEN_MASK: u64 = (1 << GEN_BITS) - 1;
+/// Bits of the hash in a slot's tag: the low bits of the home index
+/// (`hash >> 32`), so that growing up to `2^TAG_HASH_BITS` slots moves
+/// each string by its tag alone.
+const TAG_HASH_BITS: u32 = 32 - GEN_BITS;
+
+/// Tables growing past this many slots rehash their strings (their tags
+/// no longer hold the whole home index); small in tests, so that they
+/// reach it.
+#[cfg(not(test))]
+const REHASH_ABOVE: usize = 1 << TAG_HASH_BITS;
+#[cfg(test)]
+const REHASH_ABOVE: usize = 1 << 6;
 
 /// Record positions up to this fit the 8-byte slots of [`StringTable`]
 /// (past it, the table moves to [`WideTable`]; small in tests, so that
@@ -36,12 +49,13 @@ const NARROW_MAX: usize = 1 << 12;
 /// Positions of the string records written so far, found by content: a
 /// linear-probing table (at most half full) of 8-byte slots, so that a
 /// table of many strings stays in cache. A slot holds the record's
-/// position (high 32 bits) and a tag (low 32): 16 bits of the string's
-/// hash and the table's generation when the slot was filled. A slot of an
-/// earlier generation is empty, so clearing is a generation bump; one
-/// comparison of the tag checks both. Growing rehashes the strings (read
-/// back from the output). Documents whose records lie past 4 GiB use a
-/// [`WideTable`] instead.
+/// position (high 32 bits) and a tag (low 32): 24 bits of the string's
+/// hash (the low bits of its home index and beyond) above the table's
+/// generation when the slot was filled. A slot of an earlier generation is
+/// empty, so clearing is a generation bump; one comparison of the tag
+/// checks both. Growing moves each string by its tag (past `2^24` slots,
+/// by its hash, read back from the output). Documents whose records lie
+/// past 4 GiB use a [`WideTable`] instead.
 pub(super) struct StringTable {
     /// A power of two of slots (or none).
     slots: Vec<u64>,
@@ -332,7 +346,9 @@ impl StringTable {
     pub(super) fn clear(&mut self) {
         let used = self.len;
         self.len = 0;
-        if self.wide.take().is_some() || (self.slots.len() > SHRINK_ABOVE && self.slots.len() > used * 8) {
+        if self.wide.take().is_some()
+            || (self.slots.len() > SHRINK_ABOVE && self.slots.len() > used * 8)
+        {
             self.slots = Vec::new();
             self.limit = 0;
             self.generation = 1;
@@ -359,7 +375,7 @@ impl StringTable {
         }
         let h = hash_bytes(&self.seeds, s);
         let generation = self.generation;
-        let tag = (h & 0xFFFF_0000) | generation;
+        let tag = (((h >> 32) & ((1 << TAG_HASH_BITS) - 1)) << GEN_BITS) | generation;
         let slots = &mut self.slots[..];
         if slots.is_empty() {
             // Unreachable: `limit` is 0 while there are no slots.
@@ -394,16 +410,16 @@ impl StringTable {
     #[cold]
     #[inline(never)]
     fn intern_cold(&mut self, out: &mut Vec<u8>, s: &[u8]) -> usize {
-        let h = hash_bytes(&self.seeds, s);
         if let Some(w) = &mut self.wide {
-            return w.intern(out, s, h);
+            return w.intern(out, s, hash_bytes(&self.seeds, s));
         }
         self.grow(out);
         self.intern(out, s)
     }
 
     /// Doubles the slots (16 at first), moving the current strings by
-    /// their hashes (each read back from `out`).
+    /// their tags (past [`REHASH_ABOVE`] slots, by their hashes, each
+    /// string read back from `out`).
     fn grow(&mut self, out: &[u8]) {
         let n = (self.slots.len() * 2).max(16);
         let old = std::mem::replace(&mut self.slots, vec![0; n]);
@@ -413,8 +429,12 @@ impl StringTable {
             if slot & GEN_MASK != self.generation {
                 continue;
             }
-            let s = record_bytes(out, (slot >> 32) as usize).unwrap_or(&[]);
-            let mut i = (hash_bytes(&self.seeds, s) >> 32) as usize & mask;
+            let mut i = if n <= REHASH_ABOVE {
+                (slot as u32 >> GEN_BITS) as usize & mask
+            } else {
+                let s = record_bytes(out, (slot >> 32) as usize).unwrap_or(&[]);
+                (hash_bytes(&self.seeds, s) >> 32) as usize & mask
+            };
             while self.slots[i] & GEN_MASK == self.generation {
                 i = (i + 1) & mask;
             }
@@ -478,5 +498,26 @@ mod tests {
         let mut sorted = records.clone();
         sorted.dedup();
         assert_eq!(sorted.len(), strings.len());
+    }
+
+    /// Across many documents (the generation wraps), a string of an
+    /// earlier document is never found again, and the current one's are.
+    #[test]
+    fn clearing_forgets_every_string() {
+        let mut t = StringTable::default();
+        for doc in 0..700usize {
+            let mut out = vec![0u8; 3];
+            let n = 1 + doc % 40;
+            let strings: Vec<String> = (0..n).map(|i| format!("s{}", i * 7 + doc % 3)).collect();
+            let records: Vec<usize> = strings
+                .iter()
+                .map(|s| t.intern(&mut out, s.as_bytes()))
+                .collect();
+            for (s, &r) in strings.iter().zip(&records) {
+                assert_eq!(record_bytes(&out, r), Some(s.as_bytes()), "document {doc}");
+                assert_eq!(t.intern(&mut out, s.as_bytes()), r);
+            }
+            t.clear();
+        }
     }
 }

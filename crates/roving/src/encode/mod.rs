@@ -1351,37 +1351,46 @@ fn short_decimal(v: f64) -> Option<(i32, i8)> {
 #[inline]
 fn short_decimal_fast(v: f64) -> Option<Option<(i32, i8)>> {
     const POW10: [f64; 10] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
+    // 1.5 * 2^52: for |x| < 2^51, `x + MAGIC` is `MAGIC + round(x)` (to
+    // nearest, ties to even) exactly, one unit per bit pattern.
+    const MAGIC: f64 = 6_755_399_441_055_744.0;
     let a = v.abs();
-    // Integral (`v.trunc() == v`, which is a libm call on baseline x86-64):
-    // every finite value from 2^52 up is.
-    if a >= 4_503_599_627_370_496.0 || v as i64 as f64 == v {
-        if a >= 9.0e18 {
-            return None;
-        }
-        return Some(decimal_fit(v as i64, 0, v));
-    }
     if a < 1.0e6 {
+        // Integral (`v.trunc() == v` is a libm call on baseline x86-64).
+        if (v + MAGIC) - MAGIC == v {
+            return Some(decimal_fit(v as i64, 0, v));
+        }
         // The shortest decimal in one step: for |v| < 10^6, v * 10^9 is
         // within 1/4 of m_k * 10^(9-k) (m_k at the first k that reads back
-        // as v, if k <= 9), so it rounds to exactly that; its trailing
-        // zeros give k. A candidate that does not read back (more than
-        // nine decimals, or fewer found by stripping) goes to the loop.
-        let mut m = round_half_away(v * 1e9) as i64;
+        // as v, if k <= 9), so it rounds to exactly that (whichever way
+        // ties go: it is no tie); its trailing zeros give k. A candidate
+        // that does not read back (more than nine decimals, or fewer found
+        // by stripping) goes to the loop. `|v * 10^9| < 10^15 < 2^51`, so
+        // the rounded value is the difference of the bit patterns.
+        let m = (v * 1e9 + MAGIC).to_bits() as i64 - MAGIC.to_bits() as i64;
+        let mut u = m.unsigned_abs();
         let mut k = 9i8;
         // Three zeros at a time first (six decimals are common), then one.
-        while k > 3 && m % 1000 == 0 {
-            m /= 1000;
+        while k > 3 && u % 1000 == 0 {
+            u /= 1000;
             k -= 3;
         }
-        while k > 1 && m % 10 == 0 {
-            m /= 10;
+        while k > 1 && u % 10 == 0 {
+            u /= 10;
             k -= 1;
         }
-        if let Ok(m) = i32::try_from(m) {
+        if let Ok(u) = i32::try_from(u) {
+            let m = if m < 0 { -u } else { u };
             if f_dec_value(m, -k).to_bits() == v.to_bits() {
                 return Some(Some((m, -k)));
             }
         }
+    } else if a >= 4_503_599_627_370_496.0 || v as i64 as f64 == v {
+        // Integral (every finite value from 2^52 up is).
+        if a >= 9.0e18 {
+            return None;
+        }
+        return Some(decimal_fit(v as i64, 0, v));
     }
     for (k, p) in POW10.iter().enumerate().skip(1) {
         let m = round_half_away(v * p);

@@ -74,20 +74,30 @@ pub struct Mark {
     generation: u64,
 }
 
+/// The kind of container [`Encoder::open`] starts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum FrameKind {
     Array,
     Map,
-    /// Outside every container (the document's root value comes next).
-    Root,
 }
+
+/// [`Frame::state`] of an array.
+const ARRAY: u8 = 0;
+/// [`Frame::state`] of a map whose next item is a value.
+const MAP_VALUE: u8 = 1;
+/// [`Frame::state`] of a map whose next item is a key (at first and after
+/// each value).
+const MAP_KEY: u8 = 2;
+/// [`Frame::state`] outside every container.
+const ROOT: u8 = 3;
 
 #[derive(Clone, Copy, Debug)]
 struct Frame {
-    kind: FrameKind,
-    /// Whether a key comes next: in a map, at first and after each value;
-    /// never in an array.
-    expect_key: bool,
+    /// What the container is and expects next: [`ARRAY`], [`MAP_VALUE`],
+    /// [`MAP_KEY`] or [`ROOT`]. Placing a value in an array or a map
+    /// expecting one doubles it (`ARRAY` stays, `MAP_VALUE` becomes
+    /// `MAP_KEY`), so that one comparison checks it.
+    state: u8,
     slots_start: usize,
     keys_start: usize,
     /// Running hash of the keys pushed to `Encoder::keys` so far.
@@ -99,7 +109,11 @@ struct Frame {
     guess: u32,
     /// Keys of the guess matched so far.
     matched: u32,
-    /// The guess's keys are `Encoder::shape_keys[guess_keys..][..guess_len]`.
+    /// The guess's keys are `Encoder::shape_keys[guess_keys..][..guess_len]`
+    /// ([`NO_KEYS`] without a guess). The entry after them is a
+    /// [`KEYS_END`], which matches no key: the next key of the guess is
+    /// `shape_keys[guess_keys + matched]` if it matches, with no need to
+    /// check `matched < guess_len` first.
     guess_keys: usize,
     guess_len: u32,
 }
@@ -107,16 +121,28 @@ struct Frame {
 /// `Frame::guess` of a frame without a (still valid) prediction.
 const NO_GUESS: u32 = u32::MAX;
 
+/// `Frame::guess_keys` of a frame without a prediction (out of bounds,
+/// also when `matched`, then 0, is added with wrapping).
+const NO_KEYS: usize = usize::MAX;
+
+/// The entry of `Encoder::shape_keys` after each shape's keys: its length
+/// and address match no key (and its record no key's record).
+const KEYS_END: KeyRef = KeyRef {
+    record: usize::MAX - 1,
+    data: 0,
+    len: usize::MAX,
+    addr: 0,
+};
+
 /// The frame outside every container: no key expected, no prediction.
 const ROOT_FRAME: Frame = Frame {
-    kind: FrameKind::Root,
-    expect_key: false,
+    state: ROOT,
     slots_start: 0,
     keys_start: 0,
     shape_hash: 0,
     guess: NO_GUESS,
     matched: 0,
-    guess_keys: 0,
+    guess_keys: NO_KEYS,
     guess_len: 0,
 };
 
@@ -313,23 +339,22 @@ impl Encoder {
 
     #[inline]
     fn place(&mut self, p: Pending) -> Result<()> {
-        let f = &mut self.top;
+        let s = self.top.state;
         // An array never expects a key; a map expects one after each value.
-        if f.expect_key {
-            return Err(state("a map value needs a key first"));
+        if s > MAP_VALUE {
+            return self.place_root(p);
         }
-        match f.kind {
-            FrameKind::Array => {}
-            FrameKind::Map => f.expect_key = true,
-            FrameKind::Root => return self.place_root(p),
-        }
+        self.top.state = s << 1;
         self.slots.push(p);
         Ok(())
     }
 
-    /// [`Encoder::place`] outside every container.
+    /// [`Encoder::place`] outside every container, or in a map expecting a key.
     #[cold]
     fn place_root(&mut self, p: Pending) -> Result<()> {
+        if self.top.state != ROOT {
+            return Err(state("a map value needs a key first"));
+        }
         if self.root.is_some() {
             return Err(state("a document has exactly one root value"));
         }
@@ -445,7 +470,7 @@ impl Encoder {
             rec[1..9].copy_from_slice(&v.to_le_bytes());
             9
         };
-        self.out.extend_from_slice(&rec[..len]);
+        put_prefix(&mut self.out, &rec, len);
         self.place(Pending::Ref(pos))
     }
 
@@ -560,11 +585,13 @@ impl Encoder {
         if self.frames.len() >= self.max_depth {
             return Err(depth_error(self.max_depth));
         }
-        if self.top.expect_key {
-            return Err(state("a map value needs a key first"));
-        }
-        if self.top.kind == FrameKind::Root && self.root.is_some() {
-            return Err(state("a document has exactly one root value"));
+        if self.top.state > MAP_VALUE {
+            if self.top.state == MAP_KEY {
+                return Err(state("a map value needs a key first"));
+            }
+            if self.root.is_some() {
+                return Err(state("a document has exactly one root value"));
+            }
         }
         let guess = match kind {
             FrameKind::Map if self.predict => self
@@ -576,11 +603,14 @@ impl Encoder {
         };
         let (guess_keys, guess_len) = match self.shapes.get(guess as usize) {
             Some(sh) => (sh.keys, sh.len as u32),
-            None => (0, 0),
+            None => (NO_KEYS, 0),
         };
         let inner = Frame {
-            kind,
-            expect_key: kind == FrameKind::Map,
+            state: if kind == FrameKind::Map {
+                MAP_KEY
+            } else {
+                ARRAY
+            },
             slots_start: self.slots.len(),
             keys_start: self.keys.len(),
             shape_hash: 0,
@@ -612,13 +642,14 @@ impl Encoder {
         let f = &mut self.top;
         // Fast path: the next key of the predicted shape (only maps have
         // one), compared by its bytes.
-        if f.matched < f.guess_len && f.expect_key {
-            if let Some(kr) = self.shape_keys.get(f.guess_keys + f.matched as usize) {
+        if f.state == MAP_KEY {
+            let at = f.guess_keys.wrapping_add(f.matched as usize);
+            if let Some(kr) = self.shape_keys.get(at) {
                 if kr.len == k.len()
                     && key_eq(self.out.get(kr.data..kr.data + kr.len), k.as_bytes())
                 {
                     f.matched += 1;
-                    f.expect_key = false;
+                    f.state = MAP_VALUE;
                     return Ok(());
                 }
             }
@@ -632,11 +663,12 @@ impl Encoder {
     #[inline(always)]
     pub(crate) fn key_static(&mut self, k: &'static str) -> Result<()> {
         let f = &mut self.top;
-        if f.matched < f.guess_len && f.expect_key {
-            if let Some(kr) = self.shape_keys.get(f.guess_keys + f.matched as usize) {
+        if f.state == MAP_KEY {
+            let at = f.guess_keys.wrapping_add(f.matched as usize);
+            if let Some(kr) = self.shape_keys.get(at) {
                 if kr.addr == k.as_ptr() as usize && kr.len == k.len() {
                     f.matched += 1;
-                    f.expect_key = false;
+                    f.state = MAP_VALUE;
                     return Ok(());
                 }
             }
@@ -649,8 +681,8 @@ impl Encoder {
     #[inline(never)]
     fn key_static_slow(&mut self, k: &'static str) -> Result<()> {
         let f = &self.top;
-        let at =
-            (f.matched < f.guess_len && f.expect_key).then_some(f.guess_keys + f.matched as usize);
+        let at = (f.matched < f.guess_len && f.state == MAP_KEY)
+            .then_some(f.guess_keys + f.matched as usize);
         self.key(k)?;
         if let (Some(at), f) = (at, &self.top) {
             // Matched the predicted key by its bytes.
@@ -667,10 +699,10 @@ impl Encoder {
     #[inline(never)]
     fn key_slow(&mut self, k: &str) -> Result<()> {
         let f = &mut self.top;
-        if f.kind != FrameKind::Map || !f.expect_key {
+        if f.state != MAP_KEY {
             return Err(state("a key outside a map, or two keys in a row"));
         }
-        f.expect_key = false;
+        f.state = MAP_VALUE;
         if f.guess != NO_GUESS {
             self.drop_guess();
         }
@@ -700,6 +732,7 @@ impl Encoder {
         f.guess = NO_GUESS;
         f.matched = 0;
         f.guess_len = 0;
+        f.guess_keys = NO_KEYS;
     }
 
     /// Writes the next key of the open map, like [`Encoder::key`], and
@@ -729,10 +762,10 @@ impl Encoder {
             return Err(state("key from another document"));
         }
         let f = &mut self.top;
-        if f.kind != FrameKind::Map || !f.expect_key {
+        if f.state != MAP_KEY {
             return Err(state("a key outside a map, or two keys in a row"));
         }
-        f.expect_key = false;
+        f.state = MAP_VALUE;
         // Fast path: the next key of the predicted shape, compared by record.
         if f.matched < f.guess_len
             && self
@@ -781,7 +814,7 @@ impl Encoder {
     /// Ends the open array. Returns a mark of it.
     #[inline]
     pub fn end_array(&mut self) -> Result<Mark> {
-        if self.top.kind != FrameKind::Array {
+        if self.top.state != ARRAY {
             return Err(state("end_array without an open array"));
         }
         let Some(outer) = self.frames.pop() else {
@@ -810,11 +843,11 @@ impl Encoder {
     #[inline]
     pub fn end_map(&mut self) -> Result<Mark> {
         let f = &self.top;
-        if f.kind != FrameKind::Map {
+        if f.state != MAP_KEY {
+            if f.state == MAP_VALUE {
+                return Err(state("a key without a value"));
+            }
             return Err(state("end_map without an open map"));
-        }
-        if !f.expect_key {
-            return Err(state("a key without a value"));
         }
         let guessed = f.guess != NO_GUESS && f.guess_len == f.matched;
         if !guessed {
@@ -837,11 +870,15 @@ impl Encoder {
             } else {
                 self.shape(f.keys_start, f.slots_start, f.shape_hash)
             };
-            let depth = self.frames.len();
-            if depth >= self.depth_guess.len() {
-                self.depth_guess.resize(depth + 1, NO_GUESS);
+            if !guessed {
+                // (A guessed shape came from `depth_guess` at this depth,
+                // where no map has ended since: it is there already.)
+                let depth = self.frames.len();
+                if depth >= self.depth_guess.len() {
+                    self.depth_guess.resize(depth + 1, NO_GUESS);
+                }
+                self.depth_guess[depth] = shape;
             }
-            self.depth_guess[depth] = shape;
             let Some(sh) = self.shapes.get(shape as usize) else {
                 return Err(state("unknown shape"));
             };
@@ -857,17 +894,17 @@ impl Encoder {
                 head
             };
             let here = self.out.len();
-            let (width, pos) = if self.write_record_as(f.slots_start, TAG_MAP, head(here), guess) {
-                (guess, here)
+            let pos = if self.write_record_as(f.slots_start, TAG_MAP, head(here), guess) {
+                here
             } else {
                 let n = self.slots.len() - f.slots_start;
                 let (width, pos) = self.write_container(f.slots_start, |w| 3 + n * w);
                 self.write_record(f.slots_start, TAG_MAP, head(pos), width, pos);
-                (width, pos)
+                if let Some(sh) = self.shapes.get_mut(shape as usize) {
+                    sh.width = width;
+                }
+                pos
             };
-            if let Some(sh) = self.shapes.get_mut(shape as usize) {
-                sh.width = width;
-            }
             Pending::Ref(pos)
         };
         self.slots.truncate(f.slots_start);
@@ -1175,6 +1212,7 @@ impl Encoder {
                 self.out.extend_from_slice(&v.to_le_bytes()[..e]);
             }
         }
+        self.shape_keys.push(KEYS_END);
         let index = self.shapes.len() as u32;
         self.shapes.push(ShapeInfo {
             keys: keys_at,
@@ -1313,37 +1351,46 @@ fn short_decimal(v: f64) -> Option<(i32, i8)> {
 #[inline]
 fn short_decimal_fast(v: f64) -> Option<Option<(i32, i8)>> {
     const POW10: [f64; 10] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
+    // 1.5 * 2^52: for |x| < 2^51, `x + MAGIC` is `MAGIC + round(x)` (to
+    // nearest, ties to even) exactly, one unit per bit pattern.
+    const MAGIC: f64 = 6_755_399_441_055_744.0;
     let a = v.abs();
-    // Integral (`v.trunc() == v`, which is a libm call on baseline x86-64):
-    // every finite value from 2^52 up is.
-    if a >= 4_503_599_627_370_496.0 || v as i64 as f64 == v {
-        if a >= 9.0e18 {
-            return None;
-        }
-        return Some(decimal_fit(v as i64, 0, v));
-    }
     if a < 1.0e6 {
+        // Integral (`v.trunc() == v` is a libm call on baseline x86-64).
+        if (v + MAGIC) - MAGIC == v {
+            return Some(decimal_fit(v as i64, 0, v));
+        }
         // The shortest decimal in one step: for |v| < 10^6, v * 10^9 is
         // within 1/4 of m_k * 10^(9-k) (m_k at the first k that reads back
-        // as v, if k <= 9), so it rounds to exactly that; its trailing
-        // zeros give k. A candidate that does not read back (more than
-        // nine decimals, or fewer found by stripping) goes to the loop.
-        let mut m = round_half_away(v * 1e9) as i64;
+        // as v, if k <= 9), so it rounds to exactly that (whichever way
+        // ties go: it is no tie); its trailing zeros give k. A candidate
+        // that does not read back (more than nine decimals, or fewer found
+        // by stripping) goes to the loop. `|v * 10^9| < 10^15 < 2^51`, so
+        // the rounded value is the difference of the bit patterns.
+        let m = (v * 1e9 + MAGIC).to_bits() as i64 - MAGIC.to_bits() as i64;
+        let mut u = m.unsigned_abs();
         let mut k = 9i8;
         // Three zeros at a time first (six decimals are common), then one.
-        while k > 3 && m % 1000 == 0 {
-            m /= 1000;
+        while k > 3 && u % 1000 == 0 {
+            u /= 1000;
             k -= 3;
         }
-        while k > 1 && m % 10 == 0 {
-            m /= 10;
+        while k > 1 && u % 10 == 0 {
+            u /= 10;
             k -= 1;
         }
-        if let Ok(m) = i32::try_from(m) {
+        if let Ok(u) = i32::try_from(u) {
+            let m = if m < 0 { -u } else { u };
             if f_dec_value(m, -k).to_bits() == v.to_bits() {
                 return Some(Some((m, -k)));
             }
         }
+    } else if a >= 4_503_599_627_370_496.0 || v as i64 as f64 == v {
+        // Integral (every finite value from 2^52 up is).
+        if a >= 9.0e18 {
+            return None;
+        }
+        return Some(decimal_fit(v as i64, 0, v));
     }
     for (k, p) in POW10.iter().enumerate().skip(1) {
         let m = round_half_away(v * p);
@@ -1488,6 +1535,24 @@ fn put_record<const W: usize>(
     // within the `len` bytes of capacity reserved (checked).
     unsafe { out.set_len(new_len) };
     Some((refs, ints))
+}
+
+/// Appends the first `len` bytes of `rec` to `out`, as one fixed-size
+/// copy into reserved capacity (no call to `memcpy`).
+#[inline(always)]
+fn put_prefix<const N: usize>(out: &mut Vec<u8>, rec: &[u8; N], len: usize) {
+    out.reserve(N);
+    let old = out.len();
+    match out.spare_capacity_mut().first_chunk_mut::<N>() {
+        Some(d) if len <= N => {
+            *d = rec.map(std::mem::MaybeUninit::new);
+            // SAFETY: the `N >= len` bytes of capacity after the old
+            // length were all written just above.
+            unsafe { out.set_len(old + len) };
+        }
+        // Unreachable after the reserve (and `len <= N` at every call).
+        _ => out.extend_from_slice(&rec[..len.min(N)]),
+    }
 }
 
 /// Writes a container record's head into spare capacity: the `tag` byte,

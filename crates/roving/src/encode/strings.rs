@@ -21,28 +21,47 @@ pub(super) fn clear_table<T>(table: &mut HashTable<T>, keep: usize, hash: impl F
     }
 }
 
-/// Bits of [`Slot::tagged`] holding the generation.
-const GEN_BITS: u32 = 16;
+/// Bits of a slot holding the generation (the rest of its tag holds
+/// [`TAG_HASH_BITS`] bits of the hash).
+const GEN_BITS: u32 = 8;
 const GEN_MASK: u64 = (1 << GEN_BITS) - 1;
+/// Bits of the hash in a slot's tag: the low bits of the home index
+/// (`hash >> 32`), so that growing up to `2^TAG_HASH_BITS` slots moves
+/// each string by its tag alone.
+const TAG_HASH_BITS: u32 = 32 - GEN_BITS;
 
-/// One slot of the open-addressing table.
-#[derive(Clone, Copy, Debug, Default)]
-struct Slot {
-    /// The string's hash with its low [`GEN_BITS`] bits replaced by the
-    /// table's generation when the slot was filled: a slot of an earlier
-    /// generation is empty, so emptying the table costs nothing.
-    tagged: u64,
-    /// Position of the string record.
-    record: usize,
-}
+/// Tables growing past this many slots rehash their strings (their tags
+/// no longer hold the whole home index); small in tests, so that they
+/// reach it.
+#[cfg(not(test))]
+const REHASH_ABOVE: usize = 1 << TAG_HASH_BITS;
+#[cfg(test)]
+const REHASH_ABOVE: usize = 1 << 6;
+
+/// Record positions up to this fit the 8-byte slots of [`StringTable`]
+/// (past it, the table moves to [`WideTable`]; small in tests, so that
+/// they can reach it).
+#[cfg(not(test))]
+const NARROW_MAX: usize = u32::MAX as usize;
+#[cfg(test)]
+const NARROW_MAX: usize = 1 << 12;
 
 /// Positions of the string records written so far, found by content: a
-/// linear-probing table (at most half full) whose slots carry the hash and
-/// a generation, so that one comparison checks both, growing rehashes no
-/// string, and clearing is a generation bump.
+/// linear-probing table (at most half full) of 8-byte slots, so that a
+/// table of many strings stays in cache. A slot holds the record's
+/// position (high 32 bits) and a tag (low 32): 24 bits of the string's
+/// hash (the low bits of its home index and beyond) above the table's
+/// generation when the slot was filled. A slot of an earlier generation is
+/// empty, so clearing is a generation bump; one comparison of the tag
+/// checks both. Growing moves each string by its tag (past `2^24` slots,
+/// by its hash, read back from the output). Documents whose records lie
+/// past 4 GiB use a [`WideTable`] instead.
 pub(super) struct StringTable {
     /// A power of two of slots (or none).
-    slots: Vec<Slot>,
+    slots: Vec<u64>,
+    /// Strings the slots take before growing (half of them); 0 once the
+    /// table is wide, so that every string takes the slow path.
+    limit: usize,
     /// Strings in the current generation.
     len: usize,
     /// The current generation (never 0: zeroed slots are empty).
@@ -50,18 +69,22 @@ pub(super) struct StringTable {
     /// Seeds of [`hash_bytes`], random per table (as hashbrown's default
     /// hasher is), so that colliding strings cannot be chosen in advance.
     seeds: [u64; 4],
+    /// The strings of a document past [`NARROW_MAX`] bytes.
+    wide: Option<Box<WideTable>>,
 }
 
 impl Default for StringTable {
     fn default() -> Self {
         StringTable {
             slots: Vec::new(),
+            limit: 0,
             len: 0,
             generation: 1,
             seeds: {
                 let h = DefaultHashBuilder::default();
                 [0u64, 1, 2, 3].map(|i| h.hash_one(i))
             },
+            wide: None,
         }
     }
 }
@@ -69,6 +92,69 @@ impl Default for StringTable {
 impl std::fmt::Debug for StringTable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "StringTable({} strings)", self.len)
+    }
+}
+
+/// The string table of a document past 4 GiB: 16-byte slots holding the
+/// whole hash (low bit set: zero is empty) and the record's position.
+#[derive(Default)]
+struct WideTable {
+    /// A power of two of slots, at most half full.
+    slots: Vec<(u64, usize)>,
+    len: usize,
+}
+
+impl WideTable {
+    /// Position of the record of `s` (hash `h`), writing it if it is new.
+    fn intern(&mut self, out: &mut Vec<u8>, s: &[u8], h: u64) -> usize {
+        self.reserve_one();
+        let t = h | 1;
+        let mask = self.slots.len() - 1;
+        let mut i = (t >> 32) as usize & mask;
+        loop {
+            let (st, sr) = self.slots[i];
+            if st == 0 {
+                break;
+            }
+            if st == t && super::key_eq(record_bytes(out, sr), s) {
+                return sr;
+            }
+            i = (i + 1) & mask;
+        }
+        let r = write_record(out, s);
+        self.slots[i] = (t, r);
+        self.len += 1;
+        r
+    }
+
+    /// Adds a string known not to be in the table: hash `h`, record `r`.
+    fn insert_new(&mut self, h: u64, r: usize) {
+        self.reserve_one();
+        let t = h | 1;
+        let mask = self.slots.len() - 1;
+        let mut i = (t >> 32) as usize & mask;
+        while self.slots[i].0 != 0 {
+            i = (i + 1) & mask;
+        }
+        self.slots[i] = (t, r);
+        self.len += 1;
+    }
+
+    /// Doubles the slots (16 at first) if one more string would fill
+    /// more than half of them.
+    fn reserve_one(&mut self) {
+        if 2 * (self.len + 1) <= self.slots.len() {
+            return;
+        }
+        let n = (self.slots.len() * 2).max(16);
+        let old = std::mem::replace(&mut self.slots, vec![(0, 0); n]);
+        for (t, r) in old.into_iter().filter(|e| e.0 != 0) {
+            let mut i = (t >> 32) as usize & (n - 1);
+            while self.slots[i].0 != 0 {
+                i = (i + 1) & (n - 1);
+            }
+            self.slots[i] = (t, r);
+        }
     }
 }
 
@@ -260,66 +346,120 @@ impl StringTable {
     pub(super) fn clear(&mut self) {
         let used = self.len;
         self.len = 0;
-        if self.slots.len() > SHRINK_ABOVE && self.slots.len() > used * 8 {
+        if self.wide.take().is_some()
+            || (self.slots.len() > SHRINK_ABOVE && self.slots.len() > used * 8)
+        {
             self.slots = Vec::new();
+            self.limit = 0;
             self.generation = 1;
             return;
         }
         self.generation = (self.generation + 1) & GEN_MASK;
         if self.generation == 0 {
             // Generations wrapped: really empty the slots.
-            self.slots.fill(Slot::default());
+            self.slots.fill(0);
             self.generation = 1;
         }
     }
 
     /// Slots of the table (it holds up to half as many strings without growing).
     pub(super) fn capacity(&self) -> usize {
-        self.slots.len()
+        self.slots.len() + self.wide.as_ref().map_or(0, |w| w.slots.len())
     }
 
     /// Position of the record of `s`, writing it to `out` if it is new.
     #[inline(always)]
     pub(super) fn intern(&mut self, out: &mut Vec<u8>, s: &[u8]) -> usize {
-        if 2 * (self.len + 1) > self.slots.len() {
-            self.grow();
+        if self.len >= self.limit {
+            return self.intern_cold(out, s);
         }
-        let tagged = (hash_bytes(&self.seeds, s) & !GEN_MASK) | self.generation;
-        let mask = self.slots.len() - 1;
-        let mut i = (tagged >> 32) as usize & mask;
+        let h = hash_bytes(&self.seeds, s);
+        let generation = self.generation;
+        let tag = (((h >> 32) & ((1 << TAG_HASH_BITS) - 1)) << GEN_BITS) | generation;
+        let slots = &mut self.slots[..];
+        if slots.is_empty() {
+            // Unreachable: `limit` is 0 while there are no slots.
+            return self.intern_cold(out, s);
+        }
+        // `slots.len()` is a power of two, not 0: indices masked by
+        // `mask` are within the slots (no bounds check is left).
+        let mask = slots.len() - 1;
+        let mut i = (h >> 32) as usize & mask;
         loop {
-            let slot = self.slots[i];
-            if slot.tagged & GEN_MASK != self.generation {
+            let slot = slots[i & mask];
+            if slot as u32 as u64 == tag {
+                let record = (slot >> 32) as usize;
+                if super::key_eq(record_bytes(out, record), s) {
+                    return record;
+                }
+            } else if slot & GEN_MASK != generation {
                 break;
-            }
-            if slot.tagged == tagged && super::key_eq(record_bytes(out, slot.record), s) {
-                return slot.record;
             }
             i = (i + 1) & mask;
         }
         let record = write_record(out, s);
-        self.slots[i] = Slot { tagged, record };
+        if record > NARROW_MAX {
+            return self.go_wide(out, h, record);
+        }
+        slots[i & mask] = ((record as u64) << 32) | tag;
         self.len += 1;
         record
     }
 
-    /// Doubles the slots (16 at first), moving the current strings by
-    /// their kept hashes.
+    /// [`StringTable::intern`] when the table is full or wide.
     #[cold]
-    fn grow(&mut self) {
+    #[inline(never)]
+    fn intern_cold(&mut self, out: &mut Vec<u8>, s: &[u8]) -> usize {
+        if let Some(w) = &mut self.wide {
+            return w.intern(out, s, hash_bytes(&self.seeds, s));
+        }
+        self.grow(out);
+        self.intern(out, s)
+    }
+
+    /// Doubles the slots (16 at first), moving the current strings by
+    /// their tags (past [`REHASH_ABOVE`] slots, by their hashes, each
+    /// string read back from `out`).
+    fn grow(&mut self, out: &[u8]) {
         let n = (self.slots.len() * 2).max(16);
-        let old = std::mem::replace(&mut self.slots, vec![Slot::default(); n]);
+        let old = std::mem::replace(&mut self.slots, vec![0; n]);
         let mask = n - 1;
+        self.limit = n / 2;
         for slot in old {
-            if slot.tagged & GEN_MASK != self.generation {
+            if slot & GEN_MASK != self.generation {
                 continue;
             }
-            let mut i = (slot.tagged >> 32) as usize & mask;
-            while self.slots[i].tagged & GEN_MASK == self.generation {
+            let mut i = if n <= REHASH_ABOVE {
+                (slot as u32 >> GEN_BITS) as usize & mask
+            } else {
+                let s = record_bytes(out, (slot >> 32) as usize).unwrap_or(&[]);
+                (hash_bytes(&self.seeds, s) >> 32) as usize & mask
+            };
+            while self.slots[i] & GEN_MASK == self.generation {
                 i = (i + 1) & mask;
             }
             self.slots[i] = slot;
         }
+    }
+
+    /// Moves the strings to a [`WideTable`] (the document has grown past
+    /// [`NARROW_MAX`] bytes) and adds the string of hash `h` just written
+    /// at `record`.
+    #[cold]
+    #[inline(never)]
+    fn go_wide(&mut self, out: &[u8], h: u64, record: usize) -> usize {
+        let mut w = Box::<WideTable>::default();
+        for &slot in &self.slots {
+            if slot & GEN_MASK == self.generation {
+                let r = (slot >> 32) as usize;
+                let b = record_bytes(out, r).unwrap_or(&[]);
+                w.insert_new(hash_bytes(&self.seeds, b), r);
+            }
+        }
+        w.insert_new(h, record);
+        self.wide = Some(w);
+        self.limit = 0;
+        record
     }
 }
 
@@ -358,5 +498,26 @@ mod tests {
         let mut sorted = records.clone();
         sorted.dedup();
         assert_eq!(sorted.len(), strings.len());
+    }
+
+    /// Across many documents (the generation wraps), a string of an
+    /// earlier document is never found again, and the current one's are.
+    #[test]
+    fn clearing_forgets_every_string() {
+        let mut t = StringTable::default();
+        for doc in 0..700usize {
+            let mut out = vec![0u8; 3];
+            let n = 1 + doc % 40;
+            let strings: Vec<String> = (0..n).map(|i| format!("s{}", i * 7 + doc % 3)).collect();
+            let records: Vec<usize> = strings
+                .iter()
+                .map(|s| t.intern(&mut out, s.as_bytes()))
+                .collect();
+            for (s, &r) in strings.iter().zip(&records) {
+                assert_eq!(record_bytes(&out, r), Some(s.as_bytes()), "document {doc}");
+                assert_eq!(t.intern(&mut out, s.as_bytes()), r);
+            }
+            t.clear();
+        }
     }
 }

@@ -620,6 +620,21 @@ impl<'a> Map<'a> {
         }
     }
 
+    /// The map's header decoded once, for reading its keys and values by
+    /// index (typed decoders that read every entry of many maps of one
+    /// kind: see [`MapSlots`]).
+    #[inline]
+    pub fn slots(&self) -> MapSlots<'a> {
+        let h = self.header();
+        MapSlots {
+            buf: self.buf,
+            base: self.pos(),
+            lazy: self.lazy(),
+            shape: h.map(|h| h.shape.pos),
+            h: h.unwrap_or(Header::EMPTY),
+        }
+    }
+
     /// The entries in insertion order.
     pub fn iter(&self) -> MapIter<'a> {
         MapIter {
@@ -664,6 +679,127 @@ impl<'a> IntoIterator for Map<'a> {
     fn into_iter(self) -> MapIter<'a> {
         self.iter()
     }
+}
+
+/// A [`Map`] with its header decoded: its keys and values read by index
+/// with no further decoding ([`Map::slots`]). A map whose header does not
+/// decode (only in a lazily opened document) reads as empty.
+#[derive(Clone, Copy, Debug)]
+pub struct MapSlots<'a> {
+    buf: &'a [u8],
+    base: usize,
+    lazy: usize,
+    /// The shape's position if the header decoded.
+    shape: Option<usize>,
+    h: Header,
+}
+
+impl<'a> MapSlots<'a> {
+    /// Number of entries.
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.h.shape.count
+    }
+
+    /// True if there are no entries.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.h.shape.count == 0
+    }
+
+    /// Byte offset of the shape (key list) record, as
+    /// [`Map::shape_offset`] (`None` for the empty map).
+    #[inline(always)]
+    pub fn shape_offset(&self) -> Option<usize> {
+        self.shape
+    }
+
+    /// Key `i`, as [`Map::key_at`].
+    #[inline]
+    pub fn key(&self, i: usize) -> Option<&'a str> {
+        if i >= self.h.shape.count {
+            return None;
+        }
+        text(self.h.shape.key_bytes(self.buf, i)?, self.lazy)
+    }
+
+    /// The whole string record of key `i` as stored (tag, length and
+    /// bytes; empty for the empty key, which has no record): a token to
+    /// compare keys of other maps with in one step
+    /// ([`key_record_is`](Self::key_record_is)). `None` past the end or
+    /// for a malformed key slot.
+    pub fn key_record(&self, i: usize) -> Option<&'a [u8]> {
+        if i >= self.h.shape.count {
+            return None;
+        }
+        let start = match self.h.shape.key_record(self.buf, i)? {
+            Some(p) => p,
+            None => return Some(&[]),
+        };
+        let bytes = str_record(self.buf, start)?;
+        // The key's bytes end the record.
+        let end = (bytes.as_ptr() as usize - self.buf.as_ptr() as usize) + bytes.len();
+        self.buf.get(start..end)
+    }
+
+    /// Whether key `i` is stored as exactly the string record `rec` (from
+    /// [`key_record`](Self::key_record) of this or another map): then it
+    /// is the same key. A key stored in another form (a long-form record
+    /// for a short key) is reported different although it is equal.
+    #[inline(always)]
+    pub fn key_record_is(&self, i: usize, rec: &[u8]) -> bool {
+        if i >= self.h.shape.count {
+            return false;
+        }
+        let w = self.h.shape.width as usize;
+        match read_slot(self.buf, self.h.shape.keys + i * w, w, self.h.shape.pos) {
+            Some(Slot::Ref(p)) if !rec.is_empty() => same_record(self.buf, p, rec),
+            Some(Slot::Special(SPECIAL_EMPTY_STR)) => rec.is_empty(),
+            _ => false,
+        }
+    }
+
+    /// Value `i`, as [`Map::value_at`].
+    #[inline(always)]
+    pub fn value(&self, i: usize) -> Option<Value<'a>> {
+        (i < self.h.shape.count).then(|| self.h.value(self.buf, self.base, i, self.lazy))
+    }
+
+    /// [`value`](Self::value), reporting malformed bytes of a lazily opened
+    /// document as [`Map::try_value_at`] does.
+    pub fn try_value(&self, i: usize) -> Result<Option<Value<'a>>> {
+        if i >= self.h.shape.count {
+            return Ok(None);
+        }
+        let v = self.h.value(self.buf, self.base, i, self.lazy);
+        if self.lazy != 0 && v.is_null() {
+            check_slot(
+                self.buf,
+                self.h.values + i * self.h.width,
+                self.h.width,
+                self.base,
+            )?;
+        }
+        Ok(Some(v))
+    }
+}
+
+/// Whether the bytes at `p` start with `rec` (8 to 16 bytes compared as
+/// two words, no call to `memcmp`).
+#[inline(always)]
+fn same_record(buf: &[u8], p: usize, rec: &[u8]) -> bool {
+    let n = rec.len();
+    let Some(s) = p.checked_add(n).and_then(|end| buf.get(p..end)) else {
+        return false;
+    };
+    if (8..=16).contains(&n) {
+        let word = |x: &[u8], i: usize| {
+            x.get(i..i + 8)
+                .map(|w| u64::from_le_bytes(w.try_into().unwrap_or([0; 8])))
+        };
+        return word(s, 0) == word(rec, 0) && word(s, n - 8) == word(rec, n - 8);
+    }
+    bytes_eq(s, rec)
 }
 
 /// Iterator over the entries of a [`Map`].

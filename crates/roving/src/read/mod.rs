@@ -45,7 +45,7 @@ mod value;
 mod vector;
 
 pub use array::{Array, ArrayIter};
-pub use map::{KeyHandle, Map, MapIter, MapValues};
+pub use map::{KeyHandle, Map, MapIter, MapSlots, MapValues};
 pub use path::PathSegment;
 pub use value::{BigInt, Ext, Value};
 pub use vector::{Scalar, Vector, VectorElement};

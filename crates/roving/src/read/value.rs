@@ -279,9 +279,24 @@ pub(crate) fn record_value(buf: &[u8], pos: usize, lazy: usize) -> Value<'_> {
     let v = match tag {
         0x14..=0x17 => Value::Map(Map::at(buf, pos | lazy)),
         0x10..=0x13 => Value::Array(Array::at(buf, pos | lazy)),
+        TAG_I8..=TAG_I64 => match fixed_int(buf, pos, tag) {
+            Some(i) => Value::Int(i),
+            None => other_record(buf, pos, tag, lazy).unwrap_or(Value::Null),
+        },
         _ => other_record(buf, pos, tag, lazy).unwrap_or(Value::Null),
     };
     v
+}
+
+/// The value of the integer record `01`-`04` (`tag`) at `pos`, read as
+/// one 8-byte load and a sign extension when 8 bytes follow the tag (else
+/// `None`: [`other_record`] reads it).
+#[inline(always)]
+fn fixed_int(buf: &[u8], pos: usize, tag: u8) -> Option<i64> {
+    let b = buf.get(pos.checked_add(1)?..)?.first_chunk::<8>()?;
+    // Widths 1, 2, 4 and 8 bytes: the shift is 56, 48, 32 or 0.
+    let sh = 64 - (8u32 << (tag.wrapping_sub(TAG_I8) & 3));
+    Some(((u64::from_le_bytes(*b) << sh) as i64) >> sh)
 }
 
 #[inline(never)]
@@ -577,6 +592,48 @@ mod tests {
             SLOT_SPECIAL => Some(Slot::Special(p)),
             SLOT_REL => (p >= 1 && p <= base as u64).then(|| Slot::Ref(base - p as usize)),
             _ => (p < base as u64).then_some(Slot::Ref(p as usize)),
+        }
+    }
+
+    /// `fixed_int` reads the integer records `01`-`04` as `other_record` does.
+    #[test]
+    fn fixed_int_matches_other_record() {
+        let values = [
+            0i64,
+            1,
+            -1,
+            127,
+            -128,
+            300,
+            -300,
+            32767,
+            -32768,
+            1 << 20,
+            -(1 << 20),
+            i32::MAX as i64,
+            i32::MIN as i64,
+            i64::MAX,
+            i64::MIN,
+            0x1234_5678_9ABC,
+        ];
+        for v in values {
+            for (tag, w) in [(TAG_I8, 1usize), (TAG_I16, 2), (TAG_I32, 4), (TAG_I64, 8)] {
+                let b = v.to_le_bytes();
+                // Truncated to the width: the record holds the low bytes.
+                let mut buf = vec![0xAAu8; 3];
+                buf.push(tag);
+                buf.extend_from_slice(&b[..w]);
+                let exact = buf.clone();
+                buf.extend_from_slice(&[0x55; 9]);
+                let want = other_record(&exact, 3, tag, 0).and_then(|v| v.as_i64());
+                assert_eq!(fixed_int(&buf, 3, tag), want, "tag {tag} value {v}");
+                assert!(matches!(record_value(&buf, 3, 0), Value::Int(i) if Some(i) == want));
+                // At the end of the buffer (fewer than 8 bytes after the
+                // tag), the record is left to other_record.
+                let direct = if w == 8 { want } else { None };
+                assert_eq!(fixed_int(&exact, 3, tag), direct);
+                assert!(matches!(record_value(&exact, 3, 0), Value::Int(i) if Some(i) == want));
+            }
         }
     }
 

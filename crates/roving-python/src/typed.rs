@@ -941,7 +941,7 @@ impl<'py, 'a> TDec<'py, 'a> {
     /// place, each item through [`field`](Self::field).
     fn tuple(&mut self, items: &[Plan], a: Array<'a>) -> TR<'py> {
         let py = self.py();
-        let mut elems = a.iter();
+        let elems = a.slots();
         let n = elems.len();
         if items.len() != n {
             return Err(fail_msg(format!(
@@ -957,7 +957,7 @@ impl<'py, 'a> TDec<'py, 'a> {
             unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyTuple_New(n as ffi::Py_ssize_t)) }
                 .map_err(decode_fail)?;
         for (i, p) in items.iter().enumerate() {
-            let item = elems.next().unwrap_or(Value::Null);
+            let item = elems.value(i).unwrap_or(Value::Null);
             let o = self
                 .field(p, item)
                 .map_err(|f| with_seg(f, Seg::Index(i)))?;

@@ -6,7 +6,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::error::{ErrorKind, Result};
 use crate::format::*;
 use crate::read::value::{
-    check_slot, header_error, malformed, read_slot, slot_value, str_record, text, Slot, Value, LAZY,
+    check_slot, header_error, malformed, read_slot, slot_value, slot_value_each, str_record, text,
+    Slot, Value, LAZY,
 };
 
 /// The key list of one or more maps, with its hash index. Kept small (the
@@ -389,6 +390,13 @@ impl Header {
         let slot = read_slot(buf, self.values + i * self.width, self.width, base);
         slot_value(buf, slot, lazy)
     }
+
+    /// [`value`](Self::value) through [`slot_value_each`].
+    #[inline(always)]
+    fn value_each<'a>(&self, buf: &'a [u8], base: usize, i: usize, lazy: usize) -> Value<'a> {
+        let slot = read_slot(buf, self.values + i * self.width, self.width, base);
+        slot_value_each(buf, slot, lazy)
+    }
 }
 
 record_accessors!(Map);
@@ -762,7 +770,7 @@ impl<'a> MapSlots<'a> {
     /// Value `i`, as [`Map::value_at`].
     #[inline(always)]
     pub fn value(&self, i: usize) -> Option<Value<'a>> {
-        (i < self.h.shape.count).then(|| self.h.value(self.buf, self.base, i, self.lazy))
+        (i < self.h.shape.count).then(|| self.h.value_each(self.buf, self.base, i, self.lazy))
     }
 
     /// [`value`](Self::value), reporting malformed bytes of a lazily opened
@@ -925,6 +933,120 @@ impl Clone for KeyHandle {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn map_doc(keys: &[&str], first: i64) -> Vec<u8> {
+        let mut enc = crate::Encoder::new();
+        enc.begin_map().unwrap();
+        for (i, k) in keys.iter().enumerate() {
+            enc.key(k).unwrap();
+            enc.i64(first + i as i64).unwrap();
+        }
+        enc.end_map().unwrap();
+        enc.finish().unwrap()
+    }
+
+    /// `MapSlots` reads what `Map` reads, and `key_record_is` tells keys
+    /// apart exactly, across documents: empty, short, 7-to-16-byte and long keys.
+    #[test]
+    fn map_slots_agree_with_map() {
+        let long = "k".repeat(70);
+        let keys = [
+            "",
+            "a",
+            "views",
+            "identifier",
+            "displayInRect!!!",
+            "optionalStringXY",
+            long.as_str(),
+        ];
+        let others = [
+            "",
+            "b",
+            "viewz",
+            "identifies",
+            "displayInRect!!?",
+            "optionalStringXZ",
+            &long[1..],
+        ];
+        let a = map_doc(&keys, 1);
+        let b = map_doc(&keys, 100);
+        let c = map_doc(&others, 1);
+        let (da, db, dc) = (
+            crate::Document::open(&a).unwrap(),
+            crate::Document::open(&b).unwrap(),
+            crate::Document::open(&c).unwrap(),
+        );
+        let (ma, mb, mc) = (
+            da.root().as_map().unwrap(),
+            db.root().as_map().unwrap(),
+            dc.root().as_map().unwrap(),
+        );
+        let (sa, sb, sc) = (ma.slots(), mb.slots(), mc.slots());
+        assert_eq!(sa.len(), keys.len());
+        assert_eq!(sa.shape_offset(), ma.shape_offset());
+        for i in 0..keys.len() {
+            assert_eq!(sa.key(i), Some(keys[i]));
+            assert_eq!(sa.value(i).and_then(|v| v.as_i64()), Some(1 + i as i64));
+            assert_eq!(sb.value(i).and_then(|v| v.as_i64()), Some(100 + i as i64));
+            assert_eq!(
+                sa.try_value(i).unwrap().and_then(|v| v.as_i64()),
+                Some(1 + i as i64)
+            );
+            let rec = sa.key_record(i).unwrap();
+            assert_eq!(rec.is_empty(), keys[i].is_empty());
+            assert!(rec.ends_with(keys[i].as_bytes()));
+            for j in 0..keys.len() {
+                assert_eq!(sb.key_record_is(j, rec), i == j, "key {i} vs {j}");
+                // Keys of other bytes (the empty key apart) never match.
+                assert_eq!(
+                    sc.key_record_is(j, rec),
+                    i == 0 && j == 0,
+                    "other {i} vs {j}"
+                );
+            }
+        }
+        assert_eq!(sa.key(keys.len()), None);
+        assert_eq!(sa.key_record(keys.len()), None);
+        assert!(sa.value(keys.len()).is_none());
+        assert!(!sa.key_record_is(keys.len(), b"\x81a"));
+        let empty = Map::empty().slots();
+        assert!(empty.is_empty());
+        assert_eq!(empty.shape_offset(), None);
+        assert!(!empty.key_record_is(0, &[]));
+    }
+
+    /// `ArraySlots` reads what `Array` reads (small integers in slots,
+    /// integer records of every width, other records).
+    #[test]
+    fn array_slots_agree_with_array() {
+        let vals = [0i64, 5, -7, 300, -40_000, 1 << 40, i64::MIN, i64::MAX];
+        let mut enc = crate::Encoder::new();
+        enc.begin_array().unwrap();
+        for v in vals {
+            enc.i64(v).unwrap();
+        }
+        enc.str("text").unwrap();
+        enc.null().unwrap();
+        enc.end_array().unwrap();
+        let bytes = enc.finish().unwrap();
+        for lazy in [false, true] {
+            let doc = if lazy {
+                crate::Document::open_lazy(&bytes).unwrap()
+            } else {
+                crate::Document::open(&bytes).unwrap()
+            };
+            let a = doc.root().as_array().unwrap();
+            let s = a.slots();
+            assert_eq!(s.len(), vals.len() + 2);
+            for i in 0..s.len() {
+                let (x, y) = (s.value(i).unwrap(), a.get(i).unwrap());
+                assert_eq!(x, y, "element {i}");
+                assert_eq!(x.type_name(), y.type_name());
+            }
+            assert!(s.value(s.len()).is_none());
+        }
+        assert!(crate::Array::empty().slots().is_empty());
+    }
 
     /// `Probe::matches` agrees with comparing the bytes of the string record,
     /// for short and long-form records, keys of every length around the

@@ -44,7 +44,7 @@ mod path;
 mod value;
 mod vector;
 
-pub use array::{Array, ArrayIter};
+pub use array::{Array, ArrayIter, ArraySlots};
 pub use map::{KeyHandle, Map, MapIter, MapSlots, MapValues};
 pub use path::PathSegment;
 pub use value::{BigInt, Ext, Value};

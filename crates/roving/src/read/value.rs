@@ -279,13 +279,27 @@ pub(crate) fn record_value(buf: &[u8], pos: usize, lazy: usize) -> Value<'_> {
     let v = match tag {
         0x14..=0x17 => Value::Map(Map::at(buf, pos | lazy)),
         0x10..=0x13 => Value::Array(Array::at(buf, pos | lazy)),
-        TAG_I8..=TAG_I64 => match fixed_int(buf, pos, tag) {
-            Some(i) => Value::Int(i),
-            None => other_record(buf, pos, tag, lazy).unwrap_or(Value::Null),
-        },
         _ => other_record(buf, pos, tag, lazy).unwrap_or(Value::Null),
     };
     v
+}
+
+/// [`slot_value`] for loops that read every element (array iteration,
+/// typed decoding): integer records `01`-`04` are read inline rather than
+/// by [`other_record`]. (Kept apart from [`slot_value`], which key lookups
+/// inline and should stay small.)
+#[inline(never)]
+pub(crate) fn slot_value_each(buf: &[u8], slot: Option<Slot>, lazy: usize) -> Value<'_> {
+    if let Some(Slot::Ref(p)) = slot {
+        if let Some(&tag) = buf.get(p) {
+            if (TAG_I8..=TAG_I64).contains(&tag) {
+                if let Some(i) = fixed_int(buf, p, tag) {
+                    return Value::Int(i);
+                }
+            }
+        }
+    }
+    slot_value(buf, slot, lazy)
 }
 
 /// The value of the integer record `01`-`04` (`tag`) at `pos`, read as
@@ -595,9 +609,13 @@ mod tests {
         }
     }
 
-    /// `fixed_int` reads the integer records `01`-`04` as `other_record` does.
+    /// `fixed_int` (and `slot_value_each`) read the integer records `01`-`04`
+    /// as `other_record` does.
     #[test]
     fn fixed_int_matches_other_record() {
+        fn each(b: &[u8]) -> Value<'_> {
+            slot_value_each(b, Some(Slot::Ref(3)), 0)
+        }
         let values = [
             0i64,
             1,
@@ -627,12 +645,12 @@ mod tests {
                 buf.extend_from_slice(&[0x55; 9]);
                 let want = other_record(&exact, 3, tag, 0).and_then(|v| v.as_i64());
                 assert_eq!(fixed_int(&buf, 3, tag), want, "tag {tag} value {v}");
-                assert!(matches!(record_value(&buf, 3, 0), Value::Int(i) if Some(i) == want));
+                assert!(matches!(each(&buf), Value::Int(i) if Some(i) == want));
                 // At the end of the buffer (fewer than 8 bytes after the
                 // tag), the record is left to other_record.
                 let direct = if w == 8 { want } else { None };
                 assert_eq!(fixed_int(&exact, 3, tag), direct);
-                assert!(matches!(record_value(&exact, 3, 0), Value::Int(i) if Some(i) == want));
+                assert!(matches!(each(&exact), Value::Int(i) if Some(i) == want));
             }
         }
     }

@@ -301,3 +301,43 @@ def test_key_lists_change_between_documents() -> None:
             else:
                 with pytest.raises(roving.ValidationError, match="name"):
                     roving.loads(b, type=Friend)
+
+
+@dataclasses.dataclass
+class Keys:
+    a: int
+    identifier: str
+    displayInRect: int
+    optionalStringXYZW: str = ""
+    long_field_name_of_more_than_sixty_three_bytes_to_take_the_long_string_form: int = 0
+
+
+def test_key_lists_compared_by_record_across_documents() -> None:
+    # A dataclass's last key list is compared with each document's keys
+    # record by record: keys of 1, 8 to 16 and more than 63 bytes, keys
+    # that share their record with an equal string value, near-miss keys
+    # of the same length, and other orders must all decode right.
+    long = "long_field_name_of_more_than_sixty_three_bytes_to_take_the_long_string_form"
+    docs: list[tuple[dict[str, Any], Keys | None]] = [
+        ({"a": 1, "identifier": "x", "displayInRect": 2}, Keys(1, "x", 2)),
+        ({"a": 2, "identifier": "identifier", "displayInRect": 3}, Keys(2, "identifier", 3)),
+        ({"a": 3, "identifiex": "y", "displayInRect": 4}, None),
+        ({"b": 4, "identifier": "z", "displayInRect": 5}, None),
+        ({"a": 5, "identifier": "z", "displayInRecT": 6}, None),
+        ({"a": 6, "identifier": "w", "displayInRect": 7, long: 8}, Keys(6, "w", 7, "", 8)),
+        ({"a": 7, "identifier": "v", "displayInRect": 8, long[:-1] + "X": 9}, Keys(7, "v", 8)),
+        ({"displayInRect": 9, "a": 8, "identifier": "u"}, Keys(8, "u", 9)),
+        ({"a": 9, "identifier": "t", "displayInRect": 10, "optionalStringXYZW": "s"},
+         Keys(9, "t", 10, "s")),
+        ({"a": 10, "identifier": "t", "displayInRect": 11, "optionalStringXYZV": "s"},
+         Keys(10, "t", 11)),
+    ]
+    for _ in range(2):
+        for d, want in docs:
+            b = roving.dumps(d)
+            if want is None:
+                with pytest.raises(roving.ValidationError):
+                    roving.loads(b, type=Keys)
+            else:
+                assert roving.loads(b, type=Keys) == want
+            assert roving.loads(b) == d

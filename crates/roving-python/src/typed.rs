@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyFrozenSet, PySet, PyString, PyTuple, PyType};
 
-use roving::read::Scalar;
+use roving::read::{MapSlots, Scalar};
 use roving::{Array, Map, Value};
 
 use crate::decode::{self, Decoder, IdMap};
@@ -73,44 +73,11 @@ pub(crate) struct DcPlan {
 /// A key list and the field of each key (`u32::MAX` for unknown keys and
 /// `init=False` fields).
 pub(crate) struct KeyIndex {
-    /// The keys, in order.
-    keys: Vec<Box<[u8]>>,
+    /// The string record of each key, in order, as stored
+    /// ([`MapSlots::key_record`]): compared with a map's keys in one step.
+    recs: Vec<Box<[u8]>>,
     /// The field index of each key.
     idx: Vec<u32>,
-}
-
-impl KeyIndex {
-    /// The field index of key `i` if the list's key `i` is `k`.
-    #[inline]
-    fn field_if(&self, i: usize, k: &[u8]) -> Option<u32> {
-        match self.keys.get(i) {
-            Some(e) if same_bytes(e, k) => Some(self.idx[i]),
-            _ => None,
-        }
-    }
-}
-
-/// `a == b`, inline for short keys (no call to `memcmp`).
-#[inline]
-fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    if a.len() > 32 {
-        return a == b;
-    }
-    let mut x = 0u64;
-    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
-    let (ra, rb) = (ca.remainder(), cb.remainder());
-    for (p, q) in ca.zip(cb) {
-        let p = u64::from_ne_bytes(p.try_into().unwrap_or([0; 8]));
-        let q = u64::from_ne_bytes(q.try_into().unwrap_or([0; 8]));
-        x |= p ^ q;
-    }
-    for (p, q) in ra.iter().zip(rb) {
-        x |= u64::from(p ^ q);
-    }
-    x == 0
 }
 
 impl DcPlan {
@@ -134,15 +101,17 @@ impl DcPlan {
 
     /// Index of the field of each key of `m`, remembered as the last key
     /// list seen.
-    fn field_index(&self, m: &Map<'_>, fields: &[Field]) -> Arc<KeyIndex> {
-        let mut keys = Vec::new();
+    fn field_index(&self, m: &MapSlots<'_>, fields: &[Field]) -> Arc<KeyIndex> {
+        let mut recs = Vec::new();
         let mut idx = Vec::new();
         for i in 0..m.len() {
-            let k = m.key_at(i).unwrap_or("");
-            keys.push(Box::from(k.as_bytes()));
+            let k = m.key(i).unwrap_or("");
+            // A slot that does not decode (lazily opened documents only)
+            // matches no record: such a list is not reused.
+            recs.push(Box::from(m.key_record(i).unwrap_or(&[0xFF])));
             idx.push(self.field_of(k, fields));
         }
-        let ki = Arc::new(KeyIndex { keys, idx });
+        let ki = Arc::new(KeyIndex { recs, idx });
         *self.last_keys.lock().unwrap_or_else(|e| e.into_inner()) = Some(ki.clone());
         ki
     }
@@ -972,7 +941,7 @@ impl<'py, 'a> TDec<'py, 'a> {
     /// place, each item through [`field`](Self::field).
     fn tuple(&mut self, items: &[Plan], a: Array<'a>) -> TR<'py> {
         let py = self.py();
-        let mut elems = a.iter();
+        let elems = a.slots();
         let n = elems.len();
         if items.len() != n {
             return Err(fail_msg(format!(
@@ -988,7 +957,7 @@ impl<'py, 'a> TDec<'py, 'a> {
             unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyTuple_New(n as ffi::Py_ssize_t)) }
                 .map_err(decode_fail)?;
         for (i, p) in items.iter().enumerate() {
-            let item = elems.next().unwrap_or(Value::Null);
+            let item = elems.value(i).unwrap_or(Value::Null);
             let o = self
                 .field(p, item)
                 .map_err(|f| with_seg(f, Seg::Index(i)))?;
@@ -1312,8 +1281,8 @@ impl<'py, 'a> TDec<'py, 'a> {
             Some(f) => f,
             None => return Err(fail_msg(format!("dataclass {} is not ready", dc.name))),
         };
-        let mut it = m.iter();
-        let n = it.len();
+        let m = m.slots();
+        let n = m.len();
         self.enter(n)?;
         let key = (
             m.shape_offset().unwrap_or(usize::MAX),
@@ -1332,21 +1301,18 @@ impl<'py, 'a> TDec<'py, 'a> {
         let mut vals = Vals::new(fields.len());
         let mut same = cand.as_ref().is_some_and(|c| c.idx.len() == n);
         for i in 0..n {
-            let Some((k, v)) = it.next() else { break };
             let j = match &cand {
                 Some(c) if checked => c.idx[i],
-                Some(c) if same => match c.field_if(i, k.as_bytes()) {
-                    Some(j) => j,
-                    None => {
-                        same = false;
-                        dc.field_of(k, fields)
-                    }
-                },
-                _ => dc.field_of(k, fields),
+                Some(c) if same && m.key_record_is(i, &c.recs[i]) => c.idx[i],
+                _ => {
+                    same = false;
+                    dc.field_of(m.key(i).unwrap_or(""), fields)
+                }
             };
             if j == u32::MAX {
                 continue;
             }
+            let Some(v) = m.value(i) else { break };
             let f = &fields[j as usize];
             let o = self
                 .field(&f.plan, v)

@@ -2,7 +2,9 @@
 
 use crate::error::{ErrorKind, Result};
 use crate::format::{read_varint, WIDTHS};
-use crate::read::value::{check_slot, malformed, read_slot, slot_value, Value, LAZY};
+use crate::read::value::{
+    check_slot, malformed, read_slot, slot_value, slot_value_each, Value, LAZY,
+};
 
 /// An array inside a document: a position; its header is decoded on use,
 /// so that a `Value` stays small and copying it is cheap.
@@ -101,6 +103,22 @@ impl<'a> Array<'a> {
         Ok(Some(v))
     }
 
+    /// The array's header decoded once, for reading its elements by
+    /// index (typed decoders: see [`ArraySlots`]).
+    #[inline]
+    pub fn slots(&self) -> ArraySlots<'a> {
+        ArraySlots {
+            buf: self.buf,
+            base: self.pos(),
+            lazy: self.lazy(),
+            h: self.header().unwrap_or(Header {
+                slots: 0,
+                len: 0,
+                width: 1,
+            }),
+        }
+    }
+
     /// The elements, in order.
     pub fn iter(&self) -> ArrayIter<'a> {
         let h = self.header().unwrap_or(Header {
@@ -134,6 +152,46 @@ impl<'a> IntoIterator for Array<'a> {
     type IntoIter = ArrayIter<'a>;
     fn into_iter(self) -> ArrayIter<'a> {
         self.iter()
+    }
+}
+
+/// An [`Array`] with its header decoded: its elements read by index with
+/// no further decoding ([`Array::slots`]). An array whose header does not
+/// decode (only in a lazily opened document) reads as empty.
+#[derive(Clone, Copy, Debug)]
+pub struct ArraySlots<'a> {
+    buf: &'a [u8],
+    base: usize,
+    lazy: usize,
+    h: Header,
+}
+
+impl<'a> ArraySlots<'a> {
+    /// Number of elements.
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.h.len
+    }
+
+    /// True if there are no elements.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.h.len == 0
+    }
+
+    /// Element `i`, as [`Array::get`] (`None` past the end).
+    #[inline(always)]
+    pub fn value(&self, i: usize) -> Option<Value<'a>> {
+        if i >= self.h.len {
+            return None;
+        }
+        let slot = read_slot(
+            self.buf,
+            self.h.slots + i * self.h.width,
+            self.h.width,
+            self.base,
+        );
+        Some(slot_value_each(self.buf, slot, self.lazy))
     }
 }
 

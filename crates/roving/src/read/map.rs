@@ -6,7 +6,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::error::{ErrorKind, Result};
 use crate::format::*;
 use crate::read::value::{
-    check_slot, header_error, malformed, read_slot, slot_value, str_record, text, Slot, Value, LAZY,
+    check_slot, header_error, malformed, read_slot, slot_value, slot_value_each, str_record, text,
+    Slot, Value, LAZY,
 };
 
 /// The key list of one or more maps, with its hash index. Kept small (the
@@ -389,6 +390,13 @@ impl Header {
         let slot = read_slot(buf, self.values + i * self.width, self.width, base);
         slot_value(buf, slot, lazy)
     }
+
+    /// [`value`](Self::value) through [`slot_value_each`].
+    #[inline(always)]
+    fn value_each<'a>(&self, buf: &'a [u8], base: usize, i: usize, lazy: usize) -> Value<'a> {
+        let slot = read_slot(buf, self.values + i * self.width, self.width, base);
+        slot_value_each(buf, slot, lazy)
+    }
 }
 
 record_accessors!(Map);
@@ -620,6 +628,21 @@ impl<'a> Map<'a> {
         }
     }
 
+    /// The map's header decoded once, for reading its keys and values by
+    /// index (typed decoders that read every entry of many maps of one
+    /// kind: see [`MapSlots`]).
+    #[inline]
+    pub fn slots(&self) -> MapSlots<'a> {
+        let h = self.header();
+        MapSlots {
+            buf: self.buf,
+            base: self.pos(),
+            lazy: self.lazy(),
+            shape: h.map(|h| h.shape.pos),
+            h: h.unwrap_or(Header::EMPTY),
+        }
+    }
+
     /// The entries in insertion order.
     pub fn iter(&self) -> MapIter<'a> {
         MapIter {
@@ -664,6 +687,127 @@ impl<'a> IntoIterator for Map<'a> {
     fn into_iter(self) -> MapIter<'a> {
         self.iter()
     }
+}
+
+/// A [`Map`] with its header decoded: its keys and values read by index
+/// with no further decoding ([`Map::slots`]). A map whose header does not
+/// decode (only in a lazily opened document) reads as empty.
+#[derive(Clone, Copy, Debug)]
+pub struct MapSlots<'a> {
+    buf: &'a [u8],
+    base: usize,
+    lazy: usize,
+    /// The shape's position if the header decoded.
+    shape: Option<usize>,
+    h: Header,
+}
+
+impl<'a> MapSlots<'a> {
+    /// Number of entries.
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.h.shape.count
+    }
+
+    /// True if there are no entries.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.h.shape.count == 0
+    }
+
+    /// Byte offset of the shape (key list) record, as
+    /// [`Map::shape_offset`] (`None` for the empty map).
+    #[inline(always)]
+    pub fn shape_offset(&self) -> Option<usize> {
+        self.shape
+    }
+
+    /// Key `i`, as [`Map::key_at`].
+    #[inline]
+    pub fn key(&self, i: usize) -> Option<&'a str> {
+        if i >= self.h.shape.count {
+            return None;
+        }
+        text(self.h.shape.key_bytes(self.buf, i)?, self.lazy)
+    }
+
+    /// The whole string record of key `i` as stored (tag, length and
+    /// bytes; empty for the empty key, which has no record): a token to
+    /// compare keys of other maps with in one step
+    /// ([`key_record_is`](Self::key_record_is)). `None` past the end or
+    /// for a malformed key slot.
+    pub fn key_record(&self, i: usize) -> Option<&'a [u8]> {
+        if i >= self.h.shape.count {
+            return None;
+        }
+        let start = match self.h.shape.key_record(self.buf, i)? {
+            Some(p) => p,
+            None => return Some(&[]),
+        };
+        let bytes = str_record(self.buf, start)?;
+        // The key's bytes end the record.
+        let end = (bytes.as_ptr() as usize - self.buf.as_ptr() as usize) + bytes.len();
+        self.buf.get(start..end)
+    }
+
+    /// Whether key `i` is stored as exactly the string record `rec` (from
+    /// [`key_record`](Self::key_record) of this or another map): then it
+    /// is the same key. A key stored in another form (a long-form record
+    /// for a short key) is reported different although it is equal.
+    #[inline(always)]
+    pub fn key_record_is(&self, i: usize, rec: &[u8]) -> bool {
+        if i >= self.h.shape.count {
+            return false;
+        }
+        let w = self.h.shape.width as usize;
+        match read_slot(self.buf, self.h.shape.keys + i * w, w, self.h.shape.pos) {
+            Some(Slot::Ref(p)) if !rec.is_empty() => same_record(self.buf, p, rec),
+            Some(Slot::Special(SPECIAL_EMPTY_STR)) => rec.is_empty(),
+            _ => false,
+        }
+    }
+
+    /// Value `i`, as [`Map::value_at`].
+    #[inline(always)]
+    pub fn value(&self, i: usize) -> Option<Value<'a>> {
+        (i < self.h.shape.count).then(|| self.h.value_each(self.buf, self.base, i, self.lazy))
+    }
+
+    /// [`value`](Self::value), reporting malformed bytes of a lazily opened
+    /// document as [`Map::try_value_at`] does.
+    pub fn try_value(&self, i: usize) -> Result<Option<Value<'a>>> {
+        if i >= self.h.shape.count {
+            return Ok(None);
+        }
+        let v = self.h.value(self.buf, self.base, i, self.lazy);
+        if self.lazy != 0 && v.is_null() {
+            check_slot(
+                self.buf,
+                self.h.values + i * self.h.width,
+                self.h.width,
+                self.base,
+            )?;
+        }
+        Ok(Some(v))
+    }
+}
+
+/// Whether the bytes at `p` start with `rec` (8 to 16 bytes compared as
+/// two words, no call to `memcmp`).
+#[inline(always)]
+fn same_record(buf: &[u8], p: usize, rec: &[u8]) -> bool {
+    let n = rec.len();
+    let Some(s) = p.checked_add(n).and_then(|end| buf.get(p..end)) else {
+        return false;
+    };
+    if (8..=16).contains(&n) {
+        let word = |x: &[u8], i: usize| {
+            x.get(i..i + 8)
+                .map(|w| u64::from_le_bytes(w.try_into().unwrap_or([0; 8])))
+        };
+        return word(s, 0) == word(rec, 0) && word(s, n - 8) == word(rec, n - 8);
+    }
+    bytes_eq(s, rec)
 }
 
 /// Iterator over the entries of a [`Map`].
@@ -789,6 +933,120 @@ impl Clone for KeyHandle {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn map_doc(keys: &[&str], first: i64) -> Vec<u8> {
+        let mut enc = crate::Encoder::new();
+        enc.begin_map().unwrap();
+        for (i, k) in keys.iter().enumerate() {
+            enc.key(k).unwrap();
+            enc.i64(first + i as i64).unwrap();
+        }
+        enc.end_map().unwrap();
+        enc.finish().unwrap()
+    }
+
+    /// `MapSlots` reads what `Map` reads, and `key_record_is` tells keys
+    /// apart exactly, across documents: empty, short, 7-to-16-byte and long keys.
+    #[test]
+    fn map_slots_agree_with_map() {
+        let long = "k".repeat(70);
+        let keys = [
+            "",
+            "a",
+            "views",
+            "identifier",
+            "displayInRect!!!",
+            "optionalStringXY",
+            long.as_str(),
+        ];
+        let others = [
+            "",
+            "b",
+            "viewz",
+            "identifies",
+            "displayInRect!!?",
+            "optionalStringXZ",
+            &long[1..],
+        ];
+        let a = map_doc(&keys, 1);
+        let b = map_doc(&keys, 100);
+        let c = map_doc(&others, 1);
+        let (da, db, dc) = (
+            crate::Document::open(&a).unwrap(),
+            crate::Document::open(&b).unwrap(),
+            crate::Document::open(&c).unwrap(),
+        );
+        let (ma, mb, mc) = (
+            da.root().as_map().unwrap(),
+            db.root().as_map().unwrap(),
+            dc.root().as_map().unwrap(),
+        );
+        let (sa, sb, sc) = (ma.slots(), mb.slots(), mc.slots());
+        assert_eq!(sa.len(), keys.len());
+        assert_eq!(sa.shape_offset(), ma.shape_offset());
+        for i in 0..keys.len() {
+            assert_eq!(sa.key(i), Some(keys[i]));
+            assert_eq!(sa.value(i).and_then(|v| v.as_i64()), Some(1 + i as i64));
+            assert_eq!(sb.value(i).and_then(|v| v.as_i64()), Some(100 + i as i64));
+            assert_eq!(
+                sa.try_value(i).unwrap().and_then(|v| v.as_i64()),
+                Some(1 + i as i64)
+            );
+            let rec = sa.key_record(i).unwrap();
+            assert_eq!(rec.is_empty(), keys[i].is_empty());
+            assert!(rec.ends_with(keys[i].as_bytes()));
+            for j in 0..keys.len() {
+                assert_eq!(sb.key_record_is(j, rec), i == j, "key {i} vs {j}");
+                // Keys of other bytes (the empty key apart) never match.
+                assert_eq!(
+                    sc.key_record_is(j, rec),
+                    i == 0 && j == 0,
+                    "other {i} vs {j}"
+                );
+            }
+        }
+        assert_eq!(sa.key(keys.len()), None);
+        assert_eq!(sa.key_record(keys.len()), None);
+        assert!(sa.value(keys.len()).is_none());
+        assert!(!sa.key_record_is(keys.len(), b"\x81a"));
+        let empty = Map::empty().slots();
+        assert!(empty.is_empty());
+        assert_eq!(empty.shape_offset(), None);
+        assert!(!empty.key_record_is(0, &[]));
+    }
+
+    /// `ArraySlots` reads what `Array` reads (small integers in slots,
+    /// integer records of every width, other records).
+    #[test]
+    fn array_slots_agree_with_array() {
+        let vals = [0i64, 5, -7, 300, -40_000, 1 << 40, i64::MIN, i64::MAX];
+        let mut enc = crate::Encoder::new();
+        enc.begin_array().unwrap();
+        for v in vals {
+            enc.i64(v).unwrap();
+        }
+        enc.str("text").unwrap();
+        enc.null().unwrap();
+        enc.end_array().unwrap();
+        let bytes = enc.finish().unwrap();
+        for lazy in [false, true] {
+            let doc = if lazy {
+                crate::Document::open_lazy(&bytes).unwrap()
+            } else {
+                crate::Document::open(&bytes).unwrap()
+            };
+            let a = doc.root().as_array().unwrap();
+            let s = a.slots();
+            assert_eq!(s.len(), vals.len() + 2);
+            for i in 0..s.len() {
+                let (x, y) = (s.value(i).unwrap(), a.get(i).unwrap());
+                assert_eq!(x, y, "element {i}");
+                assert_eq!(x.type_name(), y.type_name());
+            }
+            assert!(s.value(s.len()).is_none());
+        }
+        assert!(crate::Array::empty().slots().is_empty());
+    }
 
     /// `Probe::matches` agrees with comparing the bytes of the string record,
     /// for short and long-form records, keys of every length around the

@@ -44,8 +44,8 @@ mod path;
 mod value;
 mod vector;
 
-pub use array::{Array, ArrayIter};
-pub use map::{KeyHandle, Map, MapIter, MapValues};
+pub use array::{Array, ArrayIter, ArraySlots};
+pub use map::{KeyHandle, Map, MapIter, MapSlots, MapValues};
 pub use path::PathSegment;
 pub use value::{BigInt, Ext, Value};
 pub use vector::{Scalar, Vector, VectorElement};

@@ -284,6 +284,35 @@ pub(crate) fn record_value(buf: &[u8], pos: usize, lazy: usize) -> Value<'_> {
     v
 }
 
+/// [`slot_value`] for loops that read every element (array iteration,
+/// typed decoding): integer records `01`-`04` are read inline rather than
+/// by [`other_record`]. (Kept apart from [`slot_value`], which key lookups
+/// inline and should stay small.)
+#[inline(never)]
+pub(crate) fn slot_value_each(buf: &[u8], slot: Option<Slot>, lazy: usize) -> Value<'_> {
+    if let Some(Slot::Ref(p)) = slot {
+        if let Some(&tag) = buf.get(p) {
+            if (TAG_I8..=TAG_I64).contains(&tag) {
+                if let Some(i) = fixed_int(buf, p, tag) {
+                    return Value::Int(i);
+                }
+            }
+        }
+    }
+    slot_value(buf, slot, lazy)
+}
+
+/// The value of the integer record `01`-`04` (`tag`) at `pos`, read as
+/// one 8-byte load and a sign extension when 8 bytes follow the tag (else
+/// `None`: [`other_record`] reads it).
+#[inline(always)]
+fn fixed_int(buf: &[u8], pos: usize, tag: u8) -> Option<i64> {
+    let b = buf.get(pos.checked_add(1)?..)?.first_chunk::<8>()?;
+    // Widths 1, 2, 4 and 8 bytes: the shift is 56, 48, 32 or 0.
+    let sh = 64 - (8u32 << (tag.wrapping_sub(TAG_I8) & 3));
+    Some(((u64::from_le_bytes(*b) << sh) as i64) >> sh)
+}
+
 #[inline(never)]
 fn other_record(buf: &[u8], pos: usize, tag: u8, lazy: usize) -> Option<Value<'_>> {
     let p = pos + 1;
@@ -577,6 +606,52 @@ mod tests {
             SLOT_SPECIAL => Some(Slot::Special(p)),
             SLOT_REL => (p >= 1 && p <= base as u64).then(|| Slot::Ref(base - p as usize)),
             _ => (p < base as u64).then_some(Slot::Ref(p as usize)),
+        }
+    }
+
+    /// `fixed_int` (and `slot_value_each`) read the integer records `01`-`04`
+    /// as `other_record` does.
+    #[test]
+    fn fixed_int_matches_other_record() {
+        fn each(b: &[u8]) -> Value<'_> {
+            slot_value_each(b, Some(Slot::Ref(3)), 0)
+        }
+        let values = [
+            0i64,
+            1,
+            -1,
+            127,
+            -128,
+            300,
+            -300,
+            32767,
+            -32768,
+            1 << 20,
+            -(1 << 20),
+            i32::MAX as i64,
+            i32::MIN as i64,
+            i64::MAX,
+            i64::MIN,
+            0x1234_5678_9ABC,
+        ];
+        for v in values {
+            for (tag, w) in [(TAG_I8, 1usize), (TAG_I16, 2), (TAG_I32, 4), (TAG_I64, 8)] {
+                let b = v.to_le_bytes();
+                // Truncated to the width: the record holds the low bytes.
+                let mut buf = vec![0xAAu8; 3];
+                buf.push(tag);
+                buf.extend_from_slice(&b[..w]);
+                let exact = buf.clone();
+                buf.extend_from_slice(&[0x55; 9]);
+                let want = other_record(&exact, 3, tag, 0).and_then(|v| v.as_i64());
+                assert_eq!(fixed_int(&buf, 3, tag), want, "tag {tag} value {v}");
+                assert!(matches!(each(&buf), Value::Int(i) if Some(i) == want));
+                // At the end of the buffer (fewer than 8 bytes after the
+                // tag), the record is left to other_record.
+                let direct = if w == 8 { want } else { None };
+                assert_eq!(fixed_int(&exact, 3, tag), direct);
+                assert!(matches!(each(&exact), Value::Int(i) if Some(i) == want));
+            }
         }
     }
 

@@ -923,11 +923,13 @@ impl Encoder {
     }
 
     /// Completes the document, returns its bytes and resets the encoder for
-    /// the next document (keeping its allocations).
+    /// the next document (keeping its allocations). The next output buffer
+    /// starts a little larger than this document, so that documents of
+    /// similar size grow no buffer (as [`to_vec`](crate::to_vec) does).
     pub fn finish_reset(&mut self) -> Result<Vec<u8>> {
         self.finish_root()?;
-        let cap = self.out.capacity().min(1 << 16);
-        let mut out = Vec::with_capacity(cap);
+        let last = self.out.len();
+        let mut out = Vec::with_capacity(last + last / 8 + 256);
         out.extend_from_slice(&MAGIC);
         out.push(VERSION);
         let doc = std::mem::replace(&mut self.out, out);
@@ -1865,6 +1867,28 @@ mod misuse_tests {
             Err(e) => assert_eq!(*e.kind(), ErrorKind::EncoderState, "{e}"),
             Ok(v) => panic!("expected an encoder state error, got {v:?}"),
         }
+    }
+
+    /// After `finish_reset`, a document of the same size as the last one
+    /// fits the new output buffer without growing it.
+    #[test]
+    fn finish_reset_sizes_the_next_buffer() {
+        let mut e = Encoder::new();
+        let write = |e: &mut Encoder| {
+            e.begin_array().unwrap();
+            for i in 0..20_000 {
+                e.str(&format!("s{i}")).unwrap();
+            }
+            e.end_array().unwrap();
+        };
+        write(&mut e);
+        let first = e.finish_reset().unwrap();
+        assert!(first.len() > 1 << 16);
+        let cap = e.out.capacity();
+        assert!(cap >= first.len());
+        write(&mut e);
+        assert_eq!(e.out.capacity(), cap, "the buffer grew");
+        assert_eq!(e.finish_reset().unwrap(), first);
     }
 
     /// Every misuse of the key/value protocol is an error, at any depth.

@@ -25,6 +25,11 @@ use crate::pytypes::{self, EXT_DATE, EXT_DECIMAL, EXT_UUID};
 /// Maximum nesting depth when converting to Python objects.
 pub(crate) const MAX_DEPTH: usize = 10_000;
 
+/// Levels converted before the stack is checked: these few fit easily in
+/// the stack kept in reserve (see `stack::limit`), and documents no deeper
+/// (store records) skip looking up the thread's stack limit.
+const STACK_CHECK_DEPTH: usize = 8;
+
 /// A hasher for integer keys (record offsets, pointers).
 #[derive(Default, Clone, Copy)]
 pub(crate) struct IdHasher(u64);
@@ -389,6 +394,7 @@ pub(crate) struct Decoder<'py, 'a> {
     max_values: u64,
     depth: usize,
     max_depth: usize,
+    /// The thread's stack limit ([`crate::stack::limit`]), 0 until needed.
     stack_limit: usize,
 }
 
@@ -444,7 +450,7 @@ impl<'py, 'a> Decoder<'py, 'a> {
             max_values: limits.max_values,
             depth: 0,
             max_depth: MAX_DEPTH.min(limits.max_depth),
-            stack_limit: crate::stack::limit(),
+            stack_limit: 0,
         }
     }
 
@@ -529,12 +535,23 @@ impl<'py, 'a> Decoder<'py, 'a> {
         )
     }
 
+    /// True if this thread's stack is too low to go a level deeper (the
+    /// thread's limit is looked up on first use: shallow documents, such
+    /// as store records, never need it).
+    #[inline]
+    fn stack_exhausted(&mut self) -> bool {
+        if self.stack_limit == 0 {
+            self.stack_limit = crate::stack::limit();
+        }
+        crate::stack::sp() < self.stack_limit
+    }
+
     #[inline]
     pub(crate) fn enter(&mut self) -> PyResult<()> {
         if self.depth >= self.max_depth {
             return Err(self.depth_error());
         }
-        if crate::stack::sp() < self.stack_limit {
+        if self.depth >= STACK_CHECK_DEPTH && self.stack_exhausted() {
             return Err(self.stack_error());
         }
         self.depth += 1;
@@ -1059,22 +1076,36 @@ pub(crate) fn timestamp<'py>(py: Python<'py>, t: roving::Timestamp) -> PyResult<
             None,
         ));
     }
-    let tz = match t.offset {
-        Some(o) => Some(pytypes::timezone(py, o)?),
-        None => None,
+    let api = pytypes::datetime_api(py)?;
+    // A fixed offset other than 0 comes from the cache (kept alive here).
+    let fixed = match t.offset {
+        Some(o) if o != 0 => Some(pytypes::timezone(py, o)?),
+        _ => None,
     };
-    let dt = PyDateTime::new(
-        py,
-        y as i32,
-        m as u8,
-        d as u8,
-        (sod / 3600) as u8,
-        ((sod / 60) % 60) as u8,
-        (sod % 60) as u8,
-        t.nanos / 1000,
-        tz.as_ref(),
-    )?;
-    Ok(dt.into_any())
+    // SAFETY: `api` is CPython's datetime C API (imported, never freed);
+    // the tzinfo is None, the UTC singleton the API holds, or a live
+    // timezone held by `fixed`; the date and time fields are in range
+    // (year checked above, the rest by construction), and the call
+    // returns a new reference or NULL with an exception set.
+    unsafe {
+        let tz = match (&fixed, t.offset) {
+            (Some(f), _) => f.as_ptr(),
+            (None, Some(_)) => (*api).TimeZone_UTC,
+            (None, None) => ffi::Py_None(),
+        };
+        let p = ((*api).DateTime_FromDateAndTime)(
+            y as std::os::raw::c_int,
+            m as std::os::raw::c_int,
+            d as std::os::raw::c_int,
+            (sod / 3600) as std::os::raw::c_int,
+            ((sod / 60) % 60) as std::os::raw::c_int,
+            (sod % 60) as std::os::raw::c_int,
+            (t.nanos / 1000) as std::os::raw::c_int,
+            tz,
+            (*api).DateTimeType,
+        );
+        Bound::from_owned_ptr_or_err(py, p)
+    }
 }
 
 /// An extension value: `date`, `UUID`, `Decimal`, or `roving.Ext`.

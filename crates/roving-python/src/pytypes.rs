@@ -183,6 +183,24 @@ pub(crate) fn vector_to_py<'py>(
 
 pub(crate) use roving::timestamp::{civil_from_days, days_from_civil};
 
+/// CPython's datetime C API (imported on first use).
+#[inline]
+pub(crate) fn datetime_api(py: Python<'_>) -> PyResult<*const ffi::PyDateTime_CAPI> {
+    // SAFETY: reading the API pointer is an atomic load; importing it is
+    // a plain C API call with the thread attached.
+    unsafe {
+        let mut api = ffi::PyDateTimeAPI();
+        if api.is_null() {
+            ffi::PyDateTime_IMPORT();
+            api = ffi::PyDateTimeAPI();
+            if api.is_null() {
+                return Err(PyErr::fetch(py));
+            }
+        }
+        Ok(api)
+    }
+}
+
 /// `datetime.timezone` of a UTC offset in seconds (cached).
 pub(crate) fn timezone<'py>(
     py: Python<'py>,

@@ -10,7 +10,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use hashbrown::HashMap;
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDate, PyDateTime};
+use pyo3::types::{PyBool, PyBytes, PyDate};
 
 use roving::format::{
     f_dec_value, read_uint, read_varint, SLOT_INT, SLOT_SPECIAL, SPECIAL_FALSE, SPECIAL_NULL,

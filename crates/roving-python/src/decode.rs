@@ -356,6 +356,12 @@ impl OffsetMemo {
         }
     }
 
+    /// True if no object is stored.
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.objs.is_empty() && self.far.is_empty()
+    }
+
     /// The stored objects.
     pub(crate) fn values(&self) -> impl Iterator<Item = *mut ffi::PyObject> + '_ {
         self.objs.iter().chain(self.far.values()).copied()
@@ -404,7 +410,7 @@ impl Drop for Decoder<'_, '_> {
             // SAFETY: cache entries are owned references or NULL.
             unsafe { ffi::Py_XDECREF(p) };
         }
-        if self.owned_memo {
+        if self.owned_memo && !self.memo.is_empty() {
             for p in self.memo.values() {
                 // SAFETY: memo entries are owned references (owned_memo).
                 unsafe { ffi::Py_DECREF(p) };
@@ -418,7 +424,9 @@ impl Drop for Decoder<'_, '_> {
 }
 
 impl<'py, 'a> Decoder<'py, 'a> {
-    /// A decoder for values of the document `buf`.
+    /// A decoder for values of the document `buf` (inline: built in place
+    /// inside its owner, no copy of the struct per document).
+    #[inline(always)]
     pub(crate) fn new(py: Python<'py>, buf: &'a [u8]) -> Decoder<'py, 'a> {
         let limits = Limits::for_len(buf.len());
         let cached = buf.len() >= STR_CACHE_MIN_DOC;

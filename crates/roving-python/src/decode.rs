@@ -1069,7 +1069,7 @@ pub(crate) fn timestamp<'py>(py: Python<'py>, t: roving::Timestamp) -> PyResult<
     let local = t.seconds.checked_add(t.offset.unwrap_or(0) as i64);
     let (y, m, d, sod) = match local {
         Some(l) if (-RANGE..=RANGE).contains(&l) => {
-            let (y, m, d) = pytypes::civil_from_days(l.div_euclid(86_400));
+            let (y, m, d) = pytypes::civil_from_days_near(l.div_euclid(86_400));
             (y, m, d, l.rem_euclid(86_400))
         }
         _ => (0, 1, 1, 0),

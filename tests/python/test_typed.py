@@ -341,3 +341,56 @@ def test_key_lists_compared_by_record_across_documents() -> None:
             else:
                 assert roving.loads(b, type=Keys) == want
             assert roving.loads(b) == d
+
+
+def test_many_key_lists_in_one_document_and_across_documents() -> None:
+    # More key lists for one dataclass than it remembers: inside one
+    # document (a list of records of many shapes, each shape repeated) and
+    # across documents, alternating, every record still decodes right.
+    recs: list[dict[str, Any]] = []
+    for i in range(40):
+        d: dict[str, Any] = {"a": i, "identifier": f"id{i}", "displayInRect": i % 7}
+        extra = i % 13
+        for k in range(extra):
+            d[f"x{k}"] = k
+        if i % 3 == 0:
+            d["optionalStringXYZW"] = "s"
+        if i % 2:
+            d = dict(reversed(list(d.items())))
+        recs.append(d)
+
+    def want(d: dict[str, Any]) -> Keys:
+        return Keys(d["a"], d["identifier"], d["displayInRect"], d.get("optionalStringXYZW", ""))
+
+    doc = roving.dumps(recs + recs)
+    assert roving.loads(doc, type=list[Keys]) == [want(d) for d in recs + recs]
+    for _ in range(2):
+        for d in recs:
+            assert roving.loads(roving.dumps(d), type=Keys) == want(d)
+
+
+@dataclasses.dataclass
+class When:
+    at: dt.datetime
+    opt: dt.datetime | None = None
+
+
+def test_typed_datetimes_keep_their_offset() -> None:
+    values = [
+        dt.datetime(2024, 1, 2, 3, 4, 5, 678901),
+        dt.datetime(2024, 1, 2, 3, 4, 5, 678901, tzinfo=dt.UTC),
+        dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=dt.timezone(dt.timedelta(hours=-7))),
+        dt.datetime(1, 1, 1),
+        dt.datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=dt.UTC),
+        dt.datetime(1969, 12, 31, 23, 59, 59, 999999, tzinfo=dt.timezone(dt.timedelta(minutes=90))),
+    ]
+    for v in values:
+        back = roving.loads(roving.dumps(When(v, v)), type=When)
+        for x in (back.at, back.opt):
+            assert x == v
+            assert x is not None
+            assert x.utcoffset() == v.utcoffset()
+            if v.tzinfo is None:
+                assert x.tzinfo is None
+            elif v.utcoffset() == dt.timedelta(0):
+                assert x.tzinfo is dt.UTC

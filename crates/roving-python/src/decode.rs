@@ -10,7 +10,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use hashbrown::HashMap;
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDate, PyDateTime};
+use pyo3::types::{PyBool, PyBytes, PyDate};
 
 use roving::format::{
     f_dec_value, read_uint, read_varint, SLOT_INT, SLOT_SPECIAL, SPECIAL_FALSE, SPECIAL_NULL,
@@ -24,6 +24,11 @@ use crate::pytypes::{self, EXT_DATE, EXT_DECIMAL, EXT_UUID};
 
 /// Maximum nesting depth when converting to Python objects.
 pub(crate) const MAX_DEPTH: usize = 10_000;
+
+/// Levels converted before the stack is checked: these few fit easily in
+/// the stack kept in reserve (see `stack::limit`), and documents no deeper
+/// (store records) skip looking up the thread's stack limit.
+const STACK_CHECK_DEPTH: usize = 8;
 
 /// A hasher for integer keys (record offsets, pointers).
 #[derive(Default, Clone, Copy)]
@@ -351,6 +356,12 @@ impl OffsetMemo {
         }
     }
 
+    /// True if no object is stored.
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.objs.is_empty() && self.far.is_empty()
+    }
+
     /// The stored objects.
     pub(crate) fn values(&self) -> impl Iterator<Item = *mut ffi::PyObject> + '_ {
         self.objs.iter().chain(self.far.values()).copied()
@@ -389,6 +400,7 @@ pub(crate) struct Decoder<'py, 'a> {
     max_values: u64,
     depth: usize,
     max_depth: usize,
+    /// The thread's stack limit ([`crate::stack::limit`]), 0 until needed.
     stack_limit: usize,
 }
 
@@ -398,7 +410,7 @@ impl Drop for Decoder<'_, '_> {
             // SAFETY: cache entries are owned references or NULL.
             unsafe { ffi::Py_XDECREF(p) };
         }
-        if self.owned_memo {
+        if self.owned_memo && !self.memo.is_empty() {
             for p in self.memo.values() {
                 // SAFETY: memo entries are owned references (owned_memo).
                 unsafe { ffi::Py_DECREF(p) };
@@ -412,7 +424,9 @@ impl Drop for Decoder<'_, '_> {
 }
 
 impl<'py, 'a> Decoder<'py, 'a> {
-    /// A decoder for values of the document `buf`.
+    /// A decoder for values of the document `buf` (inline: built in place
+    /// inside its owner, no copy of the struct per document).
+    #[inline(always)]
     pub(crate) fn new(py: Python<'py>, buf: &'a [u8]) -> Decoder<'py, 'a> {
         let limits = Limits::for_len(buf.len());
         let cached = buf.len() >= STR_CACHE_MIN_DOC;
@@ -444,7 +458,7 @@ impl<'py, 'a> Decoder<'py, 'a> {
             max_values: limits.max_values,
             depth: 0,
             max_depth: MAX_DEPTH.min(limits.max_depth),
-            stack_limit: crate::stack::limit(),
+            stack_limit: 0,
         }
     }
 
@@ -529,12 +543,23 @@ impl<'py, 'a> Decoder<'py, 'a> {
         )
     }
 
+    /// True if this thread's stack is too low to go a level deeper (the
+    /// thread's limit is looked up on first use: shallow documents, such
+    /// as store records, never need it).
+    #[inline]
+    fn stack_exhausted(&mut self) -> bool {
+        if self.stack_limit == 0 {
+            self.stack_limit = crate::stack::limit();
+        }
+        crate::stack::sp() < self.stack_limit
+    }
+
     #[inline]
     pub(crate) fn enter(&mut self) -> PyResult<()> {
         if self.depth >= self.max_depth {
             return Err(self.depth_error());
         }
-        if crate::stack::sp() < self.stack_limit {
+        if self.depth >= STACK_CHECK_DEPTH && self.stack_exhausted() {
             return Err(self.stack_error());
         }
         self.depth += 1;
@@ -1044,7 +1069,7 @@ pub(crate) fn timestamp<'py>(py: Python<'py>, t: roving::Timestamp) -> PyResult<
     let local = t.seconds.checked_add(t.offset.unwrap_or(0) as i64);
     let (y, m, d, sod) = match local {
         Some(l) if (-RANGE..=RANGE).contains(&l) => {
-            let (y, m, d) = pytypes::civil_from_days(l.div_euclid(86_400));
+            let (y, m, d) = pytypes::civil_from_days_near(l.div_euclid(86_400));
             (y, m, d, l.rem_euclid(86_400))
         }
         _ => (0, 1, 1, 0),
@@ -1059,22 +1084,36 @@ pub(crate) fn timestamp<'py>(py: Python<'py>, t: roving::Timestamp) -> PyResult<
             None,
         ));
     }
-    let tz = match t.offset {
-        Some(o) => Some(pytypes::timezone(py, o)?),
-        None => None,
+    let api = pytypes::datetime_api(py)?;
+    // A fixed offset other than 0 comes from the cache (kept alive here).
+    let fixed = match t.offset {
+        Some(o) if o != 0 => Some(pytypes::timezone(py, o)?),
+        _ => None,
     };
-    let dt = PyDateTime::new(
-        py,
-        y as i32,
-        m as u8,
-        d as u8,
-        (sod / 3600) as u8,
-        ((sod / 60) % 60) as u8,
-        (sod % 60) as u8,
-        t.nanos / 1000,
-        tz.as_ref(),
-    )?;
-    Ok(dt.into_any())
+    // SAFETY: `api` is CPython's datetime C API (imported, never freed);
+    // the tzinfo is None, the UTC singleton the API holds, or a live
+    // timezone held by `fixed`; the date and time fields are in range
+    // (year checked above, the rest by construction), and the call
+    // returns a new reference or NULL with an exception set.
+    unsafe {
+        let tz = match (&fixed, t.offset) {
+            (Some(f), _) => f.as_ptr(),
+            (None, Some(_)) => (*api).TimeZone_UTC,
+            (None, None) => ffi::Py_None(),
+        };
+        let p = ((*api).DateTime_FromDateAndTime)(
+            y as std::os::raw::c_int,
+            m as std::os::raw::c_int,
+            d as std::os::raw::c_int,
+            (sod / 3600) as std::os::raw::c_int,
+            ((sod / 60) % 60) as std::os::raw::c_int,
+            (sod % 60) as std::os::raw::c_int,
+            (t.nanos / 1000) as std::os::raw::c_int,
+            tz,
+            (*api).DateTimeType,
+        );
+        Bound::from_owned_ptr_or_err(py, p)
+    }
 }
 
 /// An extension value: `date`, `UUID`, `Decimal`, or `roving.Ext`.

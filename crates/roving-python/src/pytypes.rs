@@ -183,6 +183,48 @@ pub(crate) fn vector_to_py<'py>(
 
 pub(crate) use roving::timestamp::{civil_from_days, days_from_civil};
 
+/// [`civil_from_days`] for `|days| <= 15_000_000` (about ±41,000 years),
+/// in unsigned arithmetic with multiplications and shifts (Neri and
+/// Schneider's algorithm): the same result, checked day by day over
+/// ±2^40 seconds (the range [`crate::decode::timestamp`] converts).
+#[inline]
+pub(crate) fn civil_from_days_near(days: i64) -> (i64, u32, u32) {
+    /// Whole 400-year eras added so that the day count is positive.
+    const ERAS: u64 = 100;
+    const SHIFT: u64 = 719_468 + 146_097 * ERAS;
+    debug_assert!(days.unsigned_abs() <= 15_000_000);
+    let n = days.wrapping_add(SHIFT as i64) as u64;
+    let n1 = 4 * n + 3;
+    let century = n1 / 146_097;
+    let n2 = (n1 % 146_097) | 3;
+    let p2 = 2_939_745 * n2;
+    let year_of_century = p2 >> 32;
+    let day_of_year = (p2 & 0xFFFF_FFFF) / 2_939_745 / 4;
+    let n3 = 2_141 * day_of_year + 197_913;
+    let (m, d) = (n3 >> 16, (n3 & 0xFFFF) / 2_141 + 1);
+    let jan_feb = day_of_year >= 306;
+    let y = (100 * century + year_of_century) as i64 - 400 * ERAS as i64 + jan_feb as i64;
+    (y, if jan_feb { m - 12 } else { m } as u32, d as u32)
+}
+
+/// CPython's datetime C API (imported on first use).
+#[inline]
+pub(crate) fn datetime_api(py: Python<'_>) -> PyResult<*const ffi::PyDateTime_CAPI> {
+    // SAFETY: reading the API pointer is an atomic load; importing it is
+    // a plain C API call with the thread attached.
+    unsafe {
+        let mut api = ffi::PyDateTimeAPI();
+        if api.is_null() {
+            ffi::PyDateTime_IMPORT();
+            api = ffi::PyDateTimeAPI();
+            if api.is_null() {
+                return Err(PyErr::fetch(py));
+            }
+        }
+        Ok(api)
+    }
+}
+
 /// `datetime.timezone` of a UTC offset in seconds (cached).
 pub(crate) fn timezone<'py>(
     py: Python<'py>,

@@ -4,7 +4,9 @@
 //! documents are converted straight from their in-place values to the
 //! requested objects, checking types on the way. Errors carry the path.
 
-use std::sync::{Arc, Mutex, OnceLock};
+use std::rc::Rc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use pyo3::ffi;
 use pyo3::prelude::*;
@@ -64,10 +66,38 @@ pub(crate) struct DcPlan {
     /// [`generated_init`]): one Python call, whose attribute stores CPython
     /// specializes, instead of a generic attribute store per field.
     fast_init: OnceLock<Option<Py<PyAny>>>,
-    /// The field index of the last key list seen (across documents, so
-    /// that decoding many small documents of one dataclass, e.g. store
-    /// records, looks its keys up once).
-    last_keys: Mutex<Option<Arc<KeyIndex>>>,
+    /// Field indexes of the key lists seen (across documents, so that
+    /// decoding many small documents of one dataclass, e.g. store records,
+    /// looks their keys up once): filled once each, never changed, so read
+    /// without a lock or a reference count.
+    key_lists: [OnceLock<KeyIndex>; KEY_LISTS],
+    /// Entries of `key_lists` claimed so far.
+    n_key_lists: AtomicUsize,
+    /// 1 + the entry of `key_lists` seen last (0: none yet).
+    last_keys: AtomicUsize,
+}
+
+/// Key lists remembered per dataclass (more are indexed per document).
+const KEY_LISTS: usize = 8;
+
+/// A key list's field index: remembered by the plan, or (past
+/// [`KEY_LISTS`]) held by the decoding of one document.
+#[derive(Clone)]
+enum KeyRef<'p> {
+    Plan(&'p KeyIndex),
+    Own(Rc<KeyIndex>),
+}
+
+impl std::ops::Deref for KeyRef<'_> {
+    type Target = KeyIndex;
+
+    #[inline]
+    fn deref(&self) -> &KeyIndex {
+        match self {
+            KeyRef::Plan(k) => k,
+            KeyRef::Own(k) => k,
+        }
+    }
 }
 
 /// A key list and the field of each key (`u32::MAX` for unknown keys and
@@ -81,13 +111,11 @@ pub(crate) struct KeyIndex {
 }
 
 impl DcPlan {
-    /// The field index of the last key list seen (a cheap clone).
+    /// The field index of the last key list seen.
     #[inline]
-    fn last_keys(&self) -> Option<Arc<KeyIndex>> {
-        self.last_keys
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+    fn last_keys(&self) -> Option<&KeyIndex> {
+        let i = self.last_keys.load(Ordering::Acquire).checked_sub(1)?;
+        self.key_lists.get(i)?.get()
     }
 
     /// The field of key `k` (`u32::MAX` for unknown keys and `init=False`
@@ -99,21 +127,48 @@ impl DcPlan {
         }
     }
 
-    /// Index of the field of each key of `m`, remembered as the last key
-    /// list seen.
-    fn field_index(&self, m: &MapSlots<'_>, fields: &[Field]) -> Arc<KeyIndex> {
+    /// Index of the field of each key of `m`: a key list remembered
+    /// already, or a new one (remembered while there is room); either
+    /// becomes the last key list seen.
+    fn field_index(&self, m: &MapSlots<'_>, fields: &[Field]) -> KeyRef<'_> {
+        let n = m.len();
+        for (k, ki) in self.key_lists.iter().enumerate() {
+            let Some(ki) = ki.get() else { continue };
+            if ki.recs.len() == n && (0..n).all(|i| m.key_record_is(i, &ki.recs[i])) {
+                self.last_keys.store(k + 1, Ordering::Release);
+                return KeyRef::Plan(ki);
+            }
+        }
         let mut recs = Vec::new();
         let mut idx = Vec::new();
-        for i in 0..m.len() {
+        for i in 0..n {
             let k = m.key(i).unwrap_or("");
             // A slot that does not decode (lazily opened documents only)
             // matches no record: such a list is not reused.
             recs.push(Box::from(m.key_record(i).unwrap_or(&[0xFF])));
             idx.push(self.field_of(k, fields));
         }
-        let ki = Arc::new(KeyIndex { recs, idx });
-        *self.last_keys.lock().unwrap_or_else(|e| e.into_inner()) = Some(ki.clone());
-        ki
+        let ki = KeyIndex { recs, idx };
+        let claimed = self
+            .n_key_lists
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |c| {
+                (c < KEY_LISTS).then_some(c + 1)
+            });
+        match claimed {
+            Ok(k) => {
+                let slot = &self.key_lists[k];
+                // Each entry is claimed by one caller only, so set once.
+                let _ = slot.set(ki);
+                match slot.get() {
+                    Some(ki) => {
+                        self.last_keys.store(k + 1, Ordering::Release);
+                        KeyRef::Plan(ki)
+                    }
+                    None => unreachable!("set just above"),
+                }
+            }
+            Err(_) => KeyRef::Own(Rc::new(ki)),
+        }
     }
 }
 
@@ -534,7 +589,9 @@ fn dataclass_plan(cls: &Bound<'_, PyType>) -> PyResult<Arc<DcPlan>> {
         call_init: OnceLock::new(),
         post_init: OnceLock::new(),
         fast_init: OnceLock::new(),
-        last_keys: Mutex::new(None),
+        key_lists: std::array::from_fn(|_| OnceLock::new()),
+        n_key_lists: AtomicUsize::new(0),
+        last_keys: AtomicUsize::new(0),
     });
     IN_PROGRESS.with(|p| p.borrow_mut().push((key, plan.clone())));
     let r = fill_dataclass(cls, &plan);
@@ -871,15 +928,15 @@ impl<'py> Memo<'py> {
     }
 }
 
-struct TDec<'py, 'a> {
+struct TDec<'py, 'a, 'p> {
     d: Decoder<'py, 'a>,
     /// Results by (record offset, plan address), for shared values.
     memo: Memo<'py>,
     /// Field index per (shape offset, dataclass plan address), for maps
     /// whose keys were checked already.
-    shapes: IdMap<(usize, usize), Arc<KeyIndex>>,
+    shapes: IdMap<(usize, usize), KeyRef<'p>>,
     /// The last entry looked up or added in `shapes`.
-    last_shape: Option<(usize, usize, Arc<KeyIndex>)>,
+    last_shape: Option<(usize, usize, KeyRef<'p>)>,
 }
 
 /// Decodes `v` as `plan`.
@@ -906,7 +963,7 @@ pub(crate) fn decode_typed<'py>(
     r.map_err(|f| into_pyerr(py, f))
 }
 
-impl<'py, 'a> TDec<'py, 'a> {
+impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
     fn py(&self) -> Python<'py> {
         self.d.py
     }
@@ -914,7 +971,7 @@ impl<'py, 'a> TDec<'py, 'a> {
     /// [`value`](Self::value) with the common scalar cases inline (the
     /// body of the dataclass and sequence loops).
     #[inline(always)]
-    fn field(&mut self, plan: &Plan, v: Value<'a>) -> TR<'py> {
+    fn field(&mut self, plan: &'p Plan, v: Value<'a>) -> TR<'py> {
         let py = self.py();
         match (plan, v) {
             (Plan::Str, Value::Str(s)) => self.d.str(s.as_bytes()).map_err(decode_fail),
@@ -939,7 +996,7 @@ impl<'py, 'a> TDec<'py, 'a> {
 
     /// A fixed-length tuple (`tuple[int, str]`) from an array: filled in
     /// place, each item through [`field`](Self::field).
-    fn tuple(&mut self, items: &[Plan], a: Array<'a>) -> TR<'py> {
+    fn tuple(&mut self, items: &'p [Plan], a: Array<'a>) -> TR<'py> {
         let py = self.py();
         let elems = a.slots();
         let n = elems.len();
@@ -969,7 +1026,7 @@ impl<'py, 'a> TDec<'py, 'a> {
         Ok(out)
     }
 
-    fn value(&mut self, plan: &Plan, v: Value<'a>) -> TR<'py> {
+    fn value(&mut self, plan: &'p Plan, v: Value<'a>) -> TR<'py> {
         let py = self.py();
         match plan {
             Plan::Any => self.d.value(v).map_err(decode_fail),
@@ -1142,7 +1199,7 @@ impl<'py, 'a> TDec<'py, 'a> {
         self.d.enter().map_err(decode_fail)
     }
 
-    fn sequence(&mut self, plan: &Plan, v: Value<'a>) -> TR<'py> {
+    fn sequence(&mut self, plan: &'p Plan, v: Value<'a>) -> TR<'py> {
         let py = self.py();
         match v {
             Value::Array(a) => self.memoized(plan, a.offset(), |s| {
@@ -1237,7 +1294,7 @@ impl<'py, 'a> TDec<'py, 'a> {
         }
     }
 
-    fn collect(&mut self, plan: &Plan, items: Vec<Bound<'py, PyAny>>) -> TR<'py> {
+    fn collect(&mut self, plan: &'p Plan, items: Vec<Bound<'py, PyAny>>) -> TR<'py> {
         let py = self.py();
         let r = match plan {
             Plan::List(_) => pyo3::types::PyList::new(py, items).map(|l| l.into_any()),
@@ -1254,7 +1311,7 @@ impl<'py, 'a> TDec<'py, 'a> {
         })
     }
 
-    fn dict(&mut self, vp: &Plan, m: Map<'a>) -> TR<'py> {
+    fn dict(&mut self, vp: &'p Plan, m: Map<'a>) -> TR<'py> {
         let py = self.py();
         let n = m.len();
         self.enter(n)?;
@@ -1275,7 +1332,7 @@ impl<'py, 'a> TDec<'py, 'a> {
         Ok(dict.into_any())
     }
 
-    fn dataclass(&mut self, dc: &Arc<DcPlan>, m: Map<'a>) -> TR<'py> {
+    fn dataclass(&mut self, dc: &'p Arc<DcPlan>, m: Map<'a>) -> TR<'py> {
         let py = self.py();
         let fields = match dc.fields.get() {
             Some(f) => f,
@@ -1297,7 +1354,7 @@ impl<'py, 'a> TDec<'py, 'a> {
             _ => self.shapes.get(&key).cloned(),
         };
         let checked = known.is_some();
-        let cand = known.or_else(|| dc.last_keys());
+        let cand = known.or_else(|| dc.last_keys().map(KeyRef::Plan));
         let mut vals = Vals::new(fields.len());
         let mut same = cand.as_ref().is_some_and(|c| c.idx.len() == n);
         for i in 0..n {

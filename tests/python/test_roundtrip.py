@@ -27,9 +27,42 @@ def rt(x: Any) -> Any:
 # ---- scalars and edges ---------------------------------------------------------
 
 INT_EDGES = [
-    0, 1, -1, 63, 64, -64, -65, 127, 128, -128, -129, 255, 256, 2**15 - 1, 2**15, -(2**15), -(2**15) - 1,
-    2**31 - 1, 2**31, -(2**31), -(2**31) - 1, 2**32, 2**53, 2**53 + 1, 2**62, 2**63 - 1, 2**63,
-    -(2**63), -(2**63) - 1, 2**64 - 1, 2**64, -(2**64), 2**100, -(2**100), 10**400, -(10**400),
+    0,
+    1,
+    -1,
+    63,
+    64,
+    -64,
+    -65,
+    127,
+    128,
+    -128,
+    -129,
+    255,
+    256,
+    2**15 - 1,
+    2**15,
+    -(2**15),
+    -(2**15) - 1,
+    2**31 - 1,
+    2**31,
+    -(2**31),
+    -(2**31) - 1,
+    2**32,
+    2**53,
+    2**53 + 1,
+    2**62,
+    2**63 - 1,
+    2**63,
+    -(2**63),
+    -(2**63) - 1,
+    2**64 - 1,
+    2**64,
+    -(2**64),
+    2**100,
+    -(2**100),
+    10**400,
+    -(10**400),
 ]
 
 
@@ -41,9 +74,31 @@ def test_int_edges(n: int) -> None:
 
 
 FLOAT_EDGES = [
-    0.0, -0.0, 1.0, -1.0, 0.1, 1e-310, -5e-324, 5e-324, 1.7976931348623157e308, -1.7976931348623157e308,
-    math.inf, -math.inf, math.nan, float.fromhex("0x1.fffffep+127"), 2.0**24, 2.0**53, 3.14, 1e22, 1e23,
-    123456789.0, 0.5, 1 / 3, 16777217.0, float(2**63), -float(2**63),
+    0.0,
+    -0.0,
+    1.0,
+    -1.0,
+    0.1,
+    1e-310,
+    -5e-324,
+    5e-324,
+    1.7976931348623157e308,
+    -1.7976931348623157e308,
+    math.inf,
+    -math.inf,
+    math.nan,
+    float.fromhex("0x1.fffffep+127"),
+    2.0**24,
+    2.0**53,
+    3.14,
+    1e22,
+    1e23,
+    123456789.0,
+    0.5,
+    1 / 3,
+    16777217.0,
+    float(2**63),
+    -float(2**63),
 ]
 
 
@@ -61,7 +116,20 @@ def test_nan_payloads_bit_exact() -> None:
 
 
 def test_simple_values() -> None:
-    for x in [None, True, False, "", "a", "é", "日本語", "\x00", "🎉" * 100, "x" * 100_000, b"", b"\x00\xff" * 1000]:
+    for x in [
+        None,
+        True,
+        False,
+        "",
+        "a",
+        "é",
+        "日本語",
+        "\x00",
+        "🎉" * 100,
+        "x" * 100_000,
+        b"",
+        b"\x00\xff" * 1000,
+    ]:
         same(rt(x), x)
 
 
@@ -110,7 +178,9 @@ def test_datetimes() -> None:
         dt.datetime(1, 1, 1),
         dt.datetime(9999, 12, 31, 23, 59, 59, 999999),
         dt.datetime(1, 1, 1, tzinfo=dt.timezone(dt.timedelta(hours=-23, seconds=-59))),
-        dt.datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=dt.timezone(dt.timedelta(hours=23, minutes=59))),
+        dt.datetime(
+            9999, 12, 31, 23, 59, 59, 999999, tzinfo=dt.timezone(dt.timedelta(hours=23, minutes=59))
+        ),
         dt.datetime(1969, 12, 31, 23, 59, 59, 999999),
     ]
     for v in values:
@@ -136,7 +206,18 @@ def test_date_uuid_decimal() -> None:
         same(rt(v), v)
     u = uuid.uuid4()
     same(rt(u), u)
-    for s in ["0", "-0", "1.10", "1E+3", "-1.5e-10", "NaN", "-sNaN", "Infinity", "-Infinity", "1" * 80 + ".5"]:
+    for s in [
+        "0",
+        "-0",
+        "1.10",
+        "1E+3",
+        "-1.5e-10",
+        "NaN",
+        "-sNaN",
+        "Infinity",
+        "-Infinity",
+        "1" * 80 + ".5",
+    ]:
         same(rt(decimal.Decimal(s)), decimal.Decimal(s))
 
 
@@ -199,18 +280,36 @@ def test_subclasses_of_builtins() -> None:
 
 
 def test_array_array_is_a_vector() -> None:
-    for code, vals in [("b", [-1, 2]), ("B", [0, 255]), ("h", [-300]), ("H", [60000]), ("i", [-(2**31)]),
-                       ("I", [2**32 - 1]), ("q", [-(2**63)]), ("Q", [2**64 - 1]), ("f", [1.5]), ("d", [math.pi])]:
+    for code, vals in [
+        ("b", [-1, 2]),
+        ("B", [0, 255]),
+        ("h", [-300]),
+        ("H", [60000]),
+        ("i", [-(2**31)]),
+        ("I", [2**32 - 1]),
+        ("q", [-(2**63)]),
+        ("Q", [2**64 - 1]),
+        ("f", [1.5]),
+        ("d", [math.pi]),
+    ]:
         a = array.array(code, vals)
         back = rt(a)
         assert list(back) == list(a)
-        assert back.dtype.itemsize == a.itemsize if hasattr(back, "dtype") else back.itemsize == a.itemsize
+        assert (
+            back.dtype.itemsize == a.itemsize
+            if hasattr(back, "dtype")
+            else back.itemsize == a.itemsize
+        )
 
 
 def test_numpy_vectors() -> None:
     np = pytest.importorskip("numpy")
     for dtype in ["i1", "u1", "<i2", "<u2", "<i4", "<u4", "<i8", "<u8", "<f4", "<f8", ">f8", ">i4"]:
-        a = (np.arange(37) * 3 - 50).astype(dtype) if dtype[-2] in "iu" or dtype[-1] in "iu" else np.linspace(-1, 1, 37).astype(dtype)
+        a = (
+            (np.arange(37) * 3 - 50).astype(dtype)
+            if dtype[-2] in "iu" or dtype[-1] in "iu"
+            else np.linspace(-1, 1, 37).astype(dtype)
+        )
         back = rt(a)
         assert isinstance(back, np.ndarray)
         assert back.dtype == a.dtype.newbyteorder("<") or back.dtype == a.dtype
@@ -223,14 +322,19 @@ def test_numpy_vectors() -> None:
     with pytest.raises(roving.EncodeError, match="numpy array"):
         roving.dumps(np.zeros((2, 2)))
     assert rt(np.zeros((2, 2)).tolist()) == [[0.0, 0.0], [0.0, 0.0]]
-    same(roving.loads(roving.dumps(np.zeros((2, 2)), default=lambda a: a.tolist())), [[0.0, 0.0], [0.0, 0.0]])
+    same(
+        roving.loads(roving.dumps(np.zeros((2, 2)), default=lambda a: a.tolist())),
+        [[0.0, 0.0], [0.0, 0.0]],
+    )
 
 
 # ---- default hook and errors ---------------------------------------------------------------
 
 
 def test_unsupported_type_names_type_and_path() -> None:
-    with pytest.raises(roving.EncodeError, match=r"cannot encode object of type 'set' at \$\.a\[1\]\.b"):
+    with pytest.raises(
+        roving.EncodeError, match=r"cannot encode object of type 'set' at \$\.a\[1\]\.b"
+    ):
         roving.dumps({"a": [1, {"b": {1, 2}}]})
     with pytest.raises(roving.EncodeError, match=r"at \$\[\"odd key\"\]"):
         roving.dumps({"odd key": object()})
@@ -267,7 +371,9 @@ def test_default_returning_itself_is_a_clean_error() -> None:
 
 def test_nested_dumps_in_default_hook() -> None:
     inner = roving.dumps({"a": 1})
-    out = roving.dumps({"x": object()}, default=lambda o: roving.loads(roving.dumps({"nested": [1, 2]})))
+    out = roving.dumps(
+        {"x": object()}, default=lambda o: roving.loads(roving.dumps({"nested": [1, 2]}))
+    )
     same(roving.loads(out), {"x": {"nested": [1, 2]}})
     same(roving.loads(inner), {"a": 1})
 
@@ -294,7 +400,10 @@ def test_key_objects_shared_across_dicts() -> None:
 
     rows.append([{"a": object()} for _ in range(20)])
     out = roving.loads(roving.dumps(rows, default=default))
-    hooked = [{"a": [[f"t{n}_{i}" for i in range(4)], {f"t{n}_{i}": n for i in range(4)}]} for n in range(20)]
+    hooked = [
+        {"a": [[f"t{n}_{i}" for i in range(4)], {f"t{n}_{i}": n for i in range(4)}]}
+        for n in range(20)
+    ]
     expect = rows[:-1] + [hooked]
     same(out, expect)
     assert [list(d) for d in out[:-1]] == [list(d) for d in rows[:-1]]
@@ -346,7 +455,9 @@ scalars = (
 )
 values = st.recursive(
     scalars,
-    lambda children: st.lists(children, max_size=8) | st.dictionaries(st.text(max_size=8), children, max_size=8),
+    lambda children: (
+        st.lists(children, max_size=8) | st.dictionaries(st.text(max_size=8), children, max_size=8)
+    ),
     max_leaves=40,
 )
 
@@ -364,9 +475,13 @@ def test_hypothesis_dumps_is_deterministic(x: Any) -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
-                    lambda c: st.lists(c, max_size=6) | st.dictionaries(st.text(max_size=6), c, max_size=6),
-                    max_leaves=30))
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+        lambda c: st.lists(c, max_size=6) | st.dictionaries(st.text(max_size=6), c, max_size=6),
+        max_leaves=30,
+    )
+)
 def test_hypothesis_json_agrees(x: Any) -> None:
     import json
 
@@ -397,7 +512,15 @@ def test_key_strings_across_documents() -> None:
     # strs (by bytes, 256 entries): many distinct keys (evictions, entries
     # that share a slot), keys of every length around the cache's limit,
     # non-ASCII and empty keys all come back equal, and interned.
-    keys = [f"k{i}" for i in range(2000)] + ["", "é", "日本", "x" * 23, "x" * 24, "x" * 25, "x" * 200]
+    keys = [f"k{i}" for i in range(2000)] + [
+        "",
+        "é",
+        "日本",
+        "x" * 23,
+        "x" * 24,
+        "x" * 25,
+        "x" * 200,
+    ]
     for rnd in range(3):
         for i in range(0, len(keys), 7):
             d = {k: j for j, k in enumerate(keys[i : i + 7 + rnd])}
@@ -450,3 +573,24 @@ def test_dict_iteration_mode_is_known() -> None:
 
     direct = roving._roving._dict_direct()
     assert direct == (sys.implementation.name == "cpython" and sys.version_info[:2] == (3, 11))
+
+
+def test_every_day_of_datetime_range_round_trips() -> None:
+    """Every date datetime can hold (years 1 to 9999) comes back as the
+    same date, naive and aware (the decoder's own day-to-date arithmetic
+    against Python's)."""
+    first = dt.date(1, 1, 1).toordinal()
+    last = dt.date(9999, 12, 31).toordinal()
+    plus2 = dt.timezone(dt.timedelta(hours=2))
+    step = 400_000
+    for lo in range(first, last + 1, step):
+        days = range(lo, min(lo + step, last + 1))
+        naive = [dt.datetime.fromordinal(d) for d in days]
+        assert roving.loads(roving.dumps(naive)) == naive
+        # Aware, late in the day at +02:00 (the local date is what is built).
+        aware = [
+            dt.datetime.fromordinal(d).replace(hour=23, minute=59, tzinfo=plus2) for d in days[::7]
+        ]
+        back = roving.loads(roving.dumps(aware))
+        assert [b.date() for b in back] == [a.date() for a in aware]
+        assert back == aware

@@ -685,8 +685,9 @@ impl Encoder {
             .then_some(f.guess_keys + f.matched as usize);
         self.key(k)?;
         if let (Some(at), f) = (at, &self.top) {
-            // Matched the predicted key by its bytes.
-            if f.matched as usize == at + 1 - f.guess_keys && f.guess != NO_GUESS {
+            // Matched the predicted key by its bytes (the guess is checked
+            // first: a dropped guess has `guess_keys` `NO_KEYS`).
+            if f.guess != NO_GUESS && f.matched as usize == at + 1 - f.guess_keys {
                 if let Some(kr) = self.shape_keys.get_mut(at) {
                     kr.addr = k.as_ptr() as usize;
                 }

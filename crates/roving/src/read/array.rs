@@ -22,6 +22,15 @@ struct Header {
     width: usize,
 }
 
+impl Header {
+    /// The header an array whose header does not decode reads with: no elements.
+    const EMPTY: Header = Header {
+        slots: 0,
+        len: 0,
+        width: 1,
+    };
+}
+
 record_accessors!(Array);
 
 impl<'a> Array<'a> {
@@ -111,21 +120,13 @@ impl<'a> Array<'a> {
             buf: self.buf,
             base: self.pos(),
             lazy: self.lazy(),
-            h: self.header().unwrap_or(Header {
-                slots: 0,
-                len: 0,
-                width: 1,
-            }),
+            h: self.header().unwrap_or(Header::EMPTY),
         }
     }
 
     /// The elements, in order.
     pub fn iter(&self) -> ArrayIter<'a> {
-        let h = self.header().unwrap_or(Header {
-            slots: 0,
-            len: 0,
-            width: 1,
-        });
+        let h = self.header().unwrap_or(Header::EMPTY);
         ArrayIter {
             buf: self.buf,
             base: self.pos(),

@@ -391,6 +391,16 @@ impl Header {
         slot_value(buf, slot, lazy)
     }
 
+    /// [`value`](Self::value) in a lazily opened document, reporting a
+    /// malformed slot (which reads as null) as an error.
+    fn checked_value<'a>(&self, buf: &'a [u8], base: usize, i: usize) -> Result<Value<'a>> {
+        let v = self.value(buf, base, i, LAZY);
+        if v.is_null() {
+            check_slot(buf, self.values + i * self.width, self.width, base)?;
+        }
+        Ok(v)
+    }
+
     /// [`value`](Self::value) through [`slot_value_each`].
     #[inline(always)]
     fn value_each<'a>(&self, buf: &'a [u8], base: usize, i: usize, lazy: usize) -> Value<'a> {
@@ -435,11 +445,7 @@ impl<'a> Map<'a> {
 
     /// Value `i` of a map of a lazily opened document, or why it is malformed.
     fn checked_value(&self, h: &Header, i: usize) -> Result<Value<'a>> {
-        let v = h.value(self.buf, self.pos(), i, LAZY);
-        if v.is_null() {
-            check_slot(self.buf, h.values + i * h.width, h.width, self.pos())?;
-        }
-        Ok(v)
+        h.checked_value(self.buf, self.pos(), i)
     }
 
     /// The decoded header: the shape, the position of the first value
@@ -779,16 +785,10 @@ impl<'a> MapSlots<'a> {
         if i >= self.h.shape.count {
             return Ok(None);
         }
-        let v = self.h.value(self.buf, self.base, i, self.lazy);
-        if self.lazy != 0 && v.is_null() {
-            check_slot(
-                self.buf,
-                self.h.values + i * self.h.width,
-                self.h.width,
-                self.base,
-            )?;
+        if self.lazy == 0 {
+            return Ok(Some(self.h.value(self.buf, self.base, i, 0)));
         }
-        Ok(Some(v))
+        self.h.checked_value(self.buf, self.base, i).map(Some)
     }
 }
 

@@ -929,8 +929,7 @@ impl Encoder {
     /// similar size grow no buffer (as [`to_vec`](crate::to_vec) does).
     pub fn finish_reset(&mut self) -> Result<Vec<u8>> {
         self.finish_root()?;
-        let last = self.out.len();
-        let mut out = Vec::with_capacity(last + last / 8 + 256);
+        let mut out = Vec::with_capacity(next_capacity(self.out.len()));
         out.extend_from_slice(&MAGIC);
         out.push(VERSION);
         let doc = std::mem::replace(&mut self.out, out);
@@ -1288,6 +1287,12 @@ thread_local! {
     static LAST_LEN: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
+/// The output capacity to start a document with after one of `last`
+/// bytes: a little more, so that documents of similar size grow no buffer.
+fn next_capacity(last: usize) -> usize {
+    last + last / 8 + 256
+}
+
 /// Encodes one document with `write`, on this thread's spare encoder (or a
 /// new one when that is in use, e.g. by a nested call). The output buffer
 /// starts with `capacity` bytes, or by default a little more than the last
@@ -1304,10 +1309,8 @@ pub(crate) fn encode_document(
         .ok()
         .flatten();
     let mut enc = spare.unwrap_or_else(|| Encoder::with_capacity(16));
-    let cap = capacity.unwrap_or_else(|| {
-        let last = LAST_LEN.try_with(|c| c.get()).unwrap_or(0);
-        last + last / 8 + 256
-    });
+    let cap =
+        capacity.unwrap_or_else(|| next_capacity(LAST_LEN.try_with(|c| c.get()).unwrap_or(0)));
     enc.out = Vec::with_capacity(cap.max(HEADER_LEN));
     enc.out.extend_from_slice(&MAGIC);
     enc.out.push(VERSION);

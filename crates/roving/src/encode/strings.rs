@@ -130,13 +130,7 @@ impl WideTable {
     /// Adds a string known not to be in the table: hash `h`, record `r`.
     fn insert_new(&mut self, h: u64, r: usize) {
         self.reserve_one();
-        let t = h | 1;
-        let mask = self.slots.len() - 1;
-        let mut i = (t >> 32) as usize & mask;
-        while self.slots[i].0 != 0 {
-            i = (i + 1) & mask;
-        }
-        self.slots[i] = (t, r);
+        Self::place(&mut self.slots, h | 1, r);
         self.len += 1;
     }
 
@@ -149,12 +143,19 @@ impl WideTable {
         let n = (self.slots.len() * 2).max(16);
         let old = std::mem::replace(&mut self.slots, vec![(0, 0); n]);
         for (t, r) in old.into_iter().filter(|e| e.0 != 0) {
-            let mut i = (t >> 32) as usize & (n - 1);
-            while self.slots[i].0 != 0 {
-                i = (i + 1) & (n - 1);
-            }
-            self.slots[i] = (t, r);
+            Self::place(&mut self.slots, t, r);
         }
+    }
+
+    /// Puts tag `t` and record `r` in the first empty slot from `t`'s home
+    /// (`slots`, a power of two of them, is less than half full).
+    fn place(slots: &mut [(u64, usize)], t: u64, r: usize) {
+        let mask = slots.len() - 1;
+        let mut i = (t >> 32) as usize & mask;
+        while slots[i].0 != 0 {
+            i = (i + 1) & mask;
+        }
+        slots[i] = (t, r);
     }
 }
 

@@ -214,10 +214,7 @@ struct State<'py, 'd> {
     py: Python<'py>,
     enc: Encoder,
     default: Option<&'d Bound<'py, PyAny>>,
-    memo: IdMap<usize, Memo>,
-    keep: Vec<Py<PyAny>>,
-    keys: IdMap<usize, KeyId>,
-    seqs: Vec<Vec<(usize, KeyId)>>,
+    tables: Tables,
     depth: usize,
     stack_limit: usize,
 }
@@ -268,20 +265,11 @@ fn with_encoder<'py, T>(
     let (enc, tables) = ENCODER
         .with(|c| c.borrow_mut().take())
         .unwrap_or_else(|| (Encoder::with_capacity(1 << 12), Tables::default()));
-    let Tables {
-        memo,
-        keep,
-        keys,
-        seqs,
-    } = tables;
     let mut st = State {
         py,
         enc,
         default: None,
-        memo,
-        keep,
-        keys,
-        seqs,
+        tables,
         depth: 0,
         stack_limit: crate::stack::limit(),
     };
@@ -290,18 +278,9 @@ fn with_encoder<'py, T>(
     let r = f(&mut st);
     let State {
         mut enc,
-        memo,
-        keep,
-        keys,
-        seqs,
+        mut tables,
         ..
     } = st;
-    let mut tables = Tables {
-        memo,
-        keep,
-        keys,
-        seqs,
-    };
     tables.clear();
     if r.is_err() {
         enc.reset();
@@ -432,22 +411,23 @@ impl<'py> State<'py, '_> {
         f: unsafe fn(&mut Self, *mut ffi::PyObject) -> Result<Mark, Box<Fail>>,
     ) -> R {
         let key = o as usize;
-        match self.memo.get(&key) {
+        match self.tables.memo.get(&key) {
             Some(Memo::Done(m)) => return Ok(self.enc.reuse(*m)?),
             Some(Memo::Open) => {
                 return Err(msg(format!("cycle: a {} contains itself", type_name(o))))
             }
             None => {}
         }
-        self.memo.insert(key, Memo::Open);
+        self.tables.memo.insert(key, Memo::Open);
         // SAFETY: `o` is live; we take a strong reference to keep its address unique.
-        self.keep
+        self.tables
+            .keep
             .push(unsafe { Bound::from_borrowed_ptr(self.py, o) }.unbind());
         self.enter()?;
         // SAFETY: as above.
         let mark = unsafe { f(self, o) }?;
         self.depth -= 1;
-        self.memo.insert(key, Memo::Done(mark));
+        self.tables.memo.insert(key, Memo::Done(mark));
         Ok(())
     }
 
@@ -505,6 +485,7 @@ impl<'py> State<'py, '_> {
         // The keys expected at each position (from the last dict at this
         // depth), and whether this dict's keys are still being recorded.
         let mut seq = self
+            .tables
             .seqs
             .get_mut(self.depth)
             .map(std::mem::take)
@@ -524,7 +505,7 @@ impl<'py> State<'py, '_> {
                     match seq.get(i) {
                         Some(&(a, id)) if a == k as usize => self.enc.key_id(id)?,
                         _ => {
-                            let id = match self.keys.get(&(k as usize)) {
+                            let id = match self.tables.keys.get(&(k as usize)) {
                                 Some(&id) => {
                                     self.enc.key_id(id)?;
                                     Some(id)
@@ -593,10 +574,10 @@ impl<'py> State<'py, '_> {
         }
         let d = self.depth;
         if d < SEQ_DEPTHS {
-            if self.seqs.len() <= d {
-                self.seqs.resize_with(d + 1, Vec::new);
+            if self.tables.seqs.len() <= d {
+                self.tables.seqs.resize_with(d + 1, Vec::new);
             }
-            self.seqs[d] = seq;
+            self.tables.seqs[d] = seq;
         }
         Ok(self.enc.end_map()?)
     }
@@ -620,11 +601,12 @@ impl<'py> State<'py, '_> {
             .enc
             .key_with_id(unsafe { std::str::from_utf8_unchecked(kb) })?;
         // SAFETY: as above.
-        if unsafe { ffi::Py_REFCNT(k) } > 1 && self.keys.len() < KEY_CACHE_MAX {
-            self.keys.insert(k as usize, id);
+        if unsafe { ffi::Py_REFCNT(k) } > 1 && self.tables.keys.len() < KEY_CACHE_MAX {
+            self.tables.keys.insert(k as usize, id);
             // SAFETY: `k` is live; the strong reference keeps its address
             // from being reused by another object during this call.
-            self.keep
+            self.tables
+                .keep
                 .push(unsafe { Bound::from_borrowed_ptr(self.py, k) }.unbind());
             return Ok(Some(id));
         }
@@ -913,15 +895,15 @@ impl<'py> State<'py, '_> {
         let shared = unsafe { ffi::Py_REFCNT(o) } > thr;
         let key = o as usize;
         if shared {
-            match self.memo.get(&key) {
+            match self.tables.memo.get(&key) {
                 Some(Memo::Done(m)) => return Ok(self.enc.reuse(*m)?),
                 Some(Memo::Open) => {
                     return Err(msg(format!("cycle: a {} contains itself", type_name(o))))
                 }
                 None => {}
             }
-            self.memo.insert(key, Memo::Open);
-            self.keep.push(ob.clone().unbind());
+            self.tables.memo.insert(key, Memo::Open);
+            self.tables.keep.push(ob.clone().unbind());
         }
         self.enter()?;
         self.enc.begin_map()?;
@@ -944,7 +926,7 @@ impl<'py> State<'py, '_> {
         let mark = self.enc.end_map()?;
         self.depth -= 1;
         if shared {
-            self.memo.insert(key, Memo::Done(mark));
+            self.tables.memo.insert(key, Memo::Done(mark));
         }
         Ok(())
     }
@@ -955,7 +937,7 @@ impl<'py> State<'py, '_> {
         let shared = unsafe { ffi::Py_REFCNT(o) } > thr;
         let key = o as usize;
         if shared {
-            if let Some(Memo::Done(m)) = self.memo.get(&key) {
+            if let Some(Memo::Done(m)) = self.tables.memo.get(&key) {
                 return Ok(self.enc.reuse(*m)?);
             }
         }
@@ -977,8 +959,8 @@ impl<'py> State<'py, '_> {
         }
         if shared {
             if let Some(m) = self.enc.mark() {
-                self.memo.insert(key, Memo::Done(m));
-                self.keep.push(ob.clone().unbind());
+                self.tables.memo.insert(key, Memo::Done(m));
+                self.tables.keep.push(ob.clone().unbind());
             }
         }
         Ok(())

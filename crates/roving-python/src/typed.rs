@@ -156,16 +156,10 @@ impl DcPlan {
             });
         match claimed {
             Ok(k) => {
-                let slot = &self.key_lists[k];
-                // Each entry is claimed by one caller only, so set once.
-                let _ = slot.set(ki);
-                match slot.get() {
-                    Some(ki) => {
-                        self.last_keys.store(k + 1, Ordering::Release);
-                        KeyRef::Plan(ki)
-                    }
-                    None => unreachable!("set just above"),
-                }
+                // Each entry is claimed by one caller only, so this sets it.
+                let ki = self.key_lists[k].get_or_init(|| ki);
+                self.last_keys.store(k + 1, Ordering::Release);
+                KeyRef::Plan(ki)
             }
             Err(_) => KeyRef::Own(Rc::new(ki)),
         }

@@ -108,6 +108,32 @@ def measure(
     repeats = repeats or cfg.repeats
     if setup is not None:
         single = True
+    number = _loop_number(fn, cfg, setup=setup, warmup=warmup, single=single)
+    times = []
+    for _ in range(repeats):
+        if setup is not None:
+            setup()
+        times.append(_time_batch(fn, number, cfg.clock) / number)
+    return Timing(
+        median=statistics.median(times),
+        min=min(times),
+        max=max(times),
+        repeats=repeats,
+        number=number,
+    )
+
+
+def _loop_number(
+    fn: Callable[[], Any],
+    cfg: Config,
+    *,
+    setup: Callable[[], Any] | None = None,
+    warmup: int = 1,
+    single: bool = False,
+) -> int:
+    """Runs the warm-up calls of ``fn`` and returns how many calls a repeat
+    loops over: enough to last ``cfg.min_time`` (at most ``cfg.max_number``),
+    or 1 if ``single``."""
     # The warm-up calls are timed too: the last one sizes the loop.
     t = 0.0
     for _ in range(max(1, warmup)):
@@ -125,17 +151,72 @@ def measure(
             number = int(
                 min(cfg.max_number, max(1, math.ceil(cfg.min_time / max(t10, 1e-9))))
             )
-    times = []
-    for _ in range(repeats):
-        if setup is not None:
-            setup()
-        times.append(_time_batch(fn, number, cfg.clock) / number)
-    return Timing(
-        median=statistics.median(times),
-        min=min(times),
-        max=max(times),
-        repeats=repeats,
-        number=number,
+    return number
+
+
+@dataclass
+class Paired:
+    """Two operations timed in alternation (see :func:`measure_pair`).
+
+    ``ratio`` is the median over the repeats of (time of ``a``) / (time of
+    ``b``) within the repeat; ``min`` and ``max`` are the extreme ratios.
+    """
+
+    ratio: float
+    min: float
+    max: float
+    a: Timing
+    b: Timing
+
+    def to_json(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+def measure_pair(
+    a: Callable[[], Any],
+    b: Callable[[], Any],
+    cfg: Config,
+    *,
+    repeats: int | None = None,
+) -> Paired:
+    """Times ``a`` and ``b`` in alternation, for the ratio of their times.
+
+    Each repeat times one loop of ``a`` and one of ``b``, back to back, in
+    an order that alternates (a b, b a, ...), and takes the ratio within the
+    repeat. On a shared, noisy machine a disturbance then falls on both
+    loops of a repeat rather than on whichever operation was being timed
+    when it came, as happens when one is timed after the other; the median
+    of the ratios discounts the repeats it hit unevenly.
+    """
+    repeats = repeats or cfg.repeats
+    na = _loop_number(a, cfg)
+    nb = _loop_number(b, cfg)
+    ta: list[float] = []
+    tb: list[float] = []
+    for r in range(repeats):
+        if r % 2 == 0:
+            ta.append(_time_batch(a, na, cfg.clock) / na)
+            tb.append(_time_batch(b, nb, cfg.clock) / nb)
+        else:
+            tb.append(_time_batch(b, nb, cfg.clock) / nb)
+            ta.append(_time_batch(a, na, cfg.clock) / na)
+    ratios = [x / y for x, y in zip(ta, tb, strict=True)]
+
+    def timing(ts: list[float], number: int) -> Timing:
+        return Timing(
+            median=statistics.median(ts),
+            min=min(ts),
+            max=max(ts),
+            repeats=repeats,
+            number=number,
+        )
+
+    return Paired(
+        ratio=statistics.median(ratios),
+        min=min(ratios),
+        max=max(ratios),
+        a=timing(ta, na),
+        b=timing(tb, nb),
     )
 
 
@@ -422,6 +503,32 @@ class Experiment:
             Measurement(contender, op, timing=t, params=params or {})
         )
         return t
+
+    def pair(
+        self,
+        op: str,
+        a: tuple[str, Callable[[], Any]],
+        b: tuple[str, Callable[[], Any]],
+    ) -> Paired | None:
+        """Times contender ``a``'s and ``b``'s ``op`` in alternation
+        (:func:`measure_pair`) and records both; None if either is skipped
+        or fails (with a note)."""
+        (an, af), (bn, bf) = a, b
+        if an in self.skipped or bn in self.skipped:
+            return None
+        self.cfg.note(f"  {self.name}: {an} / {bn}: {op}, paired")
+        try:
+            p = measure_pair(af, bf, self.cfg)
+        except Exception as e:  # noqa: BLE001 - a failing contender is a result
+            self.notes.append(
+                f"{an} / {bn}: paired {op} failed: {type(e).__name__}: {_one_line(e)}"
+            )
+            return None
+        for name, other, t in ((an, bn, p.a), (bn, an, p.b)):
+            self.measurements.append(
+                Measurement(name, f"{op} (paired with {other})", timing=t)
+            )
+        return p
 
     def size(
         self, contender: str, op: str, n: float, params: dict | None = None

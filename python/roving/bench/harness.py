@@ -80,6 +80,17 @@ class Timing:
     repeats: int
     number: int
 
+    @staticmethod
+    def of(times: list[float], number: int) -> Timing:
+        """The timing of ``times`` (seconds per call, one per repeat)."""
+        return Timing(
+            median=statistics.median(times),
+            min=min(times),
+            max=max(times),
+            repeats=len(times),
+            number=number,
+        )
+
     def to_json(self) -> dict:
         return dataclasses.asdict(self)
 
@@ -114,13 +125,7 @@ def measure(
         if setup is not None:
             setup()
         times.append(_time_batch(fn, number, cfg.clock) / number)
-    return Timing(
-        median=statistics.median(times),
-        min=min(times),
-        max=max(times),
-        repeats=repeats,
-        number=number,
-    )
+    return Timing.of(times, number)
 
 
 def _loop_number(
@@ -201,22 +206,12 @@ def measure_pair(
             tb.append(_time_batch(b, nb, cfg.clock) / nb)
             ta.append(_time_batch(a, na, cfg.clock) / na)
     ratios = [x / y for x, y in zip(ta, tb, strict=True)]
-
-    def timing(ts: list[float], number: int) -> Timing:
-        return Timing(
-            median=statistics.median(ts),
-            min=min(ts),
-            max=max(ts),
-            repeats=repeats,
-            number=number,
-        )
-
     return Paired(
         ratio=statistics.median(ratios),
         min=min(ratios),
         max=max(ratios),
-        a=timing(ta, na),
-        b=timing(tb, nb),
+        a=Timing.of(ta, na),
+        b=Timing.of(tb, nb),
     )
 
 

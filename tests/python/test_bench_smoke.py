@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -67,6 +68,12 @@ def test_bench_quick(tmp_path: Path) -> None:
                 m["contender"] == "roving (loads)" and m.get("op") == "dumps"
                 for m in res["measurements"]
             ), [m for m in res["measurements"] if m["contender"].startswith("roving")][:3]
+            if importlib.util.find_spec("orjson") is not None:
+                # The ratio targets are timed paired with the peer.
+                ops = {(m["contender"], m["op"]) for m in res["measurements"]}
+                assert ("roving (loads)", "dumps (paired with orjson)") in ops, ops
+                assert ("orjson", "loads (paired with roving (loads))") in ops, ops
+                assert "), paired;" in text
         assert name.split("-")[0] in stdout
     summary = out / "SUMMARY.md"
     assert summary.is_file()

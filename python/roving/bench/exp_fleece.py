@@ -75,6 +75,9 @@ class _Row:
         self.parse_lookup: Timing | None = None
         self.parse_note = ""
         self.trusted_note = ""
+        #: The contender's dumps and loads of this data, as timed for the
+        #: rows (for issue 3's paired targets).
+        self.ops: tuple[Callable[[], Any], Callable[[], Any]] | None = None
 
 
 def run(cfg: Config) -> Experiment:
@@ -105,8 +108,6 @@ def run(cfg: Config) -> Experiment:
     expected_name = obj[123]["name"]
 
     rows: list[_Row] = []
-    #: The peers' encode and decode of this data, for the paired targets.
-    peer_ops: dict[str, tuple[Callable[[], Any], Callable[[], Any]]] = {}
     codecs, missing = generic_codecs()
     for k, v in missing.items():
         exp.skip(k, v)
@@ -114,13 +115,13 @@ def run(cfg: Config) -> Experiment:
         if not exp.verify(c.name, obj, lambda c=c: c.decode(c.encode(obj))):
             continue
         data = c.encode(obj)
-        peer_ops[c.name] = (lambda c=c: c.encode(obj), lambda c=c, data=data: c.decode(data))
         r = _Row(c.name)
         r.size = len(data)
-        r.dumps = exp.time(c.name, "dumps", lambda c=c: c.encode(obj))
+        r.ops = (lambda c=c: c.encode(obj), lambda c=c, data=data: c.decode(data))
+        r.dumps = exp.time(c.name, "dumps", r.ops[0])
         if c.name not in JSON_FAMILY:
             r.convert = exp.time(c.name, "convert", lambda c=c: c.encode(fast_loads(src)))
-        r.parse = exp.time(c.name, "parse", lambda c=c, data=data: c.decode(data))
+        r.parse = exp.time(c.name, "parse", r.ops[1])
         r.trusted = r.parse
         r.trusted_note = "same as parse"
         loaded = c.decode(data)
@@ -138,8 +139,7 @@ def run(cfg: Config) -> Experiment:
     paired: dict[str, Paired] = {}
     if rv is not None:
         rows.extend(_roving_rows(rv, exp, src, obj, expected_name))
-        if any(r.name == "roving (loads)" for r in rows):
-            paired = _paired_targets(exp, rv, src, obj, peer_ops)
+        paired = _paired_targets(exp, rows)
 
     for r in rows:
         if r.size is not None:
@@ -271,8 +271,8 @@ def run(cfg: Config) -> Experiment:
     return exp
 
 
-#: Issue 3's ratio targets: (label, roving's op, peer, peer's op index
-#: (0 encode, 1 decode), the ratio needed).
+#: Issue 3's ratio targets: (label, op, peer, the op's index in
+#: `_Row.ops` (0 dumps, 1 loads), the ratio needed).
 RATIO_TARGETS = [
     ("dumps vs orjson.dumps", "dumps", "orjson", 0, 0.8),
     ("loads vs orjson.loads", "loads", "orjson", 1, 0.8),
@@ -280,25 +280,19 @@ RATIO_TARGETS = [
 ]
 
 
-def _paired_targets(
-    exp: Experiment,
-    rv: Any,
-    src: bytes,
-    obj: Any,
-    peer_ops: dict[str, tuple[Callable[[], Any], Callable[[], Any]]],
-) -> dict[str, Paired]:
+def _paired_targets(exp: Experiment, rows: list[_Row]) -> dict[str, Paired]:
     """Issue 3's ratio targets timed in alternation with the peer
     (:meth:`Experiment.pair`): roving's and the peer's loops take turns, so
     that the ratio does not depend on which of them a busy spell of the
     shared machine fell on."""
-    data = rv.from_json(src) if hasattr(rv, "from_json") else rv.dumps(obj)
-    mine = {"dumps": lambda: rv.dumps(obj), "loads": lambda: rv.loads(data)}
+    ops = {r.name: r.ops for r in rows if r.ops is not None}
+    mine = ops.get("roving (loads)")
     out: dict[str, Paired] = {}
     for label, op, peer, which, _need in RATIO_TARGETS:
-        ops = peer_ops.get(peer)
-        if ops is None:
+        theirs = ops.get(peer)
+        if mine is None or theirs is None:
             continue
-        p = exp.pair(op, ("roving (loads)", mine[op]), (peer, ops[which]))
+        p = exp.pair(op, ("roving (loads)", mine[which]), (peer, theirs[which]))
         if p is not None:
             out[label] = p
     return out
@@ -321,8 +315,8 @@ def _python_targets(exp: Experiment, rows: list[_Row], paired: dict[str, Paired]
     )
 
     rv = "roving (loads)"
-    for label, op, peer, _which, need in RATIO_TARGETS:
-        attr = "dumps" if op == "dumps" else "parse"
+    for label, _op, peer, which, need in RATIO_TARGETS:
+        attr = ("dumps", "parse")[which]
         a, b = med(rv, attr), med(peer, attr)
         p = paired.get(label)
         if p is not None:
@@ -443,9 +437,10 @@ def _roving_rows(rv: Any, exp: Experiment, src: bytes, obj: Any, expected_name: 
 
     full = _Row("roving (loads)")
     full.size = len(data)
-    full.dumps = exp.time("roving (loads)", "dumps", lambda: rv.dumps(obj))
+    full.ops = (lambda: rv.dumps(obj), lambda: rv.loads(data))
+    full.dumps = exp.time("roving (loads)", "dumps", full.ops[0])
     full.convert = convert
-    full.parse = exp.time("roving (loads)", "parse", lambda: rv.loads(data))
+    full.parse = exp.time("roving (loads)", "parse", full.ops[1])
     full.trusted = full.parse
     full.trusted_note = "same as parse"
     loaded = rv.loads(data)

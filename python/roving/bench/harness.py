@@ -173,9 +173,6 @@ class Paired:
     a: Timing
     b: Timing
 
-    def to_json(self) -> dict:
-        return dataclasses.asdict(self)
-
 
 def measure_pair(
     a: Callable[[], Any],

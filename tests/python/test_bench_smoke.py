@@ -74,6 +74,14 @@ def test_bench_quick(tmp_path: Path) -> None:
                 assert ("roving (loads)", "dumps (paired with orjson)") in ops, ops
                 assert ("orjson", "loads (paired with roving (loads))") in ops, ops
                 assert "), paired;" in text
+        if name == "repository":
+            # The big store is also opened with populate=True (open and
+            # first gets), beside the plain open.
+            ops = {(m["contender"], m["op"]) for m in res["measurements"]}
+            populated = {op for c, op in ops if c == "roving.Store (populate=True)"}
+            assert any(op.startswith("open") for op in populated), ops
+            assert any(op.startswith("random get") for op in populated), ops
+            assert "roving.Store (populate=True)" in text
         assert name.split("-")[0] in stdout
     summary = out / "SUMMARY.md"
     assert summary.is_file()

@@ -25,7 +25,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from typing import IO, Any, NoReturn, Self
+from typing import IO, Any, Literal, NoReturn, Self
 
 PROG = "roving"
 
@@ -551,7 +551,14 @@ TAG_ARRAY, TAG_MAP, TAG_SHAPE, TAG_ROOT, TAG_F_DEC, TAG_SHORT_STR = (
 HEADER_LEN = 3
 SHAPE_LINEAR_MAX = 8
 WIDTHS = (1, 2, 4, 8)
-SPECIALS = {0: None, 1: False, 2: True, 3: "", 4: [], 5: {}}
+SPECIALS: dict[int, None | bool | str | list[Any] | dict[str, Any]] = {
+    0: None,
+    1: False,
+    2: True,
+    3: "",
+    4: [],
+    5: {},
+}
 ELEM_TYPES = {
     0: ("i8", "b"),
     1: ("u8", "B"),
@@ -596,7 +603,7 @@ _FIXED = {
     TAG_TIMESTAMP: (12, "timestamp", "timestamp"),
     TAG_TIMESTAMP_OFFSET: (16, "timestamp", "timestamp+offset"),
 }
-_CAST = {1: "B", 2: "H", 4: "I", 8: "Q"}
+_CAST: dict[int, Literal["B", "H", "I", "Q"]] = {1: "B", 2: "H", 4: "I", 8: "Q"}
 
 
 class FormatDrift(Exception):
@@ -1149,16 +1156,13 @@ class _Dumper:
         r = self.sc.record(v)
         at = f"  @{r.pos} {r.enc}" if self.offsets else ""
         if r.kind in ("array", "map"):
+            assert r.slots is not None  # record() sets slots on arrays and maps
+            count = r.slots[1]
             if r.pos in self.seen:
-                what = (
-                    f"array[{r.slots[1]}]"
-                    if r.kind == "array"
-                    else f"map{{{r.slots[1]}}}"
-                )
+                what = f"array[{count}]" if r.kind == "array" else f"map{{{count}}}"
                 self.write(indent, label, f"{what} = @{r.pos} (shared, shown above)")
                 return []
             self.seen.add(r.pos)
-            count = r.slots[1]
             if r.kind == "array":
                 self.write(indent, label, f"array[{count}]{at}")
             else:
@@ -1170,7 +1174,10 @@ class _Dumper:
             shown = count if self.max_items is None else min(count, self.max_items)
             kids = []
             slots = self.sc.slots_of(r)
-            keys = self.sc.map_keys(r.shape) if r.kind == "map" else None
+            keys = None
+            if r.kind == "map":
+                assert r.shape is not None  # record() sets shape on maps
+                keys = self.sc.map_keys(r.shape)
             for i, s in zip(range(shown), slots, strict=False):
                 lab = f"[{i}]: " if keys is None else f"{_key_label(keys[i])}: "
                 kids.append((indent + 1, lab, s))
@@ -1255,10 +1262,10 @@ def cmd_dump(args: argparse.Namespace) -> int:
     data, _ = _load_document(args.file, args.from_)
     rv = _api()
     if args.json:
-        out = _to_json(
+        js = _to_json(
             rv, args.file, data, args.indent if args.indent is not None else 2
         )
-        sys.stdout.buffer.write(out + b"\n")
+        sys.stdout.buffer.write(js + b"\n")
         sys.stdout.flush()
         return 0
     out = sys.stdout
@@ -1318,9 +1325,10 @@ def _root_desc(data: bytes) -> str:
                 else "empty " + {str: "string", list: "array", dict: "map"}[type(c)]
             )
         r = sc.record(v)
-        if r.kind == "array":
-            return f"array of {r.slots[1]:,}"
-        if r.kind == "map":
+        if r.kind in ("array", "map"):
+            assert r.slots is not None  # record() sets slots on arrays and maps
+            if r.kind == "array":
+                return f"array of {r.slots[1]:,}"
             return f"map of {r.slots[1]:,} keys"
         return _KINDS.get(r.kind, ("", r.kind))[1]
     except (FormatDrift, IndexError, KeyError, struct.error):

@@ -112,7 +112,7 @@ def run(cfg: Config) -> Experiment:
     for k, v in missing.items():
         exp.skip(k, v)
     for c in codecs:
-        if not exp.verify(c.name, obj, lambda c=c: c.decode(c.encode(obj))):
+        if not exp.verify(c.name, obj, lambda c=c: c.decode(c.encode(obj))):  # type: ignore[misc]  # python/mypy#15459: lambda with a default arg
             continue
         data = c.encode(obj)
         r = _Row(c.name)
@@ -120,14 +120,14 @@ def run(cfg: Config) -> Experiment:
         r.ops = (lambda c=c: c.encode(obj), lambda c=c, data=data: c.decode(data))
         r.dumps = exp.time(c.name, "dumps", r.ops[0])
         if c.name not in JSON_FAMILY:
-            r.convert = exp.time(c.name, "convert", lambda c=c: c.encode(fast_loads(src)))
+            r.convert = exp.time(c.name, "convert", lambda c=c: c.encode(fast_loads(src)))  # type: ignore[misc]  # python/mypy#15459: lambda with a default arg
         r.parse = exp.time(c.name, "parse", r.ops[1])
         r.trusted = r.parse
         r.trusted_note = "same as parse"
         loaded = c.decode(data)
-        r.lookup = exp.time(c.name, "lookup", lambda loaded=loaded: loaded[123]["name"])
+        r.lookup = exp.time(c.name, "lookup", lambda loaded=loaded: loaded[123]["name"])  # type: ignore[misc]  # python/mypy#15459: lambda with a default arg
         r.parse_lookup = exp.time(
-            c.name, "parse+lookup", lambda c=c, data=data: c.decode(data)[123]["name"]
+            c.name, "parse+lookup", lambda c=c, data=data: c.decode(data)[123]["name"]  # type: ignore[misc]  # python/mypy#15459: lambda with a default arg
         )
         rows.append(r)
 
@@ -315,6 +315,7 @@ def _python_targets(exp: Experiment, rows: list[_Row], paired: dict[str, Paired]
     )
 
     rv = "roving (loads)"
+    x: float | None  # the measured value of a target, None where not measured
     for label, _op, peer, which, need in RATIO_TARGETS:
         attr = ("dumps", "parse")[which]
         a, b = med(rv, attr), med(peer, attr)
@@ -402,7 +403,7 @@ def _seed_rows() -> list[
         c = med(r.convert) or 0.0
         lj, lr, pj, pr = med(j.lookup), med(r.lookup), med(j.parse), med(r.parse)
         net = None
-        if None not in (lj, lr, pj, pr):
+        if lj is not None and lr is not None and pj is not None and pr is not None:
             net = (pj + lj) / (c + pr + lr)
         return fmt_time(lj), fmt_time(lr), ratio(lj, lr), net
 
@@ -416,7 +417,7 @@ def _seed_rows() -> list[
 
 
 def _roving_rows(rv: Any, exp: Experiment, src: bytes, obj: Any, expected_name: str) -> list[_Row]:
-    rows = []
+    rows: list[_Row] = []
     has_from_json = hasattr(rv, "from_json")
     # Round trips: dumps/loads of the objects, and the JSON converter.
     if not exp.verify("roving (loads)", obj, lambda: rv.loads(rv.dumps(obj))):

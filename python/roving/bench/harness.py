@@ -440,6 +440,13 @@ class Measurement:
         return d
 
 
+#: One bar of a chart panel: (label, value), the value None where not measured.
+ChartBar = tuple[str, float | None]
+#: One chart panel: (title, bars) in seconds, or (title, bars, unit) with the
+#: unit "s" or "bytes" (see :func:`roving.bench.report.draw_chart`).
+ChartPanel = tuple[str, list[ChartBar]] | tuple[str, list[ChartBar], str]
+
+
 @dataclass
 class Experiment:
     """The results of one experiment: tables, raw measurements, skips."""
@@ -454,10 +461,8 @@ class Experiment:
     skipped: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     params: dict = field(default_factory=dict)
-    #: Chart spec: list of (panel title, [(label, seconds or None)]) filled by the experiment.
-    chart: list[tuple[str, list[tuple[str, float | None]]]] = field(
-        default_factory=list
-    )
+    #: Chart spec: the panels (:data:`ChartPanel`), filled by the experiment.
+    chart: list[ChartPanel] = field(default_factory=list)
     chart_unit: str = "time (lower is better)"
     started: float = field(default_factory=time.time)
     #: 1-minute load average when the experiment started (None where unknown).

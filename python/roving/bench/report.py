@@ -64,11 +64,11 @@ def draw_chart(exp: Experiment, path: str) -> str | None:
         import matplotlib.pyplot as plt
     except ImportError:
         return "matplotlib is not installed (pip install matplotlib)"
-    panels = []
+    panels: list[tuple[str, list[tuple[str, float]], str]] = []
     for spec in exp.chart:
-        title, bars = spec[0], spec[1]
+        title, all_bars = spec[0], spec[1]
         unit = spec[2] if len(spec) > 2 else "s"
-        bars = [(label, v) for label, v in bars if v is not None and v > 0]
+        bars = [(label, v) for label, v in all_bars if v is not None and v > 0]
         if bars:
             panels.append((title, bars, unit))
     if not panels:

@@ -525,7 +525,7 @@ def _run(
             tf = exp.time(
                 c.name,
                 "flush",
-                lambda c=c, p=p, items=items: c.flush(p, items),
+                lambda c=c, p=p, items=items: c.flush(p, items),  # type: ignore[misc]  # python/mypy#15459: lambda with a default arg
                 setup=lambda p=p: _remove(p),
                 params={"n": n},
             )
@@ -538,7 +538,7 @@ def _run(
             tr = exp.time(
                 c.name,
                 "reload+read all",
-                lambda c=c, p=p: c.load_all(p),
+                lambda c=c, p=p: c.load_all(p),  # type: ignore[misc]  # python/mypy#15459: lambda with a default arg
                 single=n >= 1000,
                 params={"n": n},
             )
@@ -560,18 +560,18 @@ def _run(
         t1 = exp.time(
             c.name,
             "reload+read one",
-            lambda c=c, p=p: c.load_one(p, key),
+            lambda c=c, p=p: c.load_one(p, key),  # type: ignore[misc]  # python/mypy#15459: lambda with a default arg
             params={"n": target_n},
         )
         flip = itertools.cycle([changed, items[key]])
-        t2 = exp.time(
+        tc = exp.time(
             c.name,
             "change one+flush",
-            lambda c=c, p=p, flip=flip: c.update_one(p, items, key, next(flip)),
+            lambda c=c, p=p, flip=flip: c.update_one(p, items, key, next(flip)),  # type: ignore[misc]  # python/mypy#15459: lambda with a default arg
             single=True,
             params={"n": target_n},
         )
-        one[c.name] = (t1, t2)
+        one[c.name] = (t1, tc)
         _remove(p)
 
     # ---- tables ---------------------------------------------------------------------
@@ -633,10 +633,11 @@ def _run(
     # ---- chart ------------------------------------------------------------------------
     bars_f, bars_r = [], []
     for c in contenders:
-        r = res.get(c.name, {}).get(target_n)
-        if r:
-            bars_f.append((c.name, r[0].median if r[0] else None))
-            bars_r.append((c.name, r[1].median if r[1] else None))
+        at_target = res.get(c.name, {}).get(target_n)
+        if at_target:
+            tf, tr, _ = at_target
+            bars_f.append((c.name, tf.median if tf else None))
+            bars_r.append((c.name, tr.median if tr else None))
     exp.chart.append((f"flush {target_n:,} items", bars_f))
     exp.chart.append((f"reload + read all {target_n:,}", bars_r))
     exp.chart.append(

@@ -171,11 +171,11 @@ def run(cfg: Config) -> Experiment:
 
     rows: list[tuple[str, Any, Any, int | None, str]] = []
     for name, enc, dec, how in cands:
-        if not exp.verify(name, contacts, lambda enc=enc, dec=dec: dec(enc(contacts))):
+        if not exp.verify(name, contacts, lambda enc=enc, dec=dec: dec(enc(contacts))):  # type: ignore[misc]  # python/mypy#15459: lambda with a default arg
             continue
         blob = enc(contacts)
-        ts = exp.time(name, "serialize", lambda enc=enc: enc(contacts))
-        td = exp.time(name, "deserialize", lambda dec=dec, blob=blob: dec(blob))
+        ts = exp.time(name, "serialize", lambda enc=enc: enc(contacts))  # type: ignore[misc]  # python/mypy#15459: lambda with a default arg
+        td = exp.time(name, "deserialize", lambda dec=dec, blob=blob: dec(blob))  # type: ignore[misc]  # python/mypy#15459: lambda with a default arg
         exp.size(name, "size", len(blob))
         rows.append((name, ts, td, len(blob), how))
 

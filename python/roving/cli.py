@@ -235,7 +235,8 @@ def _load_document(path: str, forced: str | None = None) -> tuple[bytes, str]:
 def _from_json(rv: Any, path: str, data: bytes) -> bytes:
     with Progress(f"converting {_name(path)}"):
         try:
-            return rv.from_json(data)
+            out: bytes = rv.from_json(data)
+            return out
         except Exception as e:
             if _is_roving_error(e) or isinstance(e, ValueError):
                 raise CliError(
@@ -908,7 +909,7 @@ def compute_stats(buf: bytes) -> dict[str, Any]:
         "map": "map",
     }
 
-    def add(d: dict, k: str, nbytes: int) -> None:
+    def add(d: dict[str, dict[str, int]], k: str, nbytes: int) -> None:
         e = d.get(k)
         if e is None:
             e = d[k] = {"records": 0, "bytes": 0}
@@ -1020,7 +1021,7 @@ def _pct(n: float, total: float) -> str:
     return f"{100.0 * n / total:5.1f}%" if total else "    -"
 
 
-def _print_stats(st: dict) -> None:
+def _print_stats(st: dict[str, Any]) -> None:
     total = st["bytes"]
     out = []
     src = (
@@ -1133,7 +1134,9 @@ class _Dumper:
             if children:
                 stack.extend(reversed(children))
 
-    def value(self, indent: int, label: str, slot: tuple[str, Any]) -> list:
+    def value(
+        self, indent: int, label: str, slot: tuple[str, Any]
+    ) -> list[tuple[int, str, tuple[str, Any]]]:
         kind, v = slot
         if kind == "int":
             self.write(

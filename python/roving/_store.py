@@ -36,7 +36,7 @@ class _StoreValues(ValuesView):  # type: ignore[type-arg]
         return self._mapping._iter_values()  # type: ignore[attr-defined,no-any-return]
 
 
-class Store(_Store, MutableMapping):  # type: ignore[type-arg,misc]
+class Store(_Store, MutableMapping):  # type: ignore[type-arg]
     """A persistent mapping of ``str`` keys to Python values, stored as roving
     documents in an LMDB file (Python's ``shelve``, done right).
 

@@ -1,0 +1,155 @@
+"""The golden vectors against an independent reader written from docs/FORMAT.md
+alone (tests/reference/roving_ref.py): a test of the specification, not of the
+Rust implementation. Needs neither the compiled extension nor ``roving``.
+
+Every tests/vectors/*.json: a ``valid: true`` vector must decode to exactly
+its ``value`` (``share``/``again`` expanded to the shared value); a
+``valid: false`` vector must be rejected with RefError.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import struct
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+VECTORS = ROOT / "tests" / "vectors"
+
+
+def _load_reference() -> Any:
+    path = ROOT / "tests" / "reference" / "roving_ref.py"
+    spec = importlib.util.spec_from_file_location("roving_ref", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["roving_ref"] = module  # dataclasses look their module up here
+    spec.loader.exec_module(module)
+    return module
+
+
+ref = _load_reference()
+
+VECTOR_FILES = sorted(p.name for p in VECTORS.glob("*.json"))
+
+# Vectors whose expected result contradicts the reader's reading of the spec:
+# file name -> reason (with the FORMAT.md section). Each is xfail(strict=True).
+DISAGREEMENTS: dict[str, str] = {}
+
+
+def expand(value: Any, shared: dict[str, Any]) -> Any:
+    """The neutral value with {"share": name, "value": v} replaced by v and
+    {"again": name} by the v remembered under that name."""
+    if isinstance(value, list):
+        return [expand(v, shared) for v in value]
+    if isinstance(value, dict):
+        if "share" in value:
+            v = expand(value["value"], shared)
+            shared[value["share"]] = v
+            return v
+        if "again" in value:
+            return shared[value["again"]]
+        if "map" in value:
+            return {"map": [[k, expand(v, shared)] for k, v in value["map"]]}
+    return value
+
+
+def same(got: Any, want: Any, path: str = "$") -> None:
+    """Equal and of the same Python types all the way down (so True is not 1)."""
+    assert type(got) is type(want), f"{path}: {got!r} is not {want!r}"
+    if isinstance(want, list):
+        assert len(got) == len(want), f"{path}: length {len(got)} != {len(want)}"
+        for i, (g, w) in enumerate(zip(got, want, strict=True)):
+            same(g, w, f"{path}[{i}]")
+    elif isinstance(want, dict):
+        assert list(got) == list(want) or sorted(got) == sorted(want), (
+            f"{path}: {got!r} != {want!r}"
+        )
+        for k in want:
+            same(got[k], want[k], f"{path}.{k}")
+    else:
+        assert got == want, f"{path}: {got!r} != {want!r}"
+
+
+def _params() -> list[Any]:
+    params = []
+    for name in VECTOR_FILES:
+        marks = []
+        if name in DISAGREEMENTS:
+            marks.append(pytest.mark.xfail(strict=True, reason=DISAGREEMENTS[name]))
+        params.append(pytest.param(name, id=name.removesuffix(".json"), marks=marks))
+    return params
+
+
+def test_vectors_exist() -> None:
+    assert len(VECTOR_FILES) > 100
+
+
+@pytest.mark.parametrize("name", _params())
+def test_vector(name: str) -> None:
+    case = json.loads((VECTORS / name).read_text(encoding="utf-8"))
+    data = bytes.fromhex(case["hex"])
+    if case["valid"]:
+        got = ref.validate_and_decode(data)
+        same(got, expand(case["value"], {}))
+    else:
+        with pytest.raises(ref.RefError):
+            ref.validate_and_decode(data)
+
+
+# Section 22, "Key hash test values".
+KEY_HASHES = {
+    "": 0x44864E3DB0F4548B,
+    "a": 0x420B92255B73745B,
+    "j": 0x408AA8797B64D380,
+    "name": 0xAFC81382D42AB079,
+    "abcdefgh": 0xC47650070EB14093,
+    "abcdefghi": 0xC5705C16F44CEF64,
+    "été": 0x906751FD5749006A,
+}
+
+
+@pytest.mark.parametrize("key", list(KEY_HASHES))
+def test_key_hash(key: str) -> None:
+    assert ref.key_hash(key.encode("utf-8")) == KEY_HASHES[key]
+
+
+# Section 22, "Index sizes".
+@pytest.mark.parametrize(
+    ("n", "table", "entry"),
+    [
+        (9, 16, 1),
+        (10, 16, 1),
+        (11, 32, 1),
+        (20, 32, 1),
+        (21, 32, 1),
+        (100, 256, 1),
+        (254, 512, 1),
+        (255, 512, 2),
+        (65534, 131072, 2),
+        (65535, 131072, 4),
+    ],
+)
+def test_index_size(n: int, table: int, entry: int) -> None:
+    assert ref.index_size(n) == (table, entry)
+
+
+def test_f32_widening_matches_the_hardware_on_non_nan() -> None:
+    for bits in (
+        0,
+        1,
+        0x7FFFFF,
+        0x800000,
+        0x3F800000,
+        0x7F7FFFFF,
+        0x7F800000,
+        0x80000001,
+        0xFF800000,
+    ):
+        f = struct.unpack("<f", struct.pack("<I", bits))[0]
+        want = struct.unpack("<Q", struct.pack("<d", f))[0]
+        assert ref.widen_f32_bits(bits) == want, hex(bits)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import struct
 import sys
 from pathlib import Path
@@ -153,3 +154,100 @@ def test_f32_widening_matches_the_hardware_on_non_nan() -> None:
         f = struct.unpack("<f", struct.pack("<I", bits))[0]
         want = struct.unpack("<Q", struct.pack("<d", f))[0]
         assert ref.widen_f32_bits(bits) == want, hex(bits)
+
+
+def _encode_params() -> list[Any]:
+    params = []
+    for name in VECTOR_FILES:
+        case = json.loads((VECTORS / name).read_text(encoding="utf-8"))
+        if not case["valid"] or case.get("decode_only"):
+            continue
+        marks = []
+        if name in ENCODE_DISAGREEMENTS:
+            marks.append(pytest.mark.xfail(strict=True, reason=ENCODE_DISAGREEMENTS[name]))
+        params.append(pytest.param(name, id=name.removesuffix(".json"), marks=marks))
+    return params
+
+
+# Vectors the section-14 encoder does not reproduce byte for byte although it
+# follows the spec: file name -> reason. Each is xfail(strict=True).
+ENCODE_DISAGREEMENTS: dict[str, str] = {}
+
+
+@pytest.mark.parametrize("name", _encode_params())
+def test_encoder_reproduces_vector(name: str) -> None:
+    """Section 14's choices, from the neutral value, give exactly ``hex``."""
+    case = json.loads((VECTORS / name).read_text(encoding="utf-8"))
+    got = ref.encode(case["value"]).hex()
+    assert got == case["hex"]
+    same(ref.validate_and_decode(bytes.fromhex(got)), expand(case["value"], {}))
+
+
+# The worked examples of FORMAT.md section 22, another source of golden bytes.
+
+
+def json_to_neutral(text: str) -> Any:
+    """Section 17.1's JSON mapping into the neutral notation: integers of any
+    size, ``-0`` and numbers with a fraction or exponent as the nearest
+    binary64, objects as maps with their keys in input order (duplicates
+    kept: merging them is the encoder's job, section 8.5)."""
+
+    def number(s: str) -> Any:
+        if s == "-0":
+            return float_neutral(-0.0)
+        return {"int": str(int(s))}
+
+    def float_neutral(f: float) -> Any:
+        return {"float": struct.pack(">d", f).hex()}
+
+    def obj(pairs: list[tuple[str, Any]]) -> Any:
+        return {"map": [[k, v] for k, v in pairs]}
+
+    return json.loads(
+        text,
+        parse_int=number,
+        parse_float=lambda s: float_neutral(float(s)),
+        object_pairs_hook=obj,
+    )
+
+
+def _examples() -> list[Any]:
+    text = (ROOT / "docs" / "FORMAT.md").read_text(encoding="utf-8")
+    text = text[text.index("<!-- BEGIN GENERATED EXAMPLES") :]
+    params = []
+    for block in text.split("\n### ")[1:]:
+        title = block.splitlines()[0]
+        fields = {}
+        for line in block.splitlines():
+            if line.startswith("Value: "):
+                fields["Value: "] = line.partition(": ")[2].strip()
+            elif line.startswith("JSON form"):  # also "JSON form after the update: "
+                fields["JSON form: "] = line.partition(": ")[2].strip()
+            elif re.fullmatch(r"\d+ bytes: `[0-9a-f ]+`", line):
+                fields["bytes: "] = line.partition(": ")[2]
+        if "bytes: " not in fields:
+            continue  # a table, not an example
+        params.append(pytest.param(title, fields, id=title))
+    return params
+
+
+EXAMPLES = _examples()
+
+
+def test_examples_exist() -> None:
+    assert len(EXAMPLES) > 25
+
+
+@pytest.mark.parametrize(("title", "fields"), EXAMPLES)
+def test_worked_example(title: str, fields: dict[str, str]) -> None:
+    """Each example validates; its bytes decode to its JSON form when the
+    value is plain JSON; and when it is given as JSON, section 14's encoder
+    writes exactly its bytes."""
+    data = bytes.fromhex(fields["bytes: "].strip("`").replace(" ", ""))
+    value = ref.validate_and_decode(data)
+    given = fields.get("Value: ", "")
+    if given.startswith("JSON `") or not given:
+        json_form = fields["JSON form: "].strip("`")
+        same(value, json_to_neutral(json_form))
+    if given.startswith("JSON `"):
+        assert ref.encode(json_to_neutral(given[len("JSON `") : -1])).hex() == data.hex()

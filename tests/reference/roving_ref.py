@@ -508,3 +508,324 @@ def validate_and_decode(data: bytes) -> Any:
     if start != root_pos or pos != n:
         raise RefError("BadTrailer", start, "the records do not end with the root record")
     return scan.records[root_pos].value
+
+
+# ---------------------------------------------------------------------------
+# Encoder: the choices of section 14 ("How the reference encoder chooses an
+# encoding", informative), from the neutral notation. Also recursion-free on
+# the value: an explicit stack of open containers.
+# ---------------------------------------------------------------------------
+
+INLINE_MIN = {w: -(1 << (8 * w - 3)) for w in WIDTHS}  # section 5.2
+INLINE_MAX = {w: (1 << (8 * w - 3)) - 1 for w in WIDTHS}
+VECTOR_SIZES = {name: (code, size) for code, (name, size) in enumerate(VECTOR_TYPES)}
+
+
+def varint(v: int) -> bytes:
+    """Unsigned LEB128, minimal (section 3)."""
+    out = bytearray()
+    while True:
+        byte = v & 0x7F
+        v >>= 7
+        if v:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def int_record(v: int) -> bytes:
+    """The narrowest of the records 01..04 holding v (v in i64)."""
+    for tag, size in ((T_I8, 1), (T_I16, 2), (T_I32, 4), (T_I64, 8)):
+        if -(1 << (8 * size - 1)) <= v < 1 << (8 * size - 1):
+            return bytes([tag]) + v.to_bytes(size, "little", signed=True)
+    raise AssertionError(v)
+
+
+def narrow_f64_bits(bits: int) -> int | None:
+    """The binary32 whose exact widening is the binary64 ``bits``, or None."""
+    if (bits >> 52) & 0x7FF == 0x7FF:  # infinity or NaN: the payload must fit 23 bits
+        if bits & ((1 << 29) - 1):
+            return None
+        return ((bits >> 63) << 31) | (0xFF << 23) | ((bits >> 29) & 0x7FFFFF)
+    v = struct.unpack("<d", bits.to_bytes(8, "little"))[0]
+    try:
+        b32 = struct.unpack("<I", struct.pack("<f", v))[0]
+    except OverflowError:
+        return None
+    return b32 if widen_f32_bits(b32) == bits else None
+
+
+def decimal_of(bits: int) -> tuple[int, int] | None:
+    """(m, e) for the 20 record of section 14, or None: the shortest round-trip
+    digits of v (Python's repr, like Ryu, gives the shortest digits that read
+    back as v, the nearest to v if several), trailing zeros removed, with m in
+    i32, |e| <= 22, and m x 10^e decoding to the exact bits."""
+    v = struct.unpack("<d", bits.to_bytes(8, "little"))[0]
+    if v != v or v in (float("inf"), float("-inf")):
+        return None
+    text = repr(v)
+    mantissa, _, exp = text.partition("e")
+    whole, _, frac = mantissa.partition(".")
+    digits = (whole + frac).lstrip("-")
+    e = int(exp or 0) - len(frac)
+    stripped = digits.rstrip("0")
+    if not stripped:
+        return None  # zero: always an 08 record
+    e += len(digits) - len(stripped)
+    m = int(stripped) * (-1 if text.startswith("-") else 1)
+    if not (-(1 << 31) <= m < 1 << 31 and abs(e) <= 22):
+        return None
+    if struct.unpack("<Q", struct.pack("<d", float(f"{m}e{e}")))[0] != bits:
+        return None
+    return m, e
+
+
+@dataclass
+class _Open:
+    """A container being encoded: its kind, the neutral value's items still
+    to encode, and the slot items of those already encoded."""
+
+    kind: str  # "array", "map" or "root"
+    todo: list[Any]
+    items: list[tuple[str, int]]
+    keys: list[int | None]  # map: key string record offset (None: the empty key)
+    share: str | None  # the name to remember the container under, if shared
+
+
+class _Encoder:
+    def __init__(self) -> None:
+        self.out = bytearray(MAGIC + bytes([VERSION]))
+        self.strings: dict[bytes, int] = {}  # each distinct string once (section 7)
+        self.string_at: dict[int, bytes] = {}  # and back, for key hashes
+        self.shapes: dict[tuple[int | None, ...], int] = {}  # key records -> shape
+        self.shared: dict[str, tuple[str, int]] = {}  # share name -> slot item
+
+    @property
+    def here(self) -> int:
+        return len(self.out)
+
+    def write(self, record: bytes) -> int:
+        at = self.here
+        self.out += record
+        return at
+
+    # Slot items: ("ref", offset of a record), ("int", pending inline-range
+    # integer), ("special", P).
+
+    def string(self, text: str) -> tuple[str, int]:
+        raw = text.encode("utf-8")
+        if not raw:
+            return ("special", 3)
+        if raw not in self.strings:
+            head = (
+                bytes([T_SHORT_STR + len(raw)])
+                if len(raw) <= 63
+                else bytes([T_STR]) + varint(len(raw))
+            )
+            self.strings[raw] = self.write(head + raw)
+            self.string_at[self.strings[raw]] = raw
+        return ("ref", self.strings[raw])
+
+    def scalar(self, value: Any) -> tuple[str, int]:
+        """The slot item of a value that is not a non-empty array or map."""
+        if value is None or isinstance(value, bool):
+            return ("special", {None: 0, False: 1, True: 2}[value])
+        if isinstance(value, str):
+            return self.string(value)
+        if isinstance(value, list):
+            assert not value
+            return ("special", 4)
+        if "map" in value:
+            assert not value["map"]
+            return ("special", 5)
+        if "int" in value:
+            v = int(value["int"])
+            if INLINE_MIN[8] <= v <= INLINE_MAX[8]:
+                return ("int", v)
+            if -(1 << 63) <= v < 1 << 63:
+                return ("ref", self.write(int_record(v)))
+            if 0 <= v < 1 << 64:
+                return ("ref", self.write(bytes([T_U64]) + v.to_bytes(8, "little")))
+            mag = abs(v).to_bytes((abs(v).bit_length() + 7) // 8, "little")
+            tag = T_BIG_POS if v > 0 else T_BIG_NEG
+            return ("ref", self.write(bytes([tag]) + varint(len(mag)) + mag))
+        if "float" in value:
+            bits = int(value["float"], 16)
+            b32 = narrow_f64_bits(bits)
+            if b32 is not None:
+                return ("ref", self.write(bytes([T_F32]) + b32.to_bytes(4, "little")))
+            dec = decimal_of(bits)
+            if dec is not None:
+                m, e = dec
+                rec = bytes([T_FDEC]) + e.to_bytes(1, "little", signed=True)
+                return ("ref", self.write(rec + m.to_bytes(4, "little", signed=True)))
+            return ("ref", self.write(bytes([T_F64]) + bits.to_bytes(8, "little")))
+        if "bytes" in value:
+            raw = bytes.fromhex(value["bytes"])
+            return ("ref", self.write(bytes([T_BYTES]) + varint(len(raw)) + raw))
+        if "ext" in value:
+            raw = bytes.fromhex(value["data"])
+            rec = bytes([T_EXT]) + varint(value["ext"]) + varint(len(raw)) + raw
+            return ("ref", self.write(rec))
+        if "timestamp" in value:
+            ts = value["timestamp"]
+            rec = int(ts["seconds"]).to_bytes(8, "little", signed=True)
+            rec += ts["nanos"].to_bytes(4, "little")
+            if ts["offset"] is None:
+                return ("ref", self.write(bytes([T_TS]) + rec))
+            rec += ts["offset"].to_bytes(4, "little", signed=True)
+            return ("ref", self.write(bytes([T_TS_OFF]) + rec))
+        if "vector" in value:
+            code, size = VECTOR_SIZES[value["vector"]]
+            raw = bytes.fromhex(value["data"])
+            head = bytes([T_VECTOR, code]) + varint(len(raw) // size)
+            pad = -(self.here + len(head)) % size
+            return ("ref", self.write(head + bytes(pad) + raw))
+        raise ValueError(f"not a neutral value: {value!r}")
+
+    @staticmethod
+    def fits(w: int, distance: int, target: int) -> bool:
+        limit = 1 << (8 * w - 2)
+        return distance < limit or target < limit
+
+    @staticmethod
+    def ref_slot(w: int, base: int, target: int) -> int:
+        """A reference slot: relative if ``distance << 2`` fits w bytes, else absolute."""
+        if base - target < 1 << (8 * w - 2):
+            return (base - target) << 2
+        return (target << 2) | 2
+
+    def close(self, c: _Open) -> tuple[str, int]:
+        """Ends a container: chooses its width (section 14, "Containers") and
+        writes its integer records and then the container record."""
+        shape = None
+        if c.kind == "map":
+            # Section 8.5: a repeated key keeps its first position and its last
+            # value. The values given first were already written (streaming).
+            merged: dict[int | None, tuple[str, int]] = {}
+            for key, item in zip(c.keys, c.items, strict=True):
+                merged[key] = item  # a dict keeps the first insertion position
+            c.keys, c.items = list(merged), list(merged.values())
+            shape = self.shape(c.keys)
+        n = len(c.items)
+        here = self.here
+        best = None
+        for w in WIDTHS:
+            spilled = [
+                len(int_record(v))
+                for kind, v in c.items
+                if kind == "int" and not INLINE_MIN[w] <= v <= INLINE_MAX[w]
+            ]
+            extra = sum(spilled)
+            pos = here + extra
+            feasible = all(self.fits(w, pos - t, t) for kind, t in c.items if kind == "ref")
+            # The integer records themselves, at here, here + s0, ...
+            t = here
+            for size in spilled:
+                feasible = feasible and self.fits(w, pos - t, t)
+                t += size
+            if not feasible:
+                continue
+            if c.kind == "array":
+                size = 1 + len(varint(n)) + n * w
+            elif c.kind == "map":
+                size = 3 + n * w
+            else:
+                size = 2 + w
+            cost = extra + size
+            if best is None or cost < best[0]:
+                best = (cost, w)
+        assert best is not None, "no slot width reaches every target"
+        w = best[1]
+        targets = []
+        for kind, v in c.items:
+            if kind == "int" and not INLINE_MIN[w] <= v <= INLINE_MAX[w]:
+                targets.append(("ref", self.write(int_record(v))))
+            else:
+                targets.append((kind, v))
+        base = self.here
+        if c.kind == "array":
+            rec = bytearray([T_ARRAY | WIDTHS.index(w)]) + varint(n)
+        elif c.kind == "map":
+            assert shape is not None
+            rel, absolute = varint((base - shape) << 1), varint((shape << 1) | 1)
+            rec = bytearray([T_MAP | WIDTHS.index(w)]) + (
+                absolute if len(absolute) < len(rel) else rel
+            )
+        else:
+            rec = bytearray([T_ROOT | WIDTHS.index(w)])
+        for kind, v in targets:
+            if kind == "ref":
+                r = self.ref_slot(w, base, v)
+            elif kind == "int":
+                r = (v << 2 | 1) & ((1 << (8 * w)) - 1)
+            else:
+                r = (v << 2) | 3
+            rec += r.to_bytes(w, "little")
+        if c.kind == "root":
+            rec.append(rec[0])
+        return ("ref", self.write(bytes(rec)))
+
+    def shape(self, keys: list[int | None]) -> int:
+        """The shape of a key sequence, written now if it is new (section 14, "Maps")."""
+        seq = tuple(keys)
+        if seq in self.shapes:
+            return self.shapes[seq]
+        base = self.here
+        w = next(w for w in WIDTHS if all(self.fits(w, base - t, t) for t in keys if t is not None))
+        rec = bytearray([T_SHAPE | WIDTHS.index(w)]) + varint(len(keys))
+        for t in keys:
+            r = (3 << 2) | 3 if t is None else self.ref_slot(w, base, t)
+            rec += r.to_bytes(w, "little")
+        if len(keys) > 8:
+            table, ew = index_size(len(keys))
+            entries = [0] * table
+            for k, t in enumerate(keys):
+                raw = b"" if t is None else self.string_at[t]
+                i = key_hash(raw) & (table - 1)
+                while entries[i]:
+                    i = (i + 1) & (table - 1)
+                entries[i] = k + 1
+            for e in entries:
+                rec += e.to_bytes(ew, "little")
+        self.shapes[seq] = self.write(bytes(rec))
+        return self.shapes[seq]
+
+
+def encode(value: Any) -> bytes:
+    """The bytes section 14's reference encoder writes for a neutral value
+    (``{"share": name, "value": v}`` writes v and remembers it under name,
+    ``{"again": name}`` refers to it again)."""
+    enc = _Encoder()
+    stack = [_Open("root", [value], [], [], None)]
+    while True:
+        top = stack[-1]
+        if not top.todo:
+            item = enc.close(top)
+            stack.pop()
+            if top.share is not None:
+                enc.shared[top.share] = item
+            if not stack:
+                return bytes(enc.out)
+            stack[-1].items.append(item)
+            continue
+        v = top.todo.pop(0)
+        if top.kind == "map":
+            key, v = v
+            top.keys.append(None if key == "" else enc.string(key)[1])
+        share = None
+        if isinstance(v, dict) and "share" in v:
+            share, v = v["share"], v["value"]
+        if isinstance(v, dict) and "again" in v:
+            top.items.append(enc.shared[v["again"]])
+            continue
+        if isinstance(v, list) and v:
+            stack.append(_Open("array", list(v), [], [], share))
+        elif isinstance(v, dict) and "map" in v and v["map"]:
+            stack.append(_Open("map", list(v["map"]), [], [], share))
+        else:
+            item = enc.scalar(v)
+            if share is not None:
+                enc.shared[share] = item
+            top.items.append(item)

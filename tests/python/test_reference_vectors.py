@@ -334,3 +334,21 @@ def test_encoder_round_trips_random_values() -> None:
     for _ in range(60):
         value = _random_value(rng, 0)
         same(ref.validate_and_decode(ref.encode(value)), value)
+
+
+@pytest.mark.parametrize(
+    ("bits", "tag"),
+    [
+        ("7ff8000000000000", 0x08),  # the default quiet NaN: exact in binary32
+        ("7ff8000020000000", 0x08),  # quiet, payload fits 23 bits
+        ("7ff0000020000000", 0x09),  # signalling: `v as f32` quiets it (IEEE 754 6.2)
+        ("7ff4000000000000", 0x09),  # signalling
+        ("7ff80000deadbeef", 0x09),  # payload does not fit 23 bits
+    ],
+)
+def test_encoder_nan_records(bits: str, tag: int) -> None:
+    """Section 14: `08` only if widening `v as f32` gives back the bits of v;
+    whatever the record, the reader gives back the exact bits (section 12)."""
+    data = ref.encode({"float": bits})
+    assert data[3] == tag
+    assert ref.validate_and_decode(data) == {"float": bits}

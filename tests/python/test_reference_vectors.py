@@ -352,3 +352,21 @@ def test_encoder_nan_records(bits: str, tag: int) -> None:
     data = ref.encode({"float": bits})
     assert data[3] == tag
     assert ref.validate_and_decode(data) == {"float": bits}
+
+
+@pytest.mark.parametrize(
+    "hex_",
+    [
+        "52560114081c081c",  # map @3, relative shape distance 4: offset -1
+        "5256018161140c1c081c",  # map @5, relative shape distance 6: offset -1
+        "52560114061c081c",  # distance 3: offset 0, the header
+        "52560114071c081c",  # absolute 3: the map itself
+    ],
+)
+def test_map_shape_reference_before_the_document(hex_: str) -> None:
+    """Sections 6.11 and 16.1 rule 16: a map's shape starts strictly before
+    the map at the start of a record; an offset before the document start is
+    neither. (The Rust validator accepted the first two as {} when this was
+    written: found by comparing it with this reader on mutated vectors.)"""
+    with pytest.raises(ref.RefError):
+        ref.validate_and_decode(bytes.fromhex(hex_))

@@ -24,6 +24,11 @@ section 16.2, and because every reference points strictly backward, each
 record's value can be built as soon as the record is scanned, from the values
 of earlier records. The root value is the value of the last record. So any
 nesting depth is fine, and a shared subtree is decoded once.
+
+``encode(value)`` goes the other way, following the reference encoder's
+choices that section 14 describes (informative there), so that its output can
+be compared byte for byte with the golden vectors. It too is iterative (an
+explicit stack of open containers).
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ import struct
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["RefError", "key_hash", "validate_and_decode"]
+__all__ = ["RefError", "encode", "key_hash", "validate_and_decode"]
 
 MAGIC = b"RV"
 VERSION = 1
@@ -47,7 +52,7 @@ T_STR, T_BYTES, T_EXT, T_VECTOR = 0x0C, 0x0D, 0x0E, 0x0F
 T_ARRAY, T_MAP, T_SHAPE, T_ROOT = 0x10, 0x14, 0x18, 0x1C  # each + width code
 T_SHORT_STR = 0x80  # 0x80..=0xBF, length in the tag
 
-# Section 9: vector element types (name, size, struct code).
+# Section 9: vector element types by type byte: (name, element size).
 VECTOR_TYPES = (
     ("i8", 1),
     ("u8", 1),
@@ -145,7 +150,7 @@ def int_value(v: int) -> dict[str, str]:
 @dataclass
 class Record:
     """What the scan remembers of a record: its tag and its decoded value
-    (for a string its text, for a shape its keys as (text, utf8) pairs)."""
+    (for a string its text, for a shape the list of its keys' texts)."""
 
     tag: int
     value: Any
@@ -592,7 +597,8 @@ def decimal_of(bits: int) -> tuple[int, int] | None:
 @dataclass
 class _Open:
     """A container being encoded: its kind, the neutral value's items still
-    to encode, and the slot items of those already encoded."""
+    to encode (reversed, so that the next one is popped from the end), and
+    the slot items of those already encoded."""
 
     kind: str  # "array", "map" or "root"
     todo: list[Any]
@@ -806,7 +812,7 @@ def encode(value: Any) -> bytes:
     (``{"share": name, "value": v}`` writes v and remembers it under name,
     ``{"again": name}`` refers to it again)."""
     enc = _Encoder()
-    stack = [_Open("root", [value], [], [], None)]
+    stack = [_Open("root", [value], [], [], None)]  # the root: a container of one slot
     while True:
         top = stack[-1]
         if not top.todo:
@@ -818,7 +824,7 @@ def encode(value: Any) -> bytes:
                 return bytes(enc.out)
             stack[-1].items.append(item)
             continue
-        v = top.todo.pop(0)
+        v = top.todo.pop()
         if top.kind == "map":
             key, v = v
             top.keys.append(None if key == "" else enc.string(key)[1])
@@ -829,9 +835,9 @@ def encode(value: Any) -> bytes:
             top.items.append(enc.shared[v["again"]])
             continue
         if isinstance(v, list) and v:
-            stack.append(_Open("array", list(v), [], [], share))
+            stack.append(_Open("array", v[::-1], [], [], share))
         elif isinstance(v, dict) and "map" in v and v["map"]:
-            stack.append(_Open("map", list(v["map"]), [], [], share))
+            stack.append(_Open("map", v["map"][::-1], [], [], share))
         else:
             item = enc.scalar(v)
             if share is not None:

@@ -1,0 +1,845 @@
+"""An independent validating reader of roving v1, written from docs/FORMAT.md alone.
+
+Pure Python 3.11, standard library only, and deliberately plain: it exists to
+check that the specification is enough to build a second implementation, not
+to be fast. It does not import the ``roving`` package.
+
+``validate_and_decode(data)`` checks every rule of FORMAT.md section 16.1 and
+returns the root value in the neutral notation of ``tests/vectors/README.md``:
+
+* ``None``, ``True``, ``False``, ``str`` and ``list`` stand for themselves;
+* ``{"int": "<decimal>"}``, ``{"float": "<16 hex digits of the bits>"}``,
+  ``{"bytes": "<hex>"}``, ``{"map": [[key, value], ...]}``,
+  ``{"timestamp": {"seconds": "<decimal>", "nanos": n, "offset": s | None}}``,
+  ``{"vector": "<type>", "data": "<hex>"}``, ``{"ext": id, "data": "<hex>"}``.
+
+A shared subtree decodes to its value (the same Python object in each place).
+
+Any input the specification says a validator must reject raises
+``RefError(kind, offset, message)``; ``kind`` is the error kind FORMAT.md
+gives in brackets (a hint only, as the spec says).
+
+No recursion anywhere: the document is read in the one forward pass of
+section 16.2, and because every reference points strictly backward, each
+record's value can be built as soon as the record is scanned, from the values
+of earlier records. The root value is the value of the last record. So any
+nesting depth is fine, and a shared subtree is decoded once.
+
+``encode(value)`` goes the other way, following the reference encoder's
+choices that section 14 describes (informative there), so that its output can
+be compared byte for byte with the golden vectors. It too is iterative (an
+explicit stack of open containers).
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["RefError", "encode", "key_hash", "validate_and_decode"]
+
+MAGIC = b"RV"
+VERSION = 1
+WIDTHS = (1, 2, 4, 8)  # section 3: slot width by width code (tag & 3)
+
+# Section 6.1, the tag table.
+T_I8, T_I16, T_I32, T_I64, T_U64 = 0x01, 0x02, 0x03, 0x04, 0x05
+T_BIG_POS, T_BIG_NEG = 0x06, 0x07
+T_F32, T_F64, T_FDEC = 0x08, 0x09, 0x20
+T_TS, T_TS_OFF = 0x0A, 0x0B
+T_STR, T_BYTES, T_EXT, T_VECTOR = 0x0C, 0x0D, 0x0E, 0x0F
+T_ARRAY, T_MAP, T_SHAPE, T_ROOT = 0x10, 0x14, 0x18, 0x1C  # each + width code
+T_SHORT_STR = 0x80  # 0x80..=0xBF, length in the tag
+
+# Section 9: vector element types by type byte: (name, element size).
+VECTOR_TYPES = (
+    ("i8", 1),
+    ("u8", 1),
+    ("i16", 2),
+    ("u16", 2),
+    ("i32", 4),
+    ("u32", 4),
+    ("i64", 8),
+    ("u64", 8),
+    ("f32", 4),
+    ("f64", 8),
+)
+
+MASK64 = (1 << 64) - 1
+HASH_SEED = 0x243F6A8885A308D3
+HASH_MUL = 0x9E3779B97F4A7C15
+
+
+class RefError(ValueError):
+    """The input is not a valid roving v1 document."""
+
+    def __init__(self, kind: str, offset: int, message: str) -> None:
+        super().__init__(f"{kind} at offset {offset}: {message}")
+        self.kind = kind
+        self.offset = offset
+        self.message = message
+
+
+def is_string_tag(tag: int) -> bool:
+    return tag == T_STR or 0x80 <= tag <= 0xBF
+
+
+def is_shape_tag(tag: int) -> bool:
+    return 0x18 <= tag <= 0x1B
+
+
+def is_root_tag(tag: int) -> bool:
+    return 0x1C <= tag <= 0x1F
+
+
+def key_hash(key: bytes) -> int:
+    """The 64-bit key hash of section 8.2."""
+    h = HASH_SEED
+    for i in range(0, len(key), 8):
+        chunk = int.from_bytes(key[i : i + 8].ljust(8, b"\0"), "little")
+        x = h ^ chunk
+        h = (((x << 23) | (x >> 41)) & MASK64) * HASH_MUL & MASK64
+    h ^= len(key)
+    h ^= h >> 32
+    h = h * HASH_MUL & MASK64
+    h ^= h >> 29
+    return h
+
+
+def index_size(n: int) -> tuple[int, int]:
+    """(table entries T, entry width E) of the index of a shape of n > 8 keys (section 8.3)."""
+    need = n + n // 2 + 1
+    table = 1
+    while table < need:
+        table *= 2
+    entry = 1 if n < 255 else 2 if n < 65535 else 4
+    return table, entry
+
+
+def widen_f32_bits(b: int) -> int:
+    """The binary64 bits of the exact widening of the binary32 with bits ``b``
+    (section 12): sign kept, exponent rebiased, fraction moved to the top.
+    Done on bits so that NaN payloads (signalling ones too) survive as the
+    spec says, which a hardware conversion might not guarantee."""
+    sign = b >> 31
+    exp = (b >> 23) & 0xFF
+    frac = b & 0x7FFFFF
+    if exp == 0xFF:  # infinity or NaN
+        return (sign << 63) | (0x7FF << 52) | (frac << 29)
+    if exp == 0:
+        if frac == 0:
+            return sign << 63  # +-0.0
+        # A binary32 subnormal is a binary64 normal: normalise it.
+        e = -126
+        while not frac & 0x800000:
+            frac <<= 1
+            e -= 1
+        return (sign << 63) | ((e + 1023) << 52) | ((frac & 0x7FFFFF) << 29)
+    return (sign << 63) | ((exp - 127 + 1023) << 52) | (frac << 29)
+
+
+def float_value(bits: int) -> dict[str, str]:
+    return {"float": format(bits, "016x")}
+
+
+def int_value(v: int) -> dict[str, str]:
+    return {"int": str(v)}
+
+
+@dataclass
+class Record:
+    """What the scan remembers of a record: its tag and its decoded value
+    (for a string its text, for a shape the list of its keys' texts)."""
+
+    tag: int
+    value: Any
+
+
+class _Scanner:
+    """The single forward pass of section 16.2."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.n = len(data)
+        # The "record starts here" set of section 16.2, with each record's value.
+        self.records: dict[int, Record] = {}
+        self.hashes: dict[int, int] = {}  # key hash memoized per string record
+
+    # -- bounds and primitive reads --------------------------------------
+
+    def take(self, pos: int, size: int, what: str) -> bytes:
+        """The ``size`` bytes at ``pos``, which must all be in the input (rule 6).
+        Python integers do not overflow, so a huge length or count x width is
+        simply larger than the input. Rule 6 allows "Truncated or BadLength"
+        without saying which; like the vectors' hints, a size that could not fit
+        in the whole input is BadLength, one that runs past its end Truncated."""
+        if pos + size > self.n:
+            kind = "BadLength" if size > self.n else "Truncated"
+            raise RefError(kind, pos, f"{what}: {size} bytes needed, input ends at {self.n}")
+        return self.data[pos : pos + size]
+
+    def uint(self, pos: int, size: int, what: str) -> int:
+        return int.from_bytes(self.take(pos, size, what), "little")
+
+    def sint(self, pos: int, size: int, what: str) -> int:
+        return int.from_bytes(self.take(pos, size, what), "little", signed=True)
+
+    def varint(self, pos: int, what: str) -> tuple[int, int]:
+        """A canonical unsigned LEB128 (section 3, rule 5): (value, offset after it)."""
+        value = 0
+        for i in range(10):
+            if pos + i >= self.n:
+                raise RefError("Truncated", pos, f"{what}: input ends inside a varint")
+            byte = self.data[pos + i]
+            value |= (byte & 0x7F) << (7 * i)
+            if not byte & 0x80:
+                if i > 0 and byte == 0:
+                    raise RefError("BadVarint", pos, f"{what}: non-minimal varint")
+                if i == 9 and byte != 0x01:
+                    raise RefError("BadVarint", pos, f"{what}: varint beyond 64 bits")
+                return value, pos + i + 1
+        raise RefError("BadVarint", pos, f"{what}: varint longer than 10 bytes")
+
+    # -- slots (section 5, rules 12 and 13) ------------------------------
+
+    def reference(self, base: int, kind: int, payload: int, at: int) -> int:
+        """The target of a reference slot, checked to be a record start before ``base``."""
+        if kind == 0:
+            if payload < 1 or payload > base:
+                raise RefError("BadReference", at, f"relative distance {payload} from base {base}")
+            target = base - payload
+        else:
+            if payload >= base:
+                raise RefError("BadReference", at, f"absolute offset {payload} not before {base}")
+            target = payload
+        # Every record before `base` has been scanned, so this is exact.
+        if target not in self.records:
+            raise RefError("BadReference", at, f"offset {target} is not the start of a record")
+        return target
+
+    def value_slot(self, base: int, at: int, w: int) -> Any:
+        """The value of the slot of ``w`` bytes at ``at`` of the container at ``base`` (rule 12)."""
+        r = self.uint(at, w, "slot")
+        kind, payload = r & 3, r >> 2
+        if kind == 1:  # small integer, sign-extended from 8w - 2 bits (section 5.2)
+            bits = 8 * w - 2
+            if payload >= 1 << (bits - 1):
+                payload -= 1 << bits
+            return int_value(payload)
+        if kind == 3:  # special constant (section 5.3)
+            if payload > 5:
+                raise RefError("BadImmediate", at, f"undefined special constant {payload}")
+            return (None, False, True, "", [], {"map": []})[payload]
+        target = self.reference(base, kind, payload, at)
+        rec = self.records[target]
+        if is_shape_tag(rec.tag) or is_root_tag(rec.tag):
+            raise RefError(
+                "WrongTarget", at, f"value slot refers to tag {rec.tag:#04x} at {target}"
+            )
+        return rec.value
+
+    def key_slot(self, base: int, at: int, w: int) -> tuple[str, int]:
+        """A shape's key slot (rule 13): (key text, key hash)."""
+        r = self.uint(at, w, "key slot")
+        kind, payload = r & 3, r >> 2
+        if kind == 3 and payload == 3:
+            return "", key_hash(b"")
+        if kind in (1, 3):
+            raise RefError(
+                "WrongTarget", at, "a key slot holds an integer or a constant other than 3"
+            )
+        target = self.reference(base, kind, payload, at)
+        rec = self.records[target]
+        if not is_string_tag(rec.tag):
+            raise RefError(
+                "WrongTarget", at, f"key slot refers to tag {rec.tag:#04x}, not a string"
+            )
+        if target not in self.hashes:
+            self.hashes[target] = key_hash(rec.value.encode("utf-8"))
+        return rec.value, self.hashes[target]
+
+    # -- records (sections 6 to 13) --------------------------------------
+
+    def record(self, start: int) -> tuple[int, Record]:
+        """Checks the record at ``start``: (offset after it, Record)."""
+        tag = self.data[start]
+        p = start + 1
+        if T_I8 <= tag <= T_I64:
+            size = (1, 2, 4, 8)[tag - T_I8]
+            return p + size, Record(tag, int_value(self.sint(p, size, "integer")))
+        if tag == T_U64:
+            return p + 8, Record(tag, int_value(self.uint(p, 8, "u64")))
+        if tag in (T_BIG_POS, T_BIG_NEG):
+            return self.big_integer(start, tag)
+        if tag == T_F32:
+            return p + 4, Record(tag, float_value(widen_f32_bits(self.uint(p, 4, "f32"))))
+        if tag == T_F64:
+            return p + 8, Record(tag, float_value(self.uint(p, 8, "f64")))
+        if tag == T_FDEC:
+            return self.decimal_float(start)
+        if tag in (T_TS, T_TS_OFF):
+            return self.timestamp(start, tag)
+        if tag == T_STR or 0x80 <= tag <= 0xBF:
+            return self.string(start, tag)
+        if tag in (T_BYTES, T_EXT):
+            return self.bytes_or_ext(start, tag)
+        if tag == T_VECTOR:
+            return self.vector(start)
+        if 0x10 <= tag <= 0x13:
+            return self.array(start, tag)
+        if 0x14 <= tag <= 0x17:
+            return self.map(start, tag)
+        if is_shape_tag(tag):
+            return self.shape(start, tag)
+        if is_root_tag(tag):
+            return self.root(start, tag)
+        raise RefError("UnknownTag", start, f"tag {tag:#04x} is not defined in v1")
+
+    def big_integer(self, start: int, tag: int) -> tuple[int, Record]:
+        """Section 11: sign and magnitude, canonical (rule 8)."""
+        n, p = self.varint(start + 1, "big integer length")
+        mag = self.take(p, n, "big integer magnitude")
+        if n == 0 or mag[-1] == 0:
+            raise RefError("NonCanonical", start, "big integer: empty magnitude or zero high byte")
+        m = int.from_bytes(mag, "little")
+        if tag == T_BIG_POS:
+            if n <= 8:  # the value fits u64
+                raise RefError("NonCanonical", start, "positive big integer that fits 64 bits")
+            value = m
+        else:
+            if n < 8 or (n == 8 and m <= 1 << 63):  # the value fits i64
+                raise RefError("NonCanonical", start, "negative big integer that fits 64 bits")
+            value = -m
+        return p + n, Record(tag, int_value(value))
+
+    def decimal_float(self, start: int) -> tuple[int, Record]:
+        """Section 12: the binary64 nearest to m x 10^e (rule 9)."""
+        e = self.sint(start + 1, 1, "decimal exponent")
+        m = self.sint(start + 2, 4, "decimal mantissa")
+        if abs(e) > 22:
+            raise RefError("NonCanonical", start, f"decimal float exponent {e}")
+        # Python's float() of a decimal string is correctly rounded (ties to even).
+        bits = struct.unpack("<Q", struct.pack("<d", float(f"{m}e{e}")))[0]
+        return start + 6, Record(T_FDEC, float_value(bits))
+
+    def timestamp(self, start: int, tag: int) -> tuple[int, Record]:
+        """Section 10 (rule 10)."""
+        seconds = self.sint(start + 1, 8, "timestamp seconds")
+        nanos = self.uint(start + 9, 4, "timestamp nanos")
+        if nanos > 999_999_999:
+            raise RefError("NonCanonical", start, f"timestamp nanos {nanos}")
+        offset = None
+        end = start + 13
+        if tag == T_TS_OFF:
+            offset = self.sint(start + 13, 4, "timestamp offset")
+            if not -86_399 <= offset <= 86_399:
+                raise RefError("NonCanonical", start, f"timestamp offset {offset}")
+            end = start + 17
+        ts = {"seconds": str(seconds), "nanos": nanos, "offset": offset}
+        return end, Record(tag, {"timestamp": ts})
+
+    def string(self, start: int, tag: int) -> tuple[int, Record]:
+        """Section 7 (rule 7): valid UTF-8, surrogates and overlong forms rejected."""
+        if tag == T_STR:
+            n, p = self.varint(start + 1, "string length")
+        else:
+            n, p = tag - T_SHORT_STR, start + 1
+        raw = self.take(p, n, "string")
+        try:
+            text = raw.decode("utf-8", errors="strict")
+        except UnicodeDecodeError as e:
+            raise RefError("InvalidUtf8", p + e.start, "string is not valid UTF-8") from None
+        return p + n, Record(tag, text)
+
+    def bytes_or_ext(self, start: int, tag: int) -> tuple[int, Record]:
+        """Sections 6.7 and 13."""
+        p = start + 1
+        if tag == T_EXT:
+            type_id, p = self.varint(p, "extension type id")
+        n, p = self.varint(p, "length")
+        raw = self.take(p, n, "payload")
+        value = {"bytes": raw.hex()} if tag == T_BYTES else {"ext": type_id, "data": raw.hex()}
+        return p + n, Record(tag, value)
+
+    def vector(self, start: int) -> tuple[int, Record]:
+        """Section 9 (rule 11)."""
+        etype = self.uint(start + 1, 1, "vector element type")
+        if etype >= len(VECTOR_TYPES):
+            raise RefError("UnknownTag", start + 1, f"vector element type {etype}")
+        name, size = VECTOR_TYPES[etype]
+        count, p = self.varint(start + 2, "vector count")
+        pad = -p % size  # to a multiple of the element size from the document start
+        if any(self.take(p, pad, "vector padding")):
+            raise RefError("NonCanonical", p, "vector padding is not zero")
+        p += pad
+        raw = self.take(p, count * size, "vector data")
+        return p + count * size, Record(T_VECTOR, {"vector": name, "data": raw.hex()})
+
+    def array(self, start: int, tag: int) -> tuple[int, Record]:
+        """Section 6.10: varint count, count slots; base = the array's tag."""
+        w = WIDTHS[tag & 3]
+        count, p = self.varint(start + 1, "array count")
+        self.take(p, count * w, "array slots")  # rule 6 before reading any slot
+        items = [self.value_slot(start, p + i * w, w) for i in range(count)]
+        return p + count * w, Record(tag, items)
+
+    def map(self, start: int, tag: int) -> tuple[int, Record]:
+        """Section 6.11 (rule 16): shape reference, one value slot per key."""
+        w = WIDTHS[tag & 3]
+        s, p = self.varint(start + 1, "shape reference")
+        if s & 1:
+            shape = s >> 1
+            if shape >= start:
+                raise RefError(
+                    "BadReference", start, f"absolute shape offset {shape} not before the map"
+                )
+        else:
+            if s >> 1 < 1 or s >> 1 > start:
+                raise RefError("BadReference", start, f"relative shape distance {s >> 1}")
+            shape = start - (s >> 1)
+        if shape not in self.records:
+            raise RefError(
+                "BadReference", start, f"shape offset {shape} is not the start of a record"
+            )
+        rec = self.records[shape]
+        if not is_shape_tag(rec.tag):
+            raise RefError(
+                "WrongTarget", start, f"map's shape reference points to tag {rec.tag:#04x}"
+            )
+        keys = rec.value
+        self.take(p, len(keys) * w, "map slots")
+        entries = [[key, self.value_slot(start, p + i * w, w)] for i, key in enumerate(keys)]
+        return p + len(keys) * w, Record(tag, {"map": entries})
+
+    def shape(self, start: int, tag: int) -> tuple[int, Record]:
+        """Section 8 (rules 13, 14, 15): key slots, then the index if n > 8."""
+        w = WIDTHS[tag & 3]
+        n, p = self.varint(start + 1, "shape key count")
+        self.take(p, n * w, "key slots")
+        keys: list[str] = []
+        hashes: list[int] = []
+        seen: set[str] = set()
+        for i in range(n):
+            key, h = self.key_slot(start, p + i * w, w)
+            if key in seen:  # equal text <=> equal UTF-8 bytes
+                raise RefError("DuplicateKey", p + i * w, f"key {key!r} appears twice")
+            seen.add(key)
+            keys.append(key)
+            hashes.append(h)
+        p += n * w
+        if n > 8:
+            p = self.index(p, hashes)
+        return p, Record(tag, keys)
+
+    def index(self, p: int, hashes: list[int]) -> int:
+        """Rule 15: the hash index of a shape of n > 8 keys; returns the offset after it."""
+        n = len(hashes)
+        size, ew = index_size(n)
+        raw = self.take(p, size * ew, "index")
+        entries = [int.from_bytes(raw[i * ew : (i + 1) * ew], "little") for i in range(size)]
+        where = [-1] * n  # the position of each key
+        for pos, e in enumerate(entries):
+            if e > n:
+                raise RefError("BadIndex", p, f"entry {pos} names key {e - 1} of {n}")
+            if e:
+                if where[e - 1] >= 0:
+                    raise RefError("BadIndex", p, f"key {e - 1} appears twice")
+                where[e - 1] = pos
+        if -1 in where:
+            raise RefError("BadIndex", p, f"key {where.index(-1)} is missing")
+        if 0 not in entries:
+            raise RefError("BadIndex", p, "no empty entry")
+        # Linear probing: no empty entry strictly between a key's home and its
+        # position. Walk once around from just after an empty entry, keeping
+        # `run` = the first position of the current run of full entries; a key
+        # at `pos` is reachable iff its home lies in [run, pos] (cyclically).
+        mask = size - 1
+        empty = entries.index(0)
+        run = (empty + 1) & mask
+        for step in range(1, size + 1):
+            pos = (empty + step) & mask
+            e = entries[pos]
+            if e == 0:
+                run = (pos + 1) & mask
+                continue
+            home = hashes[e - 1] & mask
+            if (pos - home) & mask > (pos - run) & mask:
+                raise RefError("BadIndex", p, f"key {e - 1} (home {home}) unreachable at {pos}")
+        return p + size * ew
+
+    def root(self, start: int, tag: int) -> tuple[int, Record]:
+        """Sections 4.3 and 6.13 (rule 17): tag, one value slot, the tag again."""
+        w = WIDTHS[tag & 3]
+        self.take(start, w + 2, "root record")
+        value = self.value_slot(start, start + 1, w)
+        if self.data[start + 1 + w] != tag:
+            raise RefError("BadTrailer", start, "root record does not end with its tag")
+        return start + w + 2, Record(tag, value)
+
+
+def validate_and_decode(data: bytes) -> Any:
+    """Validates ``data`` as a roving v1 document (FORMAT.md section 16.1) and
+    returns its root value in the neutral notation; raises RefError if invalid."""
+    data = bytes(data)
+    n = len(data)
+    # Rule 1: header.
+    if n < 3:
+        if MAGIC.startswith(data):
+            raise RefError("Truncated", n, "input shorter than the header")
+        raise RefError("BadMagic", 0, "not RV")
+    if data[:2] != MAGIC:
+        raise RefError("BadMagic", 0, "not RV")
+    if data[2] != VERSION:
+        raise RefError("UnsupportedVersion", 2, f"version {data[2]}")
+    # Rule 2: trailer (section 4.3).
+    if n <= 3:
+        raise RefError("BadTrailer", n, "no root record")
+    last = data[-1]
+    if not is_root_tag(last):
+        raise RefError("BadTrailer", n - 1, f"last byte {last:#04x} is not a root tag")
+    w = WIDTHS[last & 3]
+    root_pos = n - w - 2
+    if root_pos < 3 or data[root_pos] != last:
+        raise RefError("BadTrailer", max(root_pos, 0), "root record tags disagree")
+    # Rules 3 to 17: one forward scan over the records (section 16.2).
+    scan = _Scanner(data)
+    pos = 3
+    start = pos
+    while pos < n:
+        start = pos
+        pos, rec = scan.record(start)
+        scan.records[start] = rec
+    if start != root_pos or pos != n:
+        raise RefError("BadTrailer", start, "the records do not end with the root record")
+    return scan.records[root_pos].value
+
+
+# ---------------------------------------------------------------------------
+# Encoder: the choices of section 14 ("How the reference encoder chooses an
+# encoding", informative), from the neutral notation. Also recursion-free on
+# the value: an explicit stack of open containers.
+# ---------------------------------------------------------------------------
+
+INLINE_MIN = {w: -(1 << (8 * w - 3)) for w in WIDTHS}  # section 5.2
+INLINE_MAX = {w: (1 << (8 * w - 3)) - 1 for w in WIDTHS}
+VECTOR_SIZES = {name: (code, size) for code, (name, size) in enumerate(VECTOR_TYPES)}
+
+
+def varint(v: int) -> bytes:
+    """Unsigned LEB128, minimal (section 3)."""
+    out = bytearray()
+    while True:
+        byte = v & 0x7F
+        v >>= 7
+        if v:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def int_record(v: int) -> bytes:
+    """The narrowest of the records 01..04 holding v (v in i64)."""
+    for tag, size in ((T_I8, 1), (T_I16, 2), (T_I32, 4), (T_I64, 8)):
+        if -(1 << (8 * size - 1)) <= v < 1 << (8 * size - 1):
+            return bytes([tag]) + v.to_bytes(size, "little", signed=True)
+    raise AssertionError(v)
+
+
+def narrow_f64_bits(bits: int) -> int | None:
+    """Section 14's test for an 08 record: the binary32 ``v as f32``, if
+    widening it gives back the binary64 ``bits``; else None.
+
+    ``v as f32`` is an IEEE 754 format conversion, which turns a signalling
+    NaN into a quiet one (IEEE 754-2008 section 6.2), so a signalling NaN
+    never gets an 08 record even when its payload fits 23 bits, although the
+    bit-level widening that section 12 specifies for readers would give it
+    back exactly. FORMAT.md does not say so (see the findings)."""
+    if (bits >> 52) & 0x7FF == 0x7FF:  # infinity or NaN: the payload must fit 23 bits
+        is_nan = bits & ((1 << 52) - 1) != 0
+        if bits & ((1 << 29) - 1) or (is_nan and not bits & (1 << 51)):
+            return None
+        return ((bits >> 63) << 31) | (0xFF << 23) | ((bits >> 29) & 0x7FFFFF)
+    v = struct.unpack("<d", bits.to_bytes(8, "little"))[0]
+    try:
+        b32 = struct.unpack("<I", struct.pack("<f", v))[0]
+    except OverflowError:
+        return None
+    return b32 if widen_f32_bits(b32) == bits else None
+
+
+def decimal_of(bits: int) -> tuple[int, int] | None:
+    """(m, e) for the 20 record of section 14, or None: the shortest round-trip
+    digits of v (Python's repr, like Ryu, gives the shortest digits that read
+    back as v, the nearest to v if several), trailing zeros removed, with m in
+    i32, |e| <= 22, and m x 10^e decoding to the exact bits."""
+    v = struct.unpack("<d", bits.to_bytes(8, "little"))[0]
+    if v != v or v in (float("inf"), float("-inf")):
+        return None
+    text = repr(v)
+    mantissa, _, exp = text.partition("e")
+    whole, _, frac = mantissa.partition(".")
+    digits = (whole + frac).lstrip("-")
+    e = int(exp or 0) - len(frac)
+    stripped = digits.rstrip("0")
+    if not stripped:
+        return None  # zero: always an 08 record
+    e += len(digits) - len(stripped)
+    m = int(stripped) * (-1 if text.startswith("-") else 1)
+    if not (-(1 << 31) <= m < 1 << 31 and abs(e) <= 22):
+        return None
+    if struct.unpack("<Q", struct.pack("<d", float(f"{m}e{e}")))[0] != bits:
+        return None
+    return m, e
+
+
+@dataclass
+class _Open:
+    """A container being encoded: its kind, the neutral value's items still
+    to encode (reversed, so that the next one is popped from the end), and
+    the slot items of those already encoded."""
+
+    kind: str  # "array", "map" or "root"
+    todo: list[Any]
+    items: list[tuple[str, int]]
+    keys: list[int | None]  # map: key string record offset (None: the empty key)
+    share: str | None  # the name to remember the container under, if shared
+
+
+class _Encoder:
+    def __init__(self) -> None:
+        self.out = bytearray(MAGIC + bytes([VERSION]))
+        self.strings: dict[bytes, int] = {}  # each distinct string once (section 7)
+        self.string_at: dict[int, bytes] = {}  # and back, for key hashes
+        self.shapes: dict[tuple[int | None, ...], int] = {}  # key records -> shape
+        self.shared: dict[str, tuple[str, int]] = {}  # share name -> slot item
+
+    @property
+    def here(self) -> int:
+        return len(self.out)
+
+    def write(self, record: bytes) -> int:
+        at = self.here
+        self.out += record
+        return at
+
+    # Slot items: ("ref", offset of a record), ("int", pending inline-range
+    # integer), ("special", P).
+
+    def string(self, text: str) -> tuple[str, int]:
+        raw = text.encode("utf-8")
+        if not raw:
+            return ("special", 3)
+        if raw not in self.strings:
+            head = (
+                bytes([T_SHORT_STR + len(raw)])
+                if len(raw) <= 63
+                else bytes([T_STR]) + varint(len(raw))
+            )
+            self.strings[raw] = self.write(head + raw)
+            self.string_at[self.strings[raw]] = raw
+        return ("ref", self.strings[raw])
+
+    def scalar(self, value: Any) -> tuple[str, int]:
+        """The slot item of a value that is not a non-empty array or map."""
+        if value is None or isinstance(value, bool):
+            return ("special", {None: 0, False: 1, True: 2}[value])
+        if isinstance(value, str):
+            return self.string(value)
+        if isinstance(value, list):
+            assert not value
+            return ("special", 4)
+        if "map" in value:
+            assert not value["map"]
+            return ("special", 5)
+        if "int" in value:
+            v = int(value["int"])
+            if INLINE_MIN[8] <= v <= INLINE_MAX[8]:
+                return ("int", v)
+            if -(1 << 63) <= v < 1 << 63:
+                return ("ref", self.write(int_record(v)))
+            if 0 <= v < 1 << 64:
+                return ("ref", self.write(bytes([T_U64]) + v.to_bytes(8, "little")))
+            mag = abs(v).to_bytes((abs(v).bit_length() + 7) // 8, "little")
+            tag = T_BIG_POS if v > 0 else T_BIG_NEG
+            return ("ref", self.write(bytes([tag]) + varint(len(mag)) + mag))
+        if "float" in value:
+            bits = int(value["float"], 16)
+            b32 = narrow_f64_bits(bits)
+            if b32 is not None:
+                return ("ref", self.write(bytes([T_F32]) + b32.to_bytes(4, "little")))
+            dec = decimal_of(bits)
+            if dec is not None:
+                m, e = dec
+                rec = bytes([T_FDEC]) + e.to_bytes(1, "little", signed=True)
+                return ("ref", self.write(rec + m.to_bytes(4, "little", signed=True)))
+            return ("ref", self.write(bytes([T_F64]) + bits.to_bytes(8, "little")))
+        if "bytes" in value:
+            raw = bytes.fromhex(value["bytes"])
+            return ("ref", self.write(bytes([T_BYTES]) + varint(len(raw)) + raw))
+        if "ext" in value:
+            raw = bytes.fromhex(value["data"])
+            rec = bytes([T_EXT]) + varint(value["ext"]) + varint(len(raw)) + raw
+            return ("ref", self.write(rec))
+        if "timestamp" in value:
+            ts = value["timestamp"]
+            rec = int(ts["seconds"]).to_bytes(8, "little", signed=True)
+            rec += ts["nanos"].to_bytes(4, "little")
+            if ts["offset"] is None:
+                return ("ref", self.write(bytes([T_TS]) + rec))
+            rec += ts["offset"].to_bytes(4, "little", signed=True)
+            return ("ref", self.write(bytes([T_TS_OFF]) + rec))
+        if "vector" in value:
+            code, size = VECTOR_SIZES[value["vector"]]
+            raw = bytes.fromhex(value["data"])
+            head = bytes([T_VECTOR, code]) + varint(len(raw) // size)
+            pad = -(self.here + len(head)) % size
+            return ("ref", self.write(head + bytes(pad) + raw))
+        raise ValueError(f"not a neutral value: {value!r}")
+
+    @staticmethod
+    def fits(w: int, distance: int, target: int) -> bool:
+        limit = 1 << (8 * w - 2)
+        return distance < limit or target < limit
+
+    @staticmethod
+    def ref_slot(w: int, base: int, target: int) -> int:
+        """A reference slot: relative if ``distance << 2`` fits w bytes, else absolute."""
+        if base - target < 1 << (8 * w - 2):
+            return (base - target) << 2
+        return (target << 2) | 2
+
+    def close(self, c: _Open) -> tuple[str, int]:
+        """Ends a container: chooses its width (section 14, "Containers") and
+        writes its integer records and then the container record."""
+        shape = None
+        if c.kind == "map":
+            # Section 8.5: a repeated key keeps its first position and its last
+            # value. The values given first were already written (streaming).
+            merged: dict[int | None, tuple[str, int]] = {}
+            for key, item in zip(c.keys, c.items, strict=True):
+                merged[key] = item  # a dict keeps the first insertion position
+            c.keys, c.items = list(merged), list(merged.values())
+            shape = self.shape(c.keys)
+        n = len(c.items)
+        here = self.here
+        best = None
+        for w in WIDTHS:
+            spilled = [
+                len(int_record(v))
+                for kind, v in c.items
+                if kind == "int" and not INLINE_MIN[w] <= v <= INLINE_MAX[w]
+            ]
+            extra = sum(spilled)
+            pos = here + extra
+            feasible = all(self.fits(w, pos - t, t) for kind, t in c.items if kind == "ref")
+            # The integer records themselves, at here, here + s0, ...
+            t = here
+            for size in spilled:
+                feasible = feasible and self.fits(w, pos - t, t)
+                t += size
+            if not feasible:
+                continue
+            if c.kind == "array":
+                size = 1 + len(varint(n)) + n * w
+            elif c.kind == "map":
+                size = 3 + n * w
+            else:
+                size = 2 + w
+            cost = extra + size
+            if best is None or cost < best[0]:
+                best = (cost, w)
+        assert best is not None, "no slot width reaches every target"
+        w = best[1]
+        targets = []
+        for kind, v in c.items:
+            if kind == "int" and not INLINE_MIN[w] <= v <= INLINE_MAX[w]:
+                targets.append(("ref", self.write(int_record(v))))
+            else:
+                targets.append((kind, v))
+        base = self.here
+        if c.kind == "array":
+            rec = bytearray([T_ARRAY | WIDTHS.index(w)]) + varint(n)
+        elif c.kind == "map":
+            assert shape is not None
+            rel, absolute = varint((base - shape) << 1), varint((shape << 1) | 1)
+            rec = bytearray([T_MAP | WIDTHS.index(w)]) + (
+                absolute if len(absolute) < len(rel) else rel
+            )
+        else:
+            rec = bytearray([T_ROOT | WIDTHS.index(w)])
+        for kind, v in targets:
+            if kind == "ref":
+                r = self.ref_slot(w, base, v)
+            elif kind == "int":
+                r = (v << 2 | 1) & ((1 << (8 * w)) - 1)
+            else:
+                r = (v << 2) | 3
+            rec += r.to_bytes(w, "little")
+        if c.kind == "root":
+            rec.append(rec[0])
+        return ("ref", self.write(bytes(rec)))
+
+    def shape(self, keys: list[int | None]) -> int:
+        """The shape of a key sequence, written now if it is new (section 14, "Maps")."""
+        seq = tuple(keys)
+        if seq in self.shapes:
+            return self.shapes[seq]
+        base = self.here
+        w = next(w for w in WIDTHS if all(self.fits(w, base - t, t) for t in keys if t is not None))
+        rec = bytearray([T_SHAPE | WIDTHS.index(w)]) + varint(len(keys))
+        for t in keys:
+            r = (3 << 2) | 3 if t is None else self.ref_slot(w, base, t)
+            rec += r.to_bytes(w, "little")
+        if len(keys) > 8:
+            table, ew = index_size(len(keys))
+            entries = [0] * table
+            for k, t in enumerate(keys):
+                raw = b"" if t is None else self.string_at[t]
+                i = key_hash(raw) & (table - 1)
+                while entries[i]:
+                    i = (i + 1) & (table - 1)
+                entries[i] = k + 1
+            for e in entries:
+                rec += e.to_bytes(ew, "little")
+        self.shapes[seq] = self.write(bytes(rec))
+        return self.shapes[seq]
+
+
+def encode(value: Any) -> bytes:
+    """The bytes section 14's reference encoder writes for a neutral value
+    (``{"share": name, "value": v}`` writes v and remembers it under name,
+    ``{"again": name}`` refers to it again)."""
+    enc = _Encoder()
+    stack = [_Open("root", [value], [], [], None)]  # the root: a container of one slot
+    while True:
+        top = stack[-1]
+        if not top.todo:
+            item = enc.close(top)
+            stack.pop()
+            if top.share is not None:
+                enc.shared[top.share] = item
+            if not stack:
+                return bytes(enc.out)
+            stack[-1].items.append(item)
+            continue
+        v = top.todo.pop()
+        if top.kind == "map":
+            key, v = v
+            top.keys.append(None if key == "" else enc.string(key)[1])
+        share = None
+        if isinstance(v, dict) and "share" in v:
+            share, v = v["share"], v["value"]
+        if isinstance(v, dict) and "again" in v:
+            top.items.append(enc.shared[v["again"]])
+            continue
+        if isinstance(v, list) and v:
+            stack.append(_Open("array", v[::-1], [], [], share))
+        elif isinstance(v, dict) and "map" in v and v["map"]:
+            stack.append(_Open("map", v["map"][::-1], [], [], share))
+        else:
+            item = enc.scalar(v)
+            if share is not None:
+                enc.shared[share] = item
+            top.items.append(item)

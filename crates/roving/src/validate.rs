@@ -43,10 +43,27 @@ pub fn validate(buf: &[u8]) -> Result<()> {
     validate_with::<AUTO>(buf)
 }
 
+/// [`validate`] through the full checker alone, without the fast path:
+/// for the differential fuzz target, which checks that every path gives
+/// the same verdict (feature `fuzzing` only; not part of the API).
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub fn validate_full(buf: &[u8]) -> Result<()> {
+    validate_with::<FULL>(buf)
+}
+
+/// [`validate`] with the fast path's portable code (no AVX2), for the
+/// differential fuzz target (feature `fuzzing` only; not part of the API).
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub fn validate_portable(buf: &[u8]) -> Result<()> {
+    validate_with::<PORTABLE>(buf)
+}
+
 /// How [`validate_with`] runs: every record through the full checker.
 const FULL: u8 = 0;
 /// The fast path, portable code only (no AVX2 even where available).
-#[cfg(test)]
+#[cfg(any(test, feature = "fuzzing"))]
 const PORTABLE: u8 = 1;
 /// The fast path, with AVX2 where the CPU has it.
 const AUTO: u8 = 2;
@@ -655,6 +672,13 @@ unsafe fn fast_record<const AVX2: bool>(
             } else {
                 v >> 1
             };
+            // A shape at or after the map (a relative distance of 0 or past
+            // the document's start, which wraps) is the full checker's to
+            // reject: `usize::MAX` (distance `pos + 1`) would otherwise
+            // match an empty entry of the shape cache, read as 0 keys.
+            if s >= pos {
+                return None;
+            }
             let h = shape_slot(s);
             let count = if shapes[h].0 == s {
                 shapes[h].1
@@ -1459,6 +1483,33 @@ mod tests {
         assert!(validate(b"RV\x01\x1c\xff\x1c").is_err());
         // self reference of the root
         assert!(validate(b"RV\x01\x1c\x00\x1c").is_err());
+    }
+
+    /// A map whose relative shape distance is its own offset + 1 (a shape
+    /// at offset -1, which wraps to `usize::MAX`) is rejected, by the fast
+    /// path as by the full checker (found by the outsider reader of
+    /// `tests/reference`: the fast path took it for an empty map).
+    #[test]
+    fn map_shape_before_the_start() {
+        // A map at 3 with distance 4; a map at 5 (after "a") with distance 6.
+        for doc in [
+            &b"RV\x01\x14\x08\x1c\x08\x1c"[..],
+            &b"RV\x01\x81a\x14\x0c\x1c\x08\x1c"[..],
+        ] {
+            for r in [
+                validate(doc),
+                validate_with::<FULL>(doc),
+                validate_with::<PORTABLE>(doc),
+            ] {
+                let e = r.expect_err("a shape before the document's start");
+                assert_eq!(*e.kind(), ErrorKind::BadReference, "{doc:x?}");
+            }
+        }
+        // Distances 1..=offset that land on no shape are rejected too.
+        for d in 1..=4u8 {
+            let doc = [b'R', b'V', 1, 0x81, b'a', 0x14, d << 1, 0x1c, 0x08, 0x1c];
+            assert!(validate(&doc).is_err(), "distance {d}");
+        }
     }
 
     /// xorshift: reproducible, no extra crate.

@@ -446,6 +446,18 @@ fn reject_cases() -> Vec<(String, String, String, &'static str)> {
         "BadReference",
     );
     add(
+        "map_shape_before_start",
+        "a map's relative shape distance is its offset + 1 (a shape at offset -1)",
+        h("525601 1408 1c081c"),
+        "BadReference",
+    );
+    add(
+        "map_shape_past_start",
+        "a map after a string, its relative shape distance its offset + 1",
+        h("525601 8161 140c 1c081c"),
+        "BadReference",
+    );
+    add(
         "key_not_string",
         "a shape key refers to an integer",
         h("525601 0105 180108 1c031c"),

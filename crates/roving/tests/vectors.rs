@@ -143,6 +143,16 @@ fn valid_cases() -> Vec<(&'static str, &'static str, J)> {
         ("float_inf", "+infinity", float(f64::INFINITY)),
         ("float_neg_inf", "-infinity", float(f64::NEG_INFINITY)),
         ("float_min_subnormal", "5e-324", float(5e-324)),
+        (
+            "float_f32_subnormal",
+            "2^-149, the smallest binary32 subnormal, as an F32 record",
+            float(f64::from_bits(0x36a0_0000_0000_0000)),
+        ),
+        (
+            "float_snan",
+            "a signalling NaN keeps its bits (an F64 record: binary32 would quiet it)",
+            float(f64::from_bits(0x7ff0_0000_2000_0000)),
+        ),
         ("float_max", "f64::MAX", float(f64::MAX)),
         ("str_empty", "the empty string is an immediate", json!("")),
         ("str_a", "a one-byte string", json!("a")),
@@ -340,6 +350,48 @@ fn decode_only_cases() -> Vec<(&'static str, &'static str, &'static str, J)> {
             "the root refers to a string by absolute offset",
             concat!("525601", "8161", "1c0e1c"),
             json!("a"),
+        ),
+        (
+            "int_i8_record",
+            "5 in an I8 record (a writer would inline it)",
+            concat!("525601", "0105", "1c081c"),
+            int(5),
+        ),
+        (
+            "float_f32_snan",
+            "a signalling binary32 NaN widens bit for bit, staying signalling",
+            concat!("525601", "080100807f", "1c141c"),
+            float(f64::from_bits(0x7ff0_0000_2000_0000)),
+        ),
+        (
+            "array_width_4",
+            "[7, null] in 4-byte slots",
+            concat!("525601", "12021d00000003000000", "1c281c"),
+            json!([int(7), J::Null]),
+        ),
+        (
+            "array_width_8",
+            "[-1] in an 8-byte slot",
+            concat!("525601", "1301fdffffffffffffff", "1c281c"),
+            json!([int(-1)]),
+        ),
+        (
+            "map_width_2",
+            "{\"a\": 5} with 2-byte value slots",
+            concat!("525601", "8161", "180108", "15061500", "1c101c"),
+            map(&[("a", int(5))]),
+        ),
+        (
+            "map_absolute_shape",
+            "{\"a\": 5} whose shape reference is absolute",
+            concat!("525601", "8161", "180108", "140b15", "1c0c1c"),
+            map(&[("a", int(5))]),
+        ),
+        (
+            "map_zero_key_shape",
+            "a map record of a shape with no keys is {}",
+            concat!("525601", "1800", "1404", "1c081c"),
+            map(&[]),
         ),
     ]
 }

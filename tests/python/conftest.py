@@ -7,10 +7,12 @@ The extension must be built first (``maturin develop --release`` or
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import os
 import struct
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +29,20 @@ def _data_dir() -> Path:
 
 
 DATA_DIR = _data_dir()
+
+
+def load_reference_reader() -> Any:
+    """tests/reference/roving_ref.py, the outsider implementation of the
+    format written from docs/FORMAT.md alone, as a module (loaded once)."""
+    if "roving_ref" in sys.modules:
+        return sys.modules["roving_ref"]
+    path = ROOT / "tests" / "reference" / "roving_ref.py"
+    spec = importlib.util.spec_from_file_location("roving_ref", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["roving_ref"] = module  # dataclasses look their module up here
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture(scope="session")

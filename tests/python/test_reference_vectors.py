@@ -9,32 +9,21 @@ its ``value`` (``share``/``again`` expanded to the shared value); a
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import random
 import re
 import struct
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import load_reference_reader
 
 ROOT = Path(__file__).resolve().parents[2]
 VECTORS = ROOT / "tests" / "vectors"
 
 
-def _load_reference() -> Any:
-    path = ROOT / "tests" / "reference" / "roving_ref.py"
-    spec = importlib.util.spec_from_file_location("roving_ref", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["roving_ref"] = module  # dataclasses look their module up here
-    spec.loader.exec_module(module)
-    return module
-
-
-ref = _load_reference()
+ref = load_reference_reader()
 
 VECTOR_FILES = sorted(p.name for p in VECTORS.glob("*.json"))
 

@@ -1,0 +1,155 @@
+"""roving (the Rust validator and decoder, through the package) against the
+outsider reader of tests/reference, written from docs/FORMAT.md alone.
+
+On mutated golden vectors and mutated encodings of random values, both must
+accept or both reject the bytes, and bytes both accept must decode to the
+same value. A disagreement is a bug in one of them or a gap in the spec: this
+is how the validator's acceptance of a map whose shape lies before the
+document start was found.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import struct
+from typing import Any
+
+import pytest
+from conftest import ROOT, load_reference_reader
+
+roving = pytest.importorskip("roving")
+ref = load_reference_reader()
+
+VECTORS = ROOT / "tests" / "vectors"
+
+
+class _Other:
+    """A decoded value with no neutral form compared here (timestamp,
+    extension, vector): the two decoders are compared on verdicts only."""
+
+
+def neutral(v: Any) -> Any:
+    """roving's Python value in the neutral notation of tests/vectors, or
+    _Other for kinds this comparison leaves out."""
+    if v is None or isinstance(v, (bool, str)):
+        return v
+    if isinstance(v, int):
+        return {"int": str(v)}
+    if isinstance(v, float):
+        return {"float": struct.pack("<d", v)[::-1].hex()}
+    if isinstance(v, bytes):
+        return {"bytes": v.hex()}
+    if isinstance(v, list):
+        items = [neutral(x) for x in v]
+        return _Other() if any(isinstance(x, _Other) for x in items) else items
+    if isinstance(v, dict):
+        pairs = [[k, neutral(x)] for k, x in v.items()]
+        return _Other() if any(isinstance(x, _Other) for _, x in pairs) else {"map": pairs}
+    return _Other()
+
+
+def _verdict_roving(data: bytes) -> tuple[bool, Any]:
+    try:
+        roving.validate(data)
+    except roving.RovingError:
+        return False, None
+    try:
+        return True, neutral(roving.loads(data))
+    except roving.DecodeError:
+        # A valid document whose extension payload the package's own
+        # types reject (e.g. a date of the wrong size): Python semantics,
+        # not the format's, so only the verdicts are compared.
+        return True, _Other()
+
+
+def _verdict_ref(data: bytes) -> tuple[bool, Any]:
+    try:
+        return True, ref.validate_and_decode(data)
+    except ref.RefError:
+        return False, None
+
+
+def _check(data: bytes) -> None:
+    ok_rv, v_rv = _verdict_roving(data)
+    ok_ref, v_ref = _verdict_ref(data)
+    assert ok_rv == ok_ref, (data.hex(), "roving accepts" if ok_rv else "reference accepts")
+    if ok_rv and not isinstance(v_rv, _Other):
+        assert v_rv == v_ref, data.hex()
+
+
+def _mutations(data: bytes, rng: random.Random, n: int) -> list[bytes]:
+    out = []
+    for _ in range(n):
+        b = bytearray(data)
+        for _ in range(rng.choice((1, 1, 2, 3))):
+            op = rng.randrange(4)
+            if op == 0 and b:
+                b[rng.randrange(len(b))] ^= 1 << rng.randrange(8)
+            elif op == 1 and b:
+                b[rng.randrange(len(b))] = rng.randrange(256)
+            elif op == 2:
+                del b[rng.randrange(len(b) + 1) :]
+            else:
+                b.insert(rng.randrange(len(b) + 1), rng.randrange(256))
+        out.append(bytes(b))
+    return out
+
+
+VECTOR_FILES = sorted(p.name for p in VECTORS.glob("*.json"))
+
+
+@pytest.mark.parametrize("name", VECTOR_FILES)
+def test_vector_and_its_mutations(name: str) -> None:
+    data = bytes.fromhex(json.loads((VECTORS / name).read_text(encoding="utf-8"))["hex"])
+    _check(data)
+    rng = random.Random(name)
+    for m in _mutations(data, rng, 150):
+        _check(m)
+
+
+def _random_value(rng: random.Random, depth: int) -> Any:
+    kind = rng.randrange(10 if depth < 3 else 7)
+    if kind == 0:
+        return rng.choice([None, True, False, "", "a", "key"])
+    if kind == 1:
+        return rng.choice([0, 1, -1, 31, -32, 8191, -8193, 2**31, -(2**63), 2**64 - 1, 2**70])
+    if kind == 2:
+        return rng.choice([0.0, -0.0, 1.5, 0.1, -45.848157, 1e300, math.inf, 2.0**-149])
+    if kind == 3:
+        return "".join(rng.choice("abcé€😀") for _ in range(rng.randrange(70)))
+    if kind == 4:
+        return bytes(rng.randrange(256) for _ in range(rng.randrange(5)))
+    if kind in (5, 6):
+        return rng.choice(["x", "shared", "é"])
+    if kind in (7, 8):
+        return [_random_value(rng, depth + 1) for _ in range(rng.randrange(12))]
+    keys = ["a", "b", "", "name", "é", "k9", "z"]
+    return {rng.choice(keys): _random_value(rng, depth + 1) for _ in range(rng.randrange(12))}
+
+
+def test_random_documents_and_their_mutations() -> None:
+    rng = random.Random(2026)
+    for _ in range(300):
+        data = roving.dumps(_random_value(rng, 0))
+        _check(data)
+        for m in _mutations(data, rng, 20):
+            _check(m)
+
+
+def test_real_document_prefixes_and_flips(people_bytes: bytes) -> None:
+    """A real document: the first three people of 1000people.json, whole
+    and mutated."""
+    doc = roving.dumps(json.loads(roving.to_json(people_bytes))[:3])
+    _check(doc)
+    rng = random.Random(7)
+    for m in _mutations(doc, rng, 400):
+        _check(m)
+
+
+def test_the_found_hole_stays_closed() -> None:
+    """The inputs that the fast path took for {} (FORMAT.md rule 16)."""
+    for hx in ("52560114081c081c", "5256018161140c1c081c"):
+        _check(bytes.fromhex(hx))
+        assert not _verdict_roving(bytes.fromhex(hx))[0]

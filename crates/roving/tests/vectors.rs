@@ -388,6 +388,24 @@ fn decode_only_cases() -> Vec<(&'static str, &'static str, &'static str, J)> {
             map(&[("a", int(5))]),
         ),
         (
+            "shape_width_4",
+            "{\"a\": 5} whose shape has 4-byte key slots",
+            concat!("525601", "8161", "1a0108000000", "140c15", "1c0c1c"),
+            map(&[("a", int(5))]),
+        ),
+        (
+            "shape_width_8",
+            "{\"a\": 5} whose shape has 8-byte key slots",
+            concat!("525601", "8161", "1b010800000000000000", "141415", "1c0c1c"),
+            map(&[("a", int(5))]),
+        ),
+        (
+            "key_empty_string_record",
+            "the empty key as a 0-byte STR record instead of the constant",
+            concat!("525601", "0c00", "180108", "140615", "1c0c1c"),
+            map(&[("", int(5))]),
+        ),
+        (
             "map_zero_key_shape",
             "a map record of a shape with no keys is {}",
             concat!("525601", "1800", "1404", "1c081c"),
@@ -508,6 +526,12 @@ fn reject_cases() -> Vec<(String, String, String, &'static str)> {
         "a map after a string, its relative shape distance its offset + 1",
         h("525601 8161 140c 1c081c"),
         "BadReference",
+    );
+    add(
+        "key_empty_twice",
+        "a shape's keys are an empty STR record and the empty-key constant",
+        h("525601 0c00 1802080f 14081515 1c101c"),
+        "DuplicateKey",
     );
     add(
         "key_not_string",

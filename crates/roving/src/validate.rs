@@ -213,8 +213,9 @@ struct Validator<'a, 's> {
 /// The shapes checked so far, as (position, key count).
 struct Shapes {
     /// Shapes that maps referred to, at [`shape_slot`] or the entry next to
-    /// it. Only positions already checked to be shape records are stored
-    /// (and `usize::MAX`, which no reference can reach).
+    /// it. Only positions already checked to be shape records are stored;
+    /// an empty entry is `usize::MAX`, so only positions before the map
+    /// may be looked up (a wrapped relative distance reaches `usize::MAX`).
     cache: [(usize, usize); SHAPE_CACHE],
     /// With [`Validator::value_only`]: each shape checked so far, in
     /// document order (so sorted), for maps that refer to shapes not in

@@ -34,7 +34,9 @@ use hashbrown::{DefaultHashBuilder, HashMap};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::format::*;
-use crate::read::{decode_slot, locate_root, map_shape_ref, vector_data_start, Shape, Slot};
+use crate::read::{
+    decode_slot, locate_root, map_shape_ref, shape_target, vector_data_start, Shape, Slot,
+};
 
 /// Checks that `buf` is a complete, well-formed roving document.
 ///
@@ -667,19 +669,11 @@ unsafe fn fast_record<const AVX2: bool>(
     let w = WIDTHS[(tag & 3) as usize];
     match tag & !3 {
         TAG_MAP => {
-            // Shape reference: relative (even) or absolute (odd).
-            let s = if v & 1 == 0 {
-                pos.wrapping_sub(v >> 1)
-            } else {
-                v >> 1
-            };
-            // A shape at or after the map (a relative distance of 0 or past
-            // the document's start, which wraps) is the full checker's to
-            // reject: `usize::MAX` (distance `pos + 1`) would otherwise
-            // match an empty entry of the shape cache, read as 0 keys.
-            if s >= pos {
-                return None;
-            }
+            // A shape reference that does not lead before the map is the
+            // full checker's to reject (decoded as the reader decodes it: a
+            // wrapped relative distance would otherwise reach `usize::MAX`,
+            // an empty entry of the shape cache, read as 0 keys).
+            let s = shape_target(v as u64, pos)?;
             let h = shape_slot(s);
             let count = if shapes[h].0 == s {
                 shapes[h].1

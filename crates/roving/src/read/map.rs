@@ -352,11 +352,21 @@ pub(crate) fn map_shape_ref(buf: &[u8], pos: usize) -> Option<(usize, usize)> {
 fn map_header(buf: &[u8], pos: usize) -> Option<(u8, usize, usize)> {
     let tag = *buf.get(pos)?;
     let (r, values) = read_varint(buf, pos + 1)?;
+    Some((tag, shape_target(r, pos)?, values))
+}
+
+/// The position of the shape that the shape reference `r` (the varint after
+/// the tag) of the map record at `pos` denotes, if it lies before the map:
+/// `r >> 1` from the document start if `r` is odd, else that distance back
+/// from `pos`.
+#[inline(always)]
+pub(crate) fn shape_target(r: u64, pos: usize) -> Option<usize> {
     let x = usize::try_from(r >> 1).ok()?;
     // As for slots: a relative distance `x` gives `pos - x`, which is below
-    // `pos` exactly when `1 <= x <= pos`.
+    // `pos` exactly when `1 <= x <= pos` (a larger one wraps to `pos` or
+    // above, up to `usize::MAX`).
     let shape = if r & 1 == 1 { x } else { pos.wrapping_sub(x) };
-    (shape < pos).then_some((tag, shape, values))
+    (shape < pos).then_some(shape)
 }
 
 /// A map inside a document. Keys keep the writer's insertion order.

@@ -50,7 +50,7 @@ pub use path::PathSegment;
 pub use value::{BigInt, Ext, Value};
 pub use vector::{Scalar, Vector, VectorElement};
 
-pub(crate) use map::{map_shape_ref, Shape};
+pub(crate) use map::{map_shape_ref, shape_target, Shape};
 pub(crate) use value::{
     bytes_at, decode_slot, read_slot, record_value, special_value, str_record, text, Slot,
 };

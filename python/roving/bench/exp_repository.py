@@ -17,6 +17,7 @@ import abc
 import base64
 import dataclasses
 import datetime as dt
+import functools
 import itertools
 import json
 import os
@@ -718,8 +719,8 @@ def _big(
             build = time.perf_counter() - t0
             row: dict[str, Any] = {"build": build, "disk": _disk_size(p)}
 
-            def open_close():
-                rv.Store(p, type=BBItem, readonly=True).close()
+            def open_close(populate: bool = False) -> None:
+                rv.Store(p, type=BBItem, readonly=True, populate=populate).close()
 
             row["open"] = exp.time(
                 "roving.Store", f"open {big:,}", open_close, params={"n": big}
@@ -764,12 +765,11 @@ def _big(
             # that the first gets pay move into open.
             pop: dict[str, Any] = {}
             label = "roving.Store (populate=True)"
-
-            def open_close_populated() -> None:
-                rv.Store(p, type=BBItem, readonly=True, populate=True).close()
-
             pop["open"] = exp.time(
-                label, f"open {big:,}", open_close_populated, params={"n": big}
+                label,
+                f"open {big:,}",
+                functools.partial(open_close, populate=True),
+                params={"n": big},
             )
             s3 = rv.Store(p, type=BBItem, readonly=True, populate=True)
             try:

@@ -115,11 +115,15 @@ struct KeyEntry {
     obj: *mut ffi::PyObject,
 }
 
-/// Interned str objects of short keys by their bytes, direct-mapped: a
-/// store's records (one small document each) name the same few keys, which
-/// are then not made and interned again on each read. Bounded (256 keys of
-/// at most 24 bytes); the references it holds are never released (entries
-/// it evicts are), so a thread's exit needs no attached thread.
+/// Interned str objects of short keys by their bytes: a store's records
+/// (one small document each) name the same few keys, which are then not
+/// made and interned again on each read. Two-way set associative: a key
+/// has a home entry and its neighbour (index ^ 1); a new key takes its
+/// home entry and moves the key there to the neighbour, so two keys with
+/// one home (`name` and `tags` share one) are both kept instead of
+/// evicting each other on every document. Bounded (256 keys of at most 24
+/// bytes); the references it holds are never released (entries it evicts
+/// are), so a thread's exit needs no attached thread.
 struct KeyCache(Box<[KeyEntry; KEY_CACHE_SIZE]>);
 
 thread_local! {
@@ -159,14 +163,39 @@ impl KeyCache {
             return None;
         }
         let (k, h) = key_slot(b);
-        let e = &self.0[h];
-        if e.obj.is_null() || e.len != b.len() || e.bytes != k {
+        let hit = |e: &KeyEntry| !e.obj.is_null() && e.len == b.len() && e.bytes == k;
+        let e = if hit(&self.0[h]) {
+            &self.0[h]
+        } else if hit(&self.0[h ^ 1]) {
+            &self.0[h ^ 1]
+        } else {
             return None;
-        }
+        };
         // SAFETY: `e.obj` is a live str, owned by the cache; the caller
         // gets a new reference.
         unsafe { ffi::Py_INCREF(e.obj) };
         Some(e.obj)
+    }
+
+    /// Keeps `p` (a live str, for key bytes `b`, not in the cache) in its
+    /// home entry, the key there (if any) moving to the neighbour; returns the
+    /// reference evicted from the neighbour (or NULL), for the caller to
+    /// release once the cache is no longer borrowed.
+    fn insert(&mut self, b: &[u8], p: *mut ffi::PyObject) -> *mut ffi::PyObject {
+        let (k, h) = key_slot(b);
+        let mut old = std::ptr::null_mut();
+        if !self.0[h].obj.is_null() {
+            old = self.0[h ^ 1].obj;
+            self.0[h ^ 1] = self.0[h];
+        }
+        // SAFETY: `p` is a live str; the cache takes its own reference.
+        unsafe { ffi::Py_INCREF(p) };
+        self.0[h] = KeyEntry {
+            bytes: k,
+            len: b.len(),
+            obj: p,
+        };
+        old
     }
 }
 
@@ -218,20 +247,7 @@ pub(crate) fn interned_key(py: Python<'_>, b: &[u8]) -> PyResult<*mut ffi::PyObj
         return Ok(p);
     }
     let p = new_interned(py, b)?;
-    let old = KEY_CACHE.with(|c| {
-        let mut c = c.try_borrow_mut().ok()?;
-        let (k, h) = key_slot(b);
-        let e = &mut c.0[h];
-        let old = e.obj;
-        // SAFETY: `p` is a live str; the cache takes its own reference.
-        unsafe { ffi::Py_INCREF(p) };
-        *e = KeyEntry {
-            bytes: k,
-            len: b.len(),
-            obj: p,
-        };
-        Some(old)
-    });
+    let old = KEY_CACHE.with(|c| Some(c.try_borrow_mut().ok()?.insert(b, p)));
     if let Some(old) = old {
         // SAFETY: `old` was the cache's own reference (or NULL); released
         // once the cache is no longer borrowed.
@@ -356,6 +372,14 @@ impl OffsetMemo {
         }
     }
 
+    /// Forgets every entry, keeping the memory (the objects are not
+    /// released: the caller does that first).
+    fn clear(&mut self) {
+        self.table.fill((0, 0));
+        self.objs.clear();
+        self.far.clear();
+    }
+
     /// True if no object is stored.
     #[inline]
     pub(crate) fn is_empty(&self) -> bool {
@@ -366,6 +390,41 @@ impl OffsetMemo {
     pub(crate) fn values(&self) -> impl Iterator<Item = *mut ffi::PyObject> + '_ {
         self.objs.iter().chain(self.far.values()).copied()
     }
+}
+
+/// The tables of a [`Decoder`], emptied after each document and kept for
+/// the thread's next one: converting a small document (a store record, a
+/// message) then allocates nothing, where these tables cost five
+/// allocations and their frees, a good part of a small document's time.
+#[derive(Default)]
+struct Scratch {
+    shapes: IdMap<usize, usize>,
+    shape_list: Vec<ShapeKeys>,
+    key_store: Vec<*mut ffi::PyObject>,
+    memo: OffsetMemo,
+}
+
+impl Scratch {
+    /// Whether these (emptied) tables are small enough to keep for the
+    /// next document: a big document's are freed, as they would be without
+    /// reuse, instead of holding memory (and being cleared) on every call.
+    fn fits_spare(&self) -> bool {
+        const MAX: usize = 1 << 12;
+        self.shapes.capacity() <= MAX
+            && self.shape_list.capacity() <= MAX
+            && self.key_store.capacity() <= MAX
+            && self.memo.table.len() <= 4 * MAX
+            && self.memo.objs.capacity() <= 2 * MAX
+            && self.memo.far.capacity() == 0
+    }
+}
+
+thread_local! {
+    /// The thread's spare [`Scratch`]: taken by a decoder when it first
+    /// needs a table, put back when it is dropped. A decoder running inside
+    /// another's conversion (a `default` hook, say) finds none and
+    /// allocates its own.
+    static SCRATCH: std::cell::Cell<Option<Scratch>> = const { std::cell::Cell::new(None) };
 }
 
 /// Per-call conversion state.
@@ -402,6 +461,8 @@ pub(crate) struct Decoder<'py, 'a> {
     max_depth: usize,
     /// The thread's stack limit ([`crate::stack::limit`]), 0 until needed.
     stack_limit: usize,
+    /// Whether the thread's spare tables were looked for ([`Scratch`]).
+    adopted: bool,
 }
 
 impl Drop for Decoder<'_, '_> {
@@ -419,6 +480,9 @@ impl Drop for Decoder<'_, '_> {
         for sk in &self.shape_list {
             // SAFETY: templates are owned references or NULL.
             unsafe { ffi::Py_XDECREF(sk.template) };
+        }
+        if self.adopted {
+            self.return_scratch();
         }
     }
 }
@@ -459,6 +523,57 @@ impl<'py, 'a> Decoder<'py, 'a> {
             depth: 0,
             max_depth: MAX_DEPTH.min(limits.max_depth),
             stack_limit: 0,
+            adopted: false,
+        }
+    }
+
+    /// Takes the thread's spare tables ([`Scratch`]) for those this
+    /// decoder has not allocated yet; called before a table is first
+    /// filled. Looks once per decoder.
+    #[cold]
+    #[inline(never)]
+    fn adopt_scratch(&mut self) {
+        self.adopted = true;
+        let Some(s) = SCRATCH.try_with(|c| c.take()).ok().flatten() else {
+            return;
+        };
+        if self.shapes.capacity() == 0 {
+            self.shapes = s.shapes;
+        }
+        if self.shape_list.capacity() == 0 {
+            self.shape_list = s.shape_list;
+        }
+        if self.key_store.0.capacity() == 0 {
+            self.key_store.0 = s.key_store;
+        }
+        if self.memo.table.is_empty() && self.memo.objs.capacity() == 0 {
+            self.memo = s.memo;
+        }
+    }
+
+    /// Empties this decoder's tables (their objects already released by
+    /// `drop`, the keys' here) and keeps them as the thread's spare, if
+    /// small enough.
+    fn return_scratch(&mut self) {
+        for &p in &self.key_store.0 {
+            // SAFETY: the key store holds owned references (or NULL),
+            // released here instead of by `Owned`'s drop (emptied below).
+            unsafe { ffi::Py_XDECREF(p) };
+        }
+        self.key_store.0.clear();
+        let s = Scratch {
+            shapes: std::mem::take(&mut self.shapes),
+            shape_list: std::mem::take(&mut self.shape_list),
+            key_store: std::mem::take(&mut self.key_store.0),
+            memo: std::mem::take(&mut self.memo),
+        };
+        if s.fits_spare() {
+            let mut s = s;
+            s.shape_list.clear();
+            s.shapes.clear();
+            s.memo.clear();
+            // (Fails only while the thread exits: the tables are freed.)
+            let _ = SCRATCH.try_with(|c| c.set(Some(s)));
         }
     }
 
@@ -505,6 +620,9 @@ impl<'py, 'a> Decoder<'py, 'a> {
 
     #[inline]
     fn memo_insert(&mut self, off: usize, o: &Bound<'py, PyAny>) {
+        if !self.adopted {
+            self.adopt_scratch();
+        }
         let p = if self.owned_memo {
             o.clone().into_ptr()
         } else {
@@ -516,6 +634,9 @@ impl<'py, 'a> Decoder<'py, 'a> {
     /// Sizes the memo for converting the whole document (avoids rehashing).
     pub(crate) fn reserve_for_document(&mut self) {
         let n = (self.end - self.base) / 128;
+        if n > 0 && !self.adopted {
+            self.adopt_scratch();
+        }
         self.memo.reserve(n.min(1 << 16));
     }
 
@@ -688,6 +809,9 @@ impl<'py, 'a> Decoder<'py, 'a> {
     fn shape_lookup(&mut self, shape: usize, m: &Map<'a>) -> PyResult<usize> {
         if let Some(&i) = self.shapes.get(&shape) {
             return Ok(i);
+        }
+        if !self.adopted {
+            self.adopt_scratch();
         }
         let start = self.key_store.0.len();
         let intern = m.len() <= INTERN_KEYS_MAX;

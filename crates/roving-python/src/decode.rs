@@ -404,6 +404,10 @@ struct Scratch {
     memo: OffsetMemo,
 }
 
+/// A kept memo table of up to this many entries is cleared and reused
+/// whatever the document's use of it (see [`Decoder::return_scratch`]).
+const MEMO_KEEP_MIN: usize = 64;
+
 impl Scratch {
     /// Whether these (emptied) tables are small enough to keep for the
     /// next document: a big document's are freed, as they would be without
@@ -422,8 +426,8 @@ impl Scratch {
 thread_local! {
     /// The thread's spare [`Scratch`]: taken by a decoder when it first
     /// needs a table, put back when it is dropped. A decoder running inside
-    /// another's conversion (a `default` hook, say) finds none and
-    /// allocates its own.
+    /// another's conversion (a `__post_init__` that calls `loads`, say)
+    /// finds none and allocates its own.
     static SCRATCH: std::cell::Cell<Option<Scratch>> = const { std::cell::Cell::new(None) };
 }
 
@@ -571,7 +575,14 @@ impl<'py, 'a> Decoder<'py, 'a> {
             let mut s = s;
             s.shape_list.clear();
             s.shapes.clear();
-            s.memo.clear();
+            // A memo table much bigger than this document needed (grown by
+            // an earlier, bigger one) is freed rather than cleared: small
+            // documents after a big one would otherwise each clear it all.
+            if s.memo.table.len() > MEMO_KEEP_MIN && s.memo.objs.len() * 8 < s.memo.table.len() {
+                s.memo = OffsetMemo::default();
+            } else {
+                s.memo.clear();
+            }
             // (Fails only while the thread exits: the tables are freed.)
             let _ = SCRATCH.try_with(|c| c.set(Some(s)));
         }

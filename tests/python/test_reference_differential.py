@@ -153,3 +153,16 @@ def test_the_found_hole_stays_closed() -> None:
     for hx in ("52560114081c081c", "5256018161140c1c081c"):
         _check(bytes.fromhex(hx))
         assert not _verdict_roving(bytes.fromhex(hx))[0]
+
+
+@pytest.mark.parametrize("n", [254, 255, 65_534, 65_535])
+def test_shapes_at_each_index_entry_width(n: int) -> None:
+    """Maps with 1-, 2- and 4-byte index entries (FORMAT.md section 8.3;
+    the golden vectors stop at 2-byte entries), whole and with a few
+    mutations in their index."""
+    doc = roving.dumps({f"k{i}": i for i in range(n)})
+    _check(doc)
+    rng = random.Random(n)
+    # Most of a big shape's bytes are its index: random positions hit it.
+    for m in _mutations(doc, rng, 8):
+        _check(m)

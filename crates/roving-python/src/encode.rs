@@ -261,35 +261,40 @@ fn with_encoder<'py, T>(
     f: impl for<'d> FnOnce(&mut State<'py, 'd>) -> Result<T, Box<Fail>>,
 ) -> PyResult<T> {
     // Taking the encoder out (rather than borrowing it) keeps a nested call
-    // (from a `default` hook) safe: it simply gets a new encoder.
-    let (enc, tables) = ENCODER
-        .with(|c| c.borrow_mut().take())
-        .unwrap_or_else(|| (Encoder::with_capacity(1 << 12), Tables::default()));
-    let mut st = State {
-        py,
-        enc,
-        default: None,
-        tables,
-        depth: 0,
-        stack_limit: crate::stack::limit(),
+    // (from a `default` hook) safe: it simply gets a new encoder. (State is
+    // built from the kept parts and taken apart into them field by field:
+    // each move of these ~500 bytes is a copy.)
+    let spare = ENCODER.with(|c| c.borrow_mut().take());
+    let mut st = match spare {
+        Some((enc, tables)) => State {
+            py,
+            enc,
+            default: None,
+            tables,
+            depth: 0,
+            stack_limit: crate::stack::limit(),
+        },
+        None => State {
+            py,
+            enc: Encoder::with_capacity(1 << 12),
+            default: None,
+            tables: Tables::default(),
+            depth: 0,
+            stack_limit: crate::stack::limit(),
+        },
     };
     st.enc.set_max_depth(MAX_DEPTH + 1);
     int_layout_init(py);
     let r = f(&mut st);
-    let State {
-        mut enc,
-        mut tables,
-        ..
-    } = st;
-    tables.clear();
+    st.tables.clear();
     if r.is_err() {
-        enc.reset();
+        st.enc.reset();
     }
     // Keep the encoder and tables (their capacity) for the next call,
     // unless this document was huge: a thread should not hold on to that
     // memory.
     if ENCODER_KEEP.with(|k| k.get()) {
-        ENCODER.with(|c| *c.borrow_mut() = Some((enc, tables)));
+        ENCODER.with(|c| *c.borrow_mut() = Some((st.enc, st.tables)));
     }
     ENCODER_KEEP.with(|k| k.set(true));
     r.map_err(|e| into_pyerr(py, e))

@@ -166,3 +166,51 @@ def test_shapes_at_each_index_entry_width(n: int) -> None:
     # Most of a big shape's bytes are its index: random positions hit it.
     for m in _mutations(doc, rng, 8):
         _check(m)
+
+
+def _json_to_neutral(text: str) -> Any:
+    """JSON text in the neutral notation of tests/vectors (FORMAT.md
+    section 17.1's mapping: integers of any size, other numbers binary64,
+    keys in input order)."""
+
+    def number(s: str) -> Any:
+        return {"float": struct.pack(">d", -0.0).hex()} if s == "-0" else {"int": str(int(s))}
+
+    return json.loads(
+        text,
+        parse_int=number,
+        parse_float=lambda s: {"float": struct.pack(">d", float(s)).hex()},
+        object_pairs_hook=lambda pairs: {"map": [[k, v] for k, v in pairs]},
+    )
+
+
+def _random_json(rng: random.Random, depth: int) -> Any:
+    """A random JSON value rich in integers around the inline limits of
+    each slot width (so that containers choose among widths and integer
+    records), with shared strings and repeated key sets."""
+    kind = rng.randrange(9 if depth < 4 else 6)
+    if kind in (0, 1, 2):
+        bits = rng.choice([3, 5, 6, 7, 12, 13, 14, 15, 28, 29, 30, 31, 60, 61, 62, 63, 64, 80])
+        edge = 1 << bits
+        return rng.choice([edge - 1, edge, edge + 1, -edge, -edge - 1, rng.randrange(-edge, edge)])
+    if kind == 3:
+        return rng.choice(["", "a", "shared", "é✓", "x" * rng.randrange(1, 90)])
+    if kind == 4:
+        return rng.choice([None, True, False, 0.5, -1.25, 1e300, 3.141592653589793])
+    if kind == 5:
+        return rng.randrange(-40, 40)
+    n = rng.choice([1, 2, 4, 7, 9, 30] if depth else [9, 30, 300])
+    if kind in (6, 7):
+        return [_random_json(rng, depth + 1) for _ in range(n)]
+    keys = rng.choice([["id", "n"], ["a", "b", "c", "d"], [f"k{i}" for i in range(n)]])
+    return {k: _random_json(rng, depth + 1) for k in keys}
+
+
+def test_roving_and_section_14_write_the_same_bytes() -> None:
+    """roving's encoder (JSON in) and this section-14 encoder, written from
+    the spec alone, give the same bytes for random documents: the choices
+    of slot widths, integer records, float forms and references agree."""
+    rng = random.Random(314)
+    for _ in range(400):
+        text = json.dumps(_random_json(rng, 0))
+        assert ref.encode(_json_to_neutral(text)).hex() == roving.from_json(text).hex(), text

@@ -31,6 +31,31 @@ def _data_dir() -> Path:
 DATA_DIR = _data_dir()
 
 
+def json_to_neutral(text: str) -> Any:
+    """Section 17.1's JSON mapping into the neutral notation: integers of any
+    size, ``-0`` and numbers with a fraction or exponent as the nearest
+    binary64, objects as maps with their keys in input order (duplicates
+    kept: merging them is the encoder's job, section 8.5)."""
+
+    def number(s: str) -> Any:
+        if s == "-0":
+            return float_neutral(-0.0)
+        return {"int": str(int(s))}
+
+    def float_neutral(f: float) -> Any:
+        return {"float": struct.pack(">d", f).hex()}
+
+    def obj(pairs: list[tuple[str, Any]]) -> Any:
+        return {"map": [[k, v] for k, v in pairs]}
+
+    return json.loads(
+        text,
+        parse_int=number,
+        parse_float=lambda s: float_neutral(float(s)),
+        object_pairs_hook=obj,
+    )
+
+
 def load_reference_reader() -> Any:
     """tests/reference/roving_ref.py, the outsider implementation of the
     format written from docs/FORMAT.md alone, as a module (loaded once)."""

@@ -17,7 +17,7 @@ import struct
 from typing import Any
 
 import pytest
-from conftest import ROOT, load_reference_reader
+from conftest import ROOT, json_to_neutral, load_reference_reader
 
 roving = pytest.importorskip("roving")
 ref = load_reference_reader()
@@ -168,22 +168,6 @@ def test_shapes_at_each_index_entry_width(n: int) -> None:
         _check(m)
 
 
-def _json_to_neutral(text: str) -> Any:
-    """JSON text in the neutral notation of tests/vectors (FORMAT.md
-    section 17.1's mapping: integers of any size, other numbers binary64,
-    keys in input order)."""
-
-    def number(s: str) -> Any:
-        return {"float": struct.pack(">d", -0.0).hex()} if s == "-0" else {"int": str(int(s))}
-
-    return json.loads(
-        text,
-        parse_int=number,
-        parse_float=lambda s: {"float": struct.pack(">d", float(s)).hex()},
-        object_pairs_hook=lambda pairs: {"map": [[k, v] for k, v in pairs]},
-    )
-
-
 def _random_json(rng: random.Random, depth: int) -> Any:
     """A random JSON value rich in integers around the inline limits of
     each slot width (so that containers choose among widths and integer
@@ -213,4 +197,4 @@ def test_roving_and_section_14_write_the_same_bytes() -> None:
     rng = random.Random(314)
     for _ in range(400):
         text = json.dumps(_random_json(rng, 0))
-        assert ref.encode(_json_to_neutral(text)).hex() == roving.from_json(text).hex(), text
+        assert ref.encode(json_to_neutral(text)).hex() == roving.from_json(text).hex(), text

@@ -90,13 +90,21 @@ impl Drop for GcPause {
 /// Owned references to Python objects, released on drop.
 pub(crate) struct Owned(pub(crate) Vec<*mut ffi::PyObject>);
 
-impl Drop for Owned {
-    fn drop(&mut self) {
+impl Owned {
+    /// Releases the references and empties the list, keeping its memory.
+    fn clear(&mut self) {
         for &p in &self.0 {
             // SAFETY: every pointer in the list is an owned reference (or NULL),
             // and decoders only live while the thread is attached to Python.
             unsafe { ffi::Py_XDECREF(p) };
         }
+        self.0.clear();
+    }
+}
+
+impl Drop for Owned {
+    fn drop(&mut self) {
+        self.clear();
     }
 }
 
@@ -534,9 +542,17 @@ impl<'py, 'a> Decoder<'py, 'a> {
     /// Takes the thread's spare tables ([`Scratch`]) for those this
     /// decoder has not allocated yet; called before a table is first
     /// filled. Looks once per decoder.
+    #[inline(always)]
+    fn adopt_scratch(&mut self) {
+        if !self.adopted {
+            self.take_scratch();
+        }
+    }
+
+    /// [`adopt_scratch`](Self::adopt_scratch)'s first call.
     #[cold]
     #[inline(never)]
-    fn adopt_scratch(&mut self) {
+    fn take_scratch(&mut self) {
         self.adopted = true;
         let Some(s) = SCRATCH.try_with(|c| c.take()).ok().flatten() else {
             return;
@@ -559,20 +575,14 @@ impl<'py, 'a> Decoder<'py, 'a> {
     /// `drop`, the keys' here) and keeps them as the thread's spare, if
     /// small enough.
     fn return_scratch(&mut self) {
-        for &p in &self.key_store.0 {
-            // SAFETY: the key store holds owned references (or NULL),
-            // released here instead of by `Owned`'s drop (emptied below).
-            unsafe { ffi::Py_XDECREF(p) };
-        }
-        self.key_store.0.clear();
-        let s = Scratch {
+        self.key_store.clear();
+        let mut s = Scratch {
             shapes: std::mem::take(&mut self.shapes),
             shape_list: std::mem::take(&mut self.shape_list),
             key_store: std::mem::take(&mut self.key_store.0),
             memo: std::mem::take(&mut self.memo),
         };
         if s.fits_spare() {
-            let mut s = s;
             s.shape_list.clear();
             s.shapes.clear();
             // A memo table much bigger than this document needed (grown by
@@ -631,9 +641,7 @@ impl<'py, 'a> Decoder<'py, 'a> {
 
     #[inline]
     fn memo_insert(&mut self, off: usize, o: &Bound<'py, PyAny>) {
-        if !self.adopted {
-            self.adopt_scratch();
-        }
+        self.adopt_scratch();
         let p = if self.owned_memo {
             o.clone().into_ptr()
         } else {
@@ -645,7 +653,7 @@ impl<'py, 'a> Decoder<'py, 'a> {
     /// Sizes the memo for converting the whole document (avoids rehashing).
     pub(crate) fn reserve_for_document(&mut self) {
         let n = (self.end - self.base) / 128;
-        if n > 0 && !self.adopted {
+        if n > 0 {
             self.adopt_scratch();
         }
         self.memo.reserve(n.min(1 << 16));
@@ -821,9 +829,7 @@ impl<'py, 'a> Decoder<'py, 'a> {
         if let Some(&i) = self.shapes.get(&shape) {
             return Ok(i);
         }
-        if !self.adopted {
-            self.adopt_scratch();
-        }
+        self.adopt_scratch();
         let start = self.key_store.0.len();
         let intern = m.len() <= INTERN_KEYS_MAX;
         self.key_store.0.reserve(m.len());

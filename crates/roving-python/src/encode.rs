@@ -266,22 +266,8 @@ fn with_encoder<'py, T>(
     // each move of these ~500 bytes is a copy.)
     let spare = ENCODER.with(|c| c.borrow_mut().take());
     let mut st = match spare {
-        Some((enc, tables)) => State {
-            py,
-            enc,
-            default: None,
-            tables,
-            depth: 0,
-            stack_limit: crate::stack::limit(),
-        },
-        None => State {
-            py,
-            enc: Encoder::with_capacity(1 << 12),
-            default: None,
-            tables: Tables::default(),
-            depth: 0,
-            stack_limit: crate::stack::limit(),
-        },
+        Some((enc, tables)) => State::new(py, enc, tables),
+        None => State::new(py, Encoder::with_capacity(1 << 12), Tables::default()),
     };
     st.enc.set_max_depth(MAX_DEPTH + 1);
     int_layout_init(py);
@@ -324,6 +310,19 @@ macro_rules! tp {
 }
 
 impl<'py> State<'py, '_> {
+    /// The state of one call, on an encoder and tables (kept or new).
+    #[inline(always)]
+    fn new(py: Python<'py>, enc: Encoder, tables: Tables) -> Self {
+        State {
+            py,
+            enc,
+            default: None,
+            tables,
+            depth: 0,
+            stack_limit: crate::stack::limit(),
+        }
+    }
+
     #[inline(always)]
     fn enter(&mut self) -> R {
         if self.depth >= MAX_DEPTH || crate::stack::sp() < self.stack_limit {

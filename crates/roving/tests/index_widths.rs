@@ -5,7 +5,7 @@
 //! every key is found (plain and with a key handle), and damage to any
 //! index entry is rejected by the validator.
 
-use roving::format::{index_entry_width, index_table_size, read_varint};
+use roving::format::{index_entry_width, index_table_size, read_uint, read_varint};
 use roving::{Document, Encoder, KeyHandle, Value};
 
 /// A map of `n` keys `k0`, `k1`, ... with values 0, 1, ...
@@ -62,13 +62,7 @@ fn check(n: usize, expected_width: usize) {
     let (start, len) = index_region(&bytes, shape);
     assert!(start + len <= bytes.len());
     let w = expected_width;
-    let entry = |b: &[u8], i: usize| {
-        let mut v = 0u64;
-        for (j, &x) in b[start + i * w..start + (i + 1) * w].iter().enumerate() {
-            v |= (x as u64) << (8 * j);
-        }
-        v
-    };
+    let entry = |b: &[u8], i: usize| read_uint(b, start + i * w, w).unwrap();
     let set = |b: &mut [u8], i: usize, v: u64| {
         for j in 0..w {
             b[start + i * w + j] = (v >> (8 * j)) as u8;

@@ -14,6 +14,11 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
     cargo install cargo-fuzz --locked -q
 fi
 targets=$(cargo +nightly fuzz list)
+# Targets write scratch files (store_open, a store per process) under
+# TMPDIR: give them one of their own, removed at the end.
+fuzz_tmp=$(mktemp -d)
+trap 'rm -rf "$fuzz_tmp"' EXIT
+export TMPDIR="$fuzz_tmp"
 for t in $targets; do
     mkdir -p "corpus/$t"
     seeds="seeds/common"

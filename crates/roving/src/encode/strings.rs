@@ -21,23 +21,6 @@ pub(super) fn clear_table<T>(table: &mut HashTable<T>, keep: usize, hash: impl F
     }
 }
 
-/// Bits of a slot holding the generation (the rest of its tag holds
-/// [`TAG_HASH_BITS`] bits of the hash).
-const GEN_BITS: u32 = 8;
-const GEN_MASK: u64 = (1 << GEN_BITS) - 1;
-/// Bits of the hash in a slot's tag: the low bits of the home index
-/// (`hash >> 32`), so that growing up to `2^TAG_HASH_BITS` slots moves
-/// each string by its tag alone.
-const TAG_HASH_BITS: u32 = 32 - GEN_BITS;
-
-/// Tables growing past this many slots rehash their strings (their tags
-/// no longer hold the whole home index); small in tests, so that they
-/// reach it.
-#[cfg(not(test))]
-const REHASH_ABOVE: usize = 1 << TAG_HASH_BITS;
-#[cfg(test)]
-const REHASH_ABOVE: usize = 1 << 6;
-
 /// Record positions up to this fit the 8-byte slots of [`StringTable`]
 /// (past it, the table moves to [`WideTable`]; small in tests, so that
 /// they can reach it).
@@ -47,25 +30,27 @@ const NARROW_MAX: usize = u32::MAX as usize;
 const NARROW_MAX: usize = 1 << 12;
 
 /// Positions of the string records written so far, found by content: a
-/// linear-probing table (at most half full) of 8-byte slots, so that a
-/// table of many strings stays in cache. A slot holds the record's
-/// position (high 32 bits) and a tag (low 32): 24 bits of the string's
-/// hash (the low bits of its home index and beyond) above the table's
-/// generation when the slot was filled. A slot of an earlier generation is
-/// empty, so clearing is a generation bump; one comparison of the tag
-/// checks both. Growing moves each string by its tag (past `2^24` slots,
-/// by its hash, read back from the output). Documents whose records lie
-/// past 4 GiB use a [`WideTable`] instead.
+/// linear-probing table (at most half full) of 8-byte slots, each with a
+/// control byte in an array of its own. A slot holds the record's position
+/// (high 32 bits) and the high 32 bits of the string's hash (low 32: the
+/// home index and beyond, so that growing moves each string without
+/// hashing it again). A control byte is 0 for an empty slot, else 7 bits
+/// of the hash with the high bit set: a probe reads the control bytes
+/// (one byte per slot, so the array stays in cache where the slots would
+/// not) and loads a slot only when its byte matches, so a new string,
+/// the common case, usually costs no load of a slot at all. Clearing
+/// zeroes the control bytes. Documents whose records lie past 4 GiB use a
+/// [`WideTable`] instead.
 pub(super) struct StringTable {
     /// A power of two of slots (or none).
     slots: Vec<u64>,
+    /// One control byte per slot.
+    ctrl: Vec<u8>,
     /// Strings the slots take before growing (half of them); 0 once the
     /// table is wide, so that every string takes the slow path.
     limit: usize,
-    /// Strings in the current generation.
+    /// Strings in the table.
     len: usize,
-    /// The current generation (never 0: zeroed slots are empty).
-    generation: u64,
     /// Seeds of [`hash_bytes`], random per table (as hashbrown's default
     /// hasher is), so that colliding strings cannot be chosen in advance.
     seeds: [u64; 4],
@@ -73,13 +58,19 @@ pub(super) struct StringTable {
     wide: Option<Box<WideTable>>,
 }
 
+/// The control byte of a string of hash `h`.
+#[inline(always)]
+fn control(h: u64) -> u8 {
+    0x80 | (h as u8 & 0x7F)
+}
+
 impl Default for StringTable {
     fn default() -> Self {
         StringTable {
             slots: Vec::new(),
+            ctrl: Vec::new(),
             limit: 0,
             len: 0,
-            generation: 1,
             seeds: {
                 let h = DefaultHashBuilder::default();
                 [0u64, 1, 2, 3].map(|i| h.hash_one(i))
@@ -351,16 +342,11 @@ impl StringTable {
             || (self.slots.len() > SHRINK_ABOVE && self.slots.len() > used * 8)
         {
             self.slots = Vec::new();
+            self.ctrl = Vec::new();
             self.limit = 0;
-            self.generation = 1;
             return;
         }
-        self.generation = (self.generation + 1) & GEN_MASK;
-        if self.generation == 0 {
-            // Generations wrapped: really empty the slots.
-            self.slots.fill(0);
-            self.generation = 1;
-        }
+        self.ctrl.fill(0);
     }
 
     /// Slots of the table (it holds up to half as many strings without growing).
@@ -375,25 +361,33 @@ impl StringTable {
             return self.intern_cold(out, s);
         }
         let h = hash_bytes(&self.seeds, s);
-        let generation = self.generation;
-        let tag = (((h >> 32) & ((1 << TAG_HASH_BITS) - 1)) << GEN_BITS) | generation;
+        let c = control(h);
+        let high = h >> 32;
         let slots = &mut self.slots[..];
+        let Some(ctrl) = self.ctrl.get_mut(..slots.len()) else {
+            // Unreachable: there are as many control bytes as slots.
+            return self.intern_cold(out, s);
+        };
         if slots.is_empty() {
             // Unreachable: `limit` is 0 while there are no slots.
             return self.intern_cold(out, s);
         }
-        // `slots.len()` is a power of two, not 0: indices masked by
-        // `mask` are within the slots (no bounds check is left).
+        // `slots.len()` (and `ctrl.len()`) is a power of two, not 0:
+        // indices masked by `mask` are within both (no bounds check is
+        // left).
         let mask = slots.len() - 1;
-        let mut i = (h >> 32) as usize & mask;
+        let mut i = high as usize & mask;
         loop {
-            let slot = slots[i & mask];
-            if slot as u32 as u64 == tag {
-                let record = (slot >> 32) as usize;
-                if super::key_eq(record_bytes(out, record), s) {
-                    return record;
+            let b = ctrl[i & mask];
+            if b == c {
+                let slot = slots[i & mask];
+                if slot as u32 as u64 == high {
+                    let record = (slot >> 32) as usize;
+                    if super::key_eq(record_bytes(out, record), s) {
+                        return record;
+                    }
                 }
-            } else if slot & GEN_MASK != generation {
+            } else if b == 0 {
                 break;
             }
             i = (i + 1) & mask;
@@ -402,7 +396,8 @@ impl StringTable {
         if record > NARROW_MAX {
             return self.go_wide(out, h, record);
         }
-        slots[i & mask] = ((record as u64) << 32) | tag;
+        ctrl[i & mask] = c;
+        slots[i & mask] = ((record as u64) << 32) | high;
         self.len += 1;
         record
     }
@@ -414,32 +409,28 @@ impl StringTable {
         if let Some(w) = &mut self.wide {
             return w.intern(out, s, hash_bytes(&self.seeds, s));
         }
-        self.grow(out);
+        self.grow();
         self.intern(out, s)
     }
 
-    /// Doubles the slots (16 at first), moving the current strings by
-    /// their tags (past [`REHASH_ABOVE`] slots, by their hashes, each
-    /// string read back from `out`).
-    fn grow(&mut self, out: &[u8]) {
+    /// Doubles the slots (16 at first), moving the current strings by the
+    /// hash bits their slots hold.
+    fn grow(&mut self) {
         let n = (self.slots.len() * 2).max(16);
         let old = std::mem::replace(&mut self.slots, vec![0; n]);
+        let old_ctrl = std::mem::replace(&mut self.ctrl, vec![0; n]);
         let mask = n - 1;
         self.limit = n / 2;
-        for slot in old {
-            if slot & GEN_MASK != self.generation {
+        for (slot, c) in old.into_iter().zip(old_ctrl) {
+            if c == 0 {
                 continue;
             }
-            let mut i = if n <= REHASH_ABOVE {
-                (slot as u32 >> GEN_BITS) as usize & mask
-            } else {
-                let s = record_bytes(out, (slot >> 32) as usize).unwrap_or(&[]);
-                (hash_bytes(&self.seeds, s) >> 32) as usize & mask
-            };
-            while self.slots[i] & GEN_MASK == self.generation {
+            let mut i = (slot as u32) as usize & mask;
+            while self.ctrl[i] != 0 {
                 i = (i + 1) & mask;
             }
             self.slots[i] = slot;
+            self.ctrl[i] = c;
         }
     }
 
@@ -450,8 +441,8 @@ impl StringTable {
     #[inline(never)]
     fn go_wide(&mut self, out: &[u8], h: u64, record: usize) -> usize {
         let mut w = Box::<WideTable>::default();
-        for &slot in &self.slots {
-            if slot & GEN_MASK == self.generation {
+        for (&slot, &c) in self.slots.iter().zip(&self.ctrl) {
+            if c != 0 {
                 let r = (slot >> 32) as usize;
                 let b = record_bytes(out, r).unwrap_or(&[]);
                 w.insert_new(hash_bytes(&self.seeds, b), r);
@@ -501,8 +492,8 @@ mod tests {
         assert_eq!(sorted.len(), strings.len());
     }
 
-    /// Across many documents (the generation wraps), a string of an
-    /// earlier document is never found again, and the current one's are.
+    /// Across many documents, a string of an earlier document is never
+    /// found again, and the current one's are.
     #[test]
     fn clearing_forgets_every_string() {
         let mut t = StringTable::default();

@@ -492,6 +492,38 @@ mod tests {
         assert_eq!(sorted.len(), strings.len());
     }
 
+    /// A document whose records pass [`NARROW_MAX`] (4 KiB in tests) moves
+    /// its strings to the wide table: those written before and after are
+    /// each found again and written once; clearing returns to the narrow
+    /// table, which then works as before.
+    #[test]
+    fn strings_past_narrow_max_move_to_the_wide_table() {
+        let mut t = StringTable::default();
+        for doc in 0..3 {
+            let mut out = vec![0u8; 3];
+            let strings: Vec<String> = (0..2000).map(|i| format!("string {i} of {doc}")).collect();
+            let records: Vec<usize> = strings
+                .iter()
+                .map(|s| t.intern(&mut out, s.as_bytes()))
+                .collect();
+            assert!(out.len() > NARROW_MAX, "the document passes NARROW_MAX");
+            assert!(t.wide.is_some());
+            let len = out.len();
+            for (s, &r) in strings.iter().zip(&records) {
+                assert_eq!(t.intern(&mut out, s.as_bytes()), r);
+                assert_eq!(record_bytes(&out, r), Some(s.as_bytes()));
+            }
+            assert_eq!(out.len(), len, "no string written twice");
+            t.clear();
+            assert!(t.wide.is_none());
+            let mut small = vec![0u8; 3];
+            let a = t.intern(&mut small, b"again");
+            assert_eq!(t.intern(&mut small, b"again"), a);
+            assert!(t.wide.is_none() && t.len == 1);
+            t.clear();
+        }
+    }
+
     /// Across many documents, a string of an earlier document is never
     /// found again, and the current one's are.
     #[test]

@@ -45,6 +45,7 @@ py-test: py-build
 
 py-checks: py-build
 	$(VENV)/bin/ruff check python tests/python scripts
+	$(VENV)/bin/ruff format --check python tests/python scripts
 	$(PY) -m mypy
 	$(PY) -m mypy.stubtest roving._roving --allowlist tests/python/stubtest-allowlist.txt
 

@@ -91,19 +91,18 @@ GROUPS: list[tuple[str, str, str, dict[str, str]]] = [
     (
         "lookup_name",
         "`[123].name` (plain)",
-        "From an open document: element 123 of the root array, then key `name`, "
-        "as `&str`.",
+        "From an open document: element 123 of the root array, then key `name`, as `&str`.",
         {
-            "roving": "roving `root().index(123)?.get(\"name\")`",
-            "flexbuffers": "flexbuffers `as_vector().idx(123).as_map().idx(\"name\")`",
+            "roving": 'roving `root().index(123)?.get("name")`',
+            "flexbuffers": 'flexbuffers `as_vector().idx(123).as_map().idx("name")`',
             "rkyv": "rkyv `archived[123].name` (typed field, no key lookup)",
-            "serde_json_value": "`serde_json::Value` tree already in memory (`v[123][\"name\"]`)",
+            "serde_json_value": '`serde_json::Value` tree already in memory (`v[123]["name"]`)',
         },
     ),
     (
         "lookup_name_handle",
         "`[123].name` with a key handle",
-        "`roving::KeyHandle::new(\"name\")` is made once outside the loop; each "
+        '`roving::KeyHandle::new("name")` is made once outside the loop; each '
         "iteration does `index(123)` then `map.get_with(&handle)`.",
         {
             "roving": "roving `get_with(&KeyHandle)`",
@@ -176,7 +175,16 @@ GROUPS: list[tuple[str, str, str, dict[str, str]]] = [
 # "group/contender" -> 95% confidence interval of the median (ns), filled by load_results.
 spread: dict[str, tuple[float, float]] = {}
 
-PEERS = ["serde_json", "simd-json", "rmp-serde", "ciborium", "flexbuffers", "bitcode", "rkyv", "criterion"]
+PEERS = [
+    "serde_json",
+    "simd-json",
+    "rmp-serde",
+    "ciborium",
+    "flexbuffers",
+    "bitcode",
+    "rkyv",
+    "criterion",
+]
 
 
 def fmt_time(ns: float) -> str:
@@ -205,7 +213,9 @@ def cpu_model() -> str:
 
 def run(cmd: list[str]) -> str:
     try:
-        return subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, check=True).stdout.strip()
+        return subprocess.run(
+            cmd, capture_output=True, text=True, cwd=ROOT, check=True
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
 
@@ -217,7 +227,9 @@ def release_profile() -> str:
             prof = tomllib.load(f).get("profile", {}).get("release", {})
     except OSError:
         return "release"
-    return "release" + "".join(f", `{k} = {json.dumps(v)}`" for k, v in prof.items() if k != "debug")
+    return "release" + "".join(
+        f", `{k} = {json.dumps(v)}`" for k, v in prof.items() if k != "debug"
+    )
 
 
 def lock_versions() -> dict[str, str]:
@@ -266,7 +278,9 @@ def load_results(crit: Path, started: float, allow_stale: bool) -> tuple[dict, l
     return results, stale
 
 
-def table_for(group: str, labels: dict[str, str], res: dict[str, float], fleece: float | None) -> list[str]:
+def table_for(
+    group: str, labels: dict[str, str], res: dict[str, float], fleece: float | None
+) -> list[str]:
     base = res.get("roving")
     lines = ["| contender | median | 95% CI of median | × roving |", "| --- | ---: | ---: | ---: |"]
     order = [k for k in labels if k in res] + sorted(k for k in res if k not in labels)
@@ -313,7 +327,9 @@ def load_line(meta: dict) -> str:
             )
     share = meta.get("self_share")
     if isinstance(share, (int, float)):
-        parts.append(f"the benchmark process was on a CPU {min(share, 1.0) * 100:.0f}% of the wall time")
+        parts.append(
+            f"the benchmark process was on a CPU {min(share, 1.0) * 100:.0f}% of the wall time"
+        )
     nice = meta.get("nice")
     if isinstance(nice, int) and nice != 0:
         parts.append(f"the benchmark ran at nice {nice}")
@@ -350,7 +366,9 @@ def targets(sizes: dict[str, int], r: dict[str, dict[str, float]]) -> list[str]:
         )
     h = get("lookup_name_handle", "roving")
     if h is not None:
-        rows.append(f"| `[123].name` with a key handle ≤ 30 ns | {fmt_time(h)} | {verdict(h <= 30)} |")
+        rows.append(
+            f"| `[123].name` with a key handle ≤ 30 ns | {fmt_time(h)} | {verdict(h <= 30)} |"
+        )
     p = get("lookup_name", "roving")
     if p is not None:
         rows.append(f"| `[123].name` plain ≤ 50 ns | {fmt_time(p)} | {verdict(p <= 50)} |")
@@ -392,16 +410,23 @@ def main() -> int:
         if os.environ.get("CARGO_TARGET_DIR")
         else ROOT / "target" / "criterion"
     )
-    ap.add_argument("--criterion-dir", type=Path, default=Path(os.environ.get("CRITERION_HOME", default_crit)))
+    ap.add_argument(
+        "--criterion-dir", type=Path, default=Path(os.environ.get("CRITERION_HOME", default_crit))
+    )
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "BENCHMARKS.md")
-    ap.add_argument("--allow-stale", action="store_true", help="use results older than the last run's start too")
+    ap.add_argument(
+        "--allow-stale", action="store_true", help="use results older than the last run's start too"
+    )
     a = ap.parse_args()
 
     sizes_path = a.criterion_dir / "roving-bench-sizes.json"
     try:
         meta = json.loads(sizes_path.read_text())
     except (OSError, ValueError) as e:
-        print(f"bench_report: cannot read {sizes_path} ({e}); run `cargo bench -p roving-bench` first", file=sys.stderr)
+        print(
+            f"bench_report: cannot read {sizes_path} ({e}); run `cargo bench -p roving-bench` first",
+            file=sys.stderr,
+        )
         return 1
     started = float(meta.get("started_unix", 0))
     size_rows = meta.get("sizes", [])
@@ -412,7 +437,8 @@ def main() -> int:
         return 1
     if stale:
         print(
-            "bench_report: skipped results older than the last run (use --allow-stale to keep): " + ", ".join(stale),
+            "bench_report: skipped results older than the last run (use --allow-stale to keep): "
+            + ", ".join(stale),
             file=sys.stderr,
         )
 
@@ -457,9 +483,15 @@ def main() -> int:
         label = row.get("label", row["id"])
         if row["id"] == "roving":
             label = f"**{label}**"
-        out.append(f"| {label} | {n:,} | {n / JSON_LEN:.3f} | {n / rv:.3f} |" if rv else f"| {label} | {n:,} | {n / JSON_LEN:.3f} | – |")
+        out.append(
+            f"| {label} | {n:,} | {n / JSON_LEN:.3f} | {n / rv:.3f} |"
+            if rv
+            else f"| {label} | {n:,} | {n / JSON_LEN:.3f} | – |"
+        )
     fl = FLEECE["size"]
-    out.append(f"| _{FLEECE_LABEL}_ | _{fl:,}_ | _{fl / JSON_LEN:.3f}_ | _{fl / rv:.3f}_ |" if rv else "")
+    out.append(
+        f"| _{FLEECE_LABEL}_ | _{fl:,}_ | _{fl / JSON_LEN:.3f}_ | _{fl / rv:.3f}_ |" if rv else ""
+    )
     out.append("")
     for group, title, desc, labels in GROUPS:
         res = results.get(group)

@@ -11,9 +11,7 @@ only. Reads bench/results/*.json (written by `roving bench`).
 import os
 import sys
 
-sys.path.insert(
-    0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python")
-)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 
 from roving.bench.readme import main
 

@@ -49,9 +49,7 @@ class Progress:
     """A status line on stderr, only when stderr is a terminal, and only
     for work that has already taken ``delay`` seconds."""
 
-    def __init__(
-        self, label: str, *, delay: float = 2.0, stream: IO[str] | None = None
-    ) -> None:
+    def __init__(self, label: str, *, delay: float = 2.0, stream: IO[str] | None = None) -> None:
         self.stream = stream if stream is not None else sys.stderr
         self.enabled = _isatty(self.stream) and not os.environ.get("ROVING_NO_PROGRESS")
         self.label = label
@@ -65,9 +63,7 @@ class Progress:
 
     def __enter__(self) -> Self:
         if self.enabled:
-            self._thread = threading.Thread(
-                target=self._tick, name="roving-progress", daemon=True
-            )
+            self._thread = threading.Thread(target=self._tick, name="roving-progress", daemon=True)
             self._thread.start()
         return self
 
@@ -239,9 +235,7 @@ def _from_json(rv: Any, path: str, data: bytes) -> bytes:
             return out
         except Exception as e:
             if _is_roving_error(e) or isinstance(e, ValueError):
-                raise CliError(
-                    f"{_name(path)}: invalid JSON: {_error_text(e)}"
-                ) from None
+                raise CliError(f"{_name(path)}: invalid JSON: {_error_text(e)}") from None
             raise
 
 
@@ -311,16 +305,10 @@ def cmd_convert(args: argparse.Namespace) -> int:
 def _to_json(rv: Any, path: str, doc: bytes, indent: int | None) -> bytes:
     with Progress(f"writing JSON for {_name(path)}"):
         try:
-            out = (
-                rv.to_json(doc, indent=indent)
-                if indent is not None
-                else rv.to_json(doc)
-            )
+            out = rv.to_json(doc, indent=indent) if indent is not None else rv.to_json(doc)
         except Exception as e:
             if _is_roving_error(e) or isinstance(e, ValueError):
-                raise CliError(
-                    f"{_name(path)}: cannot write as JSON: {_error_text(e)}"
-                ) from None
+                raise CliError(f"{_name(path)}: cannot write as JSON: {_error_text(e)}") from None
             raise
     return out.encode("utf-8") if isinstance(out, str) else bytes(out)
 
@@ -421,9 +409,7 @@ def _walk(root: Any, steps: list[Any]) -> Any:
                     f"path not found: {_fmt_path(steps)}: {here} is {_a(kind)}, not a map"
                 )
             if st not in v:
-                raise CliError(
-                    f"path not found: {_fmt_path(steps)}: no key {st!r} at {here}"
-                )
+                raise CliError(f"path not found: {_fmt_path(steps)}: no key {st!r} at {here}")
             v = v[st]
     return v
 
@@ -444,9 +430,7 @@ def _kind_of(v: Any) -> str:
     if v is None:
         return "null"
     if isinstance(v, (bool, int, float, str, bytes, bytearray, memoryview)):
-        return {bool: "bool", int: "int", float: "float", str: "string"}.get(
-            type(v), "bytes"
-        )
+        return {bool: "bool", int: "int", float: "float", str: "string"}.get(type(v), "bytes")
     if hasattr(v, "keys") and hasattr(v, "items"):
         return "map"
     if hasattr(v, "__len__") and hasattr(v, "__getitem__"):
@@ -458,9 +442,7 @@ def cmd_get(args: argparse.Namespace) -> int:
     rv = _api()
     steps = parse_path(args.path)
     _check_file(args.file)
-    kind = args.from_ or (
-        "json" if args.file != "-" and _ext_kind(args.file) == "json" else None
-    )
+    kind = args.from_ or ("json" if args.file != "-" and _ext_kind(args.file) == "json" else None)
     if args.file != "-" and kind != "json" and hasattr(rv, "open"):
         # Memory-map the file: only the bytes on the path are read (after validation).
         try:
@@ -503,9 +485,7 @@ def _value_json(rv: Any, value: Any, indent: int | None) -> bytes:
     writer so every type is spelled the same as `roving convert`."""
     if hasattr(value, "to_json") and not isinstance(value, (str, bytes)):
         try:
-            out = (
-                value.to_json(indent=indent) if indent is not None else value.to_json()
-            )
+            out = value.to_json(indent=indent) if indent is not None else value.to_json()
         except TypeError:
             out = value.to_json()
         return out.encode("utf-8") if isinstance(out, str) else bytes(out)
@@ -516,9 +496,7 @@ def _value_json(rv: Any, value: Any, indent: int | None) -> bytes:
         out = rv.to_json(doc, indent=indent) if indent is not None else rv.to_json(doc)
     except Exception as e:
         if _is_roving_error(e) or isinstance(e, (ValueError, TypeError)):
-            raise CliError(
-                f"cannot write the value as JSON: {_error_text(e)}"
-            ) from None
+            raise CliError(f"cannot write the value as JSON: {_error_text(e)}") from None
         raise
     return out.encode("utf-8") if isinstance(out, str) else bytes(out)
 
@@ -640,9 +618,7 @@ class Record:
 
     __slots__ = ("enc", "end", "kind", "pos", "shape", "slots", "tag", "width")
 
-    def __init__(
-        self, pos: int, end: int, tag: int, kind: str, enc: str, width: int = 0
-    ) -> None:
+    def __init__(self, pos: int, end: int, tag: int, kind: str, enc: str, width: int = 0) -> None:
         self.pos = pos
         self.end = end
         self.tag = tag
@@ -700,9 +676,7 @@ class Scanner:
             size = struct.calcsize(ELEM_TYPES[code][1])
             count, q = _varint(b, p + 1)
             start = -(-q // size) * size
-            return Record(
-                pos, start + count * size, t, "vector", f"vector<{ELEM_TYPES[code][0]}>"
-            )
+            return Record(pos, start + count * size, t, "vector", f"vector<{ELEM_TYPES[code][0]}>")
         base = t & ~3
         w = WIDTHS[t & 3]
         if base == TAG_ARRAY:
@@ -823,11 +797,7 @@ class Scanner:
             return m / scale if e < 0 else m * scale
         if r.kind == "timestamp":
             secs, nanos = struct.unpack_from("<qI", b, p)
-            off = (
-                struct.unpack_from("<i", b, p + 12)[0]
-                if t == TAG_TIMESTAMP_OFFSET
-                else None
-            )
+            off = struct.unpack_from("<i", b, p + 12)[0] if t == TAG_TIMESTAMP_OFFSET else None
             return _fmt_timestamp(secs, nanos, off)
         if r.kind == "bytes":
             ln, q = _varint(b, p)
@@ -895,9 +865,7 @@ def compute_stats(buf: bytes) -> dict[str, Any]:
         "references": 0,
         "slot bytes": 0,
     }
-    values = dict.fromkeys(
-        ("null", "bool", "int", "float", "str", "array", "map", "other"), 0
-    )
+    values = dict.fromkeys(("null", "bool", "int", "float", "str", "array", "map", "other"), 0)
     special_kind = {0: "null", 1: "bool", 2: "bool", 3: "str", 4: "array", 5: "map"}
     value_kind = {
         "str": "str",
@@ -965,9 +933,7 @@ def compute_stats(buf: bytes) -> dict[str, Any]:
         if m > 1:
             shared_records += 1
             kind = (
-                "key strings"
-                if (r.kind == "str" and r.pos in key_strings)
-                else _KINDS[r.kind][0]
+                "key strings" if (r.kind == "str" and r.pos in key_strings) else _KINDS[r.kind][0]
             )
             saved_by[kind] = saved_by.get(kind, 0) + (m - 1) * (r.end - r.pos)
         elif m == 0:
@@ -1029,9 +995,7 @@ def _print_stats(st: dict[str, Any]) -> None:
         if st.get("input") == "json" and st.get("json_bytes")
         else ""
     )
-    out.append(
-        f"{st['file']}: {total:,} bytes as roving{src}, {st['records']:,} records"
-    )
+    out.append(f"{st['file']}: {total:,} bytes as roving{src}, {st['records']:,} records")
     if st.get("input") == "json" and st.get("json_bytes"):
         out.append(f"  roving / JSON size: {total / st['json_bytes']:.3f}")
     out.append("")
@@ -1045,16 +1009,12 @@ def _print_stats(st: dict[str, Any]) -> None:
         "other scalars",
         "root",
     ]
-    out.append(
-        f"  {'header':<16}{st['header']:>12,}{_pct(st['header'], total):>8}{'':>10}"
-    )
+    out.append(f"  {'header':<16}{st['header']:>12,}{_pct(st['header'], total):>8}{'':>10}")
     for k in order:
         s = st["sections"].get(k)
         if not s:
             continue
-        out.append(
-            f"  {k:<16}{s['bytes']:>12,}{_pct(s['bytes'], total):>8}{s['records']:>10,}"
-        )
+        out.append(f"  {k:<16}{s['bytes']:>12,}{_pct(s['bytes'], total):>8}{s['records']:>10,}")
     ks = st["key_strings"]
     if ks["records"]:
         out.append(
@@ -1090,9 +1050,7 @@ def _print_stats(st: dict[str, Any]) -> None:
     else:
         out.append("  dedup: nothing is shared")
     if d["unreachable_records"]:
-        out.append(
-            f"  note: {d['unreachable_records']:,} records are not reachable from the root"
-        )
+        out.append(f"  note: {d['unreachable_records']:,} records are not reachable from the root")
     print("\n".join(out))
 
 
@@ -1139,9 +1097,7 @@ class _Dumper:
     ) -> list[tuple[int, str, tuple[str, Any]]]:
         kind, v = slot
         if kind == "int":
-            self.write(
-                indent, label, f"int {v}" + (" (inline)" if self.offsets else "")
-            )
+            self.write(indent, label, f"int {v}" + (" (inline)" if self.offsets else ""))
             return []
         if kind == "special":
             c = SPECIALS.get(v, "?")
@@ -1197,9 +1153,7 @@ class _Dumper:
         elif r.kind == "timestamp":
             text = f"timestamp {val}"
         elif r.kind == "bytes":
-            text = f"bytes[{len(val)}] {val[:24].hex()}" + (
-                "…" if len(val) > 24 else ""
-            )
+            text = f"bytes[{len(val)}] {val[:24].hex()}" + ("…" if len(val) > 24 else "")
         elif r.kind == "ext":
             tid, data = val
             text = _ext_text(tid, data)
@@ -1207,9 +1161,7 @@ class _Dumper:
             name, count, vals = val
             text = (
                 f"vector<{name}>[{count}] ["
-                + ", ".join(
-                    _fmt_float(x) if isinstance(x, float) else str(x) for x in vals
-                )
+                + ", ".join(_fmt_float(x) if isinstance(x, float) else str(x) for x in vals)
                 + (", …" if count > len(vals) else "")
                 + "]"
             )
@@ -1265,9 +1217,7 @@ def cmd_dump(args: argparse.Namespace) -> int:
     data, _ = _load_document(args.file, args.from_)
     rv = _api()
     if args.json:
-        js = _to_json(
-            rv, args.file, data, args.indent if args.indent is not None else 2
-        )
+        js = _to_json(rv, args.file, data, args.indent if args.indent is not None else 2)
         sys.stdout.buffer.write(js + b"\n")
         sys.stdout.flush()
         return 0
@@ -1424,9 +1374,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     g.add_argument("file", metavar="FILE")
     g.add_argument("path", metavar="PATH", help="e.g. '[123].name'")
-    g.add_argument(
-        "--indent", type=int, metavar="N", help="indent the JSON by N spaces"
-    )
+    g.add_argument("--indent", type=int, metavar="N", help="indent the JSON by N spaces")
     g.add_argument(
         "--from",
         dest="from_",
@@ -1442,21 +1390,15 @@ def build_parser() -> argparse.ArgumentParser:
         "(shared containers are printed once). --json prints JSON instead.",
     )
     d.add_argument("file", metavar="FILE")
-    d.add_argument(
-        "--json", action="store_true", help="print JSON instead of the typed view"
-    )
-    d.add_argument(
-        "--indent", type=int, metavar="N", help="JSON indent with --json (default 2)"
-    )
+    d.add_argument("--json", action="store_true", help="print JSON instead of the typed view")
+    d.add_argument("--indent", type=int, metavar="N", help="JSON indent with --json (default 2)")
     d.add_argument(
         "--max-items",
         type=int,
         metavar="N",
         help="show at most N items of each array or map",
     )
-    d.add_argument(
-        "--depth", type=int, metavar="N", help="do not expand containers deeper than N"
-    )
+    d.add_argument("--depth", type=int, metavar="N", help="do not expand containers deeper than N")
     d.add_argument(
         "--offsets",
         action="store_true",
@@ -1477,9 +1419,7 @@ def build_parser() -> argparse.ArgumentParser:
         "and byte offset of each invalid one and exit 1.",
     )
     v.add_argument("files", metavar="FILE", nargs="+")
-    v.add_argument(
-        "-q", "--quiet", action="store_true", help="print nothing for valid files"
-    )
+    v.add_argument("-q", "--quiet", action="store_true", help="print nothing for valid files")
     v.set_defaults(func=cmd_validate)
 
     s = sub.add_parser(

@@ -98,7 +98,9 @@ def test_truncated_real_document_sampled(people_bytes: bytes) -> None:
 
 
 def test_every_bit_flip_of_a_small_document() -> None:
-    doc = roving.dumps({"a": [1, 2.5, "three", None, True, {"b": b"\x00\x01", "c": [-(2**70)]}], "d": "é" * 40})
+    doc = roving.dumps(
+        {"a": [1, 2.5, "three", None, True, {"b": b"\x00\x01", "c": [-(2**70)]}], "d": "é" * 40}
+    )
     for i in range(len(doc)):
         for bit in range(8):
             b = bytearray(doc)
@@ -138,14 +140,28 @@ def test_random_bytes(data: bytes) -> None:
 def test_random_splices(data: bytes, at: int) -> None:
     doc = roving.dumps({"k": [1, "two", 3.0, {"x": None}], "v": list(range(20))})
     at %= len(doc)
-    exercise(doc[:at] + data + doc[at + len(data):])
+    exercise(doc[:at] + data + doc[at + len(data) :])
 
 
 def test_not_a_roving_document() -> None:
-    for bad in [b"", b"R", b"RV", b"RV\x01", b"RV\x02\x00", b"{}", b"\x00" * 100, b"RV\x01" + b"\xff" * 50]:
+    for bad in [
+        b"",
+        b"R",
+        b"RV",
+        b"RV\x01",
+        b"RV\x02\x00",
+        b"{}",
+        b"\x00" * 100,
+        b"RV\x01" + b"\xff" * 50,
+    ]:
         with pytest.raises(roving.DecodeError) as ei:
             roving.loads(bad)
-        assert "roving" in str(ei.value) or "truncated" in str(ei.value) or "offset" in str(ei.value) or str(ei.value)
+        assert (
+            "roving" in str(ei.value)
+            or "truncated" in str(ei.value)
+            or "offset" in str(ei.value)
+            or str(ei.value)
+        )
 
 
 def test_decode_error_has_an_offset() -> None:
@@ -170,5 +186,12 @@ def test_trusted_open_of_bad_bytes_does_not_crash(small_doc: bytes) -> None:
             doc = roving.open(bytes(b), trusted=True)
             walk(doc.root)
             doc.to_python()
-        except (roving.RovingError, UnicodeDecodeError, KeyError, IndexError, TypeError, ValueError):
+        except (
+            roving.RovingError,
+            UnicodeDecodeError,
+            KeyError,
+            IndexError,
+            TypeError,
+            ValueError,
+        ):
             pass

@@ -49,15 +49,12 @@ def test_bench_quick(tmp_path: Path) -> None:
             continue
         assert res["tables"], name
         # roving itself ran in every experiment (a peer may be missing, roving may not).
-        roving_skips = {
-            k: v for k, v in res["skipped"].items() if k.startswith("roving")
-        }
+        roving_skips = {k: v for k, v in res["skipped"].items() if k.startswith("roving")}
         assert not roving_skips, (name, roving_skips)
         names = {row[0] for t in res["tables"] for row in t["rows"]}
         assert any(n.startswith("roving") for n in names), (name, names)
         assert any(
-            m["contender"].startswith("roving") and "median_s" in m
-            for m in res["measurements"]
+            m["contender"].startswith("roving") and "median_s" in m for m in res["measurements"]
         ), name
         text = md.read_text(encoding="utf-8")
         assert "| contender" in text or "| target" in text or "|  |" in text
@@ -130,9 +127,7 @@ def test_readme_tables(tmp_path: Path) -> None:
         )
     )
     rd = tmp_path / "README.md"
-    rd.write_text(
-        "# Title\n\nbefore\n\n<!-- bench:start -->\nold\n<!-- bench:end -->\n\nafter\n"
-    )
+    rd.write_text("# Title\n\nbefore\n\n<!-- bench:start -->\nold\n<!-- bench:end -->\n\nafter\n")
     where = readme.update_readme(str(res), str(rd))
     assert where == str(rd)
     text = rd.read_text()

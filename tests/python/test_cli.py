@@ -261,9 +261,7 @@ def test_get_indent(files: dict[str, Path]) -> None:
         ("[0][1]", ["not an array"]),
     ],
 )
-def test_get_path_not_found(
-    files: dict[str, Path], path: str, words: list[str]
-) -> None:
+def test_get_path_not_found(files: dict[str, Path], path: str, words: list[str]) -> None:
     p = run("get", str(files["rov"]), path)
     line = one_error_line(p)
     assert p.returncode == 1
@@ -363,9 +361,7 @@ def test_dump_rich_types(tmp_path: Path) -> None:
         "big": 2**100,
         "neg": -(2**70),
         "u64": 2**63 + 5,
-        "ts": dt.datetime(
-            2024, 5, 6, 7, 8, 9, 123456, tzinfo=dt.timezone(dt.timedelta(hours=2))
-        ),
+        "ts": dt.datetime(2024, 5, 6, 7, 8, 9, 123456, tzinfo=dt.timezone(dt.timedelta(hours=2))),
         "day": dt.date(2024, 1, 2),
         "id": uuid.UUID(int=5),
         "price": decimal.Decimal("1.25"),
@@ -393,10 +389,7 @@ def test_dump_rich_types(tmp_path: Path) -> None:
     ]:
         assert want in lines, (want, lines)
     st = json.loads(run("stats", "--json", str(f)).stdout)
-    assert (
-        st["header"] + sum(s["bytes"] for s in st["sections"].values())
-        == f.stat().st_size
-    )
+    assert st["header"] + sum(s["bytes"] for s in st["sections"].values()) == f.stat().st_size
 
 
 def test_dump_errors(files: dict[str, Path]) -> None:
@@ -509,19 +502,14 @@ def test_stats_json_accounts_for_every_byte(files: dict[str, Path]) -> None:
     assert st["bytes"] == total
     assert st["header"] + sum(s["bytes"] for s in st["sections"].values()) == total
     assert sum(e["bytes"] for e in st["encodings"].values()) == total - st["header"]
-    assert (
-        st["values"]["map"] == 6
-    )  # three people and their three addresses (one empty)
+    assert st["values"]["map"] == 6  # three people and their three addresses (one empty)
     assert st["values"]["array"] == 4  # the root and three tag lists (one empty)
     assert st["dedup"]["saved_bytes"] >= 0
     assert st["dedup"]["unreachable_records"] == 0
 
 
 def test_stats_sees_dedup(tmp_path: Path) -> None:
-    rows = [
-        {"first": "x" * 40, "second": "same value everywhere", "n": i}
-        for i in range(50)
-    ]
+    rows = [{"first": "x" * 40, "second": "same value everywhere", "n": i} for i in range(50)]
     src = tmp_path / "rows.json"
     src.write_text(json.dumps(rows))
     p = run("stats", "--json", str(src))  # a JSON file is converted in memory first

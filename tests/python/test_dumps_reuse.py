@@ -36,7 +36,10 @@ def test_ints_around_the_digit_limits() -> None:
         assert roving.dumps({"k": n}) == roving.from_json(json.dumps({"k": n}))
     same(roving.loads(roving.dumps(ints)), ints)
     same(roving.loads(roving.dumps(tuple(ints))), ints)
-    same(roving.loads(roving.dumps({str(i): n for i, n in enumerate(ints)})), {str(i): n for i, n in enumerate(ints)})
+    same(
+        roving.loads(roving.dumps({str(i): n for i, n in enumerate(ints)})),
+        {str(i): n for i, n in enumerate(ints)},
+    )
 
 
 def test_int_subclasses_are_written_as_their_value() -> None:
@@ -63,7 +66,10 @@ def test_int_subclasses_are_written_as_their_value() -> None:
 
 def test_bools_stay_bools() -> None:
     x = [True, 1, False, 0, {"t": True, "one": 1, "f": False, "zero": 0}, (True, 1)]
-    same(roving.loads(roving.dumps(x)), [True, 1, False, 0, {"t": True, "one": 1, "f": False, "zero": 0}, [True, 1]])
+    same(
+        roving.loads(roving.dumps(x)),
+        [True, 1, False, 0, {"t": True, "one": 1, "f": False, "zero": 0}, [True, 1]],
+    )
     assert roving.dumps(True) != roving.dumps(1)
     assert roving.dumps({"a": False}) != roving.dumps({"a": 0})
 

@@ -28,15 +28,19 @@ def test_people_json_round_trip(people_path: Path, people: Any) -> None:
 
 
 def test_json_details() -> None:
-    assert roving.loads(roving.from_json(b'{"big": 123456789012345678901234567890}')) == {"big": 123456789012345678901234567890}
+    assert roving.loads(roving.from_json(b'{"big": 123456789012345678901234567890}')) == {
+        "big": 123456789012345678901234567890
+    }
     assert math.copysign(1.0, roving.loads(roving.from_json(b"-0"))) == -1.0
-    assert roving.loads(roving.from_json("[1.5, \"\\u00e9\", null, true]")) == [1.5, "é", None, True]
-    assert json.loads(roving.to_json(roving.dumps({"b": b"\x00\x01"}))) == {"b": {"$base64": "AAE="}}
+    assert roving.loads(roving.from_json('[1.5, "\\u00e9", null, true]')) == [1.5, "é", None, True]
+    assert json.loads(roving.to_json(roving.dumps({"b": b"\x00\x01"}))) == {
+        "b": {"$base64": "AAE="}
+    }
     assert json.loads(roving.to_json(roving.dumps([math.nan, math.inf]))) == [None, None]
 
 
 def test_json_errors_are_decode_errors() -> None:
-    for bad in [b"", b"[1,", b"{\"a\" 1}", b"[1,]", b"nul", b"\xff", b"[1] x", b"01"]:
+    for bad in [b"", b"[1,", b'{"a" 1}', b"[1,]", b"nul", b"\xff", b"[1] x", b"01"]:
         with pytest.raises(roving.DecodeError) as ei:
             roving.from_json(bad)
         assert isinstance(ei.value.offset, int)

@@ -176,7 +176,9 @@ def test_doubly_shared_document_behaves_as_validated(tmp_path: Path) -> None:
         expect = outcome(getattr(today, name))
         assert outcome(getattr(lazy, name)) == expect
         assert outcome(getattr(roving.open(data).root, name)) == expect
-        assert outcome(getattr(lazy.root[0][1][0], name)) == outcome(getattr(today.root[0][1][0], name))
+        assert outcome(getattr(lazy.root[0][1][0], name)) == outcome(
+            getattr(today.root[0][1][0], name)
+        )
     # (== against the Python object would walk its 2**60 paths, lazily
     # opened or not: compare against a small value.)
     assert outcome(lambda: lazy.root == [1]) == outcome(lambda: today.root == [1])
@@ -215,7 +217,9 @@ def test_numpy_vector_views_of_a_lazy_document() -> None:
     doc = roving.open(roving.dumps({"v": a, "n": 1}))
     v = doc["v"]
     assert isinstance(v, np.ndarray) and np.array_equal(v, a) and not v.flags.writeable
-    assert list(doc.root["v"][:3]) == [0, 1, 2] if not isinstance(doc.root["v"], np.ndarray) else True
+    assert (
+        list(doc.root["v"][:3]) == [0, 1, 2] if not isinstance(doc.root["v"], np.ndarray) else True
+    )
     assert doc.root == {"v": a.tolist(), "n": 1} or doc.root.to_python()["n"] == 1
 
 
@@ -367,7 +371,11 @@ def test_lazy_byte_changes_near_the_root(small: bytes) -> None:
 
 def test_lazy_every_bit_flip_of_a_small_document() -> None:
     doc = roving.dumps(
-        {"a": [1, 2.5, "three", None, True, {"b": b"\x00\x01", "c": [-(2**70)]}], "d": "\u00e9" * 40, "e": {"x": [1]}}
+        {
+            "a": [1, 2.5, "three", None, True, {"b": b"\x00\x01", "c": [-(2**70)]}],
+            "d": "\u00e9" * 40,
+            "e": {"x": [1]},
+        }
     )
     for i in range(len(doc)):
         for bit in range(8):

@@ -71,8 +71,12 @@ def test_no_leak_over_100000_rounds() -> None:
             v.to_json()
             doc.close()
         if i % 8 == 0:
-            for f in (lambda: roving.loads(bad), lambda: roving.loads(wrong, type=Rec),
-                      lambda: roving.dumps(cyc), lambda: roving.dumps({"x": {1}})):
+            for f in (
+                lambda: roving.loads(bad),
+                lambda: roving.loads(wrong, type=Rec),
+                lambda: roving.dumps(cyc),
+                lambda: roving.dumps({"x": {1}}),
+            ):
                 try:
                     f()
                 except roving.RovingError:
@@ -105,4 +109,9 @@ def test_refcounts_of_inputs_are_unchanged() -> None:
             roving.dumps({key: [object()]})
         except roving.EncodeError:
             pass
-    assert (sys.getrefcount(obj), sys.getrefcount(key), sys.getrefcount(val), sys.getrefcount(d)) == before
+    assert (
+        sys.getrefcount(obj),
+        sys.getrefcount(key),
+        sys.getrefcount(val),
+        sys.getrefcount(d),
+    ) == before

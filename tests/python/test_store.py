@@ -36,8 +36,7 @@ class BBItem:
 def dummy(i: int) -> BBItem:
     return BBItem(
         identifier=f"item {i}",
-        createdAt=dt.datetime(2024, 1, 1, tzinfo=dt.UTC)
-        + dt.timedelta(seconds=i, microseconds=i),
+        createdAt=dt.datetime(2024, 1, 1, tzinfo=dt.UTC) + dt.timedelta(seconds=i, microseconds=i),
         hash="someHash120djas!hf0410AjsifhsFjsd",
         data=b"some dummy data",
         views=i,
@@ -592,9 +591,7 @@ def test_forked_child_gets_a_clear_error(tmp_path: Path) -> None:
             try:
                 Store(path)
             except StoreError as e:
-                code = (
-                    0 if (code == 14 and e.kind == "busy" and "fork" in str(e)) else 15
-                )
+                code = 0 if (code == 14 and e.kind == "busy" and "fork" in str(e)) else 15
         finally:
             os._exit(code)
     _, status = os.waitpid(pid, 0)

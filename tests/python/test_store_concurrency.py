@@ -70,9 +70,7 @@ def script(tmp_path: Path, name: str, body: str) -> Path:
 
     p = tmp_path / name
     p.write_text(
-        body.format(
-            paths=[str(Path(roving.__file__).parent.parent)], keys=KEYS, batches=BATCHES
-        )
+        body.format(paths=[str(Path(roving.__file__).parent.parent)], keys=KEYS, batches=BATCHES)
     )
     return p
 

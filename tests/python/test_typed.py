@@ -67,16 +67,29 @@ def test_unknown_fields_are_ignored_and_defaults_fill_missing() -> None:
 
 
 def test_missing_required_field() -> None:
-    with pytest.raises(roving.ValidationError, match=r"missing required field 'age' at \$\[1\]") as ei:
-        roving.loads(enc([{"name": "a", "age": 1, "tags": [], "friends": []}, {"name": "b"}]), type=list[Person])
+    with pytest.raises(
+        roving.ValidationError, match=r"missing required field 'age' at \$\[1\]"
+    ) as ei:
+        roving.loads(
+            enc([{"name": "a", "age": 1, "tags": [], "friends": []}, {"name": "b"}]),
+            type=list[Person],
+        )
     assert ei.value.path == "$[1]"
 
 
 @pytest.mark.parametrize(
     ("value", "tp", "message"),
     [
-        ([{"id": 1, "views": 2}, {"id": 1, "views": 2}, {"id": 1, "views": 2}, {"id": 1, "views": "x"}],
-         list[Item], r"expected int, got str at \$\[3\]\.views"),
+        (
+            [
+                {"id": 1, "views": 2},
+                {"id": 1, "views": 2},
+                {"id": 1, "views": 2},
+                {"id": 1, "views": "x"},
+            ],
+            list[Item],
+            r"expected int, got str at \$\[3\]\.views",
+        ),
         ({"id": 1.5, "views": 1}, Item, r"expected int, got float at \$\.id"),
         ({"id": True, "views": 1}, Item, r"expected int, got bool at \$\.id"),
         ([1, 2], Item, r"expected Item, got list at \$$"),
@@ -93,13 +106,31 @@ def test_missing_required_field() -> None:
         ([1, 2, 3], tuple[int, int], r"expected tuple of length 2, got list of length 3 at \$$"),
         ([1, "x"], tuple[int, int], r"expected int, got str at \$\[1\]"),
         ([1, "x"], tuple[int, ...], r"expected int, got str at \$\[1\]"),
-        ([[1, 2, 3]], list[tuple[int, int]], r"expected tuple of length 2, got list of length 3 at \$\[0\]$"),
+        (
+            [[1, 2, 3]],
+            list[tuple[int, int]],
+            r"expected tuple of length 2, got list of length 3 at \$\[0\]$",
+        ),
         ([[1, "x"]], list[tuple[int, int]], r"expected int, got str at \$\[0\]\[1\]"),
-        ({"at": dt.datetime(2024, 1, 1, tzinfo=dt.UTC), "rect": [1, 2, 3]}, Placed,
-         r"expected tuple of length 4, got list of length 3 at \$\.rect$"),
-        ({"at": dt.datetime(2024, 1, 1, tzinfo=dt.UTC), "rect": {"a": 1}}, Placed, r"expected tuple, got dict at \$\.rect$"),
-        ({"at": dt.datetime(2024, 1, 1, tzinfo=dt.UTC), "rect": [1, 2, 3, 4], "pair": ["a", [1, "x"]]}, Placed,
-         r"expected float, got str at \$\.pair\[1\]\[1\]"),
+        (
+            {"at": dt.datetime(2024, 1, 1, tzinfo=dt.UTC), "rect": [1, 2, 3]},
+            Placed,
+            r"expected tuple of length 4, got list of length 3 at \$\.rect$",
+        ),
+        (
+            {"at": dt.datetime(2024, 1, 1, tzinfo=dt.UTC), "rect": {"a": 1}},
+            Placed,
+            r"expected tuple, got dict at \$\.rect$",
+        ),
+        (
+            {
+                "at": dt.datetime(2024, 1, 1, tzinfo=dt.UTC),
+                "rect": [1, 2, 3, 4],
+                "pair": ["a", [1, "x"]],
+            },
+            Placed,
+            r"expected float, got str at \$\.pair\[1\]\[1\]",
+        ),
         ({"at": "2024", "rect": [1, 2, 3, 4]}, Placed, r"expected datetime, got str at \$\.at$"),
         (1.5, Optional[int], r"expected int \| None, got float at \$$"),  # noqa: UP045
         ([1.5], list[int | str], r"expected int \| str, got float at \$\[0\]"),
@@ -127,12 +158,16 @@ def test_tuple_and_datetime_fields() -> None:
     assert out == Placed(when, (0, 0, 0, 0)) and isinstance(out.rect, tuple)
     # A tuple shared by two fields of a document decodes once.
     rect = [7, 8, 9, 10]
-    two = roving.loads(enc([{"at": when, "rect": rect}, {"at": when, "rect": rect}]), type=list[Placed])
+    two = roving.loads(
+        enc([{"at": when, "rect": rect}, {"at": when, "rect": rect}]), type=list[Placed]
+    )
     assert two[0].rect == two[1].rect == (7, 8, 9, 10)
 
 
 def test_successes_of_each_kind() -> None:
-    assert roving.loads(enc(3), type=float) == 3.0 and isinstance(roving.loads(enc(3), type=float), float)
+    assert roving.loads(enc(3), type=float) == 3.0 and isinstance(
+        roving.loads(enc(3), type=float), float
+    )
     assert roving.loads(enc(None), type=Optional[int]) is None  # noqa: UP045
     assert roving.loads(enc(5), type=int | None) == 5
     assert roving.loads(enc([1, "a", None]), type=list[int | str | None]) == [1, "a", None]
@@ -153,7 +188,9 @@ def test_successes_of_each_kind() -> None:
     u = uuid.uuid4()
     assert roving.loads(enc(u), type=uuid.UUID) == u
     assert roving.loads(enc(str(u)), type=uuid.UUID) == u
-    assert roving.loads(enc(decimal.Decimal("1.25")), type=decimal.Decimal) == decimal.Decimal("1.25")
+    assert roving.loads(enc(decimal.Decimal("1.25")), type=decimal.Decimal) == decimal.Decimal(
+        "1.25"
+    )
     assert roving.loads(enc("1.25"), type=decimal.Decimal) == decimal.Decimal("1.25")
     assert roving.loads(enc(7), type=decimal.Decimal) == decimal.Decimal(7)
 
@@ -185,7 +222,12 @@ def test_recursive_dataclass() -> None:
     tree = Node(1, [Node(2), Node(3, [Node(4)])])
     assert roving.loads(roving.dumps(tree), type=Node) == tree
     with pytest.raises(roving.ValidationError, match=r"at \$\.children\[1\]\.children\[0\]\.value"):
-        roving.loads(enc({"value": 1, "children": [{"value": 2}, {"value": 3, "children": [{"value": "x"}]}]}), type=Node)
+        roving.loads(
+            enc(
+                {"value": 1, "children": [{"value": 2}, {"value": 3, "children": [{"value": "x"}]}]}
+            ),
+            type=Node,
+        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -327,10 +369,14 @@ def test_key_lists_compared_by_record_across_documents() -> None:
         ({"a": 6, "identifier": "w", "displayInRect": 7, long: 8}, Keys(6, "w", 7, "", 8)),
         ({"a": 7, "identifier": "v", "displayInRect": 8, long[:-1] + "X": 9}, Keys(7, "v", 8)),
         ({"displayInRect": 9, "a": 8, "identifier": "u"}, Keys(8, "u", 9)),
-        ({"a": 9, "identifier": "t", "displayInRect": 10, "optionalStringXYZW": "s"},
-         Keys(9, "t", 10, "s")),
-        ({"a": 10, "identifier": "t", "displayInRect": 11, "optionalStringXYZV": "s"},
-         Keys(10, "t", 11)),
+        (
+            {"a": 9, "identifier": "t", "displayInRect": 10, "optionalStringXYZW": "s"},
+            Keys(9, "t", 10, "s"),
+        ),
+        (
+            {"a": 10, "identifier": "t", "displayInRect": 11, "optionalStringXYZV": "s"},
+            Keys(10, "t", 11),
+        ),
     ]
     for _ in range(2):
         for d, want in docs:

@@ -66,9 +66,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--only",
         metavar="NAME",
         action="append",
-        help="run only this experiment (repeatable): "
-        + ", ".join(EXPERIMENTS)
-        + ", or rust",
+        help="run only this experiment (repeatable): " + ", ".join(EXPERIMENTS) + ", or rust",
     )
     p.add_argument("--list", action="store_true", help="list the experiments and exit")
     p.add_argument(
@@ -244,9 +242,7 @@ def _machine_line(m: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m roving.bench``: the same as ``roving bench``."""
-    p = argparse.ArgumentParser(
-        prog="roving bench", description=__doc__.split("\n\n")[0]
-    )
+    p = argparse.ArgumentParser(prog="roving bench", description=__doc__.split("\n\n")[0])
     add_arguments(p)
     args = p.parse_args(argv)
     try:

@@ -53,9 +53,7 @@ def run(cfg: Config) -> Experiment:
             try:
                 blob = enc(data)
             except Exception as e:  # noqa: BLE001 - a failing contender is reported
-                exp.skip(
-                    f"{name} ({variant})", f"encode failed: {type(e).__name__}: {e}"
-                )
+                exp.skip(f"{name} ({variant})", f"encode failed: {type(e).__name__}: {e}")
                 continue
 
             def encode(enc=enc, data=data):
@@ -186,9 +184,7 @@ def run(cfg: Config) -> Experiment:
     return exp
 
 
-def _lazy(
-    rv: Any, exp: Experiment, contenders: dict, keyless: list, keyed: dict
-) -> None:
+def _lazy(rv: Any, exp: Experiment, contenders: dict, keyless: list, keyed: dict) -> None:
     """roving's lazy views: open (validate) and check each value in place."""
     if not hasattr(rv, "open"):
         exp.skip("roving lazy", "roving.open is missing from the installed roving")

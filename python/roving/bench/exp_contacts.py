@@ -64,9 +64,7 @@ def run(cfg: Config) -> Experiment:
     exp.params = {"emails": 150, "phones": n_phones - 1}
     contacts = make_contacts(150, n_phones)
 
-    cands: list[
-        tuple[str, Callable[[Contacts], bytes], Callable[[bytes], Contacts], str]
-    ] = []
+    cands: list[tuple[str, Callable[[Contacts], bytes], Callable[[bytes], Contacts], str]] = []
     cands.append(
         (
             "pickle",
@@ -101,12 +99,8 @@ def run(cfg: Config) -> Experiment:
     if msgspec is not None:
         je, jd = msgspec.json.Encoder(), msgspec.json.Decoder(Contacts)
         me, md = msgspec.msgpack.Encoder(), msgspec.msgpack.Decoder(Contacts)
-        cands.append(
-            ("msgspec.json", je.encode, jd.decode, "typed: decodes to Contacts")
-        )
-        cands.append(
-            ("msgspec.msgpack", me.encode, md.decode, "typed: decodes to Contacts")
-        )
+        cands.append(("msgspec.json", je.encode, jd.decode, "typed: decodes to Contacts"))
+        cands.append(("msgspec.msgpack", me.encode, md.decode, "typed: decodes to Contacts"))
     else:
         exp.skip("msgspec", "not installed (pip install msgspec)")
     msgpack = optional("msgpack")
@@ -209,12 +203,8 @@ def run(cfg: Config) -> Experiment:
         "Ratios are pickle's time divided by the contender's (above 1x is faster than pickle)."
     )
     exp.tables.append(t)
-    exp.chart.append(
-        ("serialize", [(r[0], r[1].median if r[1] else None) for r in rows])
-    )
-    exp.chart.append(
-        ("deserialize", [(r[0], r[2].median if r[2] else None) for r in rows])
-    )
+    exp.chart.append(("serialize", [(r[0], r[1].median if r[1] else None) for r in rows]))
+    exp.chart.append(("deserialize", [(r[0], r[2].median if r[2] else None) for r in rows]))
     return exp
 
 

@@ -127,7 +127,9 @@ def run(cfg: Config) -> Experiment:
         loaded = c.decode(data)
         r.lookup = exp.time(c.name, "lookup", lambda loaded=loaded: loaded[123]["name"])  # type: ignore[misc]  # python/mypy#15459: lambda with a default arg
         r.parse_lookup = exp.time(
-            c.name, "parse+lookup", lambda c=c, data=data: c.decode(data)[123]["name"]  # type: ignore[misc]  # python/mypy#15459: lambda with a default arg
+            c.name,
+            "parse+lookup",
+            lambda c=c, data=data: c.decode(data)[123]["name"],  # type: ignore[misc]  # python/mypy#15459: lambda with a default arg
         )
         rows.append(r)
 

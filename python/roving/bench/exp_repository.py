@@ -174,9 +174,7 @@ class Contender(abc.ABC):
     def load_one(self, path: str, key: str) -> BBItem:
         return self.load_all(path)[key]
 
-    def update_one(
-        self, path: str, items: dict[str, BBItem], key: str, item: BBItem
-    ) -> None:
+    def update_one(self, path: str, items: dict[str, BBItem], key: str, item: BBItem) -> None:
         items[key] = item  # the app changes its dict, then writes it all back
         self.flush(path, items)
 
@@ -302,9 +300,7 @@ class Sqlite(Contender):
     def load_all(self, path):
         con = sqlite3.connect(path)
         try:
-            return {
-                k: pickle.loads(v) for k, v in con.execute("SELECT k, v FROM items")
-            }
+            return {k: pickle.loads(v) for k, v in con.execute("SELECT k, v FROM items")}
         finally:
             con.close()
 
@@ -477,15 +473,11 @@ def _contenders(exp: Experiment) -> list[Contender]:
         if hasattr(rv, "open"):
             cs.append(RovingLazy(rv))
     else:
-        exp.skip(
-            "roving file", "roving.dump/load are missing from the installed roving"
-        )
+        exp.skip("roving file", "roving.dump/load are missing from the installed roving")
     return cs
 
 
-def _run(
-    cfg: Config, exp: Experiment, sizes: list[int], big: int, target_n: int, tmp: str
-) -> None:
+def _run(cfg: Config, exp: Experiment, sizes: list[int], big: int, target_n: int, tmp: str) -> None:
     now = dt.datetime.now(dt.UTC)
     contenders = _contenders(exp)
 
@@ -594,9 +586,7 @@ def _run(
     t.notes += [f"{c.name}: {c.note}" for c in contenders if c.note]
     t.notes.append(
         "Reference, measured on this machine when issue 4 was filed (10,000 items, flush + reload-and-read): "
-        + "; ".join(
-            f"{k} {v[0] * 1e3:g} + {v[1] * 1e3:g} ms" for k, v in REFERENCE.items()
-        )
+        + "; ".join(f"{k} {v[0] * 1e3:g} + {v[1] * 1e3:g} ms" for k, v in REFERENCE.items())
         + "."
     )
     t.notes.append(
@@ -671,9 +661,7 @@ def _time_gets(
     comes after open (``row["get typed"]``), then warm: after one pass
     over all ``samples`` keys, which maps the pages they live on
     (``row["get typed warm"]``)."""
-    row["get typed"] = exp.time(
-        contender, f"random get {big:,} (BBItem)", get, params={"n": big}
-    )
+    row["get typed"] = exp.time(contender, f"random get {big:,} (BBItem)", get, params={"n": big})
     for _ in range(samples):
         get()
     row["get typed warm"] = exp.time(
@@ -722,16 +710,12 @@ def _big(
             def open_close(populate: bool = False) -> None:
                 rv.Store(p, type=BBItem, readonly=True, populate=populate).close()
 
-            row["open"] = exp.time(
-                "roving.Store", f"open {big:,}", open_close, params={"n": big}
-            )
+            row["open"] = exp.time("roving.Store", f"open {big:,}", open_close, params={"n": big})
             s = rv.Store(p, type=BBItem, readonly=True)
             try:
                 check_equal(make_item(big // 3, now), s[f"item {big // 3}"])
                 it = itertools.cycle(sample)
-                _time_gets(
-                    exp, "roving.Store", big, len(sample), row, lambda: s[next(it)]
-                )
+                _time_gets(exp, "roving.Store", big, len(sample), row, lambda: s[next(it)])
                 if hasattr(s, "view"):
                     it2 = itertools.cycle(sample)
                     row["view"] = exp.time(
@@ -784,9 +768,7 @@ def _big(
                 s3.close()
             out[label] = pop
         except Exception as e:  # noqa: BLE001
-            exp.notes.append(
-                f"The {big:,}-item roving.Store failed: {type(e).__name__}: {e}"
-            )
+            exp.notes.append(f"The {big:,}-item roving.Store failed: {type(e).__name__}: {e}")
         finally:
             _remove(p)
 
@@ -812,9 +794,7 @@ def _big(
         c.execute("SELECT 1 FROM items LIMIT 1").fetchone()
         c.close()
 
-    row["open"] = exp.time(
-        "sqlite3 + pickle", f"open {big:,}", sq_open, params={"n": big}
-    )
+    row["open"] = exp.time("sqlite3 + pickle", f"open {big:,}", sq_open, params={"n": big})
     con = sqlite3.connect(p)
     try:
         it5 = itertools.cycle(sample)
@@ -887,9 +867,7 @@ def _targets(
     sizes: list[int],
 ) -> None:
     t = Table(
-        f"Issue 4's targets ({n:,} items"
-        + (f", {big:,}-item store" if big else "")
-        + ")",
+        f"Issue 4's targets ({n:,} items" + (f", {big:,}-item store" if big else "") + ")",
         ["target", "needed", "measured", "verdict"],
         align=["l", "r", "r", "l"],
     )
@@ -950,9 +928,7 @@ def _targets(
         fmt_verdict(None if gw is None else gw.median <= 3e-6),
     )
     if n != 10_000:
-        t.notes.append(
-            f"Quick mode: measured at {n:,} items, not the 10,000 of the targets."
-        )
+        t.notes.append(f"Quick mode: measured at {n:,} items, not the 10,000 of the targets.")
     if big != 1_000_000:
         t.notes.append(f"Quick mode: a {big:,}-item store, not 1,000,000.")
     exp.tables.append(t)

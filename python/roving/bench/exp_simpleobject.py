@@ -52,9 +52,7 @@ class SimpleObject:
 
 
 def make_object() -> SimpleObject:
-    return SimpleObject(
-        Id=100000, Name="Simple", Address="Planet Earth", Scores=list(range(10))
-    )
+    return SimpleObject(Id=100000, Name="Simple", Address="Planet Earth", Scores=list(range(10)))
 
 
 def protobuf_class() -> Any:
@@ -74,9 +72,7 @@ def protobuf_class() -> Any:
         name="rovingbench/simpleobject.proto", package="rovingbench", syntax="proto3"
     )
     m = fdp.message_type.add(name="SimpleObject")
-    m.field.add(
-        name="Id", number=1, type=F.TYPE_INT32, label=F.LABEL_OPTIONAL, json_name="Id"
-    )
+    m.field.add(name="Id", number=1, type=F.TYPE_INT32, label=F.LABEL_OPTIONAL, json_name="Id")
     m.field.add(
         name="Name",
         number=2,
@@ -110,9 +106,7 @@ def struct_encode(o: SimpleObject) -> bytes:
     s = o.Scores
     if len(n) > 127 or len(a) > 127 or len(s) > 255:
         raise ValueError("the struct floor handles short strings and lists only")
-    return struct.pack(
-        f"<iB{len(n)}sB{len(a)}sB{len(s)}i", o.Id, len(n), n, len(a), a, len(s), *s
-    )
+    return struct.pack(f"<iB{len(n)}sB{len(a)}sB{len(s)}i", o.Id, len(n), n, len(a), a, len(s), *s)
 
 
 _HEAD = struct.Struct("<iB")
@@ -149,9 +143,7 @@ def run(cfg: Config) -> Experiment:
     one = objs[0]
 
     cands: list[
-        tuple[
-            str, Callable[[SimpleObject], bytes], Callable[[bytes], SimpleObject], str
-        ]
+        tuple[str, Callable[[SimpleObject], bytes], Callable[[bytes], SimpleObject], str]
     ] = []
     cands.append(
         (
@@ -192,9 +184,7 @@ def run(cfg: Config) -> Experiment:
         cands.append(
             (
                 "msgspec.msgpack array_like",
-                lambda o: ae.encode(
-                    SimpleStructArray(o.Id, o.Name, o.Address, o.Scores)
-                ),
+                lambda o: ae.encode(SimpleStructArray(o.Id, o.Name, o.Address, o.Scores)),
                 lambda b: _from_struct(ad.decode(b)),
                 "Struct(array_like=True): positional, no keys",
             )
@@ -247,9 +237,7 @@ def run(cfg: Config) -> Experiment:
         from google.protobuf.internal import api_implementation
 
         def pb_enc(o: SimpleObject) -> bytes:
-            return P(
-                Id=o.Id, Name=o.Name, Address=o.Address, Scores=o.Scores
-            ).SerializeToString()
+            return P(Id=o.Id, Name=o.Name, Address=o.Address, Scores=o.Scores).SerializeToString()
 
         def pb_dec(b: bytes) -> SimpleObject:
             m = P.FromString(b)
@@ -309,7 +297,9 @@ def run(cfg: Config) -> Experiment:
             exp.skip(name, f"serialize failed: {type(e).__name__}: {e}")
             continue
         if not exp.verify(
-            name, objs, lambda dec=dec, blobs=blobs: [dec(b) for b in blobs]  # type: ignore[misc]  # python/mypy#15459: lambda with a default arg
+            name,
+            objs,
+            lambda dec=dec, blobs=blobs: [dec(b) for b in blobs],  # type: ignore[misc]  # python/mypy#15459: lambda with a default arg
         ):
             continue
 
@@ -365,12 +355,8 @@ def run(cfg: Config) -> Experiment:
         + "`"
     )
     exp.tables.append(t)
-    exp.chart.append(
-        ("serialize all", [(r[0], r[1].median if r[1] else None) for r in rows])
-    )
-    exp.chart.append(
-        ("deserialize all", [(r[0], r[2].median if r[2] else None) for r in rows])
-    )
+    exp.chart.append(("serialize all", [(r[0], r[1].median if r[1] else None) for r in rows]))
+    exp.chart.append(("deserialize all", [(r[0], r[2].median if r[2] else None) for r in rows]))
     return exp
 
 

@@ -147,15 +147,11 @@ def _loop_number(
         t = _time_batch(fn, 1, cfg.clock)
     number = 1
     if not single and t < cfg.min_time:
-        number = int(
-            min(cfg.max_number, max(1, math.ceil(cfg.min_time / max(t, 1e-9))))
-        )
+        number = int(min(cfg.max_number, max(1, math.ceil(cfg.min_time / max(t, 1e-9)))))
         # A better estimate once the loop is longer.
         if number > 10:
             t10 = _time_batch(fn, 10, cfg.clock) / 10
-            number = int(
-                min(cfg.max_number, max(1, math.ceil(cfg.min_time / max(t10, 1e-9))))
-            )
+            number = int(min(cfg.max_number, max(1, math.ceil(cfg.min_time / max(t10, 1e-9)))))
     return number
 
 
@@ -268,14 +264,10 @@ def check_equal(expected: Any, actual: Any, path: str = "$") -> None:
             check_equal(a, b, f"{path}[{i}]")
     elif te in (set, frozenset):
         if expected != actual:
-            raise Mismatch(
-                f"{path}: sets differ ({len(expected)} vs {len(actual)} items)"
-            )
+            raise Mismatch(f"{path}: sets differ ({len(expected)} vs {len(actual)} items)")
     elif dataclasses.is_dataclass(expected):
         for f in dataclasses.fields(expected):
-            check_equal(
-                getattr(expected, f.name), getattr(actual, f.name), f"{path}.{f.name}"
-            )
+            check_equal(getattr(expected, f.name), getattr(actual, f.name), f"{path}.{f.name}")
     elif isinstance(expected, _dt.datetime):
         if (
             expected != actual
@@ -496,9 +488,7 @@ class Experiment:
         except Exception as e:  # noqa: BLE001 - a failing contender is a result
             self.skip(contender, f"{op} failed: {type(e).__name__}: {_one_line(e)}")
             return None
-        self.measurements.append(
-            Measurement(contender, op, timing=t, params=params or {})
-        )
+        self.measurements.append(Measurement(contender, op, timing=t, params=params or {}))
         return t
 
     def pair(
@@ -522,21 +512,13 @@ class Experiment:
             )
             return None
         for name, other, t in ((an, bn, p.a), (bn, an, p.b)):
-            self.measurements.append(
-                Measurement(name, f"{op} (paired with {other})", timing=t)
-            )
+            self.measurements.append(Measurement(name, f"{op} (paired with {other})", timing=t))
         return p
 
-    def size(
-        self, contender: str, op: str, n: float, params: dict | None = None
-    ) -> None:
-        self.measurements.append(
-            Measurement(contender, op, size=n, params=params or {})
-        )
+    def size(self, contender: str, op: str, n: float, params: dict | None = None) -> None:
+        self.measurements.append(Measurement(contender, op, size=n, params=params or {}))
 
-    def verify(
-        self, contender: str, expected: Any, roundtrip: Callable[[], Any]
-    ) -> bool:
+    def verify(self, contender: str, expected: Any, roundtrip: Callable[[], Any]) -> bool:
         """Checks a contender's exact round trip; records a skip if it fails."""
         if contender in self.skipped:
             return False
@@ -559,11 +541,7 @@ class Experiment:
                 if self.cfg.clock_name == "cpu"
                 else ""
             )
-            + (
-                f"; load average {self.load:.1f} at the start"
-                if self.load is not None
-                else ""
-            )
+            + (f"; load average {self.load:.1f} at the start" if self.load is not None else "")
             + "._\n"
         )
         for t in self.tables:
@@ -572,9 +550,7 @@ class Experiment:
             parts.append("Notes:\n\n" + "\n".join(f"- {n}" for n in self.notes) + "\n")
         if self.skipped:
             parts.append(
-                "Skipped:\n\n"
-                + "\n".join(f"- {k}: {v}" for k, v in self.skipped.items())
-                + "\n"
+                "Skipped:\n\n" + "\n".join(f"- {k}: {v}" for k, v in self.skipped.items()) + "\n"
             )
         return "\n".join(parts)
 

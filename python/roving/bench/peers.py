@@ -138,10 +138,7 @@ def has_kw(fn: Callable[..., Any], name: str) -> bool:
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):
-        text = (
-            getattr(fn, "__text_signature__", None)
-            or (fn.__doc__ or "").split("\n", 1)[0]
-        )
+        text = getattr(fn, "__text_signature__", None) or (fn.__doc__ or "").split("\n", 1)[0]
         return name in text
     return name in sig.parameters or any(
         p.kind is inspect.Parameter.VAR_KEYWORD for p in sig.parameters.values()

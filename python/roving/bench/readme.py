@@ -70,11 +70,7 @@ def render(
             if loads and max(loads) > 1.0
             else ""
         )
-        + (
-            "; times are this process's CPU time (`--cpu-time`), not wall time"
-            if cpu
-            else ""
-        )
+        + ("; times are this process's CPU time (`--cpu-time`), not wall time" if cpu else "")
         + f". Each cell: median of the repeats (min–max). Reproduce: {REPRODUCE}. "
         f"Details and notes: [{results_link}]({results_link}) (each run also draws a PNG chart per "
         "experiment there)._",
@@ -82,9 +78,7 @@ def render(
     ]
     pk = m.get("packages") if m else None
     if pk:
-        parts.append(
-            "_Versions: " + ", ".join(f"{k} {v}" for k, v in pk.items()) + "._\n"
-        )
+        parts.append("_Versions: " + ", ".join(f"{k} {v}" for k, v in pk.items()) + "._\n")
     for r in results:
         name = r.get("experiment", "?")
         title = r.get("title", name)
@@ -93,22 +87,16 @@ def render(
             tabs = r.get("tables", [])[:2]
             for t in tabs:
                 parts.append(_table_md(t, notes=False))
-            parts.append(
-                "Full Rust results: [docs/BENCHMARKS.md](docs/BENCHMARKS.md).\n"
-            )
+            parts.append("Full Rust results: [docs/BENCHMARKS.md](docs/BENCHMARKS.md).\n")
             continue
         for t in r.get("tables", []):
             parts.append(_table_md(t, notes=notes))
         if r.get("skipped"):
             parts.append(
-                "Skipped: "
-                + "; ".join(f"{k} ({v})" for k, v in r["skipped"].items())
-                + ".\n"
+                "Skipped: " + "; ".join(f"{k} ({v})" for k, v in r["skipped"].items()) + ".\n"
             )
         if charts and r.get("chart"):
-            parts.append(
-                f"Chart: [{results_link}/{r['chart']}]({results_link}/{r['chart']}).\n"
-            )
+            parts.append(f"Chart: [{results_link}/{r['chart']}]({results_link}/{r['chart']}).\n")
     return "\n".join(parts)
 
 
@@ -148,9 +136,7 @@ def update_readme(out_dir: str, readme_path: str | None = None) -> str:
     results = load_results(out_dir)
     rel = os.path.relpath(out_dir, os.path.dirname(os.path.abspath(readme_path)))
     # The PNG charts are not committed (.gitignore): no links to them from README.
-    block = render(
-        results, notes=False, results_link=rel.replace(os.sep, "/"), charts=False
-    )
+    block = render(results, notes=False, results_link=rel.replace(os.sep, "/"), charts=False)
     try:
         with open(readme_path, encoding="utf-8") as f:
             text = f.read()

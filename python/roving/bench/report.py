@@ -34,9 +34,7 @@ def write_experiment(
     if "png" in paths:
         data["chart"] = os.path.basename(png_path)
     p = os.path.join(out_dir, f"{exp.name}.json")
-    _write_text(
-        p, json.dumps(data, indent=2, ensure_ascii=False, default=_json_default) + "\n"
-    )
+    _write_text(p, json.dumps(data, indent=2, ensure_ascii=False, default=_json_default) + "\n")
     paths["json"] = p
     return paths
 
@@ -76,9 +74,7 @@ def draw_chart(exp: Experiment, path: str) -> str | None:
     ncols = 2 if len(panels) > 1 else 1
     nrows = math.ceil(len(panels) / ncols)
     height = max(len(p[1]) for p in panels) * 0.28 + 1.2
-    fig, axes = plt.subplots(
-        nrows, ncols, figsize=(6.2 * ncols, height * nrows), squeeze=False
-    )
+    fig, axes = plt.subplots(nrows, ncols, figsize=(6.2 * ncols, height * nrows), squeeze=False)
     for ax in axes.flat[len(panels) :]:
         ax.set_visible(False)
     for ax, (title, bars, unit) in zip(axes.flat, panels, strict=False):
@@ -87,15 +83,11 @@ def draw_chart(exp: Experiment, path: str) -> str | None:
         if unit == "s":
             scale, unit_label = _time_scale(values)
         elif unit == "bytes" and max(values) >= 10_000:
-            scale, unit_label = (
-                (1e6, "MB") if max(values) >= 10_000_000 else (1e3, "kB")
-            )
+            scale, unit_label = (1e6, "MB") if max(values) >= 10_000_000 else (1e3, "kB")
         else:
             scale, unit_label = 1.0, unit
         vals = [v / scale for v in values]
-        colors = [
-            "#d1495b" if lab.startswith("roving") else "#4b6a88" for lab in labels
-        ]
+        colors = ["#d1495b" if lab.startswith("roving") else "#4b6a88" for lab in labels]
         y = range(len(labels))
         ax.barh(list(y), vals, color=colors)
         ax.set_yticks(list(y))
@@ -104,9 +96,7 @@ def draw_chart(exp: Experiment, path: str) -> str | None:
         if min(vals) > 0 and max(vals) / min(vals) > 50:
             ax.set_xscale("log")
         ax.set_title(title, fontsize=10)
-        ax.set_xlabel(
-            f"{unit_label} (lower is better)" if unit == "s" else unit_label, fontsize=8
-        )
+        ax.set_xlabel(f"{unit_label} (lower is better)" if unit == "s" else unit_label, fontsize=8)
         ax.tick_params(axis="x", labelsize=8)
         for yi, v in zip(y, vals, strict=False):
             ax.text(v, yi, f" {_short(v)}", va="center", fontsize=7)

@@ -789,8 +789,9 @@ fn write_all() {
         );
     }
     for (name, desc, hex, kind) in reject_cases() {
+        let name = format!("reject_{name}");
         write(
-            &format!("reject_{name}"),
+            &name,
             json!({ "name": name, "description": desc, "valid": false,
             "hex": hex, "error": kind }),
         );

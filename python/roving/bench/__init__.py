@@ -234,7 +234,7 @@ def run(args: argparse.Namespace, progress: Callable[[str], None] | None = None)
     return 0
 
 
-def _machine_line(m: dict) -> str:
+def _machine_line(m: dict[str, Any]) -> str:
     from .harness import machine_line
 
     return machine_line(m)

@@ -46,8 +46,8 @@ def run(cfg: Config) -> Experiment:
         name: str,
         enc: Callable[[Any], bytes],
         dec: Callable[[bytes], Any],
-        variants=("keyless", "keyed"),
-    ):
+        variants: tuple[str, ...] = ("keyless", "keyed"),
+    ) -> None:
         for variant in variants:
             data = keyless if variant == "keyless" else keyed
             try:
@@ -56,14 +56,24 @@ def run(cfg: Config) -> Experiment:
                 exp.skip(f"{name} ({variant})", f"encode failed: {type(e).__name__}: {e}")
                 continue
 
-            def encode(enc=enc, data=data):
+            def encode(
+                enc: Callable[[Any], bytes] = enc, data: list[int] | dict[str, int] = data
+            ) -> bytes:
                 return enc(data)
 
-            def decode(dec=dec, blob=blob, data=data):
+            def decode(
+                dec: Callable[[bytes], Any] = dec,
+                blob: bytes = blob,
+                data: list[int] | dict[str, int] = data,
+            ) -> None:
                 if dec(blob) != data:
                     raise AssertionError("decoded values differ")
 
-            def roundtrip(enc=enc, dec=dec, data=data):
+            def roundtrip(
+                enc: Callable[[Any], bytes] = enc,
+                dec: Callable[[bytes], Any] = dec,
+                data: list[int] | dict[str, int] = data,
+            ) -> Any:
                 return dec(enc(data))
 
             contenders.setdefault(name, {})[variant] = (encode, decode, roundtrip)
@@ -184,7 +194,15 @@ def run(cfg: Config) -> Experiment:
     return exp
 
 
-def _lazy(rv: Any, exp: Experiment, contenders: dict, keyless: list, keyed: dict) -> None:
+def _lazy(
+    rv: Any,
+    exp: Experiment,
+    contenders: dict[
+        str, dict[str, tuple[Callable[[], Any], Callable[[], Any], Callable[[], Any]]]
+    ],
+    keyless: list[int],
+    keyed: dict[str, int],
+) -> None:
     """roving's lazy views: open (validate) and check each value in place."""
     if not hasattr(rv, "open"):
         exp.skip("roving lazy", "roving.open is missing from the installed roving")
@@ -197,13 +215,13 @@ def _lazy(rv: Any, exp: Experiment, contenders: dict, keyless: list, keyed: dict
         exp.skip("roving lazy", f"dumps failed: {type(e).__name__}: {e}")
         return
 
-    def enc1():
+    def enc1() -> Any:
         return rv.dumps(keyless)
 
-    def enc2():
+    def enc2() -> Any:
         return rv.dumps(keyed)
 
-    def dec1():
+    def dec1() -> None:
         i = 0
         for v in rv.open(b1).root:
             if v != i:
@@ -212,7 +230,7 @@ def _lazy(rv: Any, exp: Experiment, contenders: dict, keyless: list, keyed: dict
         if i != n:
             raise AssertionError("wrong count")
 
-    def dec2():
+    def dec2() -> None:
         i = 0
         for k, v in rv.open(b2).root.items():
             if v != i or k != str(i):
@@ -221,11 +239,11 @@ def _lazy(rv: Any, exp: Experiment, contenders: dict, keyless: list, keyed: dict
         if i != n:
             raise AssertionError("wrong count")
 
-    def rt1():
+    def rt1() -> Any:
         dec1()
         return rv.open(rv.dumps(keyless)).root.to_python()
 
-    def rt2():
+    def rt2() -> Any:
         dec2()
         return rv.open(rv.dumps(keyed)).root.to_python()
 

@@ -41,11 +41,11 @@ def make_contacts(n_emails: int = 150, n_phones: int = 100_000) -> Contacts:
     return Contacts(emails, phones)
 
 
-def _as_dict(c: Contacts) -> dict:
+def _as_dict(c: Contacts) -> dict[str, list[str]]:
     return {"emails": list(c.emails), "phones": list(c.phones)}
 
 
-def _from_dict(d: dict) -> Contacts:
+def _from_dict(d: dict[str, Any]) -> Contacts:
     return Contacts(set(d["emails"]), set(d["phones"]))
 
 

@@ -372,14 +372,14 @@ def _seed_rows() -> list[
             return None
         return a / b
 
-    def size(j: _Row, r: _Row):
+    def size(j: _Row, r: _Row) -> tuple[str, str, float | None, float | None]:
         g = ratio(j.size, r.size)
         return fmt_bytes(j.size), fmt_bytes(r.size), g, g
 
-    def convert(j: _Row, r: _Row):
+    def convert(j: _Row, r: _Row) -> tuple[str, str, float | None, float | None]:
         return "-", fmt_time(med(r.convert)), None, None
 
-    def parse(j: _Row, r: _Row):
+    def parse(j: _Row, r: _Row) -> tuple[str, str, float | None, float | None]:
         c = med(r.convert) or 0.0
         p = med(r.parse)
         return (
@@ -389,7 +389,7 @@ def _seed_rows() -> list[
             ratio(med(j.parse), None if p is None else p + c),
         )
 
-    def trusted(j: _Row, r: _Row):
+    def trusted(j: _Row, r: _Row) -> tuple[str, str, float | None, float | None]:
         c = med(r.convert) or 0.0
         t = med(r.trusted)
         if t is None:
@@ -401,7 +401,7 @@ def _seed_rows() -> list[
             ratio(med(j.parse), t + c),
         )
 
-    def lookup(j: _Row, r: _Row):
+    def lookup(j: _Row, r: _Row) -> tuple[str, str, float | None, float | None]:
         c = med(r.convert) or 0.0
         lj, lr, pj, pr = med(j.lookup), med(r.lookup), med(j.parse), med(r.parse)
         net = None

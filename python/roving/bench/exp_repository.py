@@ -31,7 +31,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from .harness import (
     Config,
@@ -90,7 +90,7 @@ def make_items(n: int, now: dt.datetime | None = None) -> dict[str, BBItem]:
     return {f"item {i}": make_item(i, now) for i in range(n)}
 
 
-def _to_dict(it: BBItem) -> dict:
+def _to_dict(it: BBItem) -> dict[str, Any]:
     d = {
         "identifier": it.identifier,
         "createdAt": it.createdAt,
@@ -200,20 +200,20 @@ class Shelve(Contender):
                 self.note += " (dbm.dumb: no gdbm/ndbm in this Python)"
         del dbm
 
-    def flush(self, path, items):
+    def flush(self, path: str, items: dict[str, BBItem]) -> None:
         with shelve.open(path, "n", protocol=5) as s:
             for k, v in items.items():
                 s[k] = v
 
-    def load_all(self, path):
+    def load_all(self, path: str) -> dict[str, BBItem]:
         with shelve.open(path, "r") as s:
             return {k: s[k] for k in s}
 
-    def load_one(self, path, key):
+    def load_one(self, path: str, key: str) -> BBItem:
         with shelve.open(path, "r") as s:
-            return s[key]
+            return cast(BBItem, s[key])  # a shelf's values are Any
 
-    def update_one(self, path, items, key, item):
+    def update_one(self, path: str, items: dict[str, BBItem], key: str, item: BBItem) -> None:
         with shelve.open(path, "w", protocol=5) as s:
             s[key] = item
 
@@ -222,11 +222,11 @@ class PickleFile(Contender):
     name = "pickle file"
     note = "pickle.dumps(dict, protocol=5)"
 
-    def flush(self, path, items):
+    def flush(self, path: str, items: dict[str, BBItem]) -> None:
         _write_atomic(path, pickle.dumps(items, protocol=5))
 
-    def load_all(self, path):
-        return pickle.loads(_read(path))
+    def load_all(self, path: str) -> dict[str, BBItem]:
+        return cast(dict[str, BBItem], pickle.loads(_read(path)))  # pickle.loads returns Any
 
 
 class JsonFile(Contender):
@@ -234,23 +234,23 @@ class JsonFile(Contender):
     note = "json, items as dicts (ISO dates, base64 data)"
 
     @staticmethod
-    def enc(it: BBItem) -> dict:
+    def enc(it: BBItem) -> dict[str, Any]:
         d = _to_dict(it)
         d["createdAt"] = it.createdAt.isoformat()
         d["data"] = base64.b64encode(it.data).decode("ascii")
         return d
 
     @staticmethod
-    def dec(d: dict) -> BBItem:
+    def dec(d: dict[str, Any]) -> BBItem:
         d["createdAt"] = dt.datetime.fromisoformat(d["createdAt"])
         d["data"] = base64.b64decode(d["data"])
         return _from_dict(d)
 
-    def flush(self, path, items):
+    def flush(self, path: str, items: dict[str, BBItem]) -> None:
         body = {k: self.enc(v) for k, v in items.items()}
         _write_atomic(path, json.dumps(body, separators=(",", ":")).encode())
 
-    def load_all(self, path):
+    def load_all(self, path: str) -> dict[str, BBItem]:
         return {k: self.dec(v) for k, v in json.loads(_read(path)).items()}
 
 
@@ -259,22 +259,22 @@ class PlistFile(Contender):
     note = "the seed's custom method: items as dicts in a binary plist"
 
     @staticmethod
-    def enc(it: BBItem) -> dict:
+    def enc(it: BBItem) -> dict[str, Any]:
         d = _to_dict(it)
         # plistlib (3.11) writes naive datetimes only: store UTC.
         d["createdAt"] = it.createdAt.astimezone(dt.UTC).replace(tzinfo=None)
         return d
 
     @staticmethod
-    def dec(d: dict) -> BBItem:
+    def dec(d: dict[str, Any]) -> BBItem:
         d["createdAt"] = d["createdAt"].replace(tzinfo=dt.UTC)
         return _from_dict(d)
 
-    def flush(self, path, items):
+    def flush(self, path: str, items: dict[str, BBItem]) -> None:
         body = {k: self.enc(v) for k, v in items.items()}
         _write_atomic(path, plistlib.dumps(body, fmt=plistlib.FMT_BINARY))
 
-    def load_all(self, path):
+    def load_all(self, path: str) -> dict[str, BBItem]:
         return {k: self.dec(v) for k, v in plistlib.loads(_read(path)).items()}
 
 
@@ -283,7 +283,7 @@ class Sqlite(Contender):
     note = "one row per item, pickled values (default journal, synchronous=FULL)"
     whole_file = False
 
-    def flush(self, path, items):
+    def flush(self, path: str, items: dict[str, BBItem]) -> None:
         con = sqlite3.connect(path)
         try:
             con.execute(
@@ -297,22 +297,22 @@ class Sqlite(Contender):
         finally:
             con.close()
 
-    def load_all(self, path):
+    def load_all(self, path: str) -> dict[str, BBItem]:
         con = sqlite3.connect(path)
         try:
             return {k: pickle.loads(v) for k, v in con.execute("SELECT k, v FROM items")}
         finally:
             con.close()
 
-    def load_one(self, path, key):
+    def load_one(self, path: str, key: str) -> BBItem:
         con = sqlite3.connect(path)
         try:
             (v,) = con.execute("SELECT v FROM items WHERE k = ?", (key,)).fetchone()
-            return pickle.loads(v)
+            return cast(BBItem, pickle.loads(v))  # pickle.loads returns Any
         finally:
             con.close()
 
-    def update_one(self, path, items, key, item):
+    def update_one(self, path: str, items: dict[str, BBItem], key: str, item: BBItem) -> None:
         con = sqlite3.connect(path)
         try:
             with con:
@@ -332,11 +332,12 @@ class MsgspecFile(Contender):
         self.enc = msgspec.msgpack.Encoder()
         self.dec = msgspec.msgpack.Decoder(dict[str, BBItem])
 
-    def flush(self, path, items):
+    def flush(self, path: str, items: dict[str, BBItem]) -> None:
         _write_atomic(path, self.enc.encode(items))
 
-    def load_all(self, path):
-        return self.dec.decode(_read(path))
+    def load_all(self, path: str) -> dict[str, BBItem]:
+        # msgspec comes in as Any (an optional import), so does what its decoder returns
+        return cast(dict[str, BBItem], self.dec.decode(_read(path)))
 
 
 class RovingStore(Contender):
@@ -347,7 +348,7 @@ class RovingStore(Contender):
     def __init__(self, rv: Any) -> None:
         self.rv = rv
 
-    def flush(self, path, items):
+    def flush(self, path: str, items: dict[str, BBItem]) -> None:
         s = self.rv.Store(path, type=BBItem)
         try:
             s.update(items)
@@ -355,21 +356,21 @@ class RovingStore(Contender):
         finally:
             s.close()
 
-    def load_all(self, path):
+    def load_all(self, path: str) -> dict[str, BBItem]:
         s = self.rv.Store(path, type=BBItem, readonly=True)
         try:
             return dict(s.items())
         finally:
             s.close()
 
-    def load_one(self, path, key):
+    def load_one(self, path: str, key: str) -> BBItem:
         s = self.rv.Store(path, type=BBItem, readonly=True)
         try:
-            return s[key]
+            return cast(BBItem, s[key])  # roving is loaded at run time (Any)
         finally:
             s.close()
 
-    def update_one(self, path, items, key, item):
+    def update_one(self, path: str, items: dict[str, BBItem], key: str, item: BBItem) -> None:
         s = self.rv.Store(path, type=BBItem)
         try:
             s[key] = item
@@ -385,13 +386,14 @@ class RovingFile(Contender):
     def __init__(self, rv: Any) -> None:
         self.rv = rv
 
-    def flush(self, path, items):
+    def flush(self, path: str, items: dict[str, BBItem]) -> None:
         self.rv.dump(items, path)
 
-    def load_all(self, path):
-        return self.rv.load(path, type=dict[str, BBItem])
+    def load_all(self, path: str) -> dict[str, BBItem]:
+        # roving is loaded at run time (Any)
+        return cast(dict[str, BBItem], self.rv.load(path, type=dict[str, BBItem]))
 
-    def load_one(self, path, key):
+    def load_one(self, path: str, key: str) -> BBItem:
         return _item_from_view(self.rv.open(path).root[key])
 
 
@@ -399,7 +401,7 @@ class RovingLazy(RovingFile):
     name = "roving file (open + lazy reads)"
     note = "roving.dump(dict), roving.open(path): fields read from the lazy views"
 
-    def load_all(self, path):
+    def load_all(self, path: str) -> dict[str, BBItem]:
         root = self.rv.open(path).root
         return {k: _item_from_view(v) for k, v in root.items()}
 
@@ -422,7 +424,7 @@ def _item_from_view(v: Any) -> BBItem:
 # the experiment
 
 
-def _same_items(expected: dict, got: dict) -> None:
+def _same_items(expected: dict[str, BBItem], got: object) -> None:
     if not isinstance(got, dict):
         raise Mismatch(f"expected a dict, got {type(got).__name__}")
     check_equal(dict(sorted(expected.items())), dict(sorted(got.items())))
@@ -487,7 +489,7 @@ def _run(cfg: Config, exp: Experiment, sizes: list[int], big: int, target_n: int
         p = os.path.join(tmp, "check-" + _slug(c.name))
         _remove(p)
 
-        def rt(c=c, p=p):
+        def rt(c: Contender = c, p: str = p) -> bool:
             c.flush(p, check_items)
             got = c.load_all(p)
             _same_items(check_items, got)
@@ -789,7 +791,7 @@ def _big(
         con.close()
     row = {"build": time.perf_counter() - t0, "disk": _disk_size(p)}
 
-    def sq_open():
+    def sq_open() -> None:
         c = sqlite3.connect(p)
         c.execute("SELECT 1 FROM items LIMIT 1").fetchone()
         c.close()
@@ -800,7 +802,7 @@ def _big(
         it5 = itertools.cycle(sample)
         q = "SELECT v FROM items WHERE k = ?"
 
-        def sq_get():
+        def sq_get() -> Any:
             return pickle.loads(con.execute(q, (next(it5),)).fetchone()[0])
 
         _time_gets(exp, "sqlite3 + pickle", big, len(sample), row, sq_get)
@@ -859,9 +861,9 @@ def _big(
 
 def _targets(
     exp: Experiment,
-    res: dict,
-    one: dict,
-    big_rows: dict,
+    res: dict[str, dict[int, tuple[Timing | None, Timing | None, int | None]]],
+    one: dict[str, tuple[Timing | None, Timing | None]],
+    big_rows: dict[str, dict[str, Any]],
     n: int,
     big: int,
     sizes: list[int],

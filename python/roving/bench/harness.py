@@ -91,7 +91,7 @@ class Timing:
             number=number,
         )
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
 
@@ -396,7 +396,7 @@ class Table:
             text += "\n" + "\n".join(f"- {n}" for n in self.notes) + "\n"
         return text
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "title": self.title,
             "columns": self.columns,
@@ -413,9 +413,9 @@ class Measurement:
     op: str
     timing: Timing | None = None
     size: float | None = None
-    params: dict = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {"contender": self.contender, "op": self.op}
         if self.timing is not None:
             d.update(
@@ -452,7 +452,7 @@ class Experiment:
     measurements: list[Measurement] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
-    params: dict = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)
     #: Chart spec: the panels (:data:`ChartPanel`), filled by the experiment.
     chart: list[ChartPanel] = field(default_factory=list)
     chart_unit: str = "time (lower is better)"
@@ -473,7 +473,7 @@ class Experiment:
         op: str,
         fn: Callable[[], Any],
         *,
-        params: dict | None = None,
+        params: dict[str, Any] | None = None,
         **kw: Any,
     ) -> Timing | None:
         """Measures ``fn`` and records it; a failure skips the contender."""
@@ -515,7 +515,7 @@ class Experiment:
             self.measurements.append(Measurement(name, f"{op} (paired with {other})", timing=t))
         return p
 
-    def size(self, contender: str, op: str, n: float, params: dict | None = None) -> None:
+    def size(self, contender: str, op: str, n: float, params: dict[str, Any] | None = None) -> None:
         self.measurements.append(Measurement(contender, op, size=n, params=params or {}))
 
     def verify(self, contender: str, expected: Any, roundtrip: Callable[[], Any]) -> bool:
@@ -529,7 +529,7 @@ class Experiment:
             return False
         return True
 
-    def markdown(self, machine: dict) -> str:
+    def markdown(self, machine: dict[str, Any]) -> str:
         parts = [f"## {self.title}\n"]
         parts.append(f"{self.description}\n")
         parts.append(
@@ -554,7 +554,7 @@ class Experiment:
             )
         return "\n".join(parts)
 
-    def to_json(self, machine: dict) -> dict:
+    def to_json(self, machine: dict[str, Any]) -> dict[str, Any]:
         return {
             "experiment": self.name,
             "title": self.title,
@@ -578,7 +578,7 @@ class Experiment:
 # machine
 
 
-def machine_info() -> dict:
+def machine_info() -> dict[str, Any]:
     """What the numbers were measured on."""
     cpu = platform.processor() or platform.machine()
     try:
@@ -617,12 +617,12 @@ def load_average() -> float | None:
         return None
 
 
-def machine_line(m: dict) -> str:
+def machine_line(m: dict[str, Any]) -> str:
     mem = f", {m['memory_gib']} GiB" if m.get("memory_gib") else ""
     return f"{m['cpu']}, {m['cores']} cores{mem}, {m['os']}, {m['python']}"
 
 
-def package_versions() -> dict:
+def package_versions() -> dict[str, str]:
     """Versions of roving and of the peer libraries that are installed."""
     from importlib import metadata
 
@@ -644,9 +644,9 @@ def package_versions() -> dict:
     return out
 
 
-def iter_chunks(seq: Iterable[Any], n: int) -> Iterable[list]:
+def iter_chunks(seq: Iterable[Any], n: int) -> Iterable[list[Any]]:
     """Yields lists of at most ``n`` items of ``seq``."""
-    buf: list = []
+    buf: list[Any] = []
     for x in seq:
         buf.append(x)
         if len(buf) >= n:

@@ -25,7 +25,7 @@ REPRODUCE = (
 )
 
 
-def _table_md(t: dict, *, notes: bool) -> str:
+def _table_md(t: dict[str, Any], *, notes: bool) -> str:
     cols = t["columns"]
     out = [f"#### {t['title']}", ""]
     out.append("| " + " | ".join(c.replace("|", "\\|") for c in cols) + " |")

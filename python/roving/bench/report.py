@@ -11,7 +11,7 @@ from .harness import Experiment
 
 
 def write_experiment(
-    exp: Experiment, machine: dict, out_dir: str, *, chart: bool = True
+    exp: Experiment, machine: dict[str, Any], out_dir: str, *, chart: bool = True
 ) -> dict[str, str]:
     """Writes ``<out_dir>/<name>.md``, ``.json`` and (if matplotlib is
     installed and ``chart``) ``.png``. Returns the paths written."""

@@ -14,12 +14,13 @@ import re
 import subprocess
 import sys
 import time
+from typing import Any
 
 from . import repo_root
 
 
 def run_rust(
-    out_dir: str, machine: dict, *, quick: bool = False, run_cargo: bool = True
+    out_dir: str, machine: dict[str, Any], *, quick: bool = False, run_cargo: bool = True
 ) -> tuple[bool, str]:
     """Returns (ok, markdown to print)."""
     root = repo_root()
@@ -102,11 +103,11 @@ def fold(text: str) -> str:
     return "\n".join(out).strip() + "\n"
 
 
-def tables_of(md: str) -> list[dict]:
+def tables_of(md: str) -> list[dict[str, Any]]:
     """The markdown tables of ``md`` (title = the heading above each)."""
     tables = []
     title: str | None = None
-    cur: dict | None = None
+    cur: dict[str, Any] | None = None
     for line in md.splitlines():
         if line.startswith("#"):
             title = line.lstrip("#").strip()

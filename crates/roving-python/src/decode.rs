@@ -19,6 +19,7 @@ use roving::format::{
 };
 use roving::{Array, Limits, Map, Value};
 
+use crate::dictiter;
 use crate::errors::{decode_error, from_core};
 use crate::pytypes::{self, EXT_DATE, EXT_DECIMAL, EXT_UUID};
 
@@ -914,12 +915,14 @@ impl<'py, 'a> Decoder<'py, 'a> {
         Ok(list)
     }
 
-    /// A new dict with the keys of shape `si` (an index in `shape_list`;
-    /// values None), to be filled with `PyDict_SetItem`: copying a template
-    /// dict is faster than inserting keys one by one (no resizing, no key
-    /// hashing).
+    /// A new dict for a map of shape `si` (an index in `shape_list`) of `n`
+    /// keys, and whether it is a copy of the shape's template: then it has
+    /// the keys in order (values None), to be filled in place
+    /// ([`dictiter::fill_entry`]) or with `PyDict_SetItem`. Copying a
+    /// template dict is faster than inserting keys one by one (no resizing,
+    /// no key hashing). Otherwise it is empty.
     #[inline]
-    fn presized_dict(&mut self, si: usize, n: usize) -> PyResult<*mut ffi::PyObject> {
+    fn presized_dict(&mut self, si: usize, n: usize) -> PyResult<(*mut ffi::PyObject, bool)> {
         let py = self.py;
         let sk = &mut self.shape_list[si];
         sk.uses += 1;
@@ -935,7 +938,7 @@ impl<'py, 'a> Decoder<'py, 'a> {
                     if d.is_null() {
                         return Err(PyErr::fetch(py));
                     }
-                    return Ok(d);
+                    return Ok((d, false));
                 }
                 let tpl = ffi::PyDict_New();
                 if tpl.is_null() {
@@ -952,14 +955,14 @@ impl<'py, 'a> Decoder<'py, 'a> {
                 return if d.is_null() {
                     Err(PyErr::fetch(py))
                 } else {
-                    Ok(d)
+                    Ok((d, true))
                 };
             }
             let d = ffi::PyDict_Copy(t);
             if d.is_null() {
                 return Err(PyErr::fetch(py));
             }
-            Ok(d)
+            Ok((d, true))
         }
     }
 
@@ -987,8 +990,9 @@ impl<'py, 'a> Decoder<'py, 'a> {
         self.enter()?;
         let si = self.shape_index(shape, &m)?;
         let start = self.shape_list[si].start;
+        let (d, copied) = self.presized_dict(si, n)?;
         // SAFETY: presized_dict returns a new reference.
-        let dict = unsafe { Bound::from_owned_ptr(py, self.presized_dict(si, n)?) };
+        let dict = unsafe { Bound::from_owned_ptr(py, d) };
         if let Some(o) = off {
             self.memo_insert(o, &dict);
         }
@@ -999,29 +1003,53 @@ impl<'py, 'a> Decoder<'py, 'a> {
                     Some(r) => r?,
                     None => self.item(m.value_at(i).unwrap_or(Value::Null))?,
                 };
-                self.set_item(&dict, start + i, &item)?;
+                self.put(&dict, copied, n, i, start + i, item)?;
             }
         } else {
             let mut values = m.values();
             for i in 0..n {
                 let v = values.next().unwrap_or(Value::Null);
                 let item = self.item(v)?;
-                self.set_item(&dict, start + i, &item)?;
+                self.put(&dict, copied, n, i, start + i, item)?;
             }
         }
         self.leave();
         Ok(dict)
     }
 
-    /// `dict[key k] = item`, `k` an index in the key store.
+    /// `dict[key k] = item` for the `i`th of the `n` keys of its map, `k`
+    /// an index in the key store. A template's copy (`copied`) is filled in
+    /// place while its table is still the copy's (the table is looked up
+    /// again each time: Python code run by an item's conversion, a
+    /// finalizer for one, could reach the dict through the garbage
+    /// collector and change it).
     #[inline(always)]
-    fn set_item(
+    fn put(
         &self,
         dict: &Bound<'py, PyAny>,
+        copied: bool,
+        n: usize,
+        i: usize,
         k: usize,
-        item: &Bound<'py, PyAny>,
+        item: Bound<'py, PyAny>,
     ) -> PyResult<()> {
         let k = self.key_store.0[k];
+        let d = dict.as_ptr();
+        let entries = if copied {
+            // SAFETY: `dict` is a live exact dict.
+            unsafe { dictiter::unicode_entries(d, n) }
+        } else {
+            None
+        };
+        let item = match entries {
+            // SAFETY: `entries` are the dict's current ones (taken just
+            // now, and no Python code runs before the write), and `i < n`.
+            Some(e) if i < n => match unsafe { dictiter::fill_entry(d, e, i, k, item) } {
+                Ok(()) => return Ok(()),
+                Err(item) => item,
+            },
+            _ => item,
+        };
         // SAFETY: `k` is a str owned by the key store, `item` a live
         // object; PyDict_SetItem takes its own references.
         if unsafe { ffi::PyDict_SetItem(dict.as_ptr(), k, item.as_ptr()) } < 0 {

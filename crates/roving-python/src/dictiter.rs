@@ -1,13 +1,18 @@
-//! Iterating an exact `dict` without a call per item.
+//! Iterating an exact `dict` without a call per item, and filling the
+//! values of a new one in place.
 //!
 //! `PyDict_Next` is a call into libpython per item (~45 instructions each,
 //! 1.6M of the 12.4M instructions of `dumps` on 1000people.json). For a
 //! combined-table dict (every dict `json.loads` and literals make) the items
 //! are an array in insertion order, so [`DictIter`] reads them directly.
+//! In the same way, `loads` fills a dict copied from a template of its
+//! shape's keys by writing each value into its entry ([`fill_entry`]),
+//! where `PyDict_SetItem` would look the key up again.
 //! The layout is CPython 3.11's private one (`Include/internal/pycore_dict.h`):
 //! it is used only when the running interpreter is 3.11 and a self-test at
-//! import ([`init`]) agrees with `PyDict_Next`; otherwise, and for split
-//! tables (instance `__dict__`s), every step is `PyDict_Next`.
+//! import ([`init`]) agrees with `PyDict_Next` and `PyDict_SetItem`;
+//! otherwise, and for split tables (instance `__dict__`s), every step is
+//! `PyDict_Next` (or `PyDict_SetItem`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -220,6 +225,71 @@ unsafe fn table(dict: *mut ffi::PyObject) -> Table {
     }
 }
 
+/// The entries of `dict`, a new dict copied from a template of `n` str
+/// keys, for [`fill_entry`]: the first entry's key field, if dicts are
+/// accessed directly and its table is a combined one of exactly `n`
+/// entries of (key, value) pairs.
+///
+/// # Safety
+/// `dict` is a live exact dict.
+#[inline]
+pub(crate) unsafe fn unicode_entries(
+    dict: *mut ffi::PyObject,
+    n: usize,
+) -> Option<*mut *mut ffi::PyObject> {
+    if !DIRECT.load(Ordering::Relaxed) {
+        return None;
+    }
+    // SAFETY: `DIRECT` is set only on CPython 3.11 after the self-test in
+    // `init` agreed; `dict` is a live dict (caller's contract).
+    let t = unsafe { table(dict) };
+    (!t.entries.is_null() && t.stride == 2 && t.n == n).then_some(t.entries)
+}
+
+/// Sets entry `i` of `entries` (from [`unicode_entries`] of `dict`) to
+/// `value`, if that entry's key is `key`: as `PyDict_SetItem(dict, key,
+/// value)` would, without looking the key up (the dict is tracked by the
+/// garbage collector once a value may need it, as `PyDict_SetItem` does).
+/// Gives `value` back if the entry holds another key (then the caller
+/// sets it through the API).
+///
+/// # Safety
+/// `dict` is live, has not changed since `entries` was taken, and `i` is
+/// below the `n` given to [`unicode_entries`]; no other code may be
+/// using the dict (it was just made).
+#[inline(always)]
+pub(crate) unsafe fn fill_entry<'py>(
+    dict: *mut ffi::PyObject,
+    entries: *mut *mut ffi::PyObject,
+    i: usize,
+    key: *mut ffi::PyObject,
+    value: Bound<'py, PyAny>,
+) -> Result<(), Bound<'py, PyAny>> {
+    // SAFETY: entry `i` is within the table (caller's contract): its key
+    // field at `2 i`, its value field (an owned reference or null) after.
+    unsafe {
+        let kf = entries.add(2 * i);
+        if *kf != key {
+            return Err(value);
+        }
+        let t = ffi::Py_TYPE(value.as_ptr());
+        let atomic = t == std::ptr::addr_of_mut!(ffi::PyUnicode_Type)
+            || t == std::ptr::addr_of_mut!(ffi::PyLong_Type)
+            || t == std::ptr::addr_of_mut!(ffi::PyFloat_Type)
+            || t == std::ptr::addr_of_mut!(ffi::PyBool_Type)
+            || value.is_none();
+        if !atomic
+            && ffi::PyObject_IS_GC(value.as_ptr()) != 0
+            && ffi::PyObject_GC_IsTracked(dict) == 0
+        {
+            ffi::PyObject_GC_Track(dict.cast());
+        }
+        let old = std::mem::replace(&mut *kf.add(1), value.into_ptr());
+        ffi::Py_XDECREF(old);
+    }
+    Ok(())
+}
+
 /// Items of `d` as [`DictIter`] reads them directly (`None` for a split
 /// table).
 ///
@@ -279,7 +349,59 @@ pub(crate) fn init(py: Python<'_>) -> PyResult<()> {
         expected.len() == 19 && got.as_ref() == Some(&expected)
     });
     DIRECT.store(agree, Ordering::Relaxed);
+    if agree && !fills_like_set_item(py)? {
+        DIRECT.store(false, Ordering::Relaxed);
+    }
     Ok(())
+}
+
+/// Whether a dict copied from a template and filled with [`fill_entry`]
+/// equals one filled with `PyDict_SetItem`: same items in the same order,
+/// each key found, and tracked by the garbage collector (it holds a list).
+fn fills_like_set_item(py: Python<'_>) -> PyResult<bool> {
+    let template = PyDict::new(py);
+    let keys: Vec<Bound<'_, PyAny>> = (0..9)
+        .map(|i| pyo3::types::PyString::intern(py, &format!("key{i}")).into_any())
+        .collect();
+    for k in &keys {
+        template.set_item(k, py.None())?;
+    }
+    let values: Vec<Bound<'_, PyAny>> = (0..9i64)
+        .map(|i| {
+            if i == 4 {
+                Ok(pyo3::types::PyList::new(py, [i])?.into_any())
+            } else {
+                Ok(i.into_pyobject(py)?.into_any())
+            }
+        })
+        .collect::<PyResult<_>>()?;
+    let expected = template.copy()?;
+    for (k, v) in keys.iter().zip(&values) {
+        expected.set_item(k, v)?;
+    }
+    let filled = template.copy()?;
+    // SAFETY: `filled` is a live dict copied just now, not changed while
+    // its entries are written (only this loop touches it).
+    let all_filled = unsafe {
+        match unicode_entries(filled.as_ptr(), keys.len()) {
+            None => false,
+            Some(e) => keys.iter().zip(&values).enumerate().all(|(i, (k, v))| {
+                fill_entry(filled.as_ptr(), e, i, k.as_ptr(), v.clone()).is_ok()
+            }),
+        }
+    };
+    Ok(all_filled
+        && items_api(&filled) == items_api(&expected)
+        && filled.eq(&expected)?
+        && keys.iter().zip(&values).all(|(k, v)| {
+            filled
+                .get_item(k)
+                .ok()
+                .flatten()
+                .is_some_and(|got| got.is(v))
+        })
+        // SAFETY: `filled` is a live object.
+        && unsafe { ffi::PyObject_GC_IsTracked(filled.as_ptr()) } == 1)
 }
 
 /// Whether dicts are read directly (for the tests: `_roving._dict_direct()`).

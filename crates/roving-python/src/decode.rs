@@ -932,8 +932,11 @@ impl<'py, 'a> Decoder<'py, 'a> {
         unsafe {
             if t.is_null() {
                 // A shape's first dict (maybe its only one), or a small one:
-                // no template.
-                if n < 6 || uses < 2 {
+                // no template. Filled in place, a template's copy is faster
+                // from 2 keys on (1000people: 3.7% fewer instructions than
+                // from 6 on); filled with PyDict_SetItem, from 6 keys on.
+                let min_keys = if dictiter::fills_in_place() { 2 } else { 6 };
+                if n < min_keys || uses < 2 {
                     let d = ffi::PyDict_New();
                     if d.is_null() {
                         return Err(PyErr::fetch(py));

@@ -225,6 +225,12 @@ unsafe fn table(dict: *mut ffi::PyObject) -> Table {
     }
 }
 
+/// Whether new dicts are filled in place ([`fill_entry`]).
+#[inline]
+pub(crate) fn fills_in_place() -> bool {
+    DIRECT.load(Ordering::Relaxed)
+}
+
 /// The entries of `dict`, a new dict copied from a template of `n` str
 /// keys, for [`fill_entry`]: the first entry's key field, if dicts are
 /// accessed directly and its table is a combined one of exactly `n`

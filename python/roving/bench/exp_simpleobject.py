@@ -370,8 +370,9 @@ try:  # msgspec's positional struct, the closest peer to the seed's BinaryWriter
     import msgspec as _msgspec
 
     # Without msgspec installed its Struct is Any to mypy, which then checks
-    # array_like against object.__init_subclass__: a false error, there only.
-    class SimpleStructArray(_msgspec.Struct, array_like=True):  # type: ignore[call-arg,unused-ignore]
+    # array_like against object.__init_subclass__ and (strict) refuses to
+    # subclass Any: false errors, there only.
+    class SimpleStructArray(_msgspec.Struct, array_like=True):  # type: ignore[call-arg,misc,unused-ignore]
         """SimpleObject as a positional msgspec Struct."""
 
         Id: int

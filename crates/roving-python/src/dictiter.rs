@@ -279,10 +279,10 @@ pub(crate) unsafe fn fill_entry<'py>(
             return Err(value);
         }
         let t = ffi::Py_TYPE(value.as_ptr());
-        let atomic = t == std::ptr::addr_of_mut!(ffi::PyUnicode_Type)
-            || t == std::ptr::addr_of_mut!(ffi::PyLong_Type)
-            || t == std::ptr::addr_of_mut!(ffi::PyFloat_Type)
-            || t == std::ptr::addr_of_mut!(ffi::PyBool_Type)
+        let atomic = t == tp!(PyUnicode_Type)
+            || t == tp!(PyLong_Type)
+            || t == tp!(PyFloat_Type)
+            || t == tp!(PyBool_Type)
             || value.is_none();
         if !atomic
             && ffi::PyObject_IS_GC(value.as_ptr()) != 0

@@ -302,13 +302,6 @@ const KEY_CACHE_MAX: usize = 1 << 12;
 /// Depths that remember the key sequence of their last dict.
 const SEQ_DEPTHS: usize = 32;
 
-/// Raw pointer to a static type object.
-macro_rules! tp {
-    ($t:ident) => {
-        std::ptr::addr_of_mut!(ffi::$t)
-    };
-}
-
 impl<'py> State<'py, '_> {
     /// The state of one call, on an encoder and tables (kept or new).
     #[inline(always)]

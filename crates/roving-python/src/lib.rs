@@ -3,6 +3,14 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 
+/// Raw pointer to a static type object of the C API (`tp!(PyUnicode_Type)`).
+/// Defined before the modules, which use it.
+macro_rules! tp {
+    ($t:ident) => {
+        std::ptr::addr_of_mut!(pyo3::ffi::$t)
+    };
+}
+
 mod buf;
 mod decode;
 mod dictiter;

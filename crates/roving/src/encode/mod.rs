@@ -209,6 +209,16 @@ fn shape_hash_step(h: u64, key: usize) -> u64 {
         .rotate_left(26)
 }
 
+/// A number no other document of this process has: the generation of a
+/// new encoder's document, and of each document after a reset. Marks and
+/// key ids carry it, so that one from another document (of this encoder
+/// or of any other) is refused rather than read as a position in this one.
+fn next_generation() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
 /// Builds one document, value by value.
 ///
 /// ```
@@ -292,7 +302,7 @@ impl Encoder {
             depth_guess: Vec::new(),
             key_cache: Box::new([KeyCacheEntry::default(); KEY_CACHE]),
             root: None,
-            generation: 0,
+            generation: next_generation(),
             max_depth: DEFAULT_MAX_DEPTH,
             predict: true,
         }
@@ -314,9 +324,11 @@ impl Encoder {
         self.out.len()
     }
 
-    /// True if nothing but the header has been written.
+    /// True if no value has been written yet (a root value, even one held
+    /// only in the trailer such as `null` or a small integer, or an open
+    /// container makes the encoder non-empty).
     pub fn is_empty(&self) -> bool {
-        self.out.len() == HEADER_LEN
+        self.out.len() == HEADER_LEN && self.root.is_none() && self.frames.is_empty()
     }
 
     /// Forgets everything written, keeping allocated memory for the next document.
@@ -332,7 +344,7 @@ impl Encoder {
         self.shape_keys.clear();
         self.depth_guess.clear();
         self.root = None;
-        self.generation += 1;
+        self.generation = next_generation();
     }
 
     // ---- placing values ----------------------------------------------------
@@ -571,6 +583,8 @@ impl Encoder {
     }
 
     /// Writes a value marked earlier again, as a reference to the same bytes.
+    /// A mark of another document (an earlier one of this encoder, or one
+    /// of another encoder) is an [`ErrorKind::EncoderState`] error.
     pub fn reuse(&mut self, mark: Mark) -> Result<()> {
         if mark.generation != self.generation {
             return Err(state("mark from another document"));
@@ -756,7 +770,9 @@ impl Encoder {
     }
 
     /// Writes the next key of the open map: a key of this document, by the
-    /// [`KeyId`] that [`Encoder::key_with_id`] returned.
+    /// [`KeyId`] that [`Encoder::key_with_id`] returned (a key id of another
+    /// document, of this encoder or another, is an
+    /// [`ErrorKind::EncoderState`] error).
     #[inline]
     pub fn key_id(&mut self, id: KeyId) -> Result<()> {
         if id.generation != self.generation {
@@ -1932,5 +1948,52 @@ mod misuse_tests {
         state_error(e.end_array());
         assert!(e.finish_reset().is_ok());
         state_error(Encoder::new().finish_reset());
+    }
+
+    /// A mark or key id works only in the document it was taken from: one
+    /// of another encoder (whose first document has the same number of
+    /// resets behind it) or of an earlier document is refused, never read
+    /// as a position in this one.
+    #[test]
+    fn marks_and_key_ids_of_other_documents_are_refused() {
+        let mut a = Encoder::new();
+        a.begin_map().unwrap();
+        let id = a.key_with_id("secret-from-a").unwrap();
+        a.str("value").unwrap();
+        let mark = a.mark().unwrap();
+        let mut b = Encoder::new();
+        b.begin_map().unwrap();
+        b.key("bbbbbbbbbbbbbbbbbbbbbbbbbbbb").unwrap();
+        b.str("bbbbbbbbbbbbbbbbbbbbbbbbbbbb").unwrap();
+        state_error(b.key_id(id));
+        b.key("x").unwrap();
+        state_error(b.reuse(mark));
+        // `a`'s own marks work until its next document.
+        a.key_id(id).unwrap();
+        a.reuse(mark).unwrap();
+        a.end_map().unwrap();
+        let first = a.finish_reset().unwrap();
+        assert!(crate::Document::open(&first).is_ok());
+        a.begin_map().unwrap();
+        state_error(a.key_id(id));
+        a.key("k").unwrap();
+        state_error(a.reuse(mark));
+    }
+
+    /// `is_empty` is true only before any value: a root held in the
+    /// trailer (`null`, a small integer) or an open container counts.
+    #[test]
+    fn is_empty_until_a_value_is_written() {
+        let mut e = Encoder::new();
+        assert!(e.is_empty());
+        e.i64(7).unwrap();
+        assert!(!e.is_empty());
+        e.reset();
+        assert!(e.is_empty());
+        e.begin_array().unwrap();
+        assert!(!e.is_empty());
+        e.reset();
+        e.null().unwrap();
+        assert!(!e.is_empty());
     }
 }

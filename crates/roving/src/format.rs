@@ -63,6 +63,24 @@ pub fn f32_to_f64_exact(f: f32) -> f64 {
     f64::from_bits(((b >> 31) << 63) | (0x7FF << 52) | ((b & 0x7F_FFFF) << 29))
 }
 
+/// Narrows a binary64 to binary32 if that is exact, NaN payloads included
+/// (the inverse of [`f32_to_f64_exact`]); `None` if it would round.
+#[inline]
+pub fn f64_to_f32_exact(f: f64) -> Option<f32> {
+    if !f.is_nan() {
+        let n = f as f32;
+        return (n as f64 == f).then_some(n);
+    }
+    let b = f.to_bits();
+    if b & ((1 << 29) - 1) != 0 {
+        return None;
+    }
+    let m = (b >> 29) & 0x7F_FFFF;
+    Some(f32::from_bits(
+        ((b >> 63) << 31) as u32 | 0x7F80_0000 | m as u32,
+    ))
+}
+
 /// Timestamp: i64 seconds, u32 nanoseconds.
 pub const TAG_TIMESTAMP: u8 = 0x0A;
 /// Timestamp with a UTC offset: i64 seconds, u32 nanoseconds, i32 offset seconds.

@@ -18,7 +18,7 @@ use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 use crate::error::{Error, ErrorKind, Result};
 use crate::format::{
     f_dec_value, read_uint, read_varint, SPECIAL_FALSE, SPECIAL_NULL, SPECIAL_TRUE, TAG_ARRAY,
-    TAG_F64, TAG_F_DEC, TAG_MAP, TAG_SHORT_STR, TAG_STR, WIDTHS,
+    TAG_F32, TAG_F64, TAG_F_DEC, TAG_MAP, TAG_SHORT_STR, TAG_STR, WIDTHS,
 };
 use crate::read::{
     bytes_at, map_shape_ref, record_value, special_value, text, Array, Document, Map, Scalar,
@@ -153,13 +153,21 @@ impl<'de> Ctx<'de> {
         self.same_doc(a.buf())?;
         let (at, len, width) = a.parts().unwrap_or((0, 0, 1));
         let depth = self.enter(len)?;
-        let r = visitor.visit_seq(ArraySeq {
+        let mut seq = ArraySeq {
             ctx: self,
             slots: Slots::new(self.buf, at, len, width, a.pos()),
             i: 0,
-        });
+        };
+        let r = visitor.visit_seq(&mut seq);
         self.leave(depth);
-        r
+        let v = r?;
+        // A visitor that stopped early (a tuple, an array, a struct read
+        // from an array) left elements unread: an error, as in serde_json,
+        // rather than dropping them.
+        if seq.i < len {
+            return Err(de::Error::invalid_length(len, &ExpectedLen(seq.i)));
+        }
+        Ok(v)
     }
 
     /// The map `m` (of this document) to `visitor`: through [`StructAcc`]
@@ -424,14 +432,25 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
             Value::Timestamp(t) => visitor.visit_string(t.to_rfc3339()),
             Value::Ext(e) => {
                 let depth = self.ctx.enter(2)?;
+                let id = match i64::try_from(e.type_id) {
+                    Ok(i) => Value::Int(i),
+                    Err(_) => Value::UInt(e.type_id),
+                };
                 let r = visitor.visit_seq(PairSeq {
-                    items: [Value::Int(e.type_id as i64), Value::Bytes(e.data)].into_iter(),
+                    items: [id, Value::Bytes(e.data)].into_iter(),
                     ctx: self.ctx,
                 });
                 self.ctx.leave(depth);
                 r
             }
-            Value::Vector(v) => visitor.visit_seq(VectorSeq { v, i: 0 }),
+            Value::Vector(v) => {
+                let mut seq = VectorSeq { v, i: 0 };
+                let r = visitor.visit_seq(&mut seq)?;
+                if seq.i < v.len() {
+                    return Err(de::Error::invalid_length(v.len(), &ExpectedLen(seq.i)));
+                }
+                Ok(r)
+            }
             Value::Array(a) => self.ctx.visit_array(a, visitor),
             Value::Map(m) => self.ctx.visit_map(m, None, visitor),
         }
@@ -536,7 +555,19 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
         deserialize_bool => Value::Bool(b) => visit_bool(b);
         deserialize_i8, deserialize_i16, deserialize_i32, deserialize_i64,
         deserialize_u8, deserialize_u16, deserialize_u32, deserialize_u64 => Value::Int(i) => visit_i64(i);
-        deserialize_f32, deserialize_f64 => Value::Float(f) => visit_f64(f);
+        deserialize_f64 => Value::Float(f) => visit_f64(f);
+    }
+
+    /// A float that is a binary32 exactly (NaN payloads included) is
+    /// visited as one, so that a signalling NaN stays signalling.
+    fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.value {
+            Value::Float(f) => match crate::format::f64_to_f32_exact(f) {
+                Some(x) => visitor.visit_f32(x),
+                None => visitor.visit_f64(f),
+            },
+            _ => self.deserialize_any(visitor),
+        }
     }
 
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
@@ -670,7 +701,12 @@ impl<'de> de::Deserializer<'de> for SlotDe<'de, '_> {
 
     #[inline]
     fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.deserialize_f64(visitor)
+        if let Some((TAG_F32, p)) = self.record() {
+            if let Some(b) = self.ctx.buf.get(p + 1..).and_then(|b| b.first_chunk::<4>()) {
+                return visitor.visit_f32(f32::from_le_bytes(*b));
+            }
+        }
+        self.slow(|d| d.deserialize_f32(visitor))
     }
 
     #[inline]
@@ -903,15 +939,30 @@ impl<'de> de::MapAccess<'de> for StructAcc<'de, '_> {
     }
 }
 
+/// What a visitor that read `n` elements of a longer sequence expected.
+struct ExpectedLen(usize);
+
+impl de::Expected for ExpectedLen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            1 => write!(f, "1 element in sequence"),
+            n => write!(f, "{n} elements in sequence"),
+        }
+    }
+}
+
 /// Map keys: borrowed strings, parsed as numbers when a number is wanted.
 struct KeyDe<'de>(&'de str);
 
+/// Number and bool keys are read from the text `to_vec` writes for them
+/// (`1`, `-1`, `true`); other text (`+1`, ` 1`) stays a string, which the
+/// visitor then refuses.
 macro_rules! key_parse {
     ($($f:ident => $v:ident: $t:ty),*) => {$(
         fn $f<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
             match self.0.parse::<$t>() {
-                Ok(x) => visitor.$v(x),
-                Err(_) => visitor.visit_borrowed_str(self.0),
+                Ok(x) if !self.0.starts_with('+') => visitor.$v(x),
+                _ => visitor.visit_borrowed_str(self.0),
             }
         }
     )*};
@@ -925,9 +976,15 @@ impl<'de> de::Deserializer<'de> for KeyDe<'de> {
     }
     key_parse!(deserialize_i8 => visit_i8: i8, deserialize_i16 => visit_i16: i16,
         deserialize_i32 => visit_i32: i32, deserialize_i64 => visit_i64: i64,
+        deserialize_i128 => visit_i128: i128,
         deserialize_u8 => visit_u8: u8, deserialize_u16 => visit_u16: u16,
         deserialize_u32 => visit_u32: u32, deserialize_u64 => visit_u64: u64,
+        deserialize_u128 => visit_u128: u128,
         deserialize_bool => visit_bool: bool, deserialize_char => visit_char: char);
+    /// A key is never null: an `Option` key is `Some` of the key.
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        visitor.visit_some(self)
+    }
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
         _n: &'static str,
@@ -944,7 +1001,7 @@ impl<'de> de::Deserializer<'de> for KeyDe<'de> {
         visitor.visit_enum(self.0.into_deserializer())
     }
     serde::forward_to_deserialize_any! {
-        i128 u128 f32 f64 str string bytes byte_buf option unit unit_struct seq tuple
+        f32 f64 str string bytes byte_buf unit unit_struct seq tuple
         tuple_struct map struct identifier ignored_any
     }
 }

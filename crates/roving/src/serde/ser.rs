@@ -94,7 +94,8 @@ impl<'a, 'e> ser::Serializer for &'a mut Serializer<'e> {
         self.enc.bigint_le(false, &v.to_le_bytes())
     }
     fn serialize_f32(self, v: f32) -> Result<()> {
-        self.enc.f64(v as f64)
+        // Bit-exact (`as f64` may quiet a signalling NaN).
+        self.enc.f64(crate::format::f32_to_f64_exact(v))
     }
     #[inline]
     fn serialize_f64(self, v: f64) -> Result<()> {

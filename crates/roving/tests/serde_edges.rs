@@ -1,0 +1,177 @@
+//! serde at the edges of the data model: sequences longer than the type
+//! reading them, map keys of every scalar type, extension type ids past
+//! `i64::MAX`, and binary32 NaN payloads.
+
+use std::collections::BTreeMap;
+use std::fmt::Debug;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+fn round_trip<T: Serialize + DeserializeOwned + PartialEq + Debug>(v: &T) {
+    let bytes = roving::to_vec(v).unwrap();
+    assert_eq!(&roving::from_slice::<T>(&bytes).unwrap(), v);
+}
+
+/// Decodes `json` as `T` through roving, and says whether serde_json
+/// agrees on success or failure.
+fn decode<T: DeserializeOwned + Debug>(json: &str) -> roving::Result<T> {
+    let doc = roving::json::from_json(json.as_bytes()).unwrap();
+    let got = roving::from_slice::<T>(&doc);
+    let want = serde_json::from_str::<T>(json);
+    assert_eq!(
+        got.is_ok(),
+        want.is_ok(),
+        "{json}: roving {got:?}, serde_json {want:?}"
+    );
+    got
+}
+
+#[derive(Deserialize, Debug, PartialEq)]
+struct Pair(i32, i32);
+
+#[derive(Deserialize, Debug, PartialEq)]
+struct Point {
+    x: i32,
+    y: i32,
+}
+
+#[derive(Deserialize, Debug, PartialEq)]
+enum E {
+    Tup(i32, i32),
+}
+
+/// Elements past those a type reads are an error, as in serde_json, not
+/// silently dropped: tuples, arrays, tuple structs, structs read from
+/// arrays, tuple variants. Exactly as many still decode.
+#[test]
+fn sequences_longer_than_the_type_are_refused() {
+    let e = decode::<(i32, i32)>("[1,2,3]").unwrap_err();
+    assert!(e.to_string().contains("invalid length 3"), "{e}");
+    assert!(decode::<[i32; 2]>("[1,2,3]").is_err());
+    assert!(decode::<Pair>("[1,2,3]").is_err());
+    assert!(decode::<Point>("[1,2,3]").is_err());
+    assert!(decode::<E>(r#"{"Tup":[1,2,3]}"#).is_err());
+    // Nested: the error names where.
+    let e = decode::<Vec<(i32, i32)>>("[[1,2],[3,4,5]]").unwrap_err();
+    assert!(e.to_string().contains("$[1]"), "{e}");
+
+    assert_eq!(decode::<(i32, i32)>("[1,2]").unwrap(), (1, 2));
+    assert_eq!(decode::<Pair>("[1,2]").unwrap(), Pair(1, 2));
+    assert_eq!(decode::<Point>("[1,2]").unwrap(), Point { x: 1, y: 2 });
+    assert_eq!(decode::<E>(r#"{"Tup":[1,2]}"#).unwrap(), E::Tup(1, 2));
+    // Too few is an error as before; sequences read whole are unchanged.
+    assert!(decode::<(i32, i32)>("[1]").is_err());
+    assert_eq!(decode::<Vec<i32>>("[1,2,3]").unwrap(), [1, 2, 3]);
+    assert!(decode::<serde::de::IgnoredAny>("[1,2,3]").is_ok());
+}
+
+/// A typed vector read into a shorter tuple is refused the same way.
+#[test]
+fn vectors_longer_than_the_type_are_refused() {
+    let mut e = roving::Encoder::new();
+    e.vector(&[1u16, 2, 3]).unwrap();
+    let bytes = e.finish().unwrap();
+    assert!(roving::from_slice::<(u16, u16)>(&bytes).is_err());
+    assert_eq!(
+        roving::from_slice::<(u16, u16, u16)>(&bytes).unwrap(),
+        (1, 2, 3)
+    );
+    assert_eq!(roving::from_slice::<Vec<u16>>(&bytes).unwrap(), [1, 2, 3]);
+}
+
+/// Map keys of every integer width (i128 and u128 included), bools,
+/// chars and `Option`s round-trip; a key `to_vec` never writes (`+1`)
+/// is not read as a number.
+#[test]
+fn map_keys_of_every_scalar_type_round_trip() {
+    round_trip(&BTreeMap::from([(i128::MIN, 1), (-1, 2), (i128::MAX, 3)]));
+    round_trip(&BTreeMap::from([(0u128, 1), (u128::MAX, 2)]));
+    round_trip(&BTreeMap::from([(i64::MIN, 1), (i64::MAX, 2)]));
+    round_trip(&BTreeMap::from([(u64::MAX, 1u8)]));
+    round_trip(&BTreeMap::from([(Some(3u8), 1), (Some(4u8), 2)]));
+    round_trip(&BTreeMap::from([(true, 1), (false, 2)]));
+    round_trip(&BTreeMap::from([('x', 1), ('é', 2)]));
+
+    let doc = roving::json::from_json(br#"{"+1":1}"#).unwrap();
+    assert!(roving::from_slice::<BTreeMap<i32, i32>>(&doc).is_err());
+    let doc = roving::json::from_json(br#"{"1":1,"-2":2}"#).unwrap();
+    assert_eq!(
+        roving::from_slice::<BTreeMap<i32, i32>>(&doc).unwrap(),
+        BTreeMap::from([(1, 1), (-2, 2)])
+    );
+}
+
+/// An extension's type id is read as the unsigned number it is, past
+/// `i64::MAX` too.
+#[test]
+fn extension_type_ids_past_i64_max_stay_unsigned() {
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct Ext(u64, Payload);
+    #[derive(Debug, PartialEq)]
+    struct Payload(Vec<u8>);
+    impl<'de> Deserialize<'de> for Payload {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> serde::de::Visitor<'de> for V {
+                type Value = Payload;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("bytes")
+                }
+                fn visit_bytes<E>(self, v: &[u8]) -> Result<Payload, E> {
+                    Ok(Payload(v.to_vec()))
+                }
+            }
+            d.deserialize_bytes(V)
+        }
+    }
+    for id in [0, 7, i64::MAX as u64, i64::MAX as u64 + 1, u64::MAX] {
+        let mut e = roving::Encoder::new();
+        e.begin_array().unwrap();
+        e.ext(id, b"zz").unwrap();
+        e.end_array().unwrap();
+        let bytes = e.finish().unwrap();
+        let got: Vec<Ext> = roving::from_slice(&bytes).unwrap();
+        assert_eq!(got, [Ext(id, Payload(b"zz".to_vec()))]);
+    }
+}
+
+/// binary32 values keep their bits through `to_vec` and `from_slice`,
+/// signalling NaNs and payloads included, alone, in structs and in
+/// sequences.
+#[test]
+fn f32_nan_payloads_round_trip_bit_exact() {
+    #[derive(Serialize, Deserialize, Debug)]
+    struct S {
+        a: f32,
+        v: Vec<f32>,
+    }
+    let values = [
+        0x7F80_0001u32, // signalling NaN
+        0xFF80_0001,
+        0x7FA0_1234,
+        0x7FC0_0000, // quiet NaN
+        0xFFC0_0001,
+        0x7F80_0000, // +inf
+        0x8000_0000, // -0.0
+        0x0000_0001, // smallest subnormal
+        0x3F80_0000, // 1.0
+    ];
+    for bits in values {
+        let f = f32::from_bits(bits);
+        let back: f32 = roving::from_slice(&roving::to_vec(&f).unwrap()).unwrap();
+        assert_eq!(back.to_bits(), bits, "{bits:#x}");
+        let s = S {
+            a: f,
+            v: vec![f, 1.5, f],
+        };
+        let back: S = roving::from_slice(&roving::to_vec(&s).unwrap()).unwrap();
+        assert_eq!(back.a.to_bits(), bits, "{bits:#x}");
+        let got: Vec<u32> = back.v.iter().map(|x| x.to_bits()).collect();
+        assert_eq!(got, [bits, 1.5f32.to_bits(), bits], "{bits:#x}");
+        // An f64 that is not a binary32 exactly still narrows as `as`
+        // would (to the nearest binary32).
+        let wide: f32 = roving::from_slice(&roving::to_vec(&0.1f64).unwrap()).unwrap();
+        assert_eq!(wide, 0.1f32);
+    }
+}

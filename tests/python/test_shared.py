@@ -103,16 +103,23 @@ def test_deep_nesting_is_a_clean_error() -> None:
         roving.dumps(d)
 
 
-def test_deep_documents_from_json_decode_cleanly() -> None:
-    deep = b"[" * 50_000 + b"]" * 50_000
-    try:
-        doc = roving.from_json(deep)
-    except roving.DecodeError:
-        return  # the converter may refuse it; either way no crash
-    with pytest.raises(roving.DecodeError, match="depth"):
-        roving.loads(doc)
-    with pytest.raises(roving.DecodeError):
-        roving.open(doc).to_python()
+def test_from_json_nests_as_deep_as_loads_and_to_json() -> None:
+    # from_json, loads and to_json share one depth limit (MAX_DEPTH): what
+    # from_json makes, loads and to_json take back; deeper JSON is refused
+    # up front, cleanly.
+    def nested(n: int) -> bytes:
+        return b"[" * n + b"]" * n
+
+    doc = roving.from_json(nested(roving.MAX_DEPTH))
+    assert roving.to_json(doc) == nested(roving.MAX_DEPTH)
+    x = roving.loads(doc)
+    for _ in range(roving.MAX_DEPTH - 1):
+        x = x[0]
+    assert x == []
+    assert roving.open(doc).to_json() == nested(roving.MAX_DEPTH)
+    for n in (roving.MAX_DEPTH + 1, 50_000, 1_000_000):
+        with pytest.raises(roving.DecodeError, match="levels"):
+            roving.from_json(nested(n))
 
 
 @pytest.mark.parametrize("stack_kb", [256, 1024, 16 * 1024])

@@ -138,10 +138,20 @@ fn million_levels_of_nesting() {
         .collect();
     let e = roving::json::from_json(&text).unwrap_err();
     assert_eq!(e.kind(), &ErrorKind::DepthLimit);
-    let ok: Vec<u8> = std::iter::repeat_n(b'[', 50_000)
-        .chain(std::iter::repeat_n(b']', 50_000))
-        .collect();
-    let d = roving::json::from_json(&ok).unwrap();
+    let nested = |n: usize| -> Vec<u8> {
+        std::iter::repeat_n(b'[', n)
+            .chain(std::iter::repeat_n(b']', n))
+            .collect()
+    };
+    // By default it accepts the depth the converters back to JSON accept,
+    // so that what it makes converts back.
+    let d = roving::json::from_json(&nested(10_000)).unwrap();
+    let back = roving::json::to_json(Document::open(&d).unwrap().root()).unwrap();
+    assert_eq!(back.as_bytes(), nested(10_000));
+    let e = roving::json::from_json(&nested(10_001)).unwrap_err();
+    assert_eq!(e.kind(), &ErrorKind::DepthLimit);
+    // Deeper with an explicit limit.
+    let d = roving::json::from_json_with(&nested(50_000), 50_000).unwrap();
     assert!(Document::open(&d).is_ok());
 }
 

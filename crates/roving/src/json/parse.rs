@@ -2,8 +2,9 @@
 //!
 //! Strict RFC 8259: no trailing commas, comments, NaN or leading zeros;
 //! the input must be UTF-8 with no BOM; lone surrogate escapes are
-//! rejected. Iterative, so nesting is bounded only by the encoder's depth
-//! limit. Integers of any size stay integers; numbers with a fraction or
+//! rejected. Iterative, so nesting is bounded only by the depth limit
+//! (10,000 levels by default, as for the converters back to JSON, so that
+//! every document `from_json` makes converts back). Integers of any size stay integers; numbers with a fraction or
 //! an exponent become the nearest `f64` (overflow to infinity is an error);
 //! `-0` becomes the float `-0.0`, keeping its sign.
 
@@ -18,8 +19,14 @@ use crate::error::{Error, ErrorKind, Result};
 /// assert_eq!(json, r#"{"big":123456789012345678901234567890}"#);
 /// # Ok::<(), roving::Error>(())
 /// ```
+///
+/// JSON nested deeper than 10,000 levels (the depth [`to_json`] and the
+/// other converters accept by default, [`crate::Limits::for_len`]) is a
+/// `DepthLimit` error; [`from_json_with`] sets another limit.
+///
+/// [`to_json`]: crate::json::to_json
 pub fn from_json(input: &[u8]) -> Result<Vec<u8>> {
-    from_json_with(input, crate::encode::DEFAULT_MAX_DEPTH)
+    from_json_with(input, crate::Limits::for_len(0).max_depth)
 }
 
 /// Converts JSON text to a roving document, with a maximum nesting depth.

@@ -8,7 +8,7 @@ use crate::read::value::{
 
 /// An array inside a document: a position; its header is decoded on use,
 /// so that a `Value` stays small and copying it is cheap.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct Array<'a> {
     buf: &'a [u8],
     /// Position of the record, with the [`LAZY`] bit of lazily opened documents.
@@ -32,6 +32,36 @@ impl Header {
 }
 
 record_accessors!(Array);
+
+/// Where the array is, not the document's bytes (a `Value` of a large
+/// document prints in a line).
+impl std::fmt::Debug for Array<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Array")
+            .field("offset", &self.pos())
+            .field("lazy", &(self.lazy() != 0))
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for ArraySlots<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ArraySlots")
+            .field("offset", &self.base)
+            .field("len", &self.h.len)
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for ArrayIter<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ArrayIter")
+            .field("offset", &self.base)
+            .field("len", &self.h.len)
+            .field("next", &self.next)
+            .finish()
+    }
+}
 
 impl<'a> Array<'a> {
     /// The array at `at`: a record position, with the [`LAZY`] bit for a
@@ -159,7 +189,7 @@ impl<'a> IntoIterator for Array<'a> {
 /// An [`Array`] with its header decoded: its elements read by index with
 /// no further decoding ([`Array::slots`]). An array whose header does not
 /// decode (only in a lazily opened document) reads as empty.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct ArraySlots<'a> {
     buf: &'a [u8],
     base: usize,
@@ -197,7 +227,7 @@ impl<'a> ArraySlots<'a> {
 }
 
 /// Iterator over the elements of an [`Array`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct ArrayIter<'a> {
     buf: &'a [u8],
     base: usize,

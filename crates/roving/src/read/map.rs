@@ -373,7 +373,7 @@ pub(crate) fn shape_target(r: u64, pos: usize) -> Option<usize> {
 ///
 /// A position; its header and shape are decoded on use, so that a `Value`
 /// stays small and copying it is cheap.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct Map<'a> {
     buf: &'a [u8],
     /// Position of the record, with the [`LAZY`] bit of lazily opened documents.
@@ -420,6 +420,35 @@ impl Header {
 }
 
 record_accessors!(Map);
+
+/// Where the map is, not the document's bytes (a `Value` of a large
+/// document prints in a line).
+impl std::fmt::Debug for Map<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Map")
+            .field("offset", &self.pos())
+            .field("lazy", &(self.lazy() != 0))
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for MapSlots<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MapSlots")
+            .field("offset", &self.base)
+            .field("shape", &self.shape)
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for MapIter<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MapIter")
+            .field("offset", &self.base)
+            .field("next", &self.next)
+            .finish()
+    }
+}
 
 impl<'a> Map<'a> {
     /// The map at `at`: a record position, with the [`LAZY`] bit for a
@@ -708,7 +737,7 @@ impl<'a> IntoIterator for Map<'a> {
 /// A [`Map`] with its header decoded: its keys and values read by index
 /// with no further decoding ([`Map::slots`]). A map whose header does not
 /// decode (only in a lazily opened document) reads as empty.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct MapSlots<'a> {
     buf: &'a [u8],
     base: usize,
@@ -821,7 +850,7 @@ fn same_record(buf: &[u8], p: usize, rec: &[u8]) -> bool {
 }
 
 /// Iterator over the entries of a [`Map`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct MapIter<'a> {
     buf: &'a [u8],
     base: usize,

@@ -73,12 +73,23 @@ use crate::format::*;
 ///   for bytes known to be valid.
 ///
 /// No accessor panics or reads out of bounds, whatever the bytes.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct Document<'a> {
     buf: &'a [u8],
     root: Option<Slot>,
     /// `value::LAZY` if opened with `open_lazy`, else 0.
     lazy: usize,
+}
+
+/// The document's size and root, not its bytes.
+impl std::fmt::Debug for Document<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Document")
+            .field("len", &self.buf.len())
+            .field("root", &self.root)
+            .field("lazy", &(self.lazy != 0))
+            .finish()
+    }
 }
 
 /// Locates the root record from the end of `buf`: returns its slot width

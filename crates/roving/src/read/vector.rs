@@ -3,11 +3,23 @@
 use crate::format::{read_varint, ElemType, TAG_VECTOR};
 
 /// A typed numeric vector inside a document.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct Vector<'a> {
     elem: ElemType,
     data: &'a [u8],
     offset: usize,
+}
+
+/// The element type, count and offset, not the elements (which may be
+/// millions).
+impl std::fmt::Debug for Vector<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Vector")
+            .field("elem", &self.elem)
+            .field("len", &self.len())
+            .field("offset", &self.offset)
+            .finish()
+    }
 }
 
 /// Element types a [`Vector`] can be viewed as.

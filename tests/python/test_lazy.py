@@ -398,3 +398,16 @@ def test_lazy_random_bytes() -> None:
 def test_json_round_trip_of_lazy_views(people: Any, people_bytes: bytes) -> None:
     doc = roving.open(people_bytes)
     assert json.loads(doc.root[42].to_json(indent=2)) == people[42]
+
+
+def test_get_path_counts_negative_indices_from_the_end() -> None:
+    doc = roving.open(roving.dumps({"a": [10, 20, {"b": [1, 2, 3]}], "$x": 1}))
+    assert doc.get_path("a[-1].b[-1]") == 3
+    assert doc.get_path("$.a[-3]") == 10
+    assert doc.root["a"].get_path("[-2]") == 20
+    assert doc.get_path("a[-4]", "absent") == "absent"
+    assert doc.get_path("$x") == 1
+    assert doc.get_path('["a"][-1]["b"][0]') == 1
+    for bad in ("a[-0]", "a[-]", 'a["\\u12"]', "a..b"):
+        with pytest.raises(ValueError, match="bad path"):
+            doc.get_path(bad)

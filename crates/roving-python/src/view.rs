@@ -227,7 +227,9 @@ impl Doc {
         iter(py, b, v, IterKind::Default)
     }
 
-    /// The value at a path such as `[123].name` (or `default` if absent).
+    /// The value at a path such as `[123].name`, `$.tags[-1]` (from the
+    /// end) or `["odd.key"]` (JSON string syntax), or `default` if absent.
+    /// A malformed path raises ValueError.
     #[pyo3(signature = (path, default=None))]
     fn get_path(
         &self,
@@ -492,18 +494,10 @@ fn get_path(
     // A malformed path is a ValueError; malformed bytes met on the way a
     // DecodeError.
     let segs = PathSegment::parse(path).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let mut x = v;
-    for seg in &segs {
-        let next = match seg {
-            PathSegment::Index(i) => x.try_index(*i),
-            PathSegment::Key(k) => x.try_get(k),
-        };
-        match next.map_err(bad(py))? {
-            Some(n) => x = n,
-            None => return Ok(default.unwrap_or_else(|| py.None())),
-        }
+    match v.try_path_segments(&segs).map_err(bad(py))? {
+        Some(x) => to_view_or_value(py, buf, x),
+        None => Ok(default.unwrap_or_else(|| py.None())),
     }
-    to_view_or_value(py, buf, x)
 }
 
 /// The position of Python index `i` (negative: from the end) in `a`, if in
@@ -751,7 +745,9 @@ impl View {
         get(py, &self.buf, self.value, key, default)
     }
 
-    /// The value at a path below this one, such as `[3].name` (or `default`).
+    /// The value at a path below this one, such as `[3].name`, `tags[-1]`
+    /// (from the end) or `["odd.key"]` (JSON string syntax), or `default`
+    /// if absent. A malformed path raises ValueError.
     #[pyo3(signature = (path, default=None))]
     fn get_path(
         &self,

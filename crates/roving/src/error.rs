@@ -46,6 +46,8 @@ pub enum ErrorKind {
     EncoderState,
     /// A value has a different type than expected (typed decoding).
     TypeMismatch,
+    /// A path (`[123].name`) is malformed; the message says where.
+    BadPath,
     /// A message from serde or a user type.
     Custom,
     /// An I/O error while reading or writing.
@@ -75,6 +77,7 @@ impl ErrorKind {
             ErrorKind::Unsupported => "unsupported value".into(),
             ErrorKind::EncoderState => "encoder misuse".into(),
             ErrorKind::TypeMismatch => "type mismatch".into(),
+            ErrorKind::BadPath => "bad path".into(),
             ErrorKind::Custom => "error".into(),
             ErrorKind::Io => "I/O error".into(),
         }

@@ -474,7 +474,8 @@ impl<'a> Value<'a> {
         }
     }
 
-    /// Element `i` of an array or vector-less array (`None` otherwise or out of range).
+    /// Element `i` of an array (`None` for other values, vectors included,
+    /// or out of range).
     #[inline(always)]
     pub fn index(&self, i: usize) -> Option<Value<'a>> {
         match self {

@@ -86,6 +86,26 @@ fn syntax_errors_have_line_and_column() {
     assert!(e.to_string().contains("line 2, column 8"), "{e}");
 }
 
+/// The commonest mistakes are named: a leading zero, a byte order mark.
+#[test]
+fn syntax_errors_say_what_is_wrong() {
+    for (text, says) in [
+        (&b"01"[..], "leading zero"),
+        (b"-01", "leading zero"),
+        (b"[1, 007]", "leading zero"),
+        (b"\xEF\xBB\xBF[]", "byte order mark"),
+        (b"[1] 2", "trailing characters"),
+        (b"[1, ?]", "expected a value"),
+    ] {
+        let e = roving::json::from_json(text).unwrap_err();
+        assert_eq!(e.kind(), &roving::ErrorKind::JsonSyntax);
+        assert!(e.to_string().contains(says), "{text:?}: {e}");
+    }
+    for ok in [&b"0"[..], b"-0", b"0.5", b"[0,10]", b"0e1"] {
+        assert!(roving::json::from_json(ok).is_ok(), "{ok:?}");
+    }
+}
+
 #[test]
 fn duplicate_keys_keep_first_position_and_last_value() {
     // Found by the json_roundtrip fuzz target: the merged map must convert

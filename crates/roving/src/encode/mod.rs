@@ -221,6 +221,15 @@ fn next_generation() -> u64 {
 
 /// Builds one document, value by value.
 ///
+/// A method that fails (API misuse, a depth limit, a serde error part way
+/// through a value) leaves the document as it was when it failed, with
+/// the containers then open still open: call [`Encoder::reset`] before
+/// building another document with the same encoder ([`to_vec`] and
+/// [`json::from_json`] do).
+///
+/// [`to_vec`]: crate::to_vec
+/// [`json::from_json`]: crate::json::from_json
+///
 /// ```
 /// use roving::{Document, Encoder};
 /// let mut e = Encoder::new();

@@ -157,6 +157,9 @@ impl<'a> Parser<'a> {
                     enc.null()?;
                 }
                 Some(b'-' | b'0'..=b'9') => self.number(enc)?,
+                Some(0xEF) if self.i == 0 && self.b.starts_with(b"\xEF\xBB\xBF") => {
+                    return Err(self.err("a byte order mark (JSON text must not start with one)"))
+                }
                 Some(_) => return Err(self.err("expected a value")),
                 None => return Err(self.err("unexpected end of input, expected a value")),
             }
@@ -339,7 +342,13 @@ impl<'a> Parser<'a> {
         }
         let int_start = i;
         match b.get(i) {
-            Some(b'0') => i += 1,
+            Some(b'0') => {
+                i += 1;
+                if b.get(i).is_some_and(u8::is_ascii_digit) {
+                    self.i = i;
+                    return Err(self.err("invalid number: leading zero"));
+                }
+            }
             Some(b'1'..=b'9') => {
                 while i < b.len() && b[i].is_ascii_digit() {
                     i += 1;

@@ -59,6 +59,7 @@ impl std::fmt::Debug for ArrayIter<'_> {
             .field("offset", &self.base)
             .field("len", &self.h.len)
             .field("next", &self.next)
+            .field("end", &self.end)
             .finish()
     }
 }
@@ -163,6 +164,7 @@ impl<'a> Array<'a> {
             lazy: self.lazy(),
             h,
             next: 0,
+            end: h.len,
         }
     }
 
@@ -233,7 +235,30 @@ pub struct ArrayIter<'a> {
     base: usize,
     lazy: usize,
     h: Header,
+    /// Index of the next element from the front.
     next: usize,
+    /// One past the next element from the back.
+    end: usize,
+}
+
+impl<'a> ArrayIter<'a> {
+    #[inline(always)]
+    fn value(&self, i: usize) -> Value<'a> {
+        let w = self.h.width;
+        let slot = read_slot(self.buf, self.h.slots + i * w, w, self.base);
+        slot_value(self.buf, slot, self.lazy)
+    }
+}
+
+impl<'a> DoubleEndedIterator for ArrayIter<'a> {
+    #[inline]
+    fn next_back(&mut self) -> Option<Value<'a>> {
+        if self.end <= self.next {
+            return None;
+        }
+        self.end -= 1;
+        Some(self.value(self.end))
+    }
 }
 
 impl<'a> Iterator for ArrayIter<'a> {
@@ -241,17 +266,16 @@ impl<'a> Iterator for ArrayIter<'a> {
 
     #[inline]
     fn next(&mut self) -> Option<Value<'a>> {
-        if self.next >= self.h.len {
+        if self.next >= self.end {
             return None;
         }
-        let w = self.h.width;
-        let slot = read_slot(self.buf, self.h.slots + self.next * w, w, self.base);
+        let v = self.value(self.next);
         self.next += 1;
-        Some(slot_value(self.buf, slot, self.lazy))
+        Some(v)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = self.h.len - self.next.min(self.h.len);
+        let n = self.end - self.next.min(self.end);
         (n, Some(n))
     }
 }

@@ -447,6 +447,41 @@ impl<'a> Value<'a> {
         }
     }
 
+    /// The timestamp, if this is one.
+    pub fn as_timestamp(&self) -> Option<Timestamp> {
+        match *self {
+            Value::Timestamp(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The typed numeric vector, if this is one.
+    pub fn as_vector(&self) -> Option<Vector<'a>> {
+        match *self {
+            Value::Vector(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The extension value, if this is one.
+    pub fn as_ext(&self) -> Option<Ext<'a>> {
+        match *self {
+            Value::Ext(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The integer as a big integer, if this is an integer of any size
+    /// (64-bit ones included).
+    pub fn as_bigint(&self) -> Option<num_bigint::BigInt> {
+        match *self {
+            Value::Int(i) => Some(i.into()),
+            Value::UInt(u) => Some(u.into()),
+            Value::BigInt(b) => Some(b.to_num()),
+            _ => None,
+        }
+    }
+
     /// Length of the document holding this value, for sizing limits
     /// (0 for values that do not point into a document).
     pub(crate) fn doc_len(&self) -> usize {

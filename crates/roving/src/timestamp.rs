@@ -83,6 +83,155 @@ impl Timestamp {
     }
 }
 
+impl std::str::FromStr for Timestamp {
+    type Err = crate::Error;
+
+    /// Parses RFC 3339 text as [`Timestamp::to_rfc3339`] writes it (and
+    /// any other RFC 3339 timestamp): `YYYY-MM-DDTHH:MM:SS`, an optional
+    /// fraction of up to nine digits, then `Z` (no offset: `offset` is
+    /// `None`) or `+HH:MM` / `-HH:MM`, optionally `:SS`. Years outside
+    /// 0000..=9999 carry a sign and more digits (`+10000-01-01T...`); `t`
+    /// and `z` may be lower case. Leap seconds (`:60`) are refused.
+    ///
+    /// ```
+    /// use roving::Timestamp;
+    /// let t: Timestamp = "2023-11-14T23:13:20.123+01:00".parse()?;
+    /// assert_eq!(t, Timestamp::new(1_700_000_000, 123_000_000, Some(3600)).unwrap());
+    /// assert_eq!(t.to_rfc3339().parse::<Timestamp>()?, t);
+    /// # Ok::<(), roving::Error>(())
+    /// ```
+    fn from_str(text: &str) -> crate::Result<Timestamp> {
+        parse_rfc3339(text.as_bytes()).ok_or_else(|| {
+            crate::Error::new(crate::ErrorKind::Unsupported)
+                .with_message(format!("not an RFC 3339 timestamp: {text:?}"))
+        })
+    }
+}
+
+/// [`Timestamp::from_str`](std::str::FromStr::from_str).
+fn parse_rfc3339(b: &[u8]) -> Option<Timestamp> {
+    /// The number of `n` ASCII digits at `b[*i..]`, moving `i` past them.
+    fn digits(b: &[u8], i: &mut usize, n: usize) -> Option<u32> {
+        let d = b.get(*i..*i + n)?;
+        if !d.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        *i += n;
+        Some(d.iter().fold(0, |v, &c| v * 10 + (c - b'0') as u32))
+    }
+    fn byte(b: &[u8], i: &mut usize, want: u8) -> Option<()> {
+        (b.get(*i) == Some(&want)).then(|| *i += 1)
+    }
+    let mut i = 0;
+    // Year: four digits, or a sign and four or more.
+    let sign = match b.first()? {
+        b'+' => 1,
+        b'-' => -1,
+        _ => 0,
+    };
+    if sign != 0 {
+        i += 1;
+    }
+    let start = i;
+    while b.get(i).is_some_and(u8::is_ascii_digit) {
+        i += 1;
+    }
+    let n = i - start;
+    if n < 4 || (sign == 0 && n != 4) || n > 18 {
+        return None;
+    }
+    let year: i64 = std::str::from_utf8(&b[start..i]).ok()?.parse().ok()?;
+    let year = if sign < 0 { -year } else { year };
+    byte(b, &mut i, b'-')?;
+    let month = digits(b, &mut i, 2)?;
+    byte(b, &mut i, b'-')?;
+    let day = digits(b, &mut i, 2)?;
+    match b.get(i)? {
+        b'T' | b't' => i += 1,
+        _ => return None,
+    }
+    let hour = digits(b, &mut i, 2)?;
+    byte(b, &mut i, b':')?;
+    let minute = digits(b, &mut i, 2)?;
+    byte(b, &mut i, b':')?;
+    let second = digits(b, &mut i, 2)?;
+    let leap = year.rem_euclid(4) == 0 && (year.rem_euclid(100) != 0 || year.rem_euclid(400) == 0);
+    let month_days = [
+        31,
+        if leap { 29 } else { 28 },
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ];
+    if !(1..=12).contains(&month)
+        || day == 0
+        || day > month_days[month as usize - 1]
+        || hour > 23
+        || minute > 59
+        || second > 59
+    {
+        return None;
+    }
+    let mut nanos = 0u32;
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        let start = i;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        let n = i - start;
+        if n == 0 || n > 9 {
+            return None;
+        }
+        let frac = digits(b, &mut { start }, n)?;
+        nanos = frac * 10u32.pow(9 - n as u32);
+    }
+    let offset = match b.get(i)? {
+        b'Z' | b'z' => {
+            i += 1;
+            None
+        }
+        &c @ (b'+' | b'-') => {
+            i += 1;
+            let h = digits(b, &mut i, 2)?;
+            byte(b, &mut i, b':')?;
+            let m = digits(b, &mut i, 2)?;
+            let s = if b.get(i) == Some(&b':') {
+                i += 1;
+                digits(b, &mut i, 2)?
+            } else {
+                0
+            };
+            if h > 23 || m > 59 || s > 59 {
+                return None;
+            }
+            let o = (h * 3600 + m * 60 + s) as i32;
+            Some(if c == b'-' { -o } else { o })
+        }
+        _ => return None,
+    };
+    if i != b.len() {
+        return None;
+    }
+    let days = days_from_civil_checked(year, month, day)?;
+    let local = (days as i128) * 86_400 + (hour * 3600 + minute * 60 + second) as i128;
+    let seconds = i64::try_from(local - offset.unwrap_or(0) as i128).ok()?;
+    Timestamp::new(seconds, nanos, offset)
+}
+
+/// [`days_from_civil`] for any `i64` year, `None` where it would overflow.
+fn days_from_civil_checked(y: i64, m: u32, d: u32) -> Option<i64> {
+    // |y| below 2^54 keeps every step of the computation within i64.
+    (y.unsigned_abs() < 1 << 54).then(|| days_from_civil(y, m, d))
+}
+
 /// Proleptic Gregorian (year, month 1..=12, day 1..=31) to days since
 /// 1970-01-01 (Howard Hinnant's `days_from_civil`).
 pub fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
@@ -123,6 +272,88 @@ mod tests {
         let t = Timestamp::new(-1, 1, Some(-1800)).unwrap();
         assert_eq!(t.to_rfc3339(), "1969-12-31T23:29:59.000000001-00:30");
         assert!(Timestamp::new(0, 1_000_000_000, None).is_none());
+    }
+
+    /// Parsing reads back what `to_rfc3339` writes, for instants across
+    /// the whole i64 range of seconds, every fraction length and offsets
+    /// with and without seconds; malformed text is refused.
+    #[test]
+    fn rfc3339_parses_back() {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut cases = vec![
+            Timestamp::new(0, 0, None).unwrap(),
+            Timestamp::new(0, 0, Some(0)).unwrap(),
+            Timestamp::new(i64::MAX, Timestamp::MAX_NANOS, None).unwrap(),
+            Timestamp::new(i64::MIN, 0, None).unwrap(),
+            Timestamp::new(i64::MAX - 86_399, 1, Some(86_399)).unwrap(),
+            Timestamp::new(i64::MIN + 86_399, 1, Some(-86_399)).unwrap(),
+            Timestamp::new(-62_135_596_800, 0, None).unwrap(), // 0001-01-01
+            Timestamp::new(-62_167_219_200, 0, None).unwrap(), // 0000-01-01
+            Timestamp::new(-62_167_219_201, 0, None).unwrap(), // -0001-12-31
+            Timestamp::new(253_402_300_800, 0, Some(-1)).unwrap(), // 10000-01-01
+            Timestamp::new(951_782_400, 0, None).unwrap(),     // 2000-02-29
+        ];
+        for _ in 0..20_000 {
+            let seconds = match next() % 3 {
+                0 => next() as i64,
+                1 => (next() % 20_000_000_000) as i64 - 10_000_000_000,
+                _ => (next() % 400_000_000) as i64,
+            };
+            let nanos = match next() % 4 {
+                0 => 0,
+                1 => (next() % 1000) as u32 * 1_000_000,
+                2 => (next() % 1_000_000) as u32 * 1_000,
+                _ => (next() % 1_000_000_000) as u32,
+            };
+            let offset = match next() % 3 {
+                0 => None,
+                1 => Some((next() % 48) as i32 * 1800 - 43_200),
+                _ => Some((next() % 172_799) as i32 - 86_399),
+            };
+            cases.extend(Timestamp::new(seconds, nanos, offset));
+        }
+        for t in cases {
+            let text = t.to_rfc3339();
+            assert_eq!(text.parse::<Timestamp>().ok(), Some(t), "{text}");
+        }
+        let t: Timestamp = "1985-04-12t23:20:50.52z".parse().unwrap();
+        assert_eq!(
+            (t.seconds, t.nanos, t.offset),
+            (482_196_050, 520_000_000, None)
+        );
+        let t: Timestamp = "1996-12-19T16:39:57-08:00".parse().unwrap();
+        assert_eq!((t.seconds, t.offset), (851_042_397, Some(-28_800)));
+        for bad in [
+            "",
+            "2023-11-14",
+            "2023-11-14T23:13:20",
+            "2023-11-14 23:13:20Z",
+            "23-11-14T23:13:20Z",
+            "02023-11-14T23:13:20Z",
+            "2023-13-14T23:13:20Z",
+            "2023-02-29T00:00:00Z",
+            "2023-11-31T00:00:00Z",
+            "2023-11-14T24:00:00Z",
+            "2023-11-14T23:60:00Z",
+            "2023-11-14T23:13:60Z",
+            "2023-11-14T23:13:20.Z",
+            "2023-11-14T23:13:20.1234567890Z",
+            "2023-11-14T23:13:20+24:00",
+            "2023-11-14T23:13:20+01",
+            "2023-11-14T23:13:20+0100",
+            "2023-11-14T23:13:20Zx",
+            "+99999999999999999999-01-01T00:00:00Z",
+            "+292277026597-01-01T00:00:00Z",
+            "2023-11-14T23:13:2OZ",
+        ] {
+            assert!(bad.parse::<Timestamp>().is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -175,3 +175,54 @@ fn f32_nan_payloads_round_trip_bit_exact() {
         assert_eq!(wide, 0.1f32);
     }
 }
+
+/// `Timestamp` is a native timestamp record through `to_vec`, RFC 3339
+/// text through serde_json, and reads back from either (and from text
+/// that any other writer produced).
+#[test]
+fn timestamps_through_serde() {
+    use roving::Timestamp;
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    struct Event {
+        at: Timestamp,
+        until: Option<Timestamp>,
+        log: Vec<Timestamp>,
+        by_time: BTreeMap<String, Timestamp>,
+    }
+    let t = |s: i64, n: u32, o: Option<i32>| Timestamp::new(s, n, o).unwrap();
+    let e = Event {
+        at: t(1_700_000_000, 123_456_789, Some(3600)),
+        until: Some(t(-1, 1, None)),
+        log: vec![
+            t(0, 0, None),
+            t(0, 0, Some(0)),
+            t(i64::MAX, 999_999_999, None),
+        ],
+        by_time: BTreeMap::from([("k".to_string(), t(86_400, 0, Some(-86_399)))]),
+    };
+    let bytes = roving::to_vec(&e).unwrap();
+    let doc = roving::Document::open(&bytes).unwrap();
+    let at = doc.get_path("at").unwrap().unwrap();
+    assert_eq!(at.as_timestamp(), Some(e.at), "a native timestamp record");
+    let last = doc.get_path("log[-1]").unwrap().unwrap();
+    assert_eq!(last.as_timestamp(), Some(e.log[2]));
+    assert_eq!(roving::from_slice::<Event>(&bytes).unwrap(), e);
+
+    let json = serde_json::to_string(&e).unwrap();
+    assert!(
+        json.contains(r#""at":"2023-11-14T23:13:20.123456789+01:00""#),
+        "{json}"
+    );
+    assert_eq!(serde_json::from_str::<Event>(&json).unwrap(), e);
+    // JSON text -> roving (strings) -> Timestamp.
+    let from_text = roving::json::from_json(json.as_bytes()).unwrap();
+    assert_eq!(roving::from_slice::<Event>(&from_text).unwrap(), e);
+    // A timestamp record read as a string gives its RFC 3339 text.
+    let s: String = roving::from_slice(&roving::to_vec(&e.at).unwrap()).unwrap();
+    assert_eq!(s, "2023-11-14T23:13:20.123456789+01:00");
+
+    let bad = roving::to_vec(&"not a time").unwrap();
+    let err = roving::from_slice::<Timestamp>(&bad).unwrap_err();
+    assert!(err.to_string().contains("RFC 3339"), "{err}");
+    assert!(roving::from_slice::<Timestamp>(&roving::to_vec(&5).unwrap()).is_err());
+}

@@ -134,9 +134,12 @@ impl<'a, 'e> ser::Serializer for &'a mut Serializer<'e> {
     }
     fn serialize_newtype_struct<T: Serialize + ?Sized>(
         self,
-        _n: &'static str,
+        name: &'static str,
         value: &T,
     ) -> Result<()> {
+        if name == super::timestamp::NAME {
+            return value.serialize(super::timestamp::TimestampWriter { enc: self.enc });
+        }
         value.serialize(self)
     }
     fn serialize_newtype_variant<T: Serialize + ?Sized>(

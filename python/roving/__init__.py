@@ -85,7 +85,9 @@ accept new data), ``list/tuple/set/frozenset/dict[str, T]``,
 ``Optional``/unions (``T | None``), ``Literal``, enums, ``Any`` and the
 scalar types above. A mismatch raises :class:`ValidationError` whose
 message and ``.path`` say where: ``expected int, got str at $[3].views``.
-``float`` accepts integers; ``UUID`` and ``Decimal`` also accept strings.
+``float`` accepts integers; ``UUID`` and ``Decimal`` also accept strings,
+``datetime`` RFC 3339 text (what ``to_json`` writes for a timestamp) and
+``date`` ``YYYY-MM-DD`` text.
 
 Errors
 ------

@@ -131,12 +131,19 @@ def test_missing_required_field() -> None:
             Placed,
             r"expected float, got str at \$\.pair\[1\]\[1\]",
         ),
-        ({"at": "2024", "rect": [1, 2, 3, 4]}, Placed, r"expected datetime, got str at \$\.at$"),
+        (
+            {"at": "2024", "rect": [1, 2, 3, 4]},
+            Placed,
+            r"invalid datetime '2024' \(expected RFC 3339 text\) at \$\.at$",
+        ),
+        ({"at": 2024, "rect": [1, 2, 3, 4]}, Placed, r"expected datetime, got int at \$\.at$"),
         (1.5, Optional[int], r"expected int \| None, got float at \$$"),  # noqa: UP045
         ([1.5], list[int | str], r"expected int \| str, got float at \$\[0\]"),
         ("c", Literal["a", "b"], r"expected one of 'a', 'b', got 'c' at \$$"),
-        ("2024", dt.datetime, r"expected datetime, got str at \$$"),
-        ("2024", dt.date, r"expected date, got str at \$$"),
+        ("2024", dt.datetime, r"invalid datetime '2024' \(expected RFC 3339 text\) at \$$"),
+        ("2024", dt.date, r"invalid date '2024' \(expected YYYY-MM-DD\) at \$$"),
+        (2024, dt.datetime, r"expected datetime, got int at \$$"),
+        (b"2024", dt.date, r"expected date, got bytes at \$$"),
         ("not-a-uuid", uuid.UUID, r"invalid UUID 'not-a-uuid' at \$$"),
         ([1], set[str], r"expected str, got int at \$\[0\]"),
     ],
@@ -440,3 +447,41 @@ def test_typed_datetimes_keep_their_offset() -> None:
                 assert x.tzinfo is None
             elif v.utcoffset() == dt.timedelta(0):
                 assert x.tzinfo is dt.UTC
+
+
+@dataclasses.dataclass
+class Stamped:
+    at: dt.datetime
+    day: dt.date
+    note: dt.datetime | str = ""
+
+
+def test_datetime_and_date_accept_iso_text() -> None:
+    # A document that went through JSON holds timestamps as RFC 3339 text
+    # (what to_json writes for them): typed decoding reads them back as
+    # datetimes, and YYYY-MM-DD text as dates.
+    aware = dt.datetime(2023, 11, 14, 23, 13, 20, 123456, tzinfo=dt.timezone(dt.timedelta(hours=1)))
+    naive = dt.datetime(1969, 12, 31, 23, 59, 59, 1)
+    day = dt.date(2020, 2, 29)
+    for at in (aware, naive):
+        via_json = roving.from_json(roving.to_json(roving.dumps({"at": at})))
+        assert isinstance(roving.loads(via_json)["at"], str)  # text without type=
+        doc = enc({"at": roving.loads(via_json)["at"], "day": day.isoformat()})
+        got = roving.loads(doc, type=Stamped)
+        assert got == Stamped(at=at, day=day)
+        assert (got.at.tzinfo is None) == (at.tzinfo is None)
+    # Nanosecond text is truncated to microseconds, as timestamps are.
+    got = roving.loads(enc("2023-11-14T23:13:20.123456789Z"), type=dt.datetime)
+    assert got == dt.datetime(2023, 11, 14, 23, 13, 20, 123456)
+    # In a union, text that is no timestamp falls through to str.
+    doc = enc({"at": "2000-01-01T00:00:00+00:00", "day": "2000-01-01", "note": "hello"})
+    assert roving.loads(doc, type=Stamped).note == "hello"
+    for bad, kind, msg in [
+        ("2023-11-14 23:13:20", dt.datetime, "invalid datetime '2023-11-14 23:13:20'"),
+        ("2023-11-14T25:00:00Z", dt.datetime, "invalid datetime"),
+        ("2021-02-29", dt.date, r"invalid date '2021-02-29' \(expected YYYY-MM-DD\)"),
+        ("2021-2-28", dt.date, "invalid date"),
+        ("2021-02-28T00:00:00Z", dt.date, "invalid date"),
+    ]:
+        with pytest.raises(roving.ValidationError, match=msg):
+            roving.loads(enc(bad), type=kind)

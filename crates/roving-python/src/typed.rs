@@ -222,8 +222,10 @@ impl Plan {
             ),
             Plan::Str => matches!(v, Value::Str(_)),
             Plan::Bytes | Plan::ByteArray => matches!(v, Value::Bytes(_)),
-            Plan::DateTime => matches!(v, Value::Timestamp(_)),
-            Plan::Date => matches!(v, Value::Ext(e) if e.type_id == EXT_DATE),
+            Plan::DateTime => matches!(v, Value::Timestamp(_) | Value::Str(_)),
+            Plan::Date => {
+                matches!(v, Value::Str(_)) || matches!(v, Value::Ext(e) if e.type_id == EXT_DATE)
+            }
             Plan::Uuid => {
                 matches!(v, Value::Str(_)) || matches!(v, Value::Ext(e) if e.type_id == EXT_UUID)
             }
@@ -245,6 +247,22 @@ impl Plan {
             Plan::Vector => matches!(v, Value::Vector(_)),
         }
     }
+}
+
+/// The year, month and day of `YYYY-MM-DD` text (a calendar date; the
+/// range is checked by `datetime.date`).
+fn iso_date(s: &str) -> Option<(i32, u8, u8)> {
+    let b = s.as_bytes();
+    let num = |r: std::ops::Range<usize>| -> Option<u32> {
+        let d = b.get(r)?;
+        d.iter()
+            .all(u8::is_ascii_digit)
+            .then(|| d.iter().fold(0, |v, &c| v * 10 + (c - b'0') as u32))
+    };
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    Some((num(0..4)? as i32, num(5..7)? as u8, num(8..10)? as u8))
 }
 
 /// Python's repr of a str.
@@ -1068,12 +1086,29 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
             },
             Plan::DateTime => match v {
                 Value::Timestamp(t) => decode::timestamp(py, t).map_err(decode_fail),
+                // RFC 3339 text (what to_json writes for a timestamp).
+                Value::Str(s) => match s.parse::<roving::Timestamp>() {
+                    Ok(t) => decode::timestamp(py, t).map_err(decode_fail),
+                    Err(_) => Err(fail_msg(format!(
+                        "invalid datetime {} (expected RFC 3339 text)",
+                        py_repr(py, s)
+                    ))),
+                },
                 _ => Err(mismatch(plan, &v)),
             },
             Plan::Date => match v {
                 Value::Ext(e) if e.type_id == EXT_DATE => {
                     decode::ext(py, e.type_id, e.data).map_err(decode_fail)
                 }
+                Value::Str(s) => iso_date(s)
+                    .and_then(|(y, m, d)| pyo3::types::PyDate::new(py, y, m, d).ok())
+                    .map(Bound::into_any)
+                    .ok_or_else(|| {
+                        fail_msg(format!(
+                            "invalid date {} (expected YYYY-MM-DD)",
+                            py_repr(py, s)
+                        ))
+                    }),
                 _ => Err(mismatch(plan, &v)),
             },
             Plan::Uuid => match v {

@@ -213,10 +213,31 @@ fn shape_hash_step(h: u64, key: usize) -> u64 {
 /// new encoder's document, and of each document after a reset. Marks and
 /// key ids carry it, so that one from another document (of this encoder
 /// or of any other) is refused rather than read as a position in this one.
+///
+/// Each thread draws its numbers from a block of 2^32 of its own, taken
+/// from a process-wide counter when it needs one, so that the common case
+/// is a thread-local increment (no shared cache line between threads
+/// encoding in parallel).
 fn next_generation() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};
-    static NEXT: AtomicU64 = AtomicU64::new(1);
-    NEXT.fetch_add(1, Ordering::Relaxed)
+    /// The next unused block (block `b` is `b << 32 ..= b << 32 | (2^32 - 1)`).
+    static BLOCKS: AtomicU64 = AtomicU64::new(1);
+    thread_local! {
+        /// This thread's next number (0: take a new block).
+        static NEXT: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+    let new_block = || (BLOCKS.fetch_add(1, Ordering::Relaxed) << 32) | 1;
+    NEXT.try_with(|next| {
+        let mut g = next.get();
+        if g & 0xFFFF_FFFF == 0 {
+            // No block yet, or this one is used up.
+            g = new_block();
+        }
+        next.set(g + 1);
+        g
+    })
+    // (During thread teardown: a fresh block, used for one number.)
+    .unwrap_or_else(|_| new_block())
 }
 
 /// Builds one document, value by value.
@@ -1987,6 +2008,25 @@ mod misuse_tests {
         state_error(a.key_id(id));
         a.key("k").unwrap();
         state_error(a.reuse(mark));
+    }
+
+    /// Document numbers drawn on many threads are all distinct (and never
+    /// 0), so a mark cannot pass for one of another thread's encoder.
+    #[test]
+    fn generations_are_unique_across_threads() {
+        let per_thread: Vec<Vec<u64>> = std::thread::scope(|s| {
+            let hs: Vec<_> = (0..4)
+                .map(|_| s.spawn(|| (0..1000).map(|_| super::next_generation()).collect()))
+                .collect();
+            hs.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let mut all: Vec<u64> = per_thread.into_iter().flatten().collect();
+        all.extend((0..1000).map(|_| super::next_generation()));
+        assert!(!all.contains(&0));
+        let n = all.len();
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(all.len(), n);
     }
 
     /// `is_empty` is true only before any value: a root held in the

@@ -33,7 +33,11 @@ Functions
     (O(1)): only for bytes roving wrote itself. A mapped file must not be
     truncated or rewritten while open (as with any memory map).
 ``from_json(bytes | str) -> bytes``, ``to_json(data, *, indent=None) -> bytes``
-    JSON conversion on the core's streaming converter.
+    JSON conversion on the core's streaming converter. ``to_json`` writes
+    timestamps as RFC 3339 text, dates as ``"YYYY-MM-DD"``, UUIDs and
+    Decimals as their text (the forms typed ``loads`` reads back), bytes
+    as ``{"$base64": ...}`` and other extension values as
+    ``{"$ext": id, "$base64": ...}``.
 ``validate(data)``
     Raise :class:`DecodeError` unless ``data`` is a valid document.
 

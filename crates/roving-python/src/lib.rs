@@ -233,8 +233,10 @@ fn from_json<'py>(data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
 /// to_json(data, /, *, indent=None) -> bytes
 ///
 /// Converts a roving document (bytes-like) to JSON text. Bytes become
-/// `{"$base64": ...}`, extension values `{"$ext": id, "$base64": ...}`,
-/// timestamps RFC 3339 strings, non-finite floats null.
+/// `{"$base64": ...}`, timestamps RFC 3339 strings, dates `"YYYY-MM-DD"`,
+/// UUIDs and Decimals their text (the forms typed `loads` reads back),
+/// other extension values `{"$ext": id, "$base64": ...}`, non-finite
+/// floats null.
 #[pyfunction]
 #[pyo3(signature = (data, /, *, indent=None))]
 fn to_json<'py>(data: &Bound<'py, PyAny>, indent: Option<usize>) -> PyResult<Bound<'py, PyBytes>> {
@@ -243,6 +245,7 @@ fn to_json<'py>(data: &Bound<'py, PyAny>, indent: Option<usize>) -> PyResult<Bou
         let opts = roving::json::JsonOptions {
             indent,
             limits: roving::Limits::for_len(b.len()),
+            ext_text: Some(pytypes::ext_json_text),
         };
         let mut out = Vec::new();
         let work = |out: &mut Vec<u8>| -> roving::Result<()> {

@@ -14,6 +14,41 @@ pub(crate) const EXT_UUID: u64 = 2;
 /// Extension type id of `decimal.Decimal` (payload: `str(d)` in ASCII).
 pub(crate) const EXT_DECIMAL: u64 = 3;
 
+/// JSON text of this package's extension values (`to_json`, views'
+/// `to_json`): a date as `YYYY-MM-DD`, a UUID in its canonical hex form, a
+/// Decimal as its text, each a JSON string (the forms typed `loads`
+/// accepts for those types); other type ids, malformed date and UUID
+/// payloads and Decimal text that is not printable ASCII keep the core's
+/// `{"$ext": ..., "$base64": ...}` form.
+pub(crate) fn ext_json_text(type_id: u64, data: &[u8]) -> Option<String> {
+    match type_id {
+        EXT_DATE => {
+            let days = i32::from_le_bytes(*data.first_chunk::<4>().filter(|_| data.len() == 4)?);
+            let (y, m, d) = roving::timestamp::civil_from_days(days as i64);
+            (1..=9999)
+                .contains(&y)
+                .then(|| format!("{y:04}-{m:02}-{d:02}"))
+        }
+        EXT_UUID => {
+            let b: &[u8; 16] = data.try_into().ok()?;
+            let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+            Some(format!(
+                "{}-{}-{}-{}-{}",
+                &hex[..8],
+                &hex[8..12],
+                &hex[12..16],
+                &hex[16..20],
+                &hex[20..]
+            ))
+        }
+        EXT_DECIMAL => std::str::from_utf8(data)
+            .ok()
+            .filter(|s| !s.is_empty() && s.bytes().all(|c| c.is_ascii_graphic()))
+            .map(str::to_owned),
+        _ => None,
+    }
+}
+
 /// Standard-library types looked up once.
 pub(crate) struct Types {
     pub(crate) uuid: Py<PyType>,

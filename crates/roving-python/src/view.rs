@@ -685,6 +685,7 @@ fn to_json<'py>(
     let opts = roving::json::JsonOptions {
         indent,
         limits: roving::Limits::for_len(buf.bytes().len()),
+        ext_text: Some(crate::pytypes::ext_json_text),
     };
     let mut out = Vec::new();
     let r = if buf.bytes().len() >= 1 << 16 {

@@ -6,6 +6,14 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::read::{ArrayIter, MapIter, Scalar, Value};
 use crate::Limits;
 
+/// Text for an extension value in JSON output instead of the default
+/// `{"$ext": id, "$base64": ...}` object: called with the type id and the
+/// payload, it returns the text of a JSON string to write (escaped by the
+/// writer), or `None` to keep the default form. An application that
+/// defines extension types (e.g. the Python package's dates, UUIDs and
+/// decimals) makes them readable this way.
+pub type ExtText = fn(type_id: u64, data: &[u8]) -> Option<String>;
+
 /// Options of the JSON writer.
 #[derive(Clone, Copy, Debug)]
 pub struct JsonOptions {
@@ -13,6 +21,8 @@ pub struct JsonOptions {
     pub indent: Option<usize>,
     /// Depth and expansion limits.
     pub limits: Limits,
+    /// How extension values are written (`None`: the default object form).
+    pub ext_text: Option<ExtText>,
 }
 
 impl Default for JsonOptions {
@@ -20,6 +30,7 @@ impl Default for JsonOptions {
         JsonOptions {
             indent: None,
             limits: Limits::for_len(0),
+            ext_text: None,
         }
     }
 }
@@ -31,6 +42,7 @@ pub fn to_json(value: Value<'_>) -> Result<String> {
     let opts = JsonOptions {
         indent: None,
         limits: Limits::for_len(value.doc_len()),
+        ext_text: None,
     };
     write_json(value, &opts, &mut out)?;
     Ok(String::from_utf8(out).unwrap_or_default())
@@ -42,6 +54,7 @@ pub fn to_json_pretty(value: Value<'_>, indent: usize) -> Result<String> {
     let opts = JsonOptions {
         indent: Some(indent),
         limits: Limits::for_len(value.doc_len()),
+        ext_text: None,
     };
     write_json(value, &opts, &mut out)?;
     Ok(String::from_utf8(out).unwrap_or_default())
@@ -172,6 +185,10 @@ fn scalar(v: Value<'_>, opts: &JsonOptions, depth: usize, out: &mut Vec<u8>) -> 
         }
         Value::Timestamp(t) => write_str(&t.to_rfc3339(), out),
         Value::Ext(e) => {
+            if let Some(text) = opts.ext_text.and_then(|f| f(e.type_id, e.data)) {
+                write_str(&text, out);
+                return Ok(());
+            }
             let sp = if opts.indent.is_some() { " " } else { "" };
             out.extend_from_slice(
                 format!("{{\"$ext\":{sp}{},{sp}\"$base64\":{sp}\"", e.type_id).as_bytes(),

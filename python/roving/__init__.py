@@ -182,7 +182,12 @@ def dump(
 
 
 def load(file: IO[bytes] | _PathLike, *, type: Any = None) -> Any:
-    """Read a whole document from a binary file object or a path and decode it."""
+    """Read a whole document from a binary file object or a path and decode it.
+
+    A file object is read to its end: it holds one document (unlike
+    ``pickle.load``, several documents cannot follow each other in one
+    stream; frame them yourself, or use a Store).
+    """
     if isinstance(file, (str, os.PathLike)):
         with builtins.open(file, "rb") as f:
             data = f.read()

@@ -102,3 +102,12 @@ def test_to_json_writes_dates_uuids_and_decimals_as_their_text() -> None:
     # unknown extension stays the JSON object it became).
     back = roving.loads(roving.from_json(text), type=Row)
     assert back == dataclasses.replace(row, other={"$ext": 9, "$base64": "AA=="})
+
+
+def test_from_json_of_a_str_with_a_lone_surrogate_is_a_decode_error() -> None:
+    with pytest.raises(roving.DecodeError, match="lone surrogate"):
+        roving.from_json('"\ud800"')
+    # The escaped form is JSON's, and refused the same way.
+    with pytest.raises(roving.DecodeError):
+        roving.from_json('"\\ud800"')
+    assert roving.loads(roving.from_json('"\\ud83d\\ude00"')) == "\U0001f600"

@@ -225,7 +225,14 @@ fn from_json<'py>(data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
     };
     if let Ok(s) = data.cast::<PyString>() {
         // A str's UTF-8 form is immutable and lives as long as the str.
-        return run(s.to_str()?.as_bytes(), true);
+        let text = s.to_str().map_err(|_| {
+            errors::decode_error(
+                py,
+                "JSON text has a lone surrogate (not encodable as UTF-8)".into(),
+                None,
+            )
+        })?;
+        return run(text.as_bytes(), true);
     }
     with_bytes(data, run)
 }

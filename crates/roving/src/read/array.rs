@@ -33,17 +33,6 @@ impl Header {
 
 record_accessors!(Array);
 
-/// Where the array is, not the document's bytes (a `Value` of a large
-/// document prints in a line).
-impl std::fmt::Debug for Array<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Array")
-            .field("offset", &self.pos())
-            .field("lazy", &(self.lazy() != 0))
-            .finish()
-    }
-}
-
 impl std::fmt::Debug for ArraySlots<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ArraySlots")

@@ -421,17 +421,6 @@ impl Header {
 
 record_accessors!(Map);
 
-/// Where the map is, not the document's bytes (a `Value` of a large
-/// document prints in a line).
-impl std::fmt::Debug for Map<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Map")
-            .field("offset", &self.pos())
-            .field("lazy", &(self.lazy() != 0))
-            .finish()
-    }
-}
-
 impl std::fmt::Debug for MapSlots<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("MapSlots")

@@ -34,6 +34,17 @@ macro_rules! record_accessors {
                 $t { buf: &[], at: 0 }
             }
         }
+
+        /// Where the container is, not the document's bytes (a `Value`
+        /// of a large document prints in a line).
+        impl std::fmt::Debug for $t<'_> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($t))
+                    .field("offset", &self.pos())
+                    .field("lazy", &(self.lazy() != 0))
+                    .finish()
+            }
+        }
     };
 }
 

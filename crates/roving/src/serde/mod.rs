@@ -9,6 +9,71 @@
 //! [`Timestamp`](crate::Timestamp) is a timestamp record (and RFC 3339
 //! text in other formats, from which it also reads).
 
+/// The associated types and compound-value methods of a
+/// `ser::Serializer` that takes scalars only: every compound value
+/// (sequence, tuple, map, struct, variant with data) is refused with the
+/// error `$err`.
+macro_rules! refuse_compound_values {
+    ($err:expr) => {
+        type Ok = ();
+        type Error = Error;
+        type SerializeSeq = ser::Impossible<(), Error>;
+        type SerializeTuple = ser::Impossible<(), Error>;
+        type SerializeTupleStruct = ser::Impossible<(), Error>;
+        type SerializeTupleVariant = ser::Impossible<(), Error>;
+        type SerializeMap = ser::Impossible<(), Error>;
+        type SerializeStruct = ser::Impossible<(), Error>;
+        type SerializeStructVariant = ser::Impossible<(), Error>;
+
+        fn serialize_newtype_variant<T: Serialize + ?Sized>(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: &T,
+        ) -> Result<()> {
+            Err($err)
+        }
+        fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq> {
+            Err($err)
+        }
+        fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple> {
+            Err($err)
+        }
+        fn serialize_tuple_struct(
+            self,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeTupleStruct> {
+            Err($err)
+        }
+        fn serialize_tuple_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeTupleVariant> {
+            Err($err)
+        }
+        fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap> {
+            Err($err)
+        }
+        fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct> {
+            Err($err)
+        }
+        fn serialize_struct_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeStructVariant> {
+            Err($err)
+        }
+    };
+}
+
 mod de;
 mod ser;
 mod timestamp;

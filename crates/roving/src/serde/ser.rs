@@ -308,16 +308,6 @@ macro_rules! key_display {
 }
 
 impl ser::Serializer for KeySerializer<'_> {
-    type Ok = ();
-    type Error = Error;
-    type SerializeSeq = ser::Impossible<(), Error>;
-    type SerializeTuple = ser::Impossible<(), Error>;
-    type SerializeTupleStruct = ser::Impossible<(), Error>;
-    type SerializeTupleVariant = ser::Impossible<(), Error>;
-    type SerializeMap = ser::Impossible<(), Error>;
-    type SerializeStruct = ser::Impossible<(), Error>;
-    type SerializeStructVariant = ser::Impossible<(), Error>;
-
     fn serialize_str(self, v: &str) -> Result<()> {
         self.enc.key(v)
     }
@@ -355,50 +345,5 @@ impl ser::Serializer for KeySerializer<'_> {
     ) -> Result<()> {
         v.serialize(self)
     }
-    fn serialize_newtype_variant<T: Serialize + ?Sized>(
-        self,
-        _n: &'static str,
-        _i: u32,
-        _v: &'static str,
-        _value: &T,
-    ) -> Result<()> {
-        Err(key_error())
-    }
-    fn serialize_seq(self, _l: Option<usize>) -> Result<Self::SerializeSeq> {
-        Err(key_error())
-    }
-    fn serialize_tuple(self, _l: usize) -> Result<Self::SerializeTuple> {
-        Err(key_error())
-    }
-    fn serialize_tuple_struct(
-        self,
-        _n: &'static str,
-        _l: usize,
-    ) -> Result<Self::SerializeTupleStruct> {
-        Err(key_error())
-    }
-    fn serialize_tuple_variant(
-        self,
-        _n: &'static str,
-        _i: u32,
-        _v: &'static str,
-        _l: usize,
-    ) -> Result<Self::SerializeTupleVariant> {
-        Err(key_error())
-    }
-    fn serialize_map(self, _l: Option<usize>) -> Result<Self::SerializeMap> {
-        Err(key_error())
-    }
-    fn serialize_struct(self, _n: &'static str, _l: usize) -> Result<Self::SerializeStruct> {
-        Err(key_error())
-    }
-    fn serialize_struct_variant(
-        self,
-        _n: &'static str,
-        _i: u32,
-        _v: &'static str,
-        _l: usize,
-    ) -> Result<Self::SerializeStructVariant> {
-        Err(key_error())
-    }
+    refuse_compound_values!(key_error());
 }

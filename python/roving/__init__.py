@@ -56,6 +56,8 @@ datetime, aware                   timestamp with its UTC offset (seconds)    dat
                                                                              ``timezone`` offset
 datetime, naive                   timestamp without offset (the wall         naive datetime
                                   clock read as UTC)
+numpy.datetime64 scalar (units    timestamp without offset, exact to the     naive datetime
+years to nanoseconds)             nanosecond
 datetime.date                     ext ``EXT_DATE`` = 1: days since           date
                                   1970-01-01, int32 little endian
 uuid.UUID                         ext ``EXT_UUID`` = 2: the 16 bytes         UUID
@@ -68,7 +70,10 @@ roving.Ext(type_id, data)         ext value (other type ids)                 rov
 
 Time zones keep their offset, not their name (a ``ZoneInfo`` comes back as
 a fixed offset); timestamps keep nanoseconds but datetime has microseconds,
-so finer timestamps written by other tools are truncated. Anything else
+so finer timestamps (a ``datetime64[ns]``'s, or other tools') are
+truncated. ``numpy.datetime64`` NaT, units finer than nanoseconds,
+``numpy.timedelta64`` and datetime64/timedelta64 arrays are not supported
+(never silently written as integers). Anything else
 goes to ``default=`` (whose result is encoded instead) or raises
 :class:`EncodeError` naming the type and the path (``$[3].when``).
 

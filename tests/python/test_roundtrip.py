@@ -328,6 +328,91 @@ def test_numpy_vectors() -> None:
     )
 
 
+def test_numpy_datetime64_is_a_timestamp() -> None:
+    np = pytest.importorskip("numpy")
+    # Exact to the nanosecond (to_json shows the timestamp as written), for
+    # every unit; multiples of a unit and dates before 1970 too.
+    cases = [
+        ("2020-01-01T00:00:00.123456789", "ns", "2020-01-01T00:00:00.123456789Z"),
+        ("1969-12-31T23:59:59.999999999", "ns", "1969-12-31T23:59:59.999999999Z"),
+        ("2020-01-01T00:00:00.123456", "us", "2020-01-01T00:00:00.123456Z"),
+        ("1900-01-01T00:00:00.5", "ms", "1900-01-01T00:00:00.500Z"),
+        ("2020-06-05T13:14:15", "s", "2020-06-05T13:14:15Z"),
+        ("2020-06-05T13:14", "m", "2020-06-05T13:14:00Z"),
+        ("2020-06-05T13", "h", "2020-06-05T13:00:00Z"),
+        ("2020-06-05", "D", "2020-06-05T00:00:00Z"),
+        ("2020-06-04", "W", "2020-06-04T00:00:00Z"),
+        ("2020-03", "M", "2020-03-01T00:00:00Z"),
+        ("1968-12", "M", "1968-12-01T00:00:00Z"),
+        ("2021", "Y", "2021-01-01T00:00:00Z"),
+        ("1969", "Y", "1969-01-01T00:00:00Z"),
+    ]
+    for text, unit, want in cases:
+        x = np.datetime64(text, unit)
+        assert roving.to_json(roving.dumps(x)) == f'"{want}"'.encode(), (text, unit)
+        back = roving.loads(roving.dumps([x]))[0]
+        assert type(back) is dt.datetime and back.tzinfo is None
+        assert back == dt.datetime.fromisoformat(want[:-1][:26]), (text, unit)
+    assert roving.to_json(roving.dumps(np.datetime64(3, "10ms"))) == b'"1970-01-01T00:00:00.030Z"'
+    assert roving.to_json(roving.dumps(np.datetime64(-1, "2Y"))) == b'"1968-01-01T00:00:00Z"'
+    # Timestamps outside datetime's range are written; loads cannot return them.
+    big = roving.dumps(np.datetime64(2**40, "W"))
+    assert roving.to_json(big) == b'"+21072526099-09-03T00:00:00Z"'
+    with pytest.raises(roving.DecodeError, match="outside the range of datetime"):
+        roving.loads(big)
+    # The same bytes as the naive datetime of that instant.
+    same_instant = dt.datetime(2020, 1, 2, 3, 4, 5, 678000)
+    assert roving.dumps(np.datetime64("2020-01-02T03:04:05.678")) == roving.dumps(same_instant)
+
+
+def test_numpy_datetime64_errors() -> None:
+    np = pytest.importorskip("numpy")
+    for x, why in [
+        (np.datetime64(5, "ps"), "finer than the nanoseconds"),
+        (np.datetime64(5, "as"), "finer than the nanoseconds"),
+        (np.datetime64(2**62, "D"), "outside the range of a timestamp"),
+        (np.datetime64(2**62, "Y"), "outside the range of a timestamp"),
+        (np.datetime64("NaT"), "NaT"),
+        (np.datetime64("NaT", "ns"), "NaT"),
+    ]:
+        with pytest.raises(
+            roving.EncodeError, match=rf"type 'numpy.datetime64' .*{why}.* at \$\.t\[1\]$"
+        ):
+            roving.dumps({"t": [0, x]})
+    # NaT goes to default= when given; an unsupported unit is an error still.
+    assert roving.loads(roving.dumps([np.datetime64("NaT")], default=lambda o: None)) == [None]
+    with pytest.raises(roving.EncodeError, match="finer"):
+        roving.dumps(np.datetime64(5, "ps"), default=lambda o: None)
+
+
+def test_numpy_timedelta64_and_time_arrays_are_not_supported() -> None:
+    np = pytest.importorskip("numpy")
+    unsupported = [
+        np.timedelta64(5, "s"),
+        np.timedelta64(5, "ns"),
+        np.timedelta64("NaT"),
+        np.array(["2020-01-01"], dtype="datetime64[D]"),
+        np.array(["2020-01-01T00:00:00.1"], dtype="datetime64[ns]"),
+        np.array([1, 2], dtype="timedelta64[s]"),
+    ]
+    seen: list[Any] = []
+
+    def hook(o: Any) -> str:
+        seen.append(o)
+        return "hooked"
+
+    for x in unsupported:
+        with pytest.raises(roving.EncodeError, match=r"numpy.timedelta64|numpy array") as ei:
+            roving.dumps({"x": x})
+        assert str(ei.value).endswith("at $.x")
+        # Never silently an int: default= sees the numpy object itself.
+        seen.clear()
+        assert roving.loads(roving.dumps([x], default=hook)) == ["hooked"]
+        assert len(seen) == 1 and seen[0] is x
+    with pytest.raises(roving.EncodeError, match=r"type 'numpy.timedelta64' at \$\[0\]$"):
+        roving.dumps([np.timedelta64(5, "s")])
+
+
 # ---- default hook and errors ---------------------------------------------------------------
 
 

@@ -825,7 +825,13 @@ impl<'py> State<'py, '_> {
             if ob.is_instance(np.ndarray.bind(py))? {
                 return self.numpy(&ob, thr);
             }
-            if ob.is_instance(np.generic.bind(py))? {
+            if ob.is_instance(np.datetime64.bind(py))? {
+                return self.datetime64(&ob, np);
+            }
+            // Other numpy scalars as their Python value (`.item()`), except
+            // timedelta64 (a `datetime.timedelta` or an int), which is not
+            // supported: it goes to `default` or is an error naming it.
+            if ob.is_instance(np.generic.bind(py))? && !ob.is_instance(np.timedelta64.bind(py))? {
                 let v = ob.call_method0(pyo3::intern!(py, "item"))?;
                 if !v.is_instance(np.generic.bind(py))? {
                     return self.owned(v, 1);
@@ -878,6 +884,34 @@ impl<'py> State<'py, '_> {
         };
         let ts = Timestamp::new(secs, dt.get_microsecond() * 1000, off)
             .ok_or_else(|| msg("UTC offset out of range".into()))?;
+        Ok(self.enc.timestamp(ts)?)
+    }
+
+    /// A `numpy.datetime64` scalar as a timestamp without offset, exact
+    /// for every unit from years to nanoseconds. NaT goes to `default`.
+    fn datetime64(&mut self, ob: &Bound<'py, PyAny>, np: &pytypes::Numpy) -> R {
+        let py = self.py;
+        let dtype = ob.getattr(pyo3::intern!(py, "dtype"))?;
+        let (unit, count): (String, i64) = np.datetime_data.bind(py).call1((dtype,))?.extract()?;
+        let raw: i64 = ob
+            .call_method1(pyo3::intern!(py, "view"), ("<i8",))?
+            .extract()?;
+        if raw == i64::MIN {
+            // NaT ("not a time"): no timestamp.
+            if let Some(d) = self.default {
+                let v = d.call1((ob,))?;
+                return self.owned(v, 1);
+            }
+            return Err(msg(
+                "cannot encode object of type 'numpy.datetime64' (NaT, not a time)".into(),
+            ));
+        }
+        let ts = datetime64_timestamp(raw, &unit, count).map_err(|why| {
+            msg(format!(
+                "cannot encode object of type 'numpy.datetime64' ({}): {why}",
+                ob.repr().map(|r| r.to_string()).unwrap_or_default()
+            ))
+        })?;
         Ok(self.enc.timestamp(ts)?)
     }
 
@@ -1016,6 +1050,47 @@ impl<'py> State<'py, '_> {
         let thr = if arr.is(ob) { thr } else { 1 };
         self.tracked_vector(&arr, thr, elem)
     }
+}
+
+/// The timestamp (without offset) of a numpy datetime64 value `raw` in
+/// units of `count` x `unit` since 1970-01-01T00:00, or why there is none.
+fn datetime64_timestamp(raw: i64, unit: &str, count: i64) -> Result<Timestamp, String> {
+    const OUT: &str = "outside the range of a timestamp";
+    let n = i128::from(raw) * i128::from(count);
+    // Nanoseconds per unit (calendar units are converted to days first).
+    let ns_per: i128 = match unit {
+        "Y" | "M" => {
+            // Years or months since 1970: the first day of that month.
+            let months = if unit == "Y" { n * 12 } else { n };
+            let year = 1970 + months.div_euclid(12);
+            // Beyond this many years the seconds cannot fit in an i64.
+            if year.unsigned_abs() > 200_000_000_000 {
+                return Err(OUT.into());
+            }
+            let month = months.rem_euclid(12) as u32 + 1;
+            let days = pytypes::days_from_civil(year as i64, month, 1);
+            let secs = days.checked_mul(86_400).ok_or_else(|| OUT.to_string())?;
+            return Timestamp::new(secs, 0, None).ok_or_else(|| OUT.into());
+        }
+        "W" => 7 * 86_400 * 1_000_000_000,
+        "D" => 86_400 * 1_000_000_000,
+        "h" => 3_600 * 1_000_000_000,
+        "m" => 60 * 1_000_000_000,
+        "s" => 1_000_000_000,
+        "ms" => 1_000_000,
+        "us" => 1_000,
+        "ns" => 1,
+        "ps" | "fs" | "as" => {
+            return Err(format!(
+                "unit '{unit}' is finer than the nanoseconds of a timestamp"
+            ))
+        }
+        _ => return Err(format!("unit '{unit}' is not supported")),
+    };
+    let total = n.checked_mul(ns_per).ok_or_else(|| OUT.to_string())?;
+    let secs = i64::try_from(total.div_euclid(1_000_000_000)).map_err(|_| OUT.to_string())?;
+    let nanos = total.rem_euclid(1_000_000_000) as u32;
+    Timestamp::new(secs, nanos, None).ok_or_else(|| OUT.into())
 }
 
 /// Whether [`small_int`] may read CPython 3.11 ints directly: 0 not yet

@@ -35,7 +35,12 @@ Functions
 ``from_json(bytes | str) -> bytes``, ``to_json(data, *, indent=None) -> bytes``
     JSON conversion on the core's streaming converter.
 ``validate(data)``
-    Raise :class:`DecodeError` unless ``data`` is a valid document.
+    Raise :class:`DecodeError` unless ``data`` is a valid document. This
+    checks the format: :func:`loads` may still reject a valid document
+    holding values Python cannot represent (a timestamp or date outside
+    Python's datetime range, nesting deeper than ``MAX_DEPTH``, an
+    ``EXT_DATE``/``EXT_UUID``/``EXT_DECIMAL`` value with a malformed payload
+    from another writer; :func:`dumps` refuses to write such an ``Ext``).
 
 Types
 -----
@@ -73,7 +78,9 @@ a fixed offset); timestamps keep nanoseconds but datetime has microseconds,
 so finer timestamps (a ``datetime64[ns]``'s, or other tools') are
 truncated. ``numpy.datetime64`` NaT, units finer than nanoseconds,
 ``numpy.timedelta64`` and datetime64/timedelta64 arrays are not supported
-(never silently written as integers). Anything else
+(never silently written as integers). A ``roving.Ext`` with a reserved
+type id (1 to 3) is written only if its payload is valid (it then comes
+back as the date, UUID or Decimal). Anything else
 goes to ``default=`` (whose result is encoded instead) or raises
 :class:`EncodeError` naming the type and the path (``$[3].when``).
 

@@ -228,6 +228,30 @@ def test_ext_values() -> None:
     assert roving.Ext(5, b"x") != roving.Ext(6, b"x")
 
 
+def test_ext_with_a_reserved_id_needs_a_valid_payload() -> None:
+    bad = [
+        roving.Ext(roving.EXT_DATE, b"\x00"),
+        roving.Ext(roving.EXT_DATE, b"\x00" * 5),
+        roving.Ext(roving.EXT_DATE, (2**31 - 1).to_bytes(4, "little")),  # past year 9999
+        roving.Ext(roving.EXT_UUID, b"\x00" * 15),
+        roving.Ext(roving.EXT_DECIMAL, b""),
+        roving.Ext(roving.EXT_DECIMAL, b"1 2"),
+        roving.Ext(roving.EXT_DECIMAL, b"pi"),
+        roving.Ext(roving.EXT_DECIMAL, "é".encode()),
+    ]
+    for e in bad:
+        with pytest.raises(roving.EncodeError, match=r"reserved .* at \$\.e\[0\]$"):
+            roving.dumps({"e": [e]})
+    # Valid payloads are written, and come back as the value they encode.
+    same(rt(roving.Ext(roving.EXT_DATE, (0).to_bytes(4, "little"))), dt.date(1970, 1, 1))
+    u = uuid.UUID(int=12345)
+    same(rt(roving.Ext(roving.EXT_UUID, u.bytes)), u)
+    same(rt(roving.Ext(roving.EXT_DECIMAL, b"-1.50")), decimal.Decimal("-1.50"))
+    # Other ids carry any payload.
+    same(rt(roving.Ext(4, b"\x00")), roving.Ext(4, b"\x00"))
+    same(rt(roving.Ext(0, b"")), roving.Ext(0, b""))
+
+
 class Color(enum.Enum):
     RED = "red"
     BLUE = "blue"

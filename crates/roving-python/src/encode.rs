@@ -812,6 +812,24 @@ impl<'py> State<'py, '_> {
         if let Ok(e) = ob.cast::<crate::Ext>() {
             let e = e.get();
             let data = e.data.bind(py).as_bytes().to_vec();
+            if matches!(e.type_id, EXT_DATE | EXT_UUID | EXT_DECIMAL) {
+                // A reserved id: only a payload that `loads` accepts (the
+                // decoder's own checks), so no document is written that
+                // cannot be read back.
+                if let Err(err) = crate::decode::ext(py, e.type_id, &data) {
+                    let why = err.value(py).str().map(|s| s.to_string());
+                    return Err(msg(format!(
+                        "cannot encode roving.Ext with the reserved type id {} ({}): {}",
+                        e.type_id,
+                        match e.type_id {
+                            EXT_DATE => "EXT_DATE",
+                            EXT_UUID => "EXT_UUID",
+                            _ => "EXT_DECIMAL",
+                        },
+                        why.unwrap_or_default()
+                    )));
+                }
+            }
             return Ok(self.enc.ext(e.type_id, &data)?);
         }
         if ob.is_instance(ty.array.bind(py))? {

@@ -198,6 +198,12 @@ pub(crate) fn decode_doc<'py>(
 /// validate(data, /) -> None
 ///
 /// Checks that `data` is a well-formed roving document; raises DecodeError if not.
+///
+/// This checks the format. `loads` may still reject a valid document with
+/// values Python cannot represent: a timestamp or date outside Python's
+/// datetime range, nesting deeper than MAX_DEPTH, a reserved extension
+/// type (EXT_DATE, EXT_UUID, EXT_DECIMAL) with a malformed payload written
+/// by another tool. (`dumps` never writes such extension values.)
 #[pyfunction]
 #[pyo3(signature = (data, /))]
 fn validate(data: &Bound<'_, PyAny>) -> PyResult<()> {

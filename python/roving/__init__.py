@@ -82,7 +82,11 @@ truncated. ``numpy.datetime64`` NaT, units finer than nanoseconds,
 type id (1 to 3) is written only if its payload is valid (it then comes
 back as the date, UUID or Decimal). Anything else
 goes to ``default=`` (whose result is encoded instead) or raises
-:class:`EncodeError` naming the type and the path (``$[3].when``).
+:class:`EncodeError` naming the type and the path (``$[3].when``). A
+result of ``default`` that cannot be encoded either goes to ``default``
+again, unless it is of the type ``default`` was given (an
+:class:`EncodeError` at once: ``default() returned an unencodable object
+of type 'C' at $[0]``) or it is the 254th call in a row (as in orjson).
 
 Shared references: an object (list, dict, tuple, dataclass, array) that
 appears twice in one ``dumps`` is written once and comes back as one

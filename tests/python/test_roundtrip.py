@@ -474,8 +474,80 @@ def test_default_returning_itself_is_a_clean_error() -> None:
     class Weird:
         pass
 
-    with pytest.raises(roving.EncodeError, match="depth"):
+    with pytest.raises(
+        roving.EncodeError,
+        match=r"^default\(\) returned an unencodable object of type '.*Weird' at \$$",
+    ):
         roving.dumps(Weird(), default=lambda o: Weird())
+
+
+def test_default_is_not_called_again_on_its_own_type() -> None:
+    class C:
+        pass
+
+    calls: list[Any] = []
+
+    def same(o: Any) -> Any:
+        calls.append(o)
+        return o
+
+    with pytest.raises(
+        roving.EncodeError,
+        match=r"^default\(\) returned an unencodable object of type '.*C' at \$\[0\]$",
+    ):
+        roving.dumps([C()], default=same)
+    assert len(calls) == 1
+    with pytest.raises(roving.EncodeError, match=r"type '.*C' at \$\.a\.b$"):
+        roving.dumps({"a": {"b": C()}}, default=lambda o: o)
+
+
+def test_default_chains_and_trees() -> None:
+    class A:
+        pass
+
+    class B:
+        pass
+
+    # default may map one unencodable type to another that it then converts.
+    def step(o: Any) -> Any:
+        return B() if isinstance(o, A) else "b"
+
+    assert roving.loads(roving.dumps([A()], default=step)) == ["b"]
+
+    # Types mapped to each other forever: a clean error after 254 calls.
+    calls = 0
+
+    def flip(o: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        return B() if isinstance(o, A) else A()
+
+    with pytest.raises(roving.EncodeError, match=r"254 times in a row .* at \$\[0\]$"):
+        roving.dumps([A()], default=flip)
+    assert calls == 254
+
+    # A result holding objects of the same type (a tree) is fine.
+    @dataclasses.dataclass(eq=False)
+    class Node:
+        kids: list[Any]
+
+    class Tree:
+        def __init__(self, kids: list[Tree]) -> None:
+            self.kids = kids
+
+    deep = Tree([])
+    for _ in range(500):
+        deep = Tree([deep, Tree([])])
+    out = roving.loads(roving.dumps(deep, default=lambda t: {"kids": t.kids}))
+    n = 0
+    while out["kids"]:
+        out = out["kids"][0]
+        n += 1
+    assert n == 500
+    got = roving.loads(roving.dumps(Tree([Tree([])]), default=lambda t: Node(t.kids)))
+    assert got == {"kids": [{"kids": []}]}
+    got = roving.loads(roving.dumps(Tree([Tree([])]), default=lambda t: tuple(t.kids)))
+    assert got == [[]]
 
 
 def test_nested_dumps_in_default_hook() -> None:

@@ -214,6 +214,10 @@ struct State<'py, 'd> {
     py: Python<'py>,
     enc: Encoder,
     default: Option<&'d Bound<'py, PyAny>>,
+    /// Set while the result of `default` is being encoded, until `slow`
+    /// takes it: the type `default` was called for and how many calls in a
+    /// row led here (see [`State::call_default`]).
+    from_default: Option<(*mut ffi::PyTypeObject, u32)>,
     tables: Tables,
     depth: usize,
     stack_limit: usize,
@@ -297,6 +301,10 @@ fn type_name(o: *mut ffi::PyObject) -> String {
     }
 }
 
+/// Most calls of `default` in a row, each on what the last returned
+/// (orjson's limit).
+const DEFAULT_CHAIN_MAX: u32 = 254;
+
 /// Most distinct key objects remembered per document.
 const KEY_CACHE_MAX: usize = 1 << 12;
 /// Depths that remember the key sequence of their last dict.
@@ -310,6 +318,7 @@ impl<'py> State<'py, '_> {
             py,
             enc,
             default: None,
+            from_default: None,
             tables,
             depth: 0,
             stack_limit: crate::stack::limit(),
@@ -729,6 +738,8 @@ impl<'py> State<'py, '_> {
     #[cold]
     unsafe fn slow(&mut self, o: *mut ffi::PyObject, thr: isize) -> R {
         let py = self.py;
+        // Whether `o` is what `default` just returned (for `call_default`).
+        let from = self.from_default.take();
         // SAFETY: `o` is live (caller's contract).
         let ob = unsafe { Bound::from_borrowed_ptr(py, o) };
         let ty = pytypes::types(py)?;
@@ -841,10 +852,10 @@ impl<'py> State<'py, '_> {
         }
         if let Some(np) = pytypes::numpy_loaded(py) {
             if ob.is_instance(np.ndarray.bind(py))? {
-                return self.numpy(&ob, thr);
+                return self.numpy(&ob, thr, from);
             }
             if ob.is_instance(np.datetime64.bind(py))? {
-                return self.datetime64(&ob, np);
+                return self.datetime64(&ob, np, from);
             }
             // Other numpy scalars as their Python value (`.item()`), except
             // timedelta64 (a `datetime.timedelta` or an int), which is not
@@ -856,9 +867,8 @@ impl<'py> State<'py, '_> {
                 }
             }
         }
-        if let Some(d) = self.default {
-            let v = d.call1((&ob,))?;
-            return self.owned(v, 1);
+        if self.default.is_some() {
+            return self.call_default(&ob, from);
         }
         Err(msg(format!(
             "cannot encode object of type '{}'",
@@ -905,9 +915,60 @@ impl<'py> State<'py, '_> {
         Ok(self.enc.timestamp(ts)?)
     }
 
+    /// Encodes what `default` returns for `ob` (of a type this encoder
+    /// cannot write). `from` is set if `ob` itself is what `default`
+    /// returned: calling `default` again on an object of the same type as
+    /// it was given would not end (`default=lambda o: o`), so that is an
+    /// error at once, as is a chain of more than [`DEFAULT_CHAIN_MAX`]
+    /// calls (types that `default` maps to each other). A result that is
+    /// a container is not affected: its items are new values.
+    fn call_default(
+        &mut self,
+        ob: &Bound<'py, PyAny>,
+        from: Option<(*mut ffi::PyTypeObject, u32)>,
+    ) -> R {
+        let Some(d) = self.default else {
+            return Err(msg(format!(
+                "cannot encode object of type '{}'",
+                type_name(ob.as_ptr())
+            )));
+        };
+        let t = ob.get_type_ptr();
+        let calls = match from {
+            Some((ft, _)) if ft == t => {
+                return Err(msg(format!(
+                    "default() returned an unencodable object of type '{}'",
+                    type_name(ob.as_ptr())
+                )))
+            }
+            Some((_, n)) if n >= DEFAULT_CHAIN_MAX => return Err(msg(format!(
+                "default() returned unencodable objects {n} times in a row (the last of type '{}')",
+                type_name(ob.as_ptr())
+            ))),
+            Some((_, n)) => n + 1,
+            None => 1,
+        };
+        let v = d.call1((ob,))?;
+        // The result goes to `slow` (which takes `from_default`) unless
+        // it is an exact dict, list or tuple (written by `value` itself):
+        // then their items must not see it.
+        let vt = v.get_type_ptr();
+        if vt != tp!(PyDict_Type) && vt != tp!(PyList_Type) && vt != tp!(PyTuple_Type) {
+            self.from_default = Some((t, calls));
+        }
+        let r = self.owned(v, 1);
+        self.from_default = None;
+        r
+    }
+
     /// A `numpy.datetime64` scalar as a timestamp without offset, exact
     /// for every unit from years to nanoseconds. NaT goes to `default`.
-    fn datetime64(&mut self, ob: &Bound<'py, PyAny>, np: &pytypes::Numpy) -> R {
+    fn datetime64(
+        &mut self,
+        ob: &Bound<'py, PyAny>,
+        np: &pytypes::Numpy,
+        from: Option<(*mut ffi::PyTypeObject, u32)>,
+    ) -> R {
         let py = self.py;
         let dtype = ob.getattr(pyo3::intern!(py, "dtype"))?;
         let (unit, count): (String, i64) = np.datetime_data.bind(py).call1((dtype,))?.extract()?;
@@ -916,9 +977,8 @@ impl<'py> State<'py, '_> {
             .extract()?;
         if raw == i64::MIN {
             // NaT ("not a time"): no timestamp.
-            if let Some(d) = self.default {
-                let v = d.call1((ob,))?;
-                return self.owned(v, 1);
+            if self.default.is_some() {
+                return self.call_default(ob, from);
             }
             return Err(msg(
                 "cannot encode object of type 'numpy.datetime64' (NaT, not a time)".into(),
@@ -1015,7 +1075,12 @@ impl<'py> State<'py, '_> {
         Ok(())
     }
 
-    fn numpy(&mut self, ob: &Bound<'py, PyAny>, thr: isize) -> R {
+    fn numpy(
+        &mut self,
+        ob: &Bound<'py, PyAny>,
+        thr: isize,
+        from: Option<(*mut ffi::PyTypeObject, u32)>,
+    ) -> R {
         let py = self.py;
         let ndim: usize = ob.getattr(pyo3::intern!(py, "ndim"))?.extract()?;
         let dtype = ob.getattr(pyo3::intern!(py, "dtype"))?;
@@ -1037,9 +1102,8 @@ impl<'py> State<'py, '_> {
         let elem = match (elem, ndim) {
             (Some(e), 1) => e,
             _ => {
-                if let Some(d) = self.default {
-                    let v = d.call1((ob,))?;
-                    return self.owned(v, 1);
+                if self.default.is_some() {
+                    return self.call_default(ob, from);
                 }
                 let shape = ob.getattr(pyo3::intern!(py, "shape"))?.repr()?.to_string();
                 return Err(msg(format!(

@@ -52,6 +52,8 @@ int (any size)                    integer (64-bit inline, else big integer)  int
 float                             float, bit-exact (binary32 when lossless)  float
 bytes, bytearray, memoryview      byte string                                bytes
 list, tuple                       array                                      list
+set, frozenset                    array (in iteration order)                 list (or the set with
+                                                                             ``type=set[T]``)
 dict (str keys, any order kept)   map (insertion order)                      dict
 dataclass instance                map of its fields                          dict (or the class
                                                                              with ``type=``)
@@ -88,7 +90,7 @@ again, unless it is of the type ``default`` was given (an
 :class:`EncodeError` at once: ``default() returned an unencodable object
 of type 'C' at $[0]``) or it is the 254th call in a row (as in orjson).
 
-Shared references: an object (list, dict, tuple, dataclass, array) that
+Shared references: an object (list, dict, tuple, set, dataclass, array) that
 appears twice in one ``dumps`` is written once and comes back as one
 object, like pickle's memo; a cycle raises :class:`EncodeError` with the
 path. Nesting deeper than ``MAX_DEPTH`` (10,000) raises a clean error on

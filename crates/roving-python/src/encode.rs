@@ -725,6 +725,25 @@ impl<'py> State<'py, '_> {
         Ok(self.enc.end_array()?)
     }
 
+    /// A set or frozenset (or subclass), as an array of its items in
+    /// iteration order (as msgspec writes them); `type=set[T]` reads it back.
+    unsafe fn set(&mut self, o: *mut ffi::PyObject) -> Result<Mark, Box<Fail>> {
+        // SAFETY: `o` is live (caller's contract).
+        let ob = unsafe { Bound::from_borrowed_ptr(self.py, o) };
+        self.enc.begin_array()?;
+        // The iterator raises if a hook changes the set's size meanwhile.
+        for (i, item) in ob.try_iter()?.enumerate() {
+            let item = item?;
+            // SAFETY: `item` holds the object (its set holds it too) while
+            // it is encoded.
+            if let Err(mut f) = unsafe { self.value(item.as_ptr(), 2) } {
+                f.path.push(Seg::Index(i));
+                return Err(f);
+            }
+        }
+        Ok(self.enc.end_array()?)
+    }
+
     /// Encodes an object we hold a new reference to, whose reference count
     /// one parent plus us explains up to `thr`.
     fn owned(&mut self, b: Bound<'py, PyAny>, thr: isize) -> R {
@@ -778,6 +797,9 @@ impl<'py> State<'py, '_> {
             }
             if ffi::PyTuple_Check(o) != 0 {
                 return self.tracked(o, thr, Self::tuple);
+            }
+            if ffi::PyAnySet_Check(o) != 0 {
+                return self.tracked(o, thr, Self::set);
             }
             if ffi::PyBytes_Check(o) != 0 {
                 let b = ob.cast_unchecked::<pyo3::types::PyBytes>();
@@ -941,10 +963,12 @@ impl<'py> State<'py, '_> {
                     type_name(ob.as_ptr())
                 )))
             }
-            Some((_, n)) if n >= DEFAULT_CHAIN_MAX => return Err(msg(format!(
+            Some((_, n)) if n >= DEFAULT_CHAIN_MAX => {
+                return Err(msg(format!(
                 "default() returned unencodable objects {n} times in a row (the last of type '{}')",
                 type_name(ob.as_ptr())
-            ))),
+            )))
+            }
             Some((_, n)) => n + 1,
             None => 1,
         };

@@ -19,6 +19,7 @@ import argparse
 import json
 import math
 import os
+import stat
 import struct
 import sys
 import tempfile
@@ -183,11 +184,14 @@ def _write_output(path: str, data: bytes) -> None:
     d = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(d):
         raise CliError(f"{path}: directory {d} does not exist")
+    mode = _output_mode(path)
     try:
         fd, tmp = tempfile.mkstemp(prefix=".roving-", dir=d)
     except OSError as e:
         raise CliError(f"{path}: cannot write: {e.strerror or e}") from None
     try:
+        # mkstemp makes the file 0600: give it the mode open() would.
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
         os.replace(tmp, path)
@@ -197,6 +201,21 @@ def _write_output(path: str, data: bytes) -> None:
         except OSError:
             pass
         raise CliError(f"{path}: cannot write: {e.strerror or e}") from None
+
+
+def _output_mode(path: str) -> int:
+    """The permissions of an output file: an existing file's own (it is
+    replaced, e.g. converted in place), else 0666 less the umask, as open()
+    gives a new file."""
+    try:
+        st = os.stat(path)
+        if stat.S_ISREG(st.st_mode):
+            return stat.S_IMODE(st.st_mode)
+    except OSError:
+        pass
+    mask = os.umask(0o022)  # the only way to read it; set back at once
+    os.umask(mask)
+    return 0o666 & ~mask
 
 
 def _ext_kind(path: str) -> str | None:

@@ -15,7 +15,9 @@ Functions
 ``dump(obj, file_or_path, *, default=None)``, ``load(file_or_path, *, type=None)``
     The same through a binary file object or a path.
 ``open(path_or_buffer, *, trusted=False, validate=False) -> Doc``
-    Lazy, zero-copy access; a path is memory-mapped, not read.
+    Lazy, zero-copy access; a path is memory-mapped, not read (a path that
+    cannot be opened raises the ``OSError`` builtins.open would, e.g.
+    ``FileNotFoundError``, ``IsADirectoryError``, with errno and filename).
     ``doc.root`` (or ``doc[...]``) gives views: ``view[123]["name"]``,
     ``.get()``, ``len()``, iteration, ``keys()/values()/items()``, ``in``,
     ``==`` against plain Python values, ``.to_python()``, ``.to_json()``.

@@ -133,6 +133,27 @@ def test_open_errors(tmp_path: Path) -> None:
         roving.open(12)  # type: ignore[arg-type]
 
 
+def test_open_os_errors_are_builtins_opens(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.rov"
+    for path in [str(missing), missing, str(tmp_path / "no" / "dir.rov"), str(tmp_path), tmp_path]:
+        with pytest.raises(OSError) as want:
+            open(path, "rb")  # noqa: SIM115
+        with pytest.raises(OSError) as got:
+            roving.open(path)
+        assert type(got.value) is type(want.value)
+        assert got.value.errno == want.value.errno
+        assert got.value.strerror == want.value.strerror
+        assert got.value.filename == want.value.filename
+        assert str(got.value) == str(want.value)
+    with pytest.raises(
+        FileNotFoundError, match=r"^\[Errno 2\] No such file or directory: '/nope'$"
+    ):
+        roving.open("/nope")
+    with pytest.raises(IsADirectoryError) as ei:
+        roving.open(str(tmp_path))
+    assert ei.value.filename == str(tmp_path)
+
+
 def test_trusted_open_is_the_same_for_good_documents(people: Any, people_bytes: bytes) -> None:
     doc = roving.open(people_bytes, trusted=True)
     assert doc[999]["name"] == people[999]["name"]

@@ -260,6 +260,32 @@ def test_ext_values() -> None:
     assert roving.Ext(5, b"x") != roving.Ext(6, b"x")
 
 
+def test_ext_accepts_any_bytes_like_payload() -> None:
+    np = pytest.importorskip("numpy")
+    want = roving.Ext(5, b"ab")
+    for data in [
+        memoryview(b"ab"),
+        bytearray(b"ab"),
+        array.array("B", b"ab"),
+        np.frombuffer(b"ab", dtype="u1"),
+        memoryview(b"xaxb")[1::2],  # not contiguous
+    ]:
+        e = roving.Ext(5, data)
+        assert type(e.data) is bytes and e.data == b"ab"
+        assert e == want and hash(e) == hash(want)
+        same(rt(e), want)
+    # A copy: later changes to a mutable buffer do not reach the Ext.
+    ba = bytearray(b"ab")
+    e = roving.Ext(5, ba)
+    ba[0] = ord("z")
+    assert e.data == b"ab"
+    b = b"kept"
+    assert roving.Ext(5, b).data is b
+    for bad in ["ab", 5, None, [1, 2]]:
+        with pytest.raises(TypeError):
+            roving.Ext(5, bad)  # type: ignore[arg-type]
+
+
 def test_ext_with_a_reserved_id_needs_a_valid_payload() -> None:
     bad = [
         roving.Ext(roving.EXT_DATE, b"\x00"),

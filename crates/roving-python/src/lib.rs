@@ -45,12 +45,17 @@ impl Ext {
 
 #[pymethods]
 impl Ext {
+    /// `data` may be any bytes-like object (copied into `bytes`, as `dumps`
+    /// reads it); a `bytes` object is kept as it is.
     #[new]
-    fn py_new(py: Python<'_>, type_id: u64, data: &[u8]) -> Ext {
-        Ext {
-            type_id,
-            data: PyBytes::new(py, data).unbind(),
-        }
+    fn py_new(type_id: u64, data: &Bound<'_, PyAny>) -> PyResult<Ext> {
+        let py = data.py();
+        let data = if data.is_exact_instance_of::<PyBytes>() {
+            data.cast::<PyBytes>()?.clone().unbind()
+        } else {
+            with_bytes(data, |b, _| Ok(PyBytes::new(py, b).unbind()))?
+        };
+        Ok(Ext { type_id, data })
     }
 
     fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> bool {

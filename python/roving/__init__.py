@@ -86,7 +86,8 @@ truncated. ``numpy.datetime64`` NaT, units finer than nanoseconds,
 type id (1 to 3) is written only if its payload is valid (it then comes
 back as the date, UUID or Decimal). Anything else
 goes to ``default=`` (whose result is encoded instead) or raises
-:class:`EncodeError` naming the type and the path (``$[3].when``). A
+:class:`EncodeError` naming the type and the path (``$[3].when``; a dict
+key that is not a str shows as ``[<key 1>]``: ``$.a[<key 1>]``). A
 result of ``default`` that cannot be encoded either goes to ``default``
 again, unless it is of the type ``default`` was given (an
 :class:`EncodeError` at once: ``default() returned an unencodable object
@@ -109,7 +110,8 @@ message and ``.path`` say where: ``expected int, got str at $[3].views``.
 
 Errors
 ------
-``RovingError`` is the base of ``EncodeError``, ``DecodeError`` (also a
+``RovingError`` is the base of ``EncodeError`` (also a ``TypeError``, as
+json's and orjson's encoding errors are), ``DecodeError`` (also a
 ``ValueError``; ``.offset`` is the byte offset or None) and
 ``ValidationError`` (a ``DecodeError`` with ``.path``). Any bytes at all
 given to :func:`loads` or :func:`open` give a value or an exception, never

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import array
+import collections
 import dataclasses
 import datetime as dt
 import decimal
@@ -510,6 +511,44 @@ def test_unsupported_type_names_type_and_path() -> None:
     with pytest.raises(roving.EncodeError, match=r"at \$\.p\.x"):
         roving.dumps({"p": Point(object(), 1.0)})  # type: ignore[arg-type]
     assert issubclass(roving.EncodeError, roving.RovingError)
+
+
+def test_encode_error_is_a_type_error() -> None:
+    # As json's TypeError and orjson.JSONEncodeError (a TypeError).
+    assert issubclass(roving.EncodeError, TypeError)
+    assert issubclass(roving.EncodeError, roving.RovingError)
+    assert not issubclass(roving.EncodeError, ValueError)
+    assert not issubclass(roving.DecodeError, TypeError)
+    with pytest.raises(TypeError, match="cannot encode object of type 'object'"):
+        roving.dumps([object()])
+    with pytest.raises(TypeError, match="cycle"):
+        a: list[Any] = []
+        a.append(a)
+        roving.dumps(a)
+    try:
+        roving.dumps({1: 2})
+    except TypeError as e:
+        assert type(e) is roving.EncodeError
+    else:
+        raise AssertionError("no error")
+
+
+def test_non_str_key_paths_are_marked_as_keys() -> None:
+    cases: list[tuple[Any, str]] = [
+        ({"a": {1: 2}}, "got int 1 at $.a[<key 1>]"),
+        ({1: 2}, "got int 1 at $[<key 1>]"),
+        ({"a": [{(1, "x"): 2}]}, "got tuple (1, 'x') at $.a[0][<key (1, 'x')>]"),
+        ({"a": {None: 1}}, "got NoneType None at $.a[<key None>]"),
+        ({"a": {"\ud800": 1}}, "surrogates not allowed at $.a[<key '\\ud800'>]"),
+        # A dict subclass (written through items()) says the same.
+        (collections.OrderedDict(b={2.5: 1}), "got float 2.5 at $.b[<key 2.5>]"),
+        # str keys and indexes as before.
+        ({"a": {"b c": [0, object()]}}, 'at $.a["b c"][1]'),
+    ]
+    for obj, want in cases:
+        with pytest.raises(roving.EncodeError) as ei:
+            roving.dumps(obj)
+        assert str(ei.value).endswith(want), str(ei.value)
 
 
 def test_default_hook() -> None:

@@ -91,7 +91,8 @@ fn is_identifier(s: &str) -> bool {
         && c.all(|ch| ch == '_' || ch.is_alphanumeric())
 }
 
-/// Formats a path like `$[3].name["odd key"]`, eliding the middle of very long ones.
+/// Formats a path like `$[3].name["odd key"][<key 1>]` (the last a key that
+/// is not a str), eliding the middle of very long ones.
 fn format_path(py: Python<'_>, path: &[Seg]) -> String {
     let mut out = String::from("$");
     let n = path.len();
@@ -116,8 +117,10 @@ fn format_path(py: Python<'_>, path: &[Seg]) -> String {
                         out.push_str(&s);
                     }
                     Some(s) => out.push_str(&format!("[{}]", json_quote(&s))),
+                    // A key that is not a str (or has no UTF-8 form): its
+                    // repr, marked as a key (`[1]` would read as an index).
                     None => out.push_str(&format!(
-                        "[{}]",
+                        "[<key {}>]",
                         k.repr().map(|r| r.to_string()).unwrap_or_default()
                     )),
                 }

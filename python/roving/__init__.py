@@ -119,12 +119,13 @@ a crash. All functions are thread-safe and release the GIL while
 validating or converting large immutable buffers.
 """
 
-from __future__ import annotations
-
-import builtins
-import os
-from collections.abc import Callable
-from typing import IO, Any, Union
+# Helpers under private names (and no `from __future__ import annotations`,
+# which binds `annotations`): dir(roving) shows the public API only.
+import builtins as _builtins
+import os as _os
+from collections.abc import Callable as _Callable
+from typing import IO as _IO
+from typing import Any as _Any
 
 from roving._roving import (
     EXT_DATE,
@@ -179,28 +180,28 @@ if "Store" in globals():
 
 __version__ = "0.1.0"
 
-_PathLike = Union[str, "os.PathLike[str]"]
+_PathLike = str | _os.PathLike[str]
 
 
 def dump(
-    obj: Any,
-    file: IO[bytes] | _PathLike,
+    obj: _Any,
+    file: _IO[bytes] | _PathLike,
     *,
-    default: Callable[[Any], Any] | None = None,
+    default: _Callable[[_Any], _Any] | None = None,
 ) -> None:
     """Encode ``obj`` and write it to a binary file object or a path."""
     data = dumps(obj, default=default)
-    if isinstance(file, (str, os.PathLike)):
-        with builtins.open(file, "wb") as f:
+    if isinstance(file, (str, _os.PathLike)):
+        with _builtins.open(file, "wb") as f:
             f.write(data)
     else:
         file.write(data)
 
 
-def load(file: IO[bytes] | _PathLike, *, type: Any = None) -> Any:
+def load(file: _IO[bytes] | _PathLike, *, type: _Any = None) -> _Any:
     """Read a whole document from a binary file object or a path and decode it."""
-    if isinstance(file, (str, os.PathLike)):
-        with builtins.open(file, "rb") as f:
+    if isinstance(file, (str, _os.PathLike)):
+        with _builtins.open(file, "rb") as f:
             data = f.read()
     else:
         data = file.read()

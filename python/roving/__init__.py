@@ -35,7 +35,9 @@ Functions
     (O(1)): only for bytes roving wrote itself. A mapped file must not be
     truncated or rewritten while open (as with any memory map).
 ``from_json(bytes | str) -> bytes``, ``to_json(data, *, indent=None) -> bytes``
-    JSON conversion on the core's streaming converter.
+    JSON conversion on the core's streaming converter. ``indent`` (here and
+    on views) is a number of spaces, 0 or more (a negative one is a
+    ``ValueError``).
 ``validate(data)``
     Raise :class:`DecodeError` unless ``data`` is a valid document. This
     checks the format: :func:`loads` may still reject a valid document
@@ -125,6 +127,7 @@ import builtins as _builtins
 import os as _os
 from collections.abc import Callable as _Callable
 from typing import IO as _IO
+from typing import TYPE_CHECKING as _TYPE_CHECKING
 from typing import Any as _Any
 
 from roving._roving import (
@@ -144,9 +147,9 @@ from roving._roving import (
     from_json,
     loads,
     open,
-    to_json,
     validate,
 )
+from roving._roving import to_json as _to_json
 
 try:  # roving.Store (crates/roving-store), when the extension was built with it.
     from roving._store import Store, StoreError
@@ -180,7 +183,20 @@ if "Store" in globals():
 
 __version__ = "0.1.0"
 
+if _TYPE_CHECKING:
+    from typing_extensions import Buffer as _Buffer
+
 _PathLike = str | _os.PathLike[str]
+
+
+def to_json(data: "_Buffer", /, *, indent: int | None = None) -> bytes:
+    """Converts a roving document (bytes-like) to JSON text. Bytes become
+    ``{"$base64": ...}``, extension values ``{"$ext": id, "$base64": ...}``,
+    timestamps RFC 3339 strings, non-finite floats null. ``indent`` (0 or
+    more spaces) pretty-prints; a negative one is a ValueError."""
+    if isinstance(indent, int) and indent < 0:
+        raise ValueError(f"indent must be 0 or more (spaces), got {indent}")
+    return _to_json(data, indent=indent)
 
 
 def dump(

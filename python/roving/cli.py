@@ -218,6 +218,17 @@ def _output_mode(path: str) -> int:
     return 0o666 & ~mask
 
 
+def _indent(text: str) -> int:
+    """An --indent value: a number of spaces, 0 or more."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more spaces, not {n}")
+    return n
+
+
 def _ext_kind(path: str) -> str | None:
     ext = os.path.splitext(path)[1].lower()
     if ext in JSON_EXTS:
@@ -1373,7 +1384,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     c.add_argument(
         "--indent",
-        type=int,
+        type=_indent,
         metavar="N",
         help="indent JSON output by N spaces (default: compact)",
     )
@@ -1393,7 +1404,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     g.add_argument("file", metavar="FILE")
     g.add_argument("path", metavar="PATH", help="e.g. '[123].name'")
-    g.add_argument("--indent", type=int, metavar="N", help="indent the JSON by N spaces")
+    g.add_argument("--indent", type=_indent, metavar="N", help="indent the JSON by N spaces")
     g.add_argument(
         "--from",
         dest="from_",
@@ -1410,7 +1421,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     d.add_argument("file", metavar="FILE")
     d.add_argument("--json", action="store_true", help="print JSON instead of the typed view")
-    d.add_argument("--indent", type=int, metavar="N", help="JSON indent with --json (default 2)")
+    d.add_argument(
+        "--indent", type=_indent, metavar="N", help="JSON indent with --json (default 2)"
+    )
     d.add_argument(
         "--max-items",
         type=int,

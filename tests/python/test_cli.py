@@ -151,6 +151,23 @@ def test_convert_indent(files: dict[str, Path]) -> None:
     assert json.loads(text) == PEOPLE
 
 
+def test_negative_indent_is_a_usage_error(files: dict[str, Path]) -> None:
+    for args in [
+        ["convert", str(files["rov"]), "-", "--indent", "-3"],
+        ["convert", str(files["rov"]), "-", "--indent=-1"],
+        ["get", str(files["rov"]), "[0]", "--indent", "-3"],
+        ["dump", str(files["rov"]), "--json", "--indent", "-3"],
+    ]:
+        p = run(*args)
+        line = one_error_line(p)
+        assert p.returncode == 2
+        assert "--indent" in line and "0 or more" in line
+        assert p.stdout == b""
+    p = run("get", str(files["rov"]), "[0].age", "--indent", "0")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == b"30\n"
+
+
 def test_convert_verbose(files: dict[str, Path]) -> None:
     p = run("convert", "-v", str(files["json"]), str(files["dir"] / "v.rov"))
     assert p.returncode == 0

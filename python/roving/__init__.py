@@ -15,7 +15,9 @@ Functions
 ``dump(obj, file_or_path, *, default=None)``, ``load(file_or_path, *, type=None)``
     The same through a binary file object or a path.
 ``open(path_or_buffer, *, trusted=False, validate=False) -> Doc``
-    Lazy, zero-copy access; a path is memory-mapped, not read.
+    Lazy, zero-copy access; a path is memory-mapped, not read (a path that
+    cannot be opened raises the ``OSError`` builtins.open would, e.g.
+    ``FileNotFoundError``, ``IsADirectoryError``, with errno and filename).
     ``doc.root`` (or ``doc[...]``) gives views: ``view[123]["name"]``,
     ``.get()``, ``len()``, iteration, ``keys()/values()/items()``, ``in``,
     ``==`` against plain Python values, ``.to_python()``, ``.to_json()``.
@@ -37,9 +39,15 @@ Functions
     timestamps as RFC 3339 text, dates as ``"YYYY-MM-DD"``, UUIDs and
     Decimals as their text (the forms typed ``loads`` reads back), bytes
     as ``{"$base64": ...}`` and other extension values as
-    ``{"$ext": id, "$base64": ...}``.
+    ``{"$ext": id, "$base64": ...}``. ``indent`` (here and on views) is a
+    number of spaces, 0 or more (a negative one is a ``ValueError``).
 ``validate(data)``
-    Raise :class:`DecodeError` unless ``data`` is a valid document.
+    Raise :class:`DecodeError` unless ``data`` is a valid document. This
+    checks the format: :func:`loads` may still reject a valid document
+    holding values Python cannot represent (a timestamp or date outside
+    Python's datetime range, nesting deeper than ``MAX_DEPTH``, an
+    ``EXT_DATE``/``EXT_UUID``/``EXT_DECIMAL`` value with a malformed payload
+    from another writer; :func:`dumps` refuses to write such an ``Ext``).
 
 Types
 -----
@@ -51,6 +59,8 @@ int (any size)                    integer (64-bit inline, else big integer)  int
 float                             float, bit-exact (binary32 when lossless)  float
 bytes, bytearray, memoryview      byte string                                bytes
 list, tuple                       array                                      list
+set, frozenset                    array (in iteration order)                 list (or the set with
+                                                                             ``type=set[T]``)
 dict (str keys, any order kept)   map (insertion order)                      dict
 dataclass instance                map of its fields                          dict (or the class
                                                                              with ``type=``)
@@ -60,6 +70,8 @@ datetime, aware                   timestamp with its UTC offset (seconds)    dat
                                                                              ``timezone`` offset
 datetime, naive                   timestamp without offset (the wall         naive datetime
                                   clock read as UTC)
+numpy.datetime64 scalar (units    timestamp without offset, exact to the     naive datetime
+years to nanoseconds)             nanosecond
 datetime.date                     ext ``EXT_DATE`` = 1: days since           date
                                   1970-01-01, int32 little endian
 uuid.UUID                         ext ``EXT_UUID`` = 2: the 16 bytes         UUID
@@ -72,11 +84,21 @@ roving.Ext(type_id, data)         ext value (other type ids)                 rov
 
 Time zones keep their offset, not their name (a ``ZoneInfo`` comes back as
 a fixed offset); timestamps keep nanoseconds but datetime has microseconds,
-so finer timestamps written by other tools are truncated. Anything else
+so finer timestamps (a ``datetime64[ns]``'s, or other tools') are
+truncated. ``numpy.datetime64`` NaT, units finer than nanoseconds,
+``numpy.timedelta64`` and datetime64/timedelta64 arrays are not supported
+(never silently written as integers). A ``roving.Ext`` with a reserved
+type id (1 to 3) is written only if its payload is valid (it then comes
+back as the date, UUID or Decimal). Anything else
 goes to ``default=`` (whose result is encoded instead) or raises
-:class:`EncodeError` naming the type and the path (``$[3].when``).
+:class:`EncodeError` naming the type and the path (``$[3].when``; a dict
+key that is not a str shows as ``[<key 1>]``: ``$.a[<key 1>]``). A
+result of ``default`` that cannot be encoded either goes to ``default``
+again, unless it is of the type ``default`` was given (an
+:class:`EncodeError` at once: ``default() returned an unencodable object
+of type 'C' at $[0]``) or it is the 254th call in a row (as in orjson).
 
-Shared references: an object (list, dict, tuple, dataclass, array) that
+Shared references: an object (list, dict, tuple, set, dataclass, array) that
 appears twice in one ``dumps`` is written once and comes back as one
 object, like pickle's memo; a cycle raises :class:`EncodeError` with the
 path. Nesting deeper than ``MAX_DEPTH`` (10,000) raises a clean error on
@@ -95,7 +117,8 @@ message and ``.path`` say where: ``expected int, got str at $[3].views``.
 
 Errors
 ------
-``RovingError`` is the base of ``EncodeError``, ``DecodeError`` (also a
+``RovingError`` is the base of ``EncodeError`` (also a ``TypeError``, as
+json's and orjson's encoding errors are), ``DecodeError`` (also a
 ``ValueError``; ``.offset`` is the byte offset or None) and
 ``ValidationError`` (a ``DecodeError`` with ``.path``). Any bytes at all
 given to :func:`loads` or :func:`open` give a value or an exception, never
@@ -103,12 +126,13 @@ a crash. All functions are thread-safe and release the GIL while
 validating or converting large immutable buffers.
 """
 
-from __future__ import annotations
-
-import builtins
-import os
-from collections.abc import Callable
-from typing import IO, Any, Union
+# Helpers under private names (and no `from __future__ import annotations`,
+# which binds `annotations`): dir(roving) shows the public API only.
+import builtins as _builtins
+import os as _os
+from collections.abc import Callable as _Callable
+from typing import IO as _IO
+from typing import Any as _Any
 
 from roving._roving import (
     EXT_DATE,
@@ -163,33 +187,33 @@ if "Store" in globals():
 
 __version__ = "0.1.0"
 
-_PathLike = Union[str, "os.PathLike[str]"]
+_PathLike = str | _os.PathLike[str]
 
 
 def dump(
-    obj: Any,
-    file: IO[bytes] | _PathLike,
+    obj: _Any,
+    file: _IO[bytes] | _PathLike,
     *,
-    default: Callable[[Any], Any] | None = None,
+    default: _Callable[[_Any], _Any] | None = None,
 ) -> None:
     """Encode ``obj`` and write it to a binary file object or a path."""
     data = dumps(obj, default=default)
-    if isinstance(file, (str, os.PathLike)):
-        with builtins.open(file, "wb") as f:
+    if isinstance(file, (str, _os.PathLike)):
+        with _builtins.open(file, "wb") as f:
             f.write(data)
     else:
         file.write(data)
 
 
-def load(file: IO[bytes] | _PathLike, *, type: Any = None) -> Any:
+def load(file: _IO[bytes] | _PathLike, *, type: _Any = None) -> _Any:
     """Read a whole document from a binary file object or a path and decode it.
 
     A file object is read to its end: it holds one document (unlike
     ``pickle.load``, several documents cannot follow each other in one
     stream; frame them yourself, or use a Store).
     """
-    if isinstance(file, (str, os.PathLike)):
-        with builtins.open(file, "rb") as f:
+    if isinstance(file, (str, _os.PathLike)):
+        with _builtins.open(file, "rb") as f:
             data = f.read()
     else:
         data = file.read()

@@ -19,6 +19,7 @@ import argparse
 import json
 import math
 import os
+import stat
 import struct
 import sys
 import tempfile
@@ -183,11 +184,14 @@ def _write_output(path: str, data: bytes) -> None:
     d = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(d):
         raise CliError(f"{path}: directory {d} does not exist")
+    mode = _output_mode(path)
     try:
         fd, tmp = tempfile.mkstemp(prefix=".roving-", dir=d)
     except OSError as e:
         raise CliError(f"{path}: cannot write: {e.strerror or e}") from None
     try:
+        # mkstemp makes the file 0600: give it the mode open() would.
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
         os.replace(tmp, path)
@@ -197,6 +201,32 @@ def _write_output(path: str, data: bytes) -> None:
         except OSError:
             pass
         raise CliError(f"{path}: cannot write: {e.strerror or e}") from None
+
+
+def _output_mode(path: str) -> int:
+    """The permissions of an output file: an existing file's own (it is
+    replaced, e.g. converted in place), else 0666 less the umask, as open()
+    gives a new file."""
+    try:
+        st = os.stat(path)
+        if stat.S_ISREG(st.st_mode):
+            return stat.S_IMODE(st.st_mode)
+    except OSError:
+        pass
+    mask = os.umask(0o022)  # the only way to read it; set back at once
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def _indent(text: str) -> int:
+    """An --indent value: a number of spaces, 0 or more."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more spaces, not {n}")
+    return n
 
 
 def _ext_kind(path: str) -> str | None:
@@ -1354,7 +1384,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     c.add_argument(
         "--indent",
-        type=int,
+        type=_indent,
         metavar="N",
         help="indent JSON output by N spaces (default: compact)",
     )
@@ -1374,7 +1404,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     g.add_argument("file", metavar="FILE")
     g.add_argument("path", metavar="PATH", help="e.g. '[123].name'")
-    g.add_argument("--indent", type=int, metavar="N", help="indent the JSON by N spaces")
+    g.add_argument("--indent", type=_indent, metavar="N", help="indent the JSON by N spaces")
     g.add_argument(
         "--from",
         dest="from_",
@@ -1391,7 +1421,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     d.add_argument("file", metavar="FILE")
     d.add_argument("--json", action="store_true", help="print JSON instead of the typed view")
-    d.add_argument("--indent", type=int, metavar="N", help="JSON indent with --json (default 2)")
+    d.add_argument(
+        "--indent", type=_indent, metavar="N", help="JSON indent with --json (default 2)"
+    )
     d.add_argument(
         "--max-items",
         type=int,

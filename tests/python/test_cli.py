@@ -42,7 +42,7 @@ PEOPLE = [
 
 
 def run(
-    *args: str, stdin: bytes | None = None, cwd: Path | None = None
+    *args: str, stdin: bytes | None = None, cwd: Path | None = None, umask: int = -1
 ) -> subprocess.CompletedProcess:
     env = dict(os.environ)
     env["ROVING_NO_PROGRESS"] = "1"
@@ -55,6 +55,7 @@ def run(
         env=env,
         timeout=120,
         check=False,
+        umask=umask,
     )
 
 
@@ -150,10 +151,58 @@ def test_convert_indent(files: dict[str, Path]) -> None:
     assert json.loads(text) == PEOPLE
 
 
+def test_negative_indent_is_a_usage_error(files: dict[str, Path]) -> None:
+    for args in [
+        ["convert", str(files["rov"]), "-", "--indent", "-3"],
+        ["convert", str(files["rov"]), "-", "--indent=-1"],
+        ["get", str(files["rov"]), "[0]", "--indent", "-3"],
+        ["dump", str(files["rov"]), "--json", "--indent", "-3"],
+    ]:
+        p = run(*args)
+        line = one_error_line(p)
+        assert p.returncode == 2
+        assert "--indent" in line and "0 or more" in line
+        assert p.stdout == b""
+    p = run("get", str(files["rov"]), "[0].age", "--indent", "0")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == b"30\n"
+
+
 def test_convert_verbose(files: dict[str, Path]) -> None:
     p = run("convert", "-v", str(files["json"]), str(files["dir"] / "v.rov"))
     assert p.returncode == 0
     assert "bytes" in p.stderr.decode()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")
+@pytest.mark.parametrize("umask", [0o022, 0o077, 0o002, 0o027])
+def test_convert_new_file_mode_follows_the_umask(files: dict[str, Path], umask: int) -> None:
+    for src, name in [(files["json"], "new.rov"), (files["rov"], "new.json")]:
+        out = files["dir"] / f"{umask:o}-{name}"
+        p = run("convert", str(src), str(out), umask=umask)
+        assert p.returncode == 0, p.stderr
+        assert out.stat().st_mode & 0o777 == 0o666 & ~umask, oct(out.stat().st_mode)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")
+def test_convert_keeps_an_existing_files_mode(files: dict[str, Path]) -> None:
+    # Replaced by another file's conversion.
+    out = files["dir"] / "existing.rov"
+    out.write_bytes(b"old")
+    for mode in [0o644, 0o640, 0o604, 0o755]:
+        out.chmod(mode)
+        p = run("convert", str(files["json"]), str(out), umask=0o077)
+        assert p.returncode == 0, p.stderr
+        assert out.read_bytes() == files["rov"].read_bytes()
+        assert out.stat().st_mode & 0o777 == mode, oct(out.stat().st_mode)
+    # Converted in place.
+    inplace = files["dir"] / "inplace.json"
+    inplace.write_bytes(files["json"].read_bytes())
+    inplace.chmod(0o644)
+    p = run("convert", str(inplace), str(inplace), "--to", "roving", umask=0o077)
+    assert p.returncode == 0, p.stderr
+    assert inplace.read_bytes() == files["rov"].read_bytes()
+    assert inplace.stat().st_mode & 0o777 == 0o644
 
 
 def test_convert_json_syntax_error_has_line_and_column(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import array
+import collections
 import dataclasses
 import datetime as dt
 import decimal
@@ -143,6 +144,38 @@ def test_tuple_is_an_array() -> None:
     same(rt((1, (2, 3), [])), [1, [2, 3], []])
 
 
+def test_sets_are_arrays() -> None:
+    class MySet(set[int]):
+        pass
+
+    for s in [{3, 1, 2}, frozenset({"a", "b"}), set(), frozenset(), MySet({7, 8})]:
+        back = rt(s)
+        assert type(back) is list
+        assert sorted(back) == sorted(s)
+        # In iteration order, like list(s).
+        assert roving.dumps(s) == roving.dumps(list(s))
+        same(roving.loads(roving.dumps(s), type=set[Any]), set(s))
+        same(roving.loads(roving.dumps(s), type=frozenset[Any]), frozenset(s))
+    nested = frozenset({frozenset({1}), frozenset({2, 3})})
+    assert sorted(map(sorted, rt(nested))) == [[1], [2, 3]]
+    same(roving.loads(roving.dumps({"tags": {"x"}}), type=dict[str, set[str]]), {"tags": {"x"}})
+    # One frozenset twice is written once (a shared reference), like a tuple.
+    f = frozenset({1, 2})
+    back = rt([f, f])
+    assert back[0] is back[1]
+    with pytest.raises(roving.EncodeError, match=r"type 'object' at \$\.s\[0\]$"):
+        roving.dumps({"s": {object()}})
+    # A hook that changes the set while it is written: an error, no crash.
+    grow = {1, "x", 2.5, None, (1, 2)}
+
+    class Later:
+        pass
+
+    grow.add(Later())
+    with pytest.raises(RuntimeError, match="changed size"):
+        roving.dumps(grow, default=lambda o: grow.add(99))
+
+
 def test_key_order_preserved() -> None:
     d = {"b": 1, "a": 2, "": 3, "c": {"z": 1, "y": 2}}
     same(rt(d), d)
@@ -226,6 +259,56 @@ def test_ext_values() -> None:
     same(rt(e), e)
     assert rt([e, e]) == [e, e]
     assert roving.Ext(5, b"x") != roving.Ext(6, b"x")
+
+
+def test_ext_accepts_any_bytes_like_payload() -> None:
+    np = pytest.importorskip("numpy")
+    want = roving.Ext(5, b"ab")
+    for data in [
+        memoryview(b"ab"),
+        bytearray(b"ab"),
+        array.array("B", b"ab"),
+        np.frombuffer(b"ab", dtype="u1"),
+        memoryview(b"xaxb")[1::2],  # not contiguous
+    ]:
+        e = roving.Ext(5, data)
+        assert type(e.data) is bytes and e.data == b"ab"
+        assert e == want and hash(e) == hash(want)
+        same(rt(e), want)
+    # A copy: later changes to a mutable buffer do not reach the Ext.
+    ba = bytearray(b"ab")
+    e = roving.Ext(5, ba)
+    ba[0] = ord("z")
+    assert e.data == b"ab"
+    b = b"kept"
+    assert roving.Ext(5, b).data is b
+    for bad in ["ab", 5, None, [1, 2]]:
+        with pytest.raises(TypeError):
+            roving.Ext(5, bad)  # type: ignore[arg-type]
+
+
+def test_ext_with_a_reserved_id_needs_a_valid_payload() -> None:
+    bad = [
+        roving.Ext(roving.EXT_DATE, b"\x00"),
+        roving.Ext(roving.EXT_DATE, b"\x00" * 5),
+        roving.Ext(roving.EXT_DATE, (2**31 - 1).to_bytes(4, "little")),  # past year 9999
+        roving.Ext(roving.EXT_UUID, b"\x00" * 15),
+        roving.Ext(roving.EXT_DECIMAL, b""),
+        roving.Ext(roving.EXT_DECIMAL, b"1 2"),
+        roving.Ext(roving.EXT_DECIMAL, b"pi"),
+        roving.Ext(roving.EXT_DECIMAL, "é".encode()),
+    ]
+    for e in bad:
+        with pytest.raises(roving.EncodeError, match=r"reserved .* at \$\.e\[0\]$"):
+            roving.dumps({"e": [e]})
+    # Valid payloads are written, and come back as the value they encode.
+    same(rt(roving.Ext(roving.EXT_DATE, (0).to_bytes(4, "little"))), dt.date(1970, 1, 1))
+    u = uuid.UUID(int=12345)
+    same(rt(roving.Ext(roving.EXT_UUID, u.bytes)), u)
+    same(rt(roving.Ext(roving.EXT_DECIMAL, b"-1.50")), decimal.Decimal("-1.50"))
+    # Other ids carry any payload.
+    same(rt(roving.Ext(4, b"\x00")), roving.Ext(4, b"\x00"))
+    same(rt(roving.Ext(0, b"")), roving.Ext(0, b""))
 
 
 class Color(enum.Enum):
@@ -328,14 +411,99 @@ def test_numpy_vectors() -> None:
     )
 
 
+def test_numpy_datetime64_is_a_timestamp() -> None:
+    np = pytest.importorskip("numpy")
+    # Exact to the nanosecond (to_json shows the timestamp as written), for
+    # every unit; multiples of a unit and dates before 1970 too.
+    cases = [
+        ("2020-01-01T00:00:00.123456789", "ns", "2020-01-01T00:00:00.123456789Z"),
+        ("1969-12-31T23:59:59.999999999", "ns", "1969-12-31T23:59:59.999999999Z"),
+        ("2020-01-01T00:00:00.123456", "us", "2020-01-01T00:00:00.123456Z"),
+        ("1900-01-01T00:00:00.5", "ms", "1900-01-01T00:00:00.500Z"),
+        ("2020-06-05T13:14:15", "s", "2020-06-05T13:14:15Z"),
+        ("2020-06-05T13:14", "m", "2020-06-05T13:14:00Z"),
+        ("2020-06-05T13", "h", "2020-06-05T13:00:00Z"),
+        ("2020-06-05", "D", "2020-06-05T00:00:00Z"),
+        ("2020-06-04", "W", "2020-06-04T00:00:00Z"),
+        ("2020-03", "M", "2020-03-01T00:00:00Z"),
+        ("1968-12", "M", "1968-12-01T00:00:00Z"),
+        ("2021", "Y", "2021-01-01T00:00:00Z"),
+        ("1969", "Y", "1969-01-01T00:00:00Z"),
+    ]
+    for text, unit, want in cases:
+        x = np.datetime64(text, unit)
+        assert roving.to_json(roving.dumps(x)) == f'"{want}"'.encode(), (text, unit)
+        back = roving.loads(roving.dumps([x]))[0]
+        assert type(back) is dt.datetime and back.tzinfo is None
+        assert back == dt.datetime.fromisoformat(want[:-1][:26]), (text, unit)
+    assert roving.to_json(roving.dumps(np.datetime64(3, "10ms"))) == b'"1970-01-01T00:00:00.030Z"'
+    assert roving.to_json(roving.dumps(np.datetime64(-1, "2Y"))) == b'"1968-01-01T00:00:00Z"'
+    # Timestamps outside datetime's range are written; loads cannot return them.
+    big = roving.dumps(np.datetime64(2**40, "W"))
+    assert roving.to_json(big) == b'"+21072526099-09-03T00:00:00Z"'
+    with pytest.raises(roving.DecodeError, match="outside the range of datetime"):
+        roving.loads(big)
+    # The same bytes as the naive datetime of that instant.
+    same_instant = dt.datetime(2020, 1, 2, 3, 4, 5, 678000)
+    assert roving.dumps(np.datetime64("2020-01-02T03:04:05.678")) == roving.dumps(same_instant)
+
+
+def test_numpy_datetime64_errors() -> None:
+    np = pytest.importorskip("numpy")
+    for x, why in [
+        (np.datetime64(5, "ps"), "finer than the nanoseconds"),
+        (np.datetime64(5, "as"), "finer than the nanoseconds"),
+        (np.datetime64(2**62, "D"), "outside the range of a timestamp"),
+        (np.datetime64(2**62, "Y"), "outside the range of a timestamp"),
+        (np.datetime64("NaT"), "NaT"),
+        (np.datetime64("NaT", "ns"), "NaT"),
+    ]:
+        with pytest.raises(
+            roving.EncodeError, match=rf"type 'numpy.datetime64' .*{why}.* at \$\.t\[1\]$"
+        ):
+            roving.dumps({"t": [0, x]})
+    # NaT goes to default= when given; an unsupported unit is an error still.
+    assert roving.loads(roving.dumps([np.datetime64("NaT")], default=lambda o: None)) == [None]
+    with pytest.raises(roving.EncodeError, match="finer"):
+        roving.dumps(np.datetime64(5, "ps"), default=lambda o: None)
+
+
+def test_numpy_timedelta64_and_time_arrays_are_not_supported() -> None:
+    np = pytest.importorskip("numpy")
+    unsupported = [
+        np.timedelta64(5, "s"),
+        np.timedelta64(5, "ns"),
+        np.timedelta64("NaT"),
+        np.array(["2020-01-01"], dtype="datetime64[D]"),
+        np.array(["2020-01-01T00:00:00.1"], dtype="datetime64[ns]"),
+        np.array([1, 2], dtype="timedelta64[s]"),
+    ]
+    seen: list[Any] = []
+
+    def hook(o: Any) -> str:
+        seen.append(o)
+        return "hooked"
+
+    for x in unsupported:
+        with pytest.raises(roving.EncodeError, match=r"numpy.timedelta64|numpy array") as ei:
+            roving.dumps({"x": x})
+        assert str(ei.value).endswith("at $.x")
+        # Never silently an int: default= sees the numpy object itself.
+        seen.clear()
+        assert roving.loads(roving.dumps([x], default=hook)) == ["hooked"]
+        assert len(seen) == 1 and seen[0] is x
+    with pytest.raises(roving.EncodeError, match=r"type 'numpy.timedelta64' at \$\[0\]$"):
+        roving.dumps([np.timedelta64(5, "s")])
+
+
 # ---- default hook and errors ---------------------------------------------------------------
 
 
 def test_unsupported_type_names_type_and_path() -> None:
     with pytest.raises(
-        roving.EncodeError, match=r"cannot encode object of type 'set' at \$\.a\[1\]\.b"
+        roving.EncodeError, match=r"cannot encode object of type 'complex' at \$\.a\[1\]\.b"
     ):
-        roving.dumps({"a": [1, {"b": {1, 2}}]})
+        roving.dumps({"a": [1, {"b": complex(1, 2)}]})
     with pytest.raises(roving.EncodeError, match=r"at \$\[\"odd key\"\]"):
         roving.dumps({"odd key": object()})
     with pytest.raises(roving.EncodeError, match=r"dict keys must be str, got int"):
@@ -343,6 +511,44 @@ def test_unsupported_type_names_type_and_path() -> None:
     with pytest.raises(roving.EncodeError, match=r"at \$\.p\.x"):
         roving.dumps({"p": Point(object(), 1.0)})  # type: ignore[arg-type]
     assert issubclass(roving.EncodeError, roving.RovingError)
+
+
+def test_encode_error_is_a_type_error() -> None:
+    # As json's TypeError and orjson.JSONEncodeError (a TypeError).
+    assert issubclass(roving.EncodeError, TypeError)
+    assert issubclass(roving.EncodeError, roving.RovingError)
+    assert not issubclass(roving.EncodeError, ValueError)
+    assert not issubclass(roving.DecodeError, TypeError)
+    with pytest.raises(TypeError, match="cannot encode object of type 'object'"):
+        roving.dumps([object()])
+    with pytest.raises(TypeError, match="cycle"):
+        a: list[Any] = []
+        a.append(a)
+        roving.dumps(a)
+    try:
+        roving.dumps({1: 2})
+    except TypeError as e:
+        assert type(e) is roving.EncodeError
+    else:
+        raise AssertionError("no error")
+
+
+def test_non_str_key_paths_are_marked_as_keys() -> None:
+    cases: list[tuple[Any, str]] = [
+        ({"a": {1: 2}}, "got int 1 at $.a[<key 1>]"),
+        ({1: 2}, "got int 1 at $[<key 1>]"),
+        ({"a": [{(1, "x"): 2}]}, "got tuple (1, 'x') at $.a[0][<key (1, 'x')>]"),
+        ({"a": {None: 1}}, "got NoneType None at $.a[<key None>]"),
+        ({"a": {"\ud800": 1}}, "surrogates not allowed at $.a[<key '\\ud800'>]"),
+        # A dict subclass (written through items()) says the same.
+        (collections.OrderedDict(b={2.5: 1}), "got float 2.5 at $.b[<key 2.5>]"),
+        # str keys and indexes as before.
+        ({"a": {"b c": [0, object()]}}, 'at $.a["b c"][1]'),
+    ]
+    for obj, want in cases:
+        with pytest.raises(roving.EncodeError) as ei:
+            roving.dumps(obj)
+        assert str(ei.value).endswith(want), str(ei.value)
 
 
 def test_default_hook() -> None:
@@ -365,8 +571,80 @@ def test_default_returning_itself_is_a_clean_error() -> None:
     class Weird:
         pass
 
-    with pytest.raises(roving.EncodeError, match="depth"):
+    with pytest.raises(
+        roving.EncodeError,
+        match=r"^default\(\) returned an unencodable object of type '.*Weird' at \$$",
+    ):
         roving.dumps(Weird(), default=lambda o: Weird())
+
+
+def test_default_is_not_called_again_on_its_own_type() -> None:
+    class C:
+        pass
+
+    calls: list[Any] = []
+
+    def same(o: Any) -> Any:
+        calls.append(o)
+        return o
+
+    with pytest.raises(
+        roving.EncodeError,
+        match=r"^default\(\) returned an unencodable object of type '.*C' at \$\[0\]$",
+    ):
+        roving.dumps([C()], default=same)
+    assert len(calls) == 1
+    with pytest.raises(roving.EncodeError, match=r"type '.*C' at \$\.a\.b$"):
+        roving.dumps({"a": {"b": C()}}, default=lambda o: o)
+
+
+def test_default_chains_and_trees() -> None:
+    class A:
+        pass
+
+    class B:
+        pass
+
+    # default may map one unencodable type to another that it then converts.
+    def step(o: Any) -> Any:
+        return B() if isinstance(o, A) else "b"
+
+    assert roving.loads(roving.dumps([A()], default=step)) == ["b"]
+
+    # Types mapped to each other forever: a clean error after 254 calls.
+    calls = 0
+
+    def flip(o: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        return B() if isinstance(o, A) else A()
+
+    with pytest.raises(roving.EncodeError, match=r"254 times in a row .* at \$\[0\]$"):
+        roving.dumps([A()], default=flip)
+    assert calls == 254
+
+    # A result holding objects of the same type (a tree) is fine.
+    @dataclasses.dataclass(eq=False)
+    class Node:
+        kids: list[Any]
+
+    class Tree:
+        def __init__(self, kids: list[Tree]) -> None:
+            self.kids = kids
+
+    deep = Tree([])
+    for _ in range(500):
+        deep = Tree([deep, Tree([])])
+    out = roving.loads(roving.dumps(deep, default=lambda t: {"kids": t.kids}))
+    n = 0
+    while out["kids"]:
+        out = out["kids"][0]
+        n += 1
+    assert n == 500
+    got = roving.loads(roving.dumps(Tree([Tree([])]), default=lambda t: Node(t.kids)))
+    assert got == {"kids": [{"kids": []}]}
+    got = roving.loads(roving.dumps(Tree([Tree([])]), default=lambda t: tuple(t.kids)))
+    assert got == [[]]
 
 
 def test_nested_dumps_in_default_hook() -> None:

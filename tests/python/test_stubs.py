@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -24,3 +25,19 @@ def test_stubtest() -> None:
         check=False,
     )
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_namespace_is_the_public_api() -> None:
+    # A fresh interpreter: other tests import submodules (roving.cli, ...).
+    code = (
+        "import json, roving; "
+        "print(json.dumps([sorted(n for n in dir(roving) if not n.startswith('_')), "
+        "sorted(roving.__all__)]))"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    public, all_ = json.loads(r.stdout)
+    assert public == all_
+    for leaked in ["Any", "Callable", "IO", "Union", "os", "builtins", "annotations"]:
+        assert leaked not in public

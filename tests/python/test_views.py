@@ -133,6 +133,67 @@ def test_open_errors(tmp_path: Path) -> None:
         roving.open(12)  # type: ignore[arg-type]
 
 
+def test_open_os_errors_are_builtins_opens(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.rov"
+    for path in [str(missing), missing, str(tmp_path / "no" / "dir.rov"), str(tmp_path), tmp_path]:
+        with pytest.raises(OSError) as want:
+            open(path, "rb")  # noqa: SIM115
+        with pytest.raises(OSError) as got:
+            roving.open(path)
+        assert type(got.value) is type(want.value)
+        assert got.value.errno == want.value.errno
+        assert got.value.strerror == want.value.strerror
+        assert got.value.filename == want.value.filename
+        assert str(got.value) == str(want.value)
+    with pytest.raises(
+        FileNotFoundError, match=r"^\[Errno 2\] No such file or directory: '/nope'$"
+    ):
+        roving.open("/nope")
+    with pytest.raises(IsADirectoryError) as ei:
+        roving.open(str(tmp_path))
+    assert ei.value.filename == str(tmp_path)
+
+
+def test_huge_indexes_are_index_errors() -> None:
+    doc = roving.open(roving.dumps([1, [2, 3], {"a": 4}]))
+    for big in [2**63, 2**70, -(2**63) - 1, -(2**70)]:
+        for seq in (doc, doc.root, doc.root[1]):
+            with pytest.raises(IndexError, match="array index out of range"):
+                seq[big]
+        assert doc.root.get(big, "d") == "d"
+    np = pytest.importorskip("numpy")
+    vec = roving.open(roving.dumps(np.arange(3)))
+    with pytest.raises(IndexError, match="vector index out of range"):
+        vec[2**70]
+    assert vec[np.int64(2)] == 2 and vec[-1] == 2
+    assert doc.root[np.int64(1)] == [2, 3] and doc.root[-3] == 1
+    for bad in [1.0, "1", None]:
+        with pytest.raises(TypeError, match="array indices must be integers or slices"):
+            doc.root[bad]
+        with pytest.raises(TypeError, match="vector indices must be integers"):
+            vec[bad]
+
+
+def test_negative_json_indent_is_a_value_error() -> None:
+    data = roving.dumps({"a": [1, 2]})
+    doc = roving.open(data)
+    for to_json in (
+        lambda i: roving.to_json(data, indent=i),
+        lambda i: doc.to_json(indent=i),
+        lambda i: doc.root.to_json(indent=i),
+        lambda i: doc.root["a"].to_json(indent=i),
+    ):
+        for n in [-1, -3, -(2**62)]:
+            with pytest.raises(ValueError, match=rf"indent must be 0 or more \(spaces\), got {n}$"):
+                to_json(n)
+        assert b"\n" in to_json(0)
+        assert b"\n" not in to_json(None)
+    assert roving.to_json(data, indent=2) == b'{\n  "a": [\n    1,\n    2\n  ]\n}'
+    assert roving.to_json(memoryview(data)) == b'{"a":[1,2]}'
+    with pytest.raises(TypeError):
+        roving.to_json(data, indent="2")  # type: ignore[arg-type]
+
+
 def test_trusted_open_is_the_same_for_good_documents(people: Any, people_bytes: bytes) -> None:
     doc = roving.open(people_bytes, trusted=True)
     assert doc[999]["name"] == people[999]["name"]

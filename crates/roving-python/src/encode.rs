@@ -91,7 +91,8 @@ fn is_identifier(s: &str) -> bool {
         && c.all(|ch| ch == '_' || ch.is_alphanumeric())
 }
 
-/// Formats a path like `$[3].name["odd key"]`, eliding the middle of very long ones.
+/// Formats a path like `$[3].name["odd key"][<key 1>]` (the last a key that
+/// is not a str), eliding the middle of very long ones.
 fn format_path(py: Python<'_>, path: &[Seg]) -> String {
     let mut out = String::from("$");
     let n = path.len();
@@ -116,8 +117,10 @@ fn format_path(py: Python<'_>, path: &[Seg]) -> String {
                         out.push_str(&s);
                     }
                     Some(s) => out.push_str(&format!("[{}]", json_quote(&s))),
+                    // A key that is not a str (or has no UTF-8 form): its
+                    // repr, marked as a key (`[1]` would read as an index).
                     None => out.push_str(&format!(
-                        "[{}]",
+                        "[<key {}>]",
                         k.repr().map(|r| r.to_string()).unwrap_or_default()
                     )),
                 }
@@ -214,6 +217,10 @@ struct State<'py, 'd> {
     py: Python<'py>,
     enc: Encoder,
     default: Option<&'d Bound<'py, PyAny>>,
+    /// Set while the result of `default` is being encoded, until `slow`
+    /// takes it: the type `default` was called for and how many calls in a
+    /// row led here (see [`State::call_default`]).
+    from_default: Option<(*mut ffi::PyTypeObject, u32)>,
     tables: Tables,
     depth: usize,
     stack_limit: usize,
@@ -297,6 +304,10 @@ fn type_name(o: *mut ffi::PyObject) -> String {
     }
 }
 
+/// Most calls of `default` in a row, each on what the last returned
+/// (orjson's limit).
+const DEFAULT_CHAIN_MAX: u32 = 254;
+
 /// Most distinct key objects remembered per document.
 const KEY_CACHE_MAX: usize = 1 << 12;
 /// Depths that remember the key sequence of their last dict.
@@ -310,6 +321,7 @@ impl<'py> State<'py, '_> {
             py,
             enc,
             default: None,
+            from_default: None,
             tables,
             depth: 0,
             stack_limit: crate::stack::limit(),
@@ -716,6 +728,25 @@ impl<'py> State<'py, '_> {
         Ok(self.enc.end_array()?)
     }
 
+    /// A set or frozenset (or subclass), as an array of its items in
+    /// iteration order (as msgspec writes them); `type=set[T]` reads it back.
+    unsafe fn set(&mut self, o: *mut ffi::PyObject) -> Result<Mark, Box<Fail>> {
+        // SAFETY: `o` is live (caller's contract).
+        let ob = unsafe { Bound::from_borrowed_ptr(self.py, o) };
+        self.enc.begin_array()?;
+        // The iterator raises if a hook changes the set's size meanwhile.
+        for (i, item) in ob.try_iter()?.enumerate() {
+            let item = item?;
+            // SAFETY: `item` holds the object (its set holds it too) while
+            // it is encoded.
+            if let Err(mut f) = unsafe { self.value(item.as_ptr(), 2) } {
+                f.path.push(Seg::Index(i));
+                return Err(f);
+            }
+        }
+        Ok(self.enc.end_array()?)
+    }
+
     /// Encodes an object we hold a new reference to, whose reference count
     /// one parent plus us explains up to `thr`.
     fn owned(&mut self, b: Bound<'py, PyAny>, thr: isize) -> R {
@@ -729,6 +760,8 @@ impl<'py> State<'py, '_> {
     #[cold]
     unsafe fn slow(&mut self, o: *mut ffi::PyObject, thr: isize) -> R {
         let py = self.py;
+        // Whether `o` is what `default` just returned (for `call_default`).
+        let from = self.from_default.take();
         // SAFETY: `o` is live (caller's contract).
         let ob = unsafe { Bound::from_borrowed_ptr(py, o) };
         let ty = pytypes::types(py)?;
@@ -767,6 +800,9 @@ impl<'py> State<'py, '_> {
             }
             if ffi::PyTuple_Check(o) != 0 {
                 return self.tracked(o, thr, Self::tuple);
+            }
+            if ffi::PyAnySet_Check(o) != 0 {
+                return self.tracked(o, thr, Self::set);
             }
             if ffi::PyBytes_Check(o) != 0 {
                 let b = ob.cast_unchecked::<pyo3::types::PyBytes>();
@@ -812,6 +848,24 @@ impl<'py> State<'py, '_> {
         if let Ok(e) = ob.cast::<crate::Ext>() {
             let e = e.get();
             let data = e.data.bind(py).as_bytes().to_vec();
+            if matches!(e.type_id, EXT_DATE | EXT_UUID | EXT_DECIMAL) {
+                // A reserved id: only a payload that `loads` accepts (the
+                // decoder's own checks), so no document is written that
+                // cannot be read back.
+                if let Err(err) = crate::decode::ext(py, e.type_id, &data) {
+                    let why = err.value(py).str().map(|s| s.to_string());
+                    return Err(msg(format!(
+                        "cannot encode roving.Ext with the reserved type id {} ({}): {}",
+                        e.type_id,
+                        match e.type_id {
+                            EXT_DATE => "EXT_DATE",
+                            EXT_UUID => "EXT_UUID",
+                            _ => "EXT_DECIMAL",
+                        },
+                        why.unwrap_or_default()
+                    )));
+                }
+            }
             return Ok(self.enc.ext(e.type_id, &data)?);
         }
         if ob.is_instance(ty.array.bind(py))? {
@@ -823,18 +877,23 @@ impl<'py> State<'py, '_> {
         }
         if let Some(np) = pytypes::numpy_loaded(py) {
             if ob.is_instance(np.ndarray.bind(py))? {
-                return self.numpy(&ob, thr);
+                return self.numpy(&ob, thr, from);
             }
-            if ob.is_instance(np.generic.bind(py))? {
+            if ob.is_instance(np.datetime64.bind(py))? {
+                return self.datetime64(&ob, np, from);
+            }
+            // Other numpy scalars as their Python value (`.item()`), except
+            // timedelta64 (a `datetime.timedelta` or an int), which is not
+            // supported: it goes to `default` or is an error naming it.
+            if ob.is_instance(np.generic.bind(py))? && !ob.is_instance(np.timedelta64.bind(py))? {
                 let v = ob.call_method0(pyo3::intern!(py, "item"))?;
                 if !v.is_instance(np.generic.bind(py))? {
                     return self.owned(v, 1);
                 }
             }
         }
-        if let Some(d) = self.default {
-            let v = d.call1((&ob,))?;
-            return self.owned(v, 1);
+        if self.default.is_some() {
+            return self.call_default(&ob, from);
         }
         Err(msg(format!(
             "cannot encode object of type '{}'",
@@ -878,6 +937,86 @@ impl<'py> State<'py, '_> {
         };
         let ts = Timestamp::new(secs, dt.get_microsecond() * 1000, off)
             .ok_or_else(|| msg("UTC offset out of range".into()))?;
+        Ok(self.enc.timestamp(ts)?)
+    }
+
+    /// Encodes what `default` returns for `ob` (of a type this encoder
+    /// cannot write). `from` is set if `ob` itself is what `default`
+    /// returned: calling `default` again on an object of the same type as
+    /// it was given would not end (`default=lambda o: o`), so that is an
+    /// error at once, as is a chain of more than [`DEFAULT_CHAIN_MAX`]
+    /// calls (types that `default` maps to each other). A result that is
+    /// a container is not affected: its items are new values.
+    fn call_default(
+        &mut self,
+        ob: &Bound<'py, PyAny>,
+        from: Option<(*mut ffi::PyTypeObject, u32)>,
+    ) -> R {
+        let Some(d) = self.default else {
+            return Err(msg(format!(
+                "cannot encode object of type '{}'",
+                type_name(ob.as_ptr())
+            )));
+        };
+        let t = ob.get_type_ptr();
+        let calls = match from {
+            Some((ft, _)) if ft == t => {
+                return Err(msg(format!(
+                    "default() returned an unencodable object of type '{}'",
+                    type_name(ob.as_ptr())
+                )))
+            }
+            Some((_, n)) if n >= DEFAULT_CHAIN_MAX => {
+                return Err(msg(format!(
+                "default() returned unencodable objects {n} times in a row (the last of type '{}')",
+                type_name(ob.as_ptr())
+            )))
+            }
+            Some((_, n)) => n + 1,
+            None => 1,
+        };
+        let v = d.call1((ob,))?;
+        // The result goes to `slow` (which takes `from_default`) unless
+        // it is an exact dict, list or tuple (written by `value` itself):
+        // then their items must not see it.
+        let vt = v.get_type_ptr();
+        if vt != tp!(PyDict_Type) && vt != tp!(PyList_Type) && vt != tp!(PyTuple_Type) {
+            self.from_default = Some((t, calls));
+        }
+        let r = self.owned(v, 1);
+        self.from_default = None;
+        r
+    }
+
+    /// A `numpy.datetime64` scalar as a timestamp without offset, exact
+    /// for every unit from years to nanoseconds. NaT goes to `default`.
+    fn datetime64(
+        &mut self,
+        ob: &Bound<'py, PyAny>,
+        np: &pytypes::Numpy,
+        from: Option<(*mut ffi::PyTypeObject, u32)>,
+    ) -> R {
+        let py = self.py;
+        let dtype = ob.getattr(pyo3::intern!(py, "dtype"))?;
+        let (unit, count): (String, i64) = np.datetime_data.bind(py).call1((dtype,))?.extract()?;
+        let raw: i64 = ob
+            .call_method1(pyo3::intern!(py, "view"), ("<i8",))?
+            .extract()?;
+        if raw == i64::MIN {
+            // NaT ("not a time"): no timestamp.
+            if self.default.is_some() {
+                return self.call_default(ob, from);
+            }
+            return Err(msg(
+                "cannot encode object of type 'numpy.datetime64' (NaT, not a time)".into(),
+            ));
+        }
+        let ts = datetime64_timestamp(raw, &unit, count).map_err(|why| {
+            msg(format!(
+                "cannot encode object of type 'numpy.datetime64' ({}): {why}",
+                ob.repr().map(|r| r.to_string()).unwrap_or_default()
+            ))
+        })?;
         Ok(self.enc.timestamp(ts)?)
     }
 
@@ -963,7 +1102,12 @@ impl<'py> State<'py, '_> {
         Ok(())
     }
 
-    fn numpy(&mut self, ob: &Bound<'py, PyAny>, thr: isize) -> R {
+    fn numpy(
+        &mut self,
+        ob: &Bound<'py, PyAny>,
+        thr: isize,
+        from: Option<(*mut ffi::PyTypeObject, u32)>,
+    ) -> R {
         let py = self.py;
         let ndim: usize = ob.getattr(pyo3::intern!(py, "ndim"))?.extract()?;
         let dtype = ob.getattr(pyo3::intern!(py, "dtype"))?;
@@ -985,9 +1129,8 @@ impl<'py> State<'py, '_> {
         let elem = match (elem, ndim) {
             (Some(e), 1) => e,
             _ => {
-                if let Some(d) = self.default {
-                    let v = d.call1((ob,))?;
-                    return self.owned(v, 1);
+                if self.default.is_some() {
+                    return self.call_default(ob, from);
                 }
                 let shape = ob.getattr(pyo3::intern!(py, "shape"))?.repr()?.to_string();
                 return Err(msg(format!(
@@ -1016,6 +1159,47 @@ impl<'py> State<'py, '_> {
         let thr = if arr.is(ob) { thr } else { 1 };
         self.tracked_vector(&arr, thr, elem)
     }
+}
+
+/// The timestamp (without offset) of a numpy datetime64 value `raw` in
+/// units of `count` x `unit` since 1970-01-01T00:00, or why there is none.
+fn datetime64_timestamp(raw: i64, unit: &str, count: i64) -> Result<Timestamp, String> {
+    const OUT: &str = "outside the range of a timestamp";
+    let n = i128::from(raw) * i128::from(count);
+    // Nanoseconds per unit (calendar units are converted to days first).
+    let ns_per: i128 = match unit {
+        "Y" | "M" => {
+            // Years or months since 1970: the first day of that month.
+            let months = if unit == "Y" { n * 12 } else { n };
+            let year = 1970 + months.div_euclid(12);
+            // Beyond this many years the seconds cannot fit in an i64.
+            if year.unsigned_abs() > 200_000_000_000 {
+                return Err(OUT.into());
+            }
+            let month = months.rem_euclid(12) as u32 + 1;
+            let days = pytypes::days_from_civil(year as i64, month, 1);
+            let secs = days.checked_mul(86_400).ok_or_else(|| OUT.to_string())?;
+            return Timestamp::new(secs, 0, None).ok_or_else(|| OUT.into());
+        }
+        "W" => 7 * 86_400 * 1_000_000_000,
+        "D" => 86_400 * 1_000_000_000,
+        "h" => 3_600 * 1_000_000_000,
+        "m" => 60 * 1_000_000_000,
+        "s" => 1_000_000_000,
+        "ms" => 1_000_000,
+        "us" => 1_000,
+        "ns" => 1,
+        "ps" | "fs" | "as" => {
+            return Err(format!(
+                "unit '{unit}' is finer than the nanoseconds of a timestamp"
+            ))
+        }
+        _ => return Err(format!("unit '{unit}' is not supported")),
+    };
+    let total = n.checked_mul(ns_per).ok_or_else(|| OUT.to_string())?;
+    let secs = i64::try_from(total.div_euclid(1_000_000_000)).map_err(|_| OUT.to_string())?;
+    let nanos = total.rem_euclid(1_000_000_000) as u32;
+    Timestamp::new(secs, nanos, None).ok_or_else(|| OUT.into())
 }
 
 /// Whether [`small_int`] may read CPython 3.11 ints directly: 0 not yet

@@ -1,10 +1,10 @@
-//! The exception hierarchy: `RovingError` > `EncodeError`, `DecodeError`
-//! (also a `ValueError`, with `.offset`), `ValidationError` (a
-//! `DecodeError` with `.path`).
+//! The exception hierarchy: `RovingError` > `EncodeError` (also a
+//! `TypeError`), `DecodeError` (also a `ValueError`, with `.offset`),
+//! `ValidationError` (a `DecodeError` with `.path`).
 
 use std::ffi::CStr;
 
-use pyo3::exceptions::{PyException, PyValueError};
+use pyo3::exceptions::{PyException, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyTuple, PyType};
@@ -49,8 +49,8 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         new_type(
             py,
             c"roving.EncodeError",
-            c"A value cannot be encoded; the message names its type and path.",
-            &PyTuple::new(py, [base.bind(py)])?,
+            c"A value cannot be encoded; the message names its type and path. Also a TypeError, as json and orjson raise.",
+            &PyTuple::new(py, [base.bind(py).clone(), py.get_type::<PyTypeError>()])?,
         )
     })?;
     let dec = DECODE_ERROR.get_or_try_init(py, || {

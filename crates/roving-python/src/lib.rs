@@ -45,12 +45,17 @@ impl Ext {
 
 #[pymethods]
 impl Ext {
+    /// `data` may be any bytes-like object (copied into `bytes`, as `dumps`
+    /// reads it); a `bytes` object is kept as it is.
     #[new]
-    fn py_new(py: Python<'_>, type_id: u64, data: &[u8]) -> Ext {
-        Ext {
-            type_id,
-            data: PyBytes::new(py, data).unbind(),
-        }
+    fn py_new(type_id: u64, data: &Bound<'_, PyAny>) -> PyResult<Ext> {
+        let py = data.py();
+        let data = if data.is_exact_instance_of::<PyBytes>() {
+            data.cast::<PyBytes>()?.clone().unbind()
+        } else {
+            with_bytes(data, |b, _| Ok(PyBytes::new(py, b).unbind()))?
+        };
+        Ok(Ext { type_id, data })
     }
 
     fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> bool {
@@ -198,6 +203,12 @@ pub(crate) fn decode_doc<'py>(
 /// validate(data, /) -> None
 ///
 /// Checks that `data` is a well-formed roving document; raises DecodeError if not.
+///
+/// This checks the format. `loads` may still reject a valid document with
+/// values Python cannot represent: a timestamp or date outside Python's
+/// datetime range, nesting deeper than MAX_DEPTH, a reserved extension
+/// type (EXT_DATE, EXT_UUID, EXT_DECIMAL) with a malformed payload written
+/// by another tool. (`dumps` never writes such extension values.)
 #[pyfunction]
 #[pyo3(signature = (data, /))]
 fn validate(data: &Bound<'_, PyAny>) -> PyResult<()> {
@@ -243,11 +254,13 @@ fn from_json<'py>(data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
 /// `{"$base64": ...}`, timestamps RFC 3339 strings, dates `"YYYY-MM-DD"`,
 /// UUIDs and Decimals their text (the forms typed `loads` reads back),
 /// other extension values `{"$ext": id, "$base64": ...}`, non-finite
-/// floats null.
+/// floats null. `indent` (0 or more spaces) pretty-prints; a negative one
+/// is a ValueError.
 #[pyfunction]
 #[pyo3(signature = (data, /, *, indent=None))]
-fn to_json<'py>(data: &Bound<'py, PyAny>, indent: Option<usize>) -> PyResult<Bound<'py, PyBytes>> {
+fn to_json<'py>(data: &Bound<'py, PyAny>, indent: Option<i64>) -> PyResult<Bound<'py, PyBytes>> {
     let py = data.py();
+    let indent = view::indent_arg(indent)?;
     with_bytes(data, |b, immutable| {
         let opts = roving::json::JsonOptions {
             indent,
@@ -273,7 +286,8 @@ fn to_json<'py>(data: &Bound<'py, PyAny>, indent: Option<usize>) -> PyResult<Bou
 ///
 /// Opens a document for lazy, zero-copy access. `source` is a path (the file
 /// is memory-mapped, not read) or a bytes-like object (`bytes` is used in
-/// place, other buffers are copied).
+/// place, other buffers are copied). A path that cannot be opened raises the
+/// OSError builtins.open would (errno, strerror and filename set).
 ///
 /// Opening is O(1) and safe on any bytes: only the header, the trailer and
 /// the root are checked, and every read then checks what it touches
@@ -301,8 +315,15 @@ fn open(source: &Bound<'_, PyAny>, trusted: bool, validate: bool) -> PyResult<Do
         buf::Buf::from_bytes(b.clone())
     } else if source.is_instance_of::<PyString>() || source.hasattr("__fspath__")? {
         let path: std::path::PathBuf = source.extract()?;
-        let file = std::fs::File::open(&path)?;
-        let len = file.metadata()?.len();
+        let oserr = |e: std::io::Error| os_error(py, e, source);
+        let file = std::fs::File::open(&path).map_err(oserr)?;
+        let meta = file.metadata().map_err(oserr)?;
+        if meta.is_dir() {
+            // As builtins.open: a directory opens, but is not a file to read.
+            let eisdir: i32 = py.import("errno")?.getattr("EISDIR")?.extract()?;
+            return Err(oserr(std::io::Error::from_raw_os_error(eisdir)));
+        }
+        let len = meta.len();
         if len == 0 {
             buf::Buf::copy(&[])
         } else {
@@ -312,13 +333,32 @@ fn open(source: &Bound<'_, PyAny>, trusted: bool, validate: bool) -> PyResult<Do
             // stay bounds-checked and strings are UTF-8-checked when
             // converted, so a modified file gives wrong values, not
             // undefined behaviour inside this extension.
-            let m = unsafe { memmap2::Mmap::map(&file)? };
+            let m = unsafe { memmap2::Mmap::map(&file) }.map_err(oserr)?;
             buf::Buf::from_mmap(m)
         }
     } else {
         with_bytes(source, |b, _| Ok(buf::Buf::copy(b)))?
     };
     Doc::open(py, std::sync::Arc::new(buf), check)
+}
+
+/// An `OSError` as builtins.open raises it: `errno`, `strerror` and
+/// `filename` set, and the subclass that `errno` gives
+/// (`FileNotFoundError`, `IsADirectoryError`, ...).
+/// `filename` is `os.fspath(source)`, as builtins.open gives it.
+fn os_error(py: Python<'_>, e: std::io::Error, source: &Bound<'_, PyAny>) -> PyErr {
+    let Some(code) = e.raw_os_error() else {
+        return e.into();
+    };
+    let strerror = py
+        .import("os")
+        .and_then(|os| os.getattr("strerror")?.call1((code,))?.extract::<String>())
+        .unwrap_or_else(|_| e.to_string());
+    let filename = py
+        .import("os")
+        .and_then(|os| os.getattr("fspath")?.call1((source,)))
+        .unwrap_or_else(|_| source.clone());
+    pyo3::exceptions::PyOSError::new_err((code, strerror, filename.unbind()))
 }
 
 /// The extension module.

@@ -105,6 +105,10 @@ pub(crate) fn types(py: Python<'_>) -> PyResult<&Types> {
 pub(crate) struct Numpy {
     pub(crate) ndarray: Py<PyType>,
     pub(crate) generic: Py<PyType>,
+    pub(crate) datetime64: Py<PyType>,
+    pub(crate) timedelta64: Py<PyType>,
+    /// `numpy.datetime_data(dtype)`: the unit and count of a datetime64 dtype.
+    pub(crate) datetime_data: Py<PyAny>,
     pub(crate) frombuffer: Py<PyAny>,
     /// dtypes indexed by `ElemType as usize`.
     pub(crate) dtypes: Vec<Option<Py<PyAny>>>,
@@ -124,6 +128,9 @@ fn load_numpy(py: Python<'_>, np: &Bound<'_, PyModule>) -> PyResult<Numpy> {
     Ok(Numpy {
         ndarray: np.getattr("ndarray")?.cast_into::<PyType>()?.unbind(),
         generic: np.getattr("generic")?.cast_into::<PyType>()?.unbind(),
+        datetime64: np.getattr("datetime64")?.cast_into::<PyType>()?.unbind(),
+        timedelta64: np.getattr("timedelta64")?.cast_into::<PyType>()?.unbind(),
+        datetime_data: np.getattr("datetime_data")?.unbind(),
         frombuffer: np.getattr("frombuffer")?.unbind(),
         dtypes,
     })

@@ -265,11 +265,8 @@ impl Doc {
 
     /// The whole document as JSON text (bytes).
     #[pyo3(signature = (*, indent=None))]
-    fn to_json<'py>(
-        &self,
-        py: Python<'py>,
-        indent: Option<usize>,
-    ) -> PyResult<Bound<'py, PyBytes>> {
+    fn to_json<'py>(&self, py: Python<'py>, indent: Option<i64>) -> PyResult<Bound<'py, PyBytes>> {
+        let indent = indent_arg(indent)?;
         let (b, v) = self.whole_root(py)?;
         to_json(py, &b, v, indent)
     }
@@ -432,9 +429,15 @@ fn getitem(
                 }
                 return Ok(PyList::new(py, out)?.into_any().unbind());
             }
-            let i: isize = key
-                .extract()
-                .map_err(|_| PyTypeError::new_err("array indices must be integers or slices"))?;
+            let i = match index_arg(py, key, "array") {
+                Ok(i) => i,
+                Err(e) if e.is_instance_of::<PyTypeError>(py) => {
+                    return Err(PyTypeError::new_err(
+                        "array indices must be integers or slices",
+                    ))
+                }
+                Err(e) => return Err(e),
+            };
             let x = match index(py, a, i)? {
                 Some(j) => a.try_get(j).map_err(bad(py))?,
                 None => None,
@@ -445,15 +448,27 @@ fn getitem(
             }
         }
         Value::Vector(vec) => {
-            let i: isize = key
-                .extract()
-                .map_err(|_| PyTypeError::new_err("vector indices must be integers"))?;
+            let i = index_arg(py, key, "vector")?;
             match norm_index(i, vec.len()).and_then(|j| vec.get(j)) {
                 Some(s) => scalar_to_py(py, s),
                 None => Err(PyIndexError::new_err("vector index out of range")),
             }
         }
         other => Err(type_error(&other, "is not subscriptable")),
+    }
+}
+
+/// An integer index (anything with `__index__`): one beyond the range of
+/// `isize` is an IndexError, as it is out of range (list says the same).
+fn index_arg(py: Python<'_>, key: &Bound<'_, PyAny>, what: &str) -> PyResult<isize> {
+    match key.extract::<isize>() {
+        Ok(i) => Ok(i),
+        Err(e) if e.is_instance_of::<pyo3::exceptions::PyOverflowError>(py) => {
+            Err(PyIndexError::new_err(format!("{what} index out of range")))
+        }
+        Err(_) => Err(PyTypeError::new_err(format!(
+            "{what} indices must be integers"
+        ))),
     }
 }
 
@@ -676,6 +691,18 @@ fn eq_in(
     Ok(equal)
 }
 
+/// A `to_json` indent: a negative one is a ValueError (not an OverflowError
+/// from the conversion to an unsigned integer).
+pub(crate) fn indent_arg(indent: Option<i64>) -> PyResult<Option<usize>> {
+    indent
+        .map(|n| {
+            usize::try_from(n).map_err(|_| {
+                PyValueError::new_err(format!("indent must be 0 or more (spaces), got {n}"))
+            })
+        })
+        .transpose()
+}
+
 fn to_json<'py>(
     py: Python<'py>,
     buf: &Arc<Buf>,
@@ -812,11 +839,8 @@ impl View {
 
     /// The value as JSON text (bytes).
     #[pyo3(signature = (*, indent=None))]
-    fn to_json<'py>(
-        &self,
-        py: Python<'py>,
-        indent: Option<usize>,
-    ) -> PyResult<Bound<'py, PyBytes>> {
+    fn to_json<'py>(&self, py: Python<'py>, indent: Option<i64>) -> PyResult<Bound<'py, PyBytes>> {
+        let indent = indent_arg(indent)?;
         let v = whole(py, &self.buf, self.value)?;
         to_json(py, &self.buf, v, indent)
     }

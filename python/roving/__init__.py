@@ -19,7 +19,8 @@ Functions
     cannot be opened raises the ``OSError`` builtins.open would, e.g.
     ``FileNotFoundError``, ``IsADirectoryError``, with errno and filename).
     ``doc.root`` (or ``doc[...]``) gives views: ``view[123]["name"]``,
-    ``.get()``, ``len()``, iteration, ``keys()/values()/items()``, ``in``,
+    ``.get()``, ``len()``, iteration, ``keys()/values()/items()`` (views
+    like a dict's: iterable again and again, with ``len()`` and ``in``), ``in``,
     ``==`` against plain Python values, ``.to_python()``, ``.to_json()``.
     Maps and arrays come back as views, everything else as Python values.
     Views keep their buffer alive: they stay valid after ``doc.close()``
@@ -143,6 +144,7 @@ from roving._roving import (
     Doc,
     EncodeError,
     Ext,
+    MapView,
     RovingError,
     ValidationError,
     View,
@@ -169,6 +171,7 @@ __all__ = [
     "Doc",
     "EncodeError",
     "Ext",
+    "MapView",
     "RovingError",
     "ValidationError",
     "View",

@@ -269,3 +269,38 @@ def test_path_like_objects(tmp_path: Path) -> None:
 def test_views_can_be_encoded() -> None:
     r = roving.open(roving.dumps({"a": [1, {"b": 2}]})).root
     assert roving.loads(roving.dumps({"copy": r["a"]})) == {"copy": [1, {"b": 2}]}
+
+
+def test_keys_values_and_items_are_views_like_a_dicts() -> None:
+    d = {"a": 1, "b": [1, 2], "c": {"x": None}, "é": "text"}
+    for doc in (roving.open(roving.dumps(d)), roving.open(roving.dumps(d), validate=True)):
+        v = doc.root
+
+        def plain(x: Any) -> Any:
+            if isinstance(x, roving.View):
+                return x.to_python()
+            if isinstance(x, tuple):
+                return tuple(plain(y) for y in x)
+            return x
+
+        for got, want in (
+            (v.keys(), d.keys()),
+            (v.values(), d.values()),
+            (v.items(), d.items()),
+        ):
+            assert len(got) == len(want) == 4
+            # Iterable again and again, in order, like the dict's view.
+            assert [plain(x) for x in got] == list(want)
+            assert [plain(x) for x in got] == list(want)
+        assert "a" in v.keys() and "z" not in v.keys() and 1 not in v.keys()
+        assert 1 in v.values() and [1, 2] in v.values() and {"x": None} in v.values()
+        assert 2 not in v.values() and "a" not in v.values()
+        assert ("a", 1) in v.items() and ("b", [1, 2]) in v.items()
+        assert ("a", 2) not in v.items() and ("z", 1) not in v.items()
+        assert ("a",) not in v.items() and "a" not in v.items() and (1, 1) not in v.items()
+        assert repr(v.keys()) == "roving.MapView.keys(['a', 'b', 'c', 'é'])"
+        assert isinstance(v.items(), roving.MapView)
+    empty = roving.open(roving.dumps({})).root
+    assert len(empty.keys()) == 0 and list(empty.items()) == []
+    with pytest.raises(TypeError, match="keys"):
+        roving.open(roving.dumps([1])).root.keys()

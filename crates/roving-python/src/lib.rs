@@ -24,7 +24,7 @@ mod typed;
 mod view;
 
 pub use buf::Buf;
-pub use view::{Doc, View, ViewIter};
+pub use view::{Doc, MapView, View, ViewIter};
 
 /// Extension value of a type id this package does not know.
 #[pyclass(module = "roving", frozen)]
@@ -376,6 +376,7 @@ fn _roving(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Doc>()?;
     m.add_class::<View>()?;
     m.add_class::<ViewIter>()?;
+    m.add_class::<MapView>()?;
     m.add_class::<Ext>()?;
     m.add_class::<buf::BufferRef>()?;
     m.add("EXT_DATE", pytypes::EXT_DATE)?;

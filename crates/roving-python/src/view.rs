@@ -803,21 +803,18 @@ impl View {
     }
 
     /// The keys of a map, in order.
-    fn keys(&self, py: Python<'_>) -> PyResult<Py<ViewIter>> {
-        self.need_map()?;
-        iter(py, self.buf.clone(), self.value, IterKind::Keys)
+    fn keys(&self) -> PyResult<MapView> {
+        self.map_view(IterKind::Keys)
     }
 
     /// The values of a map, in order.
-    fn values(&self, py: Python<'_>) -> PyResult<Py<ViewIter>> {
-        self.need_map()?;
-        iter(py, self.buf.clone(), self.value, IterKind::Values)
+    fn values(&self) -> PyResult<MapView> {
+        self.map_view(IterKind::Values)
     }
 
     /// The (key, value) pairs of a map, in order.
-    fn items(&self, py: Python<'_>) -> PyResult<Py<ViewIter>> {
-        self.need_map()?;
-        iter(py, self.buf.clone(), self.value, IterKind::Items)
+    fn items(&self) -> PyResult<MapView> {
+        self.map_view(IterKind::Items)
     }
 
     fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<bool> {
@@ -880,6 +877,96 @@ impl View {
             Value::Map(_) => Ok(()),
             other => Err(type_error(&other, "has no keys, values or items")),
         }
+    }
+
+    fn map_view(&self, kind: IterKind) -> PyResult<MapView> {
+        self.need_map()?;
+        Ok(MapView {
+            value: self.value,
+            buf: self.buf.clone(),
+            kind,
+        })
+    }
+}
+
+/// The keys, values or items of a map view (`View.keys()`, `.values()`,
+/// `.items()`), like a dict's views: iterable any number of times, with
+/// `len()` and `in`.
+#[pyclass(module = "roving", frozen)]
+pub struct MapView {
+    value: Value<'static>,
+    buf: Arc<Buf>,
+    kind: IterKind,
+}
+
+#[pymethods]
+impl MapView {
+    fn __iter__(&self, py: Python<'_>) -> PyResult<Py<ViewIter>> {
+        iter(py, self.buf.clone(), self.value, self.kind)
+    }
+
+    fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
+        match self.value {
+            Value::Map(m) => map_len(py, m),
+            _ => Ok(0),
+        }
+    }
+
+    /// A key (keys), a value equal to `x` (values, a scan), or a
+    /// `(key, value)` pair whose key holds an equal value (items).
+    fn __contains__(&self, py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let Value::Map(m) = self.value else {
+            return Ok(false);
+        };
+        match self.kind {
+            IterKind::Default | IterKind::Keys => contains(py, &self.buf, self.value, x),
+            IterKind::Values => {
+                // A scan comparing whole values: validated first if lazy.
+                let Value::Map(m) = whole(py, &self.buf, self.value)? else {
+                    return Ok(false);
+                };
+                for (_, v) in m.iter() {
+                    if eq_value(py, v, x)? {
+                        return Ok(true);
+                    }
+                }
+                Ok(false)
+            }
+            IterKind::Items => {
+                let Ok(pair) = x.cast::<PyTuple>() else {
+                    return Ok(false);
+                };
+                if pair.len() != 2 {
+                    return Ok(false);
+                }
+                let Ok(k) = pair.get_item(0)?.cast_into::<PyString>() else {
+                    return Ok(false);
+                };
+                let Ok(k) = k.to_str() else {
+                    return Ok(false);
+                };
+                match m.try_get(k).map_err(bad(py))? {
+                    Some(v) => {
+                        let v = whole(py, &self.buf, v)?;
+                        eq_value(py, v, &pair.get_item(1)?)
+                    }
+                    None => Ok(false),
+                }
+            }
+        }
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let name = match self.kind {
+            IterKind::Default | IterKind::Keys => "keys",
+            IterKind::Values => "values",
+            IterKind::Items => "items",
+        };
+        let items = pyo3::types::PyList::empty(py);
+        for x in self.__iter__(py)?.bind(py).try_iter()? {
+            items.append(x?)?;
+        }
+        Ok(format!("roving.MapView.{name}({})", items.repr()?))
     }
 }
 

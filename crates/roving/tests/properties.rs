@@ -140,6 +140,41 @@ proptest! {
         }
     }
 
+    /// Text parsers that take user or document strings (RFC 3339
+    /// timestamps, which typed decoding reads from document strings, and
+    /// paths) give a value or an error on any text: near-valid text (a
+    /// valid timestamp or path with characters changed) and arbitrary.
+    #[test]
+    fn text_parsers_never_panic(
+        secs in any::<i64>(),
+        nanos in 0u32..1_000_000_000,
+        offset in prop::option::of(-86_399i32..=86_399),
+        edits in prop::collection::vec((any::<prop::sample::Index>(), any::<char>()), 0..3),
+        junk in ".{0,40}",
+        path in "[$.\\[\\]\"a-z0-9u\\\\-]{0,24}",
+    ) {
+        let t = roving::Timestamp::new(secs, nanos, offset).unwrap();
+        let text = t.to_rfc3339();
+        prop_assert_eq!(text.parse::<roving::Timestamp>().ok(), Some(t));
+        let mut chars: Vec<char> = text.chars().collect();
+        for (i, c) in edits {
+            let i = i.index(chars.len());
+            chars[i] = c;
+        }
+        let edited: String = chars.into_iter().collect();
+        if let Ok(back) = edited.parse::<roving::Timestamp>() {
+            // Whatever parses writes back as a timestamp that parses to itself.
+            prop_assert_eq!(back.to_rfc3339().parse::<roving::Timestamp>().ok(), Some(back));
+        }
+        let _ = junk.parse::<roving::Timestamp>();
+        let _ = roving::read::PathSegment::parse(&junk);
+        let doc = roving::json::from_json(br#"{"a":[1,{"b":2}],"$x":3}"#).unwrap();
+        let doc = roving::Document::open(&doc).unwrap();
+        if let Ok(segs) = roving::read::PathSegment::parse(&path) {
+            let _ = doc.root().path_segments(&segs);
+        }
+    }
+
     #[test]
     fn arbitrary_bytes_never_panic(b in prop::collection::vec(any::<u8>(), 0..200)) {
         let mut with_header = b"RV\x01".to_vec();

@@ -111,7 +111,9 @@ with defaults may be missing, unknown fields are ignored so old readers
 accept new data), ``list/tuple/set/frozenset/dict[str, T]``,
 ``Optional``/unions (``T | None``), ``Literal``, enums, ``Any`` and the
 scalar types above. A mismatch raises :class:`ValidationError` whose
-message and ``.path`` say where: ``expected int, got str at $[3].views``.
+message and ``.path`` say where: ``expected int, got str at $[3].views``
+(for a union that several members could have taken, each member's reason:
+``no member of A | B matches (A: missing required field 'x'; B: ...)``).
 ``float`` accepts integers; ``UUID`` and ``Decimal`` also accept strings,
 ``datetime`` RFC 3339 text (what ``to_json`` writes for a timestamp) and
 ``date`` ``YYYY-MM-DD`` text.

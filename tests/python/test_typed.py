@@ -485,3 +485,43 @@ def test_datetime_and_date_accept_iso_text() -> None:
     ]:
         with pytest.raises(roving.ValidationError, match=msg):
             roving.loads(enc(bad), type=kind)
+
+
+@dataclasses.dataclass
+class OnlyX:
+    x: int
+
+
+@dataclasses.dataclass
+class OnlyYZ:
+    y: int
+    z: list[int]
+
+
+def test_a_union_that_matches_no_member_says_why_for_each() -> None:
+    # Several members could have taken the value: each one's reason is
+    # given, at its place below the union's value.
+    cases = [
+        (
+            {"y": 1, "z": [1, "a"]},
+            OnlyX | OnlyYZ,
+            "no member of OnlyX | OnlyYZ matches (OnlyX: missing required field 'x'; "
+            "OnlyYZ: expected int, got str at .z[1]) at $",
+        ),
+        (
+            [{"x": "no"}],
+            list[OnlyX | OnlyYZ],
+            "no member of OnlyX | OnlyYZ matches (OnlyX: expected int, got str at .x; "
+            "OnlyYZ: missing required field 'y') at $[0]",
+        ),
+    ]
+    for value, tp, message in cases:
+        with pytest.raises(roving.ValidationError) as ei:
+            roving.loads(roving.dumps(value), type=tp)
+        assert str(ei.value) == message
+    # One member that could take it: its own reason, as before.
+    with pytest.raises(roving.ValidationError, match=r"^expected int, got str at \$\.x$"):
+        roving.loads(roving.dumps({"x": "no"}), type=OnlyX | None)
+    # Members that cannot take the value at all are not listed.
+    with pytest.raises(roving.ValidationError, match=r"^expected OnlyX \| int, got str at \$$"):
+        roving.loads(roving.dumps("s"), type=OnlyX | int)

@@ -820,6 +820,41 @@ fn format_path(path: &[Seg]) -> String {
     out
 }
 
+/// The failure of a union none of whose members matched, when several
+/// could have (a map tried as two dataclasses): each member's reason, at
+/// its place below the union's value (`.y`, `[0]`), so that the message
+/// says why each one failed, not only the first.
+#[cold]
+fn union_fail(py: Python<'_>, plan: &Plan, fails: Vec<(&Plan, Box<Fail>)>) -> Box<Fail> {
+    /// Members whose reasons are spelled out.
+    const SHOWN: usize = 4;
+    let n = fails.len();
+    let mut reasons: Vec<String> = fails
+        .into_iter()
+        .take(SHOWN)
+        .map(|(m, f)| {
+            let text = match f.kind {
+                FailKind::Mismatch { expected, got } => format!("expected {expected}, got {got}"),
+                FailKind::Msg(m) => m,
+                FailKind::User(e) | FailKind::Decode(e) => e.value(py).to_string(),
+            };
+            let at = format_path(&f.path);
+            match at.strip_prefix('$') {
+                Some("") | None => format!("{}: {text}", m.name()),
+                Some(rel) => format!("{}: {text} at {rel}", m.name()),
+            }
+        })
+        .collect();
+    if n > SHOWN {
+        reasons.push(format!("{} more", n - SHOWN));
+    }
+    fail_msg(format!(
+        "no member of {} matches ({})",
+        plan.name(),
+        reasons.join("; ")
+    ))
+}
+
 #[allow(clippy::boxed_local)]
 fn into_pyerr(py: Python<'_>, f: Box<Fail>) -> PyErr {
     let path = format_path(&f.path);
@@ -1158,7 +1193,7 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
                 if matches!(v, Value::Null) && *nullable {
                     return Ok(py.None().into_bound(py));
                 }
-                let mut first: Option<Box<Fail>> = None;
+                let mut fails: Vec<(&Plan, Box<Fail>)> = Vec::new();
                 for m in members {
                     if !m.accepts(&v) {
                         continue;
@@ -1169,11 +1204,15 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
                             if matches!(f.kind, FailKind::Decode(_)) {
                                 return Err(f);
                             }
-                            first.get_or_insert(f);
+                            fails.push((m, f));
                         }
                     }
                 }
-                Err(first.unwrap_or_else(|| mismatch(plan, &v)))
+                match fails.len() {
+                    0 => Err(mismatch(plan, &v)),
+                    1 => Err(fails.swap_remove(0).1),
+                    _ => Err(union_fail(py, plan, fails)),
+                }
             }
             Plan::Enum(cls, name) => {
                 if !plan.accepts(&v) {

@@ -525,3 +525,18 @@ def test_a_union_that_matches_no_member_says_why_for_each() -> None:
     # Members that cannot take the value at all are not listed.
     with pytest.raises(roving.ValidationError, match=r"^expected OnlyX \| int, got str at \$$"):
         roving.loads(roving.dumps("s"), type=OnlyX | int)
+
+
+class Corner(enum.Enum):
+    TOP_LEFT = (0, 0)
+    BOTTOM_RIGHT = (1, 1)
+
+
+def test_enum_members_whose_value_is_a_tuple_read_back() -> None:
+    b = roving.dumps([Corner.TOP_LEFT, Corner.BOTTOM_RIGHT])
+    assert roving.loads(b) == [[0, 0], [1, 1]]
+    assert roving.loads(b, type=list[Corner]) == [Corner.TOP_LEFT, Corner.BOTTOM_RIGHT]
+    with pytest.raises(roving.ValidationError, match=r"invalid value \[0, 1\] for Corner at \$"):
+        roving.loads(roving.dumps([0, 1]), type=Corner)
+    # In a union, an array that is no member falls through to the next type.
+    assert roving.loads(roving.dumps([0, 1]), type=Corner | list[int]) == [0, 1]

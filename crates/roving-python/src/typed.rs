@@ -243,7 +243,9 @@ impl Plan {
             Plan::Union {
                 members, nullable, ..
             } => (*nullable && matches!(v, Value::Null)) || members.iter().any(|m| m.accepts(v)),
-            Plan::Enum(..) | Plan::Literal(..) => !matches!(v, Value::Array(_) | Value::Map(_)),
+            // (An enum's value may be a tuple, written as an array.)
+            Plan::Enum(..) => !matches!(v, Value::Map(_)),
+            Plan::Literal(..) => !matches!(v, Value::Array(_) | Value::Map(_)),
             Plan::Vector => matches!(v, Value::Vector(_)),
         }
     }
@@ -1219,10 +1221,18 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
                     return Err(mismatch(plan, &v));
                 }
                 let raw = self.d.value(v).map_err(decode_fail)?;
-                cls.bind(py).call1((&raw,)).map_err(|_| {
-                    let r = raw.repr().map(|r| r.to_string()).unwrap_or_default();
-                    fail_msg(format!("invalid value {r} for {name}"))
-                })
+                let cls = cls.bind(py);
+                cls.call1((&raw,))
+                    .or_else(|e| match raw.cast::<pyo3::types::PyList>() {
+                        // A member whose value is a tuple was written as
+                        // an array, and reads as a list.
+                        Ok(l) => cls.call1((l.to_tuple(),)),
+                        Err(_) => Err(e),
+                    })
+                    .map_err(|_| {
+                        let r = raw.repr().map(|r| r.to_string()).unwrap_or_default();
+                        fail_msg(format!("invalid value {r} for {name}"))
+                    })
             }
             Plan::Literal(vals, _) => {
                 if !plan.accepts(&v) {

@@ -14,6 +14,9 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
     cargo install cargo-fuzz --locked -q
 fi
 targets=$(cargo +nightly fuzz list)
+# Build every target first, so that one that does not compile fails the
+# run (the smoke run below filters the fuzzer's output and would hide it).
+cargo +nightly fuzz build
 # Targets write scratch files (store_open, a store per process) under
 # TMPDIR: give them one of their own, removed at the end.
 fuzz_tmp=$(mktemp -d)

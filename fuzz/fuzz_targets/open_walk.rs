@@ -50,6 +50,7 @@ fuzz_target!(|data: &[u8]| {
             max_depth: 1000,
             max_values: 100_000,
         },
+        ext_text: None,
     };
     let mut out = Vec::new();
     let _ = roving::json::write_json(doc.root(), &opts, &mut out);

@@ -1165,12 +1165,18 @@ impl<'py> State<'py, '_> {
 /// units of `count` x `unit` since 1970-01-01T00:00, or why there is none.
 fn datetime64_timestamp(raw: i64, unit: &str, count: i64) -> Result<Timestamp, String> {
     const OUT: &str = "outside the range of a timestamp";
-    let n = i128::from(raw) * i128::from(count);
+    let n = i128::from(raw)
+        .checked_mul(i128::from(count))
+        .ok_or_else(|| OUT.to_string())?;
     // Nanoseconds per unit (calendar units are converted to days first).
     let ns_per: i128 = match unit {
         "Y" | "M" => {
             // Years or months since 1970: the first day of that month.
-            let months = if unit == "Y" { n * 12 } else { n };
+            let months = if unit == "Y" {
+                n.checked_mul(12).ok_or_else(|| OUT.to_string())?
+            } else {
+                n
+            };
             let year = 1970 + months.div_euclid(12);
             // Beyond this many years the seconds cannot fit in an i64.
             if year.unsigned_abs() > 200_000_000_000 {

@@ -155,24 +155,8 @@ fn parse_rfc3339(b: &[u8]) -> Option<Timestamp> {
     let minute = digits(b, &mut i, 2)?;
     byte(b, &mut i, b':')?;
     let second = digits(b, &mut i, 2)?;
-    let leap = year.rem_euclid(4) == 0 && (year.rem_euclid(100) != 0 || year.rem_euclid(400) == 0);
-    let month_days = [
-        31,
-        if leap { 29 } else { 28 },
-        31,
-        30,
-        31,
-        30,
-        31,
-        31,
-        30,
-        31,
-        30,
-        31,
-    ];
     if !(1..=12).contains(&month)
-        || day == 0
-        || day > month_days[month as usize - 1]
+        || !(1..=31).contains(&day)
         || hour > 23
         || minute > 59
         || second > 59
@@ -221,6 +205,11 @@ fn parse_rfc3339(b: &[u8]) -> Option<Timestamp> {
         return None;
     }
     let days = days_from_civil_checked(year, month, day)?;
+    // A day past its month's end (Feb 30, Feb 29 of a common year) counts
+    // on into the next month: the date is real only if it comes back.
+    if civil_from_days(days) != (year, month, day) {
+        return None;
+    }
     let local = (days as i128) * 86_400 + (hour * 3600 + minute * 60 + second) as i128;
     let seconds = i64::try_from(local - offset.unwrap_or(0) as i128).ok()?;
     Timestamp::new(seconds, nanos, offset)

@@ -1292,25 +1292,9 @@ pub(crate) fn timestamp<'py>(py: Python<'py>, t: roving::Timestamp) -> PyResult<
 pub(crate) fn ext<'py>(py: Python<'py>, type_id: u64, data: &[u8]) -> PyResult<Bound<'py, PyAny>> {
     match type_id {
         EXT_DATE => {
-            let days = match <[u8; 4]>::try_from(data) {
-                Ok(b) => i32::from_le_bytes(b) as i64,
-                Err(_) => {
-                    return Err(decode_error(
-                        py,
-                        "bad date payload (expected 4 bytes)".into(),
-                        None,
-                    ))
-                }
-            };
-            let (y, m, d) = pytypes::civil_from_days(days);
-            if !(1..=9999).contains(&y) {
-                return Err(decode_error(
-                    py,
-                    "date outside the range of datetime.date".into(),
-                    None,
-                ));
-            }
-            Ok(PyDate::new(py, y as i32, m as u8, d as u8)?.into_any())
+            let (y, m, d) =
+                pytypes::date_payload(data).map_err(|why| decode_error(py, why.into(), None))?;
+            Ok(PyDate::new(py, y, m, d)?.into_any())
         }
         EXT_UUID => {
             if data.len() != 16 {
@@ -1326,12 +1310,8 @@ pub(crate) fn ext<'py>(py: Python<'py>, type_id: u64, data: &[u8]) -> PyResult<B
             t.uuid.bind(py).call((), Some(&kw))
         }
         EXT_DECIMAL => {
-            let s = std::str::from_utf8(data)
-                .ok()
-                .filter(|s| !s.is_empty() && s.bytes().all(|c| c.is_ascii_graphic()));
-            let s = match s {
-                Some(s) => s,
-                None => return Err(decode_error(py, "bad Decimal payload".into(), None)),
+            let Some(s) = pytypes::decimal_text(data) else {
+                return Err(decode_error(py, "bad Decimal payload".into(), None));
             };
             let t = pytypes::types(py)?;
             t.decimal

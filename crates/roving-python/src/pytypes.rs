@@ -22,13 +22,9 @@ pub(crate) const EXT_DECIMAL: u64 = 3;
 /// `{"$ext": ..., "$base64": ...}` form.
 pub(crate) fn ext_json_text(type_id: u64, data: &[u8]) -> Option<String> {
     match type_id {
-        EXT_DATE => {
-            let days = i32::from_le_bytes(*data.first_chunk::<4>().filter(|_| data.len() == 4)?);
-            let (y, m, d) = roving::timestamp::civil_from_days(days as i64);
-            (1..=9999)
-                .contains(&y)
-                .then(|| format!("{y:04}-{m:02}-{d:02}"))
-        }
+        EXT_DATE => date_payload(data)
+            .ok()
+            .map(|(y, m, d)| format!("{y:04}-{m:02}-{d:02}")),
         EXT_UUID => {
             let b: &[u8; 16] = data.try_into().ok()?;
             let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
@@ -41,12 +37,28 @@ pub(crate) fn ext_json_text(type_id: u64, data: &[u8]) -> Option<String> {
                 &hex[20..]
             ))
         }
-        EXT_DECIMAL => std::str::from_utf8(data)
-            .ok()
-            .filter(|s| !s.is_empty() && s.bytes().all(|c| c.is_ascii_graphic()))
-            .map(str::to_owned),
+        EXT_DECIMAL => decimal_text(data).map(str::to_owned),
         _ => None,
     }
+}
+
+/// The date of an `EXT_DATE` payload (days since 1970-01-01, i32 LE), or
+/// why it is no `datetime.date`: not 4 bytes, or outside years 1..=9999.
+pub(crate) fn date_payload(data: &[u8]) -> Result<(i32, u8, u8), &'static str> {
+    let days = <[u8; 4]>::try_from(data).map_err(|_| "bad date payload (expected 4 bytes)")?;
+    let (y, m, d) = civil_from_days(i32::from_le_bytes(days) as i64);
+    if !(1..=9999).contains(&y) {
+        return Err("date outside the range of datetime.date");
+    }
+    Ok((y as i32, m as u8, d as u8))
+}
+
+/// The text of an `EXT_DECIMAL` payload, if it is printable ASCII (and
+/// not empty): what `decimal.Decimal` is then given.
+pub(crate) fn decimal_text(data: &[u8]) -> Option<&str> {
+    std::str::from_utf8(data)
+        .ok()
+        .filter(|s| !s.is_empty() && s.bytes().all(|c| c.is_ascii_graphic()))
 }
 
 /// Standard-library types looked up once.

@@ -892,13 +892,12 @@ impl<'py> State<'py, '_> {
                 }
             }
         }
-        if self.default.is_some() {
-            return self.call_default(&ob, from);
-        }
-        Err(msg(format!(
-            "cannot encode object of type '{}'",
-            type_name(o)
-        )))
+        self.call_default(&ob, from, || {
+            Err(msg(format!(
+                "cannot encode object of type '{}'",
+                type_name(o)
+            )))
+        })
     }
 
     fn datetime(&mut self, dt: &Bound<'py, PyDateTime>) -> R {
@@ -946,17 +945,16 @@ impl<'py> State<'py, '_> {
     /// it was given would not end (`default=lambda o: o`), so that is an
     /// error at once, as is a chain of more than [`DEFAULT_CHAIN_MAX`]
     /// calls (types that `default` maps to each other). A result that is
-    /// a container is not affected: its items are new values.
+    /// a container is not affected: its items are new values. Without a
+    /// `default`, the result is `unsupported()` (the caller's error).
     fn call_default(
         &mut self,
         ob: &Bound<'py, PyAny>,
         from: Option<(*mut ffi::PyTypeObject, u32)>,
+        unsupported: impl FnOnce() -> R,
     ) -> R {
         let Some(d) = self.default else {
-            return Err(msg(format!(
-                "cannot encode object of type '{}'",
-                type_name(ob.as_ptr())
-            )));
+            return unsupported();
         };
         let t = ob.get_type_ptr();
         let calls = match from {
@@ -1004,12 +1002,11 @@ impl<'py> State<'py, '_> {
             .extract()?;
         if raw == i64::MIN {
             // NaT ("not a time"): no timestamp.
-            if self.default.is_some() {
-                return self.call_default(ob, from);
-            }
-            return Err(msg(
-                "cannot encode object of type 'numpy.datetime64' (NaT, not a time)".into(),
-            ));
+            return self.call_default(ob, from, || {
+                Err(msg(
+                    "cannot encode object of type 'numpy.datetime64' (NaT, not a time)".into(),
+                ))
+            });
         }
         let ts = datetime64_timestamp(raw, &unit, count).map_err(|why| {
             msg(format!(
@@ -1129,14 +1126,13 @@ impl<'py> State<'py, '_> {
         let elem = match (elem, ndim) {
             (Some(e), 1) => e,
             _ => {
-                if self.default.is_some() {
-                    return self.call_default(ob, from);
-                }
-                let shape = ob.getattr(pyo3::intern!(py, "shape"))?.repr()?.to_string();
-                return Err(msg(format!(
-                    "cannot encode numpy array of dtype {} and shape {shape} (only 1-dimensional integer or float32/float64 arrays)",
-                    dtype.str()?
-                )));
+                return self.call_default(ob, from, || {
+                    let shape = ob.getattr(pyo3::intern!(py, "shape"))?.repr()?.to_string();
+                    Err(msg(format!(
+                        "cannot encode numpy array of dtype {} and shape {shape} (only 1-dimensional integer or float32/float64 arrays)",
+                        dtype.str()?
+                    )))
+                });
             }
         };
         // Little-endian, C-contiguous data.

@@ -9,6 +9,16 @@
 //! [`Timestamp`](crate::Timestamp) is a timestamp record (and RFC 3339
 //! text in other formats, from which it also reads).
 
+/// `ser::Serializer` methods for scalar kinds a serializer refuses, each
+/// returning the error `$err`: `refuse_scalars!(err(); serialize_f32(f32), ...)`.
+macro_rules! refuse_scalars {
+    ($err:expr; $($f:ident($($t:ty),*)),* $(,)?) => {$(
+        fn $f(self, $(_: $t),*) -> Result<()> {
+            Err($err)
+        }
+    )*};
+}
+
 /// The associated types and compound-value methods of a
 /// `ser::Serializer` that takes scalars only: every compound value
 /// (sequence, tuple, map, struct, variant with data) is refused with the

@@ -314,26 +314,17 @@ impl ser::Serializer for KeySerializer<'_> {
     key_display!(serialize_bool: bool, serialize_i8: i8, serialize_i16: i16, serialize_i32: i32,
         serialize_i64: i64, serialize_u8: u8, serialize_u16: u16, serialize_u32: u32,
         serialize_u64: u64, serialize_char: char, serialize_i128: i128, serialize_u128: u128);
-    fn serialize_f32(self, _v: f32) -> Result<()> {
-        Err(key_error())
-    }
-    fn serialize_f64(self, _v: f64) -> Result<()> {
-        Err(key_error())
-    }
-    fn serialize_bytes(self, _v: &[u8]) -> Result<()> {
-        Err(key_error())
-    }
-    fn serialize_none(self) -> Result<()> {
-        Err(key_error())
-    }
+    refuse_scalars!(
+        key_error();
+        serialize_f32(f32),
+        serialize_f64(f64),
+        serialize_bytes(&[u8]),
+        serialize_none(),
+        serialize_unit(),
+        serialize_unit_struct(&'static str),
+    );
     fn serialize_some<T: Serialize + ?Sized>(self, v: &T) -> Result<()> {
         v.serialize(self)
-    }
-    fn serialize_unit(self) -> Result<()> {
-        Err(key_error())
-    }
-    fn serialize_unit_struct(self, _n: &'static str) -> Result<()> {
-        Err(key_error())
     }
     fn serialize_unit_variant(self, _n: &'static str, _i: u32, v: &'static str) -> Result<()> {
         self.enc.key(v)

@@ -65,21 +65,14 @@ fn not_a_timestamp() -> Error {
     Error::new(ErrorKind::Unsupported).with_message(format!("{NAME} holds RFC 3339 text only"))
 }
 
-macro_rules! refuse {
-    ($($f:ident($($t:ty),*)),* $(,)?) => {$(
-        fn $f(self, $(_: $t),*) -> Result<()> {
-            Err(not_a_timestamp())
-        }
-    )*};
-}
-
 impl ser::Serializer for TimestampWriter<'_> {
     fn serialize_str(self, v: &str) -> Result<()> {
         let t: Timestamp = v.parse()?;
         self.enc.timestamp(t)
     }
 
-    refuse!(
+    refuse_scalars!(
+        not_a_timestamp();
         serialize_bool(bool),
         serialize_i8(i8),
         serialize_i16(i16),

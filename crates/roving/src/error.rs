@@ -99,6 +99,37 @@ struct Inner {
     line_col: Option<(u64, u64)>,
     path: Option<String>,
     message: Option<Box<str>>,
+    /// Segments prefixed by [`Error::prefix_path`] so far.
+    prefixed: usize,
+    /// The path once longer than `PATH_ENDS` segments.
+    long_path: Option<Box<LongPath>>,
+}
+
+/// Segments kept at each end of a path built by [`Error::prefix_path`];
+/// those between are elided, so that an error deep in a value has a
+/// message of bounded length, built in time linear in the depth.
+const PATH_ENDS: usize = 16;
+
+/// A path of more than `PATH_ENDS` segments: the innermost `PATH_ENDS`
+/// (as text) and up to `PATH_ENDS` outermost (one string each), with a
+/// count of those elided between them.
+#[derive(Clone, PartialEq, Eq)]
+struct LongPath {
+    outer: std::collections::VecDeque<String>,
+    elided: usize,
+    inner: String,
+}
+
+impl LongPath {
+    fn render(&self) -> String {
+        let mut p = String::from("$");
+        p.extend(self.outer.iter().map(String::as_str));
+        if self.elided > 0 {
+            p.push_str(&format!("\u{2026}({} more)\u{2026}", self.elided));
+        }
+        p.push_str(&self.inner);
+        p
+    }
 }
 
 /// Result with the roving [`Error`].
@@ -114,6 +145,8 @@ impl Error {
             line_col: None,
             path: None,
             message: None,
+            prefixed: 0,
+            long_path: None,
         }))
     }
 
@@ -154,15 +187,40 @@ impl Error {
     #[must_use]
     pub fn with_path(mut self, path: impl Into<String>) -> Error {
         self.0.path = Some(path.into());
+        self.0.prefixed = 0;
+        self.0.long_path = None;
         self
     }
 
-    /// Prepends a path segment (used while unwinding typed decoding).
+    /// Prepends a path segment (used while unwinding typed decoding). Past
+    /// 32 segments, the middle of the path is elided (`$.a.b…(240
+    /// more)….y.z`): the message stays short, and the path of an error
+    /// 100,000 levels deep takes linear time to build.
     #[must_use]
     pub fn prefix_path(mut self, segment: &str) -> Error {
-        let rest = self.0.path.take().unwrap_or_default();
-        let rest = rest.strip_prefix('$').unwrap_or(&rest).to_string();
-        self.0.path = Some(format!("${segment}{rest}"));
+        let e = &mut *self.0;
+        e.prefixed += 1;
+        let path = e.path.take().unwrap_or_default();
+        if e.prefixed <= PATH_ENDS {
+            let rest = path.strip_prefix('$').unwrap_or(&path);
+            e.path = Some(format!("${segment}{rest}"));
+            return self;
+        }
+        // Past PATH_ENDS segments, those so far are the innermost, kept as
+        // text; up to PATH_ENDS outer ones are kept one by one.
+        let long = e.long_path.get_or_insert_with(|| {
+            Box::new(LongPath {
+                outer: Default::default(),
+                elided: 0,
+                inner: path.strip_prefix('$').unwrap_or(&path).to_string(),
+            })
+        });
+        long.outer.push_front(segment.to_string());
+        if long.outer.len() > PATH_ENDS {
+            long.outer.pop_back();
+            long.elided += 1;
+        }
+        e.path = Some(long.render());
         self
     }
 

@@ -15,6 +15,7 @@ use std::cell::Cell;
 
 use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 
+use super::stack;
 use crate::error::{Error, ErrorKind, Result};
 use crate::format::{
     f_dec_value, read_uint, read_varint, SPECIAL_FALSE, SPECIAL_NULL, SPECIAL_TRUE, TAG_ARRAY,
@@ -26,11 +27,14 @@ use crate::read::{
 };
 use crate::Limits;
 
-/// Maximum nesting depth of typed decoding (serde recurses per level).
+/// Maximum nesting depth of typed decoding by [`from_slice`] and
+/// [`from_value`] (as serde_json's 128, it bounds the depth of the values
+/// made, whose drops recurse too); [`from_value_with`] takes any.
 pub const SERDE_MAX_DEPTH: usize = 256;
 
 /// Validates `bytes` and deserializes a `T` from the document, borrowing
-/// `&str` and `&[u8]` fields from `bytes`.
+/// `&str` and `&[u8]` fields from `bytes`. Documents nested deeper than
+/// 256 levels need [`from_value_with`].
 pub fn from_slice<'de, T: de::Deserialize<'de>>(bytes: &'de [u8]) -> Result<T> {
     let doc = Document::open(bytes)?;
     let mut limits = Limits::for_len(bytes.len());
@@ -47,6 +51,20 @@ pub fn from_value<'de, T: de::Deserialize<'de>>(value: Value<'de>) -> Result<T> 
 
 /// Deserializes a `T` from a value with explicit limits. A value of a
 /// lazily opened document is validated first ([`Value::validated`]).
+/// Deep levels run on stack segments of their own, so any depth limit is
+/// safe on any thread's stack.
+///
+/// ```
+/// let deep = roving::to_vec(&vec![vec![vec![1]]])?;
+/// let doc = roving::Document::open(&deep)?;
+/// let mut limits = roving::Limits::for_len(deep.len());
+/// limits.max_depth = 2;
+/// assert!(roving::serde::from_value_with::<Vec<Vec<Vec<u8>>>>(doc.root(), limits).is_err());
+/// limits.max_depth = 3;
+/// let back: Vec<Vec<Vec<u8>>> = roving::serde::from_value_with(doc.root(), limits)?;
+/// assert_eq!(back, [[[1]]]);
+/// # Ok::<(), roving::Error>(())
+/// ```
 pub fn from_value_with<'de, T: de::Deserialize<'de>>(
     value: Value<'de>,
     limits: Limits,
@@ -81,6 +99,8 @@ struct Ctx<'de> {
     budget: Cell<u64>,
     /// Levels left below the container being visited.
     depth: Cell<usize>,
+    /// Levels allowed in all (`depth` at the root).
+    max_depth: usize,
     /// Direct-mapped by shape position: `(shape + 1, fields address,
     /// fields length, equal)`; a zero shape marks an empty entry.
     shapes: [Cell<(usize, usize, usize, bool)>; SHAPE_CACHE],
@@ -92,6 +112,7 @@ impl<'de> Ctx<'de> {
             buf,
             budget: Cell::new(budget),
             depth: Cell::new(depth),
+            max_depth: depth,
             shapes: Default::default(),
         }
     }
@@ -117,6 +138,13 @@ impl<'de> Ctx<'de> {
     #[inline(always)]
     fn leave(&self, depth: usize) {
         self.depth.set(depth);
+    }
+
+    /// Runs `f`, the visit of a container entered with [`enter`](Self::enter)
+    /// (which returned `depth`), on enough stack ([`stack::at_level`]).
+    #[inline(always)]
+    fn at_level<R>(&self, depth: usize, f: impl FnOnce() -> R) -> R {
+        stack::at_level(self.max_depth.saturating_sub(depth), f)
     }
 
     /// Whether the shape at `shape` is known (cached by
@@ -158,7 +186,7 @@ impl<'de> Ctx<'de> {
             slots: Slots::new(self.buf, at, len, width, a.pos()),
             i: 0,
         };
-        let r = visitor.visit_seq(&mut seq);
+        let r = self.at_level(depth, || visitor.visit_seq(&mut seq));
         self.leave(depth);
         let v = r?;
         // A visitor that stopped early (a tuple, an array, a struct read
@@ -188,12 +216,14 @@ impl<'de> Ctx<'de> {
                 if self.known_struct(shape, fields) {
                     let depth = self.enter(fields.len())?;
                     let width = WIDTHS[(tag & 3) as usize];
-                    let r = visitor.visit_map(StructAcc {
-                        ctx: self,
-                        fields,
-                        slots: Slots::new(buf, values, fields.len(), width, pos),
-                        next: 0,
-                        pending: false,
+                    let r = self.at_level(depth, || {
+                        visitor.visit_map(StructAcc {
+                            ctx: self,
+                            fields,
+                            slots: Slots::new(buf, values, fields.len(), width, pos),
+                            next: 0,
+                            pending: false,
+                        })
                     });
                     self.leave(depth);
                     return r;
@@ -214,7 +244,7 @@ impl<'de> Ctx<'de> {
         };
         let depth = self.enter(shape.count)?;
         let slots = Slots::new(self.buf, values, shape.count, width, m.pos());
-        let r = match fields {
+        let r = self.at_level(depth, || match fields {
             Some(fields) if self.keys_are(&shape, fields) => visitor.visit_map(StructAcc {
                 ctx: self,
                 fields,
@@ -229,7 +259,7 @@ impl<'de> Ctx<'de> {
                 next: 0,
                 pending: None,
             }),
-        };
+        });
         self.leave(depth);
         r
     }
@@ -511,12 +541,14 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
             Value::Str(s) => visitor.visit_enum(s.into_deserializer()),
             Value::Map(m) if m.len() == 1 => {
                 let depth = self.ctx.enter(1)?;
-                let r = visitor.visit_enum(EnumAcc {
-                    variant: m.key_at(0).unwrap_or(""),
-                    de: Deserializer {
-                        value: m.value_at(0).unwrap_or(Value::Null),
-                        ctx: self.ctx,
-                    },
+                let r = self.ctx.at_level(depth, || {
+                    visitor.visit_enum(EnumAcc {
+                        variant: m.key_at(0).unwrap_or(""),
+                        de: Deserializer {
+                            value: m.value_at(0).unwrap_or(Value::Null),
+                            ctx: self.ctx,
+                        },
+                    })
                 });
                 self.ctx.leave(depth);
                 r

@@ -86,7 +86,8 @@ macro_rules! refuse_compound_values {
 
 mod de;
 mod ser;
+mod stack;
 mod timestamp;
 
-pub use de::{from_slice, from_value, Deserializer};
+pub use de::{from_slice, from_value, from_value_with, Deserializer};
 pub use ser::{to_vec, Serializer};

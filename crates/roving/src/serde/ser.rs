@@ -2,6 +2,7 @@
 
 use serde::ser::{self, Serialize};
 
+use super::stack::at_level;
 use crate::encode::Encoder;
 use crate::error::{Error, ErrorKind, Result};
 
@@ -151,7 +152,7 @@ impl<'a, 'e> ser::Serializer for &'a mut Serializer<'e> {
     ) -> Result<()> {
         self.enc.begin_map()?;
         self.enc.key(variant)?;
-        value.serialize(&mut *self)?;
+        at_level(self.enc.depth(), || value.serialize(&mut *self))?;
         self.enc.end_map().map(drop)
     }
     #[inline]
@@ -207,7 +208,7 @@ impl ser::SerializeSeq for &mut Serializer<'_> {
     type Error = Error;
     #[inline]
     fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<()> {
-        v.serialize(&mut **self)
+        at_level(self.enc.depth(), || v.serialize(&mut **self))
     }
     #[inline]
     fn end(self) -> Result<()> {
@@ -219,7 +220,7 @@ impl ser::SerializeTuple for &mut Serializer<'_> {
     type Ok = ();
     type Error = Error;
     fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<()> {
-        v.serialize(&mut **self)
+        at_level(self.enc.depth(), || v.serialize(&mut **self))
     }
     fn end(self) -> Result<()> {
         self.enc.end_array().map(drop)
@@ -230,7 +231,7 @@ impl ser::SerializeTupleStruct for &mut Serializer<'_> {
     type Ok = ();
     type Error = Error;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<()> {
-        v.serialize(&mut **self)
+        at_level(self.enc.depth(), || v.serialize(&mut **self))
     }
     fn end(self) -> Result<()> {
         self.enc.end_array().map(drop)
@@ -241,7 +242,7 @@ impl ser::SerializeTupleVariant for &mut Serializer<'_> {
     type Ok = ();
     type Error = Error;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<()> {
-        v.serialize(&mut **self)
+        at_level(self.enc.depth(), || v.serialize(&mut **self))
     }
     fn end(self) -> Result<()> {
         self.enc.end_array()?;
@@ -256,7 +257,7 @@ impl ser::SerializeMap for &mut Serializer<'_> {
         key.serialize(KeySerializer { enc: self.enc })
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<()> {
-        v.serialize(&mut **self)
+        at_level(self.enc.depth(), || v.serialize(&mut **self))
     }
     fn end(self) -> Result<()> {
         self.enc.end_map().map(drop)
@@ -269,7 +270,7 @@ impl ser::SerializeStruct for &mut Serializer<'_> {
     #[inline(always)]
     fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, v: &T) -> Result<()> {
         self.enc.key_static(key)?;
-        v.serialize(&mut **self)
+        at_level(self.enc.depth(), || v.serialize(&mut **self))
     }
     #[inline]
     fn end(self) -> Result<()> {
@@ -282,7 +283,7 @@ impl ser::SerializeStructVariant for &mut Serializer<'_> {
     type Error = Error;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, v: &T) -> Result<()> {
         self.enc.key_static(key)?;
-        v.serialize(&mut **self)
+        at_level(self.enc.depth(), || v.serialize(&mut **self))
     }
     fn end(self) -> Result<()> {
         self.enc.end_map()?;

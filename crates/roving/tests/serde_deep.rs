@@ -1,0 +1,134 @@
+//! Deep values through serde on a small stack: `to_vec` and
+//! `from_value_with` recurse through the caller's types once per level, so
+//! they must not overflow a thread's stack before their depth limits
+//! (100,000 levels for `to_vec`; what the caller asks for when decoding).
+//! The types here hold no nested heap data (nothing to drop recursively):
+//! `Nest(n)` is `n` arrays inside one another around a `0`.
+
+use std::fmt;
+
+use serde::de::{self, Deserialize, Deserializer, SeqAccess, Visitor};
+use serde::ser::{Serialize, SerializeSeq, Serializer};
+
+/// `n` nested one-element arrays around `0`.
+struct Nest(usize);
+
+impl Serialize for Nest {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.0 == 0 {
+            return s.serialize_u8(0);
+        }
+        let mut seq = s.serialize_seq(Some(1))?;
+        seq.serialize_element(&Nest(self.0 - 1))?;
+        seq.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Nest {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Nest, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Nest;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("0 or a one-element array")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Nest, E> {
+                match v {
+                    0 => Ok(Nest(0)),
+                    _ => Err(E::custom("not 0")),
+                }
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Nest, A::Error> {
+                let inner: Nest = a
+                    .next_element()?
+                    .ok_or_else(|| de::Error::custom("empty"))?;
+                Ok(Nest(inner.0 + 1))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Runs `f` on a new thread with a 256 KiB stack.
+fn on_small_stack<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
+    std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(f)
+        .unwrap()
+        .join()
+        .unwrap()
+}
+
+#[test]
+fn to_vec_writes_up_to_its_depth_limit_on_a_small_stack() {
+    on_small_stack(|| {
+        let bytes = roving::to_vec(&Nest(100_000)).unwrap();
+        let doc = roving::Document::open(&bytes).unwrap();
+        let mut v = doc.root();
+        let mut depth = 0;
+        while let Some(a) = v.as_array() {
+            v = a.get(0).unwrap();
+            depth += 1;
+        }
+        assert_eq!((depth, v.as_u64()), (100_000, Some(0)));
+        let err = roving::to_vec(&Nest(100_001)).unwrap_err();
+        assert_eq!(*err.kind(), roving::ErrorKind::DepthLimit);
+    });
+}
+
+#[test]
+fn from_value_with_reads_to_the_callers_depth_on_a_small_stack() {
+    on_small_stack(|| {
+        let bytes = roving::to_vec(&Nest(50_000)).unwrap();
+        let doc = roving::Document::open(&bytes).unwrap();
+        let mut limits = roving::Limits::for_len(bytes.len());
+        limits.max_depth = 50_000;
+        let back: Nest = roving::serde::from_value_with(doc.root(), limits).unwrap();
+        assert_eq!(back.0, 50_000);
+        limits.max_depth = 49_999;
+        let err = roving::serde::from_value_with::<Nest>(doc.root(), limits)
+            .err()
+            .unwrap();
+        assert_eq!(*err.kind(), roving::ErrorKind::DepthLimit);
+        // from_slice keeps its own limit (256 levels).
+        let err = roving::from_slice::<Nest>(&bytes).err().unwrap();
+        assert_eq!(*err.kind(), roving::ErrorKind::DepthLimit);
+    });
+}
+
+#[test]
+fn the_path_of_an_error_deep_down_is_elided_in_the_middle() {
+    on_small_stack(|| {
+        // 50,000 arrays around a 1, which `Nest` refuses.
+        let mut enc = roving::Encoder::new();
+        for _ in 0..50_000 {
+            enc.begin_array().unwrap();
+        }
+        enc.i64(1).unwrap();
+        for _ in 0..50_000 {
+            enc.end_array().unwrap();
+        }
+        let bytes = enc.finish().unwrap();
+        let doc = roving::Document::open(&bytes).unwrap();
+        let mut limits = roving::Limits::for_len(bytes.len());
+        limits.max_depth = 50_000;
+        let err = roving::serde::from_value_with::<Nest>(doc.root(), limits)
+            .err()
+            .unwrap();
+        let path = err.path().unwrap();
+        let ends = "[0]".repeat(16);
+        assert_eq!(path, format!("${ends}\u{2026}(49968 more)\u{2026}{ends}"));
+        assert_eq!(err.message(), Some("not 0"));
+
+        // 32 levels or fewer: the whole path.
+        for depth in [1, 16, 17, 32] {
+            let nested = (0..depth).fold(serde_json::json!(1), |v, _| serde_json::json!([v]));
+            let bytes = roving::to_vec(&nested).unwrap();
+            let err = roving::from_slice::<Nest>(&bytes).err().unwrap();
+            assert_eq!(
+                err.path(),
+                Some(format!("${}", "[0]".repeat(depth)).as_str())
+            );
+        }
+    });
+}

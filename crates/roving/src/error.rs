@@ -108,7 +108,7 @@ struct Inner {
 /// Segments kept at each end of a path built by [`Error::prefix_path`];
 /// those between are elided, so that an error deep in a value has a
 /// message of bounded length, built in time linear in the depth.
-const PATH_ENDS: usize = 16;
+const PATH_ENDS: usize = 20;
 
 /// A path of more than `PATH_ENDS` segments: the innermost `PATH_ENDS`
 /// (as text) and up to `PATH_ENDS` outermost (one string each), with a
@@ -125,7 +125,7 @@ impl LongPath {
         let mut p = String::from("$");
         p.extend(self.outer.iter().map(String::as_str));
         if self.elided > 0 {
-            p.push_str(&format!("\u{2026}({} more)\u{2026}", self.elided));
+            p.push_str(&format!("...({} more)...", self.elided));
         }
         p.push_str(&self.inner);
         p
@@ -193,9 +193,10 @@ impl Error {
     }
 
     /// Prepends a path segment (used while unwinding typed decoding). Past
-    /// 32 segments, the middle of the path is elided (`$.a.b…(240
-    /// more)….y.z`): the message stays short, and the path of an error
-    /// 100,000 levels deep takes linear time to build.
+    /// 40 segments, the middle of the path is elided (`$.a.b...(240
+    /// more)....y.z`, as the Python package's paths are): the message
+    /// stays short, and the path of an error 100,000 levels deep takes
+    /// linear time to build.
     #[must_use]
     pub fn prefix_path(mut self, segment: &str) -> Error {
         let e = &mut *self.0;

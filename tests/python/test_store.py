@@ -210,6 +210,16 @@ def test_key_order_merges_pending(tmp_path: Path) -> None:
     s.close()
 
 
+def test_bare_file_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Store("cache.rvs"), as shelve.open("cache"): created in the current directory.
+    monkeypatch.chdir(tmp_path)
+    with Store("cache.rvs") as s:
+        s["a"] = 1
+    assert (tmp_path / "cache.rvs").is_file()
+    with Store("cache.rvs", readonly=True) as s:
+        assert dict(s) == {"a": 1}
+
+
 def test_pending_changes_are_private_until_flush(tmp_path: Path) -> None:
     path = tmp_path / "s.rvs"
     w = Store(path)

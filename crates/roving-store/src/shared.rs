@@ -275,7 +275,7 @@ impl Shared {
                 "the path contains a NUL byte",
             ));
         }
-        let lay = layout(path);
+        let mut lay = layout(path);
         if !lay.single_file && !lay.data.exists() {
             // Only an empty directory becomes an LMDB directory store.
             let empty = std::fs::read_dir(path)
@@ -290,6 +290,11 @@ impl Shared {
         }
         let pre = precheck(&lay.data, options.readonly)?;
         let key = canonical(&lay.data)?;
+        if lay.single_file {
+            // LMDB is given the canonical path: a bare file name ("x.rvs")
+            // has an empty parent, which heed cannot resolve for a new file.
+            lay.env = key.clone();
+        }
         let mut registry = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(shared) = registry.get(&key).and_then(Weak::upgrade) {
             shared.check_pid()?;

@@ -6,6 +6,8 @@ import dataclasses
 import datetime as dt
 import gc
 import os
+import subprocess
+import sys
 from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
@@ -442,6 +444,38 @@ def test_growth_with_views_open(tmp_path: Path) -> None:
     s.flush()
     s.reload()
     assert len(s) == 41
+    s.close()
+
+
+def test_failed_reload_changes_nothing(tmp_path: Path) -> None:
+    # Another process grows the map while a view is open here: reload()
+    # cannot move the map; it raises and the store stays as it was.
+    path = tmp_path / "s.rvs"
+    s = Store(path, map_size=1 << 20)
+    s["first"] = {"n": 1}
+    s.flush()
+    view = s.view("first")
+    s["pending"] = 2
+    assert len(s) == 2
+    grow = (
+        "import sys\n"
+        "from roving import Store\n"
+        "with Store(sys.argv[1], map_size=1 << 20) as s:\n"
+        "    for i in range(40):\n"
+        "        s[f'big{i}'] = 'z' * 100_000\n"
+    )
+    subprocess.run([sys.executable, "-c", grow, str(path)], check=True)
+    with pytest.raises(StoreError) as ei:
+        s.reload()
+    assert ei.value.kind == "busy" and "view" in str(ei.value)
+    assert s.pending == 1 and len(s) == 2
+    assert s["first"] == {"n": 1} and s["pending"] == 2
+    assert list(s) == ["first", "pending"]
+    assert view["n"] == 1
+    del view
+    gc.collect()
+    s.reload()
+    assert s.pending == 0 and len(s) == 41 and "pending" not in s
     s.close()
 
 

@@ -446,28 +446,41 @@ impl Shared {
     /// Begins a read transaction and wraps it in a snapshot, adopting a map
     /// grown by another process if needed.
     pub(crate) fn snapshot(self: &Arc<Self>) -> Result<Arc<Snapshot>> {
-        self.check_pid()?;
-        let mut adopted = false;
-        loop {
-            let txn = {
-                let _g = self.gate.read().unwrap_or_else(|e| e.into_inner());
-                match self.env.clone().static_read_txn() {
-                    Ok(txn) => {
-                        self.live.fetch_add(1, Ordering::SeqCst);
-                        Some(txn)
-                    }
-                    Err(heed::Error::Mdb(MdbError::MapResized)) if !adopted => None,
-                    Err(e) => return Err(self.err(e.into())),
-                }
-            };
-            match txn {
-                Some(txn) => return Snapshot::new(self.clone(), txn).map(Arc::new),
-                None => {
-                    self.remap(0)?;
-                    adopted = true;
+        match self.try_snapshot()? {
+            Some(snap) => Ok(snap),
+            None => {
+                self.remap(0)?;
+                match self.try_snapshot()? {
+                    Some(snap) => Ok(snap),
+                    None => Err(self.err(heed::Error::Mdb(MdbError::MapResized).into())),
                 }
             }
         }
+    }
+
+    /// Begins a read transaction and wraps it in a snapshot; `None` if
+    /// another process grew the map, which must be adopted (`remap(0)`)
+    /// first.
+    pub(crate) fn try_snapshot(self: &Arc<Self>) -> Result<Option<Arc<Snapshot>>> {
+        self.check_pid()?;
+        let txn = {
+            let _g = self.gate.read().unwrap_or_else(|e| e.into_inner());
+            match self.env.clone().static_read_txn() {
+                Ok(txn) => {
+                    self.live.fetch_add(1, Ordering::SeqCst);
+                    txn
+                }
+                Err(heed::Error::Mdb(MdbError::MapResized)) => return Ok(None),
+                Err(e) => return Err(self.err(e.into())),
+            }
+        };
+        Snapshot::new(self.clone(), txn).map(|s| Some(Arc::new(s)))
+    }
+
+    /// The number of transactions (snapshots, views' snapshots, a writer)
+    /// of this file alive in this process.
+    pub(crate) fn live(&self) -> usize {
+        self.live.load(Ordering::SeqCst)
     }
 
     /// Remaps to `new_size` bytes (0: the size recorded in the file, after
@@ -477,13 +490,7 @@ impl Shared {
         let _g = self.gate.write().unwrap_or_else(|e| e.into_inner());
         let live = self.live.load(Ordering::SeqCst);
         if live != 0 {
-            return Err(self.err(StoreError::new(
-                StoreErrorKind::Busy,
-                format!(
-                    "the store's map must grow but {live} snapshot(s) or view(s) of it are open \
-                     in this process; release them and retry (pending changes are kept)"
-                ),
-            )));
+            return Err(self.map_busy(live));
         }
         // SAFETY: we hold the gate exclusively and `live` is 0, so no
         // transaction of this environment exists in this process and none
@@ -492,6 +499,19 @@ impl Shared {
         unsafe { self.env.resize(new_size) }.map_err(|e| self.err(e.into()))?;
         self.base.store(0, Ordering::SeqCst);
         Ok(())
+    }
+
+    /// The error of a map that must grow (or move to the size another
+    /// process gave it) while `live` transactions of this process use it.
+    #[cold]
+    pub(crate) fn map_busy(&self, live: usize) -> StoreError {
+        self.err(StoreError::new(
+            StoreErrorKind::Busy,
+            format!(
+                "the store's map must grow but {live} snapshot(s) or view(s) of it are open \
+                 in this process; release them and retry (pending changes are kept)"
+            ),
+        ))
     }
 
     pub(crate) fn map_size(&self) -> usize {

@@ -725,6 +725,87 @@ fn readers_see_only_committed_states() {
     assert!(!seen.is_empty());
 }
 
+/// Another process grows the map past this process's while a view of it
+/// is open here: `reload` cannot move the map, fails with `Busy`, and
+/// changes nothing (the store still reads its state, its pending changes
+/// are kept); once the view is released, `reload` succeeds.
+#[test]
+fn a_reload_that_cannot_grow_the_map_changes_nothing() {
+    let small = StoreOptions::default().map_size(1 << 20);
+    if let Ok(p) = std::env::var("ROVING_STORE_TEST_GROWER") {
+        let mut s = Store::open(&p, &small).unwrap();
+        let big = "z".repeat(100_000);
+        for i in 0..40 {
+            let mut e = Encoder::new();
+            e.str(&big).unwrap();
+            s.put(&format!("big{i}"), e.finish().unwrap()).unwrap();
+        }
+        s.flush().unwrap();
+        return;
+    }
+    let (_d, path) = tmp();
+    let mut s = Store::open(&path, &small).unwrap();
+    s.put("first", doc_of(1)).unwrap();
+    s.flush().unwrap();
+    let view = s.record("first").unwrap().unwrap();
+    s.put("pending", doc_of(2)).unwrap();
+    assert_eq!(s.len().unwrap(), 2);
+    let exe = std::env::current_exe().unwrap();
+    let st = std::process::Command::new(exe)
+        .args([
+            "--exact",
+            "a_reload_that_cannot_grow_the_map_changes_nothing",
+            "--test-threads=1",
+        ])
+        .env("ROVING_STORE_TEST_GROWER", &path)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let msg = expect_kind(s.reload(), StoreErrorKind::Busy);
+    assert!(msg.contains("view"), "{msg}");
+    // Nothing changed.
+    assert_eq!(s.pending_len(), 1);
+    assert_eq!(s.len().unwrap(), 2);
+    assert_eq!(n_of(&s, "first"), Some(1));
+    assert_eq!(n_of(&s, "pending"), Some(2));
+    assert!(s.get("big0").unwrap().is_none());
+    assert_eq!(s.iter().count(), 2);
+    drop(view);
+    s.reload().unwrap();
+    assert_eq!(s.pending_len(), 0);
+    assert_eq!(s.len().unwrap(), 41);
+    assert!(s.get("big39").unwrap().is_some());
+    assert!(s.map_size() > 1 << 20);
+}
+
+/// `reload` works when the reader table is full: the store's own
+/// snapshot gives its slot to the new one.
+#[test]
+fn reload_with_a_full_reader_table() {
+    let (_d, path) = tmp();
+    let mut o = opts();
+    o.max_readers = 4;
+    let mut w = Store::open(&path, &o).unwrap();
+    let mut others = Vec::new();
+    loop {
+        match Store::open(&path, &o) {
+            Ok(s) => others.push(s),
+            Err(e) => {
+                assert_eq!(e.kind(), StoreErrorKind::Busy, "{e}");
+                break;
+            }
+        }
+    }
+    assert!(!others.is_empty());
+    w.put("a", doc_of(1)).unwrap();
+    w.flush().unwrap();
+    for s in &mut others {
+        assert_eq!(n_of(s, "a"), None);
+        s.reload().unwrap();
+        assert_eq!(n_of(s, "a"), Some(1));
+    }
+}
+
 #[test]
 fn store_and_records_are_send_and_sync() {
     fn check<T: Send + Sync>() {}

@@ -646,6 +646,45 @@ def test_forked_child_gets_a_clear_error(tmp_path: Path) -> None:
     s.close()
 
 
+def test_forked_child_dropping_its_store_keeps_the_parents_snapshot(tmp_path: Path) -> None:
+    # The child lets go of the Store (and a view) it inherited. That must not
+    # end the parent's read transaction in LMDB's shared reader table: the
+    # parent's snapshot must stay intact while another process rewrites
+    # every record (which reuses the pages of states no reader holds).
+    path = tmp_path / "s.rvs"
+    s = Store(path)
+    for i in range(20):
+        s[f"a{i}"] = {"v": "A" * 3000}
+    s.flush()
+    view = s.view("a5")
+    pid = os.fork()
+    if pid == 0:  # child: never return into pytest
+        code = 10
+        try:
+            del view, s
+            gc.collect()
+            code = 0
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.WEXITSTATUS(status) == 0
+    rewrite = (
+        "import sys\n"
+        "from roving import Store\n"
+        "for j in range(30):\n"
+        "    with Store(sys.argv[1]) as s:\n"
+        "        for i in range(20):\n"
+        "            s[f'a{i}'] = {'v': chr(66 + j % 20) * 3000}\n"
+    )
+    subprocess.run([sys.executable, "-c", rewrite, str(path)], check=True)
+    assert view["v"] == "A" * 3000
+    assert s["a5"] == {"v": "A" * 3000} and len(s) == 20
+    del view
+    s.reload()
+    assert s["a5"]["v"][0] != "A"
+    s.close()
+
+
 def test_trusted_store_reads_without_validating(tmp_path: Path) -> None:
     path = tmp_path / "s.rvs"
     with Store(path) as s:

@@ -39,7 +39,9 @@
 //! Like every LMDB environment, an open store belongs to the process that
 //! opened it: after `fork()`, the child can still read the snapshot it
 //! inherited, but `flush`, `reload` and opening the same store again fail
-//! with [`StoreErrorKind::Busy`]; open stores after forking.
+//! with [`StoreErrorKind::Busy`]; open stores after forking. Dropping an
+//! inherited store in the child leaves the parent's snapshots alone (the
+//! child's copy of each read transaction is left unended).
 //!
 //! # Files
 //! `Store::open("x.rvs")` makes the data file `x.rvs` and LMDB's lock file

@@ -430,9 +430,14 @@ impl Shared {
         })
     }
 
+    /// True in a child process forked after the store was opened.
+    pub(crate) fn forked(&self) -> bool {
+        std::process::id() != self.pid
+    }
+
     /// Errors in a child process forked after the store was opened.
     pub(crate) fn check_pid(&self) -> Result<()> {
-        if std::process::id() != self.pid {
+        if self.forked() {
             return Err(self.err(StoreError::new(
                 StoreErrorKind::Busy,
                 "the store was opened before fork() by the parent process and cannot be \

@@ -806,6 +806,76 @@ fn reload_with_a_full_reader_table() {
     }
 }
 
+fn doc_of_str(s: &str) -> Vec<u8> {
+    let mut e = Encoder::new();
+    e.str(s).unwrap();
+    e.finish().unwrap()
+}
+
+/// A forked child that drops the store it inherited must not end the
+/// parent's read transaction (LMDB's reader table is shared memory): the
+/// parent's snapshot stays intact while another process rewrites every
+/// record. Runs in a re-run of this test binary (one thread, so that
+/// `fork` is safe), which forks; the rewriter is a third process.
+#[test]
+fn a_forked_child_dropping_its_store_keeps_the_parents_snapshot() {
+    const NAME: &str = "a_forked_child_dropping_its_store_keeps_the_parents_snapshot";
+    let rerun = |var: &str, path: &Path| {
+        let st = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", NAME, "--test-threads=1"])
+            .env(var, path)
+            .status()
+            .unwrap();
+        assert!(st.success());
+    };
+    if let Ok(p) = std::env::var("ROVING_STORE_TEST_REWRITER") {
+        for j in 0..30u8 {
+            let mut s = Store::open(&p, &opts()).unwrap();
+            let v = char::from(b'B' + j % 20).to_string().repeat(3000);
+            for i in 0..20 {
+                s.put(&format!("a{i}"), doc_of_str(&v)).unwrap();
+            }
+            s.flush().unwrap();
+        }
+        return;
+    }
+    let Ok(p) = std::env::var("ROVING_STORE_TEST_FORKER") else {
+        let (_d, path) = tmp();
+        rerun("ROVING_STORE_TEST_FORKER", &path);
+        return;
+    };
+    let path = PathBuf::from(p);
+    let a = "A".repeat(3000);
+    let mut s = Store::open(&path, &opts()).unwrap();
+    for i in 0..20 {
+        s.put(&format!("a{i}"), doc_of_str(&a)).unwrap();
+    }
+    s.flush().unwrap();
+    let view = s.record("a5").unwrap().unwrap();
+    // SAFETY: this process runs one test on one thread (`--test-threads=1`);
+    // the child only drops the store and exits.
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0);
+    if pid == 0 {
+        drop(view);
+        drop(s);
+        // SAFETY: ends the child without running the test harness.
+        unsafe { libc::_exit(0) };
+    }
+    let mut status = 0;
+    // SAFETY: waits for the child forked above.
+    assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
+    assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0);
+    rerun("ROVING_STORE_TEST_REWRITER", &path);
+    assert_eq!(view.document().unwrap().root().as_str(), Some(a.as_str()));
+    let got = s
+        .get("a5")
+        .unwrap()
+        .map(|d| d.root().as_str().map(str::to_owned));
+    assert_eq!(got, Some(Some(a)));
+    assert_eq!(s.iter().count(), 20);
+}
+
 #[test]
 fn store_and_records_are_send_and_sync() {
     fn check<T: Send + Sync>() {}

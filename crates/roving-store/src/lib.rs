@@ -80,9 +80,9 @@ pub use store::{Iter, RawIter, Record, Store};
 pub struct StoreOptions {
     /// Open read-only: writes fail, a missing store is an error.
     pub readonly: bool,
-    /// Initial size of the memory map in bytes (rounded up to 1 MiB; at
-    /// least the size recorded in the file). Default 1 GiB. The map grows
-    /// by itself; this only sets how soon.
+    /// Initial size of the memory map in bytes (rounded up to 1 MiB, at
+    /// most 64 TiB; at least the size recorded in the file). Default 1 GiB.
+    /// The map grows by itself; this only sets how soon.
     pub map_size: usize,
     /// Sync to disk on every commit (LMDB's default). With `false`, a
     /// crash of the machine (not of the process) may lose recent commits,

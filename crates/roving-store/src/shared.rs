@@ -260,10 +260,17 @@ fn read_prefix(data: &Path, buf: &mut [u8]) -> Result<usize> {
     Ok(n)
 }
 
+/// The largest map this crate asks for: [`MAX_PLAUSIBLE_MAP`] (a store
+/// recording more is taken for damaged when opened), or what `usize` holds.
+const MAX_MAP: usize = if usize::MAX as u64 >= MAX_PLAUSIBLE_MAP {
+    MAX_PLAUSIBLE_MAP as usize
+} else {
+    usize::MAX / MAP_ROUND * MAP_ROUND
+};
+
+/// `size` rounded up to a multiple of [`MAP_ROUND`], at most [`MAX_MAP`].
 pub(crate) fn round_map(size: usize) -> usize {
-    size.max(MAP_ROUND)
-        .div_ceil(MAP_ROUND)
-        .saturating_mul(MAP_ROUND)
+    size.clamp(MAP_ROUND, MAX_MAP).div_ceil(MAP_ROUND) * MAP_ROUND
 }
 
 impl Shared {

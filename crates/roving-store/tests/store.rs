@@ -595,6 +595,31 @@ fn map_grows_past_its_initial_size() {
     assert_eq!(d.root().get("i").unwrap().as_u64(), Some(3299));
 }
 
+/// A map size beyond what a store may record (64 TiB) or beyond `usize`
+/// is capped: the store it makes opens again, and no message speaks of
+/// page-size multiples. (Mapping 64 TiB may fail on small address
+/// spaces: that is an I/O error.)
+#[test]
+fn huge_map_sizes_are_capped() {
+    for size in [(1usize << 46) + (1 << 20), usize::MAX] {
+        let (_d, path) = tmp();
+        match Store::open(&path, &opts().map_size(size)) {
+            Ok(mut s) => {
+                assert!(s.map_size() <= 1 << 46);
+                s.put("a", doc_of(1)).unwrap();
+                s.flush().unwrap();
+                drop(s);
+                let s = Store::open(&path, &opts()).unwrap();
+                assert_eq!(n_of(&s, "a"), Some(1));
+            }
+            Err(e) => {
+                assert_eq!(e.kind(), StoreErrorKind::Io, "{e}");
+                assert!(!e.to_string().contains("multiple"), "{e}");
+            }
+        }
+    }
+}
+
 #[test]
 fn growth_waits_for_views_to_be_released() {
     let (_d, path) = tmp();

@@ -49,9 +49,18 @@
 //! (`data.mdb`, `lock.mdb`). The map (the address range the file is mapped
 //! to) starts at [`StoreOptions::map_size`] and doubles by itself when a
 //! flush needs more room; growing it needs every other snapshot of the
-//! store in this process (for example views held by a caller) to be
-//! released first, otherwise `flush` fails with
-//! [`StoreErrorKind::Busy`] and keeps its pending changes.
+//! store in this process (views held by a caller, and every other open
+//! [`Store`] of the same file, each of which holds one) to be released
+//! first, otherwise `flush` fails with [`StoreErrorKind::Busy`] and keeps
+//! its pending changes (and `reload`, after another process grew it,
+//! fails the same way and changes nothing). A store expected to grow
+//! large while several handles of it are open should be opened with a
+//! `map_size` above its expected size: the map is address space only,
+//! the file grows with its contents.
+//!
+//! A store is known to a process by its path with symbolic links
+//! resolved, and LMDB's lock file is that path + `-lock`: do not open one
+//! store file under two hard-linked names.
 //!
 //! # Damaged files
 //! A file that is not an LMDB file, an LMDB file of another program, a
@@ -86,7 +95,9 @@ pub struct StoreOptions {
     pub map_size: usize,
     /// Sync to disk on every commit (LMDB's default). With `false`, a
     /// crash of the machine (not of the process) may lose recent commits,
-    /// but never corrupts the store.
+    /// and, on a file system that does not keep the order of writes, may
+    /// leave the store damaged (LMDB's `MDB_NOSYNC`). A crash of the
+    /// process alone loses nothing that was flushed.
     pub sync: bool,
     /// Size of the reader table of a new store (read transactions alive at
     /// once, over all processes). Default 510.

@@ -46,7 +46,7 @@
 //! # Files
 //! `Store::open("x.rvs")` makes the data file `x.rvs` and LMDB's lock file
 //! `x.rvs-lock`; an existing directory is opened as an LMDB directory
-//! (`data.mdb`, `lock.mdb`). The map (the address range the file is mapped
+//! (`data.mdb`, `lock.mdb`), and so is the path of its `data.mdb`. The map (the address range the file is mapped
 //! to) starts at [`StoreOptions::map_size`] and doubles by itself when a
 //! flush needs more room; growing it needs every other snapshot of the
 //! store in this process (views held by a caller, and every other open

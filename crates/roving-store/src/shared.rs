@@ -125,6 +125,14 @@ fn layout(path: &Path) -> Layout {
             data: path.join("data.mdb"),
             single_file: false,
         }
+    } else if let Some(dir) = dir_of_data_file(path) {
+        // The data file of a directory store: open that store, so that
+        // every process uses its lock file (`lock.mdb`).
+        Layout {
+            env: dir,
+            data: path.to_path_buf(),
+            single_file: false,
+        }
     } else {
         Layout {
             env: path.to_path_buf(),
@@ -132,6 +140,19 @@ fn layout(path: &Path) -> Layout {
             single_file: true,
         }
     }
+}
+
+/// The directory of `path` if `path` is the data file of a directory
+/// store (`data.mdb` beside a `lock.mdb`).
+fn dir_of_data_file(path: &Path) -> Option<PathBuf> {
+    if path.file_name()? != "data.mdb" || !path.is_file() {
+        return None;
+    }
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    dir.join("lock.mdb").is_file().then_some(dir)
 }
 
 fn canonical(data: &Path) -> Result<PathBuf> {

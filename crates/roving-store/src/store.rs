@@ -115,7 +115,8 @@ impl Store {
     /// read-only). `path` is a file (LMDB's lock file is `path` + `-lock`)
     /// or, if it is an existing directory, a directory holding `data.mdb`
     /// (and `lock.mdb`): an empty directory becomes one, any other directory
-    /// is not a store.
+    /// is not a store. The `data.mdb` of such a directory (beside its
+    /// `lock.mdb`) opens that directory store.
     ///
     /// A path that holds something else, a truncated or damaged store
     /// gives an error of kind [`NotAStore`](StoreErrorKind::NotAStore) or

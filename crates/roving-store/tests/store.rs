@@ -459,6 +459,34 @@ fn empty_file_and_missing_paths() {
     assert!(!busy.join("data.mdb").exists());
 }
 
+/// The data file of a directory store, named directly, opens that
+/// directory store: LMDB's lock file stays `lock.mdb` beside it (a
+/// `data.mdb-lock` would leave processes that open the directory and
+/// processes that open the file without a common lock).
+#[test]
+fn the_data_file_of_a_directory_store_opens_the_directory_store() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().join("dirstore");
+    std::fs::create_dir(&dir).unwrap();
+    let mut s = Store::open(&dir, &opts()).unwrap();
+    s.put("a", doc_of(1)).unwrap();
+    s.flush().unwrap();
+    drop(s);
+    let data = dir.join("data.mdb");
+    for ro in [true, false] {
+        let mut s = Store::open(&data, &opts().readonly(ro)).unwrap();
+        assert_eq!(s.path(), data.as_path());
+        assert_eq!(n_of(&s, "a"), Some(1));
+        if !ro {
+            s.put("b", doc_of(2)).unwrap();
+            s.flush().unwrap();
+        }
+    }
+    assert!(!dir.join("data.mdb-lock").exists());
+    let s = Store::open(&dir, &opts()).unwrap();
+    assert_eq!(n_of(&s, "b"), Some(2));
+}
+
 #[test]
 fn lmdb_file_of_another_program() {
     let (_d, path) = tmp();

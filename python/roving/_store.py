@@ -44,7 +44,8 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
     map_size=None, sync=True, populate=False)``
 
     * ``path``: the data file (LMDB's lock file is ``path + "-lock"``), created
-      if missing; an existing directory is opened as an LMDB directory.
+      if missing; an existing directory is opened as an LMDB directory
+      (``data.mdb``, ``lock.mdb``), and so is the path of its ``data.mdb``.
     * ``type``: decode values as this type (e.g. a dataclass), like
       ``roving.loads(..., type=)``; ``None`` gives plain Python values.
     * ``readonly``: refuse writes; a missing store raises ``StoreError``.
@@ -73,7 +74,10 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
     reads the newest committed state. Reads see the state committed at the
     last open/flush/reload plus the pending changes (other processes' commits
     appear on ``reload()``). ``len``, ``in`` and ``get`` do not decode
-    anything; iteration is in key order (by code point).
+    anything; iteration is in key order (by code point). The state an open
+    ``Store`` reads (and every view of it) keeps the pages it sees from being
+    reused: a long-lived ``Store`` should ``reload()`` now and then, or the
+    file grows while other processes write.
 
     ``s.view(k)`` returns the record as a lazy :class:`roving.Doc` read in
     place from the memory map (no copy). ``close()`` flushes and closes; as a

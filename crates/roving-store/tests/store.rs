@@ -929,6 +929,64 @@ fn a_forked_child_dropping_its_store_keeps_the_parents_snapshot() {
     assert_eq!(s.iter().count(), 20);
 }
 
+/// A flush that cannot write (here: the file size limit, as a full disk)
+/// fails with an I/O error that says so, keeps its pending changes, and
+/// leaves the store as it was. The writer is a re-run of this test binary
+/// with `RLIMIT_FSIZE` set (its output goes to pipes, which the limit does
+/// not cover).
+#[test]
+fn a_flush_that_cannot_write_says_why() {
+    const LIMIT: u64 = 2 << 20;
+    if let Ok(p) = std::env::var("ROVING_STORE_TEST_FSIZE") {
+        // SAFETY: plain system calls of this single-threaded re-run
+        // (`--test-threads=1`), before any file is written.
+        unsafe {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let lim = libc::rlimit {
+                rlim_cur: LIMIT as libc::rlim_t,
+                rlim_max: libc::RLIM_INFINITY,
+            };
+            assert_eq!(libc::setrlimit(libc::RLIMIT_FSIZE, &lim), 0);
+        }
+        let mut s = Store::open(&p, &opts()).unwrap();
+        let pad = "x".repeat(10_000);
+        for batch in 0..1000 {
+            for i in 0..20 {
+                let mut e = Encoder::new();
+                e.str(&pad).unwrap();
+                s.put(&format!("b{batch:04}-{i:02}"), e.finish().unwrap())
+                    .unwrap();
+            }
+            if let Err(e) = s.flush() {
+                assert_eq!(e.kind(), StoreErrorKind::Io, "{e}");
+                let msg = e.to_string();
+                assert!(msg.contains("full") || msg.contains("too large"), "{msg}");
+                assert_eq!(s.pending_len(), 20);
+                return;
+            }
+        }
+        panic!("the file size limit was never reached");
+    }
+    let (_d, path) = tmp();
+    make_store(&path, 10);
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "a_flush_that_cannot_write_says_why",
+            "--test-threads=1",
+        ])
+        .env("ROVING_STORE_TEST_FSIZE", &path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let s = Store::open(&path, &opts().verify_pages(true)).unwrap();
+    assert_eq!(s.verify().unwrap() % 20, 10);
+}
+
 #[test]
 fn store_and_records_are_send_and_sync() {
     fn check<T: Send + Sync>() {}

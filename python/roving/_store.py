@@ -52,7 +52,8 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
     * ``trusted``: skip validating records read from the file (like
       ``roving.open(trusted=True)``): faster reads, only for stores that roving
       wrote and nothing else modified; a damaged record then gives a
-      ``DecodeError`` or wrong values instead of a ``StoreError``.
+      ``DecodeError`` (``UnicodeDecodeError`` for a damaged string) or wrong
+      values instead of a ``StoreError``.
     * ``verify_pages``: before anything is read, walk every page of the file
       (time proportional to its size, ~40 ms for 200 MB): for store files that
       come from elsewhere. LMDB keeps no checksums and trusts its pages, so

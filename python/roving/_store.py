@@ -94,7 +94,10 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
     first one's ``flush()`` to finish. Within a process, use one ``Store``
     object per thread (they share the open file): a thread touching a
     ``Store`` while another thread is inside its ``flush()`` gets a
-    ``RuntimeError``. Open stores after ``fork()``, not before. A store
+    ``RuntimeError``. Open stores after ``fork()``, not before: a child may
+    read a ``Store`` it inherited only while the parent keeps that ``Store``
+    as it is (once the parent closes, flushes or reloads it, the child's
+    reads may see other data, or crash), and cannot write it. A store
     opened ``readonly=True`` (or a view of it) must be closed before the same
     file is opened for writing in the same process (``StoreError``, kind
     ``"busy"``).

@@ -37,9 +37,12 @@
 //! detection: the last flush wins, key by key.
 //!
 //! Like every LMDB environment, an open store belongs to the process that
-//! opened it: after `fork()`, the child can still read the snapshot it
-//! inherited, but `flush`, `reload` and opening the same store again fail
-//! with [`StoreErrorKind::Busy`]; open stores after forking. Dropping an
+//! opened it: after `fork()`, `flush`, `reload` and opening the same store
+//! again fail with [`StoreErrorKind::Busy`] in the child; open stores after
+//! forking. The child can still read the snapshot it inherited, but only
+//! while the parent keeps that snapshot (the reader slot that protects its
+//! pages is the parent's): once the parent drops, flushes or reloads that
+//! store, the child's reads may see other data, or crash. Dropping an
 //! inherited store in the child leaves the parent's snapshots alone (the
 //! child's copy of each read transaction is left unended).
 //!

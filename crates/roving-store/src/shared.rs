@@ -156,6 +156,12 @@ fn dir_of_data_file(path: &Path) -> Option<PathBuf> {
 }
 
 fn canonical(data: &Path) -> Result<PathBuf> {
+    canonical_within(data, 40)
+}
+
+/// [`canonical`], following at most `links` symbolic links to a file that
+/// does not exist yet.
+fn canonical_within(data: &Path, links: u32) -> Result<PathBuf> {
     match data.canonicalize() {
         Ok(p) => Ok(p),
         Err(_) => {
@@ -166,6 +172,14 @@ fn canonical(data: &Path) -> Result<PathBuf> {
                 Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
                 _ => PathBuf::from("."),
             };
+            // A link to a file not made yet: the store is made at the
+            // target, so its lock file is the target's, as for every later
+            // open (which resolves the link).
+            let is_link = std::fs::symlink_metadata(data).is_ok_and(|m| m.file_type().is_symlink());
+            if is_link && links > 0 {
+                let target = std::fs::read_link(data)?;
+                return canonical_within(&parent.join(target), links - 1);
+            }
             let parent = parent.canonicalize().map_err(|e| {
                 StoreError::new(
                     StoreErrorKind::NotFound,

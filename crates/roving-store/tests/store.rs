@@ -487,6 +487,33 @@ fn the_data_file_of_a_directory_store_opens_the_directory_store() {
     assert_eq!(n_of(&s, "b"), Some(2));
 }
 
+/// A store made through a symbolic link whose target does not exist yet
+/// is made at the target, with the target's lock file: the one every
+/// later open (which resolves the link) uses.
+#[test]
+fn a_store_made_through_a_dangling_link_uses_the_targets_lock_file() {
+    let d = tempfile::tempdir().unwrap();
+    let sub = d.path().join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    let link = d.path().join("link.rvs");
+    std::os::unix::fs::symlink("sub/real.rvs", &link).unwrap();
+    let mut s = Store::open(&link, &opts()).unwrap();
+    s.put("a", doc_of(1)).unwrap();
+    s.flush().unwrap();
+    assert!(sub.join("real.rvs").is_file());
+    assert!(sub.join("real.rvs-lock").is_file());
+    assert!(!d.path().join("link.rvs-lock").exists());
+    drop(s);
+    let s = Store::open(sub.join("real.rvs"), &opts()).unwrap();
+    assert_eq!(n_of(&s, "a"), Some(1));
+    // A loop of links is an error, not a hang.
+    let l1 = d.path().join("l1.rvs");
+    let l2 = d.path().join("l2.rvs");
+    std::os::unix::fs::symlink(&l2, &l1).unwrap();
+    std::os::unix::fs::symlink(&l1, &l2).unwrap();
+    assert!(Store::open(&l1, &opts()).is_err());
+}
+
 #[test]
 fn lmdb_file_of_another_program() {
     let (_d, path) = tmp();

@@ -343,7 +343,8 @@ impl Shared {
             if shared.env_readonly && !options.readonly {
                 return Err(StoreError::new(
                     StoreErrorKind::Busy,
-                    "the store is open read-only elsewhere in this process; close that first",
+                    "the store is open read-only elsewhere in this process (a read-only \
+                     Store, or a record or view taken from one); close or release that first",
                 ));
             }
             return Ok(shared);

@@ -731,6 +731,27 @@ fn two_handles_in_one_process_share_the_file() {
     assert_eq!(s.len().unwrap(), 2);
 }
 
+/// A store open read-only in this process (a `Store`, or only a record
+/// of one) keeps a read-write open of the same file from succeeding; the
+/// error says what to release.
+#[test]
+fn read_write_after_read_only_in_one_process() {
+    let (_d, path) = tmp();
+    make_store(&path, 3);
+    let r = Store::open(&path, &opts().readonly(true)).unwrap();
+    let rec = r.record("item 1").unwrap().unwrap();
+    let msg = expect_kind(Store::open(&path, &opts()), StoreErrorKind::Busy);
+    assert!(msg.contains("read-only"), "{msg}");
+    drop(r);
+    // Only the record is left: the message must say so.
+    let msg = expect_kind(Store::open(&path, &opts()), StoreErrorKind::Busy);
+    assert!(msg.contains("record") && msg.contains("view"), "{msg}");
+    drop(rec);
+    let mut w = Store::open(&path, &opts()).unwrap();
+    w.put("x", doc_of(1)).unwrap();
+    w.flush().unwrap();
+}
+
 #[test]
 fn records_outlive_reload_and_threads() {
     let (_d, path) = tmp();

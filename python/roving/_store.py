@@ -44,22 +44,26 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
     map_size=None, sync=True, populate=False)``
 
     * ``path``: the data file (LMDB's lock file is ``path + "-lock"``), created
-      if missing; an existing directory is opened as an LMDB directory.
+      if missing; an existing directory is opened as an LMDB directory
+      (``data.mdb``, ``lock.mdb``), and so is the path of its ``data.mdb``.
     * ``type``: decode values as this type (e.g. a dataclass), like
       ``roving.loads(..., type=)``; ``None`` gives plain Python values.
     * ``readonly``: refuse writes; a missing store raises ``StoreError``.
     * ``trusted``: skip validating records read from the file (like
       ``roving.open(trusted=True)``): faster reads, only for stores that roving
       wrote and nothing else modified; a damaged record then gives a
-      ``DecodeError`` or wrong values instead of a ``StoreError``.
+      ``DecodeError`` (``UnicodeDecodeError`` for a damaged string) or wrong
+      values instead of a ``StoreError``.
     * ``verify_pages``: before anything is read, walk every page of the file
       (time proportional to its size, ~40 ms for 200 MB): for store files that
       come from elsewhere. LMDB keeps no checksums and trusts its pages, so
       without it bytes written over a B-tree page can crash the process; with
       it they raise ``StoreError`` (kind ``"corrupt"``).
-    * ``map_size``: initial size of the memory map in bytes (it grows by
-      itself); ``sync=False`` skips the fsync on commit (a machine crash may
-      lose recent flushes, never corrupts).
+    * ``map_size``: initial size of the memory map in bytes (default 1 GiB,
+      at most 64 TiB; it grows by itself, see below); ``sync=False`` skips the
+      fsync on commit (a machine crash may lose recent flushes and, on a file
+      system that does not keep the order of writes, damage the store; a
+      crash of the process alone loses nothing flushed).
     * ``populate``: map every page of the file into memory at open (Linux
       ``MADV_POPULATE_READ``; ignored elsewhere): the first random reads after
       open then cost what warm ones do, for an open that reads the whole file
@@ -71,21 +75,54 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
     reads the newest committed state. Reads see the state committed at the
     last open/flush/reload plus the pending changes (other processes' commits
     appear on ``reload()``). ``len``, ``in`` and ``get`` do not decode
-    anything; iteration is in key order (by code point).
+    anything; iteration is in key order (by code point). The state an open
+    ``Store`` reads (and every view of it) keeps the pages it sees from being
+    reused: a long-lived ``Store`` should ``reload()`` now and then, or the
+    file grows while other processes write.
 
     ``s.view(k)`` returns the record as a lazy :class:`roving.Doc` read in
     place from the memory map (no copy). ``close()`` flushes and closes; as a
     context manager the store is flushed and closed on success, and its
     pending changes are dropped on an exception.
 
+    Unlike ``shelve``, changes that were never flushed are dropped when the
+    ``Store`` is closed with ``commit=False``, left by an exception in a
+    ``with`` block, or garbage-collected without ``close()`` (as an
+    uncommitted ``sqlite3`` transaction is).
+
     Many processes may read while one writes; a second writer waits for the
     first one's ``flush()`` to finish. Within a process, use one ``Store``
     object per thread (they share the open file): a thread touching a
     ``Store`` while another thread is inside its ``flush()`` gets a
-    ``RuntimeError``. Open stores after ``fork()``, not before. Damaged or foreign files, writes to a
-    read-only or closed store and invalid keys raise :class:`StoreError`
-    (``.kind`` says which); non-``str`` keys raise ``TypeError``; values that
-    cannot be encoded raise ``roving.EncodeError`` and change nothing.
+    ``RuntimeError``. Open stores after ``fork()``, not before: a child may
+    read a ``Store`` it inherited only while the parent keeps that ``Store``
+    as it is (once the parent closes, flushes or reloads it, the child's
+    reads may see other data, or crash), and cannot write it. A store
+    opened ``readonly=True`` (or a view of it) must be closed before the same
+    file is opened for writing in the same process (``StoreError``, kind
+    ``"busy"``).
+
+    The map grows when a ``flush()`` needs more room, which needs every
+    other snapshot of the file in this process to be released first: views
+    from ``view()`` and every other open ``Store`` of the same file (each
+    holds one). Otherwise ``flush()`` raises ``StoreError`` (kind ``"busy"``)
+    and keeps the pending changes (``reload()`` after another process grew
+    the map likewise raises and changes nothing). With several ``Store``
+    objects of one file open at once, give ``map_size`` above the size the
+    store will reach: the map is address space only, the file grows with its
+    contents.
+
+    Keys are ``str`` of 1 to 511 bytes of UTF-8 (LMDB's limit): ``""`` and
+    longer keys raise :class:`StoreError` (kind ``"invalid-key"``) on
+    writes and are never found on reads; non-``str`` keys raise
+    ``TypeError``, except ``in``, which answers ``False``. Values are what
+    ``roving.dumps`` encodes (tuples and sets come back as lists); values
+    that cannot be encoded raise ``roving.EncodeError`` and change nothing.
+    With ``type=``, values are decoded as that type on read, but writes are
+    not checked against it: a value that does not fit raises
+    ``roving.ValidationError`` when read. Damaged or foreign files and
+    writes to a read-only or closed store raise :class:`StoreError`
+    (``.kind`` says which).
     """
 
     __slots__ = ()

@@ -6,6 +6,8 @@ import dataclasses
 import datetime as dt
 import gc
 import os
+import subprocess
+import sys
 from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
@@ -208,6 +210,16 @@ def test_key_order_merges_pending(tmp_path: Path) -> None:
             s.pop(k, None)
     assert len(seen) == len(set(seen))
     s.close()
+
+
+def test_bare_file_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Store("cache.rvs"), as shelve.open("cache"): created in the current directory.
+    monkeypatch.chdir(tmp_path)
+    with Store("cache.rvs") as s:
+        s["a"] = 1
+    assert (tmp_path / "cache.rvs").is_file()
+    with Store("cache.rvs", readonly=True) as s:
+        assert dict(s) == {"a": 1}
 
 
 def test_pending_changes_are_private_until_flush(tmp_path: Path) -> None:
@@ -435,6 +447,38 @@ def test_growth_with_views_open(tmp_path: Path) -> None:
     s.close()
 
 
+def test_failed_reload_changes_nothing(tmp_path: Path) -> None:
+    # Another process grows the map while a view is open here: reload()
+    # cannot move the map; it raises and the store stays as it was.
+    path = tmp_path / "s.rvs"
+    s = Store(path, map_size=1 << 20)
+    s["first"] = {"n": 1}
+    s.flush()
+    view = s.view("first")
+    s["pending"] = 2
+    assert len(s) == 2
+    grow = (
+        "import sys\n"
+        "from roving import Store\n"
+        "with Store(sys.argv[1], map_size=1 << 20) as s:\n"
+        "    for i in range(40):\n"
+        "        s[f'big{i}'] = 'z' * 100_000\n"
+    )
+    subprocess.run([sys.executable, "-c", grow, str(path)], check=True)
+    with pytest.raises(StoreError) as ei:
+        s.reload()
+    assert ei.value.kind == "busy" and "view" in str(ei.value)
+    assert s.pending == 1 and len(s) == 2
+    assert s["first"] == {"n": 1} and s["pending"] == 2
+    assert list(s) == ["first", "pending"]
+    assert view["n"] == 1
+    del view
+    gc.collect()
+    s.reload()
+    assert s.pending == 0 and len(s) == 41 and "pending" not in s
+    s.close()
+
+
 # -------------------------------------------------------------- bad inputs
 
 
@@ -599,6 +643,45 @@ def test_forked_child_gets_a_clear_error(tmp_path: Path) -> None:
     s["c"] = 3  # the parent is unaffected
     s.flush()
     assert dict(s) == {"a": 1, "c": 3}
+    s.close()
+
+
+def test_forked_child_dropping_its_store_keeps_the_parents_snapshot(tmp_path: Path) -> None:
+    # The child lets go of the Store (and a view) it inherited. That must not
+    # end the parent's read transaction in LMDB's shared reader table: the
+    # parent's snapshot must stay intact while another process rewrites
+    # every record (which reuses the pages of states no reader holds).
+    path = tmp_path / "s.rvs"
+    s = Store(path)
+    for i in range(20):
+        s[f"a{i}"] = {"v": "A" * 3000}
+    s.flush()
+    view = s.view("a5")
+    pid = os.fork()
+    if pid == 0:  # child: never return into pytest
+        code = 10
+        try:
+            del view, s
+            gc.collect()
+            code = 0
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.WEXITSTATUS(status) == 0
+    rewrite = (
+        "import sys\n"
+        "from roving import Store\n"
+        "for j in range(30):\n"
+        "    with Store(sys.argv[1]) as s:\n"
+        "        for i in range(20):\n"
+        "            s[f'a{i}'] = {'v': chr(66 + j % 20) * 3000}\n"
+    )
+    subprocess.run([sys.executable, "-c", rewrite, str(path)], check=True)
+    assert view["v"] == "A" * 3000
+    assert s["a5"] == {"v": "A" * 3000} and len(s) == 20
+    del view
+    s.reload()
+    assert s["a5"]["v"][0] != "A"
     s.close()
 
 

@@ -8,7 +8,8 @@ use std::sync::Arc;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum StoreErrorKind {
-    /// A read-only open of a path where there is no store.
+    /// A read-only open of a path where there is no store, or an open in
+    /// a directory that does not exist.
     NotFound,
     /// The path holds something that is not a roving store (not an LMDB
     /// file, an LMDB file of another program, or a directory/device).
@@ -133,17 +134,27 @@ impl From<std::io::Error> for StoreError {
             std::io::ErrorKind::NotFound => StoreErrorKind::NotFound,
             _ => StoreErrorKind::Io,
         };
-        StoreError::new(kind, e.to_string()).with_source(e)
+        let mut msg = e.to_string();
+        if e.raw_os_error() == Some(libc::EIO) {
+            // LMDB turns a short write (ENOSPC or EFBIG part-way) into EIO.
+            msg.push_str(
+                " (LMDB also reports a write cut short this way: a full disk or file \
+                 system, or a file size limit)",
+            );
+        }
+        StoreError::new(kind, msg).with_source(e)
     }
 }
 
 impl From<heed::Error> for StoreError {
     fn from(e: heed::Error) -> StoreError {
         use heed::MdbError as M;
+        let e = match e {
+            heed::Error::Io(io) => return StoreError::from(io),
+            e => e,
+        };
         let (kind, msg) = match &e {
-            heed::Error::Io(io) => {
-                return StoreError::from(std::io::Error::new(io.kind(), io.to_string()))
-            }
+            heed::Error::Io(io) => (StoreErrorKind::Io, io.to_string()),
             heed::Error::Mdb(m) => match m {
                 M::Invalid => (
                     StoreErrorKind::NotAStore,

@@ -37,19 +37,33 @@
 //! detection: the last flush wins, key by key.
 //!
 //! Like every LMDB environment, an open store belongs to the process that
-//! opened it: after `fork()`, the child can still read the snapshot it
-//! inherited, but `flush`, `reload` and opening the same store again fail
-//! with [`StoreErrorKind::Busy`]; open stores after forking.
+//! opened it: after `fork()`, `flush`, `reload` and opening the same store
+//! again fail with [`StoreErrorKind::Busy`] in the child; open stores after
+//! forking. The child can still read the snapshot it inherited, but only
+//! while the parent keeps that snapshot (the reader slot that protects its
+//! pages is the parent's): once the parent drops, flushes or reloads that
+//! store, the child's reads may see other data, or crash. Dropping an
+//! inherited store in the child leaves the parent's snapshots alone (the
+//! child's copy of each read transaction is left unended).
 //!
 //! # Files
 //! `Store::open("x.rvs")` makes the data file `x.rvs` and LMDB's lock file
 //! `x.rvs-lock`; an existing directory is opened as an LMDB directory
-//! (`data.mdb`, `lock.mdb`). The map (the address range the file is mapped
+//! (`data.mdb`, `lock.mdb`), and so is the path of its `data.mdb`. The map (the address range the file is mapped
 //! to) starts at [`StoreOptions::map_size`] and doubles by itself when a
 //! flush needs more room; growing it needs every other snapshot of the
-//! store in this process (for example views held by a caller) to be
-//! released first, otherwise `flush` fails with
-//! [`StoreErrorKind::Busy`] and keeps its pending changes.
+//! store in this process (views held by a caller, and every other open
+//! [`Store`] of the same file, each of which holds one) to be released
+//! first, otherwise `flush` fails with [`StoreErrorKind::Busy`] and keeps
+//! its pending changes (and `reload`, after another process grew it,
+//! fails the same way and changes nothing). A store expected to grow
+//! large while several handles of it are open should be opened with a
+//! `map_size` above its expected size: the map is address space only,
+//! the file grows with its contents.
+//!
+//! A store is known to a process by its path with symbolic links
+//! resolved, and LMDB's lock file is that path + `-lock`: do not open one
+//! store file under two hard-linked names.
 //!
 //! # Damaged files
 //! A file that is not an LMDB file, an LMDB file of another program, a
@@ -78,13 +92,15 @@ pub use store::{Iter, RawIter, Record, Store};
 pub struct StoreOptions {
     /// Open read-only: writes fail, a missing store is an error.
     pub readonly: bool,
-    /// Initial size of the memory map in bytes (rounded up to 1 MiB; at
-    /// least the size recorded in the file). Default 1 GiB. The map grows
-    /// by itself; this only sets how soon.
+    /// Initial size of the memory map in bytes (rounded up to 1 MiB, at
+    /// most 64 TiB; at least the size recorded in the file). Default 1 GiB.
+    /// The map grows by itself; this only sets how soon.
     pub map_size: usize,
     /// Sync to disk on every commit (LMDB's default). With `false`, a
     /// crash of the machine (not of the process) may lose recent commits,
-    /// but never corrupts the store.
+    /// and, on a file system that does not keep the order of writes, may
+    /// leave the store damaged (LMDB's `MDB_NOSYNC`). A crash of the
+    /// process alone loses nothing that was flushed.
     pub sync: bool,
     /// Size of the reader table of a new store (read transactions alive at
     /// once, over all processes). Default 510.

@@ -125,6 +125,14 @@ fn layout(path: &Path) -> Layout {
             data: path.join("data.mdb"),
             single_file: false,
         }
+    } else if let Some(dir) = dir_of_data_file(path) {
+        // The data file of a directory store: open that store, so that
+        // every process uses its lock file (`lock.mdb`).
+        Layout {
+            env: dir,
+            data: path.to_path_buf(),
+            single_file: false,
+        }
     } else {
         Layout {
             env: path.to_path_buf(),
@@ -134,7 +142,26 @@ fn layout(path: &Path) -> Layout {
     }
 }
 
+/// The directory of `path` if `path` is the data file of a directory
+/// store (`data.mdb` beside a `lock.mdb`).
+fn dir_of_data_file(path: &Path) -> Option<PathBuf> {
+    if path.file_name()? != "data.mdb" || !path.is_file() {
+        return None;
+    }
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    dir.join("lock.mdb").is_file().then_some(dir)
+}
+
 fn canonical(data: &Path) -> Result<PathBuf> {
+    canonical_within(data, 40)
+}
+
+/// [`canonical`], following at most `links` symbolic links to a file that
+/// does not exist yet.
+fn canonical_within(data: &Path, links: u32) -> Result<PathBuf> {
     match data.canonicalize() {
         Ok(p) => Ok(p),
         Err(_) => {
@@ -145,6 +172,14 @@ fn canonical(data: &Path) -> Result<PathBuf> {
                 Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
                 _ => PathBuf::from("."),
             };
+            // A link to a file not made yet: the store is made at the
+            // target, so its lock file is the target's, as for every later
+            // open (which resolves the link).
+            let is_link = std::fs::symlink_metadata(data).is_ok_and(|m| m.file_type().is_symlink());
+            if is_link && links > 0 {
+                let target = std::fs::read_link(data)?;
+                return canonical_within(&parent.join(target), links - 1);
+            }
             let parent = parent.canonicalize().map_err(|e| {
                 StoreError::new(
                     StoreErrorKind::NotFound,
@@ -260,10 +295,17 @@ fn read_prefix(data: &Path, buf: &mut [u8]) -> Result<usize> {
     Ok(n)
 }
 
+/// The largest map this crate asks for: [`MAX_PLAUSIBLE_MAP`] (a store
+/// recording more is taken for damaged when opened), or what `usize` holds.
+const MAX_MAP: usize = if usize::MAX as u64 >= MAX_PLAUSIBLE_MAP {
+    MAX_PLAUSIBLE_MAP as usize
+} else {
+    usize::MAX / MAP_ROUND * MAP_ROUND
+};
+
+/// `size` rounded up to a multiple of [`MAP_ROUND`], at most [`MAX_MAP`].
 pub(crate) fn round_map(size: usize) -> usize {
-    size.max(MAP_ROUND)
-        .div_ceil(MAP_ROUND)
-        .saturating_mul(MAP_ROUND)
+    size.clamp(MAP_ROUND, MAX_MAP).div_ceil(MAP_ROUND) * MAP_ROUND
 }
 
 impl Shared {
@@ -275,7 +317,7 @@ impl Shared {
                 "the path contains a NUL byte",
             ));
         }
-        let lay = layout(path);
+        let mut lay = layout(path);
         if !lay.single_file && !lay.data.exists() {
             // Only an empty directory becomes an LMDB directory store.
             let empty = std::fs::read_dir(path)
@@ -290,13 +332,19 @@ impl Shared {
         }
         let pre = precheck(&lay.data, options.readonly)?;
         let key = canonical(&lay.data)?;
+        if lay.single_file {
+            // LMDB is given the canonical path: a bare file name ("x.rvs")
+            // has an empty parent, which heed cannot resolve for a new file.
+            lay.env = key.clone();
+        }
         let mut registry = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(shared) = registry.get(&key).and_then(Weak::upgrade) {
             shared.check_pid()?;
             if shared.env_readonly && !options.readonly {
                 return Err(StoreError::new(
                     StoreErrorKind::Busy,
-                    "the store is open read-only elsewhere in this process; close that first",
+                    "the store is open read-only elsewhere in this process (a read-only \
+                     Store, or a record or view taken from one); close or release that first",
                 ));
             }
             return Ok(shared);
@@ -425,9 +473,14 @@ impl Shared {
         })
     }
 
+    /// True in a child process forked after the store was opened.
+    pub(crate) fn forked(&self) -> bool {
+        std::process::id() != self.pid
+    }
+
     /// Errors in a child process forked after the store was opened.
     pub(crate) fn check_pid(&self) -> Result<()> {
-        if std::process::id() != self.pid {
+        if self.forked() {
             return Err(self.err(StoreError::new(
                 StoreErrorKind::Busy,
                 "the store was opened before fork() by the parent process and cannot be \
@@ -441,28 +494,41 @@ impl Shared {
     /// Begins a read transaction and wraps it in a snapshot, adopting a map
     /// grown by another process if needed.
     pub(crate) fn snapshot(self: &Arc<Self>) -> Result<Arc<Snapshot>> {
-        self.check_pid()?;
-        let mut adopted = false;
-        loop {
-            let txn = {
-                let _g = self.gate.read().unwrap_or_else(|e| e.into_inner());
-                match self.env.clone().static_read_txn() {
-                    Ok(txn) => {
-                        self.live.fetch_add(1, Ordering::SeqCst);
-                        Some(txn)
-                    }
-                    Err(heed::Error::Mdb(MdbError::MapResized)) if !adopted => None,
-                    Err(e) => return Err(self.err(e.into())),
-                }
-            };
-            match txn {
-                Some(txn) => return Snapshot::new(self.clone(), txn).map(Arc::new),
-                None => {
-                    self.remap(0)?;
-                    adopted = true;
+        match self.try_snapshot()? {
+            Some(snap) => Ok(snap),
+            None => {
+                self.remap(0)?;
+                match self.try_snapshot()? {
+                    Some(snap) => Ok(snap),
+                    None => Err(self.err(heed::Error::Mdb(MdbError::MapResized).into())),
                 }
             }
         }
+    }
+
+    /// Begins a read transaction and wraps it in a snapshot; `None` if
+    /// another process grew the map, which must be adopted (`remap(0)`)
+    /// first.
+    pub(crate) fn try_snapshot(self: &Arc<Self>) -> Result<Option<Arc<Snapshot>>> {
+        self.check_pid()?;
+        let txn = {
+            let _g = self.gate.read().unwrap_or_else(|e| e.into_inner());
+            match self.env.clone().static_read_txn() {
+                Ok(txn) => {
+                    self.live.fetch_add(1, Ordering::SeqCst);
+                    txn
+                }
+                Err(heed::Error::Mdb(MdbError::MapResized)) => return Ok(None),
+                Err(e) => return Err(self.err(e.into())),
+            }
+        };
+        Snapshot::new(self.clone(), txn).map(|s| Some(Arc::new(s)))
+    }
+
+    /// The number of transactions (snapshots, views' snapshots, a writer)
+    /// of this file alive in this process.
+    pub(crate) fn live(&self) -> usize {
+        self.live.load(Ordering::SeqCst)
     }
 
     /// Remaps to `new_size` bytes (0: the size recorded in the file, after
@@ -472,13 +538,7 @@ impl Shared {
         let _g = self.gate.write().unwrap_or_else(|e| e.into_inner());
         let live = self.live.load(Ordering::SeqCst);
         if live != 0 {
-            return Err(self.err(StoreError::new(
-                StoreErrorKind::Busy,
-                format!(
-                    "the store's map must grow but {live} snapshot(s) or view(s) of it are open \
-                     in this process; release them and retry (pending changes are kept)"
-                ),
-            )));
+            return Err(self.map_busy(live));
         }
         // SAFETY: we hold the gate exclusively and `live` is 0, so no
         // transaction of this environment exists in this process and none
@@ -487,6 +547,19 @@ impl Shared {
         unsafe { self.env.resize(new_size) }.map_err(|e| self.err(e.into()))?;
         self.base.store(0, Ordering::SeqCst);
         Ok(())
+    }
+
+    /// The error of a map that must grow (or move to the size another
+    /// process gave it) while `live` transactions of this process use it.
+    #[cold]
+    pub(crate) fn map_busy(&self, live: usize) -> StoreError {
+        self.err(StoreError::new(
+            StoreErrorKind::Busy,
+            format!(
+                "the store's map must grow but {live} snapshot(s) or view(s) of it are open \
+                 in this process; release them and retry (pending changes are kept)"
+            ),
+        ))
     }
 
     pub(crate) fn map_size(&self) -> usize {

@@ -256,7 +256,15 @@ impl Snapshot {
 impl Drop for Snapshot {
     fn drop(&mut self) {
         let txn = self.txn.get_mut().unwrap_or_else(|e| e.into_inner()).take();
-        drop(txn);
+        if self.shared.forked() {
+            // A child forked after the transaction began: its reader slot
+            // in LMDB's (shared) reader table is the parent's, and ending
+            // the transaction here would free it under the parent's live
+            // snapshot, whose pages a writer could then reuse. Leak it.
+            std::mem::forget(txn);
+        } else {
+            drop(txn);
+        }
         self.shared.live.fetch_sub(1, Ordering::SeqCst);
     }
 }

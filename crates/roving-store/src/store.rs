@@ -115,7 +115,8 @@ impl Store {
     /// read-only). `path` is a file (LMDB's lock file is `path` + `-lock`)
     /// or, if it is an existing directory, a directory holding `data.mdb`
     /// (and `lock.mdb`): an empty directory becomes one, any other directory
-    /// is not a store.
+    /// is not a store. The `data.mdb` of such a directory (beside its
+    /// `lock.mdb`) opens that directory store.
     ///
     /// A path that holds something else, a truncated or damaged store
     /// gives an error of kind [`NotAStore`](StoreErrorKind::NotAStore) or
@@ -165,7 +166,7 @@ impl Store {
         self.snap.as_ref().ok_or_else(|| {
             self.shared.err(StoreError::new(
                 StoreErrorKind::Closed,
-                "the store has no snapshot after a failed flush; call reload()",
+                "the store has no snapshot after a failed flush or reload; call reload()",
             ))
         })
     }
@@ -446,9 +447,8 @@ impl Store {
         self.pending.clear();
         self.pending_bytes = 0;
         self.snap = None;
-        let snap = shared.snapshot()?;
         self.len.store(LEN_UNKNOWN, Ordering::Relaxed);
-        self.snap = Some(snap);
+        self.snap = Some(shared.snapshot()?);
         Ok(())
     }
 
@@ -503,14 +503,41 @@ impl Store {
     }
 
     /// Drops every pending change and reads the newest committed state
-    /// (including other processes' commits).
+    /// (including other processes' commits). On error nothing changes:
+    /// the store keeps its state and its pending changes (e.g. `Busy` when
+    /// another process grew the map and views of this store are still
+    /// open in this process: release them and retry).
     pub fn reload(&mut self) -> Result<()> {
+        let shared = self.shared.clone();
+        shared.check_pid()?;
+        // The new snapshot begins while the current one is still alive, so
+        // that a failure leaves the store as it was. The current one must
+        // end first only if the map must move to the size another process
+        // gave it (`None`: every transaction of this process must end), or
+        // if it holds the last free slot of the reader table.
+        let snap = match shared.try_snapshot() {
+            Ok(Some(snap)) => snap,
+            Err(e) if e.kind() != StoreErrorKind::Busy => return Err(e),
+            first => {
+                let ours = match &self.snap {
+                    Some(s) if Arc::strong_count(s) == 1 => 1,
+                    _ => 0,
+                };
+                let live = shared.live();
+                match first {
+                    Err(e) if ours == 0 => return Err(e),
+                    Ok(_) if live > ours => return Err(shared.map_busy(live - ours)),
+                    _ => {}
+                }
+                self.snap = None;
+                self.len.store(LEN_UNKNOWN, Ordering::Relaxed);
+                shared.snapshot().map_err(|e| self.after_failure(e))?
+            }
+        };
         self.pending.clear();
         self.pending_bytes = 0;
-        self.snap = None;
-        let snap = self.shared.snapshot()?;
-        self.len.store(LEN_UNKNOWN, Ordering::Relaxed);
         self.snap = Some(snap);
+        self.len.store(LEN_UNKNOWN, Ordering::Relaxed);
         Ok(())
     }
 

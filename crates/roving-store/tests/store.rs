@@ -459,6 +459,61 @@ fn empty_file_and_missing_paths() {
     assert!(!busy.join("data.mdb").exists());
 }
 
+/// The data file of a directory store, named directly, opens that
+/// directory store: LMDB's lock file stays `lock.mdb` beside it (a
+/// `data.mdb-lock` would leave processes that open the directory and
+/// processes that open the file without a common lock).
+#[test]
+fn the_data_file_of_a_directory_store_opens_the_directory_store() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().join("dirstore");
+    std::fs::create_dir(&dir).unwrap();
+    let mut s = Store::open(&dir, &opts()).unwrap();
+    s.put("a", doc_of(1)).unwrap();
+    s.flush().unwrap();
+    drop(s);
+    let data = dir.join("data.mdb");
+    for ro in [true, false] {
+        let mut s = Store::open(&data, &opts().readonly(ro)).unwrap();
+        assert_eq!(s.path(), data.as_path());
+        assert_eq!(n_of(&s, "a"), Some(1));
+        if !ro {
+            s.put("b", doc_of(2)).unwrap();
+            s.flush().unwrap();
+        }
+    }
+    assert!(!dir.join("data.mdb-lock").exists());
+    let s = Store::open(&dir, &opts()).unwrap();
+    assert_eq!(n_of(&s, "b"), Some(2));
+}
+
+/// A store made through a symbolic link whose target does not exist yet
+/// is made at the target, with the target's lock file: the one every
+/// later open (which resolves the link) uses.
+#[test]
+fn a_store_made_through_a_dangling_link_uses_the_targets_lock_file() {
+    let d = tempfile::tempdir().unwrap();
+    let sub = d.path().join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    let link = d.path().join("link.rvs");
+    std::os::unix::fs::symlink("sub/real.rvs", &link).unwrap();
+    let mut s = Store::open(&link, &opts()).unwrap();
+    s.put("a", doc_of(1)).unwrap();
+    s.flush().unwrap();
+    assert!(sub.join("real.rvs").is_file());
+    assert!(sub.join("real.rvs-lock").is_file());
+    assert!(!d.path().join("link.rvs-lock").exists());
+    drop(s);
+    let s = Store::open(sub.join("real.rvs"), &opts()).unwrap();
+    assert_eq!(n_of(&s, "a"), Some(1));
+    // A loop of links is an error, not a hang.
+    let l1 = d.path().join("l1.rvs");
+    let l2 = d.path().join("l2.rvs");
+    std::os::unix::fs::symlink(&l2, &l1).unwrap();
+    std::os::unix::fs::symlink(&l1, &l2).unwrap();
+    assert!(Store::open(&l1, &opts()).is_err());
+}
+
 #[test]
 fn lmdb_file_of_another_program() {
     let (_d, path) = tmp();
@@ -595,6 +650,31 @@ fn map_grows_past_its_initial_size() {
     assert_eq!(d.root().get("i").unwrap().as_u64(), Some(3299));
 }
 
+/// A map size beyond what a store may record (64 TiB) or beyond `usize`
+/// is capped: the store it makes opens again, and no message speaks of
+/// page-size multiples. (Mapping 64 TiB may fail on small address
+/// spaces: that is an I/O error.)
+#[test]
+fn huge_map_sizes_are_capped() {
+    for size in [(1usize << 46) + (1 << 20), usize::MAX] {
+        let (_d, path) = tmp();
+        match Store::open(&path, &opts().map_size(size)) {
+            Ok(mut s) => {
+                assert!(s.map_size() <= 1 << 46);
+                s.put("a", doc_of(1)).unwrap();
+                s.flush().unwrap();
+                drop(s);
+                let s = Store::open(&path, &opts()).unwrap();
+                assert_eq!(n_of(&s, "a"), Some(1));
+            }
+            Err(e) => {
+                assert_eq!(e.kind(), StoreErrorKind::Io, "{e}");
+                assert!(!e.to_string().contains("multiple"), "{e}");
+            }
+        }
+    }
+}
+
 #[test]
 fn growth_waits_for_views_to_be_released() {
     let (_d, path) = tmp();
@@ -649,6 +729,27 @@ fn two_handles_in_one_process_share_the_file() {
     // Reopen after every handle closed.
     let s = Store::open(&path, &opts()).unwrap();
     assert_eq!(s.len().unwrap(), 2);
+}
+
+/// A store open read-only in this process (a `Store`, or only a record
+/// of one) keeps a read-write open of the same file from succeeding; the
+/// error says what to release.
+#[test]
+fn read_write_after_read_only_in_one_process() {
+    let (_d, path) = tmp();
+    make_store(&path, 3);
+    let r = Store::open(&path, &opts().readonly(true)).unwrap();
+    let rec = r.record("item 1").unwrap().unwrap();
+    let msg = expect_kind(Store::open(&path, &opts()), StoreErrorKind::Busy);
+    assert!(msg.contains("read-only"), "{msg}");
+    drop(r);
+    // Only the record is left: the message must say so.
+    let msg = expect_kind(Store::open(&path, &opts()), StoreErrorKind::Busy);
+    assert!(msg.contains("record") && msg.contains("view"), "{msg}");
+    drop(rec);
+    let mut w = Store::open(&path, &opts()).unwrap();
+    w.put("x", doc_of(1)).unwrap();
+    w.flush().unwrap();
 }
 
 #[test]
@@ -723,6 +824,215 @@ fn readers_see_only_committed_states() {
     }
     assert!(child.wait().unwrap().success());
     assert!(!seen.is_empty());
+}
+
+/// Another process grows the map past this process's while a view of it
+/// is open here: `reload` cannot move the map, fails with `Busy`, and
+/// changes nothing (the store still reads its state, its pending changes
+/// are kept); once the view is released, `reload` succeeds.
+#[test]
+fn a_reload_that_cannot_grow_the_map_changes_nothing() {
+    let small = StoreOptions::default().map_size(1 << 20);
+    if let Ok(p) = std::env::var("ROVING_STORE_TEST_GROWER") {
+        let mut s = Store::open(&p, &small).unwrap();
+        let big = "z".repeat(100_000);
+        for i in 0..40 {
+            let mut e = Encoder::new();
+            e.str(&big).unwrap();
+            s.put(&format!("big{i}"), e.finish().unwrap()).unwrap();
+        }
+        s.flush().unwrap();
+        return;
+    }
+    let (_d, path) = tmp();
+    let mut s = Store::open(&path, &small).unwrap();
+    s.put("first", doc_of(1)).unwrap();
+    s.flush().unwrap();
+    let view = s.record("first").unwrap().unwrap();
+    s.put("pending", doc_of(2)).unwrap();
+    assert_eq!(s.len().unwrap(), 2);
+    let exe = std::env::current_exe().unwrap();
+    let st = std::process::Command::new(exe)
+        .args([
+            "--exact",
+            "a_reload_that_cannot_grow_the_map_changes_nothing",
+            "--test-threads=1",
+        ])
+        .env("ROVING_STORE_TEST_GROWER", &path)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let msg = expect_kind(s.reload(), StoreErrorKind::Busy);
+    assert!(msg.contains("view"), "{msg}");
+    // Nothing changed.
+    assert_eq!(s.pending_len(), 1);
+    assert_eq!(s.len().unwrap(), 2);
+    assert_eq!(n_of(&s, "first"), Some(1));
+    assert_eq!(n_of(&s, "pending"), Some(2));
+    assert!(s.get("big0").unwrap().is_none());
+    assert_eq!(s.iter().count(), 2);
+    drop(view);
+    s.reload().unwrap();
+    assert_eq!(s.pending_len(), 0);
+    assert_eq!(s.len().unwrap(), 41);
+    assert!(s.get("big39").unwrap().is_some());
+    assert!(s.map_size() > 1 << 20);
+}
+
+/// `reload` works when the reader table is full: the store's own
+/// snapshot gives its slot to the new one.
+#[test]
+fn reload_with_a_full_reader_table() {
+    let (_d, path) = tmp();
+    let mut o = opts();
+    o.max_readers = 4;
+    let mut w = Store::open(&path, &o).unwrap();
+    let mut others = Vec::new();
+    loop {
+        match Store::open(&path, &o) {
+            Ok(s) => others.push(s),
+            Err(e) => {
+                assert_eq!(e.kind(), StoreErrorKind::Busy, "{e}");
+                break;
+            }
+        }
+    }
+    assert!(!others.is_empty());
+    w.put("a", doc_of(1)).unwrap();
+    w.flush().unwrap();
+    for s in &mut others {
+        assert_eq!(n_of(s, "a"), None);
+        s.reload().unwrap();
+        assert_eq!(n_of(s, "a"), Some(1));
+    }
+}
+
+fn doc_of_str(s: &str) -> Vec<u8> {
+    let mut e = Encoder::new();
+    e.str(s).unwrap();
+    e.finish().unwrap()
+}
+
+/// A forked child that drops the store it inherited must not end the
+/// parent's read transaction (LMDB's reader table is shared memory): the
+/// parent's snapshot stays intact while another process rewrites every
+/// record. Runs in a re-run of this test binary (one thread, so that
+/// `fork` is safe), which forks; the rewriter is a third process.
+#[test]
+fn a_forked_child_dropping_its_store_keeps_the_parents_snapshot() {
+    const NAME: &str = "a_forked_child_dropping_its_store_keeps_the_parents_snapshot";
+    let rerun = |var: &str, path: &Path| {
+        let st = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", NAME, "--test-threads=1"])
+            .env(var, path)
+            .status()
+            .unwrap();
+        assert!(st.success());
+    };
+    if let Ok(p) = std::env::var("ROVING_STORE_TEST_REWRITER") {
+        for j in 0..30u8 {
+            let mut s = Store::open(&p, &opts()).unwrap();
+            let v = char::from(b'B' + j % 20).to_string().repeat(3000);
+            for i in 0..20 {
+                s.put(&format!("a{i}"), doc_of_str(&v)).unwrap();
+            }
+            s.flush().unwrap();
+        }
+        return;
+    }
+    let Ok(p) = std::env::var("ROVING_STORE_TEST_FORKER") else {
+        let (_d, path) = tmp();
+        rerun("ROVING_STORE_TEST_FORKER", &path);
+        return;
+    };
+    let path = PathBuf::from(p);
+    let a = "A".repeat(3000);
+    let mut s = Store::open(&path, &opts()).unwrap();
+    for i in 0..20 {
+        s.put(&format!("a{i}"), doc_of_str(&a)).unwrap();
+    }
+    s.flush().unwrap();
+    let view = s.record("a5").unwrap().unwrap();
+    // SAFETY: this process runs one test on one thread (`--test-threads=1`);
+    // the child only drops the store and exits.
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0);
+    if pid == 0 {
+        drop(view);
+        drop(s);
+        // SAFETY: ends the child without running the test harness.
+        unsafe { libc::_exit(0) };
+    }
+    let mut status = 0;
+    // SAFETY: waits for the child forked above.
+    assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
+    assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0);
+    rerun("ROVING_STORE_TEST_REWRITER", &path);
+    assert_eq!(view.document().unwrap().root().as_str(), Some(a.as_str()));
+    let got = s
+        .get("a5")
+        .unwrap()
+        .map(|d| d.root().as_str().map(str::to_owned));
+    assert_eq!(got, Some(Some(a)));
+    assert_eq!(s.iter().count(), 20);
+}
+
+/// A flush that cannot write (here: the file size limit, as a full disk)
+/// fails with an I/O error that says so, keeps its pending changes, and
+/// leaves the store as it was. The writer is a re-run of this test binary
+/// with `RLIMIT_FSIZE` set (its output goes to pipes, which the limit does
+/// not cover).
+#[test]
+fn a_flush_that_cannot_write_says_why() {
+    const LIMIT: u64 = 2 << 20;
+    if let Ok(p) = std::env::var("ROVING_STORE_TEST_FSIZE") {
+        // SAFETY: plain system calls of this single-threaded re-run
+        // (`--test-threads=1`), before any file is written.
+        unsafe {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let lim = libc::rlimit {
+                rlim_cur: LIMIT as libc::rlim_t,
+                rlim_max: libc::RLIM_INFINITY,
+            };
+            assert_eq!(libc::setrlimit(libc::RLIMIT_FSIZE, &lim), 0);
+        }
+        let mut s = Store::open(&p, &opts()).unwrap();
+        let pad = "x".repeat(10_000);
+        for batch in 0..1000 {
+            for i in 0..20 {
+                let mut e = Encoder::new();
+                e.str(&pad).unwrap();
+                s.put(&format!("b{batch:04}-{i:02}"), e.finish().unwrap())
+                    .unwrap();
+            }
+            if let Err(e) = s.flush() {
+                assert_eq!(e.kind(), StoreErrorKind::Io, "{e}");
+                let msg = e.to_string();
+                assert!(msg.contains("full") || msg.contains("too large"), "{msg}");
+                assert_eq!(s.pending_len(), 20);
+                return;
+            }
+        }
+        panic!("the file size limit was never reached");
+    }
+    let (_d, path) = tmp();
+    make_store(&path, 10);
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "a_flush_that_cannot_write_says_why",
+            "--test-threads=1",
+        ])
+        .env("ROVING_STORE_TEST_FSIZE", &path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let s = Store::open(&path, &opts().verify_pages(true)).unwrap();
+    assert_eq!(s.verify().unwrap() % 20, 10);
 }
 
 #[test]

@@ -8,6 +8,7 @@ and the context manager.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import ItemsView, Iterator, MutableMapping, ValuesView
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -88,7 +89,9 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
     Unlike ``shelve``, changes that were never flushed are dropped when the
     ``Store`` is closed with ``commit=False``, left by an exception in a
     ``with`` block, or garbage-collected without ``close()`` (as an
-    uncommitted ``sqlite3`` transaction is).
+    uncommitted ``sqlite3`` transaction is; the last case also issues a
+    ``ResourceWarning``, shown with ``python -X dev`` or ``-W default``, as an
+    unclosed file does).
 
     Many processes may read while one writes; a second writer waits for the
     first one's ``flush()`` to finish. Within a process, use one ``Store``
@@ -137,6 +140,23 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
 
     def __enter__(self) -> Self:
         return self
+
+    def __del__(self) -> None:
+        # Pending changes are dropped with the Store: say so, as an
+        # unclosed file says it was not closed.
+        try:
+            pending = 0 if self.closed else self.pending
+        except Exception:
+            return
+        if pending:
+            warnings.warn(
+                f"roving.Store({str(self.path)!r}) was garbage-collected with {pending} "
+                "unflushed change(s), now dropped; call flush() or close(), or use it "
+                "in a with block",
+                ResourceWarning,
+                source=self,
+                stacklevel=2,
+            )
 
     def __exit__(
         self,

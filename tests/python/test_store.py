@@ -8,6 +8,7 @@ import gc
 import os
 import subprocess
 import sys
+import warnings
 from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
@@ -746,3 +747,39 @@ def test_verify_pages(tmp_path: Path) -> None:
     with pytest.raises(StoreError) as ei:
         Store(bad, verify_pages=True, readonly=True)
     assert ei.value.kind == "corrupt"
+
+
+def test_a_store_collected_with_pending_changes_warns(tmp_path: Path) -> None:
+    # The changes are dropped (as an uncommitted sqlite3 transaction is),
+    # with a ResourceWarning, as an unclosed file gives one.
+    path = tmp_path / "s.rvs"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        s = Store(path)
+        s["a"] = 1
+        s["b"] = 2
+        del s
+        gc.collect()
+    [w] = [w for w in caught if issubclass(w.category, ResourceWarning)]
+    assert "2 unflushed change(s)" in str(w.message) and "s.rvs" in str(w.message)
+    with Store(path) as s:
+        assert len(s) == 0
+
+    # No warning when nothing is pending: flushed, closed, read-only,
+    # or changes dropped on purpose with reload().
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for finish in ("flush", "close", "reload"):
+            s = Store(path)
+            s[finish] = 1
+            getattr(s, finish)()
+            del s
+            gc.collect()
+        for readonly in (False, True):
+            s = Store(path, readonly=readonly)
+            assert s["flush"] == 1
+            del s
+            gc.collect()
+    assert [w for w in caught if issubclass(w.category, ResourceWarning)] == []
+    with Store(path) as s:
+        assert dict(s) == {"flush": 1, "close": 1}

@@ -1177,7 +1177,7 @@ class _Dumper:
         if r.kind == "str":
             text = "str " + json.dumps(val, ensure_ascii=False)
         elif r.kind in ("int", "uint", "bigint"):
-            text = f"int {val}"
+            text = "int " + _fmt_int(val)
         elif r.kind == "float":
             text = f"float {_fmt_float(val)}"
         elif r.kind == "timestamp":
@@ -1232,6 +1232,17 @@ def _key_label(k: str) -> str:
     if k and k.isprintable() and not any(c in k for c in ":\"' ") and k.strip() == k:
         return k
     return json.dumps(k, ensure_ascii=False)
+
+
+def _fmt_int(n: int) -> str:
+    """Decimal text of ``n``; past Python's limit on int-to-text conversion
+    (4300 digits, which also guards against its quadratic cost) only the
+    sign and the approximate length."""
+    try:
+        return str(n)
+    except ValueError:
+        digits = int(n.bit_length() * math.log10(2)) + 1
+        return f"{'-' if n < 0 else ''}… (about {digits:,} digits; --json prints them all)"
 
 
 def _fmt_float(x: float) -> str:

@@ -441,6 +441,20 @@ def test_dump_rich_types(tmp_path: Path) -> None:
     assert st["header"] + sum(s["bytes"] for s in st["sections"].values()) == f.stat().st_size
 
 
+def test_dump_integer_too_long_for_decimal_text(tmp_path: Path) -> None:
+    # Python refuses str() of an int over 4300 digits; dump must not fail on one.
+    big = tmp_path / "big.json"
+    big.write_text("[" + "9" * 5000 + ", -" + "7" * 20000 + ", 5]")
+    p = run("dump", str(big))
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.decode().splitlines()
+    assert lines[0] == "array[3]"
+    assert lines[1].startswith("  [0]: int ") and "digits" in lines[1], lines[1]
+    assert lines[2].startswith("  [1]: int -") and "digits" in lines[2], lines[2]
+    assert lines[3] == "  [2]: int 5"
+    assert len(p.stdout) < 2000
+
+
 def test_dump_errors(files: dict[str, Path]) -> None:
     p = run("dump", str(files["dir"] / "missing.rov"))
     assert "no such file" in one_error_line(p)

@@ -181,10 +181,33 @@ def _write_output(path: str, data: bytes) -> None:
         out.write(data)
         out.flush()
         return
-    d = os.path.dirname(os.path.abspath(path))
+    try:
+        st: os.stat_result | None = os.stat(path)  # through symlinks
+    except FileNotFoundError:
+        st = None
+    except OSError as e:
+        raise CliError(f"{path}: cannot write: {e.strerror or e}") from None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise CliError(f"{path}: is a directory")
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        # A device, FIFO or socket (/dev/null, /dev/stdout, a named pipe):
+        # written into, as a shell's `>` does; the atomic replace below
+        # would put a plain file in its place.
+        try:
+            with open(path, "wb") as f:
+                f.write(data)
+        except OSError as e:
+            if isinstance(e, BrokenPipeError):
+                raise
+            raise CliError(f"{path}: cannot write: {e.strerror or e}") from None
+        return
+    # A regular file (or a new one) is replaced atomically; through a
+    # symlink, the file it points to is, and the link stays.
+    target = os.path.realpath(path)
+    d = os.path.dirname(target)
     if not os.path.isdir(d):
         raise CliError(f"{path}: directory {d} does not exist")
-    mode = _output_mode(path)
+    mode = _output_mode(target)
     try:
         fd, tmp = tempfile.mkstemp(prefix=".roving-", dir=d)
     except OSError as e:
@@ -194,7 +217,7 @@ def _write_output(path: str, data: bytes) -> None:
         os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     except OSError as e:
         try:
             os.unlink(tmp)

@@ -205,6 +205,43 @@ def test_convert_keeps_an_existing_files_mode(files: dict[str, Path]) -> None:
     assert inplace.stat().st_mode & 0o777 == 0o644
 
 
+@pytest.mark.skipif(os.name != "posix", reason="symlinks and FIFOs")
+def test_convert_writes_through_a_symlink(files: dict[str, Path]) -> None:
+    # The link stays a link; the file it points to gets the output.
+    real = files["dir"] / "real.rov"
+    real.write_bytes(b"old")
+    link = files["dir"] / "link.rov"
+    link.symlink_to(real)
+    p = run("convert", str(files["json"]), str(link))
+    assert p.returncode == 0, p.stderr
+    assert link.is_symlink()
+    assert real.read_bytes() == files["rov"].read_bytes()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="FIFOs")
+def test_convert_writes_into_a_fifo(files: dict[str, Path]) -> None:
+    # A named pipe (like /dev/stdout or /dev/null, which are not regular
+    # files either) is written to, never replaced by a new file.
+    import stat
+    import threading
+
+    fifo = files["dir"] / "pipe.rov"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+
+    def reader() -> None:
+        with open(fifo, "rb") as f:
+            got.append(f.read())
+
+    t = threading.Thread(target=reader, daemon=True)
+    t.start()
+    p = run("convert", str(files["json"]), str(fifo))
+    assert p.returncode == 0, p.stderr
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode), "the FIFO was replaced by a file"
+    t.join(timeout=30)
+    assert got == [files["rov"].read_bytes()]
+
+
 def test_convert_json_syntax_error_has_line_and_column(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text('[\n  {"a": 1},\n  {"b": tru}\n]\n')

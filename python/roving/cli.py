@@ -16,6 +16,8 @@ or a failed operation, 2 for a bad command line.
 from __future__ import annotations
 
 import argparse
+import codecs
+import io
 import json
 import math
 import os
@@ -1520,6 +1522,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``roving`` command; returns the exit status."""
+    _forgiving_stdout()
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -1551,6 +1554,22 @@ def main(argv: list[str] | None = None) -> int:
             f"{PROG} {args.command}: internal error: {type(e).__name__}: {_error_text(e)} (set ROVING_DEBUG=1 for a traceback)"
         )
         return 70
+
+
+def _forgiving_stdout() -> None:
+    """Text on stdout never fails to encode: a file name that is not UTF-8
+    is written back as its own bytes (as ``ls`` does) on a UTF-8 stdout,
+    which Python makes strict outside the C locale, and characters that
+    another encoding lacks are escaped (``\\xe9``). JSON output is bytes
+    and does not go through this."""
+    out = sys.stdout
+    if not isinstance(out, io.TextIOWrapper):
+        return
+    try:
+        utf8 = codecs.lookup(out.encoding).name == "utf-8"
+        out.reconfigure(errors="surrogateescape" if utf8 else "backslashreplace")
+    except (LookupError, ValueError, OSError):
+        pass
 
 
 def _fail(line: str) -> None:

@@ -42,11 +42,16 @@ PEOPLE = [
 
 
 def run(
-    *args: str, stdin: bytes | None = None, cwd: Path | None = None, umask: int = -1
+    *args: str,
+    stdin: bytes | None = None,
+    cwd: Path | None = None,
+    umask: int = -1,
+    env_extra: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess:
     env = dict(os.environ)
     env["ROVING_NO_PROGRESS"] = "1"
     env.pop("ROVING_DEBUG", None)
+    env.update(env_extra or {})
     return subprocess.run(
         [sys.executable, "-m", "roving", *args],
         input=stdin,
@@ -490,6 +495,25 @@ def test_dump_integer_too_long_for_decimal_text(tmp_path: Path) -> None:
     assert lines[2].startswith("  [1]: int -") and "digits" in lines[2], lines[2]
     assert lines[3] == "  [2]: int 5"
     assert len(p.stdout) < 2000
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="file names are bytes on Linux")
+def test_text_output_on_a_strict_or_narrow_stdout(files: dict[str, Path]) -> None:
+    # A file name that is not UTF-8 comes back as its own bytes, as `ls`
+    # prints it, even where Python's stdout is strict (a UTF-8 locale other
+    # than C.UTF-8); characters the stdout encoding lacks are escaped.
+    odd = files["dir"] / os.fsdecode(b"odd\xff.rov")
+    odd.write_bytes(files["rov"].read_bytes())
+    strict = {"PYTHONIOENCODING": "utf-8:strict"}
+    p = run("validate", str(odd), env_extra=strict)
+    assert p.returncode == 0, p.stderr
+    assert b"odd\xff.rov: ok" in p.stdout
+    p = run("stats", str(odd), env_extra=strict)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith(os.fsencode(str(odd)))
+    p = run("dump", str(files["rov"]), env_extra={"PYTHONIOENCODING": "ascii"})
+    assert p.returncode == 0, p.stderr
+    assert b'name: str "Chlo\\xe9' in p.stdout
 
 
 def test_dump_errors(files: dict[str, Path]) -> None:

@@ -254,6 +254,17 @@ def _indent(text: str) -> int:
     return n
 
 
+def _count(text: str) -> int:
+    """A --max-items or --depth value: 0 or more."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {n}")
+    return n
+
+
 def _ext_kind(path: str) -> str | None:
     ext = os.path.splitext(path)[1].lower()
     if ext in JSON_EXTS:
@@ -1462,11 +1473,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     d.add_argument(
         "--max-items",
-        type=int,
+        type=_count,
         metavar="N",
         help="show at most N items of each array or map",
     )
-    d.add_argument("--depth", type=int, metavar="N", help="do not expand containers deeper than N")
+    d.add_argument(
+        "--depth", type=_count, metavar="N", help="do not expand containers deeper than N"
+    )
     d.add_argument(
         "--offsets",
         action="store_true",

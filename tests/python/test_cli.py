@@ -419,6 +419,18 @@ def test_dump_limits_and_offsets(files: dict[str, Path]) -> None:
     assert "@" in p.stdout.decode()
 
 
+def test_dump_negative_limits_are_usage_errors(files: dict[str, Path]) -> None:
+    for opt in ("--max-items", "--depth"):
+        p = run("dump", str(files["rov"]), opt, "-1")
+        line = one_error_line(p)
+        assert p.returncode == 2
+        assert opt in line and "0 or more" in line, line
+        assert p.stdout == b""
+    p = run("dump", str(files["rov"]), "--max-items", "0", "--depth", "0")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.decode().splitlines() == ["array[3]", "  …"]
+
+
 def test_dump_json(files: dict[str, Path]) -> None:
     p = run("dump", "--json", str(files["rov"]))
     assert p.returncode == 0, p.stderr

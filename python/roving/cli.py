@@ -1378,6 +1378,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
             return bench.run(args, progress=prog.update if prog.enabled else None)
     except ValueError as e:
         raise CliError(str(e), 2) from None
+    except bench.BenchError as e:
+        raise CliError(str(e)) from None
 
 
 # ---------------------------------------------------------------------------

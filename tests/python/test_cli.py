@@ -700,3 +700,25 @@ def test_bench_unknown_experiment(tmp_path: Path) -> None:
     line = one_error_line(p)
     assert p.returncode == 2
     assert "unknown experiment" in line
+
+
+def test_bench_unwritable_out_fails_before_running(tmp_path: Path) -> None:
+    # --out names a file: nothing can be written there. One line, at once,
+    # before any experiment runs (not an internal error after all of them).
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    p = run("bench", "--quick", "--only", "contacts", "--no-chart", "--out", str(blocker / "out"))
+    line = one_error_line(p)
+    assert p.returncode == 1
+    assert "internal error" not in line
+    assert str(blocker / "out") in line
+    assert p.stdout == b""
+
+
+@pytest.mark.parametrize("n", ["0", "-3", "x"])
+def test_bench_repeats_must_be_positive(tmp_path: Path, n: str) -> None:
+    p = run("bench", "--quick", "--only", "contacts", "--repeats", n, "--out", str(tmp_path))
+    line = one_error_line(p)
+    assert p.returncode == 2
+    assert "--repeats" in line
+    assert p.stdout == b""

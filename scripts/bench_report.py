@@ -65,13 +65,15 @@ GROUPS: list[tuple[str, str, str, dict[str, str]]] = [
         "validate",
         "Validate",
         "The closest check each format has that does not build a tree: roving's "
-        "linear validator; `IgnoredAny` deserialization for the self-describing "
-        "serde formats (a full syntax check); simd-json's tape; rkyv's bytecheck "
+        "linear validator (structure, and every string's UTF-8); `IgnoredAny` "
+        "deserialization for the self-describing serde formats (a syntax check: "
+        "serde_json's skips the bytes of each string without checking their UTF-8, "
+        "rmp-serde's takes invalid UTF-8 as bytes); simd-json's tape (UTF-8 checked); rkyv's bytecheck "
         "(`rkyv::access`). FlexBuffers' `Reader::get_root` only checks the root, "
         "so it is listed under trusted open. bitcode has no check apart from decoding.",
         {
             "roving": "roving `validate`",
-            "serde_json": "serde_json `from_slice::<IgnoredAny>` (JSON)",
+            "serde_json": "serde_json `from_slice::<IgnoredAny>` (JSON syntax; strings' UTF-8 not checked)",
             "simd-json": "simd-json `to_tape` (JSON, incl. copying the input)",
             "rmp-serde": "rmp-serde `from_slice::<IgnoredAny>`",
             "ciborium": "ciborium `from_reader::<IgnoredAny>`",

@@ -32,6 +32,8 @@ struct Inputs {
 
 fn inputs() -> Inputs {
     let c = Corpus::load().unwrap_or_else(|e| panic!("roving-bench: {e}"));
+    // Nothing is timed unless every timed decode gives the data back exactly.
+    roving_bench::check_decodes(&c).unwrap_or_else(|e| panic!("roving-bench: {e}"));
     let ok = |r: Result<Vec<u8>, String>| r.unwrap_or_else(|e| panic!("roving-bench: {e}"));
     Inputs {
         roving: ok(enc::roving_from_json(&c.json)),

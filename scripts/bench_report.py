@@ -309,6 +309,13 @@ def clock_line(meta: dict) -> str:
         if clock == "cpu"
         else "wall time"
     )
+    if meta.get("quick"):
+        return (
+            f"- Timings: criterion medians of {what}. **Quick run** (criterion `--quick`, as "
+            "`roving bench --quick --rust` runs it): a few samples per benchmark, so medians are "
+            "rough and intervals wide; these are not the reference figures (`make bench` makes those). "
+            "`× roving` is the contender's time over roving's (above 1 = slower than roving)."
+        )
     return (
         f"- Timings: criterion medians of {what}; 20 flat samples for millisecond work, 50 for "
         "nanosecond work. `× roving` is the contender's time over roving's (above 1 = slower than roving)."

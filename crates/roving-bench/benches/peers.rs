@@ -97,8 +97,12 @@ fn run_meta(i: &Inputs) -> JsonValue {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs_f64())
         .unwrap_or(0.0);
+    let args: Vec<String> = std::env::args().skip(1).collect();
     serde_json::json!({
         "started_unix": started,
+        // criterion's `--quick` takes a few samples only: the report says so.
+        "quick": args.iter().any(|a| a == "--quick"),
+        "args": args,
         "data": roving_bench::data_path().display().to_string(),
         "minified_json_len_expected": MINIFIED_JSON_LEN,
         "loadavg_start": loadavg(),

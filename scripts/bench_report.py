@@ -53,7 +53,7 @@ GROUPS: list[tuple[str, str, str, dict[str, str]]] = [
             "roving": "roving `json::from_json`",
             "roving_reuse": "roving `json::from_json_into` + `finish_reset` (encoder reused)",
             "serde_json_value": "serde_json `from_slice::<Value>` (parse only)",
-            "simd-json": "simd-json `to_owned_value` (parse only, incl. copying the input)",
+            "simd-json": "simd-json `to_owned_value_with_buffers` (parse only; buffers reused, incl. copying the input)",
             "rmp-serde": "rmp-serde (via `serde_json::Value`)",
             "ciborium": "ciborium (via `serde_json::Value`)",
             "flexbuffers": "flexbuffers (via `serde_json::Value`)",
@@ -74,7 +74,7 @@ GROUPS: list[tuple[str, str, str, dict[str, str]]] = [
         {
             "roving": "roving `validate`",
             "serde_json": "serde_json `from_slice::<IgnoredAny>` (JSON syntax; strings' UTF-8 not checked)",
-            "simd-json": "simd-json `to_tape` (JSON, incl. copying the input)",
+            "simd-json": "simd-json `to_tape_with_buffers` (JSON; buffers reused, incl. copying the input)",
             "rmp-serde": "rmp-serde `from_slice::<IgnoredAny>`",
             "ciborium": "ciborium `from_reader::<IgnoredAny>`",
             "rkyv": "rkyv `access` (bytecheck)",
@@ -118,7 +118,7 @@ GROUPS: list[tuple[str, str, str, dict[str, str]]] = [
         {
             "roving": "roving `from_slice::<Value>` (validates)",
             "serde_json": "serde_json `from_slice::<Value>` (JSON)",
-            "simd-json": "simd-json `serde::from_slice::<Value>` (JSON, incl. copy)",
+            "simd-json": "simd-json `serde::from_slice_with_buffers::<Value>` (JSON; buffers reused, incl. copy)",
             "rmp-serde": "rmp-serde `from_slice::<Value>`",
             "ciborium": "ciborium `from_reader::<Value>`",
             "flexbuffers": "flexbuffers `from_slice::<Value>`",
@@ -133,7 +133,7 @@ GROUPS: list[tuple[str, str, str, dict[str, str]]] = [
         {
             "roving": "roving `from_slice::<Vec<Person>>` (validates)",
             "serde_json": "serde_json `from_slice` (JSON)",
-            "simd-json": "simd-json `serde::from_slice` (JSON, incl. copy)",
+            "simd-json": "simd-json `serde::from_slice_with_buffers` (JSON; buffers reused, incl. copy)",
             "rmp-serde": "rmp-serde `from_slice` (structs as arrays)",
             "ciborium": "ciborium `from_reader`",
             "flexbuffers": "flexbuffers `from_slice`",

@@ -364,8 +364,11 @@ pub fn check_decodes(c: &Corpus) -> Result<(), Failure> {
     )?;
     same(
         "decode_value/simd-json",
-        simd_json::serde::from_slice::<serde_json::Value>(&mut c.json.clone())
-            .map_err(|e| e.to_string()),
+        simd_json::serde::from_slice_with_buffers::<serde_json::Value>(
+            &mut c.json.clone(),
+            &mut simd_json::Buffers::new(c.json.len()),
+        )
+        .map_err(|e| e.to_string()),
         value,
     )?;
     same(
@@ -397,7 +400,11 @@ pub fn check_decodes(c: &Corpus) -> Result<(), Failure> {
     )?;
     same(
         "decode_typed/simd-json",
-        simd_json::serde::from_slice::<Vec<Person>>(&mut c.json.clone()).map_err(|e| e.to_string()),
+        simd_json::serde::from_slice_with_buffers::<Vec<Person>>(
+            &mut c.json.clone(),
+            &mut simd_json::Buffers::new(c.json.len()),
+        )
+        .map_err(|e| e.to_string()),
         people,
     )?;
     same(

@@ -169,6 +169,7 @@ GROUPS: list[tuple[str, str, str, dict[str, str]]] = [
             "ciborium": "ciborium `into_writer`",
             "flexbuffers": "flexbuffers `to_vec`",
             "bitcode": "bitcode `encode` (derive)",
+            "bitcode_reuse": "bitcode `Buffer::encode` + `to_vec` (derive, buffer reused)",
             "rkyv": "rkyv `to_bytes`",
         },
     ),

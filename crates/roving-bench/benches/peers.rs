@@ -608,6 +608,13 @@ fn benches<M: Measurement>(cr: &mut Criterion<M>, clock: &str) {
             b.iter(|| flexbuffers::to_vec(black_box(p)).unwrap())
         });
         g.bench_function("bitcode", |b| b.iter(|| bitcode::encode(black_box(p))));
+        // As `roving_reuse`: bitcode's `Buffer` (its documented way to
+        // encode repeatedly) keeps its allocations between calls; the bytes
+        // are copied out into a fresh `Vec<u8>`, as every row returns.
+        let mut bc = bitcode::Buffer::new();
+        g.bench_function("bitcode_reuse", |b| {
+            b.iter(|| bc.encode(black_box(p)).to_vec())
+        });
         g.bench_function("rkyv", |b| {
             b.iter(|| rkyv::to_bytes::<rkyv::rancor::Error>(black_box(p)).unwrap())
         });

@@ -460,6 +460,9 @@ pub fn check_decodes(c: &Corpus) -> Result<(), Failure> {
             .map_err(|e| e.to_string()),
         people,
     )?;
+    if bitcode::Buffer::new().encode(people) != &bc[..] {
+        return Err("encode_typed/bitcode_reuse: other bytes than bitcode::encode".into());
+    }
     let archived = rkyv::access::<rkyv::Archived<Vec<Person>>, rkyv::rancor::Error>(&rk)
         .map_err(|e| format!("decode_typed_borrowed/rkyv: {e}"))?;
     let names: Vec<&str> = archived.iter().map(|p| p.name.as_str()).collect();

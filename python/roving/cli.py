@@ -509,8 +509,10 @@ def cmd_get(args: argparse.Namespace) -> int:
     steps = parse_path(args.path)
     _check_file(args.file)
     kind = args.from_ or ("json" if args.file != "-" and _ext_kind(args.file) == "json" else None)
-    if args.file != "-" and kind != "json" and hasattr(rv, "open"):
+    if args.file != "-" and kind != "json" and hasattr(rv, "open") and os.path.isfile(args.file):
         # Memory-map the file: only the bytes on the path are read (after validation).
+        # Not a pipe (a FIFO, /dev/stdin, a shell's <(...)): it cannot be mapped
+        # and reads only once, so it is read whole below.
         try:
             with Progress(f"opening {args.file}"):
                 doc = rv.open(args.file)

@@ -329,6 +329,29 @@ def test_get(files: dict[str, Path]) -> None:
     assert json.loads(run("get", rov, "").stdout) == PEOPLE
 
 
+@pytest.mark.skipif(os.name != "posix", reason="FIFOs")
+@pytest.mark.parametrize("kind", ["rov", "json"])
+def test_get_from_a_pipe(files: dict[str, Path], kind: str) -> None:
+    # A FIFO (or /dev/stdin, or the shell's <(...)) cannot be memory-mapped
+    # and can be read only once: get reads it whole, roving or JSON.
+    import threading
+
+    fifo = files["dir"] / f"pipe-{kind}"
+    os.mkfifo(fifo)
+    data = files[kind].read_bytes()
+
+    def writer() -> None:
+        with open(fifo, "wb") as f:
+            f.write(data)
+
+    t = threading.Thread(target=writer, daemon=True)
+    t.start()
+    p = run("get", str(fifo), "[1].name")
+    t.join(timeout=30)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == b'"Bob"\n'
+
+
 def test_get_from_json_file(files: dict[str, Path]) -> None:
     p = run("get", str(files["json"]), "[2].name")
     assert p.returncode == 0, p.stderr

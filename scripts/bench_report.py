@@ -53,7 +53,7 @@ GROUPS: list[tuple[str, str, str, dict[str, str]]] = [
             "roving": "roving `json::from_json`",
             "roving_reuse": "roving `json::from_json_into` + `finish_reset` (encoder reused)",
             "serde_json_value": "serde_json `from_slice::<Value>` (parse only)",
-            "simd-json": "simd-json `to_owned_value` (parse only, incl. copying the input)",
+            "simd-json": "simd-json `to_owned_value_with_buffers` (parse only; buffers reused, incl. copying the input)",
             "rmp-serde": "rmp-serde (via `serde_json::Value`)",
             "ciborium": "ciborium (via `serde_json::Value`)",
             "flexbuffers": "flexbuffers (via `serde_json::Value`)",
@@ -65,14 +65,16 @@ GROUPS: list[tuple[str, str, str, dict[str, str]]] = [
         "validate",
         "Validate",
         "The closest check each format has that does not build a tree: roving's "
-        "linear validator; `IgnoredAny` deserialization for the self-describing "
-        "serde formats (a full syntax check); simd-json's tape; rkyv's bytecheck "
+        "linear validator (structure, and every string's UTF-8); `IgnoredAny` "
+        "deserialization for the self-describing serde formats (a syntax check: "
+        "serde_json's skips the bytes of each string without checking their UTF-8, "
+        "rmp-serde's takes invalid UTF-8 as bytes); simd-json's tape (UTF-8 checked); rkyv's bytecheck "
         "(`rkyv::access`). FlexBuffers' `Reader::get_root` only checks the root, "
         "so it is listed under trusted open. bitcode has no check apart from decoding.",
         {
             "roving": "roving `validate`",
-            "serde_json": "serde_json `from_slice::<IgnoredAny>` (JSON)",
-            "simd-json": "simd-json `to_tape` (JSON, incl. copying the input)",
+            "serde_json": "serde_json `from_slice::<IgnoredAny>` (JSON syntax; strings' UTF-8 not checked)",
+            "simd-json": "simd-json `to_tape_with_buffers` (JSON; buffers reused, incl. copying the input)",
             "rmp-serde": "rmp-serde `from_slice::<IgnoredAny>`",
             "ciborium": "ciborium `from_reader::<IgnoredAny>`",
             "rkyv": "rkyv `access` (bytecheck)",
@@ -116,7 +118,7 @@ GROUPS: list[tuple[str, str, str, dict[str, str]]] = [
         {
             "roving": "roving `from_slice::<Value>` (validates)",
             "serde_json": "serde_json `from_slice::<Value>` (JSON)",
-            "simd-json": "simd-json `serde::from_slice::<Value>` (JSON, incl. copy)",
+            "simd-json": "simd-json `serde::from_slice_with_buffers::<Value>` (JSON; buffers reused, incl. copy)",
             "rmp-serde": "rmp-serde `from_slice::<Value>`",
             "ciborium": "ciborium `from_reader::<Value>`",
             "flexbuffers": "flexbuffers `from_slice::<Value>`",
@@ -131,7 +133,7 @@ GROUPS: list[tuple[str, str, str, dict[str, str]]] = [
         {
             "roving": "roving `from_slice::<Vec<Person>>` (validates)",
             "serde_json": "serde_json `from_slice` (JSON)",
-            "simd-json": "simd-json `serde::from_slice` (JSON, incl. copy)",
+            "simd-json": "simd-json `serde::from_slice_with_buffers` (JSON; buffers reused, incl. copy)",
             "rmp-serde": "rmp-serde `from_slice` (structs as arrays)",
             "ciborium": "ciborium `from_reader`",
             "flexbuffers": "flexbuffers `from_slice`",
@@ -167,6 +169,7 @@ GROUPS: list[tuple[str, str, str, dict[str, str]]] = [
             "ciborium": "ciborium `into_writer`",
             "flexbuffers": "flexbuffers `to_vec`",
             "bitcode": "bitcode `encode` (derive)",
+            "bitcode_reuse": "bitcode `Buffer::encode` + `to_vec` (derive, buffer reused)",
             "rkyv": "rkyv `to_bytes`",
         },
     ),
@@ -307,6 +310,13 @@ def clock_line(meta: dict) -> str:
         if clock == "cpu"
         else "wall time"
     )
+    if meta.get("quick"):
+        return (
+            f"- Timings: criterion medians of {what}. **Quick run** (criterion `--quick`, as "
+            "`roving bench --quick --rust` runs it): a few samples per benchmark, so medians are "
+            "rough and intervals wide; these are not the reference figures (`make bench` makes those). "
+            "`× roving` is the contender's time over roving's (above 1 = slower than roving)."
+        )
     return (
         f"- Timings: criterion medians of {what}; 20 flat samples for millisecond work, 50 for "
         "nanosecond work. `× roving` is the contender's time over roving's (above 1 = slower than roving)."

@@ -16,6 +16,8 @@ or a failed operation, 2 for a bad command line.
 from __future__ import annotations
 
 import argparse
+import codecs
+import io
 import json
 import math
 import os
@@ -181,10 +183,33 @@ def _write_output(path: str, data: bytes) -> None:
         out.write(data)
         out.flush()
         return
-    d = os.path.dirname(os.path.abspath(path))
+    try:
+        st: os.stat_result | None = os.stat(path)  # through symlinks
+    except FileNotFoundError:
+        st = None
+    except OSError as e:
+        raise CliError(f"{path}: cannot write: {e.strerror or e}") from None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise CliError(f"{path}: is a directory")
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        # A device, FIFO or socket (/dev/null, /dev/stdout, a named pipe):
+        # written into, as a shell's `>` does; the atomic replace below
+        # would put a plain file in its place.
+        try:
+            with open(path, "wb") as f:
+                f.write(data)
+        except OSError as e:
+            if isinstance(e, BrokenPipeError):
+                raise
+            raise CliError(f"{path}: cannot write: {e.strerror or e}") from None
+        return
+    # A regular file (or a new one) is replaced atomically; through a
+    # symlink, the file it points to is, and the link stays.
+    target = os.path.realpath(path)
+    d = os.path.dirname(target)
     if not os.path.isdir(d):
         raise CliError(f"{path}: directory {d} does not exist")
-    mode = _output_mode(path)
+    mode = _output_mode(target)
     try:
         fd, tmp = tempfile.mkstemp(prefix=".roving-", dir=d)
     except OSError as e:
@@ -194,7 +219,7 @@ def _write_output(path: str, data: bytes) -> None:
         os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     except OSError as e:
         try:
             os.unlink(tmp)
@@ -226,6 +251,17 @@ def _indent(text: str) -> int:
         raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
     if n < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more spaces, not {n}")
+    return n
+
+
+def _count(text: str) -> int:
+    """A --max-items or --depth value: 0 or more."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {n}")
     return n
 
 
@@ -473,8 +509,10 @@ def cmd_get(args: argparse.Namespace) -> int:
     steps = parse_path(args.path)
     _check_file(args.file)
     kind = args.from_ or ("json" if args.file != "-" and _ext_kind(args.file) == "json" else None)
-    if args.file != "-" and kind != "json" and hasattr(rv, "open"):
+    if args.file != "-" and kind != "json" and hasattr(rv, "open") and os.path.isfile(args.file):
         # Memory-map the file: only the bytes on the path are read (after validation).
+        # Not a pipe (a FIFO, /dev/stdin, a shell's <(...)): it cannot be mapped
+        # and reads only once, so it is read whole below.
         try:
             with Progress(f"opening {args.file}"):
                 doc = rv.open(args.file)
@@ -1177,7 +1215,7 @@ class _Dumper:
         if r.kind == "str":
             text = "str " + json.dumps(val, ensure_ascii=False)
         elif r.kind in ("int", "uint", "bigint"):
-            text = f"int {val}"
+            text = "int " + _fmt_int(val)
         elif r.kind == "float":
             text = f"float {_fmt_float(val)}"
         elif r.kind == "timestamp":
@@ -1232,6 +1270,17 @@ def _key_label(k: str) -> str:
     if k and k.isprintable() and not any(c in k for c in ":\"' ") and k.strip() == k:
         return k
     return json.dumps(k, ensure_ascii=False)
+
+
+def _fmt_int(n: int) -> str:
+    """Decimal text of ``n``; past Python's limit on int-to-text conversion
+    (4300 digits, which also guards against its quadratic cost) only the
+    sign and the approximate length."""
+    try:
+        return str(n)
+    except ValueError:
+        digits = int(n.bit_length() * math.log10(2)) + 1
+        return f"{'-' if n < 0 else ''}… (about {digits:,} digits; --json prints them all)"
 
 
 def _fmt_float(x: float) -> str:
@@ -1331,6 +1380,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
             return bench.run(args, progress=prog.update if prog.enabled else None)
     except ValueError as e:
         raise CliError(str(e), 2) from None
+    except bench.BenchError as e:
+        raise CliError(str(e)) from None
 
 
 # ---------------------------------------------------------------------------
@@ -1426,11 +1477,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     d.add_argument(
         "--max-items",
-        type=int,
+        type=_count,
         metavar="N",
         help="show at most N items of each array or map",
     )
-    d.add_argument("--depth", type=int, metavar="N", help="do not expand containers deeper than N")
+    d.add_argument(
+        "--depth", type=_count, metavar="N", help="do not expand containers deeper than N"
+    )
     d.add_argument(
         "--offsets",
         action="store_true",
@@ -1486,6 +1539,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``roving`` command; returns the exit status."""
+    _forgiving_stdout()
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -1517,6 +1571,22 @@ def main(argv: list[str] | None = None) -> int:
             f"{PROG} {args.command}: internal error: {type(e).__name__}: {_error_text(e)} (set ROVING_DEBUG=1 for a traceback)"
         )
         return 70
+
+
+def _forgiving_stdout() -> None:
+    """Text on stdout never fails to encode: a file name that is not UTF-8
+    is written back as its own bytes (as ``ls`` does) on a UTF-8 stdout,
+    which Python makes strict outside the C locale, and characters that
+    another encoding lacks are escaped (``\\xe9``). JSON output is bytes
+    and does not go through this."""
+    out = sys.stdout
+    if not isinstance(out, io.TextIOWrapper):
+        return
+    try:
+        utf8 = codecs.lookup(out.encoding).name == "utf-8"
+        out.reconfigure(errors="surrogateescape" if utf8 else "backslashreplace")
+    except (LookupError, ValueError, OSError):
+        pass
 
 
 def _fail(line: str) -> None:

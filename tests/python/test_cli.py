@@ -42,11 +42,16 @@ PEOPLE = [
 
 
 def run(
-    *args: str, stdin: bytes | None = None, cwd: Path | None = None, umask: int = -1
+    *args: str,
+    stdin: bytes | None = None,
+    cwd: Path | None = None,
+    umask: int = -1,
+    env_extra: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess:
     env = dict(os.environ)
     env["ROVING_NO_PROGRESS"] = "1"
     env.pop("ROVING_DEBUG", None)
+    env.update(env_extra or {})
     return subprocess.run(
         [sys.executable, "-m", "roving", *args],
         input=stdin,
@@ -205,6 +210,43 @@ def test_convert_keeps_an_existing_files_mode(files: dict[str, Path]) -> None:
     assert inplace.stat().st_mode & 0o777 == 0o644
 
 
+@pytest.mark.skipif(os.name != "posix", reason="symlinks and FIFOs")
+def test_convert_writes_through_a_symlink(files: dict[str, Path]) -> None:
+    # The link stays a link; the file it points to gets the output.
+    real = files["dir"] / "real.rov"
+    real.write_bytes(b"old")
+    link = files["dir"] / "link.rov"
+    link.symlink_to(real)
+    p = run("convert", str(files["json"]), str(link))
+    assert p.returncode == 0, p.stderr
+    assert link.is_symlink()
+    assert real.read_bytes() == files["rov"].read_bytes()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="FIFOs")
+def test_convert_writes_into_a_fifo(files: dict[str, Path]) -> None:
+    # A named pipe (like /dev/stdout or /dev/null, which are not regular
+    # files either) is written to, never replaced by a new file.
+    import stat
+    import threading
+
+    fifo = files["dir"] / "pipe.rov"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+
+    def reader() -> None:
+        with open(fifo, "rb") as f:
+            got.append(f.read())
+
+    t = threading.Thread(target=reader, daemon=True)
+    t.start()
+    p = run("convert", str(files["json"]), str(fifo))
+    assert p.returncode == 0, p.stderr
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode), "the FIFO was replaced by a file"
+    t.join(timeout=30)
+    assert got == [files["rov"].read_bytes()]
+
+
 def test_convert_json_syntax_error_has_line_and_column(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text('[\n  {"a": 1},\n  {"b": tru}\n]\n')
@@ -285,6 +327,29 @@ def test_get(files: dict[str, Path]) -> None:
     assert json.loads(run("get", rov, "[0].nick").stdout) is None
     assert json.loads(run("get", rov, "[2].score").stdout) == 1e300
     assert json.loads(run("get", rov, "").stdout) == PEOPLE
+
+
+@pytest.mark.skipif(os.name != "posix", reason="FIFOs")
+@pytest.mark.parametrize("kind", ["rov", "json"])
+def test_get_from_a_pipe(files: dict[str, Path], kind: str) -> None:
+    # A FIFO (or /dev/stdin, or the shell's <(...)) cannot be memory-mapped
+    # and can be read only once: get reads it whole, roving or JSON.
+    import threading
+
+    fifo = files["dir"] / f"pipe-{kind}"
+    os.mkfifo(fifo)
+    data = files[kind].read_bytes()
+
+    def writer() -> None:
+        with open(fifo, "wb") as f:
+            f.write(data)
+
+    t = threading.Thread(target=writer, daemon=True)
+    t.start()
+    p = run("get", str(fifo), "[1].name")
+    t.join(timeout=30)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == b'"Bob"\n'
 
 
 def test_get_from_json_file(files: dict[str, Path]) -> None:
@@ -377,6 +442,18 @@ def test_dump_limits_and_offsets(files: dict[str, Path]) -> None:
     assert "@" in p.stdout.decode()
 
 
+def test_dump_negative_limits_are_usage_errors(files: dict[str, Path]) -> None:
+    for opt in ("--max-items", "--depth"):
+        p = run("dump", str(files["rov"]), opt, "-1")
+        line = one_error_line(p)
+        assert p.returncode == 2
+        assert opt in line and "0 or more" in line, line
+        assert p.stdout == b""
+    p = run("dump", str(files["rov"]), "--max-items", "0", "--depth", "0")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.decode().splitlines() == ["array[3]", "  …"]
+
+
 def test_dump_json(files: dict[str, Path]) -> None:
     p = run("dump", "--json", str(files["rov"]))
     assert p.returncode == 0, p.stderr
@@ -439,6 +516,39 @@ def test_dump_rich_types(tmp_path: Path) -> None:
         assert want in lines, (want, lines)
     st = json.loads(run("stats", "--json", str(f)).stdout)
     assert st["header"] + sum(s["bytes"] for s in st["sections"].values()) == f.stat().st_size
+
+
+def test_dump_integer_too_long_for_decimal_text(tmp_path: Path) -> None:
+    # Python refuses str() of an int over 4300 digits; dump must not fail on one.
+    big = tmp_path / "big.json"
+    big.write_text("[" + "9" * 5000 + ", -" + "7" * 20000 + ", 5]")
+    p = run("dump", str(big))
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.decode().splitlines()
+    assert lines[0] == "array[3]"
+    assert lines[1].startswith("  [0]: int ") and "digits" in lines[1], lines[1]
+    assert lines[2].startswith("  [1]: int -") and "digits" in lines[2], lines[2]
+    assert lines[3] == "  [2]: int 5"
+    assert len(p.stdout) < 2000
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="file names are bytes on Linux")
+def test_text_output_on_a_strict_or_narrow_stdout(files: dict[str, Path]) -> None:
+    # A file name that is not UTF-8 comes back as its own bytes, as `ls`
+    # prints it, even where Python's stdout is strict (a UTF-8 locale other
+    # than C.UTF-8); characters the stdout encoding lacks are escaped.
+    odd = files["dir"] / os.fsdecode(b"odd\xff.rov")
+    odd.write_bytes(files["rov"].read_bytes())
+    strict = {"PYTHONIOENCODING": "utf-8:strict"}
+    p = run("validate", str(odd), env_extra=strict)
+    assert p.returncode == 0, p.stderr
+    assert b"odd\xff.rov: ok" in p.stdout
+    p = run("stats", str(odd), env_extra=strict)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith(os.fsencode(str(odd)))
+    p = run("dump", str(files["rov"]), env_extra={"PYTHONIOENCODING": "ascii"})
+    assert p.returncode == 0, p.stderr
+    assert b'name: str "Chlo\\xe9' in p.stdout
 
 
 def test_dump_errors(files: dict[str, Path]) -> None:
@@ -613,3 +723,25 @@ def test_bench_unknown_experiment(tmp_path: Path) -> None:
     line = one_error_line(p)
     assert p.returncode == 2
     assert "unknown experiment" in line
+
+
+def test_bench_unwritable_out_fails_before_running(tmp_path: Path) -> None:
+    # --out names a file: nothing can be written there. One line, at once,
+    # before any experiment runs (not an internal error after all of them).
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    p = run("bench", "--quick", "--only", "contacts", "--no-chart", "--out", str(blocker / "out"))
+    line = one_error_line(p)
+    assert p.returncode == 1
+    assert "internal error" not in line
+    assert str(blocker / "out") in line
+    assert p.stdout == b""
+
+
+@pytest.mark.parametrize("n", ["0", "-3", "x"])
+def test_bench_repeats_must_be_positive(tmp_path: Path, n: str) -> None:
+    p = run("bench", "--quick", "--only", "contacts", "--repeats", n, "--out", str(tmp_path))
+    line = one_error_line(p)
+    assert p.returncode == 2
+    assert "--repeats" in line
+    assert p.stdout == b""

@@ -32,6 +32,8 @@ struct Inputs {
 
 fn inputs() -> Inputs {
     let c = Corpus::load().unwrap_or_else(|e| panic!("roving-bench: {e}"));
+    // Nothing is timed unless every timed decode gives the data back exactly.
+    roving_bench::check_decodes(&c).unwrap_or_else(|e| panic!("roving-bench: {e}"));
     let ok = |r: Result<Vec<u8>, String>| r.unwrap_or_else(|e| panic!("roving-bench: {e}"));
     Inputs {
         roving: ok(enc::roving_from_json(&c.json)),
@@ -95,8 +97,12 @@ fn run_meta(i: &Inputs) -> JsonValue {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs_f64())
         .unwrap_or(0.0);
+    let args: Vec<String> = std::env::args().skip(1).collect();
     serde_json::json!({
         "started_unix": started,
+        // criterion's `--quick` takes a few samples only: the report says so.
+        "quick": args.iter().any(|a| a == "--quick"),
+        "args": args,
         "data": roving_bench::data_path().display().to_string(),
         "minified_json_len_expected": MINIFIED_JSON_LEN,
         "loadavg_start": loadavg(),
@@ -236,6 +242,34 @@ impl Measurement for CpuTime {
     }
 }
 
+/// simd-json's state reused across iterations, as its docs recommend for
+/// repeated parsing (`*_with_buffers`; `to_tape`, `from_slice` and
+/// `to_owned_value` allocate fresh buffers of the input's size every call,
+/// which made up about half of its time here): the parse buffers, and the
+/// copy of the input it parses in place (copied every iteration, into
+/// reused memory).
+struct SimdJson {
+    buffers: simd_json::Buffers,
+    copy: Vec<u8>,
+}
+
+impl SimdJson {
+    fn new(len: usize) -> SimdJson {
+        SimdJson {
+            buffers: simd_json::Buffers::new(len),
+            copy: Vec::with_capacity(len),
+        }
+    }
+
+    /// A fresh copy of `json` for simd-json to parse (and overwrite), and
+    /// the buffers to parse it with.
+    fn input(&mut self, json: &[u8]) -> (&mut [u8], &mut simd_json::Buffers) {
+        self.copy.clear();
+        self.copy.extend_from_slice(json);
+        (&mut self.copy, &mut self.buffers)
+    }
+}
+
 /// A group for millisecond-scale work: flat sampling.
 fn slow<'a, M: Measurement>(c: &'a mut Criterion<M>, name: &str) -> BenchmarkGroup<'a, M> {
     let mut g = c.benchmark_group(name);
@@ -262,6 +296,7 @@ fn benches<M: Measurement>(cr: &mut Criterion<M>, clock: &str) {
     save_meta(&meta);
     let ticks = cpu_ticks();
     let json = &i.c.json[..];
+    let mut sj = SimdJson::new(json.len());
 
     // JSON -> format: roving parses straight into its encoder; the peers
     // parse into their value type (serde_json::Value, or typed structs for
@@ -283,8 +318,8 @@ fn benches<M: Measurement>(cr: &mut Criterion<M>, clock: &str) {
         });
         g.bench_function("simd-json", |b| {
             b.iter(|| {
-                let mut buf = black_box(json).to_vec();
-                simd_json::to_owned_value(&mut buf).unwrap()
+                let (buf, bufs) = sj.input(black_box(json));
+                simd_json::to_owned_value_with_buffers(buf, bufs).unwrap()
             })
         });
         g.bench_function("rmp-serde", |b| {
@@ -331,8 +366,10 @@ fn benches<M: Measurement>(cr: &mut Criterion<M>, clock: &str) {
         });
         g.bench_function("simd-json", |b| {
             b.iter(|| {
-                let mut buf = black_box(json).to_vec();
-                simd_json::to_tape(&mut buf).map(|t| t.0.len()).unwrap()
+                let (buf, bufs) = sj.input(black_box(json));
+                simd_json::to_tape_with_buffers(buf, bufs)
+                    .map(|t| t.0.len())
+                    .unwrap()
             })
         });
         g.bench_function("rmp-serde", |b| {
@@ -457,8 +494,8 @@ fn benches<M: Measurement>(cr: &mut Criterion<M>, clock: &str) {
         });
         g.bench_function("simd-json", |b| {
             b.iter(|| {
-                let mut buf = black_box(json).to_vec();
-                simd_json::serde::from_slice::<JsonValue>(&mut buf).unwrap()
+                let (buf, bufs) = sj.input(black_box(json));
+                simd_json::serde::from_slice_with_buffers::<JsonValue>(buf, bufs).unwrap()
             })
         });
         g.bench_function("rmp-serde", |b| {
@@ -486,8 +523,8 @@ fn benches<M: Measurement>(cr: &mut Criterion<M>, clock: &str) {
         });
         g.bench_function("simd-json", |b| {
             b.iter(|| {
-                let mut buf = black_box(json).to_vec();
-                simd_json::serde::from_slice::<Vec<Person>>(&mut buf).unwrap()
+                let (buf, bufs) = sj.input(black_box(json));
+                simd_json::serde::from_slice_with_buffers::<Vec<Person>>(buf, bufs).unwrap()
             })
         });
         g.bench_function("rmp-serde", |b| {
@@ -571,6 +608,13 @@ fn benches<M: Measurement>(cr: &mut Criterion<M>, clock: &str) {
             b.iter(|| flexbuffers::to_vec(black_box(p)).unwrap())
         });
         g.bench_function("bitcode", |b| b.iter(|| bitcode::encode(black_box(p))));
+        // As `roving_reuse`: bitcode's `Buffer` (its documented way to
+        // encode repeatedly) keeps its allocations between calls; the bytes
+        // are copied out into a fresh `Vec<u8>`, as every row returns.
+        let mut bc = bitcode::Buffer::new();
+        g.bench_function("bitcode_reuse", |b| {
+            b.iter(|| bc.encode(black_box(p)).to_vec())
+        });
         g.bench_function("rkyv", |b| {
             b.iter(|| rkyv::to_bytes::<rkyv::rancor::Error>(black_box(p)).unwrap())
         });

@@ -321,12 +321,183 @@ pub mod enc {
     }
 }
 
+/// Checks that every decode the benchmark times gives back the data
+/// exactly (`people`, or `value` for the dynamic decodes), each from the
+/// bytes the benchmark decodes; the benchmark runs this before timing
+/// anything, so no contender is timed doing less than a full, correct decode.
+pub fn check_decodes(c: &Corpus) -> Result<(), Failure> {
+    fn same<T: PartialEq>(what: &str, got: Result<T, String>, want: &T) -> Result<(), Failure> {
+        match got {
+            Ok(v) if v == *want => Ok(()),
+            Ok(_) => Err(format!("{what}: decodes to different data")),
+            Err(e) => Err(format!("{what}: {e}")),
+        }
+    }
+    fn s<T>(r: Result<T, roving::Error>) -> Result<T, String> {
+        r.map_err(|e| e.to_string())
+    }
+    fn owned(v: Vec<PersonRef<'_>>) -> Vec<Person> {
+        v.iter().map(PersonRef::to_owned_person).collect()
+    }
+    let people = &c.people;
+    let value = &c.value;
+    let rv = (enc::roving_from_json(&c.json))?;
+    let mp_value = (enc::msgpack_value(value))?;
+    let mp_typed = (enc::msgpack_typed(people))?;
+    let cbor_value = (enc::cbor(value))?;
+    let cbor_typed = (enc::cbor(people))?;
+    let flex_value = (enc::flex(value))?;
+    let flex_typed = (enc::flex(people))?;
+    let bc = enc::bitcode_typed(people);
+    let rk = enc::rkyv_typed(people)?;
+
+    // decode_value
+    same(
+        "decode_value/roving",
+        s(roving::from_slice::<serde_json::Value>(&rv)),
+        value,
+    )?;
+    same(
+        "decode_value/serde_json",
+        serde_json::from_slice::<serde_json::Value>(&c.json).map_err(|e| e.to_string()),
+        value,
+    )?;
+    same(
+        "decode_value/simd-json",
+        simd_json::serde::from_slice_with_buffers::<serde_json::Value>(
+            &mut c.json.clone(),
+            &mut simd_json::Buffers::new(c.json.len()),
+        )
+        .map_err(|e| e.to_string()),
+        value,
+    )?;
+    same(
+        "decode_value/rmp-serde",
+        rmp_serde::from_slice::<serde_json::Value>(&mp_value).map_err(|e| e.to_string()),
+        value,
+    )?;
+    same(
+        "decode_value/ciborium",
+        ciborium::from_reader::<serde_json::Value, _>(&cbor_value[..]).map_err(|e| e.to_string()),
+        value,
+    )?;
+    same(
+        "decode_value/flexbuffers",
+        flexbuffers::from_slice::<serde_json::Value>(&flex_value).map_err(|e| e.to_string()),
+        value,
+    )?;
+
+    // decode_typed
+    same(
+        "decode_typed/roving",
+        s(roving::from_slice::<Vec<Person>>(&rv)),
+        people,
+    )?;
+    same(
+        "decode_typed/serde_json",
+        serde_json::from_slice::<Vec<Person>>(&c.json).map_err(|e| e.to_string()),
+        people,
+    )?;
+    same(
+        "decode_typed/simd-json",
+        simd_json::serde::from_slice_with_buffers::<Vec<Person>>(
+            &mut c.json.clone(),
+            &mut simd_json::Buffers::new(c.json.len()),
+        )
+        .map_err(|e| e.to_string()),
+        people,
+    )?;
+    same(
+        "decode_typed/rmp-serde",
+        rmp_serde::from_slice::<Vec<Person>>(&mp_typed).map_err(|e| e.to_string()),
+        people,
+    )?;
+    same(
+        "decode_typed/ciborium",
+        ciborium::from_reader::<Vec<Person>, _>(&cbor_typed[..]).map_err(|e| e.to_string()),
+        people,
+    )?;
+    same(
+        "decode_typed/flexbuffers",
+        flexbuffers::from_slice::<Vec<Person>>(&flex_typed).map_err(|e| e.to_string()),
+        people,
+    )?;
+    same(
+        "decode_typed/bitcode",
+        bitcode::decode::<Vec<Person>>(&bc).map_err(|e| e.to_string()),
+        people,
+    )?;
+    same(
+        "decode_typed/rkyv",
+        rkyv::from_bytes::<Vec<Person>, rkyv::rancor::Error>(&rk).map_err(|e| e.to_string()),
+        people,
+    )?;
+
+    // decode_typed_borrowed (rkyv's row is `access`: checked below)
+    same(
+        "decode_typed_borrowed/roving",
+        s(roving::from_slice::<Vec<PersonRef<'_>>>(&rv)).map(owned),
+        people,
+    )?;
+    same(
+        "decode_typed_borrowed/rmp-serde",
+        rmp_serde::from_slice::<Vec<PersonRef<'_>>>(&mp_typed)
+            .map(owned)
+            .map_err(|e| e.to_string()),
+        people,
+    )?;
+    same(
+        "decode_typed_borrowed/flexbuffers",
+        flexbuffers::from_slice::<Vec<PersonRef<'_>>>(&flex_typed)
+            .map(owned)
+            .map_err(|e| e.to_string()),
+        people,
+    )?;
+    same(
+        "decode_typed_borrowed/bitcode",
+        bitcode::decode::<Vec<PersonRef<'_>>>(&bc)
+            .map(owned)
+            .map_err(|e| e.to_string()),
+        people,
+    )?;
+    if bitcode::Buffer::new().encode(people) != &bc[..] {
+        return Err("encode_typed/bitcode_reuse: other bytes than bitcode::encode".into());
+    }
+    let archived = rkyv::access::<rkyv::Archived<Vec<Person>>, rkyv::rancor::Error>(&rk)
+        .map_err(|e| format!("decode_typed_borrowed/rkyv: {e}"))?;
+    let names: Vec<&str> = archived.iter().map(|p| p.name.as_str()).collect();
+    let want: Vec<&str> = people.iter().map(|p| p.name.as_str()).collect();
+    if names != want {
+        return Err("decode_typed_borrowed/rkyv: archived records differ".into());
+    }
+
+    // encode_typed / json_to_format outputs that no decode above reads
+    let typed = enc::roving_typed(people)?;
+    same(
+        "encode_typed/roving",
+        s(roving::from_slice::<Vec<Person>>(&typed)),
+        people,
+    )?;
+    let named = enc::msgpack_typed_named(people)?;
+    same(
+        "encode_typed/rmp-serde_named",
+        rmp_serde::from_slice::<Vec<Person>>(&named).map_err(|e| e.to_string()),
+        people,
+    )?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn corpus() -> Corpus {
         Corpus::load().expect("data")
+    }
+
+    #[test]
+    fn every_timed_decode_gives_the_data_back() {
+        check_decodes(&corpus()).unwrap();
     }
 
     #[test]

@@ -24,6 +24,7 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from typing import Any
@@ -93,7 +94,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--repeats",
-        type=int,
+        type=_positive,
         default=None,
         metavar="N",
         help="timed repeats per measurement (default 7, quick 3)",
@@ -110,6 +111,32 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="afterwards, write the tables into README.md between the bench markers",
     )
+
+
+def _positive(text: str) -> int:
+    """A --repeats value: 1 or more."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {n}")
+    return n
+
+
+class BenchError(Exception):
+    """A failure of the run itself, not of one experiment (one line of text)."""
+
+
+def _check_out_dir(out: str) -> None:
+    """Creates ``out`` and checks a file can be written there, before any
+    experiment runs; raises BenchError if not."""
+    try:
+        os.makedirs(out, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out, prefix=".roving-bench-"):
+            pass
+    except OSError as e:
+        raise BenchError(f"{out}: cannot write the results there: {e.strerror or e}") from None
 
 
 def repo_root() -> str | None:
@@ -177,7 +204,7 @@ def run(args: argparse.Namespace, progress: Callable[[str], None] | None = None)
     else:
         cfg = Config()
     if args.repeats:
-        cfg.repeats = max(1, args.repeats)
+        cfg.repeats = args.repeats
     cfg.out_dir = out
     cfg.data_dir = args.data_dir
     cfg.charts = not args.no_chart
@@ -185,6 +212,7 @@ def run(args: argparse.Namespace, progress: Callable[[str], None] | None = None)
         cfg.clock = time.process_time
         cfg.clock_name = "cpu"
     cfg.progress = progress
+    _check_out_dir(out)
     machine = machine_info()
     print(f"# roving bench{' --quick' if args.quick else ''}\n")
     print(f"Machine: {_machine_line(machine)}. Date: {machine['date']}.\n")
@@ -250,6 +278,9 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         print(f"roving bench: error: {e}", file=sys.stderr)
         return 2
+    except BenchError as e:
+        print(f"roving bench: error: {e}", file=sys.stderr)
+        return 1
 
 
 def load_results(out_dir: str) -> list[dict[str, Any]]:

@@ -253,6 +253,12 @@ def run(cfg: Config) -> Experiment:
         "dumps: the Python objects (as loaded from the JSON) to the format's bytes; roving's is "
         "`roving.dumps` (the `roving (loads)` row)."
     )
+    tb.notes.append(
+        "The garbage collector is off while a repeat is timed, as `timeit` does. An application "
+        "runs with it on, and then the peers' loads also pay the collections their new "
+        "containers trigger, while `roving.loads` pauses the collector as it builds its "
+        "objects: the parse times here leave that cost out of the peers' figures, not roving's."
+    )
     exp.tables.append(tb)
     _python_targets(exp, rows, paired)
 

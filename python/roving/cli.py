@@ -27,7 +27,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import IO, Any, Literal, NoReturn, Self
 
 PROG = "roving"
@@ -243,26 +243,25 @@ def _output_mode(path: str) -> int:
     return 0o666 & ~mask
 
 
-def _indent(text: str) -> int:
-    """An --indent value: a number of spaces, 0 or more."""
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
-    if n < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more spaces, not {n}")
-    return n
+def int_at_least(minimum: int, unit: str = "") -> Callable[[str], int]:
+    """An argparse ``type=``: an int of ``minimum`` or more (``unit`` names
+    what it counts in the error, e.g. ``" spaces"``)."""
+
+    def parse(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+        if n < minimum:
+            raise argparse.ArgumentTypeError(f"must be {minimum} or more{unit}, not {n}")
+        return n
+
+    return parse
 
 
-def _count(text: str) -> int:
-    """A --max-items or --depth value: 0 or more."""
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
-    if n < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, not {n}")
-    return n
+# --indent: a number of spaces; --max-items and --depth: a count.
+_indent = int_at_least(0, " spaces")
+_count = int_at_least(0)
 
 
 def _ext_kind(path: str) -> str | None:

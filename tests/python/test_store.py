@@ -427,12 +427,17 @@ def test_map_grows_by_itself(tmp_path: Path) -> None:
     s.close()
 
 
-def test_growth_with_views_open(tmp_path: Path) -> None:
-    path = tmp_path / "s.rvs"
+def _store_with_a_view(path: Path) -> tuple[Store, Any]:
+    """A store with a 1 MiB map holding {"first": {"n": 1}} (flushed), and
+    a view of that record, which pins the map."""
     s = Store(path, map_size=1 << 20)
     s["first"] = {"n": 1}
     s.flush()
-    view = s.view("first")
+    return s, s.view("first")
+
+
+def test_growth_with_views_open(tmp_path: Path) -> None:
+    s, view = _store_with_a_view(tmp_path / "s.rvs")
     for i in range(40):
         s[f"big{i}"] = "z" * 100_000
     with pytest.raises(StoreError) as ei:
@@ -452,10 +457,7 @@ def test_failed_reload_changes_nothing(tmp_path: Path) -> None:
     # Another process grows the map while a view is open here: reload()
     # cannot move the map; it raises and the store stays as it was.
     path = tmp_path / "s.rvs"
-    s = Store(path, map_size=1 << 20)
-    s["first"] = {"n": 1}
-    s.flush()
-    view = s.view("first")
+    s, view = _store_with_a_view(path)
     s["pending"] = 2
     assert len(s) == 2
     grow = (

@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from ..cli import int_at_least
 from . import exp_archiver, exp_contacts, exp_fleece, exp_repository, exp_simpleobject
 from .harness import Config, Experiment, machine_info, quick_config
 from .report import write_experiment
@@ -94,7 +95,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--repeats",
-        type=_positive,
+        type=int_at_least(1),
         default=None,
         metavar="N",
         help="timed repeats per measurement (default 7, quick 3)",
@@ -111,17 +112,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="afterwards, write the tables into README.md between the bench markers",
     )
-
-
-def _positive(text: str) -> int:
-    """A --repeats value: 1 or more."""
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, not {n}")
-    return n
 
 
 class BenchError(Exception):

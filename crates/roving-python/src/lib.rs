@@ -143,7 +143,17 @@ fn loads<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let py = data.py();
     let ty = r#type.filter(|t| !t.is_none());
-    with_bytes(data, |bytes, immutable| decode_py(py, bytes, ty, immutable))
+    with_bytes(data, |bytes, immutable| {
+        if ty.is_some() && !immutable {
+            // Typed decoding runs Python code (constructors, default
+            // factories, enum lookups) while it reads, and that code (or
+            // another thread meanwhile) may write to a mutable buffer after
+            // it was validated: decode a private copy instead.
+            let copy = bytes.to_vec();
+            return decode_py(py, &copy, ty, true);
+        }
+        decode_py(py, bytes, ty, immutable)
+    })
 }
 
 /// Decodes roving bytes into Python objects (validating them first); with

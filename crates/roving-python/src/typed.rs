@@ -1394,7 +1394,7 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
         let n = m.len();
         self.enter(n)?;
         let dict = PyDict::new(py);
-        let start = self.d.keys_start(&m).map_err(decode_fail)?;
+        let start = self.d.keys_start(&m, n).map_err(decode_fail)?;
         for (i, v) in m.values().enumerate().take(n) {
             let o = self.value(vp, v).map_err(|f| {
                 let k = m.key_at(i).unwrap_or("").as_bytes();
@@ -1431,6 +1431,10 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
             _ if self.shapes.is_empty() => None,
             _ => self.shapes.get(&key).cloned(),
         };
+        // A map of a known shape has that shape's key count, unless the
+        // bytes are not a valid document (opened trusted, or changed
+        // after validation): then its keys are matched one by one.
+        let known = known.filter(|k| k.idx.len() == n);
         let checked = known.is_some();
         let cand = known.or_else(|| dc.last_keys().map(KeyRef::Plan));
         let mut vals = Vals::new(fields.len());

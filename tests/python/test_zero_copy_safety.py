@@ -183,3 +183,31 @@ def test_mapped_file_rewritten_while_decoding() -> None:
             doc.close()
         """
     )
+
+
+def test_vectors_of_store_views_are_aligned(tmp_path: Path) -> None:
+    # LMDB places a record at any even (or odd) address, so a vector's data
+    # in the map may be misaligned for its type: the numpy array must then
+    # be an aligned (read-only) copy, never a misaligned view (section 9).
+    np = pytest.importorskip("numpy")
+    with roving.Store(tmp_path / "s.db") as s:
+        for i in range(24):
+            s[f"k{i}"] = {
+                "pad": "x" * i,
+                "f8": np.arange(5, dtype="<f8") + i,
+                "i2": np.arange(3, dtype="<i2") - i,
+                "u4": np.arange(4, dtype="<u4") * i,
+            }
+    with roving.Store(tmp_path / "s.db", readonly=True) as s:
+        for i in range(24):
+            doc = s.view(f"k{i}")
+            for k, want in (
+                ("f8", np.arange(5, dtype="<f8") + i),
+                ("i2", np.arange(3, dtype="<i2") - i),
+                ("u4", np.arange(4, dtype="<u4") * i),
+            ):
+                v = doc[k]
+                assert v.flags.aligned, (i, k, v.ctypes.data)
+                assert v.ctypes.data % v.itemsize == 0
+                assert not v.flags.writeable
+                assert np.array_equal(v, want)

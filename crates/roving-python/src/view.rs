@@ -360,7 +360,10 @@ pub(crate) fn to_view_or_value(
 }
 
 /// A read-only numpy array over the vector's bytes (zero copy), or an
-/// `array.array` copy if numpy is not installed.
+/// `array.array` copy if numpy is not installed. Data that is not aligned
+/// for its element type in memory (a buffer that does not start at an
+/// address aligned to 8, such as a store record in LMDB's map) is copied
+/// into an aligned buffer first: numpy arrays are always aligned.
 fn vector_view(
     py: Python<'_>,
     buf: &Arc<Buf>,
@@ -369,8 +372,15 @@ fn vector_view(
     if let Some(np) = pytypes::numpy_import(py) {
         if cfg!(target_endian = "little") {
             let raw = vec.raw();
-            let off = raw.as_ptr() as usize - buf.bytes().as_ptr() as usize;
-            let r = Bound::new(py, BufferRef { buf: buf.clone() })?;
+            let aligned = (raw.as_ptr() as usize) % vec.elem_type().size() == 0;
+            let (buf, off) = if aligned {
+                let off = raw.as_ptr() as usize - buf.bytes().as_ptr() as usize;
+                (buf.clone(), off)
+            } else {
+                // `Buf::copy` is 8-byte aligned.
+                (Arc::new(Buf::copy(raw)), 0)
+            };
+            let r = Bound::new(py, BufferRef { buf })?;
             let dt = np.dtypes[vec.elem_type() as usize]
                 .as_ref()
                 .map(|d| d.bind(py).clone());

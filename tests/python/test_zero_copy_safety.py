@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import uuid
 from pathlib import Path
 
 import pytest
@@ -211,3 +212,45 @@ def test_vectors_of_store_views_are_aligned(tmp_path: Path) -> None:
                 assert v.ctypes.data % v.itemsize == 0
                 assert not v.flags.writeable
                 assert np.array_equal(v, want)
+
+
+@pytest.mark.parametrize(
+    "ty, vals",
+    [
+        ("list[uuid.UUID]", [str(uuid.UUID(int=i)) for i in range(3)]),
+        ("list[decimal.Decimal]", ["1.5", "2.25"]),
+        ("list[datetime.date]", ["2020-01-02"]),
+        ("list[datetime.datetime]", ["2020-01-02T03:04:05Z"]),
+    ],
+)
+def test_trusted_store_strings_damaged_into_invalid_utf8(ty: str, vals: list[str]) -> None:
+    # Typed reads parse these types from text; a trusted record whose text is
+    # not UTF-8 any more must give an exception (UnicodeDecodeError), not a
+    # PanicException or an abort.
+    run_isolated(
+        f"""
+        import datetime, decimal, os, tempfile, uuid
+        import roving
+
+        vals = {vals!r}
+        path = os.path.join(tempfile.mkdtemp(), "s.db")
+        raw = roving.dumps(vals)
+        with roving.Store(path) as s:
+            s["k"] = vals
+        good = open(path, "rb").read()
+        at = good.find(raw)
+        assert at > 0
+        for where, byte in ((len(vals[0]) - 1, 0xE2), (0, 0xFF), (1, 0xC3)):
+            b = bytearray(good)
+            b[at + raw.find(vals[0].encode()) + where] = byte
+            with open(path, "wb") as f:
+                f.write(b)
+            with roving.Store(path, readonly=True, trusted=True, type={ty}) as s:
+                try:
+                    s["k"]
+                except (roving.RovingError, UnicodeDecodeError):
+                    pass
+                else:
+                    raise AssertionError("damaged text decoded")
+        """
+    )

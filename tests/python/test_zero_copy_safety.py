@@ -11,6 +11,7 @@ import sys
 import textwrap
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 import roving
@@ -252,5 +253,189 @@ def test_trusted_store_strings_damaged_into_invalid_utf8(ty: str, vals: list[str
                     pass
                 else:
                     raise AssertionError("damaged text decoded")
+        """
+    )
+
+
+def test_trusted_open_of_a_damaged_real_document(tmp_path: Path, people_bytes: bytes) -> None:
+    # The documented promise of trusted=True on bytes that are not a valid
+    # document: reads stay inside the buffer and give wrong values or
+    # DecodeError/UnicodeDecodeError (here: no crash, no panic, no other
+    # exception), through views, numpy vectors and whole-value operations.
+    np = pytest.importorskip("numpy")
+    people = roving.loads(people_bytes)
+    src = tmp_path / "doc.rov"
+    src.write_bytes(
+        roving.dumps(
+            {"p": people[:150], "v": np.arange(40.0), "w": [np.arange(5, dtype="<i2")] * 3}
+        )
+    )
+    run_isolated(
+        f"""
+        import random
+        import numpy as np
+        import roving
+
+        base = open({str(src)!r}, "rb").read()
+        rng = random.Random(11)
+        ok = (roving.RovingError, UnicodeDecodeError, KeyError, IndexError, TypeError,
+              ValueError)
+
+        def walk(v, depth=0):
+            if depth > 40:
+                return
+            if isinstance(v, roving.View):
+                if v.kind == "map":
+                    for _, x in v.items():
+                        walk(x, depth + 1)
+                else:
+                    for x in v:
+                        walk(x, depth + 1)
+            elif isinstance(v, np.ndarray):
+                assert v.flags.aligned and not v.flags.writeable
+                v.sum()
+
+        for _ in range(250):
+            b = bytearray(base)
+            for _ in range(rng.choice([1, 2, 8])):
+                i = rng.randrange(len(b))
+                b[i] = rng.randrange(256) if rng.random() < 0.5 else b[i] ^ (1 << rng.randrange(8))
+            b = bytes(b)
+            for op in ("walk", "to_python", "to_json", "eq", "path"):
+                try:
+                    doc = roving.open(b, trusted=True)
+                    if op == "walk":
+                        walk(doc.root)
+                    elif op == "to_python":
+                        doc.to_python()
+                    elif op == "to_json":
+                        doc.to_json()
+                    elif op == "eq":
+                        doc.root == {{"p": []}}
+                    else:
+                        doc.get_path("p[3].friends[1].name")
+                except ok:
+                    pass
+        """
+    )
+
+
+def test_other_buffers_are_copied_at_open() -> None:
+    np = pytest.importorskip("numpy")
+    import array
+    import mmap
+
+    good = roving.dumps({"v": np.arange(6.0), "s": "text"})
+    sources = [bytearray(good), array.array("B", good), np.frombuffer(good, "u1").copy()]
+    m = mmap.mmap(-1, len(good))
+    m[:] = good
+    sources.append(m)
+    for src in sources:
+        doc = roving.open(src)
+        v = doc["v"]
+        view = memoryview(src).cast("B")
+        view[:] = b"\x00" * len(good)  # the Doc has its own copy
+        view.release()
+        if isinstance(src, bytearray):
+            src.extend(b"more")  # no export is held: resizing is allowed
+            del src[:]
+        assert doc["s"] == "text" and v.tolist() == list(range(6))
+        assert doc.to_python()["s"] == "text"
+    m.close()  # closing the mmap under the views is fine too
+    assert v.sum() == 15.0
+
+
+def test_zero_copy_exports_are_read_only(tmp_path: Path) -> None:
+    np = pytest.importorskip("numpy")
+    import ctypes
+
+    path = tmp_path / "v.rov"
+    path.write_bytes(roving.dumps({"v": np.arange(8.0)}))
+    for doc in (roving.open(path), roving.open(path.read_bytes())):
+        v = doc["v"]
+        with pytest.raises(ValueError):
+            v.flags.writeable = True
+        with pytest.raises(ValueError):
+            v[0] = 1.0
+        buf = doc.buffer()
+        assert buf.readonly
+        with pytest.raises(TypeError):
+            buf[0] = 0
+        with pytest.raises(TypeError):
+            ctypes.c_char.from_buffer(buf)
+        with pytest.raises(ValueError):
+            np.frombuffer(buf, "u1").setflags(write=True)  # numpy refuses too
+        assert not np.frombuffer(v, "u1").flags.writeable
+
+
+def test_views_and_vectors_outlive_their_store(tmp_path: Path) -> None:
+    np = pytest.importorskip("numpy")
+    import gc
+
+    s = roving.Store(tmp_path / "s.db")
+    s["k"] = {"v": np.arange(100.0), "m": {"a": [1, 2, 3]}}
+    s.flush()
+    doc = s.view("k")
+    v, m = doc["v"], doc["m"]
+    for i in range(20):  # rewrite the record and commit: the view keeps its snapshot
+        s["k"] = {"v": np.zeros(100), "m": {"a": [i]}}
+        s[f"x{i}"] = list(range(1000))
+        s.flush()
+    s.reload()
+    s.close()
+    del s, doc
+    gc.collect()
+    assert v.sum() == 4950.0 and m["a"].to_python() == [1, 2, 3]
+
+
+def test_views_used_from_threads_while_others_drop_them(people_bytes: bytes) -> None:
+    import threading
+
+    errors: list[BaseException] = []
+    start = threading.Barrier(5)
+
+    def reader(holder: list[Any]) -> None:
+        try:
+            root = holder.pop()
+            start.wait()
+            for i in range(300):
+                p = root[(i * 7) % 1000]
+                assert p["index"] == (i * 7) % 1000
+                it = iter(p["friends"])
+                del p
+                next(it)
+            del root  # the last of the four references goes in some thread
+        except BaseException as e:
+            errors.append(e)
+
+    root = roving.open(people_bytes).root
+    threads = [threading.Thread(target=reader, args=([root],)) for _ in range(4)]
+    del root
+    for t in threads:
+        t.start()
+    start.wait()
+    for t in threads:
+        t.join()
+    assert not errors
+
+
+def test_the_safe_alternative_to_a_mapped_file_survives_truncation(tmp_path: Path) -> None:
+    # roving.open(path) maps the file: truncating it under live views kills
+    # the process with SIGBUS (documented). The documented alternative reads
+    # the bytes once and is immune.
+    assert "SIGBUS" in (roving.open.__doc__ or "")
+    assert "read_bytes()" in (roving.open.__doc__ or "")
+    run_isolated(
+        f"""
+        import os, pathlib
+        import roving
+
+        p = pathlib.Path({str(tmp_path / "t.rov")!r})
+        p.write_bytes(roving.dumps({{"a": list(range(100000)), "b": "x" * 100000}}))
+        doc = roving.open(p.read_bytes())
+        a = doc["a"]
+        os.truncate(p, 10)
+        p.write_bytes(b"junk")
+        assert a[99999] == 99999 and doc["b"] == "x" * 100000
         """
     )

@@ -306,7 +306,22 @@ fn to_json<'py>(data: &Bound<'py, PyAny>, indent: Option<i64>) -> PyResult<Bound
 /// (`to_python`, `to_json`, `==`, encoding a view) validate the whole
 /// document first, once. `validate=True` validates it fully at open
 /// instead (O(n)). `trusted=True` skips every check: use it only for bytes
-/// that roving wrote (your own files), never for data from elsewhere.
+/// that roving wrote (your own files), never for data from elsewhere (on
+/// bytes that are not a valid document, reads still stay inside the
+/// buffer, but give wrong values or raise DecodeError or
+/// UnicodeDecodeError).
+///
+/// A `bytes` object is read in place; any other bytes-like object
+/// (bytearray, memoryview, array.array, numpy array, mmap) is copied at
+/// open, so changing or resizing it afterwards does not affect the `Doc`.
+/// A path is memory-mapped, not copied, so the file must not change while
+/// the `Doc` or any view or numpy array taken from it is alive: if another
+/// process truncates it, the next read of a page past the new end kills
+/// this process with SIGBUS (no exception is possible); if it is rewritten
+/// in place, reads see the new bytes, read as after validation (like
+/// `trusted=True`: wrong values or errors). For a file that another
+/// process may change, open its bytes instead:
+/// `roving.open(pathlib.Path(p).read_bytes())` (one copy, then immune).
 #[pyfunction]
 #[pyo3(signature = (source, /, *, trusted=false, validate=false))]
 fn open(source: &Bound<'_, PyAny>, trusted: bool, validate: bool) -> PyResult<Doc> {

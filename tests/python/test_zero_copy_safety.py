@@ -439,3 +439,52 @@ def test_the_safe_alternative_to_a_mapped_file_survives_truncation(tmp_path: Pat
         assert a[99999] == 99999 and doc["b"] == "x" * 100000
         """
     )
+
+
+def test_python_code_run_by_a_doc_operation_may_use_the_doc() -> None:
+    # doc[key] runs key.__index__ (Python code): if that code uses or closes
+    # the same Doc (or another thread does meanwhile), the Doc must not be
+    # locked against it (a self-deadlock hung the interpreter).
+    run_isolated(
+        """
+        import threading
+        import roving
+
+        doc = roving.open(roving.dumps([10, 20, 30]))
+
+        class Closes:
+            def __index__(self):
+                assert doc[0] == 10 and len(doc) == 3
+                doc.close()
+                return 1
+
+        assert doc[Closes()] == 20  # the operation started before close()
+        assert doc.closed
+
+        doc2 = roving.open(roving.dumps(list(range(100))))
+        ev = threading.Event()
+
+        class Waits:
+            def __index__(self):
+                ev.set()
+                for _ in range(1000):  # runs bytecode: other threads get the GIL
+                    pass
+                return 5
+
+        def other():
+            ev.wait()
+            for _ in range(200):
+                doc2.get(1)
+            doc2.close()
+
+        t = threading.Thread(target=other)
+        t.start()
+        for _ in range(200):
+            try:
+                doc2[Waits()]
+            except ValueError:  # closed by the other thread
+                break
+        t.join()
+        """,
+        timeout=60,
+    )

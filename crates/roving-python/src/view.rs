@@ -179,14 +179,12 @@ impl Doc {
         }
     }
 
-    /// Runs `f` on the root without cloning the Arc.
+    /// Runs `f` on the root. The lock is released first: `f` may run Python
+    /// code (a key's `__index__`, numpy), which may use this `Doc` again or
+    /// let another thread do so; held, the lock would deadlock them.
     fn with<T>(&self, f: impl FnOnce(&Arc<Buf>, Value<'static>) -> PyResult<T>) -> PyResult<T> {
-        match &*self.state.lock().unwrap_or_else(|e| e.into_inner()) {
-            Some((b, v)) => f(b, *v),
-            None => Err(PyValueError::new_err(
-                "I/O operation on a closed roving.Doc",
-            )),
-        }
+        let (b, v) = self.state()?;
+        f(&b, v)
     }
 }
 

@@ -488,3 +488,28 @@ def test_python_code_run_by_a_doc_operation_may_use_the_doc() -> None:
         """,
         timeout=60,
     )
+
+
+def test_comparing_a_trusted_map_whose_key_is_not_utf8() -> None:
+    # == walks the map's keys; a damaged key of a trusted document (or of a
+    # mapped file rewritten after validation) must raise or compare unequal,
+    # not panic in the str conversion.
+    run_isolated(
+        """
+        import roving
+
+        b = bytearray(roving.dumps({"ab": 1, "cd": [{"ef": 2}]}))
+        for key, byte in ((b"ab", 0xFF), (b"ef", 0xC3), (b"cd", 0x80)):
+            d = bytearray(b)
+            d[d.find(key)] = byte
+            doc = roving.open(bytes(d), trusted=True)
+            try:
+                assert not (doc.root == {"ab": 1, "cd": [{"ef": 2}]})
+            except UnicodeDecodeError:
+                pass
+            try:
+                assert doc.root != {"ab": 1, "cd": [{"ef": 2}]}
+            except UnicodeDecodeError:
+                pass
+        """
+    )

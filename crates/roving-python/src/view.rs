@@ -642,6 +642,10 @@ fn eq_in(
                 return Ok(false);
             }
             for (k, val) in m.iter() {
+                // The key as a checked `str`: in a trusted document (or a
+                // file rewritten after validation) it may not be UTF-8,
+                // which PyO3's conversion of a `&str` panics on.
+                let k = pytypes::make_str(py, k.as_bytes())?;
                 match d.get_item(k)? {
                     Some(x) => {
                         if !eq_in(py, val, &x, depth + 1, memo)? {

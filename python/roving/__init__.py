@@ -39,10 +39,13 @@ Functions
     (``bytearray``, ``memoryview``, ``mmap``, numpy arrays...) are copied at
     open, so changing them later does not affect the ``Doc``. A mapped file
     must not change while the ``Doc`` or any view or numpy array from it is
-    alive: if another process truncates it, the next read past the new end
-    kills the process with ``SIGBUS`` (no exception is possible); if it is
-    rewritten in place, reads see the new bytes unchecked (wrong values or
-    errors). For a file another process may change, open its bytes instead:
+    alive: if it is truncated (by another process, or by this one with
+    ``open(p, "wb")`` or ``Path.write_bytes``), the next read past the new
+    end kills the process with ``SIGBUS`` (no exception is possible); if it
+    is rewritten in place, reads see the new bytes unchecked (wrong values
+    or errors). Update such a file by writing a new one and ``os.replace()``
+    it over the old (the map keeps the old file). For a file another process
+    may change, open its bytes instead:
     ``roving.open(pathlib.Path(p).read_bytes())``.
 ``from_json(bytes | str) -> bytes``, ``to_json(data, *, indent=None) -> bytes``
     JSON conversion on the core's streaming converter. ``to_json`` writes

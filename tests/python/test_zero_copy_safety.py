@@ -513,3 +513,25 @@ def test_comparing_a_trusted_map_whose_key_is_not_utf8() -> None:
                 pass
         """
     )
+
+
+def test_replacing_a_mapped_file_keeps_its_views(tmp_path: Path) -> None:
+    # The documented way to update a file that is open: write a new file and
+    # os.replace() it over the old; the views keep reading the old one.
+    assert "os.replace()" in (roving.open.__doc__ or "")
+    run_isolated(
+        f"""
+        import os, pathlib
+        import roving
+
+        p = pathlib.Path({str(tmp_path / "r.rov")!r})
+        p.write_bytes(roving.dumps({{"a": list(range(100000))}}))
+        doc = roving.open(p)
+        a = doc["a"]
+        tmp = p.with_suffix(".new")
+        tmp.write_bytes(roving.dumps({{"a": [1]}}))
+        os.replace(tmp, p)
+        assert a[99999] == 99999 and len(doc["a"]) == 100000
+        assert roving.open(p)["a"].to_python() == [1]
+        """
+    )

@@ -315,12 +315,14 @@ fn to_json<'py>(data: &Bound<'py, PyAny>, indent: Option<i64>) -> PyResult<Bound
 /// (bytearray, memoryview, array.array, numpy array, mmap) is copied at
 /// open, so changing or resizing it afterwards does not affect the `Doc`.
 /// A path is memory-mapped, not copied, so the file must not change while
-/// the `Doc` or any view or numpy array taken from it is alive: if another
-/// process truncates it, the next read of a page past the new end kills
+/// the `Doc` or any view or numpy array taken from it is alive: if it is
+/// truncated (by another process, or by this one: `open(p, "wb")`,
+/// `Path.write_bytes`), the next read of a page past the new end kills
 /// this process with SIGBUS (no exception is possible); if it is rewritten
 /// in place, reads see the new bytes, read as after validation (like
-/// `trusted=True`: wrong values or errors). For a file that another
-/// process may change, open its bytes instead:
+/// `trusted=True`: wrong values or errors). To update such a file, write a
+/// new one and `os.replace()` it over the old (the map keeps the old file).
+/// For a file that another process may change, open its bytes instead:
 /// `roving.open(pathlib.Path(p).read_bytes())` (one copy, then immune).
 #[pyfunction]
 #[pyo3(signature = (source, /, *, trusted=false, validate=false))]

@@ -33,8 +33,20 @@ Functions
     whole document first, once per document (``doc.validate()`` does it
     explicitly). ``validate=True`` validates fully at open instead (O(n),
     rejecting a bad document up front). ``trusted=True`` skips every check
-    (O(1)): only for bytes roving wrote itself. A mapped file must not be
-    truncated or rewritten while open (as with any memory map).
+    (O(1)): only for bytes roving wrote itself (on other bytes, reads stay
+    inside the buffer but give wrong values or raise ``DecodeError`` or
+    ``UnicodeDecodeError``). ``bytes`` are read in place; other buffers
+    (``bytearray``, ``memoryview``, ``mmap``, numpy arrays...) are copied at
+    open, so changing them later does not affect the ``Doc``. A mapped file
+    must not change while the ``Doc`` or any view or numpy array from it is
+    alive: if it is truncated (by another process, or by this one with
+    ``open(p, "wb")`` or ``Path.write_bytes``), the next read past the new
+    end kills the process with ``SIGBUS`` (no exception is possible); if it
+    is rewritten in place, reads see the new bytes unchecked (wrong values
+    or errors). Update such a file by writing a new one and ``os.replace()``
+    it over the old (the map keeps the old file). For a file another process
+    may change, open its bytes instead:
+    ``roving.open(pathlib.Path(p).read_bytes())``.
 ``from_json(bytes | str) -> bytes``, ``to_json(data, *, indent=None) -> bytes``
     JSON conversion on the core's streaming converter. ``to_json`` writes
     timestamps as RFC 3339 text, dates as ``"YYYY-MM-DD"``, UUIDs and

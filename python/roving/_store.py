@@ -82,7 +82,8 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
     file grows while other processes write.
 
     ``s.view(k)`` returns the record as a lazy :class:`roving.Doc` read in
-    place from the memory map (no copy). ``close()`` flushes and closes; as a
+    place from the memory map (no copy; a numpy vector whose data LMDB left
+    misaligned for its type is the one thing copied, into an aligned array). ``close()`` flushes and closes; as a
     context manager the store is flushed and closed on success, and its
     pending changes are dropped on an exception.
 

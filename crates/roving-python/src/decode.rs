@@ -278,6 +278,8 @@ fn new_interned(py: Python<'_>, b: &[u8]) -> PyResult<*mut ffi::PyObject> {
 struct ShapeKeys {
     /// Index of the first key in `key_store`.
     start: usize,
+    /// Number of keys in `key_store` from `start`.
+    len: usize,
     /// Dicts of this shape built so far (a template is made for the second).
     uses: usize,
     /// A dict with these keys (values None), or NULL.
@@ -794,17 +796,38 @@ impl<'py, 'a> Decoder<'py, 'a> {
     }
 
     /// Interned key strings of the shape of `m` (cached per shape): the
-    /// index of the first in `key_store`.
+    /// index of the first in `key_store`, for a caller that reads `n` keys
+    /// with [`key`](Self::key). A `DecodeError` if the shape (as first
+    /// seen) has fewer than `n` keys, which only bytes that are not a valid
+    /// document give: opened trusted, or changed after validation.
     #[inline]
-    pub(crate) fn keys_start(&mut self, m: &Map<'a>) -> PyResult<usize> {
-        self.keys_start_at(m.shape_offset().unwrap_or(usize::MAX), m)
+    pub(crate) fn keys_start(&mut self, m: &Map<'a>, n: usize) -> PyResult<usize> {
+        let i = self.shape_index(m.shape_offset().unwrap_or(usize::MAX), m)?;
+        self.check_keys(i, n, m.offset())?;
+        Ok(self.shape_list[i].start)
     }
 
-    /// [`keys_start`](Self::keys_start) for a map whose shape offset is known.
-    #[inline]
-    fn keys_start_at(&mut self, shape: usize, m: &Map<'a>) -> PyResult<usize> {
-        let i = self.shape_index(shape, m)?;
-        Ok(self.shape_list[i].start)
+    /// Checks that shape `si` has at least `n` keys (see
+    /// [`keys_start`](Self::keys_start)).
+    #[inline(always)]
+    fn check_keys(&self, si: usize, n: usize, at: Option<usize>) -> PyResult<()> {
+        if n > self.shape_list[si].len {
+            return Err(self.shape_mismatch(n, at));
+        }
+        Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn shape_mismatch(&self, n: usize, at: Option<usize>) -> PyErr {
+        decode_error(
+            self.py,
+            format!(
+                "malformed document: a map of {n} values whose shape has fewer keys \
+                 (bytes opened trusted, or changed after validation)"
+            ),
+            at.map(|a| a as u64),
+        )
     }
 
     /// The index in `shape_list` of the shape at offset `shape` (that of
@@ -845,6 +868,7 @@ impl<'py, 'a> Decoder<'py, 'a> {
         let i = self.shape_list.len();
         self.shape_list.push(ShapeKeys {
             start,
+            len: self.key_store.0.len() - start,
             uses: 0,
             template: std::ptr::null_mut(),
         });
@@ -992,6 +1016,10 @@ impl<'py, 'a> Decoder<'py, 'a> {
         self.charge(n)?;
         self.enter()?;
         let si = self.shape_index(shape, &m)?;
+        if let Err(e) = self.check_keys(si, n, off) {
+            self.leave();
+            return Err(e);
+        }
         let start = self.shape_list[si].start;
         let (d, copied) = self.presized_dict(si, n)?;
         // SAFETY: presized_dict returns a new reference.

@@ -143,7 +143,17 @@ fn loads<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let py = data.py();
     let ty = r#type.filter(|t| !t.is_none());
-    with_bytes(data, |bytes, immutable| decode_py(py, bytes, ty, immutable))
+    with_bytes(data, |bytes, immutable| {
+        if ty.is_some() && !immutable {
+            // Typed decoding runs Python code (constructors, default
+            // factories, enum lookups) while it reads, and that code (or
+            // another thread meanwhile) may write to a mutable buffer after
+            // it was validated: decode a private copy instead.
+            let copy = bytes.to_vec();
+            return decode_py(py, &copy, ty, true);
+        }
+        decode_py(py, bytes, ty, immutable)
+    })
 }
 
 /// Decodes roving bytes into Python objects (validating them first); with
@@ -296,7 +306,24 @@ fn to_json<'py>(data: &Bound<'py, PyAny>, indent: Option<i64>) -> PyResult<Bound
 /// (`to_python`, `to_json`, `==`, encoding a view) validate the whole
 /// document first, once. `validate=True` validates it fully at open
 /// instead (O(n)). `trusted=True` skips every check: use it only for bytes
-/// that roving wrote (your own files), never for data from elsewhere.
+/// that roving wrote (your own files), never for data from elsewhere (on
+/// bytes that are not a valid document, reads still stay inside the
+/// buffer, but give wrong values or raise DecodeError or
+/// UnicodeDecodeError).
+///
+/// A `bytes` object is read in place; any other bytes-like object
+/// (bytearray, memoryview, array.array, numpy array, mmap) is copied at
+/// open, so changing or resizing it afterwards does not affect the `Doc`.
+/// A path is memory-mapped, not copied, so the file must not change while
+/// the `Doc` or any view or numpy array taken from it is alive: if it is
+/// truncated (by another process, or by this one: `open(p, "wb")`,
+/// `Path.write_bytes`), the next read of a page past the new end kills
+/// this process with SIGBUS (no exception is possible); if it is rewritten
+/// in place, reads see the new bytes, read as after validation (like
+/// `trusted=True`: wrong values or errors). To update such a file, write a
+/// new one and `os.replace()` it over the old (the map keeps the old file).
+/// For a file that another process may change, open its bytes instead:
+/// `roving.open(pathlib.Path(p).read_bytes())` (one copy, then immune).
 #[pyfunction]
 #[pyo3(signature = (source, /, *, trusted=false, validate=false))]
 fn open(source: &Bound<'_, PyAny>, trusted: bool, validate: bool) -> PyResult<Doc> {

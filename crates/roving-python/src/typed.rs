@@ -268,6 +268,22 @@ fn iso_date(s: &str) -> Option<(i32, u8, u8)> {
 }
 
 /// Python's repr of a str.
+/// A document string re-checked for UTF-8, for the parsers of text (dates,
+/// timestamps, UUIDs, Decimals) and their messages: the `&str`s of a
+/// document read without validation (a `Store` opened `trusted=True`) may
+/// hold invalid UTF-8, which PyO3's `str` conversion panics on and Rust's
+/// formatting must not see. An invalid one is the `UnicodeDecodeError`
+/// that converting it to `str` raises.
+fn utf8<'s>(py: Python<'_>, s: &'s str) -> Result<&'s str, Box<Fail>> {
+    match std::str::from_utf8(s.as_bytes()) {
+        Ok(s) => Ok(s),
+        Err(_) => Err(decode_fail(match pytypes::make_str(py, s.as_bytes()) {
+            Err(e) => e,
+            Ok(_) => pyo3::exceptions::PyValueError::new_err("invalid UTF-8"),
+        })),
+    }
+}
+
 fn py_repr(py: Python<'_>, s: &str) -> String {
     PyString::new(py, s)
         .repr()
@@ -1124,7 +1140,7 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
             Plan::DateTime => match v {
                 Value::Timestamp(t) => decode::timestamp(py, t).map_err(decode_fail),
                 // RFC 3339 text (what to_json writes for a timestamp).
-                Value::Str(s) => match s.parse::<roving::Timestamp>() {
+                Value::Str(s) => match utf8(py, s)?.parse::<roving::Timestamp>() {
                     Ok(t) => decode::timestamp(py, t).map_err(decode_fail),
                     Err(_) => Err(fail_msg(format!(
                         "invalid datetime {} (expected RFC 3339 text)",
@@ -1137,7 +1153,7 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
                 Value::Ext(e) if e.type_id == EXT_DATE => {
                     decode::ext(py, e.type_id, e.data).map_err(decode_fail)
                 }
-                Value::Str(s) => iso_date(s)
+                Value::Str(s) => iso_date(utf8(py, s)?)
                     .and_then(|(y, m, d)| pyo3::types::PyDate::new(py, y, m, d).ok())
                     .map(Bound::into_any)
                     .ok_or_else(|| {
@@ -1152,18 +1168,24 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
                 Value::Ext(e) if e.type_id == EXT_UUID => {
                     decode::ext(py, e.type_id, e.data).map_err(decode_fail)
                 }
-                Value::Str(s) => pytypes::types(py)
-                    .and_then(|t| t.uuid.bind(py).call1((s,)))
-                    .map_err(|_| fail_msg(format!("invalid UUID {}", py_repr(py, s)))),
+                Value::Str(s) => {
+                    let s = utf8(py, s)?;
+                    pytypes::types(py)
+                        .and_then(|t| t.uuid.bind(py).call1((s,)))
+                        .map_err(|_| fail_msg(format!("invalid UUID {}", py_repr(py, s))))
+                }
                 _ => Err(mismatch(plan, &v)),
             },
             Plan::Decimal => match v {
                 Value::Ext(e) if e.type_id == EXT_DECIMAL => {
                     decode::ext(py, e.type_id, e.data).map_err(decode_fail)
                 }
-                Value::Str(s) => pytypes::types(py)
-                    .and_then(|t| t.decimal.bind(py).call1((s,)))
-                    .map_err(|_| fail_msg(format!("invalid Decimal {}", py_repr(py, s)))),
+                Value::Str(s) => {
+                    let s = utf8(py, s)?;
+                    pytypes::types(py)
+                        .and_then(|t| t.decimal.bind(py).call1((s,)))
+                        .map_err(|_| fail_msg(format!("invalid Decimal {}", py_repr(py, s))))
+                }
                 Value::Int(_) | Value::UInt(_) | Value::BigInt(_) => {
                     let i = self.d.value(v).map_err(decode_fail)?;
                     pytypes::types(py)
@@ -1394,7 +1416,7 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
         let n = m.len();
         self.enter(n)?;
         let dict = PyDict::new(py);
-        let start = self.d.keys_start(&m).map_err(decode_fail)?;
+        let start = self.d.keys_start(&m, n).map_err(decode_fail)?;
         for (i, v) in m.values().enumerate().take(n) {
             let o = self.value(vp, v).map_err(|f| {
                 let k = m.key_at(i).unwrap_or("").as_bytes();
@@ -1431,6 +1453,10 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
             _ if self.shapes.is_empty() => None,
             _ => self.shapes.get(&key).cloned(),
         };
+        // A map of a known shape has that shape's key count, unless the
+        // bytes are not a valid document (opened trusted, or changed
+        // after validation): then its keys are matched one by one.
+        let known = known.filter(|k| k.idx.len() == n);
         let checked = known.is_some();
         let cand = known.or_else(|| dc.last_keys().map(KeyRef::Plan));
         let mut vals = Vals::new(fields.len());

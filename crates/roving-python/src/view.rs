@@ -179,14 +179,12 @@ impl Doc {
         }
     }
 
-    /// Runs `f` on the root without cloning the Arc.
+    /// Runs `f` on the root. The lock is released first: `f` may run Python
+    /// code (a key's `__index__`, numpy), which may use this `Doc` again or
+    /// let another thread do so; held, the lock would deadlock them.
     fn with<T>(&self, f: impl FnOnce(&Arc<Buf>, Value<'static>) -> PyResult<T>) -> PyResult<T> {
-        match &*self.state.lock().unwrap_or_else(|e| e.into_inner()) {
-            Some((b, v)) => f(b, *v),
-            None => Err(PyValueError::new_err(
-                "I/O operation on a closed roving.Doc",
-            )),
-        }
+        let (b, v) = self.state()?;
+        f(&b, v)
     }
 }
 
@@ -360,7 +358,10 @@ pub(crate) fn to_view_or_value(
 }
 
 /// A read-only numpy array over the vector's bytes (zero copy), or an
-/// `array.array` copy if numpy is not installed.
+/// `array.array` copy if numpy is not installed. Data that is not aligned
+/// for its element type in memory (a buffer that does not start at an
+/// address aligned to 8, such as a store record in LMDB's map) is copied
+/// into an aligned buffer first: numpy arrays are always aligned.
 fn vector_view(
     py: Python<'_>,
     buf: &Arc<Buf>,
@@ -369,8 +370,15 @@ fn vector_view(
     if let Some(np) = pytypes::numpy_import(py) {
         if cfg!(target_endian = "little") {
             let raw = vec.raw();
-            let off = raw.as_ptr() as usize - buf.bytes().as_ptr() as usize;
-            let r = Bound::new(py, BufferRef { buf: buf.clone() })?;
+            let aligned = (raw.as_ptr() as usize) % vec.elem_type().size() == 0;
+            let (buf, off) = if aligned {
+                let off = raw.as_ptr() as usize - buf.bytes().as_ptr() as usize;
+                (buf.clone(), off)
+            } else {
+                // `Buf::copy` is 8-byte aligned.
+                (Arc::new(Buf::copy(raw)), 0)
+            };
+            let r = Bound::new(py, BufferRef { buf })?;
             let dt = np.dtypes[vec.elem_type() as usize]
                 .as_ref()
                 .map(|d| d.bind(py).clone());
@@ -634,6 +642,10 @@ fn eq_in(
                 return Ok(false);
             }
             for (k, val) in m.iter() {
+                // The key as a checked `str`: in a trusted document (or a
+                // file rewritten after validation) it may not be UTF-8,
+                // which PyO3's conversion of a `&str` panics on.
+                let k = pytypes::make_str(py, k.as_bytes())?;
                 match d.get_item(k)? {
                     Some(x) => {
                         if !eq_in(py, val, &x, depth + 1, memo)? {

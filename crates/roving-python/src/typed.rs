@@ -1222,7 +1222,8 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
                 }
                 let raw = self.d.value(v).map_err(decode_fail)?;
                 let cls = cls.bind(py);
-                cls.call1((&raw,))
+                let m = cls
+                    .call1((&raw,))
                     .or_else(|e| match raw.cast::<pyo3::types::PyList>() {
                         // A member whose value is a tuple was written as
                         // an array, and reads as a list.
@@ -1232,7 +1233,23 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
                     .map_err(|_| {
                         let r = raw.repr().map(|r| r.to_string()).unwrap_or_default();
                         fail_msg(format!("invalid value {r} for {name}"))
-                    })
+                    })?;
+                // A bool is not an int here (as for int fields and
+                // Literal): True does not pick the member of value 1, nor
+                // 1 the member of value True.
+                let is_bool = matches!(v, Value::Bool(_));
+                let member_bool = m
+                    .getattr(pyo3::intern!(py, "value"))
+                    .is_ok_and(|x| x.is_instance_of::<pyo3::types::PyBool>());
+                if is_bool != member_bool
+                    && matches!(
+                        v,
+                        Value::Bool(_) | Value::Int(_) | Value::UInt(_) | Value::BigInt(_)
+                    )
+                {
+                    return Err(mismatch(plan, &v));
+                }
+                Ok(m)
             }
             Plan::Literal(vals, _) => {
                 if !plan.accepts(&v) {

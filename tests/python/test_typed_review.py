@@ -44,3 +44,19 @@ def test_a_bool_is_not_an_int_enum_member() -> None:
     assert roving.loads(enc(Switch.ON), type=Switch) is Switch.ON
     with pytest.raises(roving.ValidationError, match=r"got int at \$$"):
         roving.loads(enc(1), type=Switch)
+
+
+@dataclasses.dataclass
+class Derived:
+    a: int
+    twice: int = dataclasses.field(init=False)
+
+    def __post_init__(self) -> None:
+        self.twice = 2 * self.a
+
+
+def test_init_false_fields_without_default_are_not_required() -> None:
+    # __init__ never takes them, so neither does decoding; __post_init__ sets them.
+    out = roving.loads(enc(Derived(3)), type=Derived)
+    assert out == Derived(3) and out.twice == 6
+    assert roving.loads(enc({"a": 4, "twice": 0}), type=Derived).twice == 8

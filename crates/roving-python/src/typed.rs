@@ -1499,6 +1499,9 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
                         path: Vec::new(),
                     })
                 })?,
+                // An `init=False` field without a default is left unset,
+                // as `__init__` leaves it (`__post_init__` may set it).
+                Default::Required if !f.init => continue,
                 Default::Required => {
                     return Err(fail_msg(format!("missing required field '{}'", f.name_str)));
                 }
@@ -1558,6 +1561,9 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
         }
         for (f, v) in fields.iter().zip(vals.iter()) {
             let Some(v) = v else {
+                if !f.init {
+                    continue;
+                }
                 return Err(fail_msg(format!("missing required field '{}'", f.name_str)));
             };
             // SAFETY: live objects; PyObject_GenericSetAttr takes its own references.

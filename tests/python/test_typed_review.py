@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import typing
 from typing import Any
 
 import pytest
@@ -60,3 +61,13 @@ def test_init_false_fields_without_default_are_not_required() -> None:
     out = roving.loads(enc(Derived(3)), type=Derived)
     assert out == Derived(3) and out.twice == 6
     assert roving.loads(enc({"a": 4, "twice": 0}), type=Derived).twice == 8
+
+
+def test_bare_typing_tuple_is_a_tuple_of_any_length() -> None:
+    # typing.Tuple (no parameters) is tuple[Any, ...], like tuple and typing.List;
+    # it read as tuple[()] and rejected every non-empty array.
+    assert roving.loads(enc([1, "a"]), type=typing.Tuple) == (1, "a")  # noqa: UP006
+    assert roving.loads(enc([]), type=typing.Tuple[()]) == ()  # noqa: UP006
+    assert roving.loads(enc([]), type=tuple[()]) == ()
+    with pytest.raises(roving.ValidationError, match=r"expected tuple of length 0, got list"):
+        roving.loads(enc([1]), type=tuple[()])

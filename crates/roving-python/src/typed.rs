@@ -307,6 +307,8 @@ struct Typing {
     union_type: Py<PyAny>,
     literal: Py<PyAny>,
     annotated: Py<PyAny>,
+    /// `typing.Tuple` unparameterized (its args are `()`, as `tuple[()]`'s).
+    bare_tuple: Py<PyAny>,
     initvar: Py<PyAny>,
     missing: Py<PyAny>,
     field_marker: Py<PyAny>,
@@ -351,6 +353,7 @@ fn typing(py: Python<'_>) -> PyResult<&Typing> {
             union_type: types.getattr("UnionType")?.unbind(),
             literal: t.getattr("Literal")?.unbind(),
             annotated: t.getattr("Annotated")?.unbind(),
+            bare_tuple: t.getattr("Tuple")?.unbind(),
             initvar: dc.getattr("InitVar")?.unbind(),
             missing: dc.getattr("MISSING")?.unbind(),
             field_marker: dc.getattr("_FIELD")?.unbind(),
@@ -473,6 +476,9 @@ fn compile(tp: &Bound<'_, PyAny>) -> PyResult<Plan> {
         if t.hasattr(pyo3::intern!(py, "__dataclass_fields__"))? {
             return Ok(Plan::Dataclass(dataclass_plan(t)?));
         }
+    }
+    if tp.is(ty.bare_tuple.bind(py)) {
+        return Ok(Plan::TupleVar(Box::new(Plan::Any)));
     }
     let origin = ty.get_origin.bind(py).call1((tp,))?;
     let args = ty.get_args.bind(py).call1((tp,))?.cast_into::<PyTuple>()?;

@@ -367,8 +367,62 @@ fn typing(py: Python<'_>) -> PyResult<&Typing> {
     })
 }
 
+/// A cached plan, with the type it was compiled from and, for a type
+/// whose plan depends on the order of its union members (`A | B` and `B |
+/// A` are equal keys of the cache, but try their members in another
+/// order), that type's [`leaves`], compared on a hit by an equal type.
 #[pyclass(frozen)]
-struct PlanBox(Arc<Plan>);
+struct PlanBox {
+    plan: Arc<Plan>,
+    tp: Py<PyAny>,
+    ordered: Option<Vec<Py<PyAny>>>,
+}
+
+/// The leaves of a type expression in order (`list[int | str]`: `int`,
+/// `str`), `None` left out (a union's plan takes it out of the order):
+/// two equal types whose leaves are the same in the same order have the
+/// same plan.
+fn leaves<'py>(tp: &Bound<'py, PyAny>, out: &mut Vec<Bound<'py, PyAny>>) -> PyResult<()> {
+    let py = tp.py();
+    if tp.is_none() || tp.is(py.None().bind(py).get_type()) {
+        return Ok(());
+    }
+    if !tp.is_instance_of::<PyType>() {
+        if let Some(args) = tp.getattr_opt(pyo3::intern!(py, "__args__"))? {
+            if let Ok(args) = args.cast::<PyTuple>() {
+                for a in args.iter() {
+                    leaves(&a, out)?;
+                }
+                return Ok(());
+            }
+        }
+    }
+    out.push(tp.clone());
+    Ok(())
+}
+
+/// Whether `tp` has these [`leaves`] (identical, or equal for values such
+/// as a `Literal`'s).
+fn same_leaves(tp: &Bound<'_, PyAny>, stored: &[Py<PyAny>]) -> PyResult<bool> {
+    let mut mine = Vec::with_capacity(stored.len());
+    leaves(tp, &mut mine)?;
+    Ok(mine.len() == stored.len()
+        && mine.iter().zip(stored).all(|(a, b)| {
+            let b = b.bind(tp.py());
+            a.is(b) || (!a.is_instance_of::<PyType>() && a.eq(b).unwrap_or(false))
+        }))
+}
+
+/// Whether the plan holds a union of several members (not looking into
+/// dataclasses, whose field types are their own).
+fn order_sensitive(p: &Plan) -> bool {
+    match p {
+        Plan::List(p) | Plan::Set(p, _) | Plan::TupleVar(p) | Plan::Dict(p) => order_sensitive(p),
+        Plan::Tuple(items) => items.iter().any(order_sensitive),
+        Plan::Union { members, .. } => members.len() > 1 || members.iter().any(order_sensitive),
+        _ => false,
+    }
+}
 
 #[pyclass(frozen)]
 struct DcPlanBox(Arc<DcPlan>);
@@ -393,13 +447,36 @@ pub(crate) fn plan_for(tp: &Bound<'_, PyAny>) -> PyResult<Arc<Plan>> {
     if hashable {
         if let Some(p) = cache.get_item(tp)? {
             if let Ok(b) = p.cast::<PlanBox>() {
-                return Ok(b.get().0.clone());
+                let b = b.get();
+                let same = b.tp.bind(py).is(tp)
+                    || match &b.ordered {
+                        None => true,
+                        Some(l) => same_leaves(tp, l)?,
+                    };
+                if same {
+                    return Ok(b.plan.clone());
+                }
+                // An equal type with its members in another order: its own
+                // plan, not cached (the first order seen keeps the entry).
+                return Ok(Arc::new(compile(tp)?));
             }
         }
     }
     let plan = Arc::new(compile(tp)?);
     if hashable && cache.len() < 10_000 {
-        cache.set_item(tp, Bound::new(py, PlanBox(plan.clone()))?)?;
+        let ordered = if order_sensitive(&plan) {
+            let mut l = Vec::new();
+            leaves(tp, &mut l)?;
+            Some(l.into_iter().map(Bound::unbind).collect())
+        } else {
+            None
+        };
+        let b = PlanBox {
+            plan: plan.clone(),
+            tp: tp.clone().unbind(),
+            ordered,
+        };
+        cache.set_item(tp, Bound::new(py, b)?)?;
     }
     Ok(plan)
 }
@@ -501,6 +578,19 @@ fn compile(tp: &Bound<'_, PyAny>) -> PyResult<Plan> {
             let mut names: Vec<String> = members.iter().map(Plan::name).collect();
             if nullable {
                 names.push("None".into());
+            }
+            // An integer goes to `int` ahead of `float` or `Decimal`, which
+            // accept integers too (as msgspec and pydantic do): `float |
+            // int` must not round 2**60 + 1 to a float.
+            let lax = members
+                .iter()
+                .position(|m| matches!(m, Plan::Float | Plan::Decimal));
+            let int = members.iter().position(|m| matches!(m, Plan::Int));
+            if let (Some(l), Some(i)) = (lax, int) {
+                if l < i {
+                    let m = members.remove(i);
+                    members.insert(l, m);
+                }
             }
             return Ok(Plan::Union {
                 nullable,

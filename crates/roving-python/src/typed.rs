@@ -55,6 +55,9 @@ pub(crate) enum Plan {
 pub(crate) struct DcPlan {
     cls: Py<PyType>,
     name: String,
+    /// A parameterized generic (`Box[int]`): its key in the caches is an
+    /// alias, equal to the same one with union arguments in another order.
+    generic: bool,
     fields: OnceLock<Vec<Field>>,
     /// Field index by name.
     by_name: OnceLock<hashbrown::HashMap<String, usize>>,
@@ -313,12 +316,13 @@ struct Typing {
     missing: Py<PyAny>,
     field_marker: Py<PyAny>,
     initvar_marker: Py<PyAny>,
+    typevar: Py<PyAny>,
     abc: Vec<(Py<PyAny>, u8)>,
     datetime: Py<PyAny>,
     date: Py<PyAny>,
     /// type -> compiled plan
     plans: Py<PyDict>,
-    /// dataclass type -> DcPlanBox
+    /// dataclass type (or parameterized generic dataclass) -> DcPlanBox
     dcs: Py<PyDict>,
 }
 
@@ -358,6 +362,7 @@ fn typing(py: Python<'_>) -> PyResult<&Typing> {
             missing: dc.getattr("MISSING")?.unbind(),
             field_marker: dc.getattr("_FIELD")?.unbind(),
             initvar_marker: dc.getattr("_FIELD_INITVAR")?.unbind(),
+            typevar: t.getattr("TypeVar")?.unbind(),
             abc: kinds,
             datetime: dt.getattr("datetime")?.unbind(),
             date: dt.getattr("date")?.unbind(),
@@ -413,19 +418,24 @@ fn same_leaves(tp: &Bound<'_, PyAny>, stored: &[Py<PyAny>]) -> PyResult<bool> {
         }))
 }
 
-/// Whether the plan holds a union of several members (not looking into
-/// dataclasses, whose field types are their own).
+/// Whether the plan holds a union of several members or a parameterized
+/// generic dataclass (not looking into other dataclasses, whose field
+/// types are their own).
 fn order_sensitive(p: &Plan) -> bool {
     match p {
         Plan::List(p) | Plan::Set(p, _) | Plan::TupleVar(p) | Plan::Dict(p) => order_sensitive(p),
         Plan::Tuple(items) => items.iter().any(order_sensitive),
         Plan::Union { members, .. } => members.len() > 1 || members.iter().any(order_sensitive),
+        Plan::Dataclass(d) => d.generic,
         _ => false,
     }
 }
 
+/// A cached dataclass plan; for a parameterized generic (`Box[A | B]`),
+/// the [`leaves`] of its key too (an equal key in another order is
+/// another plan).
 #[pyclass(frozen)]
-struct DcPlanBox(Arc<DcPlan>);
+struct DcPlanBox(Arc<DcPlan>, Option<Vec<Py<PyAny>>>);
 
 fn type_repr(t: &Bound<'_, PyAny>) -> String {
     if let Ok(ty) = t.cast::<PyType>() {
@@ -551,14 +561,25 @@ fn compile(tp: &Bound<'_, PyAny>) -> PyResult<Plan> {
             return Ok(Plan::Enum(t.clone().unbind(), type_repr(tp)));
         }
         if t.hasattr(pyo3::intern!(py, "__dataclass_fields__"))? {
-            return Ok(Plan::Dataclass(dataclass_plan(t)?));
+            return Ok(Plan::Dataclass(dataclass_plan(tp, t, None)?));
         }
+    }
+    if tp.is_instance(ty.typevar.bind(py))? {
+        return typevar_plan(tp);
     }
     if tp.is(ty.bare_tuple.bind(py)) {
         return Ok(Plan::TupleVar(Box::new(Plan::Any)));
     }
     let origin = ty.get_origin.bind(py).call1((tp,))?;
     let args = ty.get_args.bind(py).call1((tp,))?.cast_into::<PyTuple>()?;
+    if let Ok(cls) = origin.cast::<PyType>() {
+        // A parameterized generic dataclass: `Box[int]`.
+        if cls.hasattr(pyo3::intern!(py, "__dataclass_fields__"))?
+            && !cls.is_subclass(pytypes::types(py)?.enum_.bind(py))?
+        {
+            return Ok(Plan::Dataclass(dataclass_plan(tp, cls, Some(&args))?));
+        }
+    }
     if !origin.is_none() {
         let arg = |i: usize| -> PyResult<Plan> {
             match args.get_item(i) {
@@ -665,35 +686,99 @@ fn compile(tp: &Bound<'_, PyAny>) -> PyResult<Plan> {
     )))
 }
 
+/// A free type variable: its bound, its constraints as a union, or `Any`
+/// (as msgspec reads them).
+fn typevar_plan(tv: &Bound<'_, PyAny>) -> PyResult<Plan> {
+    let py = tv.py();
+    let bound = tv.getattr(pyo3::intern!(py, "__bound__"))?;
+    if !bound.is_none() {
+        return compile(&bound);
+    }
+    let cons = tv
+        .getattr(pyo3::intern!(py, "__constraints__"))?
+        .cast_into::<PyTuple>()?;
+    if !cons.is_empty() {
+        let u = typing(py)?.union.bind(py).get_item(cons)?;
+        return compile(&u);
+    }
+    Ok(Plan::Any)
+}
+
+/// A parameterized type's text: `Box[int]`, `Pair[str, list[int]]`.
+fn generic_name(cls: &Bound<'_, PyType>, args: &Bound<'_, PyTuple>) -> String {
+    let shown: Vec<String> = args.iter().map(|a| type_repr(&a)).collect();
+    format!("{}[{}]", type_repr(cls.as_any()), shown.join(", "))
+}
+
+/// Whether `key` is the dataclass (or parameterized generic) `k`: the
+/// same class, or an equal generic with the same [`leaves`].
+fn same_key(key: &Bound<'_, PyAny>, k: &Bound<'_, PyAny>, generic: bool) -> PyResult<bool> {
+    if key.is(k) {
+        return Ok(true);
+    }
+    if !generic || !key.eq(k)? {
+        return Ok(false);
+    }
+    let mut l = Vec::new();
+    leaves(k, &mut l)?;
+    let l: Vec<Py<PyAny>> = l.into_iter().map(Bound::unbind).collect();
+    same_leaves(key, &l)
+}
+
 thread_local! {
-    /// Dataclass plans being compiled by this thread (for recursive types);
-    /// published to the shared cache only once complete.
-    static IN_PROGRESS: std::cell::RefCell<Vec<(usize, Arc<DcPlan>)>> =
+    /// Dataclass plans being compiled by this thread (for recursive types),
+    /// by class or parameterized generic; published to the shared cache
+    /// only once complete.
+    static IN_PROGRESS: std::cell::RefCell<Vec<(Py<PyAny>, Arc<DcPlan>)>> =
         const { std::cell::RefCell::new(Vec::new()) };
 }
 
-fn dataclass_plan(cls: &Bound<'_, PyType>) -> PyResult<Arc<DcPlan>> {
+/// The plan of dataclass `cls`, parameterized by `args` when `key` is a
+/// generic alias (`Box[int]`; `key` is `cls` otherwise).
+fn dataclass_plan(
+    key: &Bound<'_, PyAny>,
+    cls: &Bound<'_, PyType>,
+    args: Option<&Bound<'_, PyTuple>>,
+) -> PyResult<Arc<DcPlan>> {
     let py = cls.py();
     let ty = typing(py)?;
     let dcs = ty.dcs.bind(py);
-    if let Some(b) = dcs.get_item(cls)? {
-        if let Ok(b) = b.cast::<DcPlanBox>() {
-            return Ok(b.get().0.clone());
+    let generic = args.is_some();
+    let hashable = key.hash().is_ok();
+    if hashable {
+        if let Some(b) = dcs.get_item(key)? {
+            if let Ok(b) = b.cast::<DcPlanBox>() {
+                let b = b.get();
+                let hit = match &b.1 {
+                    Some(l) => same_leaves(key, l)?,
+                    None => true,
+                };
+                if hit {
+                    return Ok(b.0.clone());
+                }
+            }
         }
     }
-    let key = cls.as_ptr() as usize;
-    let pending = IN_PROGRESS.with(|p| {
-        p.borrow()
-            .iter()
-            .find(|(k, _)| *k == key)
-            .map(|(_, d)| d.clone())
-    });
+    let mut pending = None;
+    IN_PROGRESS.with(|p| -> PyResult<()> {
+        for (k, d) in p.borrow().iter() {
+            if same_key(key, k.bind(py), generic)? {
+                pending = Some(d.clone());
+                break;
+            }
+        }
+        Ok(())
+    })?;
     if let Some(d) = pending {
         return Ok(d);
     }
     let plan = Arc::new(DcPlan {
         cls: cls.clone().unbind(),
-        name: type_repr(cls.as_any()),
+        name: match args {
+            Some(a) => generic_name(cls, a),
+            None => type_repr(cls.as_any()),
+        },
+        generic,
         fields: OnceLock::new(),
         by_name: OnceLock::new(),
         call_init: OnceLock::new(),
@@ -703,19 +788,141 @@ fn dataclass_plan(cls: &Bound<'_, PyType>) -> PyResult<Arc<DcPlan>> {
         n_key_lists: AtomicUsize::new(0),
         last_keys: AtomicUsize::new(0),
     });
-    IN_PROGRESS.with(|p| p.borrow_mut().push((key, plan.clone())));
-    let r = fill_dataclass(cls, &plan);
-    IN_PROGRESS.with(|p| p.borrow_mut().retain(|(k, _)| *k != key));
+    IN_PROGRESS.with(|p| p.borrow_mut().push((key.clone().unbind(), plan.clone())));
+    let r = fill_dataclass(cls, &plan, args);
+    IN_PROGRESS.with(|p| {
+        let mut p = p.borrow_mut();
+        if let Some(i) = p.iter().rposition(|(_, d)| Arc::ptr_eq(d, &plan)) {
+            p.remove(i);
+        }
+    });
     r?;
-    if dcs.len() < 10_000 {
-        dcs.set_item(cls, Bound::new(py, DcPlanBox(plan.clone()))?)?;
+    if hashable && dcs.len() < 10_000 {
+        let l = if generic {
+            let mut l = Vec::new();
+            leaves(key, &mut l)?;
+            Some(l.into_iter().map(Bound::unbind).collect())
+        } else {
+            None
+        };
+        dcs.set_item(key, Bound::new(py, DcPlanBox(plan.clone(), l))?)?;
     }
     Ok(plan)
 }
 
-fn fill_dataclass(cls: &Bound<'_, PyType>, plan: &DcPlan) -> PyResult<()> {
+/// The type variables of each generic class in `cls`'s MRO, by class,
+/// bound to what `cls[args]` and the bases' parameters (`class
+/// IntBox(Box[int])`) make them; unbound ones are left out.
+fn typevar_maps<'py>(
+    cls: &Bound<'py, PyType>,
+    args: Option<&Bound<'py, PyTuple>>,
+) -> PyResult<Bound<'py, PyDict>> {
     let py = cls.py();
     let ty = typing(py)?;
+    let maps = PyDict::new(py);
+    let own = PyDict::new(py);
+    if let Some(args) = args {
+        if let Some(params) = cls.getattr_opt(pyo3::intern!(py, "__parameters__"))? {
+            for (p, a) in params.try_iter()?.zip(args.iter()) {
+                own.set_item(p?, a)?;
+            }
+        }
+    }
+    maps.set_item(cls, own)?;
+    let mro = cls.getattr(pyo3::intern!(py, "__mro__"))?;
+    for c in mro.try_iter()? {
+        let c = c?;
+        let cmap = match maps.get_item(&c)? {
+            Some(m) => m.cast_into::<PyDict>()?,
+            None => PyDict::new(py),
+        };
+        let Some(bases) = c
+            .getattr(pyo3::intern!(py, "__dict__"))?
+            .get_item(pyo3::intern!(py, "__orig_bases__"))
+            .ok()
+        else {
+            continue;
+        };
+        for b in bases.try_iter()? {
+            let b = b?;
+            let origin = ty.get_origin.bind(py).call1((&b,))?;
+            let Ok(origin) = origin.cast_into::<PyType>() else {
+                continue;
+            };
+            let Some(params) = origin.getattr_opt(pyo3::intern!(py, "__parameters__"))? else {
+                continue;
+            };
+            let bargs = ty.get_args.bind(py).call1((&b,))?;
+            let bmap = match maps.get_item(&origin)? {
+                Some(m) => m.cast_into::<PyDict>()?,
+                None => {
+                    let m = PyDict::new(py);
+                    maps.set_item(&origin, &m)?;
+                    m
+                }
+            };
+            for (p, a) in params.try_iter()?.zip(bargs.try_iter()?) {
+                let (p, a) = (p?, a?);
+                if !bmap.contains(&p)? {
+                    bmap.set_item(p, substitute(&a, &cmap)?)?;
+                }
+            }
+        }
+    }
+    Ok(maps)
+}
+
+/// `tp` with the type variables bound in `map` replaced (`list[T]` with
+/// T -> int: `list[int]`).
+fn substitute<'py>(
+    tp: &Bound<'py, PyAny>,
+    map: &Bound<'py, PyDict>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = tp.py();
+    if map.is_empty() {
+        return Ok(tp.clone());
+    }
+    if let Some(v) = map.get_item(tp).ok().flatten() {
+        return Ok(v);
+    }
+    if tp.is_instance_of::<PyType>() {
+        return Ok(tp.clone());
+    }
+    let Some(params) = tp.getattr_opt(pyo3::intern!(py, "__parameters__"))? else {
+        return Ok(tp.clone());
+    };
+    let Ok(params) = params.cast_into::<PyTuple>() else {
+        return Ok(tp.clone());
+    };
+    if params.is_empty() {
+        return Ok(tp.clone());
+    }
+    let mut vals = Vec::with_capacity(params.len());
+    for p in params.iter() {
+        vals.push(map.get_item(&p)?.unwrap_or(p));
+    }
+    tp.get_item(PyTuple::new(py, vals)?)
+}
+
+fn fill_dataclass(
+    cls: &Bound<'_, PyType>,
+    plan: &DcPlan,
+    args: Option<&Bound<'_, PyTuple>>,
+) -> PyResult<()> {
+    let py = cls.py();
+    let ty = typing(py)?;
+    let generic = cls
+        .getattr_opt(pyo3::intern!(py, "__parameters__"))?
+        .is_some_and(|p| p.len().is_ok_and(|n| n > 0))
+        || cls
+            .getattr_opt(pyo3::intern!(py, "__orig_bases__"))?
+            .is_some();
+    let maps = if generic {
+        Some(typevar_maps(cls, args)?)
+    } else {
+        None
+    };
+    let mro = cls.getattr(pyo3::intern!(py, "__mro__"))?;
     let hints = ty
         .get_type_hints
         .bind(py)
@@ -741,6 +948,23 @@ fn fill_dataclass(cls: &Bound<'_, PyType>, plan: &DcPlan) -> PyResult<()> {
         };
         if hint.is_instance(ty.initvar.bind(py))? {
             hint = hint.getattr(pyo3::intern!(py, "type"))?;
+        }
+        if let Some(maps) = &maps {
+            // The type variables of the class that declares the field.
+            for c in mro.try_iter()? {
+                let c = c?;
+                let declares = c
+                    .getattr(pyo3::intern!(py, "__dict__"))?
+                    .get_item(pyo3::intern!(py, "__annotations__"))
+                    .ok()
+                    .is_some_and(|a| a.contains(&name).unwrap_or(false));
+                if declares {
+                    if let Some(m) = maps.get_item(&c)? {
+                        hint = substitute(&hint, m.cast::<PyDict>()?)?;
+                    }
+                    break;
+                }
+            }
         }
         let fplan = compile(&hint).map_err(|e| {
             pyo3::exceptions::PyTypeError::new_err(format!(

@@ -180,3 +180,71 @@ def test_generic_dataclasses() -> None:
     assert roving.loads(enc(Tree("a", [Tree("b")])), type=Tree[str]) == Tree("a", [Tree("b")])
     # (Box[A | B] and Box[B | A] are one object: typing caches them as equal.)
     assert type(roving.loads(enc(Box({})), type=Box[OptA | OptB]).item) is OptA
+
+
+class Movie(typing.TypedDict):
+    title: str
+    year: int
+    tags: typing.NotRequired[list[str]]
+
+
+class Partial(typing.TypedDict, total=False):
+    a: int
+    b: typing.Required[str]
+
+
+class Cast(typing.TypedDict):
+    movie: Movie
+    sequels: list[Cast]
+
+
+def test_typed_dicts() -> None:
+    # msgspec decodes these (a dict with checked values; unknown keys dropped,
+    # as for dataclasses); they were "unsupported type".
+    m: Movie = {"title": "Up", "year": 2009, "tags": ["a"]}
+    out = roving.loads(enc(m), type=Movie)
+    assert out == m and type(out) is dict
+    assert roving.loads(enc({"title": "Up", "year": 2009, "x": 1}), type=Movie) == {
+        "title": "Up",
+        "year": 2009,
+    }
+    with pytest.raises(roving.ValidationError, match=r"missing required field 'year' at \$$"):
+        roving.loads(enc({"title": "Up"}), type=Movie)
+    with pytest.raises(roving.ValidationError, match=r"expected int, got str at \$\.year$"):
+        roving.loads(enc({"title": "Up", "year": "x"}), type=Movie)
+    with pytest.raises(roving.ValidationError, match=r"expected str, got int at \$\.tags\[0\]$"):
+        roving.loads(enc({"title": "Up", "year": 1, "tags": [1]}), type=Movie)
+    assert roving.loads(enc({"b": "x"}), type=Partial) == {"b": "x"}
+    with pytest.raises(roving.ValidationError, match=r"missing required field 'b'"):
+        roving.loads(enc({"a": 1}), type=Partial)
+    c: Cast = {"movie": m, "sequels": [{"movie": m, "sequels": []}]}
+    assert roving.loads(enc(c), type=Cast) == c
+    assert roving.loads(enc([m, m]), type=list[Movie]) == [m, m]
+    with pytest.raises(roving.ValidationError, match=r"expected Movie, got list at \$$"):
+        roving.loads(enc([1]), type=Movie)
+
+
+class Point(typing.NamedTuple):
+    x: int
+    y: int
+    label: str = ""
+
+
+def test_named_tuples() -> None:
+    # msgspec decodes these from arrays (what dumps writes for them).
+    p = Point(1, 2, "a")
+    out = roving.loads(enc(p), type=Point)
+    assert out == p and type(out) is Point
+    assert roving.loads(enc([1, 2]), type=Point) == Point(1, 2, "")
+    assert roving.loads(enc([p, Point(3, 4)]), type=list[Point]) == [p, Point(3, 4)]
+    # The path is the document's ($[1]), as msgspec's.
+    with pytest.raises(roving.ValidationError, match=r"expected int, got str at \$\[1\]$"):
+        roving.loads(enc([1, "x"]), type=Point)
+    with pytest.raises(
+        roving.ValidationError, match=r"expected Point \(2 to 3 items\), got list of length 4 at \$$"
+    ):
+        roving.loads(enc([1, 2, "a", 4]), type=Point)
+    with pytest.raises(roving.ValidationError, match=r"got list of length 1 at \$\[0\]$"):
+        roving.loads(enc([[1]]), type=list[Point])
+    with pytest.raises(roving.ValidationError, match=r"expected Point, got dict at \$$"):
+        roving.loads(enc({"x": 1, "y": 2}), type=Point)

@@ -44,10 +44,24 @@ pub(crate) enum Plan {
         members: Vec<Plan>,
         name: String,
     },
+    /// A dataclass or a `TypedDict`.
     Dataclass(Arc<DcPlan>),
+    NamedTuple(Box<NtPlan>),
     Enum(Py<PyType>, String),
     Literal(Vec<Py<PyAny>>, String),
     Vector,
+}
+
+/// A `NamedTuple` (or `collections.namedtuple`): an array of its fields,
+/// the last ones optional when they have defaults.
+pub(crate) struct NtPlan {
+    cls: Py<PyType>,
+    name: String,
+    items: Vec<Plan>,
+    /// The default of each field, `None` for required ones.
+    defaults: Vec<Option<Py<PyAny>>>,
+    /// Fields without a default (the first ones).
+    required: usize,
 }
 
 /// A dataclass: its fields are compiled after the plan is registered, so
@@ -58,6 +72,9 @@ pub(crate) struct DcPlan {
     /// A parameterized generic (`Box[int]`): its key in the caches is an
     /// alias, equal to the same one with union arguments in another order.
     generic: bool,
+    /// A `TypedDict`: decoded to a dict of the keys present (fields that
+    /// are not required may be missing).
+    as_dict: bool,
     fields: OnceLock<Vec<Field>>,
     /// Field index by name.
     by_name: OnceLock<hashbrown::HashMap<String, usize>>,
@@ -180,6 +197,8 @@ struct Field {
 
 enum Default {
     Required,
+    /// A `TypedDict` key that is not required: left out when missing.
+    Omit,
     Value(Py<PyAny>),
     Factory(Py<PyAny>),
 }
@@ -206,6 +225,7 @@ impl Plan {
             Plan::Dict(_) => "dict".into(),
             Plan::Union { name, .. } => name.clone(),
             Plan::Dataclass(d) => d.name.clone(),
+            Plan::NamedTuple(nt) => nt.name.clone(),
             Plan::Enum(_, n) => n.clone(),
             Plan::Literal(_, n) => n.clone(),
             Plan::Vector => "array".into(),
@@ -241,7 +261,7 @@ impl Plan {
             Plan::List(_) | Plan::Set(..) | Plan::TupleVar(_) => {
                 matches!(v, Value::Array(_) | Value::Vector(_))
             }
-            Plan::Tuple(_) => matches!(v, Value::Array(_)),
+            Plan::Tuple(_) | Plan::NamedTuple(_) => matches!(v, Value::Array(_)),
             Plan::Dict(_) | Plan::Dataclass(_) => matches!(v, Value::Map(_)),
             Plan::Union {
                 members, nullable, ..
@@ -560,8 +580,14 @@ fn compile(tp: &Bound<'_, PyAny>) -> PyResult<Plan> {
         if t.is_subclass(std.enum_.bind(py))? {
             return Ok(Plan::Enum(t.clone().unbind(), type_repr(tp)));
         }
-        if t.hasattr(pyo3::intern!(py, "__dataclass_fields__"))? {
+        if t.hasattr(pyo3::intern!(py, "__dataclass_fields__"))? || is_typeddict(t)? {
             return Ok(Plan::Dataclass(dataclass_plan(tp, t, None)?));
+        }
+        if t.is_subclass(&py.get_type::<PyTuple>())?
+            && t.hasattr(pyo3::intern!(py, "_fields"))?
+            && t.hasattr(pyo3::intern!(py, "_field_defaults"))?
+        {
+            return Ok(Plan::NamedTuple(Box::new(namedtuple_plan(t)?)));
         }
     }
     if tp.is_instance(ty.typevar.bind(py))? {
@@ -686,6 +712,72 @@ fn compile(tp: &Bound<'_, PyAny>) -> PyResult<Plan> {
     )))
 }
 
+/// Whether `t` is a `TypedDict` (typing's or typing_extensions').
+fn is_typeddict(t: &Bound<'_, PyType>) -> PyResult<bool> {
+    let py = t.py();
+    Ok(t.is_subclass(&py.get_type::<PyDict>())?
+        && t.hasattr(pyo3::intern!(py, "__required_keys__"))?
+        && t.hasattr(pyo3::intern!(py, "__total__"))?)
+}
+
+thread_local! {
+    /// NamedTuple classes being compiled by this thread (a NamedTuple that
+    /// holds itself is refused rather than compiled forever).
+    static NT_IN_PROGRESS: std::cell::RefCell<Vec<usize>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+fn namedtuple_plan(cls: &Bound<'_, PyType>) -> PyResult<NtPlan> {
+    let py = cls.py();
+    let key = cls.as_ptr() as usize;
+    if NT_IN_PROGRESS.with(|p| p.borrow().contains(&key)) {
+        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "recursive NamedTuple {} is not supported for typed decoding",
+            type_repr(cls.as_any())
+        )));
+    }
+    NT_IN_PROGRESS.with(|p| p.borrow_mut().push(key));
+    let r = (|| {
+        let ty = typing(py)?;
+        let name = type_repr(cls.as_any());
+        let hints = ty
+            .get_type_hints
+            .bind(py)
+            .call1((cls,))?
+            .cast_into::<PyDict>()?;
+        let field_defaults = cls
+            .getattr(pyo3::intern!(py, "_field_defaults"))?
+            .cast_into::<PyDict>()?;
+        let (mut items, mut defaults, mut required) = (Vec::new(), Vec::new(), 0);
+        for f in cls.getattr(pyo3::intern!(py, "_fields"))?.try_iter()? {
+            let f = f?;
+            items.push(match hints.get_item(&f)? {
+                Some(h) => compile(&h).map_err(|e| {
+                    pyo3::exceptions::PyTypeError::new_err(format!(
+                        "field {name}.{f}: {}",
+                        e.value(py)
+                    ))
+                })?,
+                None => Plan::Any,
+            });
+            let d = field_defaults.get_item(&f)?.map(Bound::unbind);
+            if d.is_none() {
+                required = items.len();
+            }
+            defaults.push(d);
+        }
+        Ok(NtPlan {
+            cls: cls.clone().unbind(),
+            name,
+            items,
+            defaults,
+            required,
+        })
+    })();
+    NT_IN_PROGRESS.with(|p| p.borrow_mut().retain(|k| *k != key));
+    r
+}
+
 /// A free type variable: its bound, its constraints as a union, or `Any`
 /// (as msgspec reads them).
 fn typevar_plan(tv: &Bound<'_, PyAny>) -> PyResult<Plan> {
@@ -779,6 +871,7 @@ fn dataclass_plan(
             None => type_repr(cls.as_any()),
         },
         generic,
+        as_dict: is_typeddict(cls)?,
         fields: OnceLock::new(),
         by_name: OnceLock::new(),
         call_init: OnceLock::new(),
@@ -789,7 +882,11 @@ fn dataclass_plan(
         last_keys: AtomicUsize::new(0),
     });
     IN_PROGRESS.with(|p| p.borrow_mut().push((key.clone().unbind(), plan.clone())));
-    let r = fill_dataclass(cls, &plan, args);
+    let r = if plan.as_dict {
+        fill_typeddict(cls, &plan)
+    } else {
+        fill_dataclass(cls, &plan, args)
+    };
     IN_PROGRESS.with(|p| {
         let mut p = p.borrow_mut();
         if let Some(i) = p.iter().rposition(|(_, d)| Arc::ptr_eq(d, &plan)) {
@@ -808,6 +905,72 @@ fn dataclass_plan(
         dcs.set_item(key, Bound::new(py, DcPlanBox(plan.clone(), l))?)?;
     }
     Ok(plan)
+}
+
+/// The fields of a `TypedDict`: every key, required or not. Which are
+/// required comes from the `Required`/`NotRequired` qualifiers when the
+/// annotations show them (Python 3.11 misses them in string annotations,
+/// `from __future__ import annotations`), else `__required_keys__`.
+fn fill_typeddict(cls: &Bound<'_, PyType>, plan: &DcPlan) -> PyResult<()> {
+    let py = cls.py();
+    let ty = typing(py)?;
+    let t = py.import("typing")?;
+    let (req, not_req) = (t.getattr("Required")?, t.getattr("NotRequired")?);
+    let kw = PyDict::new(py);
+    kw.set_item("include_extras", true)?;
+    let hints = ty
+        .get_type_hints
+        .bind(py)
+        .call((cls,), Some(&kw))?
+        .cast_into::<PyDict>()?;
+    let required_keys = cls.getattr(pyo3::intern!(py, "__required_keys__"))?;
+    let mut out = Vec::new();
+    for (name, mut hint) in hints.iter() {
+        let name = name.cast_into::<PyString>()?;
+        let mut required = required_keys.contains(&name)?;
+        // Qualifiers, possibly inside Annotated (compile strips Annotated).
+        loop {
+            let origin = ty.get_origin.bind(py).call1((&hint,))?;
+            if origin.is(&req) || origin.is(&not_req) {
+                required = origin.is(&req);
+                hint = ty.get_args.bind(py).call1((&hint,))?.get_item(0)?;
+            } else if origin.is(ty.annotated.bind(py)) {
+                hint = ty.get_args.bind(py).call1((&hint,))?.get_item(0)?;
+            } else {
+                break;
+            }
+        }
+        let fplan = compile(&hint).map_err(|e| {
+            pyo3::exceptions::PyTypeError::new_err(format!(
+                "field {}.{}: {}",
+                plan.name,
+                name,
+                e.value(py)
+            ))
+        })?;
+        out.push(Field {
+            name_str: name.to_str()?.to_owned(),
+            name: name.unbind(),
+            plan: fplan,
+            default: if required {
+                Default::Required
+            } else {
+                Default::Omit
+            },
+            init: true,
+        });
+    }
+    let by_name = out
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.name_str.clone(), i))
+        .collect();
+    let _ = plan.fast_init.set(None);
+    let _ = plan.fields.set(out);
+    let _ = plan.by_name.set(by_name);
+    let _ = plan.call_init.set(false);
+    let _ = plan.post_init.set(false);
+    Ok(())
 }
 
 /// The type variables of each generic class in `cls`'s MRO, by class,
@@ -1395,6 +1558,53 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
         Ok(out)
     }
 
+    /// A `NamedTuple` from an array: `cls(*items)`, missing trailing
+    /// items from the defaults.
+    fn namedtuple(&mut self, nt: &'p NtPlan, a: Array<'a>) -> TR<'py> {
+        let py = self.py();
+        let elems = a.slots();
+        let n = elems.len();
+        let total = nt.items.len();
+        if n < nt.required || n > total {
+            let want = if nt.required == total {
+                format!("{total} items")
+            } else {
+                format!("{} to {total} items", nt.required)
+            };
+            return Err(fail_msg(format!(
+                "expected {} ({want}), got list of length {n}",
+                nt.name
+            )));
+        }
+        self.enter(n)?;
+        let mut out = Vec::with_capacity(total);
+        for (i, p) in nt.items.iter().enumerate() {
+            if i < n {
+                let item = elems.value(i).unwrap_or(Value::Null);
+                out.push(
+                    self.field(p, item)
+                        .map_err(|f| with_seg(f, Seg::Index(i)))?,
+                );
+            } else if let Some(d) = &nt.defaults[i] {
+                out.push(d.bind(py).clone());
+            }
+        }
+        self.d.leave();
+        let args = PyTuple::new(py, out).map_err(decode_fail)?;
+        nt.cls.bind(py).call1(args).map_err(|e| {
+            Box::new(Fail {
+                kind: if e.is_instance_of::<pyo3::exceptions::PyValueError>(py)
+                    || e.is_instance_of::<pyo3::exceptions::PyTypeError>(py)
+                {
+                    FailKind::User(e)
+                } else {
+                    FailKind::Decode(e)
+                },
+                path: Vec::new(),
+            })
+        })
+    }
+
     fn value(&mut self, plan: &'p Plan, v: Value<'a>) -> TR<'py> {
         let py = self.py();
         match plan {
@@ -1507,6 +1717,10 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
             },
             Plan::Dataclass(dc) => match v {
                 Value::Map(m) => self.memoized(plan, m.offset(), |s| s.dataclass(dc, m)),
+                _ => Err(mismatch(plan, &v)),
+            },
+            Plan::NamedTuple(nt) => match v {
+                Value::Array(a) => self.memoized(plan, a.offset(), |s| s.namedtuple(nt, a)),
                 _ => Err(mismatch(plan, &v)),
             },
             Plan::Union {
@@ -1822,10 +2036,20 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
                 // An `init=False` field without a default is left unset,
                 // as `__init__` leaves it (`__post_init__` may set it).
                 Default::Required if !f.init => continue,
+                Default::Omit => continue,
                 Default::Required => {
                     return Err(fail_msg(format!("missing required field '{}'", f.name_str)));
                 }
             });
+        }
+        if dc.as_dict {
+            let out = PyDict::new(py);
+            for (f, v) in fields.iter().zip(vals.iter()) {
+                if let Some(v) = v {
+                    out.set_item(f.name.bind(py), v).map_err(decode_fail)?;
+                }
+            }
+            return Ok(out.into_any());
         }
         let cls = dc.cls.bind(py);
         let user = |e: PyErr| {

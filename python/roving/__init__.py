@@ -115,8 +115,9 @@ message and ``.path`` say where: ``expected int, got str at $[3].views``
 (for a union that several members could have taken, each member's reason:
 ``no member of A | B matches (A: missing required field 'x'; B: ...)``).
 ``float`` accepts integers; ``UUID`` and ``Decimal`` also accept strings,
-``datetime`` RFC 3339 text (what ``to_json`` writes for a timestamp) and
-``date`` ``YYYY-MM-DD`` text.
+``datetime`` RFC 3339 text (what ``to_json`` writes for a timestamp),
+``date`` ``YYYY-MM-DD`` text and ``bytes``/``bytearray`` the
+``{"$base64": ...}`` map ``to_json`` writes for bytes.
 
 Errors
 ------

@@ -248,3 +248,28 @@ def test_named_tuples() -> None:
         roving.loads(enc([[1]]), type=list[Point])
     with pytest.raises(roving.ValidationError, match=r"expected Point, got dict at \$$"):
         roving.loads(enc({"x": 1, "y": 2}), type=Point)
+
+
+@dataclasses.dataclass
+class Blob:
+    data: bytes
+    buf: bytearray
+    name: str = ""
+
+
+def test_bytes_read_back_through_json() -> None:
+    # to_json writes bytes as {"$base64": ...}; like the other forms it writes
+    # (timestamps, dates, UUIDs, Decimals as text), typed loads reads it back.
+    b = Blob(b"\x00\xffab", bytearray(b"q"), "n")
+    back = roving.from_json(roving.to_json(enc(b)))
+    assert roving.loads(back, type=Blob) == b
+    assert roving.loads(roving.from_json(b'{"$base64": ""}'), type=bytes) == b""
+    assert roving.loads(enc({"$base64": "AGI="}), type=bytes | None) == b"\x00b"
+    with pytest.raises(roving.ValidationError, match=r"invalid base64 '\*\*\*' at \$$"):
+        roving.loads(enc({"$base64": "***"}), type=bytes)
+    with pytest.raises(roving.ValidationError, match=r"expected bytes, got dict at \$$"):
+        roving.loads(enc({"$base64": "AGI=", "x": 1}), type=bytes)
+    with pytest.raises(roving.ValidationError, match=r"expected bytes, got dict at \$$"):
+        roving.loads(enc({"other": "AGI="}), type=bytes)
+    # A map is still a map where bytes are not wanted.
+    assert roving.loads(enc({"$base64": "AGI="}), type=dict[str, str]) == {"$base64": "AGI="}

@@ -244,7 +244,9 @@ impl Plan {
                 Value::Float(_) | Value::Int(_) | Value::UInt(_) | Value::BigInt(_)
             ),
             Plan::Str => matches!(v, Value::Str(_)),
-            Plan::Bytes | Plan::ByteArray => matches!(v, Value::Bytes(_)),
+            Plan::Bytes | Plan::ByteArray => {
+                matches!(v, Value::Bytes(_)) || base64_text(v).is_some()
+            }
             Plan::DateTime => matches!(v, Value::Timestamp(_) | Value::Str(_)),
             Plan::Date => {
                 matches!(v, Value::Str(_)) || matches!(v, Value::Ext(e) if e.type_id == EXT_DATE)
@@ -272,6 +274,30 @@ impl Plan {
             Plan::Vector => matches!(v, Value::Vector(_)),
         }
     }
+}
+
+/// The text of `{"$base64": text}`, the form `to_json` writes bytes in.
+fn base64_text<'a>(v: &Value<'a>) -> Option<&'a str> {
+    match v {
+        Value::Map(m) if m.len() == 1 && m.key_at(0) == Some("$base64") => {
+            match m.values().next() {
+                Some(Value::Str(s)) => Some(s),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The bytes of `{"$base64": text}` (strict base64, as `to_json` writes it).
+fn from_base64<'py>(py: Python<'py>, s: &str) -> Result<Bound<'py, PyAny>, Box<Fail>> {
+    let kw = PyDict::new(py);
+    py.import("binascii")
+        .and_then(|b| {
+            kw.set_item("strict_mode", true)?;
+            b.getattr("a2b_base64")?.call((s,), Some(&kw))
+        })
+        .map_err(|_| fail_msg(format!("invalid base64 {}", py_repr(py, s))))
 }
 
 /// The year, month and day of `YYYY-MM-DD` text (a calendar date; the
@@ -1645,11 +1671,22 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
             },
             Plan::Bytes => match v {
                 Value::Bytes(b) => Ok(pyo3::types::PyBytes::new(py, b).into_any()),
-                _ => Err(mismatch(plan, &v)),
+                _ => match base64_text(&v) {
+                    Some(s) => from_base64(py, s),
+                    None => Err(mismatch(plan, &v)),
+                },
             },
             Plan::ByteArray => match v {
                 Value::Bytes(b) => Ok(pyo3::types::PyByteArray::new(py, b).into_any()),
-                _ => Err(mismatch(plan, &v)),
+                _ => match base64_text(&v) {
+                    Some(s) => {
+                        let b = from_base64(py, s)?;
+                        pyo3::types::PyByteArray::from(&b)
+                            .map(Bound::into_any)
+                            .map_err(decode_fail)
+                    }
+                    None => Err(mismatch(plan, &v)),
+                },
             },
             Plan::DateTime => match v {
                 Value::Timestamp(t) => decode::timestamp(py, t).map_err(decode_fail),

@@ -273,3 +273,21 @@ def test_bytes_read_back_through_json() -> None:
         roving.loads(enc({"other": "AGI="}), type=bytes)
     # A map is still a map where bytes are not wanted.
     assert roving.loads(enc({"$base64": "AGI="}), type=dict[str, str]) == {"$base64": "AGI="}
+
+
+@dataclasses.dataclass
+class Lazy:
+    a: int
+    cache: int = dataclasses.field(init=False)
+
+
+def test_unset_init_false_fields_are_left_out_by_dumps() -> None:
+    # A field that __init__ never sets may be unset: dumps leaves it out (as
+    # msgspec does) instead of raising AttributeError, and typed loads leaves
+    # it unset again.
+    x = Lazy(1)
+    assert roving.loads(enc(x)) == {"a": 1}
+    back = roving.loads(enc(x), type=Lazy)
+    assert back.a == 1 and not hasattr(back, "cache")
+    x.cache = 5
+    assert roving.loads(enc(x)) == {"a": 1, "cache": 5}

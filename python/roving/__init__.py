@@ -106,11 +106,17 @@ path. Nesting deeper than ``MAX_DEPTH`` (10,000) raises a clean error on
 both sides, and decoding documents whose shared subtrees would expand
 beyond ``max(16 x size, 10,000,000)`` values raises :class:`DecodeError`.
 
-Typed decoding (``type=``) supports dataclasses (nested, recursive; fields
-with defaults may be missing, unknown fields are ignored so old readers
-accept new data), ``list/tuple/set/frozenset/dict[str, T]``,
-``Optional``/unions (``T | None``), ``Literal``, enums, ``Any`` and the
-scalar types above. A mismatch raises :class:`ValidationError` whose
+Typed decoding (``type=``) supports dataclasses (nested, recursive,
+generic: ``Box[int]``; fields with defaults may be missing, unknown fields
+are ignored so old readers accept new data), ``TypedDict`` (a checked dict),
+``NamedTuple`` (from an array), ``list/tuple/set/frozenset/dict[str, T]``
+(and their ``collections.abc`` kinds; dict keys may also be of a type read
+from str: a str enum, a ``Literal`` of str, ``UUID``...),
+``Optional``/unions (``T | None``; the first member that takes the value
+wins, but an integer goes to ``int`` ahead of ``float``), ``Literal``,
+enums, ``NewType``, ``Annotated``, ``Any`` and the scalar types above. A
+bool is not an int here (``True`` is not accepted for ``int``,
+``Literal[1]`` or an int enum). A mismatch raises :class:`ValidationError` whose
 message and ``.path`` say where: ``expected int, got str at $[3].views``
 (for a union that several members could have taken, each member's reason:
 ``no member of A | B matches (A: missing required field 'x'; B: ...)``).

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import uuid
 import typing
 from typing import Any
 
@@ -291,3 +292,27 @@ def test_unset_init_false_fields_are_left_out_by_dumps() -> None:
     assert back.a == 1 and not hasattr(back, "cache")
     x.cache = 5
     assert roving.loads(enc(x)) == {"a": 1, "cache": 5}
+
+
+class Lang(enum.StrEnum):
+    EN = "en"
+    FR = "fr"
+
+
+def test_dict_keys_of_str_like_types() -> None:
+    # Map keys are str; a key type that reads from str (a str-valued enum,
+    # a Literal of str, UUID...) now decodes them, as msgspec does. dumps
+    # writes a StrEnum key as its str, so such dicts round-trip.
+    d = {Lang.EN: 1, Lang.FR: 2}
+    out = roving.loads(enc(d), type=dict[Lang, int])
+    assert out == d and all(type(k) is Lang for k in out)
+    assert roving.loads(enc({"a": 1}), type=dict[typing.Literal["a", "b"], int]) == {"a": 1}
+    u = uuid.UUID(int=7)
+    assert roving.loads(enc({str(u): [1]}), type=dict[uuid.UUID, list[int]]) == {u: [1]}
+    assert roving.loads(enc({"fr": {}}), type=typing.Mapping[Lang, dict[str, int]]) == {Lang.FR: {}}
+    with pytest.raises(roving.ValidationError, match=r"invalid value 'de' for Lang at \$\.de$"):
+        roving.loads(enc({"de": 1}), type=dict[Lang, int])
+    with pytest.raises(roving.ValidationError, match=r"expected int, got str at \$\.fr$"):
+        roving.loads(enc({"fr": "x"}), type=dict[Lang, int])
+    with pytest.raises(TypeError, match="dict keys must be str"):
+        roving.loads(enc({}), type=dict[int, int])

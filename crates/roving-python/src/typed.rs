@@ -39,6 +39,9 @@ pub(crate) enum Plan {
     TupleVar(Box<Plan>),
     Tuple(Vec<Plan>),
     Dict(Box<Plan>),
+    /// A dict whose keys (str in the document) are read as a type that
+    /// reads from str ([`Plan::str_like`]): `dict[StrEnum, T]`.
+    KeyDict(Box<Plan>, Box<Plan>),
     Union {
         nullable: bool,
         members: Vec<Plan>,
@@ -222,13 +225,26 @@ impl Plan {
             Plan::Set(_, false) => "set".into(),
             Plan::Set(_, true) => "frozenset".into(),
             Plan::TupleVar(_) | Plan::Tuple(_) => "tuple".into(),
-            Plan::Dict(_) => "dict".into(),
+            Plan::Dict(_) | Plan::KeyDict(..) => "dict".into(),
             Plan::Union { name, .. } => name.clone(),
             Plan::Dataclass(d) => d.name.clone(),
             Plan::NamedTuple(nt) => nt.name.clone(),
             Plan::Enum(_, n) => n.clone(),
             Plan::Literal(_, n) => n.clone(),
             Plan::Vector => "array".into(),
+        }
+    }
+
+    /// Whether this type reads from str only (not from str as one kind
+    /// among others, as `Any` does): the key types of a typed dict.
+    fn str_like(&self) -> bool {
+        match self {
+            Plan::Str | Plan::Uuid | Plan::Decimal | Plan::Date | Plan::DateTime => true,
+            Plan::Enum(..) | Plan::Literal(..) => true,
+            Plan::Union {
+                members, nullable, ..
+            } => !nullable && members.iter().all(Plan::str_like),
+            _ => false,
         }
     }
 
@@ -264,7 +280,7 @@ impl Plan {
                 matches!(v, Value::Array(_) | Value::Vector(_))
             }
             Plan::Tuple(_) | Plan::NamedTuple(_) => matches!(v, Value::Array(_)),
-            Plan::Dict(_) | Plan::Dataclass(_) => matches!(v, Value::Map(_)),
+            Plan::Dict(_) | Plan::KeyDict(..) | Plan::Dataclass(_) => matches!(v, Value::Map(_)),
             Plan::Union {
                 members, nullable, ..
             } => (*nullable && matches!(v, Value::Null)) || members.iter().any(|m| m.accepts(v)),
@@ -470,6 +486,7 @@ fn same_leaves(tp: &Bound<'_, PyAny>, stored: &[Py<PyAny>]) -> PyResult<bool> {
 fn order_sensitive(p: &Plan) -> bool {
     match p {
         Plan::List(p) | Plan::Set(p, _) | Plan::TupleVar(p) | Plan::Dict(p) => order_sensitive(p),
+        Plan::KeyDict(k, v) => order_sensitive(k) || order_sensitive(v),
         Plan::Tuple(items) => items.iter().any(order_sensitive),
         Plan::Union { members, .. } => members.len() > 1 || members.iter().any(order_sensitive),
         Plan::Dataclass(d) => d.generic,
@@ -711,10 +728,13 @@ fn compile(tp: &Bound<'_, PyAny>) -> PyResult<Plan> {
             if let Ok(k) = args.get_item(0) {
                 let kp = compile(&k)?;
                 if !matches!(kp, Plan::Str | Plan::Any) {
-                    return Err(pyo3::exceptions::PyTypeError::new_err(format!(
-                        "dict keys must be str for typed decoding, not {}",
-                        type_repr(&k)
-                    )));
+                    if !kp.str_like() {
+                        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                            "dict keys must be str for typed decoding, not {}",
+                            type_repr(&k)
+                        )));
+                    }
+                    return Ok(Plan::KeyDict(Box::new(kp), Box::new(arg(1)?)));
                 }
             }
             return Ok(Plan::Dict(Box::new(arg(1)?)));
@@ -1752,6 +1772,10 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
                 Value::Map(m) => self.memoized(plan, m.offset(), |s| s.dict(vp, m)),
                 _ => Err(mismatch(plan, &v)),
             },
+            Plan::KeyDict(kp, vp) => match v {
+                Value::Map(m) => self.memoized(plan, m.offset(), |s| s.key_dict(kp, vp, m)),
+                _ => Err(mismatch(plan, &v)),
+            },
             Plan::Dataclass(dc) => match v {
                 Value::Map(m) => self.memoized(plan, m.offset(), |s| s.dataclass(dc, m)),
                 _ => Err(mismatch(plan, &v)),
@@ -1993,6 +2017,22 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
             if unsafe { ffi::PyDict_SetItem(dict.as_ptr(), k, o.as_ptr()) } < 0 {
                 return Err(decode_fail(PyErr::fetch(py)));
             }
+        }
+        self.d.leave();
+        Ok(dict.into_any())
+    }
+
+    /// A dict whose keys are read as `kp` (each key's errors at its place).
+    fn key_dict(&mut self, kp: &'p Plan, vp: &'p Plan, m: Map<'a>) -> TR<'py> {
+        let n = m.len();
+        self.enter(n)?;
+        let dict = PyDict::new(self.py());
+        for (i, v) in m.values().enumerate().take(n) {
+            let k = m.key_at(i).unwrap_or("");
+            let at = |f| with_seg(f, Seg::Key(k.to_owned()));
+            let ko = self.value(kp, Value::Str(k)).map_err(at)?;
+            let o = self.value(vp, v).map_err(at)?;
+            dict.set_item(ko, o).map_err(decode_fail)?;
         }
         self.d.leave();
         Ok(dict.into_any())

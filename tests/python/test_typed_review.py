@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import uuid
 import typing
+import uuid
 from typing import Any
 
 import pytest
@@ -242,7 +242,8 @@ def test_named_tuples() -> None:
     with pytest.raises(roving.ValidationError, match=r"expected int, got str at \$\[1\]$"):
         roving.loads(enc([1, "x"]), type=Point)
     with pytest.raises(
-        roving.ValidationError, match=r"expected Point \(2 to 3 items\), got list of length 4 at \$$"
+        roving.ValidationError,
+        match=r"expected Point \(2 to 3 items\), got list of length 4 at \$$",
     ):
         roving.loads(enc([1, 2, "a", 4]), type=Point)
     with pytest.raises(roving.ValidationError, match=r"got list of length 1 at \$\[0\]$"):

@@ -143,6 +143,8 @@ import os as _os
 from collections.abc import Callable as _Callable
 from typing import IO as _IO
 from typing import Any as _Any
+from typing import TypeVar as _TypeVar
+from typing import overload as _overload
 
 from roving._roving import (
     EXT_DATE,
@@ -217,6 +219,15 @@ def dump(
         file.write(data)
 
 
+_T = _TypeVar("_T")
+
+
+@_overload
+def load(file: _IO[bytes] | _PathLike, *, type: None = None) -> _Any: ...
+@_overload
+def load(file: _IO[bytes] | _PathLike, *, type: type[_T]) -> _T: ...
+@_overload
+def load(file: _IO[bytes] | _PathLike, *, type: _Any) -> _Any: ...
 def load(file: _IO[bytes] | _PathLike, *, type: _Any = None) -> _Any:
     """Read a whole document from a binary file object or a path and decode it.
 

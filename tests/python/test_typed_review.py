@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import subprocess
+import sys
 import typing
 import uuid
 from typing import Any
@@ -317,3 +319,42 @@ def test_dict_keys_of_str_like_types() -> None:
         roving.loads(enc({"fr": "x"}), type=dict[Lang, int])
     with pytest.raises(TypeError, match="dict keys must be str"):
         roving.loads(enc({}), type=dict[int, int])
+
+
+TYPED_USE = """
+import dataclasses
+from typing import Any, assert_type
+
+import roving
+
+
+@dataclasses.dataclass
+class Item:
+    id: int
+
+
+b = roving.dumps(Item(1))
+assert_type(roving.loads(b, type=Item), Item)
+assert_type(roving.loads(b, type=list[Item]), list[Item])
+assert_type(roving.loads(b, type=dict[str, Item]), dict[str, Item])
+assert_type(roving.loads(b), Any)
+assert_type(roving.load("f", type=Item), Item)
+assert_type(roving.load("f"), Any)
+n: int | None = roving.loads(b, type=int | None)
+"""
+
+
+def test_loads_with_a_type_is_typed_as_that_type(tmp_path: Any) -> None:
+    # As msgspec.msgpack.decode(b, type=T) is: mypy sees loads(b, type=Item) as an Item.
+    pytest.importorskip("mypy")
+    src = tmp_path / "use.py"
+    src.write_text(TYPED_USE)
+    r = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--config-file=", str(src)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr

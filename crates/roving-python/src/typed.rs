@@ -50,7 +50,8 @@ pub(crate) enum Plan {
     /// A dataclass or a `TypedDict`.
     Dataclass(Arc<DcPlan>),
     NamedTuple(Box<NtPlan>),
-    Enum(Py<PyType>, String),
+    /// An enum, its name, and whether a member's value is a bool.
+    Enum(Py<PyType>, String, bool),
     Literal(Vec<Py<PyAny>>, String),
     Vector,
 }
@@ -229,7 +230,7 @@ impl Plan {
             Plan::Union { name, .. } => name.clone(),
             Plan::Dataclass(d) => d.name.clone(),
             Plan::NamedTuple(nt) => nt.name.clone(),
-            Plan::Enum(_, n) => n.clone(),
+            Plan::Enum(_, n, _) => n.clone(),
             Plan::Literal(_, n) => n.clone(),
             Plan::Vector => "array".into(),
         }
@@ -621,7 +622,13 @@ fn compile(tp: &Bound<'_, PyAny>) -> PyResult<Plan> {
             }
         }
         if t.is_subclass(std.enum_.bind(py))? {
-            return Ok(Plan::Enum(t.clone().unbind(), type_repr(tp)));
+            let mut bools = false;
+            for m in t.try_iter()? {
+                bools |= m?
+                    .getattr(pyo3::intern!(py, "value"))?
+                    .is_instance_of::<pyo3::types::PyBool>();
+            }
+            return Ok(Plan::Enum(t.clone().unbind(), type_repr(tp), bools));
         }
         if t.hasattr(pyo3::intern!(py, "__dataclass_fields__"))? || is_typeddict(t)? {
             return Ok(Plan::Dataclass(dataclass_plan(tp, t, None)?));
@@ -1811,7 +1818,7 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
                     _ => Err(union_fail(py, plan, fails)),
                 }
             }
-            Plan::Enum(cls, name) => {
+            Plan::Enum(cls, name, bools) => {
                 if !plan.accepts(&v) {
                     return Err(mismatch(plan, &v));
                 }
@@ -1832,17 +1839,17 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
                 // A bool is not an int here (as for int fields and
                 // Literal): True does not pick the member of value 1, nor
                 // 1 the member of value True.
+                // (Only bools, and ints when a member's value is a bool,
+                // need the member's value looked at.)
+                let numeric = matches!(v, Value::Int(_) | Value::UInt(_) | Value::BigInt(_));
                 let is_bool = matches!(v, Value::Bool(_));
-                let member_bool = m
-                    .getattr(pyo3::intern!(py, "value"))
-                    .is_ok_and(|x| x.is_instance_of::<pyo3::types::PyBool>());
-                if is_bool != member_bool
-                    && matches!(
-                        v,
-                        Value::Bool(_) | Value::Int(_) | Value::UInt(_) | Value::BigInt(_)
-                    )
-                {
-                    return Err(mismatch(plan, &v));
+                if is_bool || (numeric && *bools) {
+                    let member_bool = m
+                        .getattr(pyo3::intern!(py, "value"))
+                        .is_ok_and(|x| x.is_instance_of::<pyo3::types::PyBool>());
+                    if is_bool != member_bool {
+                        return Err(mismatch(plan, &v));
+                    }
                 }
                 Ok(m)
             }

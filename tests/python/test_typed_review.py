@@ -358,3 +358,18 @@ def test_loads_with_a_type_is_typed_as_that_type(tmp_path: Any) -> None:
         cwd=tmp_path,
     )
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_an_unresolvable_annotation_names_the_class() -> None:
+    # A string annotation naming a class local to a function cannot be
+    # resolved (as for msgspec); the error says which class it was in.
+    @dataclasses.dataclass
+    class Inner:
+        x: int
+
+    @dataclasses.dataclass
+    class Outer:
+        i: Inner
+
+    with pytest.raises(NameError, match=r"type hints of .*Outer: name 'Inner' is not defined"):
+        roving.loads(enc({"i": {"x": 1}}), type=Outer)

@@ -765,6 +765,25 @@ fn compile(tp: &Bound<'_, PyAny>) -> PyResult<Plan> {
     )))
 }
 
+/// A failure of `typing.get_type_hints(cls)` (a string annotation that
+/// does not resolve, e.g. a class local to a function), naming `cls`: of
+/// the same exception type when that is a `NameError`, with the original
+/// as its cause.
+#[cold]
+fn hints_error(cls: &Bound<'_, PyType>, e: PyErr) -> PyErr {
+    let py = cls.py();
+    if !e.is_instance_of::<pyo3::exceptions::PyNameError>(py) {
+        return e;
+    }
+    let err = pyo3::exceptions::PyNameError::new_err(format!(
+        "cannot resolve the type hints of {}: {}",
+        type_repr(cls.as_any()),
+        e.value(py)
+    ));
+    err.set_cause(py, Some(e));
+    err
+}
+
 /// Whether `t` is a `TypedDict` (typing's or typing_extensions').
 fn is_typeddict(t: &Bound<'_, PyType>) -> PyResult<bool> {
     let py = t.py();
@@ -796,7 +815,8 @@ fn namedtuple_plan(cls: &Bound<'_, PyType>) -> PyResult<NtPlan> {
         let hints = ty
             .get_type_hints
             .bind(py)
-            .call1((cls,))?
+            .call1((cls,))
+            .map_err(|e| hints_error(cls, e))?
             .cast_into::<PyDict>()?;
         let field_defaults = cls
             .getattr(pyo3::intern!(py, "_field_defaults"))?
@@ -974,7 +994,8 @@ fn fill_typeddict(cls: &Bound<'_, PyType>, plan: &DcPlan) -> PyResult<()> {
     let hints = ty
         .get_type_hints
         .bind(py)
-        .call((cls,), Some(&kw))?
+        .call((cls,), Some(&kw))
+        .map_err(|e| hints_error(cls, e))?
         .cast_into::<PyDict>()?;
     let required_keys = cls.getattr(pyo3::intern!(py, "__required_keys__"))?;
     let mut out = Vec::new();
@@ -1142,7 +1163,8 @@ fn fill_dataclass(
     let hints = ty
         .get_type_hints
         .bind(py)
-        .call1((cls,))?
+        .call1((cls,))
+        .map_err(|e| hints_error(cls, e))?
         .cast_into::<PyDict>()?;
     let fields = cls
         .getattr(pyo3::intern!(py, "__dataclass_fields__"))?

@@ -373,3 +373,20 @@ def test_an_unresolvable_annotation_names_the_class() -> None:
 
     with pytest.raises(NameError, match=r"type hints of .*Outer: name 'Inner' is not defined"):
         roving.loads(enc({"i": {"x": 1}}), type=Outer)
+
+
+class Shape(enum.Enum):
+    CIRCLE = "circle"
+    SQUARE = "square"
+
+
+def test_literal_of_enum_members_reads_back() -> None:
+    # Literal[Shape.CIRCLE] (PEP 586 allows enum members) matched nothing
+    # dumps writes: the member is written as its value.
+    tp = typing.Literal[Shape.CIRCLE, Level.HIGH]
+    assert roving.loads(enc(Shape.CIRCLE), type=tp) is Shape.CIRCLE
+    assert roving.loads(enc(Level.HIGH), type=tp) is Level.HIGH
+    with pytest.raises(roving.ValidationError, match=r"got 'square' at \$$"):
+        roving.loads(enc(Shape.SQUARE), type=tp)
+    with pytest.raises(roving.ValidationError, match=r"got True at \$$"):
+        roving.loads(enc(True), type=typing.Literal[Level.LOW])

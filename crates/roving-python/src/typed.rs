@@ -52,7 +52,9 @@ pub(crate) enum Plan {
     NamedTuple(Box<NtPlan>),
     /// An enum, its name, and whether a member's value is a bool.
     Enum(Py<PyType>, String, bool),
-    Literal(Vec<Py<PyAny>>, String),
+    /// A `Literal`: each value as written (an enum member's `.value`) and
+    /// as returned, and the type's name.
+    Literal(Vec<(Py<PyAny>, Py<PyAny>)>, String),
     Vector,
 }
 
@@ -696,10 +698,20 @@ fn compile(tp: &Bound<'_, PyAny>) -> PyResult<Plan> {
             });
         }
         if origin.is(ty.literal.bind(py)) {
-            let vals: Vec<Py<PyAny>> = args.iter().map(|a| a.unbind()).collect();
+            let enum_ = pytypes::types(py)?.enum_.bind(py);
+            let mut vals = Vec::new();
+            for a in args.iter() {
+                // An enum member is written as its value.
+                let wire = if a.is_instance(enum_)? {
+                    a.getattr(pyo3::intern!(py, "value"))?
+                } else {
+                    a.clone()
+                };
+                vals.push((wire.unbind(), a.unbind()));
+            }
             let shown: Vec<String> = vals
                 .iter()
-                .map(|v| v.bind(py).repr().map(|r| r.to_string()).unwrap_or_default())
+                .map(|(_, v)| v.bind(py).repr().map(|r| r.to_string()).unwrap_or_default())
                 .collect();
             return Ok(Plan::Literal(vals, format!("one of {}", shown.join(", "))));
         }
@@ -1880,11 +1892,11 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
                     return Err(mismatch(plan, &v));
                 }
                 let raw = self.d.value(v).map_err(decode_fail)?;
-                for c in vals {
+                for (c, out) in vals {
                     let c = c.bind(py);
                     // bool is not an int here: Literal[1] does not match True.
                     if c.get_type().is(raw.get_type()) && c.eq(&raw).unwrap_or(false) {
-                        return Ok(c.clone());
+                        return Ok(out.bind(py).clone());
                     }
                 }
                 let r = raw.repr().map(|r| r.to_string()).unwrap_or_default();

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
+import decimal
 import enum
 import subprocess
 import sys
@@ -12,6 +14,8 @@ from typing import Any
 
 import pytest
 import roving
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def enc(x: Any) -> bytes:
@@ -390,3 +394,68 @@ def test_literal_of_enum_members_reads_back() -> None:
         roving.loads(enc(Shape.SQUARE), type=tp)
     with pytest.raises(roving.ValidationError, match=r"got True at \$$"):
         roving.loads(enc(True), type=typing.Literal[Level.LOW])
+
+
+@dataclasses.dataclass
+class Rec:
+    i: int
+    f: float
+    s: str
+    b: bytes
+    o: int | None
+    tags: list[str]
+    t: tuple[int, str]
+    st: frozenset[int]
+    d: dict[str, float]
+    shape: Shape
+    lang: Lang
+    when: dt.datetime
+    day: dt.date
+    u: uuid.UUID
+    dec: decimal.Decimal
+    p: Point
+    box: Box[list[int]]
+    m: Movie
+
+
+offsets = st.sampled_from([None, dt.UTC, dt.timezone(dt.timedelta(hours=5, minutes=30))])
+recs = st.builds(
+    Rec,
+    i=st.integers(min_value=-(2**80), max_value=2**80),
+    f=st.floats(allow_nan=False, allow_infinity=False),
+    s=st.text(),
+    b=st.binary(),
+    o=st.none() | st.integers(),
+    tags=st.lists(st.text(max_size=5), max_size=3),
+    t=st.tuples(st.integers(), st.text(max_size=3)),
+    st=st.frozensets(st.integers(), max_size=3),
+    d=st.dictionaries(
+        st.text(max_size=3), st.floats(allow_nan=False, allow_infinity=False), max_size=3
+    ),
+    shape=st.sampled_from(Shape),
+    lang=st.sampled_from(Lang),
+    when=st.builds(
+        lambda d, tz: d.replace(tzinfo=tz),
+        st.datetimes(min_value=dt.datetime(1, 1, 2), max_value=dt.datetime(9999, 12, 30)),
+        offsets,
+    ),
+    day=st.dates(),
+    u=st.uuids(),
+    dec=st.decimals(allow_nan=False, allow_infinity=False),
+    p=st.builds(Point, st.integers(), st.integers(), st.text(max_size=3)),
+    box=st.builds(Box, st.lists(st.integers(), max_size=3)),
+    m=st.fixed_dictionaries(
+        {"title": st.text(max_size=3), "year": st.integers()},
+        optional={"tags": st.lists(st.text(max_size=3), max_size=2)},
+    ),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(recs)
+def test_typed_round_trips(r: Rec) -> None:
+    # loads(dumps(x), type=type(x)) == x, directly and through to_json/from_json
+    # (finite floats: JSON has no infinity, to_json writes null as orjson does).
+    b = roving.dumps(r)
+    assert roving.loads(b, type=Rec) == r
+    assert roving.loads(roving.from_json(roving.to_json(b)), type=Rec) == r

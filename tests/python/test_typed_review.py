@@ -459,3 +459,45 @@ def test_typed_round_trips(r: Rec) -> None:
     b = roving.dumps(r)
     assert roving.loads(b, type=Rec) == r
     assert roving.loads(roving.from_json(roving.to_json(b)), type=Rec) == r
+
+
+GOOD_REC = roving.dumps(
+    [
+        Rec(
+            i=2**70,
+            f=1.5,
+            s="s",
+            b=b"\x00b",
+            o=None,
+            tags=["a"],
+            t=(1, "x"),
+            st=frozenset({1}),
+            d={"k": 2.5},
+            shape=Shape.SQUARE,
+            lang=Lang.FR,
+            when=dt.datetime(2024, 1, 1, tzinfo=dt.UTC),
+            day=dt.date(2024, 1, 2),
+            u=uuid.UUID(int=5),
+            dec=decimal.Decimal("1.5"),
+            p=Point(1, 2),
+            box=Box([1]),
+            m={"title": "t", "year": 1},
+        ),
+        {"k": {"$base64": "AGI="}},
+    ]
+)
+REC_TYPE = tuple[Rec, dict[Lang | str, Blob | bytes]]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.integers(0, len(GOOD_REC) - 1), st.integers(0, 255), st.integers(1, 4))
+def test_typed_decoding_of_damaged_documents(at: int, byte: int, run: int) -> None:
+    # Damaged bytes through the new plans: a value or a roving error, never a crash.
+    roving.loads(GOOD_REC, type=REC_TYPE)
+    b = bytearray(GOOD_REC)
+    for i in range(at, min(at + run, len(b))):
+        b[i] = byte
+    try:
+        roving.loads(bytes(b), type=REC_TYPE)
+    except roving.RovingError:
+        pass

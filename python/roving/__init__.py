@@ -118,17 +118,24 @@ path. Nesting deeper than ``MAX_DEPTH`` (10,000) raises a clean error on
 both sides, and decoding documents whose shared subtrees would expand
 beyond ``max(16 x size, 10,000,000)`` values raises :class:`DecodeError`.
 
-Typed decoding (``type=``) supports dataclasses (nested, recursive; fields
-with defaults may be missing, unknown fields are ignored so old readers
-accept new data), ``list/tuple/set/frozenset/dict[str, T]``,
-``Optional``/unions (``T | None``), ``Literal``, enums, ``Any`` and the
-scalar types above. A mismatch raises :class:`ValidationError` whose
+Typed decoding (``type=``) supports dataclasses (nested, recursive,
+generic: ``Box[int]``; fields with defaults may be missing, unknown fields
+are ignored so old readers accept new data), ``TypedDict`` (a checked dict),
+``NamedTuple`` (from an array), ``list/tuple/set/frozenset/dict[str, T]``
+(and their ``collections.abc`` kinds; dict keys may also be of a type read
+from str: a str enum, a ``Literal`` of str, ``UUID``...),
+``Optional``/unions (``T | None``; the first member that takes the value
+wins, but an integer goes to ``int`` ahead of ``float``), ``Literal``,
+enums, ``NewType``, ``Annotated``, ``Any`` and the scalar types above. A
+bool is not an int here (``True`` is not accepted for ``int``,
+``Literal[1]`` or an int enum). A mismatch raises :class:`ValidationError` whose
 message and ``.path`` say where: ``expected int, got str at $[3].views``
 (for a union that several members could have taken, each member's reason:
 ``no member of A | B matches (A: missing required field 'x'; B: ...)``).
 ``float`` accepts integers; ``UUID`` and ``Decimal`` also accept strings,
-``datetime`` RFC 3339 text (what ``to_json`` writes for a timestamp) and
-``date`` ``YYYY-MM-DD`` text.
+``datetime`` RFC 3339 text (what ``to_json`` writes for a timestamp),
+``date`` ``YYYY-MM-DD`` text and ``bytes``/``bytearray`` the
+``{"$base64": ...}`` map ``to_json`` writes for bytes.
 
 Errors
 ------
@@ -148,6 +155,8 @@ import os as _os
 from collections.abc import Callable as _Callable
 from typing import IO as _IO
 from typing import Any as _Any
+from typing import TypeVar as _TypeVar
+from typing import overload as _overload
 
 from roving._roving import (
     EXT_DATE,
@@ -222,6 +231,15 @@ def dump(
         file.write(data)
 
 
+_T = _TypeVar("_T")
+
+
+@_overload
+def load(file: _IO[bytes] | _PathLike, *, type: None = None) -> _Any: ...
+@_overload
+def load(file: _IO[bytes] | _PathLike, *, type: type[_T]) -> _T: ...
+@_overload
+def load(file: _IO[bytes] | _PathLike, *, type: _Any) -> _Any: ...
 def load(file: _IO[bytes] | _PathLike, *, type: _Any = None) -> _Any:
     """Read a whole document from a binary file object or a path and decode it.
 

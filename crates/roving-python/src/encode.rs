@@ -1044,6 +1044,11 @@ impl<'py> State<'py, '_> {
             let name = name.cast_into::<PyString>().map_err(PyErr::from)?;
             let v = match ob.getattr(&name) {
                 Ok(v) => v,
+                // A field `__init__` does not set (`init=False` without a
+                // default) may be unset: left out, as msgspec does.
+                Err(e) if e.is_instance_of::<pyo3::exceptions::PyAttributeError>(self.py) => {
+                    continue
+                }
                 Err(e) => {
                     let mut f: Box<Fail> = e.into();
                     f.path.push(Seg::Attr(name.into_any().unbind()));

@@ -39,15 +39,35 @@ pub(crate) enum Plan {
     TupleVar(Box<Plan>),
     Tuple(Vec<Plan>),
     Dict(Box<Plan>),
+    /// A dict whose keys (str in the document) are read as a type that
+    /// reads from str ([`Plan::str_like`]): `dict[StrEnum, T]`.
+    KeyDict(Box<Plan>, Box<Plan>),
     Union {
         nullable: bool,
         members: Vec<Plan>,
         name: String,
     },
+    /// A dataclass or a `TypedDict`.
     Dataclass(Arc<DcPlan>),
-    Enum(Py<PyType>, String),
-    Literal(Vec<Py<PyAny>>, String),
+    NamedTuple(Box<NtPlan>),
+    /// An enum, its name, and whether a member's value is a bool.
+    Enum(Py<PyType>, String, bool),
+    /// A `Literal`: each value as written (an enum member's `.value`) and
+    /// as returned, and the type's name.
+    Literal(Vec<(Py<PyAny>, Py<PyAny>)>, String),
     Vector,
+}
+
+/// A `NamedTuple` (or `collections.namedtuple`): an array of its fields,
+/// the last ones optional when they have defaults.
+pub(crate) struct NtPlan {
+    cls: Py<PyType>,
+    name: String,
+    items: Vec<Plan>,
+    /// The default of each field, `None` for required ones.
+    defaults: Vec<Option<Py<PyAny>>>,
+    /// Fields without a default (the first ones).
+    required: usize,
 }
 
 /// A dataclass: its fields are compiled after the plan is registered, so
@@ -55,6 +75,12 @@ pub(crate) enum Plan {
 pub(crate) struct DcPlan {
     cls: Py<PyType>,
     name: String,
+    /// A parameterized generic (`Box[int]`): its key in the caches is an
+    /// alias, equal to the same one with union arguments in another order.
+    generic: bool,
+    /// A `TypedDict`: decoded to a dict of the keys present (fields that
+    /// are not required may be missing).
+    as_dict: bool,
     fields: OnceLock<Vec<Field>>,
     /// Field index by name.
     by_name: OnceLock<hashbrown::HashMap<String, usize>>,
@@ -177,6 +203,8 @@ struct Field {
 
 enum Default {
     Required,
+    /// A `TypedDict` key that is not required: left out when missing.
+    Omit,
     Value(Py<PyAny>),
     Factory(Py<PyAny>),
 }
@@ -200,12 +228,26 @@ impl Plan {
             Plan::Set(_, false) => "set".into(),
             Plan::Set(_, true) => "frozenset".into(),
             Plan::TupleVar(_) | Plan::Tuple(_) => "tuple".into(),
-            Plan::Dict(_) => "dict".into(),
+            Plan::Dict(_) | Plan::KeyDict(..) => "dict".into(),
             Plan::Union { name, .. } => name.clone(),
             Plan::Dataclass(d) => d.name.clone(),
-            Plan::Enum(_, n) => n.clone(),
+            Plan::NamedTuple(nt) => nt.name.clone(),
+            Plan::Enum(_, n, _) => n.clone(),
             Plan::Literal(_, n) => n.clone(),
             Plan::Vector => "array".into(),
+        }
+    }
+
+    /// Whether this type reads from str only (not from str as one kind
+    /// among others, as `Any` does): the key types of a typed dict.
+    fn str_like(&self) -> bool {
+        match self {
+            Plan::Str | Plan::Uuid | Plan::Decimal | Plan::Date | Plan::DateTime => true,
+            Plan::Enum(..) | Plan::Literal(..) => true,
+            Plan::Union {
+                members, nullable, ..
+            } => !nullable && members.iter().all(Plan::str_like),
+            _ => false,
         }
     }
 
@@ -221,7 +263,9 @@ impl Plan {
                 Value::Float(_) | Value::Int(_) | Value::UInt(_) | Value::BigInt(_)
             ),
             Plan::Str => matches!(v, Value::Str(_)),
-            Plan::Bytes | Plan::ByteArray => matches!(v, Value::Bytes(_)),
+            Plan::Bytes | Plan::ByteArray => {
+                matches!(v, Value::Bytes(_)) || base64_text(v).is_some()
+            }
             Plan::DateTime => matches!(v, Value::Timestamp(_) | Value::Str(_)),
             Plan::Date => {
                 matches!(v, Value::Str(_)) || matches!(v, Value::Ext(e) if e.type_id == EXT_DATE)
@@ -238,8 +282,8 @@ impl Plan {
             Plan::List(_) | Plan::Set(..) | Plan::TupleVar(_) => {
                 matches!(v, Value::Array(_) | Value::Vector(_))
             }
-            Plan::Tuple(_) => matches!(v, Value::Array(_)),
-            Plan::Dict(_) | Plan::Dataclass(_) => matches!(v, Value::Map(_)),
+            Plan::Tuple(_) | Plan::NamedTuple(_) => matches!(v, Value::Array(_)),
+            Plan::Dict(_) | Plan::KeyDict(..) | Plan::Dataclass(_) => matches!(v, Value::Map(_)),
             Plan::Union {
                 members, nullable, ..
             } => (*nullable && matches!(v, Value::Null)) || members.iter().any(|m| m.accepts(v)),
@@ -249,6 +293,30 @@ impl Plan {
             Plan::Vector => matches!(v, Value::Vector(_)),
         }
     }
+}
+
+/// The text of `{"$base64": text}`, the form `to_json` writes bytes in.
+fn base64_text<'a>(v: &Value<'a>) -> Option<&'a str> {
+    match v {
+        Value::Map(m) if m.len() == 1 && m.key_at(0) == Some("$base64") => {
+            match m.values().next() {
+                Some(Value::Str(s)) => Some(s),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The bytes of `{"$base64": text}` (strict base64, as `to_json` writes it).
+fn from_base64<'py>(py: Python<'py>, s: &str) -> Result<Bound<'py, PyAny>, Box<Fail>> {
+    let kw = PyDict::new(py);
+    py.import("binascii")
+        .and_then(|b| {
+            kw.set_item("strict_mode", true)?;
+            b.getattr("a2b_base64")?.call((s,), Some(&kw))
+        })
+        .map_err(|_| fail_msg(format!("invalid base64 {}", py_repr(py, s))))
 }
 
 /// The year, month and day of `YYYY-MM-DD` text (a calendar date; the
@@ -323,16 +391,19 @@ struct Typing {
     union_type: Py<PyAny>,
     literal: Py<PyAny>,
     annotated: Py<PyAny>,
+    /// `typing.Tuple` unparameterized (its args are `()`, as `tuple[()]`'s).
+    bare_tuple: Py<PyAny>,
     initvar: Py<PyAny>,
     missing: Py<PyAny>,
     field_marker: Py<PyAny>,
     initvar_marker: Py<PyAny>,
+    typevar: Py<PyAny>,
     abc: Vec<(Py<PyAny>, u8)>,
     datetime: Py<PyAny>,
     date: Py<PyAny>,
     /// type -> compiled plan
     plans: Py<PyDict>,
-    /// dataclass type -> DcPlanBox
+    /// dataclass type (or parameterized generic dataclass) -> DcPlanBox
     dcs: Py<PyDict>,
 }
 
@@ -367,10 +438,12 @@ fn typing(py: Python<'_>) -> PyResult<&Typing> {
             union_type: types.getattr("UnionType")?.unbind(),
             literal: t.getattr("Literal")?.unbind(),
             annotated: t.getattr("Annotated")?.unbind(),
+            bare_tuple: t.getattr("Tuple")?.unbind(),
             initvar: dc.getattr("InitVar")?.unbind(),
             missing: dc.getattr("MISSING")?.unbind(),
             field_marker: dc.getattr("_FIELD")?.unbind(),
             initvar_marker: dc.getattr("_FIELD_INITVAR")?.unbind(),
+            typevar: t.getattr("TypeVar")?.unbind(),
             abc: kinds,
             datetime: dt.getattr("datetime")?.unbind(),
             date: dt.getattr("date")?.unbind(),
@@ -380,11 +453,71 @@ fn typing(py: Python<'_>) -> PyResult<&Typing> {
     })
 }
 
+/// A cached plan, with the type it was compiled from and, for a type
+/// whose plan depends on the order of its union members (`A | B` and `B |
+/// A` are equal keys of the cache, but try their members in another
+/// order), that type's [`leaves`], compared on a hit by an equal type.
 #[pyclass(frozen)]
-struct PlanBox(Arc<Plan>);
+struct PlanBox {
+    plan: Arc<Plan>,
+    tp: Py<PyAny>,
+    ordered: Option<Vec<Py<PyAny>>>,
+}
 
+/// The leaves of a type expression in order (`list[int | str]`: `int`,
+/// `str`), `None` left out (a union's plan takes it out of the order):
+/// two equal types whose leaves are the same in the same order have the
+/// same plan.
+fn leaves<'py>(tp: &Bound<'py, PyAny>, out: &mut Vec<Bound<'py, PyAny>>) -> PyResult<()> {
+    let py = tp.py();
+    if tp.is_none() || tp.is(py.None().bind(py).get_type()) {
+        return Ok(());
+    }
+    if !tp.is_instance_of::<PyType>() {
+        if let Some(args) = tp.getattr_opt(pyo3::intern!(py, "__args__"))? {
+            if let Ok(args) = args.cast::<PyTuple>() {
+                for a in args.iter() {
+                    leaves(&a, out)?;
+                }
+                return Ok(());
+            }
+        }
+    }
+    out.push(tp.clone());
+    Ok(())
+}
+
+/// Whether `tp` has these [`leaves`] (identical, or equal for values such
+/// as a `Literal`'s).
+fn same_leaves(tp: &Bound<'_, PyAny>, stored: &[Py<PyAny>]) -> PyResult<bool> {
+    let mut mine = Vec::with_capacity(stored.len());
+    leaves(tp, &mut mine)?;
+    Ok(mine.len() == stored.len()
+        && mine.iter().zip(stored).all(|(a, b)| {
+            let b = b.bind(tp.py());
+            a.is(b) || (!a.is_instance_of::<PyType>() && a.eq(b).unwrap_or(false))
+        }))
+}
+
+/// Whether the plan holds a union of several members or a parameterized
+/// generic dataclass (not looking into other dataclasses, whose field
+/// types are their own).
+fn order_sensitive(p: &Plan) -> bool {
+    match p {
+        Plan::List(p) | Plan::Set(p, _) | Plan::TupleVar(p) | Plan::Dict(p) => order_sensitive(p),
+        Plan::KeyDict(k, v) => order_sensitive(k) || order_sensitive(v),
+        Plan::Tuple(items) => items.iter().any(order_sensitive),
+        Plan::Union { members, .. } => members.len() > 1 || members.iter().any(order_sensitive),
+        Plan::Dataclass(d) => d.generic,
+        _ => false,
+    }
+}
+
+/// A cached dataclass plan; for a parameterized generic (`Box[A | B]`),
+/// the [`leaves`] of its key too (an equal key in another order is
+/// another plan).
 #[pyclass(frozen)]
-struct DcPlanBox(Arc<DcPlan>);
+struct DcPlanBox(Arc<DcPlan>, Option<Vec<Py<PyAny>>>);
 
 fn type_repr(t: &Bound<'_, PyAny>) -> String {
     if let Ok(ty) = t.cast::<PyType>() {
@@ -406,13 +539,36 @@ pub(crate) fn plan_for(tp: &Bound<'_, PyAny>) -> PyResult<Arc<Plan>> {
     if hashable {
         if let Some(p) = cache.get_item(tp)? {
             if let Ok(b) = p.cast::<PlanBox>() {
-                return Ok(b.get().0.clone());
+                let b = b.get();
+                let same = b.tp.bind(py).is(tp)
+                    || match &b.ordered {
+                        None => true,
+                        Some(l) => same_leaves(tp, l)?,
+                    };
+                if same {
+                    return Ok(b.plan.clone());
+                }
+                // An equal type with its members in another order: its own
+                // plan, not cached (the first order seen keeps the entry).
+                return Ok(Arc::new(compile(tp)?));
             }
         }
     }
     let plan = Arc::new(compile(tp)?);
     if hashable && cache.len() < 10_000 {
-        cache.set_item(tp, Bound::new(py, PlanBox(plan.clone()))?)?;
+        let ordered = if order_sensitive(&plan) {
+            let mut l = Vec::new();
+            leaves(tp, &mut l)?;
+            Some(l.into_iter().map(Bound::unbind).collect())
+        } else {
+            None
+        };
+        let b = PlanBox {
+            plan: plan.clone(),
+            tp: tp.clone().unbind(),
+            ordered,
+        };
+        cache.set_item(tp, Bound::new(py, b)?)?;
     }
     Ok(plan)
 }
@@ -484,14 +640,40 @@ fn compile(tp: &Bound<'_, PyAny>) -> PyResult<Plan> {
             }
         }
         if t.is_subclass(std.enum_.bind(py))? {
-            return Ok(Plan::Enum(t.clone().unbind(), type_repr(tp)));
+            let mut bools = false;
+            for m in t.try_iter()? {
+                bools |= m?
+                    .getattr(pyo3::intern!(py, "value"))?
+                    .is_instance_of::<pyo3::types::PyBool>();
+            }
+            return Ok(Plan::Enum(t.clone().unbind(), type_repr(tp), bools));
         }
-        if t.hasattr(pyo3::intern!(py, "__dataclass_fields__"))? {
-            return Ok(Plan::Dataclass(dataclass_plan(t)?));
+        if t.hasattr(pyo3::intern!(py, "__dataclass_fields__"))? || is_typeddict(t)? {
+            return Ok(Plan::Dataclass(dataclass_plan(tp, t, None)?));
         }
+        if t.is_subclass(&py.get_type::<PyTuple>())?
+            && t.hasattr(pyo3::intern!(py, "_fields"))?
+            && t.hasattr(pyo3::intern!(py, "_field_defaults"))?
+        {
+            return Ok(Plan::NamedTuple(Box::new(namedtuple_plan(t)?)));
+        }
+    }
+    if tp.is_instance(ty.typevar.bind(py))? {
+        return typevar_plan(tp);
+    }
+    if tp.is(ty.bare_tuple.bind(py)) {
+        return Ok(Plan::TupleVar(Box::new(Plan::Any)));
     }
     let origin = ty.get_origin.bind(py).call1((tp,))?;
     let args = ty.get_args.bind(py).call1((tp,))?.cast_into::<PyTuple>()?;
+    if let Ok(cls) = origin.cast::<PyType>() {
+        // A parameterized generic dataclass: `Box[int]`.
+        if cls.hasattr(pyo3::intern!(py, "__dataclass_fields__"))?
+            && !cls.is_subclass(pytypes::types(py)?.enum_.bind(py))?
+        {
+            return Ok(Plan::Dataclass(dataclass_plan(tp, cls, Some(&args))?));
+        }
+    }
     if !origin.is_none() {
         let arg = |i: usize| -> PyResult<Plan> {
             match args.get_item(i) {
@@ -512,6 +694,19 @@ fn compile(tp: &Bound<'_, PyAny>) -> PyResult<Plan> {
             if nullable {
                 names.push("None".into());
             }
+            // An integer goes to `int` ahead of `float` or `Decimal`, which
+            // accept integers too (as msgspec and pydantic do): `float |
+            // int` must not round 2**60 + 1 to a float.
+            let lax = members
+                .iter()
+                .position(|m| matches!(m, Plan::Float | Plan::Decimal));
+            let int = members.iter().position(|m| matches!(m, Plan::Int));
+            if let (Some(l), Some(i)) = (lax, int) {
+                if l < i {
+                    let m = members.remove(i);
+                    members.insert(l, m);
+                }
+            }
             return Ok(Plan::Union {
                 nullable,
                 members,
@@ -519,10 +714,20 @@ fn compile(tp: &Bound<'_, PyAny>) -> PyResult<Plan> {
             });
         }
         if origin.is(ty.literal.bind(py)) {
-            let vals: Vec<Py<PyAny>> = args.iter().map(|a| a.unbind()).collect();
+            let enum_ = pytypes::types(py)?.enum_.bind(py);
+            let mut vals = Vec::new();
+            for a in args.iter() {
+                // An enum member is written as its value.
+                let wire = if a.is_instance(enum_)? {
+                    a.getattr(pyo3::intern!(py, "value"))?
+                } else {
+                    a.clone()
+                };
+                vals.push((wire.unbind(), a.unbind()));
+            }
             let shown: Vec<String> = vals
                 .iter()
-                .map(|v| v.bind(py).repr().map(|r| r.to_string()).unwrap_or_default())
+                .map(|(_, v)| v.bind(py).repr().map(|r| r.to_string()).unwrap_or_default())
                 .collect();
             return Ok(Plan::Literal(vals, format!("one of {}", shown.join(", "))));
         }
@@ -558,10 +763,13 @@ fn compile(tp: &Bound<'_, PyAny>) -> PyResult<Plan> {
             if let Ok(k) = args.get_item(0) {
                 let kp = compile(&k)?;
                 if !matches!(kp, Plan::Str | Plan::Any) {
-                    return Err(pyo3::exceptions::PyTypeError::new_err(format!(
-                        "dict keys must be str for typed decoding, not {}",
-                        type_repr(&k)
-                    )));
+                    if !kp.str_like() {
+                        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                            "dict keys must be str for typed decoding, not {}",
+                            type_repr(&k)
+                        )));
+                    }
+                    return Ok(Plan::KeyDict(Box::new(kp), Box::new(arg(1)?)));
                 }
             }
             return Ok(Plan::Dict(Box::new(arg(1)?)));
@@ -585,35 +793,186 @@ fn compile(tp: &Bound<'_, PyAny>) -> PyResult<Plan> {
     )))
 }
 
+/// A failure of `typing.get_type_hints(cls)` (a string annotation that
+/// does not resolve, e.g. a class local to a function), naming `cls`: of
+/// the same exception type when that is a `NameError`, with the original
+/// as its cause.
+#[cold]
+fn hints_error(cls: &Bound<'_, PyType>, e: PyErr) -> PyErr {
+    let py = cls.py();
+    if !e.is_instance_of::<pyo3::exceptions::PyNameError>(py) {
+        return e;
+    }
+    let err = pyo3::exceptions::PyNameError::new_err(format!(
+        "cannot resolve the type hints of {}: {}",
+        type_repr(cls.as_any()),
+        e.value(py)
+    ));
+    err.set_cause(py, Some(e));
+    err
+}
+
+/// Whether `t` is a `TypedDict` (typing's or typing_extensions').
+fn is_typeddict(t: &Bound<'_, PyType>) -> PyResult<bool> {
+    let py = t.py();
+    Ok(t.is_subclass(&py.get_type::<PyDict>())?
+        && t.hasattr(pyo3::intern!(py, "__required_keys__"))?
+        && t.hasattr(pyo3::intern!(py, "__total__"))?)
+}
+
 thread_local! {
-    /// Dataclass plans being compiled by this thread (for recursive types);
-    /// published to the shared cache only once complete.
-    static IN_PROGRESS: std::cell::RefCell<Vec<(usize, Arc<DcPlan>)>> =
+    /// NamedTuple classes being compiled by this thread (a NamedTuple that
+    /// holds itself is refused rather than compiled forever).
+    static NT_IN_PROGRESS: std::cell::RefCell<Vec<usize>> =
         const { std::cell::RefCell::new(Vec::new()) };
 }
 
-fn dataclass_plan(cls: &Bound<'_, PyType>) -> PyResult<Arc<DcPlan>> {
+fn namedtuple_plan(cls: &Bound<'_, PyType>) -> PyResult<NtPlan> {
+    let py = cls.py();
+    let key = cls.as_ptr() as usize;
+    if NT_IN_PROGRESS.with(|p| p.borrow().contains(&key)) {
+        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "recursive NamedTuple {} is not supported for typed decoding",
+            type_repr(cls.as_any())
+        )));
+    }
+    NT_IN_PROGRESS.with(|p| p.borrow_mut().push(key));
+    let r = (|| {
+        let ty = typing(py)?;
+        let name = type_repr(cls.as_any());
+        let hints = ty
+            .get_type_hints
+            .bind(py)
+            .call1((cls,))
+            .map_err(|e| hints_error(cls, e))?
+            .cast_into::<PyDict>()?;
+        let field_defaults = cls
+            .getattr(pyo3::intern!(py, "_field_defaults"))?
+            .cast_into::<PyDict>()?;
+        let (mut items, mut defaults, mut required) = (Vec::new(), Vec::new(), 0);
+        for f in cls.getattr(pyo3::intern!(py, "_fields"))?.try_iter()? {
+            let f = f?;
+            items.push(match hints.get_item(&f)? {
+                Some(h) => compile(&h).map_err(|e| {
+                    pyo3::exceptions::PyTypeError::new_err(format!(
+                        "field {name}.{f}: {}",
+                        e.value(py)
+                    ))
+                })?,
+                None => Plan::Any,
+            });
+            let d = field_defaults.get_item(&f)?.map(Bound::unbind);
+            if d.is_none() {
+                required = items.len();
+            }
+            defaults.push(d);
+        }
+        Ok(NtPlan {
+            cls: cls.clone().unbind(),
+            name,
+            items,
+            defaults,
+            required,
+        })
+    })();
+    NT_IN_PROGRESS.with(|p| p.borrow_mut().retain(|k| *k != key));
+    r
+}
+
+/// A free type variable: its bound, its constraints as a union, or `Any`
+/// (as msgspec reads them).
+fn typevar_plan(tv: &Bound<'_, PyAny>) -> PyResult<Plan> {
+    let py = tv.py();
+    let bound = tv.getattr(pyo3::intern!(py, "__bound__"))?;
+    if !bound.is_none() {
+        return compile(&bound);
+    }
+    let cons = tv
+        .getattr(pyo3::intern!(py, "__constraints__"))?
+        .cast_into::<PyTuple>()?;
+    if !cons.is_empty() {
+        let u = typing(py)?.union.bind(py).get_item(cons)?;
+        return compile(&u);
+    }
+    Ok(Plan::Any)
+}
+
+/// A parameterized type's text: `Box[int]`, `Pair[str, list[int]]`.
+fn generic_name(cls: &Bound<'_, PyType>, args: &Bound<'_, PyTuple>) -> String {
+    let shown: Vec<String> = args.iter().map(|a| type_repr(&a)).collect();
+    format!("{}[{}]", type_repr(cls.as_any()), shown.join(", "))
+}
+
+/// Whether `key` is the dataclass (or parameterized generic) `k`: the
+/// same class, or an equal generic with the same [`leaves`].
+fn same_key(key: &Bound<'_, PyAny>, k: &Bound<'_, PyAny>, generic: bool) -> PyResult<bool> {
+    if key.is(k) {
+        return Ok(true);
+    }
+    if !generic || !key.eq(k)? {
+        return Ok(false);
+    }
+    let mut l = Vec::new();
+    leaves(k, &mut l)?;
+    let l: Vec<Py<PyAny>> = l.into_iter().map(Bound::unbind).collect();
+    same_leaves(key, &l)
+}
+
+thread_local! {
+    /// Dataclass plans being compiled by this thread (for recursive types),
+    /// by class or parameterized generic; published to the shared cache
+    /// only once complete.
+    static IN_PROGRESS: std::cell::RefCell<Vec<(Py<PyAny>, Arc<DcPlan>)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The plan of dataclass `cls`, parameterized by `args` when `key` is a
+/// generic alias (`Box[int]`; `key` is `cls` otherwise).
+fn dataclass_plan(
+    key: &Bound<'_, PyAny>,
+    cls: &Bound<'_, PyType>,
+    args: Option<&Bound<'_, PyTuple>>,
+) -> PyResult<Arc<DcPlan>> {
     let py = cls.py();
     let ty = typing(py)?;
     let dcs = ty.dcs.bind(py);
-    if let Some(b) = dcs.get_item(cls)? {
-        if let Ok(b) = b.cast::<DcPlanBox>() {
-            return Ok(b.get().0.clone());
+    let generic = args.is_some();
+    let hashable = key.hash().is_ok();
+    if hashable {
+        if let Some(b) = dcs.get_item(key)? {
+            if let Ok(b) = b.cast::<DcPlanBox>() {
+                let b = b.get();
+                let hit = match &b.1 {
+                    Some(l) => same_leaves(key, l)?,
+                    None => true,
+                };
+                if hit {
+                    return Ok(b.0.clone());
+                }
+            }
         }
     }
-    let key = cls.as_ptr() as usize;
-    let pending = IN_PROGRESS.with(|p| {
-        p.borrow()
-            .iter()
-            .find(|(k, _)| *k == key)
-            .map(|(_, d)| d.clone())
-    });
+    let mut pending = None;
+    IN_PROGRESS.with(|p| -> PyResult<()> {
+        for (k, d) in p.borrow().iter() {
+            if same_key(key, k.bind(py), generic)? {
+                pending = Some(d.clone());
+                break;
+            }
+        }
+        Ok(())
+    })?;
     if let Some(d) = pending {
         return Ok(d);
     }
     let plan = Arc::new(DcPlan {
         cls: cls.clone().unbind(),
-        name: type_repr(cls.as_any()),
+        name: match args {
+            Some(a) => generic_name(cls, a),
+            None => type_repr(cls.as_any()),
+        },
+        generic,
+        as_dict: is_typeddict(cls)?,
         fields: OnceLock::new(),
         by_name: OnceLock::new(),
         call_init: OnceLock::new(),
@@ -623,23 +982,217 @@ fn dataclass_plan(cls: &Bound<'_, PyType>) -> PyResult<Arc<DcPlan>> {
         n_key_lists: AtomicUsize::new(0),
         last_keys: AtomicUsize::new(0),
     });
-    IN_PROGRESS.with(|p| p.borrow_mut().push((key, plan.clone())));
-    let r = fill_dataclass(cls, &plan);
-    IN_PROGRESS.with(|p| p.borrow_mut().retain(|(k, _)| *k != key));
+    IN_PROGRESS.with(|p| p.borrow_mut().push((key.clone().unbind(), plan.clone())));
+    let r = if plan.as_dict {
+        fill_typeddict(cls, &plan)
+    } else {
+        fill_dataclass(cls, &plan, args)
+    };
+    IN_PROGRESS.with(|p| {
+        let mut p = p.borrow_mut();
+        if let Some(i) = p.iter().rposition(|(_, d)| Arc::ptr_eq(d, &plan)) {
+            p.remove(i);
+        }
+    });
     r?;
-    if dcs.len() < 10_000 {
-        dcs.set_item(cls, Bound::new(py, DcPlanBox(plan.clone()))?)?;
+    if hashable && dcs.len() < 10_000 {
+        let l = if generic {
+            let mut l = Vec::new();
+            leaves(key, &mut l)?;
+            Some(l.into_iter().map(Bound::unbind).collect())
+        } else {
+            None
+        };
+        dcs.set_item(key, Bound::new(py, DcPlanBox(plan.clone(), l))?)?;
     }
     Ok(plan)
 }
 
-fn fill_dataclass(cls: &Bound<'_, PyType>, plan: &DcPlan) -> PyResult<()> {
+/// The fields of a `TypedDict`: every key, required or not. Which are
+/// required comes from the `Required`/`NotRequired` qualifiers when the
+/// annotations show them (Python 3.11 misses them in string annotations,
+/// `from __future__ import annotations`), else `__required_keys__`.
+fn fill_typeddict(cls: &Bound<'_, PyType>, plan: &DcPlan) -> PyResult<()> {
     let py = cls.py();
     let ty = typing(py)?;
+    let t = py.import("typing")?;
+    let (req, not_req) = (t.getattr("Required")?, t.getattr("NotRequired")?);
+    let kw = PyDict::new(py);
+    kw.set_item("include_extras", true)?;
     let hints = ty
         .get_type_hints
         .bind(py)
-        .call1((cls,))?
+        .call((cls,), Some(&kw))
+        .map_err(|e| hints_error(cls, e))?
+        .cast_into::<PyDict>()?;
+    let required_keys = cls.getattr(pyo3::intern!(py, "__required_keys__"))?;
+    let mut out = Vec::new();
+    for (name, mut hint) in hints.iter() {
+        let name = name.cast_into::<PyString>()?;
+        let mut required = required_keys.contains(&name)?;
+        // Qualifiers, possibly inside Annotated (compile strips Annotated).
+        loop {
+            let origin = ty.get_origin.bind(py).call1((&hint,))?;
+            if origin.is(&req) || origin.is(&not_req) {
+                required = origin.is(&req);
+                hint = ty.get_args.bind(py).call1((&hint,))?.get_item(0)?;
+            } else if origin.is(ty.annotated.bind(py)) {
+                hint = ty.get_args.bind(py).call1((&hint,))?.get_item(0)?;
+            } else {
+                break;
+            }
+        }
+        let fplan = compile(&hint).map_err(|e| {
+            pyo3::exceptions::PyTypeError::new_err(format!(
+                "field {}.{}: {}",
+                plan.name,
+                name,
+                e.value(py)
+            ))
+        })?;
+        out.push(Field {
+            name_str: name.to_str()?.to_owned(),
+            name: name.unbind(),
+            plan: fplan,
+            default: if required {
+                Default::Required
+            } else {
+                Default::Omit
+            },
+            init: true,
+        });
+    }
+    let by_name = out
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.name_str.clone(), i))
+        .collect();
+    let _ = plan.fast_init.set(None);
+    let _ = plan.fields.set(out);
+    let _ = plan.by_name.set(by_name);
+    let _ = plan.call_init.set(false);
+    let _ = plan.post_init.set(false);
+    Ok(())
+}
+
+/// The type variables of each generic class in `cls`'s MRO, by class,
+/// bound to what `cls[args]` and the bases' parameters (`class
+/// IntBox(Box[int])`) make them; unbound ones are left out.
+fn typevar_maps<'py>(
+    cls: &Bound<'py, PyType>,
+    args: Option<&Bound<'py, PyTuple>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let py = cls.py();
+    let ty = typing(py)?;
+    let maps = PyDict::new(py);
+    let own = PyDict::new(py);
+    if let Some(args) = args {
+        if let Some(params) = cls.getattr_opt(pyo3::intern!(py, "__parameters__"))? {
+            for (p, a) in params.try_iter()?.zip(args.iter()) {
+                own.set_item(p?, a)?;
+            }
+        }
+    }
+    maps.set_item(cls, own)?;
+    let mro = cls.getattr(pyo3::intern!(py, "__mro__"))?;
+    for c in mro.try_iter()? {
+        let c = c?;
+        let cmap = match maps.get_item(&c)? {
+            Some(m) => m.cast_into::<PyDict>()?,
+            None => PyDict::new(py),
+        };
+        let Some(bases) = c
+            .getattr(pyo3::intern!(py, "__dict__"))?
+            .get_item(pyo3::intern!(py, "__orig_bases__"))
+            .ok()
+        else {
+            continue;
+        };
+        for b in bases.try_iter()? {
+            let b = b?;
+            let origin = ty.get_origin.bind(py).call1((&b,))?;
+            let Ok(origin) = origin.cast_into::<PyType>() else {
+                continue;
+            };
+            let Some(params) = origin.getattr_opt(pyo3::intern!(py, "__parameters__"))? else {
+                continue;
+            };
+            let bargs = ty.get_args.bind(py).call1((&b,))?;
+            let bmap = match maps.get_item(&origin)? {
+                Some(m) => m.cast_into::<PyDict>()?,
+                None => {
+                    let m = PyDict::new(py);
+                    maps.set_item(&origin, &m)?;
+                    m
+                }
+            };
+            for (p, a) in params.try_iter()?.zip(bargs.try_iter()?) {
+                let (p, a) = (p?, a?);
+                if !bmap.contains(&p)? {
+                    bmap.set_item(p, substitute(&a, &cmap)?)?;
+                }
+            }
+        }
+    }
+    Ok(maps)
+}
+
+/// `tp` with the type variables bound in `map` replaced (`list[T]` with
+/// T -> int: `list[int]`).
+fn substitute<'py>(
+    tp: &Bound<'py, PyAny>,
+    map: &Bound<'py, PyDict>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = tp.py();
+    if map.is_empty() {
+        return Ok(tp.clone());
+    }
+    if let Some(v) = map.get_item(tp).ok().flatten() {
+        return Ok(v);
+    }
+    if tp.is_instance_of::<PyType>() {
+        return Ok(tp.clone());
+    }
+    let Some(params) = tp.getattr_opt(pyo3::intern!(py, "__parameters__"))? else {
+        return Ok(tp.clone());
+    };
+    let Ok(params) = params.cast_into::<PyTuple>() else {
+        return Ok(tp.clone());
+    };
+    if params.is_empty() {
+        return Ok(tp.clone());
+    }
+    let mut vals = Vec::with_capacity(params.len());
+    for p in params.iter() {
+        vals.push(map.get_item(&p)?.unwrap_or(p));
+    }
+    tp.get_item(PyTuple::new(py, vals)?)
+}
+
+fn fill_dataclass(
+    cls: &Bound<'_, PyType>,
+    plan: &DcPlan,
+    args: Option<&Bound<'_, PyTuple>>,
+) -> PyResult<()> {
+    let py = cls.py();
+    let ty = typing(py)?;
+    let generic = cls
+        .getattr_opt(pyo3::intern!(py, "__parameters__"))?
+        .is_some_and(|p| p.len().is_ok_and(|n| n > 0))
+        || cls
+            .getattr_opt(pyo3::intern!(py, "__orig_bases__"))?
+            .is_some();
+    let maps = if generic {
+        Some(typevar_maps(cls, args)?)
+    } else {
+        None
+    };
+    let mro = cls.getattr(pyo3::intern!(py, "__mro__"))?;
+    let hints = ty
+        .get_type_hints
+        .bind(py)
+        .call1((cls,))
+        .map_err(|e| hints_error(cls, e))?
         .cast_into::<PyDict>()?;
     let fields = cls
         .getattr(pyo3::intern!(py, "__dataclass_fields__"))?
@@ -661,6 +1214,23 @@ fn fill_dataclass(cls: &Bound<'_, PyType>, plan: &DcPlan) -> PyResult<()> {
         };
         if hint.is_instance(ty.initvar.bind(py))? {
             hint = hint.getattr(pyo3::intern!(py, "type"))?;
+        }
+        if let Some(maps) = &maps {
+            // The type variables of the class that declares the field.
+            for c in mro.try_iter()? {
+                let c = c?;
+                let declares = c
+                    .getattr(pyo3::intern!(py, "__dict__"))?
+                    .get_item(pyo3::intern!(py, "__annotations__"))
+                    .ok()
+                    .is_some_and(|a| a.contains(&name).unwrap_or(false));
+                if declares {
+                    if let Some(m) = maps.get_item(&c)? {
+                        hint = substitute(&hint, m.cast::<PyDict>()?)?;
+                    }
+                    break;
+                }
+            }
         }
         let fplan = compile(&hint).map_err(|e| {
             pyo3::exceptions::PyTypeError::new_err(format!(
@@ -1091,6 +1661,53 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
         Ok(out)
     }
 
+    /// A `NamedTuple` from an array: `cls(*items)`, missing trailing
+    /// items from the defaults.
+    fn namedtuple(&mut self, nt: &'p NtPlan, a: Array<'a>) -> TR<'py> {
+        let py = self.py();
+        let elems = a.slots();
+        let n = elems.len();
+        let total = nt.items.len();
+        if n < nt.required || n > total {
+            let want = if nt.required == total {
+                format!("{total} items")
+            } else {
+                format!("{} to {total} items", nt.required)
+            };
+            return Err(fail_msg(format!(
+                "expected {} ({want}), got list of length {n}",
+                nt.name
+            )));
+        }
+        self.enter(n)?;
+        let mut out = Vec::with_capacity(total);
+        for (i, p) in nt.items.iter().enumerate() {
+            if i < n {
+                let item = elems.value(i).unwrap_or(Value::Null);
+                out.push(
+                    self.field(p, item)
+                        .map_err(|f| with_seg(f, Seg::Index(i)))?,
+                );
+            } else if let Some(d) = &nt.defaults[i] {
+                out.push(d.bind(py).clone());
+            }
+        }
+        self.d.leave();
+        let args = PyTuple::new(py, out).map_err(decode_fail)?;
+        nt.cls.bind(py).call1(args).map_err(|e| {
+            Box::new(Fail {
+                kind: if e.is_instance_of::<pyo3::exceptions::PyValueError>(py)
+                    || e.is_instance_of::<pyo3::exceptions::PyTypeError>(py)
+                {
+                    FailKind::User(e)
+                } else {
+                    FailKind::Decode(e)
+                },
+                path: Vec::new(),
+            })
+        })
+    }
+
     fn value(&mut self, plan: &'p Plan, v: Value<'a>) -> TR<'py> {
         let py = self.py();
         match plan {
@@ -1131,11 +1748,22 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
             },
             Plan::Bytes => match v {
                 Value::Bytes(b) => Ok(pyo3::types::PyBytes::new(py, b).into_any()),
-                _ => Err(mismatch(plan, &v)),
+                _ => match base64_text(&v) {
+                    Some(s) => from_base64(py, s),
+                    None => Err(mismatch(plan, &v)),
+                },
             },
             Plan::ByteArray => match v {
                 Value::Bytes(b) => Ok(pyo3::types::PyByteArray::new(py, b).into_any()),
-                _ => Err(mismatch(plan, &v)),
+                _ => match base64_text(&v) {
+                    Some(s) => {
+                        let b = from_base64(py, s)?;
+                        pyo3::types::PyByteArray::from(&b)
+                            .map(Bound::into_any)
+                            .map_err(decode_fail)
+                    }
+                    None => Err(mismatch(plan, &v)),
+                },
             },
             Plan::DateTime => match v {
                 Value::Timestamp(t) => decode::timestamp(py, t).map_err(decode_fail),
@@ -1207,8 +1835,16 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
                 Value::Map(m) => self.memoized(plan, m.offset(), |s| s.dict(vp, m)),
                 _ => Err(mismatch(plan, &v)),
             },
+            Plan::KeyDict(kp, vp) => match v {
+                Value::Map(m) => self.memoized(plan, m.offset(), |s| s.key_dict(kp, vp, m)),
+                _ => Err(mismatch(plan, &v)),
+            },
             Plan::Dataclass(dc) => match v {
                 Value::Map(m) => self.memoized(plan, m.offset(), |s| s.dataclass(dc, m)),
+                _ => Err(mismatch(plan, &v)),
+            },
+            Plan::NamedTuple(nt) => match v {
+                Value::Array(a) => self.memoized(plan, a.offset(), |s| s.namedtuple(nt, a)),
                 _ => Err(mismatch(plan, &v)),
             },
             Plan::Union {
@@ -1238,13 +1874,14 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
                     _ => Err(union_fail(py, plan, fails)),
                 }
             }
-            Plan::Enum(cls, name) => {
+            Plan::Enum(cls, name, bools) => {
                 if !plan.accepts(&v) {
                     return Err(mismatch(plan, &v));
                 }
                 let raw = self.d.value(v).map_err(decode_fail)?;
                 let cls = cls.bind(py);
-                cls.call1((&raw,))
+                let m = cls
+                    .call1((&raw,))
                     .or_else(|e| match raw.cast::<pyo3::types::PyList>() {
                         // A member whose value is a tuple was written as
                         // an array, and reads as a list.
@@ -1254,18 +1891,34 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
                     .map_err(|_| {
                         let r = raw.repr().map(|r| r.to_string()).unwrap_or_default();
                         fail_msg(format!("invalid value {r} for {name}"))
-                    })
+                    })?;
+                // A bool is not an int here (as for int fields and
+                // Literal): True does not pick the member of value 1, nor
+                // 1 the member of value True.
+                // (Only bools, and ints when a member's value is a bool,
+                // need the member's value looked at.)
+                let numeric = matches!(v, Value::Int(_) | Value::UInt(_) | Value::BigInt(_));
+                let is_bool = matches!(v, Value::Bool(_));
+                if is_bool || (numeric && *bools) {
+                    let member_bool = m
+                        .getattr(pyo3::intern!(py, "value"))
+                        .is_ok_and(|x| x.is_instance_of::<pyo3::types::PyBool>());
+                    if is_bool != member_bool {
+                        return Err(mismatch(plan, &v));
+                    }
+                }
+                Ok(m)
             }
             Plan::Literal(vals, _) => {
                 if !plan.accepts(&v) {
                     return Err(mismatch(plan, &v));
                 }
                 let raw = self.d.value(v).map_err(decode_fail)?;
-                for c in vals {
+                for (c, out) in vals {
                     let c = c.bind(py);
                     // bool is not an int here: Literal[1] does not match True.
                     if c.get_type().is(raw.get_type()) && c.eq(&raw).unwrap_or(false) {
-                        return Ok(c.clone());
+                        return Ok(out.bind(py).clone());
                     }
                 }
                 let r = raw.repr().map(|r| r.to_string()).unwrap_or_default();
@@ -1432,6 +2085,22 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
         Ok(dict.into_any())
     }
 
+    /// A dict whose keys are read as `kp` (each key's errors at its place).
+    fn key_dict(&mut self, kp: &'p Plan, vp: &'p Plan, m: Map<'a>) -> TR<'py> {
+        let n = m.len();
+        self.enter(n)?;
+        let dict = PyDict::new(self.py());
+        for (i, v) in m.values().enumerate().take(n) {
+            let k = m.key_at(i).unwrap_or("");
+            let at = |f| with_seg(f, Seg::Key(k.to_owned()));
+            let ko = self.value(kp, Value::Str(k)).map_err(at)?;
+            let o = self.value(vp, v).map_err(at)?;
+            dict.set_item(ko, o).map_err(decode_fail)?;
+        }
+        self.d.leave();
+        Ok(dict.into_any())
+    }
+
     fn dataclass(&mut self, dc: &'p Arc<DcPlan>, m: Map<'a>) -> TR<'py> {
         let py = self.py();
         let fields = match dc.fields.get() {
@@ -1508,10 +2177,23 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
                         path: Vec::new(),
                     })
                 })?,
+                // An `init=False` field without a default is left unset,
+                // as `__init__` leaves it (`__post_init__` may set it).
+                Default::Required if !f.init => continue,
+                Default::Omit => continue,
                 Default::Required => {
                     return Err(fail_msg(format!("missing required field '{}'", f.name_str)));
                 }
             });
+        }
+        if dc.as_dict {
+            let out = PyDict::new(py);
+            for (f, v) in fields.iter().zip(vals.iter()) {
+                if let Some(v) = v {
+                    out.set_item(f.name.bind(py), v).map_err(decode_fail)?;
+                }
+            }
+            return Ok(out.into_any());
         }
         let cls = dc.cls.bind(py);
         let user = |e: PyErr| {
@@ -1567,6 +2249,9 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
         }
         for (f, v) in fields.iter().zip(vals.iter()) {
             let Some(v) = v else {
+                if !f.init {
+                    continue;
+                }
                 return Err(fail_msg(format!("missing required field '{}'", f.name_str)));
             };
             // SAFETY: live objects; PyObject_GenericSetAttr takes its own references.

@@ -92,7 +92,7 @@ impl ErrorKind {
 #[derive(Clone, PartialEq, Eq)]
 pub struct Error(Box<Inner>);
 
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone)]
 struct Inner {
     kind: ErrorKind,
     offset: Option<u64>,
@@ -105,6 +105,19 @@ struct Inner {
     long_path: Option<Box<LongPath>>,
 }
 
+/// Errors are equal when what they say is: kind, offset, line and column,
+/// path and message (not how the path was built).
+impl PartialEq for Inner {
+    fn eq(&self, o: &Inner) -> bool {
+        (self.kind == o.kind)
+            && (self.offset, self.line_col) == (o.offset, o.line_col)
+            && (self.path == o.path)
+            && (self.message == o.message)
+    }
+}
+
+impl Eq for Inner {}
+
 /// Segments kept at each end of a path built by [`Error::prefix_path`];
 /// those between are elided, so that an error deep in a value has a
 /// message of bounded length, built in time linear in the depth.
@@ -113,7 +126,7 @@ const PATH_ENDS: usize = 20;
 /// A path of more than `PATH_ENDS` segments: the innermost `PATH_ENDS`
 /// (as text) and up to `PATH_ENDS` outermost (one string each), with a
 /// count of those elided between them.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone)]
 struct LongPath {
     outer: std::collections::VecDeque<String>,
     elided: usize,

@@ -132,3 +132,13 @@ fn the_path_of_an_error_deep_down_is_elided_in_the_middle() {
         }
     });
 }
+
+#[test]
+fn errors_with_the_same_path_are_equal_however_it_was_built() {
+    let said = roving::Error::custom("x").with_path("$[0].a");
+    let built = roving::Error::custom("x")
+        .prefix_path(".a")
+        .prefix_path("[0]");
+    assert_eq!(said, built);
+    assert_ne!(said, roving::Error::custom("x").prefix_path("[0]"));
+}

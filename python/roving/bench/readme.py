@@ -66,8 +66,14 @@ def render(
         )
         + (
             f"; load average {min(loads):.1f}–{max(loads):.1f} during the run "
-            f"({m.get('cores', '?')} cores: other work was running, so spreads are wide)"
-            if loads and max(loads) > 1.0
+            + (
+                # The bench's own process counts about 1 in the load
+                # average taken at each experiment's start.
+                f"({m.get('cores', '?')} cores: other work was running, so spreads are wide)"
+                if max(loads) > 1.5
+                else "(about 1 of it is the bench itself)"
+            )
+            if loads
             else ""
         )
         + ("; times are this process's CPU time (`--cpu-time`), not wall time" if cpu else "")

@@ -501,3 +501,16 @@ def test_typed_decoding_of_damaged_documents(at: int, byte: int, run: int) -> No
         roving.loads(bytes(b), type=REC_TYPE)
     except roving.RovingError:
         pass
+
+
+def test_an_unsupported_field_type_is_named_with_its_field() -> None:
+    @dataclasses.dataclass
+    class HasComplex:
+        x: complex
+
+    class TD(typing.TypedDict):
+        y: complex
+
+    for t, field in ((HasComplex, "HasComplex.x"), (TD, "TD.y")):
+        with pytest.raises(TypeError, match=rf"^field {field}: unsupported type"):
+            roving.loads(roving.dumps({"x": 1, "y": 1}), type=t)

@@ -573,6 +573,17 @@ pub(crate) fn plan_for(tp: &Bound<'_, PyAny>) -> PyResult<Arc<Plan>> {
     Ok(plan)
 }
 
+/// [`compile`] of the type `hint` of field `name` of the class named
+/// `class`, whose errors name the field.
+fn compile_field(class: &str, name: &Bound<'_, PyAny>, hint: &Bound<'_, PyAny>) -> PyResult<Plan> {
+    compile(hint).map_err(|e| {
+        pyo3::exceptions::PyTypeError::new_err(format!(
+            "field {class}.{name}: {}",
+            e.value(name.py())
+        ))
+    })
+}
+
 fn compile(tp: &Bound<'_, PyAny>) -> PyResult<Plan> {
     let py = tp.py();
     let ty = typing(py)?;
@@ -1042,14 +1053,7 @@ fn fill_typeddict(cls: &Bound<'_, PyType>, plan: &DcPlan) -> PyResult<()> {
                 break;
             }
         }
-        let fplan = compile(&hint).map_err(|e| {
-            pyo3::exceptions::PyTypeError::new_err(format!(
-                "field {}.{}: {}",
-                plan.name,
-                name,
-                e.value(py)
-            ))
-        })?;
+        let fplan = compile_field(&plan.name, &name, &hint)?;
         out.push(Field {
             name_str: name.to_str()?.to_owned(),
             name: name.unbind(),
@@ -1232,14 +1236,7 @@ fn fill_dataclass(
                 }
             }
         }
-        let fplan = compile(&hint).map_err(|e| {
-            pyo3::exceptions::PyTypeError::new_err(format!(
-                "field {}.{}: {}",
-                plan.name,
-                name,
-                e.value(py)
-            ))
-        })?;
+        let fplan = compile_field(&plan.name, &name, &hint)?;
         let d = f.getattr(pyo3::intern!(py, "default"))?;
         let df = f.getattr(pyo3::intern!(py, "default_factory"))?;
         let default = if !d.is(ty.missing.bind(py)) {

@@ -504,6 +504,7 @@ def test_typed_decoding_of_damaged_documents(at: int, byte: int, run: int) -> No
 
 
 def test_an_unsupported_field_type_is_named_with_its_field() -> None:
+    # Dataclasses, TypedDicts and NamedTuples name the field alike.
     @dataclasses.dataclass
     class HasComplex:
         x: complex
@@ -511,6 +512,13 @@ def test_an_unsupported_field_type_is_named_with_its_field() -> None:
     class TD(typing.TypedDict):
         y: complex
 
-    for t, field in ((HasComplex, "HasComplex.x"), (TD, "TD.y")):
+    class NT(typing.NamedTuple):
+        z: complex
+
+    for t, field, data in (
+        (HasComplex, "HasComplex.x", {"x": 1}),
+        (TD, "TD.y", {"y": 1}),
+        (NT, "NT.z", [1]),
+    ):
         with pytest.raises(TypeError, match=rf"^field \S*{field}: unsupported type"):
-            roving.loads(roving.dumps({"x": 1, "y": 1}), type=t)
+            roving.loads(roving.dumps(data), type=t)

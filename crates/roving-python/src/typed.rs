@@ -804,6 +804,21 @@ fn compile(tp: &Bound<'_, PyAny>) -> PyResult<Plan> {
     )))
 }
 
+/// `typing.get_type_hints(cls, **kwargs)`, its failure named by [`hints_error`].
+fn type_hints<'py>(
+    cls: &Bound<'py, PyType>,
+    kwargs: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let py = cls.py();
+    typing(py)?
+        .get_type_hints
+        .bind(py)
+        .call((cls,), kwargs)
+        .map_err(|e| hints_error(cls, e))?
+        .cast_into::<PyDict>()
+        .map_err(PyErr::from)
+}
+
 /// A failure of `typing.get_type_hints(cls)` (a string annotation that
 /// does not resolve, e.g. a class local to a function), naming `cls`: of
 /// the same exception type when that is a `NameError`, with the original
@@ -849,14 +864,8 @@ fn namedtuple_plan(cls: &Bound<'_, PyType>) -> PyResult<NtPlan> {
     }
     NT_IN_PROGRESS.with(|p| p.borrow_mut().push(key));
     let r = (|| {
-        let ty = typing(py)?;
         let name = type_repr(cls.as_any());
-        let hints = ty
-            .get_type_hints
-            .bind(py)
-            .call1((cls,))
-            .map_err(|e| hints_error(cls, e))?
-            .cast_into::<PyDict>()?;
+        let hints = type_hints(cls, None)?;
         let field_defaults = cls
             .getattr(pyo3::intern!(py, "_field_defaults"))?
             .cast_into::<PyDict>()?;
@@ -864,12 +873,7 @@ fn namedtuple_plan(cls: &Bound<'_, PyType>) -> PyResult<NtPlan> {
         for f in cls.getattr(pyo3::intern!(py, "_fields"))?.try_iter()? {
             let f = f?;
             items.push(match hints.get_item(&f)? {
-                Some(h) => compile(&h).map_err(|e| {
-                    pyo3::exceptions::PyTypeError::new_err(format!(
-                        "field {name}.{f}: {}",
-                        e.value(py)
-                    ))
-                })?,
+                Some(h) => compile_field(&name, &f, &h)?,
                 None => Plan::Any,
             });
             let d = field_defaults.get_item(&f)?.map(Bound::unbind);
@@ -1030,12 +1034,7 @@ fn fill_typeddict(cls: &Bound<'_, PyType>, plan: &DcPlan) -> PyResult<()> {
     let (req, not_req) = (t.getattr("Required")?, t.getattr("NotRequired")?);
     let kw = PyDict::new(py);
     kw.set_item("include_extras", true)?;
-    let hints = ty
-        .get_type_hints
-        .bind(py)
-        .call((cls,), Some(&kw))
-        .map_err(|e| hints_error(cls, e))?
-        .cast_into::<PyDict>()?;
+    let hints = type_hints(cls, Some(&kw))?;
     let required_keys = cls.getattr(pyo3::intern!(py, "__required_keys__"))?;
     let mut out = Vec::new();
     for (name, mut hint) in hints.iter() {
@@ -1192,12 +1191,7 @@ fn fill_dataclass(
         None
     };
     let mro = cls.getattr(pyo3::intern!(py, "__mro__"))?;
-    let hints = ty
-        .get_type_hints
-        .bind(py)
-        .call1((cls,))
-        .map_err(|e| hints_error(cls, e))?
-        .cast_into::<PyDict>()?;
+    let hints = type_hints(cls, None)?;
     let fields = cls
         .getattr(pyo3::intern!(py, "__dataclass_fields__"))?
         .cast_into::<PyDict>()?;

@@ -838,6 +838,24 @@ fn hints_error(cls: &Bound<'_, PyType>, e: PyErr) -> PyErr {
     err
 }
 
+/// The failure of a user class's constructor (a dataclass, a NamedTuple):
+/// a `ValueError` or `TypeError` (a check in `__post_init__`, say) is
+/// shown with the path ([`FailKind::User`]); any other exception is
+/// propagated unchanged ([`FailKind::Decode`]).
+#[cold]
+fn user_fail(py: Python<'_>, e: PyErr) -> Box<Fail> {
+    Box::new(Fail {
+        kind: if e.is_instance_of::<pyo3::exceptions::PyValueError>(py)
+            || e.is_instance_of::<pyo3::exceptions::PyTypeError>(py)
+        {
+            FailKind::User(e)
+        } else {
+            FailKind::Decode(e)
+        },
+        path: Vec::new(),
+    })
+}
+
 /// Whether `t` is a `TypedDict` (typing's or typing_extensions').
 fn is_typeddict(t: &Bound<'_, PyType>) -> PyResult<bool> {
     let py = t.py();
@@ -1685,18 +1703,7 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
         }
         self.d.leave();
         let args = PyTuple::new(py, out).map_err(decode_fail)?;
-        nt.cls.bind(py).call1(args).map_err(|e| {
-            Box::new(Fail {
-                kind: if e.is_instance_of::<pyo3::exceptions::PyValueError>(py)
-                    || e.is_instance_of::<pyo3::exceptions::PyTypeError>(py)
-                {
-                    FailKind::User(e)
-                } else {
-                    FailKind::Decode(e)
-                },
-                path: Vec::new(),
-            })
-        })
+        nt.cls.bind(py).call1(args).map_err(|e| user_fail(py, e))
     }
 
     fn value(&mut self, plan: &'p Plan, v: Value<'a>) -> TR<'py> {
@@ -2187,18 +2194,7 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
             return Ok(out.into_any());
         }
         let cls = dc.cls.bind(py);
-        let user = |e: PyErr| {
-            Box::new(Fail {
-                kind: if e.is_instance_of::<pyo3::exceptions::PyValueError>(py)
-                    || e.is_instance_of::<pyo3::exceptions::PyTypeError>(py)
-                {
-                    FailKind::User(e)
-                } else {
-                    FailKind::Decode(e)
-                },
-                path: Vec::new(),
-            })
-        };
+        let user = |e: PyErr| user_fail(py, e);
         if *dc.call_init.get().unwrap_or(&false) {
             let kw = PyDict::new(py);
             for (f, v) in fields.iter().zip(vals.iter_mut()) {

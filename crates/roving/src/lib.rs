@@ -28,6 +28,9 @@ pub mod serde;
 pub mod timestamp;
 pub mod validate;
 
+#[cfg(test)]
+mod test_rng;
+
 pub use encode::{Encoder, KeyId, Mark};
 pub use error::{Error, ErrorKind, Result};
 pub use format::ElemType;

@@ -268,13 +268,8 @@ mod tests {
     /// with and without seconds; malformed text is refused.
     #[test]
     fn rfc3339_parses_back() {
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rng = crate::test_rng::Rng(0x9E37_79B9_7F4A_7C15);
+        let mut next = || rng.next();
         let mut cases = vec![
             Timestamp::new(0, 0, None).unwrap(),
             Timestamp::new(0, 0, Some(0)).unwrap(),

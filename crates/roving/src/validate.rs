@@ -1507,19 +1507,7 @@ mod tests {
         }
     }
 
-    /// xorshift: reproducible, no extra crate.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
-        }
-    }
+    use crate::test_rng::Rng;
 
     /// A document with every kind of record the fast path takes (short and
     /// long strings, ASCII or not, arrays and maps of slot widths 1 to 8,

@@ -1788,13 +1788,8 @@ mod decimal_tests {
     /// The fast path decides exactly as the shortest decimal text does.
     #[test]
     fn fast_decimal_agrees_with_ryu() {
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut rng = crate::test_rng::Rng(0x9E37_79B9_7F4A_7C15);
+        let mut next = || rng.next();
         for _ in 0..200_000 {
             let r = next();
             // Decimals with 0 to 12 places and up to 10 digits, their
@@ -1874,25 +1869,15 @@ mod prediction_tests {
     /// Predicted shapes give exactly the bytes of looking every key up.
     #[test]
     fn prediction_changes_no_byte() {
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut rng = crate::test_rng::Rng(0x2545_F491_4F6C_DD1D);
+        let mut next = move || rng.next();
         let (mut with, mut without) = (Encoder::new(), Encoder::new());
         without.predict = false;
         for _ in 0..3000 {
             let seed = next();
             for e in [&mut with, &mut without] {
-                let mut y = seed | 1;
-                let mut r = move || {
-                    y ^= y << 13;
-                    y ^= y >> 7;
-                    y ^= y << 17;
-                    y
-                };
+                let mut y = crate::test_rng::Rng(seed | 1);
+                let mut r = move || y.next();
                 e.begin_array().unwrap();
                 for _ in 0..r() % 8 {
                     write(e, &mut r, 1);

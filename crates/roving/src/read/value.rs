@@ -693,11 +693,9 @@ mod tests {
 
     #[test]
     fn decode_slot_matches_the_spec() {
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut rng = crate::test_rng::Rng(0x9E37_79B9_7F4A_7C15);
         for n in 0..200_000u64 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            let x = rng.next();
             let width = WIDTHS[(n & 3) as usize];
             let raw = x & (u64::MAX >> (64 - 8 * width as u32));
             // Small and large payloads, bases near the payload.

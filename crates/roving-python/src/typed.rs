@@ -137,6 +137,28 @@ pub(crate) struct KeyIndex {
 }
 
 impl DcPlan {
+    /// Sets the parts compiled after the plan was made (it may be
+    /// referenced by its own fields' plans first): the fields, their index
+    /// by name, and how instances are built.
+    fn complete(
+        &self,
+        fields: Vec<Field>,
+        fast_init: Option<Py<PyAny>>,
+        call_init: bool,
+        post_init: bool,
+    ) {
+        let by_name = fields
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.name_str.clone(), i))
+            .collect();
+        let _ = self.fast_init.set(fast_init);
+        let _ = self.fields.set(fields);
+        let _ = self.by_name.set(by_name);
+        let _ = self.call_init.set(call_init);
+        let _ = self.post_init.set(post_init);
+    }
+
     /// The field index of the last key list seen.
     #[inline]
     fn last_keys(&self) -> Option<&KeyIndex> {
@@ -1083,16 +1105,7 @@ fn fill_typeddict(cls: &Bound<'_, PyType>, plan: &DcPlan) -> PyResult<()> {
             init: true,
         });
     }
-    let by_name = out
-        .iter()
-        .enumerate()
-        .map(|(i, f)| (f.name_str.clone(), i))
-        .collect();
-    let _ = plan.fast_init.set(None);
-    let _ = plan.fields.set(out);
-    let _ = plan.by_name.set(by_name);
-    let _ = plan.call_init.set(false);
-    let _ = plan.post_init.set(false);
+    plan.complete(out, None, false, false);
     Ok(())
 }
 
@@ -1277,22 +1290,13 @@ fn fill_dataclass(
             init,
         });
     }
-    let by_name = out
-        .iter()
-        .enumerate()
-        .map(|(i, f)| (f.name_str.clone(), i))
-        .collect();
     let post_init = cls.hasattr(pyo3::intern!(py, "__post_init__"))?;
     let fast_init = if all_positional && !has_initvar && out.len() <= VALS_INLINE {
         generated_init(cls)?
     } else {
         None
     };
-    let _ = plan.fast_init.set(fast_init);
-    let _ = plan.fields.set(out);
-    let _ = plan.by_name.set(by_name);
-    let _ = plan.call_init.set(has_initvar);
-    let _ = plan.post_init.set(post_init);
+    plan.complete(out, fast_init, has_initvar, post_init);
     Ok(())
 }
 

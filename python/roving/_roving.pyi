@@ -18,6 +18,8 @@ __all__ = [
     "MapView",
     "RovingError",
     "StoreError",
+    "StoreNotFoundError",
+    "StorePermissionError",
     "ValidationError",
     "View",
     "ViewIter",
@@ -139,6 +141,9 @@ class BufferRef:
 
 class StoreError(RovingError):
     kind: str
+
+class StoreNotFoundError(StoreError, FileNotFoundError): ...
+class StorePermissionError(StoreError, PermissionError): ...
 
 @disjoint_base
 class _Store:

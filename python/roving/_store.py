@@ -18,9 +18,9 @@ if TYPE_CHECKING:
 
 from typing import Self
 
-from roving._roving import StoreError, _Store
+from roving._roving import StoreError, StoreNotFoundError, StorePermissionError, _Store
 
-__all__ = ["Store", "StoreError"]
+__all__ = ["Store", "StoreError", "StoreNotFoundError", "StorePermissionError"]
 
 
 class _StoreItems(ItemsView):  # type: ignore[type-arg]
@@ -49,7 +49,8 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
       (``data.mdb``, ``lock.mdb``), and so is the path of its ``data.mdb``.
     * ``type``: decode values as this type (e.g. a dataclass), like
       ``roving.loads(..., type=)``; ``None`` gives plain Python values.
-    * ``readonly``: refuse writes; a missing store raises ``StoreError``.
+    * ``readonly``: refuse writes; a missing store raises
+      ``StoreNotFoundError``.
     * ``trusted``: skip validating records read from the file (like
       ``roving.open(trusted=True)``): faster reads, only for stores that roving
       wrote and nothing else modified; a damaged record then gives a
@@ -126,7 +127,12 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
     not checked against it: a value that does not fit raises
     ``roving.ValidationError`` when read. Damaged or foreign files and
     writes to a read-only or closed store raise :class:`StoreError`
-    (``.kind`` says which).
+    (``.kind`` says which). Opening a store that is not there without
+    creating it (``readonly=True``, or a directory that does not exist)
+    raises ``StoreNotFoundError``, and one the operating system refuses
+    (permissions) ``StorePermissionError``: each is a ``StoreError`` and
+    also a ``FileNotFoundError`` / ``PermissionError`` (with ``errno`` and
+    ``filename``), so ``except FileNotFoundError`` works as for ``open()``.
     """
 
     __slots__ = ()

@@ -13,19 +13,23 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyString, PyTuple, PyType};
 
 use roving::Document;
-use roving_store::{Store, StoreError, StoreOptions};
+use roving_store::{Store, StoreError, StoreErrorKind, StoreOptions};
 
 use crate::buf::Buf;
 use crate::typed;
 use crate::view::Doc;
 
 static STORE_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+/// `StoreError` and `FileNotFoundError` (kind "not-found").
+static STORE_NOT_FOUND: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+/// `StoreError` and `PermissionError` (kind "permission-denied").
+static STORE_PERMISSION: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
 /// Keys (or items, or values) fetched per step of an iterator.
 const ITER_CHUNK: usize = 256;
 
-/// Adds `_Store`, `_StoreIter` and `StoreError` to the module (after
-/// `RovingError` was registered).
+/// Adds `_Store`, `_StoreIter`, `StoreError` and its two `OSError`
+/// subclasses to the module (after `RovingError` was registered).
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     let t = STORE_ERROR.get_or_try_init(py, || -> PyResult<Py<PyType>> {
@@ -33,21 +37,94 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         PyErr::new_type(
             py,
             c"roving.StoreError",
-            Some(c"An error of roving.Store: a damaged or foreign file, a write on a read-only or closed store, an invalid key... `.kind` names it (\"corrupt\", \"not-a-store\", \"not-found\", \"read-only\", \"busy\", \"closed\", \"invalid-key\", \"io\", \"lmdb\")."),
+            Some(c"An error of roving.Store: a damaged or foreign file, a write on a read-only or closed store, an invalid key... `.kind` names it (\"not-found\", \"permission-denied\", \"not-a-store\", \"corrupt\", \"invalid-key\", \"too-large\", \"read-only\", \"busy\", \"closed\", \"io\", \"lmdb\"). Kind \"not-found\" is also a FileNotFoundError (StoreNotFoundError), \"permission-denied\" a PermissionError (StorePermissionError)."),
             Some(&base),
             None,
         )
     })?;
+    let nf = STORE_NOT_FOUND.get_or_try_init(py, || {
+        os_error_type(
+            py,
+            t.bind(py),
+            "StoreNotFoundError",
+            "FileNotFoundError",
+            "A roving.StoreError (kind \"not-found\") that is also a FileNotFoundError: no store at the path of a read-only open, or its directory does not exist. `.filename` is the store's path.",
+        )
+    })?;
+    let pe = STORE_PERMISSION.get_or_try_init(py, || {
+        os_error_type(
+            py,
+            t.bind(py),
+            "StorePermissionError",
+            "PermissionError",
+            "A roving.StoreError (kind \"permission-denied\") that is also a PermissionError: the operating system refused access to the store's file, its lock file or its directory. `.filename` is the store's path.",
+        )
+    })?;
     m.add("StoreError", t.bind(py))?;
+    m.add("StoreNotFoundError", nf.bind(py))?;
+    m.add("StorePermissionError", pe.bind(py))?;
     m.add_class::<PyStore>()?;
     m.add_class::<StoreIter>()?;
     Ok(())
 }
 
-/// A `roving.StoreError` for a store error.
+/// `class roving.<name>(StoreError, <os_error>)`, whose `str()` is the
+/// message alone (as `StoreError`'s), not `OSError`'s `[Errno n] ...`.
+fn os_error_type(
+    py: Python<'_>,
+    store_error: &Bound<'_, PyType>,
+    name: &str,
+    os_error: &str,
+    doc: &str,
+) -> PyResult<Py<PyType>> {
+    let builtins = py.import("builtins")?;
+    let ns = pyo3::types::PyDict::new(py);
+    ns.set_item("__module__", "roving")?;
+    ns.set_item("__qualname__", name)?;
+    ns.set_item("__doc__", doc)?;
+    ns.set_item(
+        "__str__",
+        builtins.getattr("BaseException")?.getattr("__str__")?,
+    )?;
+    let bases = PyTuple::new(
+        py,
+        [store_error.as_any().clone(), builtins.getattr(os_error)?],
+    )?;
+    Ok(builtins
+        .getattr("type")?
+        .call1((name, bases, ns))?
+        .cast_into::<PyType>()?
+        .unbind())
+}
+
+/// A `roving.StoreError` for a store error (a `StoreNotFoundError` or a
+/// `StorePermissionError` for those kinds, with `errno`, `strerror` and
+/// `filename` set as `OSError`s have them).
 #[cold]
 fn store_err(py: Python<'_>, e: &StoreError) -> PyErr {
-    new_store_error(py, e.kind().name(), e.to_string())
+    let (cell, errno) = match e.kind() {
+        StoreErrorKind::NotFound => (&STORE_NOT_FOUND, libc::ENOENT),
+        StoreErrorKind::PermissionDenied => (&STORE_PERMISSION, libc::EACCES),
+        _ => return new_store_error(py, e.kind().name(), e.to_string()),
+    };
+    let Some(t) = cell.get(py) else {
+        return new_store_error(py, e.kind().name(), e.to_string());
+    };
+    let inst = match t.bind(py).call1((e.to_string(),)) {
+        Ok(inst) => inst,
+        Err(err) => return err,
+    };
+    let errno = std::error::Error::source(e)
+        .and_then(|s| s.downcast_ref::<std::io::Error>())
+        .and_then(std::io::Error::raw_os_error)
+        .unwrap_or(errno);
+    let _ = inst.setattr("kind", e.kind().name());
+    let _ = inst.setattr("errno", errno);
+    let _ = inst.setattr("strerror", e.message());
+    if let Some(p) = e.path() {
+        let _ = inst.setattr("filename", p);
+    }
+    PyErr::from_value(inst)
 }
 
 #[cold]

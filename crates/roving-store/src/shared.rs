@@ -181,8 +181,12 @@ fn canonical_within(data: &Path, links: u32) -> Result<PathBuf> {
                 return canonical_within(&parent.join(target), links - 1);
             }
             let parent = parent.canonicalize().map_err(|e| {
+                let kind = match StoreError::from(std::io::Error::from(e.kind())).kind() {
+                    StoreErrorKind::PermissionDenied => StoreErrorKind::PermissionDenied,
+                    _ => StoreErrorKind::NotFound,
+                };
                 StoreError::new(
-                    StoreErrorKind::NotFound,
+                    kind,
                     format!("its directory {} cannot be used: {e}", parent.display()),
                 )
             })?;

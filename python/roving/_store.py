@@ -122,7 +122,10 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
     writes and are never found on reads; non-``str`` keys raise
     ``TypeError``, except ``in``, which answers ``False``. Values are what
     ``roving.dumps`` encodes (tuples and sets come back as lists); values
-    that cannot be encoded raise ``roving.EncodeError`` and change nothing.
+    that cannot be encoded raise ``roving.EncodeError``, and values whose
+    encoding is longer than 4 GiB - 1 bytes (LMDB's limit) raise
+    ``StoreError`` (kind ``"too-large"``), both on assignment and changing
+    nothing.
     With ``type=``, values are decoded as that type on read, but writes are
     not checked against it: a value that does not fit raises
     ``roving.ValidationError`` when read. Damaged or foreign files and

@@ -1,7 +1,9 @@
 //! `roving-store`: a persistent keyed store of roving documents on LMDB.
 //!
 //! Keys are strings (1 to 511 bytes of UTF-8, sorted by their bytes, i.e.
-//! by code point); values are roving documents, validated when they are put
+//! by code point); values are roving documents of at most 4 GiB - 1 bytes
+//! (LMDB's limit: a longer one fails when it is put, with
+//! [`StoreErrorKind::TooLarge`]), validated when they are put
 //! and again when they are read (LMDB does not checksum its pages), and
 //! read straight from the memory map with no copy.
 //!

@@ -102,10 +102,12 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
     ``RuntimeError``. Open stores after ``fork()``, not before: a child may
     read a ``Store`` it inherited only while the parent keeps that ``Store``
     as it is (once the parent closes, flushes or reloads it, the child's
-    reads may see other data, or crash), and cannot write it. A store
-    opened ``readonly=True`` (or a view of it) must be closed before the same
-    file is opened for writing in the same process (``StoreError``, kind
-    ``"busy"``).
+    reads may see other data, or crash), and cannot write it. LMDB opens a
+    file once per process: a store opened ``readonly=True`` (or a view of
+    it) must be closed before the same file is opened for writing in the
+    same process (``StoreError``, kind ``"busy"``); the other order works
+    (read-only ``Store`` objects opened while a writable one is open share
+    it).
 
     The map grows when a ``flush()`` needs more room, which needs every
     other snapshot of the file in this process to be released first: views

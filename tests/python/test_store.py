@@ -785,3 +785,30 @@ def test_a_store_collected_with_pending_changes_warns(tmp_path: Path) -> None:
     assert [w for w in caught if issubclass(w.category, ResourceWarning)] == []
     with Store(path) as s:
         assert dict(s) == {"flush": 1, "close": 1}
+
+
+def test_read_only_then_read_write_in_one_process(tmp_path: Path) -> None:
+    # LMDB opens a file once per process, read-only or not: a read-write
+    # Store cannot join a read-only one; the message says why and what to do.
+    path = tmp_path / "s.rvs"
+    with Store(path) as s:
+        s["a"] = 1
+    r = Store(path, readonly=True)
+    with pytest.raises(StoreError) as ei:
+        Store(path)
+    msg = str(ei.value)
+    assert ei.value.kind == "busy"
+    assert "open read-only" in msg and "in this process" in msg, msg
+    assert "close" in msg and "open the read-write Store first" in msg, msg
+    r.close()
+    # The other order works: read-only Stores share the read-write one.
+    w = Store(path)
+    r = Store(path, readonly=True)
+    w["b"] = 2
+    w.flush()
+    r.reload()
+    assert dict(r) == {"a": 1, "b": 2}
+    with pytest.raises(StoreError):
+        r["c"] = 3
+    r.close()
+    w.close()

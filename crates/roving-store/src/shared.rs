@@ -348,7 +348,9 @@ impl Shared {
                 return Err(StoreError::new(
                     StoreErrorKind::Busy,
                     "the store is open read-only elsewhere in this process (a read-only \
-                     Store, or a record or view taken from one); close or release that first",
+                     Store, or a record or view taken from one), and LMDB opens a file once \
+                     per process: close or release that first, or open the read-write Store \
+                     first (read-only Stores opened after it share it)",
                 ));
             }
             return Ok(shared);

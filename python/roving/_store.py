@@ -47,8 +47,9 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
     * ``path``: the data file (LMDB's lock file is ``path + "-lock"``), created
       if missing; an existing directory is opened as an LMDB directory
       (``data.mdb``, ``lock.mdb``), and so is the path of its ``data.mdb``.
-    * ``type``: decode values as this type (e.g. a dataclass), like
-      ``roving.loads(..., type=)``; ``None`` gives plain Python values.
+    * ``type``: decode values read as this type (e.g. a dataclass), like
+      ``roving.loads(..., type=)``; writes are not checked (see below);
+      ``None`` gives plain Python values.
     * ``readonly``: refuse writes; a missing store raises
       ``StoreNotFoundError``.
     * ``trusted``: skip validating records read from the file (like
@@ -128,9 +129,12 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
     encoding is longer than 4 GiB - 1 bytes (LMDB's limit) raise
     ``StoreError`` (kind ``"too-large"``), both on assignment and changing
     nothing.
-    With ``type=``, values are decoded as that type on read, but writes are
-    not checked against it: a value that does not fit raises
-    ``roving.ValidationError`` when read. Damaged or foreign files and
+    With ``type=``, values are decoded as that type on read (``s[k]``,
+    ``get``, ``values()``, ``items()``; not ``view()``, which gives the
+    record as it is), but writes are not checked against it (as Python's
+    type hints are not, and ``msgspec`` encoders do not): a value that does
+    not fit is stored, and raises ``roving.ValidationError`` when read, with
+    the store's path and the key in its message. Damaged or foreign files and
     writes to a read-only or closed store raise :class:`StoreError`
     (``.kind`` says which). Opening a store that is not there without
     creating it (``readonly=True``, or a directory that does not exist)

@@ -812,3 +812,29 @@ def test_read_only_then_read_write_in_one_process(tmp_path: Path) -> None:
         r["c"] = 3
     r.close()
     w.close()
+
+
+def test_type_checks_reads_not_writes_and_names_the_key(tmp_path: Path) -> None:
+    # As documented: with type=, writes are not checked (as in Python's
+    # typed containers and msgspec's encoders); a value that does not fit
+    # raises ValidationError when read, and the message names the key (a
+    # typed read may be far from the write, in another process).
+    path = tmp_path / "s.rvs"
+    s = Store(path, type=Counted)
+    s["ok"] = Counted(1)
+    s["bad"] = {"n": "x"}  # accepted
+    s["neg"] = {"n": -1}  # the constructor refuses it on read
+    s.flush()
+    for read in (lambda: s["bad"], lambda: s.get("bad"), lambda: list(s.values())):
+        with pytest.raises(roving.ValidationError) as ei:
+            read()
+        msg = str(ei.value)
+        assert msg.startswith(f'store {path}, key "bad": '), msg
+        assert "expected int, got str" in msg and ei.value.path == "$.n", msg
+    with pytest.raises(roving.ValidationError, match="n must be >= 0") as ei:
+        s["neg"]
+    assert 'key "neg"' in str(ei.value)
+    assert isinstance(ei.value.__cause__, ValueError)
+    assert s["ok"] == Counted(1)
+    assert s.view("bad")["n"] == "x"  # views are not typed
+    s.close()

@@ -226,10 +226,19 @@ impl PyStore {
         }
     }
 
-    /// Python value of a validated document (typed if the store has a type).
-    fn decode<'py>(&self, py: Python<'py>, doc: Document<'_>) -> PyResult<Bound<'py, PyAny>> {
+    /// Python value of the validated document under `key` (typed if the
+    /// store has a type; a `ValidationError` then names the key).
+    fn decode<'py>(
+        &self,
+        py: Python<'py>,
+        key: &str,
+        doc: Document<'_>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         match &self.plan {
-            Some(p) => typed::decode_typed(py, doc.as_bytes(), doc.root(), p),
+            Some(p) => typed::decode_typed(py, doc.as_bytes(), doc.root(), p).map_err(|e| {
+                let at = format!("store {}, key {key:?}", self.path.display());
+                crate::errors::prefix_validation(py, e, &at)
+            }),
             None => crate::decode_doc(py, &doc, None),
         }
     }
@@ -281,12 +290,11 @@ impl PyStore {
         py: Python<'py>,
         key: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let doc = match read_key(key)? {
-            Some(k) => self.lookup(py, k)?,
-            None => None,
+        let Some(k) = read_key(key)? else {
+            return Err(PyKeyError::new_err(key.clone().unbind()));
         };
-        match doc {
-            Some(doc) => self.decode(py, doc),
+        match self.lookup(py, k)? {
+            Some(doc) => self.decode(py, k, doc),
             None => Err(PyKeyError::new_err(key.clone().unbind())),
         }
     }
@@ -299,12 +307,11 @@ impl PyStore {
         key: &Bound<'py, PyAny>,
         default: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let doc = match read_key(key)? {
-            Some(k) => self.lookup(py, k)?,
-            None => None,
+        let Some(k) = read_key(key)? else {
+            return Ok(default.unwrap_or_else(|| py.None().into_bound(py)));
         };
-        match doc {
-            Some(doc) => self.decode(py, doc),
+        match self.lookup(py, k)? {
+            Some(doc) => self.decode(py, k, doc),
             None => Ok(default.unwrap_or_else(|| py.None().into_bound(py))),
         }
     }
@@ -532,10 +539,10 @@ impl StoreIter {
         let mut last: Option<&str> = None;
         let emit = |k: &str, doc: Option<Document<'_>>| -> PyResult<Py<PyAny>> {
             Ok(match (kind, doc) {
-                (IterKind::Values, Some(doc)) => owner.decode(py, doc)?.unbind(),
+                (IterKind::Values, Some(doc)) => owner.decode(py, k, doc)?.unbind(),
                 (IterKind::Items, Some(doc)) => {
                     let key = PyString::new(py, k).into_any();
-                    let v = owner.decode(py, doc)?;
+                    let v = owner.decode(py, k, doc)?;
                     PyTuple::new(py, [key, v])?.into_any().unbind()
                 }
                 _ => PyString::new(py, k).into_any().unbind(),

@@ -122,8 +122,11 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
 
     Keys are ``str`` of 1 to 511 bytes of UTF-8 (LMDB's limit): ``""`` and
     longer keys raise :class:`StoreError` (kind ``"invalid-key"``) on
-    writes and are never found on reads; non-``str`` keys raise
-    ``TypeError``, except ``in``, which answers ``False``. Values are what
+    writes and are never found on reads; so is a ``str`` with no UTF-8 form
+    (a lone surrogate such as ``"\\ud800"``), which raises
+    ``UnicodeEncodeError`` on writes, as in ``dbm`` and ``sqlite3``;
+    non-``str`` keys raise ``TypeError``, except ``in``, which answers
+    ``False``. Values are what
     ``roving.dumps`` encodes (tuples and sets come back as lists); values
     that cannot be encoded raise ``roving.EncodeError``, and values whose
     encoding is longer than 4 GiB - 1 bytes (LMDB's limit) raise

@@ -519,13 +519,19 @@ def test_bad_key_lengths(tmp_path: Path) -> None:
     assert s["k" * 511] == 1
     # A str without a UTF-8 form cannot be stored, and is never found.
     lone = "a\ud800"
-    with pytest.raises(UnicodeEncodeError):
+    with pytest.raises(UnicodeEncodeError, match="surrogates not allowed"):
         s[lone] = 1
     assert lone not in s and s.get(lone) is None
     with pytest.raises(KeyError):
         s[lone]
     with pytest.raises(KeyError):
         del s[lone]
+    with pytest.raises(KeyError):
+        s.view(lone)
+    assert s.pop(lone, None) is None
+    with pytest.raises(UnicodeEncodeError):
+        s.setdefault(lone, 1)
+    assert s.pending == 1 and dict(s) == {"k" * 511: 1}
     s.close()
 
 

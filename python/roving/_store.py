@@ -97,7 +97,11 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
     unclosed file does).
 
     Many processes may read while one writes; a second writer waits for the
-    first one's ``flush()`` to finish. Within a process, use one ``Store``
+    first one's ``flush()`` to finish. At most 510 snapshots may be open at
+    once over all processes (LMDB's reader table: one per open ``Store``,
+    and one per earlier state of a ``Store`` that views taken before its
+    ``flush()`` or ``reload()`` still hold); opening one more raises
+    ``StoreError`` (kind ``"busy"``). Within a process, use one ``Store``
     object per thread (they share the open file): a thread touching a
     ``Store`` while another thread is inside its ``flush()`` gets a
     ``RuntimeError``. Open stores after ``fork()``, not before: a child may

@@ -844,3 +844,22 @@ def test_type_checks_reads_not_writes_and_names_the_key(tmp_path: Path) -> None:
     assert s["ok"] == Counted(1)
     assert s.view("bad")["n"] == "x"  # views are not typed
     s.close()
+
+
+def test_a_full_reader_table_says_what_holds_it(tmp_path: Path) -> None:
+    # LMDB's reader table (510 slots over all processes) holds one slot per
+    # open Store: the 511th at once fails, and the message says the limit
+    # and what to release.
+    path = tmp_path / "s.rvs"
+    Store(path).close()
+    stores = []
+    with pytest.raises(StoreError) as ei:
+        for _ in range(600):
+            stores.append(Store(path, readonly=True))
+    assert len(stores) == 510
+    msg = str(ei.value)
+    assert ei.value.kind == "busy"
+    assert "510" in msg and "close" in msg and "view" in msg, msg
+    for s in stores:
+        s.close()
+    Store(path, readonly=True).close()

@@ -154,6 +154,20 @@ impl From<std::io::Error> for StoreError {
     }
 }
 
+/// The message of a full LMDB reader table of `slots` slots (if known).
+pub(crate) fn readers_full_message(slots: Option<u32>) -> String {
+    let table = match slots {
+        Some(n) => format!("all {n} slots of LMDB's reader table"),
+        None => "all slots of LMDB's reader table".to_string(),
+    };
+    format!(
+        "too many snapshots of the store are open at once: {table} (over all processes) \
+         are taken, one by each open Store and one by each earlier state of a Store that \
+         views taken before its flush or reload still hold; close Stores or release views \
+         no longer needed"
+    )
+}
+
 impl From<heed::Error> for StoreError {
     fn from(e: heed::Error) -> StoreError {
         use heed::MdbError as M;
@@ -176,10 +190,7 @@ impl From<heed::Error> for StoreError {
                     StoreErrorKind::Corrupt,
                     format!("the store is damaged (LMDB: {m})"),
                 ),
-                M::ReadersFull => (
-                    StoreErrorKind::Busy,
-                    "too many open snapshots of the store (LMDB reader table full)".to_string(),
-                ),
+                M::ReadersFull => (StoreErrorKind::Busy, readers_full_message(None)),
                 M::BadValSize => (
                     StoreErrorKind::InvalidKey,
                     "key or value size not supported by LMDB".to_string(),

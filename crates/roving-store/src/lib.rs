@@ -34,9 +34,13 @@
 //!
 //! # Processes
 //! Any number of processes may read a store while one writes. Readers see
-//! only committed states. A second writer *waits*: `flush` blocks while
-//! another process is inside its own `flush`. There is no conflict
-//! detection: the last flush wins, key by key.
+//! only committed states. Each open [`Store`] holds a slot of LMDB's reader
+//! table, and so does each earlier [`Snapshot`] kept alive (by records or
+//! views): [`StoreOptions::max_readers`] (510) at once over all processes;
+//! beyond, opening one more fails with [`StoreErrorKind::Busy`]. A second
+//! writer *waits*: `flush` blocks while another process is inside its own
+//! `flush`. There is no conflict detection: the last flush wins, key by
+//! key.
 //!
 //! Like every LMDB environment, an open store belongs to the process that
 //! opened it: after `fork()`, `flush`, `reload` and opening the same store

@@ -12,7 +12,7 @@ use std::time::Duration;
 use heed::types::Bytes;
 use heed::{CommitOrAbort, Database, Env, EnvFlags, EnvOpenOptions, MdbError, WithoutTls};
 
-use crate::error::{Result, StoreError, StoreErrorKind};
+use crate::error::{readers_full_message, Result, StoreError, StoreErrorKind};
 use crate::snapshot::Snapshot;
 use crate::StoreOptions;
 
@@ -525,6 +525,13 @@ impl Shared {
                     txn
                 }
                 Err(heed::Error::Mdb(MdbError::MapResized)) => return Ok(None),
+                Err(heed::Error::Mdb(MdbError::ReadersFull)) => {
+                    let slots = self.env.info().maximum_number_of_readers;
+                    return Err(self.err(
+                        StoreError::new(StoreErrorKind::Busy, readers_full_message(Some(slots)))
+                            .with_source(MdbError::ReadersFull),
+                    ));
+                }
                 Err(e) => return Err(self.err(e.into())),
             }
         };

@@ -1,6 +1,8 @@
 """Type stubs of the roving extension module (see ``roving`` for the documentation)."""
 
 from collections.abc import Callable, Iterator
+from os import PathLike
+from pathlib import Path
 from typing import Any, Final, Self, TypeVar, final, overload
 
 from typing_extensions import Buffer, disjoint_base
@@ -149,7 +151,7 @@ class StorePermissionError(StoreError, PermissionError): ...
 class _Store:
     def __new__(
         cls,
-        path: str | Any,
+        path: str | PathLike[str],
         *,
         type: Any = None,
         readonly: bool = False,
@@ -177,7 +179,7 @@ class _Store:
     @property
     def closed(self) -> bool: ...
     @property
-    def path(self) -> Any: ...
+    def path(self) -> Path: ...
     @property
     def readonly(self) -> bool: ...
     @property

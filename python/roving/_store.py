@@ -77,17 +77,19 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
     them atomically in one durable transaction; ``reload()`` drops them and
     reads the newest committed state. Reads see the state committed at the
     last open/flush/reload plus the pending changes (other processes' commits
-    appear on ``reload()``). ``len``, ``in`` and ``get`` do not decode
-    anything; iteration is in key order (by code point). The state an open
+    appear on ``reload()``). ``len``, ``in`` and ``del`` decode nothing
+    (``s[k]``, ``get`` and ``values()`` decode the values they return);
+    iteration is in key order (by code point). The state an open
     ``Store`` reads (and every view of it) keeps the pages it sees from being
     reused: a long-lived ``Store`` should ``reload()`` now and then, or the
     file grows while other processes write.
 
     ``s.view(k)`` returns the record as a lazy :class:`roving.Doc` read in
     place from the memory map (no copy; a numpy vector whose data LMDB left
-    misaligned for its type is the one thing copied, into an aligned array). ``close()`` flushes and closes; as a
-    context manager the store is flushed and closed on success, and its
-    pending changes are dropped on an exception.
+    misaligned for its type is the one thing copied, into an aligned
+    array). ``close()`` flushes and closes; as a context manager the store
+    is flushed and closed on success, and its pending changes are dropped on
+    an exception.
 
     Unlike ``shelve``, changes that were never flushed are dropped when the
     ``Store`` is closed with ``commit=False``, left by an exception in a

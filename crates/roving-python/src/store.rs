@@ -455,7 +455,7 @@ impl PyStore {
         self.inner.is_none()
     }
 
-    /// The path given to the constructor.
+    /// The path given to the constructor, as a `pathlib.Path`.
     #[getter]
     fn path(&self) -> PathBuf {
         self.path.clone()

@@ -61,6 +61,9 @@ def _open_denied(path: Path) -> None:
             assert e.kind == "permission-denied", e.kind
             assert e.errno == errno.EACCES and e.filename == path, (e.errno, e.filename)
             assert str(e).startswith(f"store {path}: "), str(e)
+            # It says what access a store needs (LMDB writes its lock file
+            # even to read).
+            assert f"{path}-lock" in str(e) and "read-write access" in str(e), str(e)
         else:
             raise AssertionError("opened a store it may not read")
 

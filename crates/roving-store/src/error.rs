@@ -102,6 +102,12 @@ impl StoreError {
         self
     }
 
+    /// The same error with `more` after its message.
+    pub(crate) fn explained(mut self, more: &str) -> StoreError {
+        self.message.push_str(more);
+        self
+    }
+
     /// The kind of error.
     pub fn kind(&self) -> StoreErrorKind {
         self.kind

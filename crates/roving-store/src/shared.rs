@@ -142,6 +142,13 @@ fn layout(path: &Path) -> Layout {
     }
 }
 
+/// LMDB's lock file of the single-file store at `path`: `path` + `-lock`.
+fn lock_file_of(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push("-lock");
+    PathBuf::from(name)
+}
+
 /// The directory of `path` if `path` is the data file of a directory
 /// store (`data.mdb` beside a `lock.mdb`).
 fn dir_of_data_file(path: &Path) -> Option<PathBuf> {
@@ -315,6 +322,30 @@ pub(crate) fn round_map(size: usize) -> usize {
 impl Shared {
     /// Opens (or joins, if this process has it open already) the store at `path`.
     pub(crate) fn open(path: &Path, options: &StoreOptions) -> Result<Arc<Shared>> {
+        Shared::open_at(path, options).map_err(|e| {
+            if e.kind() != StoreErrorKind::PermissionDenied {
+                return e;
+            }
+            let lock = match layout(path) {
+                Layout {
+                    single_file: true, ..
+                } => lock_file_of(path),
+                lay => lay.env.join("lock.mdb"),
+            };
+            let data = if options.readonly {
+                "read"
+            } else {
+                "read-write"
+            };
+            e.explained(&format!(
+                " (a store needs {data} access to its file, read-write access to its lock \
+                 file {} even to read, and write access to their directory to create them)",
+                lock.display()
+            ))
+        })
+    }
+
+    fn open_at(path: &Path, options: &StoreOptions) -> Result<Arc<Shared>> {
         if path.as_os_str().as_encoded_bytes().contains(&0) {
             return Err(StoreError::new(
                 StoreErrorKind::Io,

@@ -181,7 +181,7 @@ from roving._roving import (
 )
 
 try:  # roving.Store (crates/roving-store), when the extension was built with it.
-    from roving._store import Store, StoreError
+    from roving._store import Store, StoreError, StoreNotFoundError, StorePermissionError
 except ImportError:  # pragma: no cover
     pass
 
@@ -209,7 +209,7 @@ __all__ = [
     "validate",
 ]
 if "Store" in globals():
-    __all__ += ["Store", "StoreError"]
+    __all__ += ["Store", "StoreError", "StoreNotFoundError", "StorePermissionError"]
 
 __version__ = "0.1.0"
 

@@ -1,6 +1,8 @@
 """Type stubs of the roving extension module (see ``roving`` for the documentation)."""
 
 from collections.abc import Callable, Iterator
+from os import PathLike
+from pathlib import Path
 from typing import Any, Final, Self, TypeVar, final, overload
 
 from typing_extensions import Buffer, disjoint_base
@@ -18,6 +20,8 @@ __all__ = [
     "MapView",
     "RovingError",
     "StoreError",
+    "StoreNotFoundError",
+    "StorePermissionError",
     "ValidationError",
     "View",
     "ViewIter",
@@ -140,11 +144,14 @@ class BufferRef:
 class StoreError(RovingError):
     kind: str
 
+class StoreNotFoundError(StoreError, FileNotFoundError): ...
+class StorePermissionError(StoreError, PermissionError): ...
+
 @disjoint_base
 class _Store:
     def __new__(
         cls,
-        path: str | Any,
+        path: str | PathLike[str],
         *,
         type: Any = None,
         readonly: bool = False,
@@ -172,7 +179,7 @@ class _Store:
     @property
     def closed(self) -> bool: ...
     @property
-    def path(self) -> Any: ...
+    def path(self) -> Path: ...
     @property
     def readonly(self) -> bool: ...
     @property

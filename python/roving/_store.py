@@ -18,9 +18,9 @@ if TYPE_CHECKING:
 
 from typing import Self
 
-from roving._roving import StoreError, _Store
+from roving._roving import StoreError, StoreNotFoundError, StorePermissionError, _Store
 
-__all__ = ["Store", "StoreError"]
+__all__ = ["Store", "StoreError", "StoreNotFoundError", "StorePermissionError"]
 
 
 class _StoreItems(ItemsView):  # type: ignore[type-arg]
@@ -47,9 +47,11 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
     * ``path``: the data file (LMDB's lock file is ``path + "-lock"``), created
       if missing; an existing directory is opened as an LMDB directory
       (``data.mdb``, ``lock.mdb``), and so is the path of its ``data.mdb``.
-    * ``type``: decode values as this type (e.g. a dataclass), like
-      ``roving.loads(..., type=)``; ``None`` gives plain Python values.
-    * ``readonly``: refuse writes; a missing store raises ``StoreError``.
+    * ``type``: decode values read as this type (e.g. a dataclass), like
+      ``roving.loads(..., type=)``; writes are not checked (see below);
+      ``None`` gives plain Python values.
+    * ``readonly``: refuse writes; a missing store raises
+      ``StoreNotFoundError``.
     * ``trusted``: skip validating records read from the file (like
       ``roving.open(trusted=True)``): faster reads, only for stores that roving
       wrote and nothing else modified; a damaged record then gives a
@@ -75,17 +77,19 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
     them atomically in one durable transaction; ``reload()`` drops them and
     reads the newest committed state. Reads see the state committed at the
     last open/flush/reload plus the pending changes (other processes' commits
-    appear on ``reload()``). ``len``, ``in`` and ``get`` do not decode
-    anything; iteration is in key order (by code point). The state an open
+    appear on ``reload()``). ``len``, ``in`` and ``del`` decode nothing
+    (``s[k]``, ``get`` and ``values()`` decode the values they return);
+    iteration is in key order (by code point). The state an open
     ``Store`` reads (and every view of it) keeps the pages it sees from being
     reused: a long-lived ``Store`` should ``reload()`` now and then, or the
     file grows while other processes write.
 
     ``s.view(k)`` returns the record as a lazy :class:`roving.Doc` read in
     place from the memory map (no copy; a numpy vector whose data LMDB left
-    misaligned for its type is the one thing copied, into an aligned array). ``close()`` flushes and closes; as a
-    context manager the store is flushed and closed on success, and its
-    pending changes are dropped on an exception.
+    misaligned for its type is the one thing copied, into an aligned
+    array). ``close()`` flushes and closes; as a context manager the store
+    is flushed and closed on success, and its pending changes are dropped on
+    an exception.
 
     Unlike ``shelve``, changes that were never flushed are dropped when the
     ``Store`` is closed with ``commit=False``, left by an exception in a
@@ -95,16 +99,22 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
     unclosed file does).
 
     Many processes may read while one writes; a second writer waits for the
-    first one's ``flush()`` to finish. Within a process, use one ``Store``
+    first one's ``flush()`` to finish. At most 510 snapshots may be open at
+    once over all processes (LMDB's reader table: one per open ``Store``,
+    and one per earlier state of a ``Store`` that views taken before its
+    ``flush()`` or ``reload()`` still hold); opening one more raises
+    ``StoreError`` (kind ``"busy"``). Within a process, use one ``Store``
     object per thread (they share the open file): a thread touching a
     ``Store`` while another thread is inside its ``flush()`` gets a
     ``RuntimeError``. Open stores after ``fork()``, not before: a child may
     read a ``Store`` it inherited only while the parent keeps that ``Store``
     as it is (once the parent closes, flushes or reloads it, the child's
-    reads may see other data, or crash), and cannot write it. A store
-    opened ``readonly=True`` (or a view of it) must be closed before the same
-    file is opened for writing in the same process (``StoreError``, kind
-    ``"busy"``).
+    reads may see other data, or crash), and cannot write it. LMDB opens a
+    file once per process: a store opened ``readonly=True`` (or a view of
+    it) must be closed before the same file is opened for writing in the
+    same process (``StoreError``, kind ``"busy"``); the other order works
+    (read-only ``Store`` objects opened while a writable one is open share
+    it).
 
     The map grows when a ``flush()`` needs more room, which needs every
     other snapshot of the file in this process to be released first: views
@@ -118,15 +128,29 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
 
     Keys are ``str`` of 1 to 511 bytes of UTF-8 (LMDB's limit): ``""`` and
     longer keys raise :class:`StoreError` (kind ``"invalid-key"``) on
-    writes and are never found on reads; non-``str`` keys raise
-    ``TypeError``, except ``in``, which answers ``False``. Values are what
+    writes and are never found on reads; so is a ``str`` with no UTF-8 form
+    (a lone surrogate such as ``"\\ud800"``), which raises
+    ``UnicodeEncodeError`` on writes, as in ``dbm`` and ``sqlite3``;
+    non-``str`` keys raise ``TypeError``, except ``in``, which answers
+    ``False``. Values are what
     ``roving.dumps`` encodes (tuples and sets come back as lists); values
-    that cannot be encoded raise ``roving.EncodeError`` and change nothing.
-    With ``type=``, values are decoded as that type on read, but writes are
-    not checked against it: a value that does not fit raises
-    ``roving.ValidationError`` when read. Damaged or foreign files and
+    that cannot be encoded raise ``roving.EncodeError``, and values whose
+    encoding is longer than 4 GiB - 1 bytes (LMDB's limit) raise
+    ``StoreError`` (kind ``"too-large"``), both on assignment and changing
+    nothing.
+    With ``type=``, values are decoded as that type on read (``s[k]``,
+    ``get``, ``values()``, ``items()``; not ``view()``, which gives the
+    record as it is), but writes are not checked against it (as Python's
+    type hints are not, and ``msgspec`` encoders do not): a value that does
+    not fit is stored, and raises ``roving.ValidationError`` when read, with
+    the store's path and the key in its message. Damaged or foreign files and
     writes to a read-only or closed store raise :class:`StoreError`
-    (``.kind`` says which).
+    (``.kind`` says which). Opening a store that is not there without
+    creating it (``readonly=True``, or a directory that does not exist)
+    raises ``StoreNotFoundError``, and one the operating system refuses
+    (permissions) ``StorePermissionError``: each is a ``StoreError`` and
+    also a ``FileNotFoundError`` / ``PermissionError`` (with ``errno`` and
+    ``filename``), so ``except FileNotFoundError`` works as for ``open()``.
     """
 
     __slots__ = ()

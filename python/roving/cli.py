@@ -9,8 +9,15 @@
     roving stats FILE            where the bytes go: strings, containers, shapes, numbers, what dedup saved
     roving bench                 the seed experiments, side by side (see roving bench --help)
 
+A ``.jsonl`` file is JSON Lines: read as an array of its lines' documents
+(blank lines skipped), and written from an array, one item per line.
+An output file is replaced atomically (a new file, with the old one's
+permissions, renamed over it); an existing one the user may not write is an
+error, as for ``cp`` and ``sort -o``.
+
 Errors are one line on stderr and a non-zero exit status: 1 for bad data
-or a failed operation, 2 for a bad command line.
+or a failed operation, 2 for a bad command line (an option that does not
+apply, such as ``--indent`` without JSON output, is one).
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ import io
 import json
 import math
 import os
+import re
 import stat
 import struct
 import sys
@@ -191,6 +199,10 @@ def _write_output(path: str, data: bytes) -> None:
         raise CliError(f"{path}: cannot write: {e.strerror or e}") from None
     if st is not None and stat.S_ISDIR(st.st_mode):
         raise CliError(f"{path}: is a directory")
+    if st is not None and not os.access(path, os.W_OK):
+        # A file the user may not write is not replaced (cp, sort -o and a
+        # shell's > refuse it too), although the directory would allow it.
+        raise CliError(f"{path}: cannot write: permission denied (the file is read-only)")
     if st is not None and not stat.S_ISREG(st.st_mode):
         # A device, FIFO or socket (/dev/null, /dev/stdout, a named pipe):
         # written into, as a shell's `>` does; the atomic replace below
@@ -293,15 +305,43 @@ def _load_document(path: str, forced: str | None = None) -> tuple[bytes, str]:
     return data, kind
 
 
+def _is_json_lines(path: str) -> bool:
+    """A .jsonl file: JSON Lines, one document per line, read and written as
+    an array of those documents."""
+    return path != "-" and os.path.splitext(path)[1].lower() == ".jsonl"
+
+
 def _from_json(rv: Any, path: str, data: bytes) -> bytes:
     with Progress(f"converting {_name(path)}"):
         try:
+            if _is_json_lines(path):
+                return _from_json_lines(rv, path, data)
             out: bytes = rv.from_json(data)
             return out
         except Exception as e:
             if _is_roving_error(e) or isinstance(e, ValueError):
                 raise CliError(f"{_name(path)}: invalid JSON: {_error_text(e)}") from None
             raise
+
+
+def _from_json_lines(rv: Any, path: str, data: bytes) -> bytes:
+    """The documents of a JSON Lines file (blank lines skipped) as one
+    roving array. Each line is parsed alone first, so that a line holding
+    more or less than one value (``1, 2``) is an error, not array items."""
+    lines = []
+    for n, line in enumerate(data.split(b"\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            rv.from_json(line)
+        except Exception as e:
+            if _is_roving_error(e) or isinstance(e, ValueError):
+                text = re.sub(r"\(line 1, column (\d+)\)", r"(column \1)", _error_text(e))
+                raise CliError(f"{_name(path)}: line {n}: invalid JSON: {text}") from None
+            raise
+        lines.append(line)
+    out: bytes = rv.from_json(b"[" + b",".join(lines) + b"]")
+    return out
 
 
 def _validate(rv: Any, path: str, data: bytes) -> None:
@@ -347,6 +387,14 @@ def cmd_convert(args: argparse.Namespace) -> int:
     dst = args.to or (None if args.output == "-" else _ext_kind(args.output))
     if dst is None:
         dst = "json" if src == "roving" else "roving"
+    lines = dst == "json" and _is_json_lines(args.output)
+    if args.indent is not None and dst == "roving":
+        raise CliError("--indent applies to JSON output, not to roving output", status=2)
+    if args.indent is not None and lines:
+        raise CliError(
+            f"--indent does not apply to JSON Lines output ({args.output}: one document per line)",
+            status=2,
+        )
     if src == "json":
         doc = _from_json(rv, args.input, data)
     else:
@@ -354,6 +402,8 @@ def cmd_convert(args: argparse.Namespace) -> int:
         doc = data
     if dst == "roving":
         out = doc
+    elif lines:
+        out = _to_json_lines(rv, args.output, doc)
     else:
         out = _to_json(rv, args.input, doc, args.indent)
         if args.output == "-" or args.indent is not None:
@@ -365,6 +415,19 @@ def cmd_convert(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     return 0
+
+
+def _to_json_lines(rv: Any, out_path: str, doc: bytes) -> bytes:
+    """JSON Lines of a document whose root is an array: one line per item."""
+    root = rv.open(doc).root
+    kind = _kind_of(root)
+    if kind != "array":
+        raise CliError(
+            f"{out_path}: JSON Lines output needs an array at the root (one line per item), "
+            f"this document's root is {_a(kind)}"
+        )
+    with Progress(f"writing JSON Lines to {out_path}"):
+        return b"".join(_value_json(rv, item, None) + b"\n" for item in root)
 
 
 def _to_json(rv: Any, path: str, doc: bytes, indent: int | None) -> bytes:
@@ -1291,6 +1354,8 @@ def _fmt_float(x: float) -> str:
 
 
 def cmd_dump(args: argparse.Namespace) -> int:
+    if args.indent is not None and not args.json:
+        raise CliError("--indent applies to JSON output: add --json", status=2)
     _check_file(args.file)
     data, _ = _load_document(args.file, args.from_)
     rv = _api()
@@ -1322,6 +1387,8 @@ def cmd_dump(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    if args.files.count("-") > 1:
+        raise CliError("'-' (stdin) can be given only once: stdin is read once", status=2)
     rv = _api()
     status = 0
     for path in args.files:
@@ -1417,7 +1484,8 @@ def build_parser() -> argparse.ArgumentParser:
         "convert",
         help="convert JSON <-> roving",
         description="Convert JSON to roving or roving to JSON. The direction comes from the file "
-        "extensions (.json, .rov) or --to; '-' reads stdin or writes stdout.",
+        "extensions (.json, .rov) or --to; '-' reads stdin or writes stdout. A .jsonl file is JSON "
+        "Lines: an array, one item per line. OUT is replaced atomically; a read-only OUT is an error.",
     )
     c.add_argument("input", metavar="IN", help="input file, or - for stdin")
     c.add_argument("output", metavar="OUT", help="output file, or - for stdout")
@@ -1436,7 +1504,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--indent",
         type=_indent,
         metavar="N",
-        help="indent JSON output by N spaces (default: compact)",
+        help="indent JSON output by N spaces (default: compact; not for roving or .jsonl output)",
     )
     c.add_argument(
         "-v",

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -745,3 +746,116 @@ def test_bench_repeats_must_be_positive(tmp_path: Path, n: str) -> None:
     assert p.returncode == 2
     assert "--repeats" in line
     assert p.stdout == b""
+
+
+# ---------------------------------------------------------------------------
+# options that would be ignored, stdin twice, JSON Lines, read-only outputs
+
+
+def test_indent_without_json_output_is_a_usage_error(files: dict[str, Path]) -> None:
+    out = files["dir"] / "out.rov"
+    for args in [
+        ["dump", str(files["rov"]), "--indent", "4"],
+        ["convert", str(files["json"]), str(out), "--indent", "2"],
+        ["convert", str(files["rov"]), "-", "--to", "roving", "--indent", "2"],
+    ]:
+        p = run(*args)
+        line = one_error_line(p)
+        assert p.returncode == 2, line
+        assert "--indent" in line and "JSON" in line, line
+        assert p.stdout == b""
+    assert not out.exists()
+    p = run("dump", str(files["rov"]), "--json", "--indent", "4")
+    assert p.returncode == 0 and b'\n    {\n        "name"' in p.stdout
+
+
+def test_validate_stdin_twice_is_a_usage_error(files: dict[str, Path]) -> None:
+    data = files["rov"].read_bytes()
+    p = run("validate", "-", "-", stdin=data)
+    line = one_error_line(p)
+    assert p.returncode == 2 and "'-'" in line and "once" in line, line
+    p = run("validate", "-", str(files["rov"]), stdin=data)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.decode().count(": ok") == 2
+
+
+def test_json_lines_are_an_array_of_documents(files: dict[str, Path]) -> None:
+    d = files["dir"]
+    jl = d / "people.jsonl"
+    jl.write_text(
+        "\n".join(json.dumps(x, ensure_ascii=False) for x in PEOPLE) + "\n\n", encoding="utf-8"
+    )
+    rov = d / "people-from-lines.rov"
+    p = run("convert", str(jl), str(rov))
+    assert p.returncode == 0, p.stderr
+    assert rov.read_bytes() == files["rov"].read_bytes()
+    # And back, one document per line.
+    back = d / "back.jsonl"
+    p = run("convert", str(rov), str(back))
+    assert p.returncode == 0, p.stderr
+    lines = back.read_text(encoding="utf-8").splitlines()
+    assert [json.loads(x) for x in lines] == PEOPLE
+    p = run("get", str(jl), "[1].name")
+    assert p.returncode == 0 and p.stdout == b'"Bob"\n', p.stderr
+    # A bad line is named; a line holding two values is not taken for two.
+    for text, where in [('{"a": 1}\n{"a": \n', "line 2"), ("1\n2, 3\n", "line 2")]:
+        jl.write_text(text, encoding="utf-8")
+        p = run("convert", str(jl), str(rov))
+        line = one_error_line(p)
+        assert p.returncode == 1 and where in line and "people.jsonl" in line, line
+    # Only an array can be written as JSON Lines, and not indented.
+    one = d / "one.rov"
+    assert run("convert", "-", str(one), "--from", "json", stdin=b'{"a": 1}').returncode == 0
+    line = one_error_line(run("convert", str(one), str(back)))
+    assert "JSON Lines" in line and "array" in line, line
+    p = run("convert", str(files["rov"]), str(back), "--indent", "2")
+    assert p.returncode == 2 and "JSON Lines" in one_error_line(p)
+
+
+def _convert_as_user(argv: list[str]) -> int:
+    """Runs the CLI in a forked child, as user nobody when run as root
+    (root may write any file); returns its exit status. The same command
+    runs first in this process, writing elsewhere, so that every module it
+    imports is loaded: nobody may not be able to read Python's library."""
+    from roving.cli import main
+
+    with tempfile.TemporaryDirectory() as warm:
+        assert main([*argv[:-1], os.path.join(warm, os.path.basename(argv[-1]))]) == 0
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        status = 70
+        try:
+            if os.geteuid() == 0:
+                os.setgid(65534)
+                os.setuid(65534)
+            status = main(argv)
+        except BaseException as e:
+            sys.stderr.write(f"child: {type(e).__name__}: {e}\n")
+        finally:
+            os._exit(status)
+    _, st = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(st)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_read_only_output_is_not_replaced(capfd: pytest.CaptureFixture[str]) -> None:
+    # As cp, sort -o and a shell's > do: a file the user may not write is
+    # an error, even where the directory would allow replacing it. (A
+    # directory under /tmp: nobody may not enter pytest's tmp_path.)
+    with tempfile.TemporaryDirectory() as name:
+        d = Path(name)
+        os.chmod(d, 0o777)
+        src = d / "in.json"
+        src.write_text('{"a": 1}')
+        out = d / "out.rov"
+        out.write_bytes(b"keep me")
+        os.chmod(out, 0o444)
+        assert _convert_as_user(["convert", str(src), str(out)]) == 1
+        err = capfd.readouterr().err
+        assert "out.rov" in err and "permission denied" in err, err
+        assert out.read_bytes() == b"keep me"
+        assert sorted(x.name for x in d.iterdir()) == ["in.json", "out.rov"]
+        # A writable output is still replaced.
+        os.chmod(out, 0o666)
+        assert _convert_as_user(["convert", str(src), str(out)]) == 0
+        assert out.read_bytes()[:2] == b"RV"

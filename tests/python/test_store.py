@@ -519,13 +519,19 @@ def test_bad_key_lengths(tmp_path: Path) -> None:
     assert s["k" * 511] == 1
     # A str without a UTF-8 form cannot be stored, and is never found.
     lone = "a\ud800"
-    with pytest.raises(UnicodeEncodeError):
+    with pytest.raises(UnicodeEncodeError, match="surrogates not allowed"):
         s[lone] = 1
     assert lone not in s and s.get(lone) is None
     with pytest.raises(KeyError):
         s[lone]
     with pytest.raises(KeyError):
         del s[lone]
+    with pytest.raises(KeyError):
+        s.view(lone)
+    assert s.pop(lone, None) is None
+    with pytest.raises(UnicodeEncodeError):
+        s.setdefault(lone, 1)
+    assert s.pending == 1 and dict(s) == {"k" * 511: 1}
     s.close()
 
 
@@ -785,3 +791,83 @@ def test_a_store_collected_with_pending_changes_warns(tmp_path: Path) -> None:
     assert [w for w in caught if issubclass(w.category, ResourceWarning)] == []
     with Store(path) as s:
         assert dict(s) == {"flush": 1, "close": 1}
+
+
+def test_read_only_then_read_write_in_one_process(tmp_path: Path) -> None:
+    # LMDB opens a file once per process, read-only or not: a read-write
+    # Store cannot join a read-only one; the message says why and what to do.
+    path = tmp_path / "s.rvs"
+    with Store(path) as s:
+        s["a"] = 1
+    r = Store(path, readonly=True)
+    with pytest.raises(StoreError) as ei:
+        Store(path)
+    msg = str(ei.value)
+    assert ei.value.kind == "busy"
+    assert "open read-only" in msg and "in this process" in msg, msg
+    assert "close" in msg and "open the read-write Store first" in msg, msg
+    r.close()
+    # The other order works: read-only Stores share the read-write one.
+    w = Store(path)
+    r = Store(path, readonly=True)
+    w["b"] = 2
+    w.flush()
+    r.reload()
+    assert dict(r) == {"a": 1, "b": 2}
+    with pytest.raises(StoreError):
+        r["c"] = 3
+    r.close()
+    w.close()
+
+
+def test_type_checks_reads_not_writes_and_names_the_key(tmp_path: Path) -> None:
+    # As documented: with type=, writes are not checked (as in Python's
+    # typed containers and msgspec's encoders); a value that does not fit
+    # raises ValidationError when read, and the message names the key (a
+    # typed read may be far from the write, in another process).
+    path = tmp_path / "s.rvs"
+    s = Store(path, type=Counted)
+    s["ok"] = Counted(1)
+    s["bad"] = {"n": "x"}  # accepted
+    s["neg"] = {"n": -1}  # the constructor refuses it on read
+    s.flush()
+    for read in (lambda: s["bad"], lambda: s.get("bad"), lambda: list(s.values())):
+        with pytest.raises(roving.ValidationError) as ei:
+            read()
+        msg = str(ei.value)
+        assert msg.startswith(f'store {path}, key "bad": '), msg
+        assert "expected int, got str" in msg and ei.value.path == "$.n", msg
+    with pytest.raises(roving.ValidationError, match="n must be >= 0") as ei:
+        s["neg"]
+    assert 'key "neg"' in str(ei.value)
+    assert isinstance(ei.value.__cause__, ValueError)
+    assert s["ok"] == Counted(1)
+    assert s.view("bad")["n"] == "x"  # views are not typed
+    s.close()
+
+
+def test_a_full_reader_table_says_what_holds_it(tmp_path: Path) -> None:
+    # LMDB's reader table (510 slots over all processes) holds one slot per
+    # open Store: the 511th at once fails, and the message says the limit
+    # and what to release.
+    path = tmp_path / "s.rvs"
+    Store(path).close()
+    stores = []
+    with pytest.raises(StoreError) as ei:
+        for _ in range(600):
+            stores.append(Store(path, readonly=True))
+    assert len(stores) == 510
+    msg = str(ei.value)
+    assert ei.value.kind == "busy"
+    assert "510" in msg and "close" in msg and "view" in msg, msg
+    for s in stores:
+        s.close()
+    Store(path, readonly=True).close()
+
+
+def test_path_is_a_pathlib_path(tmp_path: Path) -> None:
+    # As the stub says: str or os.PathLike in, pathlib.Path out.
+    for given in (str(tmp_path / "s.rvs"), tmp_path / "s.rvs"):
+        with Store(given) as s:
+            assert isinstance(s.path, Path) and s.path == tmp_path / "s.rvs"
+            assert repr(s) == f"roving.Store({str(tmp_path / 's.rvs')!r})".replace("'", '"')

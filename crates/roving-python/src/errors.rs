@@ -128,3 +128,24 @@ pub(crate) fn validation_error(py: Python<'_>, msg: String, path: String) -> PyE
 pub(crate) fn from_core(py: Python<'_>, e: &roving::Error) -> PyErr {
     decode_error(py, e.to_string(), e.offset())
 }
+
+/// `e` with `prefix: ` before its message if it is a `ValidationError`
+/// (same `.path` and cause), else `e` unchanged: the store names the key.
+#[cold]
+pub(crate) fn prefix_validation(py: Python<'_>, e: PyErr, prefix: &str) -> PyErr {
+    let Some(t) = VALIDATION_ERROR.get(py) else {
+        return e;
+    };
+    if !e.is_instance(py, t.bind(py)) {
+        return e;
+    }
+    let v = e.value(py);
+    let msg = v.str().map(|s| s.to_string()).unwrap_or_default();
+    let path: String = v
+        .getattr("path")
+        .and_then(|p| p.extract())
+        .unwrap_or_default();
+    let new = validation_error(py, format!("{prefix}: {msg}"), path);
+    new.set_cause(py, e.cause(py));
+    new
+}

@@ -13,19 +13,23 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyString, PyTuple, PyType};
 
 use roving::Document;
-use roving_store::{Store, StoreError, StoreOptions};
+use roving_store::{Store, StoreError, StoreErrorKind, StoreOptions};
 
 use crate::buf::Buf;
 use crate::typed;
 use crate::view::Doc;
 
 static STORE_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+/// `StoreError` and `FileNotFoundError` (kind "not-found").
+static STORE_NOT_FOUND: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+/// `StoreError` and `PermissionError` (kind "permission-denied").
+static STORE_PERMISSION: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
 /// Keys (or items, or values) fetched per step of an iterator.
 const ITER_CHUNK: usize = 256;
 
-/// Adds `_Store`, `_StoreIter` and `StoreError` to the module (after
-/// `RovingError` was registered).
+/// Adds `_Store`, `_StoreIter`, `StoreError` and its two `OSError`
+/// subclasses to the module (after `RovingError` was registered).
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     let t = STORE_ERROR.get_or_try_init(py, || -> PyResult<Py<PyType>> {
@@ -33,21 +37,94 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         PyErr::new_type(
             py,
             c"roving.StoreError",
-            Some(c"An error of roving.Store: a damaged or foreign file, a write on a read-only or closed store, an invalid key... `.kind` names it (\"corrupt\", \"not-a-store\", \"not-found\", \"read-only\", \"busy\", \"closed\", \"invalid-key\", \"io\", \"lmdb\")."),
+            Some(c"An error of roving.Store: a damaged or foreign file, a write on a read-only or closed store, an invalid key... `.kind` names it (\"not-found\", \"permission-denied\", \"not-a-store\", \"corrupt\", \"invalid-key\", \"too-large\", \"read-only\", \"busy\", \"closed\", \"io\", \"lmdb\"). Kind \"not-found\" is also a FileNotFoundError (StoreNotFoundError), \"permission-denied\" a PermissionError (StorePermissionError)."),
             Some(&base),
             None,
         )
     })?;
+    let nf = STORE_NOT_FOUND.get_or_try_init(py, || {
+        os_error_type(
+            py,
+            t.bind(py),
+            "StoreNotFoundError",
+            "FileNotFoundError",
+            "A roving.StoreError (kind \"not-found\") that is also a FileNotFoundError: no store at the path of a read-only open, or its directory does not exist. `.filename` is the store's path.",
+        )
+    })?;
+    let pe = STORE_PERMISSION.get_or_try_init(py, || {
+        os_error_type(
+            py,
+            t.bind(py),
+            "StorePermissionError",
+            "PermissionError",
+            "A roving.StoreError (kind \"permission-denied\") that is also a PermissionError: the operating system refused access to the store's file, its lock file or its directory. `.filename` is the store's path.",
+        )
+    })?;
     m.add("StoreError", t.bind(py))?;
+    m.add("StoreNotFoundError", nf.bind(py))?;
+    m.add("StorePermissionError", pe.bind(py))?;
     m.add_class::<PyStore>()?;
     m.add_class::<StoreIter>()?;
     Ok(())
 }
 
-/// A `roving.StoreError` for a store error.
+/// `class roving.<name>(StoreError, <os_error>)`, whose `str()` is the
+/// message alone (as `StoreError`'s), not `OSError`'s `[Errno n] ...`.
+fn os_error_type(
+    py: Python<'_>,
+    store_error: &Bound<'_, PyType>,
+    name: &str,
+    os_error: &str,
+    doc: &str,
+) -> PyResult<Py<PyType>> {
+    let builtins = py.import("builtins")?;
+    let ns = pyo3::types::PyDict::new(py);
+    ns.set_item("__module__", "roving")?;
+    ns.set_item("__qualname__", name)?;
+    ns.set_item("__doc__", doc)?;
+    ns.set_item(
+        "__str__",
+        builtins.getattr("BaseException")?.getattr("__str__")?,
+    )?;
+    let bases = PyTuple::new(
+        py,
+        [store_error.as_any().clone(), builtins.getattr(os_error)?],
+    )?;
+    Ok(builtins
+        .getattr("type")?
+        .call1((name, bases, ns))?
+        .cast_into::<PyType>()?
+        .unbind())
+}
+
+/// A `roving.StoreError` for a store error (a `StoreNotFoundError` or a
+/// `StorePermissionError` for those kinds, with `errno`, `strerror` and
+/// `filename` set as `OSError`s have them).
 #[cold]
 fn store_err(py: Python<'_>, e: &StoreError) -> PyErr {
-    new_store_error(py, e.kind().name(), e.to_string())
+    let (cell, errno) = match e.kind() {
+        StoreErrorKind::NotFound => (&STORE_NOT_FOUND, libc::ENOENT),
+        StoreErrorKind::PermissionDenied => (&STORE_PERMISSION, libc::EACCES),
+        _ => return new_store_error(py, e.kind().name(), e.to_string()),
+    };
+    let Some(t) = cell.get(py) else {
+        return new_store_error(py, e.kind().name(), e.to_string());
+    };
+    let inst = match t.bind(py).call1((e.to_string(),)) {
+        Ok(inst) => inst,
+        Err(err) => return err,
+    };
+    let errno = std::error::Error::source(e)
+        .and_then(|s| s.downcast_ref::<std::io::Error>())
+        .and_then(std::io::Error::raw_os_error)
+        .unwrap_or(errno);
+    let _ = inst.setattr("kind", e.kind().name());
+    let _ = inst.setattr("errno", errno);
+    let _ = inst.setattr("strerror", e.message());
+    if let Some(p) = e.path() {
+        let _ = inst.setattr("filename", p);
+    }
+    PyErr::from_value(inst)
 }
 
 #[cold]
@@ -149,10 +226,19 @@ impl PyStore {
         }
     }
 
-    /// Python value of a validated document (typed if the store has a type).
-    fn decode<'py>(&self, py: Python<'py>, doc: Document<'_>) -> PyResult<Bound<'py, PyAny>> {
+    /// Python value of the validated document under `key` (typed if the
+    /// store has a type; a `ValidationError` then names the key).
+    fn decode<'py>(
+        &self,
+        py: Python<'py>,
+        key: &str,
+        doc: Document<'_>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         match &self.plan {
-            Some(p) => typed::decode_typed(py, doc.as_bytes(), doc.root(), p),
+            Some(p) => typed::decode_typed(py, doc.as_bytes(), doc.root(), p).map_err(|e| {
+                let at = format!("store {}, key {key:?}", self.path.display());
+                crate::errors::prefix_validation(py, e, &at)
+            }),
             None => crate::decode_doc(py, &doc, None),
         }
     }
@@ -204,12 +290,11 @@ impl PyStore {
         py: Python<'py>,
         key: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let doc = match read_key(key)? {
-            Some(k) => self.lookup(py, k)?,
-            None => None,
+        let Some(k) = read_key(key)? else {
+            return Err(PyKeyError::new_err(key.clone().unbind()));
         };
-        match doc {
-            Some(doc) => self.decode(py, doc),
+        match self.lookup(py, k)? {
+            Some(doc) => self.decode(py, k, doc),
             None => Err(PyKeyError::new_err(key.clone().unbind())),
         }
     }
@@ -222,12 +307,11 @@ impl PyStore {
         key: &Bound<'py, PyAny>,
         default: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let doc = match read_key(key)? {
-            Some(k) => self.lookup(py, k)?,
-            None => None,
+        let Some(k) = read_key(key)? else {
+            return Ok(default.unwrap_or_else(|| py.None().into_bound(py)));
         };
-        match doc {
-            Some(doc) => self.decode(py, doc),
+        match self.lookup(py, k)? {
+            Some(doc) => self.decode(py, k, doc),
             None => Ok(default.unwrap_or_else(|| py.None().into_bound(py))),
         }
     }
@@ -371,7 +455,7 @@ impl PyStore {
         self.inner.is_none()
     }
 
-    /// The path given to the constructor.
+    /// The path given to the constructor, as a `pathlib.Path`.
     #[getter]
     fn path(&self) -> PathBuf {
         self.path.clone()
@@ -455,10 +539,10 @@ impl StoreIter {
         let mut last: Option<&str> = None;
         let emit = |k: &str, doc: Option<Document<'_>>| -> PyResult<Py<PyAny>> {
             Ok(match (kind, doc) {
-                (IterKind::Values, Some(doc)) => owner.decode(py, doc)?.unbind(),
+                (IterKind::Values, Some(doc)) => owner.decode(py, k, doc)?.unbind(),
                 (IterKind::Items, Some(doc)) => {
                     let key = PyString::new(py, k).into_any();
-                    let v = owner.decode(py, doc)?;
+                    let v = owner.decode(py, k, doc)?;
                     PyTuple::new(py, [key, v])?.into_any().unbind()
                 }
                 _ => PyString::new(py, k).into_any().unbind(),

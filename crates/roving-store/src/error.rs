@@ -29,6 +29,11 @@ pub enum StoreErrorKind {
     Busy,
     /// The store was closed.
     Closed,
+    /// The operating system refused access to the store's file, its lock
+    /// file or its directory (permissions).
+    PermissionDenied,
+    /// A value longer than a store record can be (LMDB's limit: 4 GiB - 1).
+    TooLarge,
     /// An operating-system I/O error.
     Io,
     /// Any other error reported by LMDB.
@@ -47,6 +52,8 @@ impl StoreErrorKind {
             StoreErrorKind::ReadOnly => "read-only",
             StoreErrorKind::Busy => "busy",
             StoreErrorKind::Closed => "closed",
+            StoreErrorKind::PermissionDenied => "permission-denied",
+            StoreErrorKind::TooLarge => "too-large",
             StoreErrorKind::Io => "io",
             StoreErrorKind::Lmdb => "lmdb",
         }
@@ -95,6 +102,12 @@ impl StoreError {
         self
     }
 
+    /// The same error with `more` after its message.
+    pub(crate) fn explained(mut self, more: &str) -> StoreError {
+        self.message.push_str(more);
+        self
+    }
+
     /// The kind of error.
     pub fn kind(&self) -> StoreErrorKind {
         self.kind
@@ -132,6 +145,7 @@ impl From<std::io::Error> for StoreError {
     fn from(e: std::io::Error) -> StoreError {
         let kind = match e.kind() {
             std::io::ErrorKind::NotFound => StoreErrorKind::NotFound,
+            std::io::ErrorKind::PermissionDenied => StoreErrorKind::PermissionDenied,
             _ => StoreErrorKind::Io,
         };
         let mut msg = e.to_string();
@@ -144,6 +158,20 @@ impl From<std::io::Error> for StoreError {
         }
         StoreError::new(kind, msg).with_source(e)
     }
+}
+
+/// The message of a full LMDB reader table of `slots` slots (if known).
+pub(crate) fn readers_full_message(slots: Option<u32>) -> String {
+    let table = match slots {
+        Some(n) => format!("all {n} slots of LMDB's reader table"),
+        None => "all slots of LMDB's reader table".to_string(),
+    };
+    format!(
+        "too many snapshots of the store are open at once: {table} (over all processes) \
+         are taken, one by each open Store and one by each earlier state of a Store that \
+         views taken before its flush or reload still hold; close Stores or release views \
+         no longer needed"
+    )
 }
 
 impl From<heed::Error> for StoreError {
@@ -168,10 +196,7 @@ impl From<heed::Error> for StoreError {
                     StoreErrorKind::Corrupt,
                     format!("the store is damaged (LMDB: {m})"),
                 ),
-                M::ReadersFull => (
-                    StoreErrorKind::Busy,
-                    "too many open snapshots of the store (LMDB reader table full)".to_string(),
-                ),
+                M::ReadersFull => (StoreErrorKind::Busy, readers_full_message(None)),
                 M::BadValSize => (
                     StoreErrorKind::InvalidKey,
                     "key or value size not supported by LMDB".to_string(),
@@ -191,5 +216,33 @@ impl From<heed::Error> for StoreError {
             heed::Error::Mdb(m) => err.with_source(m),
             _ => err,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Python maps these to `FileNotFoundError` and `PermissionError`: the
+    /// kind must say which.
+    #[test]
+    fn io_errors_keep_not_found_and_permission_denied() {
+        use std::io::{Error, ErrorKind};
+        let kind = |k: ErrorKind| StoreError::from(Error::from(k)).kind();
+        assert_eq!(kind(ErrorKind::NotFound), StoreErrorKind::NotFound);
+        assert_eq!(
+            kind(ErrorKind::PermissionDenied),
+            StoreErrorKind::PermissionDenied
+        );
+        assert_eq!(
+            StoreError::from(Error::from_raw_os_error(libc::EACCES)).kind(),
+            StoreErrorKind::PermissionDenied
+        );
+        assert_eq!(
+            StoreError::from(heed::Error::Io(Error::from_raw_os_error(libc::EACCES))).kind(),
+            StoreErrorKind::PermissionDenied
+        );
+        assert_eq!(kind(ErrorKind::Other), StoreErrorKind::Io);
+        assert_eq!(StoreErrorKind::PermissionDenied.name(), "permission-denied");
     }
 }

@@ -1,7 +1,9 @@
 //! `roving-store`: a persistent keyed store of roving documents on LMDB.
 //!
 //! Keys are strings (1 to 511 bytes of UTF-8, sorted by their bytes, i.e.
-//! by code point); values are roving documents, validated when they are put
+//! by code point); values are roving documents of at most 4 GiB - 1 bytes
+//! (LMDB's limit: a longer one fails when it is put, with
+//! [`StoreErrorKind::TooLarge`]), validated when they are put
 //! and again when they are read (LMDB does not checksum its pages), and
 //! read straight from the memory map with no copy.
 //!
@@ -32,9 +34,13 @@
 //!
 //! # Processes
 //! Any number of processes may read a store while one writes. Readers see
-//! only committed states. A second writer *waits*: `flush` blocks while
-//! another process is inside its own `flush`. There is no conflict
-//! detection: the last flush wins, key by key.
+//! only committed states. Each open [`Store`] holds a slot of LMDB's reader
+//! table, and so does each earlier [`Snapshot`] kept alive (by records or
+//! views): [`StoreOptions::max_readers`] (510) at once over all processes;
+//! beyond, opening one more fails with [`StoreErrorKind::Busy`]. A second
+//! writer *waits*: `flush` blocks while another process is inside its own
+//! `flush`. There is no conflict detection: the last flush wins, key by
+//! key.
 //!
 //! Like every LMDB environment, an open store belongs to the process that
 //! opened it: after `fork()`, `flush`, `reload` and opening the same store

@@ -12,7 +12,7 @@ use std::time::Duration;
 use heed::types::Bytes;
 use heed::{CommitOrAbort, Database, Env, EnvFlags, EnvOpenOptions, MdbError, WithoutTls};
 
-use crate::error::{Result, StoreError, StoreErrorKind};
+use crate::error::{readers_full_message, Result, StoreError, StoreErrorKind};
 use crate::snapshot::Snapshot;
 use crate::StoreOptions;
 
@@ -142,6 +142,13 @@ fn layout(path: &Path) -> Layout {
     }
 }
 
+/// LMDB's lock file of the single-file store at `path`: `path` + `-lock`.
+fn lock_file_of(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push("-lock");
+    PathBuf::from(name)
+}
+
 /// The directory of `path` if `path` is the data file of a directory
 /// store (`data.mdb` beside a `lock.mdb`).
 fn dir_of_data_file(path: &Path) -> Option<PathBuf> {
@@ -181,8 +188,12 @@ fn canonical_within(data: &Path, links: u32) -> Result<PathBuf> {
                 return canonical_within(&parent.join(target), links - 1);
             }
             let parent = parent.canonicalize().map_err(|e| {
+                let kind = match StoreError::from(std::io::Error::from(e.kind())).kind() {
+                    StoreErrorKind::PermissionDenied => StoreErrorKind::PermissionDenied,
+                    _ => StoreErrorKind::NotFound,
+                };
                 StoreError::new(
-                    StoreErrorKind::NotFound,
+                    kind,
                     format!("its directory {} cannot be used: {e}", parent.display()),
                 )
             })?;
@@ -311,6 +322,30 @@ pub(crate) fn round_map(size: usize) -> usize {
 impl Shared {
     /// Opens (or joins, if this process has it open already) the store at `path`.
     pub(crate) fn open(path: &Path, options: &StoreOptions) -> Result<Arc<Shared>> {
+        Shared::open_at(path, options).map_err(|e| {
+            if e.kind() != StoreErrorKind::PermissionDenied {
+                return e;
+            }
+            let lock = match layout(path) {
+                Layout {
+                    single_file: true, ..
+                } => lock_file_of(path),
+                lay => lay.env.join("lock.mdb"),
+            };
+            let data = if options.readonly {
+                "read"
+            } else {
+                "read-write"
+            };
+            e.explained(&format!(
+                " (a store needs {data} access to its file, read-write access to its lock \
+                 file {} even to read, and write access to their directory to create them)",
+                lock.display()
+            ))
+        })
+    }
+
+    fn open_at(path: &Path, options: &StoreOptions) -> Result<Arc<Shared>> {
         if path.as_os_str().as_encoded_bytes().contains(&0) {
             return Err(StoreError::new(
                 StoreErrorKind::Io,
@@ -344,7 +379,9 @@ impl Shared {
                 return Err(StoreError::new(
                     StoreErrorKind::Busy,
                     "the store is open read-only elsewhere in this process (a read-only \
-                     Store, or a record or view taken from one); close or release that first",
+                     Store, or a record or view taken from one), and LMDB opens a file once \
+                     per process: close or release that first, or open the read-write Store \
+                     first (read-only Stores opened after it share it)",
                 ));
             }
             return Ok(shared);
@@ -519,6 +556,13 @@ impl Shared {
                     txn
                 }
                 Err(heed::Error::Mdb(MdbError::MapResized)) => return Ok(None),
+                Err(heed::Error::Mdb(MdbError::ReadersFull)) => {
+                    let slots = self.env.info().maximum_number_of_readers;
+                    return Err(self.err(
+                        StoreError::new(StoreErrorKind::Busy, readers_full_message(Some(slots)))
+                            .with_source(MdbError::ReadersFull),
+                    ));
+                }
                 Err(e) => return Err(self.err(e.into())),
             }
         };

@@ -16,6 +16,8 @@ use crate::snapshot::Snapshot;
 use crate::StoreOptions;
 
 const LEN_UNKNOWN: u64 = u64::MAX;
+/// The longest value LMDB stores (its `MAXDATASIZE`): 4 GiB - 1 bytes.
+pub(crate) const MAX_VALUE_LEN: usize = u32::MAX as usize;
 const SCAN_CHUNK: usize = 256;
 
 /// A persistent map from string keys to roving documents, on LMDB.
@@ -38,6 +40,8 @@ pub struct Store {
     pending_bytes: usize,
     len: AtomicU64,
     readonly: bool,
+    /// The longest value `put` takes ([`MAX_VALUE_LEN`]; lowered in tests).
+    max_value: usize,
 }
 
 /// A record lent by a store and kept alive by itself: the committed bytes
@@ -138,6 +142,7 @@ impl Store {
             pending_bytes: 0,
             len,
             readonly: options.readonly,
+            max_value: MAX_VALUE_LEN,
         })
     }
 
@@ -191,6 +196,21 @@ impl Store {
                     key.len()
                 ),
             ));
+        }
+        Ok(())
+    }
+
+    /// A value LMDB would refuse at the next flush fails now instead.
+    fn check_value(&self, key: &str, len: usize) -> Result<()> {
+        if len > self.max_value {
+            return Err(self.shared.err(StoreError::new(
+                StoreErrorKind::TooLarge,
+                format!(
+                    "the value for {key:?} is {len} bytes, more than a store record can hold \
+                     ({} bytes, LMDB's limit)",
+                    self.max_value
+                ),
+            )));
         }
         Ok(())
     }
@@ -294,6 +314,7 @@ impl Store {
         let doc: Vec<u8> = doc.into();
         self.check_writable()?;
         self.check_key(key)?;
+        self.check_value(key, doc.len())?;
         roving::validate(&doc).map_err(|e| {
             StoreError::new(
                 StoreErrorKind::InvalidDocument,
@@ -312,6 +333,7 @@ impl Store {
     pub unsafe fn put_trusted(&mut self, key: &str, doc: Vec<u8>) -> Result<()> {
         self.check_writable()?;
         self.check_key(key)?;
+        self.check_value(key, doc.len())?;
         self.set(key, Some(Arc::from(doc)))
     }
 
@@ -320,6 +342,7 @@ impl Store {
     pub fn put_document(&mut self, key: &str, doc: Document<'_>) -> Result<()> {
         self.check_writable()?;
         self.check_key(key)?;
+        self.check_value(key, doc.as_bytes().len())?;
         self.set(key, Some(Arc::from(doc.as_bytes())))
     }
 
@@ -702,5 +725,55 @@ impl<'a> Iterator for RawIter<'a> {
     fn next(&mut self) -> Option<Self::Item> {
         let r = self.step().map(|x| x.map(|(k, b, _)| (k, b)));
         self.finish(r)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc_of_str(s: &str) -> Vec<u8> {
+        let mut e = roving::Encoder::new();
+        e.str(s).unwrap();
+        e.finish().unwrap()
+    }
+
+    /// A value longer than LMDB takes (4 GiB - 1 bytes) fails when it is
+    /// put, with its own kind, and changes nothing; not at the next flush,
+    /// where LMDB refused it as a "key or value" of a bad size. The limit
+    /// is lowered here: a 4 GiB test value is too much memory for a test.
+    #[test]
+    fn a_value_too_large_for_lmdb_fails_when_put() {
+        assert_eq!(MAX_VALUE_LEN as u64, 0xffff_ffff);
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = Store::open(dir.path().join("s.rvs"), &StoreOptions::default()).unwrap();
+        s.put("a", doc_of_str("small")).unwrap();
+        s.flush().unwrap();
+        let big = doc_of_str(&"x".repeat(100));
+        s.max_value = big.len() - 1;
+        let doc = Document::open(&big).unwrap();
+        for what in ["put", "put_trusted", "put_document"] {
+            let r = match what {
+                "put" => s.put("a", big.clone()),
+                // SAFETY: `big` is the output of the encoder.
+                "put_trusted" => unsafe { s.put_trusted("a", big.clone()) },
+                _ => s.put_document("a", doc),
+            };
+            let e = r.unwrap_err();
+            assert_eq!(e.kind(), StoreErrorKind::TooLarge, "{what}: {e}");
+            let msg = e.to_string();
+            assert!(
+                msg.contains("\"a\"") && msg.contains(&big.len().to_string()),
+                "{msg}"
+            );
+            assert_eq!(s.pending_len(), 0, "{what}");
+            assert_eq!(s.len().unwrap(), 1, "{what}");
+            let got = s.get("a").unwrap().unwrap();
+            assert_eq!(got.root().as_str(), Some("small"), "{what}");
+        }
+        s.max_value = big.len();
+        s.put("a", big.clone()).unwrap();
+        s.flush().unwrap();
+        assert_eq!(s.get("a").unwrap().unwrap().as_bytes(), &big[..]);
     }
 }

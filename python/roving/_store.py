@@ -11,12 +11,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import ItemsView, Iterator, MutableMapping, ValuesView
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from typing import Self
-
-from typing import Self
+from typing import Any, Self
 
 from roving._roving import StoreError, StoreNotFoundError, StorePermissionError, _Store
 

@@ -45,6 +45,21 @@ def test_other_store_errors_are_not_os_errors(tmp_path: Path) -> None:
     assert ei.value.kind == "not-a-store" and not isinstance(ei.value, OSError)
 
 
+def test_an_empty_file_opened_read_only_is_not_a_store_not_a_missing_one(tmp_path: Path) -> None:
+    # The file exists: FileNotFoundError would send the user looking for it.
+    path = tmp_path / "empty.rvs"
+    path.write_bytes(b"")
+    with pytest.raises(StoreError) as ei:
+        Store(path, readonly=True)
+    assert ei.value.kind == "not-a-store" and not isinstance(ei.value, OSError)
+    assert "empty" in str(ei.value)
+    # Opened read-write, the empty file becomes a new store.
+    with Store(path) as s:
+        s["k"] = 1
+    with Store(path, readonly=True) as s:
+        assert s["k"] == 1
+
+
 def test_store_os_errors_pickle(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError) as ei:
         Store(tmp_path / "missing.rvs", readonly=True)

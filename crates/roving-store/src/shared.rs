@@ -232,9 +232,11 @@ fn precheck(data: &Path, readonly: bool) -> Result<Precheck> {
     }
     if md.len() == 0 {
         if readonly {
+            // The file is there (not `NotFound`, which Python raises as a
+            // `FileNotFoundError`): it holds no store yet.
             return Err(StoreError::new(
-                StoreErrorKind::NotFound,
-                "the file is empty: no store yet",
+                StoreErrorKind::NotAStore,
+                "not a roving store (the file is empty: no store yet; a read-write open makes one)",
             ));
         }
         return Ok(Precheck::New);

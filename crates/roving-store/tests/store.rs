@@ -426,9 +426,11 @@ fn empty_file_and_missing_paths() {
         StoreErrorKind::NotFound,
     );
     std::fs::write(&path, b"").unwrap();
+    // The file is there (Python raises `NotFound` as a FileNotFoundError):
+    // it is not a store yet.
     expect_kind(
         Store::open(&path, &opts().readonly(true)),
-        StoreErrorKind::NotFound,
+        StoreErrorKind::NotAStore,
     );
     // Read-write: an empty file becomes an empty store (as SQLite does).
     let s = Store::open(&path, &opts()).unwrap();

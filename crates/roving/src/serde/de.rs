@@ -32,6 +32,13 @@ use crate::Limits;
 /// made, whose drops recurse too); [`from_value_with`] takes any.
 pub const SERDE_MAX_DEPTH: usize = 256;
 
+/// Maximum number of `Option::Some` and newtype levels in a row with no
+/// container between them, under any limits. They consume no input, so
+/// only a type that wraps itself with no end (`struct W(Option<Box<W>>)`
+/// read from anything but `null`) has more: it stops with
+/// [`ErrorKind::DepthLimit`] instead of recursing forever.
+const MAX_WRAPPER_RUN: usize = 256;
+
 /// Validates `bytes` and deserializes a `T` from the document, borrowing
 /// `&str` and `&[u8]` fields from `bytes`. Documents nested deeper than
 /// 256 levels need [`from_value_with`].
@@ -101,6 +108,9 @@ struct Ctx<'de> {
     depth: Cell<usize>,
     /// Levels allowed in all (`depth` at the root).
     max_depth: usize,
+    /// `Option::Some` and newtype levels entered since the innermost
+    /// container (see [`wrap`](Self::wrap)).
+    wrapped: Cell<usize>,
     /// Direct-mapped by shape position: `(shape + 1, fields address,
     /// fields length, equal)`; a zero shape marks an empty entry.
     shapes: [Cell<(usize, usize, usize, bool)>; SHAPE_CACHE],
@@ -113,6 +123,7 @@ impl<'de> Ctx<'de> {
             budget: Cell::new(budget),
             depth: Cell::new(depth),
             max_depth: depth,
+            wrapped: Cell::new(0),
             shapes: Default::default(),
         }
     }
@@ -132,7 +143,25 @@ impl<'de> Ctx<'de> {
             None => return Err(expansion_limit()),
         }
         self.depth.set(depth - 1);
+        self.wrapped.set(0);
         Ok(depth)
+    }
+
+    /// Runs `f`, the visit of an `Option::Some` or a newtype struct: a
+    /// level that consumes no input, so at most [`MAX_WRAPPER_RUN`] of
+    /// them in a row (a container in between starts a new run), each on
+    /// enough stack ([`stack::at_level`], counting the containers above).
+    #[inline(always)]
+    fn wrap<R>(&self, f: impl FnOnce() -> Result<R>) -> Result<R> {
+        let run = self.wrapped.get();
+        if run >= MAX_WRAPPER_RUN {
+            return Err(depth_limit());
+        }
+        self.wrapped.set(run + 1);
+        let level = self.max_depth.saturating_sub(self.depth.get());
+        let r = stack::at_level(level.saturating_add(run), f);
+        self.wrapped.set(run);
+        r
     }
 
     #[inline(always)]
@@ -504,7 +533,7 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.value {
             Value::Null => visitor.visit_none(),
-            _ => visitor.visit_some(self),
+            _ => self.ctx.wrap(|| visitor.visit_some(self)),
         }
     }
 
@@ -513,7 +542,7 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
         _n: &'static str,
         visitor: V,
     ) -> Result<V::Value> {
-        visitor.visit_newtype_struct(self)
+        self.ctx.wrap(|| visitor.visit_newtype_struct(self))
     }
 
     fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
@@ -746,7 +775,7 @@ impl<'de> de::Deserializer<'de> for SlotDe<'de, '_> {
         if self.x == NULL_SLOT {
             visitor.visit_none()
         } else if self.x & 3 == 0 {
-            visitor.visit_some(self)
+            self.ctx.wrap(|| visitor.visit_some(self))
         } else {
             self.slow(|d| d.deserialize_option(visitor))
         }
@@ -785,7 +814,7 @@ impl<'de> de::Deserializer<'de> for SlotDe<'de, '_> {
         _n: &'static str,
         visitor: V,
     ) -> Result<V::Value> {
-        visitor.visit_newtype_struct(self)
+        self.ctx.wrap(|| visitor.visit_newtype_struct(self))
     }
 
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
@@ -917,7 +946,7 @@ impl<'de> de::MapAccess<'de> for MapAcc<'de, '_> {
         let k = shape.key_bytes(self.ctx.buf, i);
         let k = k.and_then(|k| text(k, 0)).unwrap_or("");
         self.pending = Some((k, self.slots.get(i)));
-        seed.deserialize(KeyDe(k)).map(Some)
+        seed.deserialize(KeyDe(k, 0)).map(Some)
     }
     #[inline]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
@@ -954,7 +983,7 @@ impl<'de> de::MapAccess<'de> for StructAcc<'de, '_> {
         };
         self.next += 1;
         self.pending = true;
-        seed.deserialize(KeyDe(k)).map(Some)
+        seed.deserialize(KeyDe(k, 0)).map(Some)
     }
     #[inline]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
@@ -984,7 +1013,20 @@ impl de::Expected for ExpectedLen {
 }
 
 /// Map keys: borrowed strings, parsed as numbers when a number is wanted.
-struct KeyDe<'de>(&'de str);
+/// The count is of the `Option::Some` and newtype levels around the key so
+/// far (at most [`MAX_WRAPPER_RUN`], as in [`Ctx::wrap`]).
+struct KeyDe<'de>(&'de str, usize);
+
+impl KeyDe<'_> {
+    /// `f` of this key one `Option::Some` or newtype level down.
+    fn wrap<R>(self, f: impl FnOnce(Self) -> Result<R>) -> Result<R> {
+        let KeyDe(k, run) = self;
+        if run >= MAX_WRAPPER_RUN {
+            return Err(depth_limit());
+        }
+        stack::at_level(run, || f(KeyDe(k, run + 1)))
+    }
+}
 
 /// Number and bool keys are read from the text `to_vec` writes for them
 /// (`1`, `-1`, `true`); other text (`+1`, ` 1`) stays a string, which the
@@ -1015,14 +1057,14 @@ impl<'de> de::Deserializer<'de> for KeyDe<'de> {
         deserialize_bool => visit_bool: bool, deserialize_char => visit_char: char);
     /// A key is never null: an `Option` key is `Some` of the key.
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        visitor.visit_some(self)
+        self.wrap(|k| visitor.visit_some(k))
     }
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
         _n: &'static str,
         visitor: V,
     ) -> Result<V::Value> {
-        visitor.visit_newtype_struct(self)
+        self.wrap(|k| visitor.visit_newtype_struct(k))
     }
     fn deserialize_enum<V: Visitor<'de>>(
         self,
@@ -1047,7 +1089,7 @@ impl<'de, 'b> de::EnumAccess<'de> for EnumAcc<'de, 'b> {
     type Error = Error;
     type Variant = Deserializer<'de, 'b>;
     fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self::Variant)> {
-        let v = seed.deserialize(KeyDe(self.variant))?;
+        let v = seed.deserialize(KeyDe(self.variant, 0))?;
         Ok((v, self.de))
     }
 }

@@ -86,8 +86,9 @@ pub fn from_value_with<'de, T: de::Deserialize<'de>>(
     T::deserialize(Deserializer { value, ctx: &ctx })
 }
 
-/// A serde `Deserializer` over one [`Value`].
-pub struct Deserializer<'de, 'b> {
+/// A serde `Deserializer` over one [`Value`] (made by [`from_value_with`]
+/// for the value and each one below it).
+pub(crate) struct Deserializer<'de, 'b> {
     value: Value<'de>,
     /// State shared by the whole decoding.
     ctx: &'b Ctx<'de>,

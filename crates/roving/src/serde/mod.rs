@@ -89,5 +89,5 @@ mod ser;
 mod stack;
 mod timestamp;
 
-pub use de::{from_slice, from_value, from_value_with, Deserializer};
+pub use de::{from_slice, from_value, from_value_with};
 pub use ser::{to_vec, Serializer};

@@ -845,23 +845,42 @@ impl<'de> de::Deserializer<'de> for SlotDe<'de, '_> {
     }
 }
 
-/// Prefixes the path of an error from element `i` of an array.
+/// Prefixes the path of an error from element `i` of an array, whose
+/// slots are `slots` (see [`at_value`]).
 #[cold]
 #[inline(never)]
-fn index_path(e: Error, i: usize) -> Error {
-    e.prefix_path(&format!("[{i}]"))
+fn index_path(e: Error, i: usize, slots: &Slots) -> Error {
+    at_value(e, i, slots).prefix_path(&format!("[{i}]"))
 }
 
-/// Prefixes the path of an error from the value of key `k`.
+/// Prefixes the path of an error from the value of key `k`, the value of
+/// slot `i` of `slots` (see [`at_value`]).
 #[cold]
 #[inline(never)]
-fn key_path(e: Error, k: &str) -> Error {
+fn key_path(e: Error, k: &str, i: usize, slots: &Slots) -> Error {
+    let e = at_value(e, i, slots);
     let simple = !k.is_empty() && k.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_');
     if simple {
         e.prefix_path(&format!(".{k}"))
     } else {
         e.prefix_path(&format!("[{k:?}]"))
     }
+}
+
+/// An error from the value of slot `i` of `slots`, with the byte offset of
+/// that value unless it has one (from a value further in): its record, or
+/// the slot itself for a value held in the slot.
+fn at_value(e: Error, i: usize, slots: &Slots) -> Error {
+    if e.offset().is_some() {
+        return e;
+    }
+    let x = slots.get(i);
+    let at = if x & 3 == 0 {
+        (x >> 2) as usize
+    } else {
+        slots.at + i * slots.width
+    };
+    e.with_offset(at)
 }
 
 #[cold]
@@ -889,7 +908,7 @@ impl<'de> de::SeqAccess<'de> for ArraySeq<'de, '_> {
         let x = self.slots.get(i);
         match seed.deserialize(SlotDe { x, ctx: self.ctx }) {
             Ok(x) => Ok(Some(x)),
-            Err(e) => Err(index_path(e, i)),
+            Err(e) => Err(index_path(e, i, &self.slots)),
         }
     }
     fn size_hint(&self) -> Option<usize> {
@@ -909,11 +928,13 @@ impl<'de> de::SeqAccess<'de> for VectorSeq<'de> {
             return Ok(None);
         };
         self.i += 1;
-        match x {
-            Scalar::Int(i) => seed.deserialize(i.into_deserializer()).map(Some),
-            Scalar::UInt(u) => seed.deserialize(u.into_deserializer()).map(Some),
-            Scalar::Float(f) => seed.deserialize(f.into_deserializer()).map(Some),
-        }
+        let r = match x {
+            Scalar::Int(i) => seed.deserialize(i.into_deserializer()),
+            Scalar::UInt(u) => seed.deserialize(u.into_deserializer()),
+            Scalar::Float(f) => seed.deserialize(f.into_deserializer()),
+        };
+        r.map(Some)
+            .map_err(|e: Error| e.prefix_path(&format!("[{}]", self.i - 1)))
     }
     fn size_hint(&self) -> Option<usize> {
         Some(self.v.len() - self.i)
@@ -955,7 +976,7 @@ impl<'de> de::MapAccess<'de> for MapAcc<'de, '_> {
             return Err(value_before_key());
         };
         seed.deserialize(SlotDe { x, ctx: self.ctx })
-            .map_err(|e| key_path(e, k))
+            .map_err(|e| key_path(e, k, self.next - 1, &self.slots))
     }
     fn size_hint(&self) -> Option<usize> {
         Some(self.slots.len - self.next.min(self.slots.len))
@@ -994,7 +1015,7 @@ impl<'de> de::MapAccess<'de> for StructAcc<'de, '_> {
         let i = self.next - 1;
         let x = self.slots.get(i);
         seed.deserialize(SlotDe { x, ctx: self.ctx })
-            .map_err(|e| key_path(e, self.fields[i]))
+            .map_err(|e| key_path(e, self.fields[i], i, &self.slots))
     }
     fn size_hint(&self) -> Option<usize> {
         Some(self.fields.len() - self.next)

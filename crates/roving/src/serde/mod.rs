@@ -8,6 +8,10 @@
 //! is null, and `serde_bytes` / `&[u8]` fields are byte strings.
 //! [`Timestamp`](crate::Timestamp) is a timestamp record (and RFC 3339
 //! text in other formats, from which it also reads).
+//!
+//! A decoding error carries the path of the value it is about
+//! ([`Error::path`](crate::Error::path), `$.a[1].x`) and, below the root,
+//! its byte offset in the document ([`Error::offset`](crate::Error::offset)).
 
 /// `ser::Serializer` methods for scalar kinds a serializer refuses, each
 /// returning the error `$err`: `refuse_scalars!(err(); serialize_f32(f32), ...)`.

@@ -617,7 +617,16 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
         deserialize_bool => Value::Bool(b) => visit_bool(b);
         deserialize_i8, deserialize_i16, deserialize_i32, deserialize_i64,
         deserialize_u8, deserialize_u16, deserialize_u32, deserialize_u64 => Value::Int(i) => visit_i64(i);
-        deserialize_f64 => Value::Float(f) => visit_f64(f);
+    }
+
+    /// A big integer is visited as the nearest float, as serde_json reads
+    /// an integer too large for 64 bits into an `f64`.
+    fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.value {
+            Value::Float(f) => visitor.visit_f64(f),
+            Value::BigInt(b) => visitor.visit_f64(bigint_to_float(b)),
+            _ => self.deserialize_any(visitor),
+        }
     }
 
     /// A float that is a binary32 exactly (NaN payloads included) is
@@ -628,6 +637,7 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
                 Some(x) => visitor.visit_f32(x),
                 None => visitor.visit_f64(f),
             },
+            Value::BigInt(b) => visitor.visit_f32(bigint_to_float(b)),
             _ => self.deserialize_any(visitor),
         }
     }
@@ -642,6 +652,22 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
     serde::forward_to_deserialize_any! {
         char unit unit_struct tuple tuple_struct map identifier
     }
+}
+
+/// The float (`f64` or `f32`) nearest to a big integer, infinite past the
+/// float's range: correctly rounded from the decimal text, which is at most
+/// 310 digits (a magnitude of more than 129 bytes is past 2^1024, infinite
+/// in both).
+fn bigint_to_float<F: std::str::FromStr + From<f32>>(b: crate::read::BigInt) -> F {
+    let inf = if b.negative {
+        f32::NEG_INFINITY
+    } else {
+        f32::INFINITY
+    };
+    if b.magnitude.len() > 129 {
+        return F::from(inf);
+    }
+    b.to_decimal().parse().unwrap_or(F::from(inf))
 }
 
 /// One element of an array or value of a map, as a resolved slot (see

@@ -70,3 +70,33 @@ fn vector_elements_have_a_path() {
     let err = roving::from_slice::<V>(&bytes).unwrap_err();
     assert_eq!(err.path(), Some("$.v[2]"));
 }
+
+#[test]
+fn errors_inside_a_variant_have_the_variant_in_their_path() {
+    #[derive(Deserialize, Debug)]
+    #[allow(dead_code)]
+    enum E {
+        U,
+        N(u8),
+        T(u8, u8),
+        S { x: u8 },
+    }
+    #[derive(Deserialize, Debug)]
+    #[allow(dead_code)]
+    struct Holder {
+        e: Vec<E>,
+    }
+    for (json, path) in [
+        (r#"{"e":[{"N":1},{"N":"s"}]}"#, "$.e[1].N"),
+        (r#"{"e":[{"T":[1,"s"]}]}"#, "$.e[0].T[1]"),
+        (r#"{"e":[{"S":{"x":"s"}}]}"#, "$.e[0].S.x"),
+        (r#"{"e":[{"S":{"y":1}}]}"#, "$.e[0].S"),
+        (r#"{"e":[{"U":1}]}"#, "$.e[0].U"),
+    ] {
+        let (_, err) = err_of::<Holder>(json);
+        assert_eq!(err.path(), Some(path), "{json}: {err}");
+    }
+    // An unknown variant is the error of the enum's value itself.
+    let (_, err) = err_of::<Holder>(r#"{"e":[{"Z":1}]}"#);
+    assert_eq!(err.path(), Some("$.e[0]"), "{err}");
+}

@@ -884,7 +884,14 @@ fn index_path(e: Error, i: usize, slots: &Slots) -> Error {
 #[cold]
 #[inline(never)]
 fn key_path(e: Error, k: &str, i: usize, slots: &Slots) -> Error {
-    let e = at_value(e, i, slots);
+    key_segment(at_value(e, i, slots), k)
+}
+
+/// Prefixes the path of an error with key `k`: `.k`, or `["k"]` for a key
+/// that is not a plain word.
+#[cold]
+#[inline(never)]
+fn key_segment(e: Error, k: &str) -> Error {
     let simple = !k.is_empty() && k.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_');
     if simple {
         e.prefix_path(&format!(".{k}"))
@@ -1135,36 +1142,42 @@ struct EnumAcc<'de, 'b> {
 
 impl<'de, 'b> de::EnumAccess<'de> for EnumAcc<'de, 'b> {
     type Error = Error;
-    type Variant = Deserializer<'de, 'b>;
+    type Variant = Self;
     fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self::Variant)> {
         let v = seed.deserialize(KeyDe(self.variant, 0))?;
-        Ok((v, self.de))
+        Ok((v, self))
     }
 }
 
-impl<'de> de::VariantAccess<'de> for Deserializer<'de, '_> {
+/// The value of a variant (`{variant: value}`): errors from it have the
+/// variant in their path, as those from any map value have its key.
+impl<'de> de::VariantAccess<'de> for EnumAcc<'de, '_> {
     type Error = Error;
     fn unit_variant(self) -> Result<()> {
-        match self.value {
+        match self.de.value {
             Value::Null => Ok(()),
             _ => Err(de::Error::invalid_type(
-                self.unexpected(),
+                self.de.unexpected(),
                 &"a unit variant",
             )),
         }
+        .map_err(|e| key_segment(e, self.variant))
     }
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value> {
-        seed.deserialize(self)
+        seed.deserialize(self.de)
+            .map_err(|e| key_segment(e, self.variant))
     }
     fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value> {
-        de::Deserializer::deserialize_seq(self, visitor)
+        de::Deserializer::deserialize_seq(self.de, visitor)
+            .map_err(|e| key_segment(e, self.variant))
     }
     fn struct_variant<V: Visitor<'de>>(
         self,
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
-        de::Deserializer::deserialize_struct(self, "", fields, visitor)
+        de::Deserializer::deserialize_struct(self.de, "", fields, visitor)
+            .map_err(|e| key_segment(e, self.variant))
     }
 }
 

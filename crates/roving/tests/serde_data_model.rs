@@ -312,3 +312,24 @@ fn borrowed_strings_and_bytes() {
     let range = bytes.as_ptr_range();
     assert!(range.contains(&back.s.as_ptr()) && range.contains(&back.b.as_ptr()));
 }
+
+#[test]
+fn plain_byte_slices_are_sequences_as_in_serde_json() {
+    #[derive(Serialize)]
+    struct Plain<'a> {
+        b: &'a [u8],
+    }
+    #[derive(Deserialize, Debug)]
+    #[allow(dead_code)]
+    struct Borrowed<'a> {
+        b: &'a [u8],
+    }
+    let bytes = roving::to_vec(&Plain { b: b"ab" }).unwrap();
+    let doc = roving::Document::open(&bytes).unwrap();
+    assert_eq!(
+        roving::json::to_json(doc.root()).unwrap(),
+        r#"{"b":[97,98]}"#
+    );
+    assert!(roving::from_slice::<Borrowed>(&bytes).is_err());
+    assert!(serde_json::from_str::<Borrowed>(r#"{"b":[97,98]}"#).is_err());
+}

@@ -5,7 +5,11 @@
 //!
 //! Structs are maps keyed by field name (so maps of one struct type share
 //! one shape), enums are externally tagged like serde_json, `Option::None`
-//! is null, and `serde_bytes` / `&[u8]` fields are byte strings.
+//! is null, and what serializes through `serialize_bytes` (a
+//! `#[serde(with = "serde_bytes")]` field) is a byte string, which reads
+//! back as borrowed `&[u8]`. As in serde_json, a plain `Vec<u8>` or
+//! `&[u8]` field is a sequence of integers (serde's own mapping), which a
+//! `&[u8]` cannot borrow: use `serde_bytes` for bytes.
 //! [`Timestamp`](crate::Timestamp) is a timestamp record (and RFC 3339
 //! text in other formats, from which it also reads).
 //!

@@ -32,6 +32,12 @@ fn on_small_stack<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> 
 fn depth_limit<V: std::fmt::Debug>(r: roving::Result<V>) {
     let err = r.unwrap_err();
     assert_eq!(*err.kind(), roving::ErrorKind::DepthLimit, "{err}");
+    assert!(
+        err.to_string().starts_with(
+            "nesting depth limit exceeded: more than 256 Option::Some and newtype levels in a row"
+        ),
+        "{err}"
+    );
 }
 
 #[test]

@@ -156,7 +156,7 @@ impl<'de> Ctx<'de> {
     fn wrap<R>(&self, f: impl FnOnce() -> Result<R>) -> Result<R> {
         let run = self.wrapped.get();
         if run >= MAX_WRAPPER_RUN {
-            return Err(depth_limit());
+            return Err(wrapper_limit());
         }
         self.wrapped.set(run + 1);
         let level = self.max_depth.saturating_sub(self.depth.get());
@@ -423,6 +423,14 @@ fn expansion_limit() -> Error {
 #[cold]
 fn depth_limit() -> Error {
     Error::new(ErrorKind::DepthLimit)
+}
+
+#[cold]
+fn wrapper_limit() -> Error {
+    depth_limit().with_message(format!(
+        "more than {MAX_WRAPPER_RUN} Option::Some and newtype levels in a row \
+         (a type that wraps itself?)"
+    ))
 }
 
 #[cold]
@@ -1077,7 +1085,7 @@ impl KeyDe<'_> {
     fn wrap<R>(self, f: impl FnOnce(Self) -> Result<R>) -> Result<R> {
         let KeyDe(k, run) = self;
         if run >= MAX_WRAPPER_RUN {
-            return Err(depth_limit());
+            return Err(wrapper_limit());
         }
         stack::at_level(run, || f(KeyDe(k, run + 1)))
     }

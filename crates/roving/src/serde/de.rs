@@ -664,7 +664,7 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
 
 /// The float (`f64` or `f32`) nearest to a big integer, infinite past the
 /// float's range: correctly rounded from the decimal text, which is at most
-/// 310 digits (a magnitude of more than 129 bytes is past 2^1024, infinite
+/// 311 digits (a magnitude of more than 129 bytes is past 2^1032, infinite
 /// in both).
 fn bigint_to_float<F: std::str::FromStr + From<f32>>(b: crate::read::BigInt) -> F {
     let inf = if b.negative {

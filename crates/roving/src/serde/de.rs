@@ -1016,8 +1016,10 @@ impl<'de> de::MapAccess<'de> for MapAcc<'de, '_> {
         let Some((k, x)) = self.pending.take() else {
             return Err(value_before_key());
         };
-        seed.deserialize(SlotDe { x, ctx: self.ctx })
-            .map_err(|e| key_path(e, k, self.next - 1, &self.slots))
+        match seed.deserialize(SlotDe { x, ctx: self.ctx }) {
+            Ok(v) => Ok(v),
+            Err(e) => Err(key_path(e, k, self.next - 1, &self.slots)),
+        }
     }
     fn size_hint(&self) -> Option<usize> {
         Some(self.slots.len - self.next.min(self.slots.len))
@@ -1055,11 +1057,23 @@ impl<'de> de::MapAccess<'de> for StructAcc<'de, '_> {
         }
         let i = self.next - 1;
         let x = self.slots.get(i);
-        seed.deserialize(SlotDe { x, ctx: self.ctx })
-            .map_err(|e| key_path(e, self.fields[i], i, &self.slots))
+        match seed.deserialize(SlotDe { x, ctx: self.ctx }) {
+            Ok(v) => Ok(v),
+            Err(e) => Err(self.value_error(e)),
+        }
     }
     fn size_hint(&self) -> Option<usize> {
         Some(self.fields.len() - self.next)
+    }
+}
+
+impl StructAcc<'_, '_> {
+    /// The error `e` from the value of the last key, with its path and offset.
+    #[cold]
+    #[inline(never)]
+    fn value_error(&self, e: Error) -> Error {
+        let i = self.next - 1;
+        key_path(e, self.fields[i], i, &self.slots)
     }
 }
 

@@ -39,6 +39,10 @@ pub const SERDE_MAX_DEPTH: usize = 256;
 /// [`ErrorKind::DepthLimit`] instead of recursing forever.
 const MAX_WRAPPER_RUN: usize = 256;
 
+/// `Option::Some` and newtype levels in a run that [`Ctx::wrap`] runs with
+/// no check (the common types have one or two around a value).
+const WRAPPERS_UNCHECKED: usize = 4;
+
 /// Validates `bytes` and deserializes a `T` from the document, borrowing
 /// `&str` and `&[u8]` fields from `bytes`. Documents nested deeper than
 /// 256 levels need [`from_value_with`].
@@ -150,19 +154,31 @@ impl<'de> Ctx<'de> {
 
     /// Runs `f`, the visit of an `Option::Some` or a newtype struct: a
     /// level that consumes no input, so at most [`MAX_WRAPPER_RUN`] of
-    /// them in a row (a container in between starts a new run), each on
-    /// enough stack ([`stack::at_level`], counting the containers above).
+    /// them in a row (a container in between starts a new run). Past
+    /// [`WRAPPERS_UNCHECKED`] in a run, each is on enough stack
+    /// ([`stack::at_level`], counting the containers above); the first few
+    /// fit in the stack a container level leaves them.
     #[inline(always)]
     fn wrap<R>(&self, f: impl FnOnce() -> Result<R>) -> Result<R> {
         let run = self.wrapped.get();
+        self.wrapped.set(run + 1);
+        let r = if run < WRAPPERS_UNCHECKED {
+            f()
+        } else {
+            self.wrap_deep(run, f)
+        };
+        self.wrapped.set(run);
+        r
+    }
+
+    /// [`wrap`](Self::wrap) past [`WRAPPERS_UNCHECKED`] in a run.
+    #[inline(never)]
+    fn wrap_deep<R>(&self, run: usize, f: impl FnOnce() -> Result<R>) -> Result<R> {
         if run >= MAX_WRAPPER_RUN {
             return Err(wrapper_limit());
         }
-        self.wrapped.set(run + 1);
         let level = self.max_depth.saturating_sub(self.depth.get());
-        let r = stack::at_level(level.saturating_add(run), f);
-        self.wrapped.set(run);
-        r
+        stack::at_level(level.saturating_add(run), f)
     }
 
     #[inline(always)]

@@ -103,10 +103,15 @@ struct Inner {
     prefixed: usize,
     /// The path once longer than `PATH_ENDS` segments.
     long_path: Option<Box<LongPath>>,
+    /// The I/O error this one was made from (its
+    /// [`source`](std::error::Error::source)); shared, so that errors stay
+    /// `Clone`.
+    io: Option<std::sync::Arc<std::io::Error>>,
 }
 
 /// Errors are equal when what they say is: kind, offset, line and column,
-/// path and message (not how the path was built).
+/// path and message (not how the path was built, nor the I/O error
+/// behind them, which has no equality).
 impl PartialEq for Inner {
     fn eq(&self, o: &Inner) -> bool {
         (self.kind == o.kind)
@@ -160,6 +165,7 @@ impl Error {
             message: None,
             prefixed: 0,
             long_path: None,
+            io: None,
         }))
     }
 
@@ -300,10 +306,23 @@ impl fmt::Debug for Error {
     }
 }
 
-impl std::error::Error for Error {}
+/// The source of an [`ErrorKind::Io`] error made from a
+/// [`std::io::Error`] is that error; other errors have none.
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.0.io {
+            Some(e) => Some(&**e),
+            None => None,
+        }
+    }
+}
 
+/// An [`ErrorKind::Io`] error with the I/O error's text as its message and
+/// the I/O error as its [`source`](std::error::Error::source).
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Error {
-        Error::new(ErrorKind::Io).with_message(e)
+        let mut err = Error::new(ErrorKind::Io).with_message(&e);
+        err.0.io = Some(std::sync::Arc::new(e));
+        err
     }
 }

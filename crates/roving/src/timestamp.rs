@@ -223,6 +223,9 @@ fn days_from_civil_checked(y: i64, m: u32, d: u32) -> Option<i64> {
 
 /// Proleptic Gregorian (year, month 1..=12, day 1..=31) to days since
 /// 1970-01-01 (Howard Hinnant's `days_from_civil`).
+///
+/// For years within ±2^54 (far beyond any [`Timestamp`]); past that the
+/// arithmetic overflows (a panic in debug builds, a wrong day in release).
 pub fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);
@@ -235,6 +238,9 @@ pub fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
 
 /// Days since 1970-01-01 to a proleptic Gregorian (year, month, day)
 /// (Howard Hinnant's `civil_from_days`).
+///
+/// For `|z|` up to 2^62 (a [`Timestamp`]'s days are within ±2^47); past
+/// that the arithmetic overflows (a panic in debug builds).
 pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let z = z + 719_468;
     let era = z.div_euclid(146_097);

@@ -1,6 +1,6 @@
-//! `Debug` of documents, values, iterators and vectors says where a value
-//! is, not the document's bytes: a value of a megabyte document prints in
-//! a line.
+//! `Debug` of documents, values, iterators, vectors and encoders says
+//! where a value is (or how far a document is), not the document's bytes:
+//! a value of a megabyte document prints in a line.
 
 mod common;
 
@@ -47,4 +47,22 @@ fn debug_output_stays_short_for_a_large_document() {
     let v = Document::open(&bytes).unwrap().root();
     let p = format!("{v:?}");
     assert!(p.len() < 120 && p.contains("len: 100000"), "{p}");
+}
+
+#[test]
+fn debug_of_an_encoder_stays_short_for_a_large_document() {
+    let mut e = Encoder::new();
+    e.begin_array().unwrap();
+    for i in 0..10_000 {
+        e.begin_map().unwrap();
+        e.key(&format!("k{}", i % 50)).unwrap();
+        e.str(&format!("value {i}")).unwrap();
+        e.end_map().unwrap();
+    }
+    let p = format!("{e:?}");
+    assert!(p.len() < 120, "{} chars: {p}", p.len());
+    assert!(
+        p.contains(&format!("len: {}", e.len())) && p.contains("depth: 1"),
+        "{p}"
+    );
 }

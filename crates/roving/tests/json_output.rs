@@ -1,4 +1,4 @@
-//! JSON output options: how extension values are written.
+//! JSON output options: how extension values are written, and indents.
 
 use roving::json::{write_json, JsonOptions};
 use roving::{Document, Encoder};
@@ -45,4 +45,19 @@ fn ext_text_writes_chosen_extensions_as_strings() {
         String::from_utf8(out).unwrap(),
         "[\n \"a\\\"b\\n\",\n \"a\\\"b\\n\"\n]"
     );
+}
+
+#[test]
+fn an_indent_too_large_for_memory_is_an_error() {
+    let bytes = roving::json::from_json(br#"{"a":[1,[2]],"v":[]}"#).unwrap();
+    let root = Document::open(&bytes).unwrap().root();
+    assert_eq!(
+        roving::json::to_json_pretty(root, 1).unwrap(),
+        "{\n \"a\": [\n  1,\n  [\n   2\n  ]\n ],\n \"v\": []\n}"
+    );
+    // (A terabyte of spaces, or more than an address space holds.)
+    for indent in [1usize << 40, usize::MAX / 2, usize::MAX] {
+        let err = roving::json::to_json_pretty(root, indent).unwrap_err();
+        assert_eq!(*err.kind(), roving::ErrorKind::Unsupported, "{err}");
+    }
 }

@@ -226,3 +226,28 @@ fn timestamps_through_serde() {
     assert!(err.to_string().contains("RFC 3339"), "{err}");
     assert!(roving::from_slice::<Timestamp>(&roving::to_vec(&5).unwrap()).is_err());
 }
+
+#[test]
+fn integers_past_64_bits_read_as_the_nearest_float() {
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct F {
+        a: f64,
+        b: f32,
+        c: Vec<f64>,
+    }
+    let big = "123456789012345678901234567890";
+    let huge = format!("-{}", "9".repeat(400));
+    for json in [
+        format!(r#"{{"a":{big},"b":{big},"c":[{big},-{big},18446744073709551616]}}"#),
+        format!(r#"{{"a":-{big},"b":1e3,"c":[]}}"#),
+    ] {
+        assert_eq!(
+            decode::<F>(&json).unwrap(),
+            serde_json::from_str::<F>(&json).unwrap()
+        );
+    }
+    // Past the float's range: infinite (serde_json refuses such a number).
+    let doc = roving::json::from_json(format!("[{huge}, {big}0000000000]").as_bytes()).unwrap();
+    let got = roving::from_slice::<(f64, f32)>(&doc).unwrap();
+    assert_eq!(got, (f64::NEG_INFINITY, f32::INFINITY));
+}

@@ -268,7 +268,6 @@ fn next_generation() -> u64 {
 /// assert_eq!(doc.get_path("langs[1]")?.unwrap().as_str(), Some("fr"));
 /// # Ok::<(), roving::Error>(())
 /// ```
-#[derive(Debug)]
 pub struct Encoder {
     out: Vec<u8>,
     slots: Vec<Pending>,
@@ -297,6 +296,20 @@ pub struct Encoder {
     /// Whether maps start with a predicted shape (off only in tests, which
     /// check that prediction changes no byte).
     predict: bool,
+}
+
+/// Says how far the document is (bytes written, open containers, shapes),
+/// not its bytes: an encoder of a megabyte document prints in a line.
+impl std::fmt::Debug for Encoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Encoder")
+            .field("len", &self.out.len())
+            .field("depth", &self.depth())
+            .field("max_depth", &self.max_depth)
+            .field("shapes", &self.shapes.len())
+            .field("has_root", &self.root.is_some())
+            .finish()
+    }
 }
 
 impl Default for Encoder {

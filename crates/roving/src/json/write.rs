@@ -106,12 +106,12 @@ pub fn write_json(value: Value<'_>, opts: &JsonOptions, out: &mut Vec<u8>) -> Re
                         out.push(b',');
                     }
                     *first = false;
-                    newline(opts, depth, out);
+                    newline(opts, depth, out)?;
                     next = Some(v);
                 }
                 None => {
                     stack.pop();
-                    newline(opts, depth - 1, out);
+                    newline(opts, depth - 1, out)?;
                     out.push(b']');
                 }
             },
@@ -121,7 +121,7 @@ pub fn write_json(value: Value<'_>, opts: &JsonOptions, out: &mut Vec<u8>) -> Re
                         out.push(b',');
                     }
                     *first = false;
-                    newline(opts, depth, out);
+                    newline(opts, depth, out)?;
                     write_str(k, out);
                     out.push(b':');
                     if opts.indent.is_some() {
@@ -131,7 +131,7 @@ pub fn write_json(value: Value<'_>, opts: &JsonOptions, out: &mut Vec<u8>) -> Re
                 }
                 None => {
                     stack.pop();
-                    newline(opts, depth - 1, out);
+                    newline(opts, depth - 1, out)?;
                     out.push(b'}');
                 }
             },
@@ -144,12 +144,22 @@ fn depth_error(opts: &JsonOptions) -> Error {
         .with_message(format!("more than {} levels", opts.limits.max_depth))
 }
 
+/// A newline and the indent of `depth` levels, if indenting: an error,
+/// not a panic or an abort, if that indent cannot be held in memory (an
+/// absurd `indent`).
 #[inline]
-fn newline(opts: &JsonOptions, depth: usize, out: &mut Vec<u8>) {
+fn newline(opts: &JsonOptions, depth: usize, out: &mut Vec<u8>) -> Result<()> {
     if let Some(n) = opts.indent {
         out.push(b'\n');
-        out.resize(out.len() + n * depth, b' ');
+        let spaces = n.saturating_mul(depth);
+        if out.try_reserve(spaces).is_err() {
+            return Err(Error::new(ErrorKind::Unsupported).with_message(format!(
+                "an indent of {n} spaces per level does not fit in memory"
+            )));
+        }
+        out.resize(out.len() + spaces, b' ');
     }
+    Ok(())
 }
 
 fn float(f: f64, out: &mut Vec<u8>) {
@@ -206,7 +216,7 @@ fn scalar(v: Value<'_>, opts: &JsonOptions, depth: usize, out: &mut Vec<u8>) -> 
                 if i > 0 {
                     out.push(b',');
                 }
-                newline(opts, depth + 1, out);
+                newline(opts, depth + 1, out)?;
                 match vec.get(i) {
                     Some(Scalar::Int(x)) => {
                         out.extend_from_slice(itoa::Buffer::new().format(x).as_bytes())
@@ -219,7 +229,7 @@ fn scalar(v: Value<'_>, opts: &JsonOptions, depth: usize, out: &mut Vec<u8>) -> 
                 }
             }
             if !vec.is_empty() {
-                newline(opts, depth, out);
+                newline(opts, depth, out)?;
             }
             out.push(b']');
         }

@@ -32,6 +32,17 @@ use crate::Limits;
 /// made, whose drops recurse too); [`from_value_with`] takes any.
 pub const SERDE_MAX_DEPTH: usize = 256;
 
+/// Maximum number of `Option::Some` and newtype levels in a row with no
+/// container between them, under any limits. They consume no input, so
+/// only a type that wraps itself with no end (`struct W(Option<Box<W>>)`
+/// read from anything but `null`) has more: it stops with
+/// [`ErrorKind::DepthLimit`] instead of recursing forever.
+const MAX_WRAPPER_RUN: usize = 256;
+
+/// `Option::Some` and newtype levels in a run that [`Ctx::wrap`] runs with
+/// no check (the common types have one or two around a value).
+const WRAPPERS_UNCHECKED: usize = 4;
+
 /// Validates `bytes` and deserializes a `T` from the document, borrowing
 /// `&str` and `&[u8]` fields from `bytes`. Documents nested deeper than
 /// 256 levels need [`from_value_with`].
@@ -79,8 +90,9 @@ pub fn from_value_with<'de, T: de::Deserialize<'de>>(
     T::deserialize(Deserializer { value, ctx: &ctx })
 }
 
-/// A serde `Deserializer` over one [`Value`].
-pub struct Deserializer<'de, 'b> {
+/// A serde `Deserializer` over one [`Value`] (made by [`from_value_with`]
+/// for the value and each one below it).
+pub(crate) struct Deserializer<'de, 'b> {
     value: Value<'de>,
     /// State shared by the whole decoding.
     ctx: &'b Ctx<'de>,
@@ -101,6 +113,9 @@ struct Ctx<'de> {
     depth: Cell<usize>,
     /// Levels allowed in all (`depth` at the root).
     max_depth: usize,
+    /// `Option::Some` and newtype levels entered since the innermost
+    /// container (see [`wrap`](Self::wrap)).
+    wrapped: Cell<usize>,
     /// Direct-mapped by shape position: `(shape + 1, fields address,
     /// fields length, equal)`; a zero shape marks an empty entry.
     shapes: [Cell<(usize, usize, usize, bool)>; SHAPE_CACHE],
@@ -113,6 +128,7 @@ impl<'de> Ctx<'de> {
             budget: Cell::new(budget),
             depth: Cell::new(depth),
             max_depth: depth,
+            wrapped: Cell::new(0),
             shapes: Default::default(),
         }
     }
@@ -132,7 +148,37 @@ impl<'de> Ctx<'de> {
             None => return Err(expansion_limit()),
         }
         self.depth.set(depth - 1);
+        self.wrapped.set(0);
         Ok(depth)
+    }
+
+    /// Runs `f`, the visit of an `Option::Some` or a newtype struct: a
+    /// level that consumes no input, so at most [`MAX_WRAPPER_RUN`] of
+    /// them in a row (a container in between starts a new run). Past
+    /// [`WRAPPERS_UNCHECKED`] in a run, each is on enough stack
+    /// ([`stack::at_level`], counting the containers above); the first few
+    /// fit in the stack a container level leaves them.
+    #[inline(always)]
+    fn wrap<R>(&self, f: impl FnOnce() -> Result<R>) -> Result<R> {
+        let run = self.wrapped.get();
+        self.wrapped.set(run + 1);
+        let r = if run < WRAPPERS_UNCHECKED {
+            f()
+        } else {
+            self.wrap_deep(run, f)
+        };
+        self.wrapped.set(run);
+        r
+    }
+
+    /// [`wrap`](Self::wrap) past [`WRAPPERS_UNCHECKED`] in a run.
+    #[inline(never)]
+    fn wrap_deep<R>(&self, run: usize, f: impl FnOnce() -> Result<R>) -> Result<R> {
+        if run >= MAX_WRAPPER_RUN {
+            return Err(wrapper_limit());
+        }
+        let level = self.max_depth.saturating_sub(self.depth.get());
+        stack::at_level(level.saturating_add(run), f)
     }
 
     #[inline(always)]
@@ -396,6 +442,14 @@ fn depth_limit() -> Error {
 }
 
 #[cold]
+fn wrapper_limit() -> Error {
+    depth_limit().with_message(format!(
+        "more than {MAX_WRAPPER_RUN} Option::Some and newtype levels in a row \
+         (a type that wraps itself?)"
+    ))
+}
+
+#[cold]
 fn other_document() -> Error {
     Error::custom("a container of another document")
 }
@@ -504,7 +558,7 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.value {
             Value::Null => visitor.visit_none(),
-            _ => visitor.visit_some(self),
+            _ => self.ctx.wrap(|| visitor.visit_some(self)),
         }
     }
 
@@ -513,7 +567,7 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
         _n: &'static str,
         visitor: V,
     ) -> Result<V::Value> {
-        visitor.visit_newtype_struct(self)
+        self.ctx.wrap(|| visitor.visit_newtype_struct(self))
     }
 
     fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
@@ -587,7 +641,16 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
         deserialize_bool => Value::Bool(b) => visit_bool(b);
         deserialize_i8, deserialize_i16, deserialize_i32, deserialize_i64,
         deserialize_u8, deserialize_u16, deserialize_u32, deserialize_u64 => Value::Int(i) => visit_i64(i);
-        deserialize_f64 => Value::Float(f) => visit_f64(f);
+    }
+
+    /// A big integer is visited as the nearest float, as serde_json reads
+    /// an integer too large for 64 bits into an `f64`.
+    fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.value {
+            Value::Float(f) => visitor.visit_f64(f),
+            Value::BigInt(b) => visitor.visit_f64(bigint_to_float(b)),
+            _ => self.deserialize_any(visitor),
+        }
     }
 
     /// A float that is a binary32 exactly (NaN payloads included) is
@@ -598,6 +661,7 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
                 Some(x) => visitor.visit_f32(x),
                 None => visitor.visit_f64(f),
             },
+            Value::BigInt(b) => visitor.visit_f32(bigint_to_float(b)),
             _ => self.deserialize_any(visitor),
         }
     }
@@ -612,6 +676,22 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
     serde::forward_to_deserialize_any! {
         char unit unit_struct tuple tuple_struct map identifier
     }
+}
+
+/// The float (`f64` or `f32`) nearest to a big integer, infinite past the
+/// float's range: correctly rounded from the decimal text, which is at most
+/// 311 digits (a magnitude of more than 129 bytes is past 2^1032, infinite
+/// in both).
+fn bigint_to_float<F: std::str::FromStr + From<f32>>(b: crate::read::BigInt) -> F {
+    let inf = if b.negative {
+        f32::NEG_INFINITY
+    } else {
+        f32::INFINITY
+    };
+    if b.magnitude.len() > 129 {
+        return F::from(inf);
+    }
+    b.to_decimal().parse().unwrap_or(F::from(inf))
 }
 
 /// One element of an array or value of a map, as a resolved slot (see
@@ -746,7 +826,7 @@ impl<'de> de::Deserializer<'de> for SlotDe<'de, '_> {
         if self.x == NULL_SLOT {
             visitor.visit_none()
         } else if self.x & 3 == 0 {
-            visitor.visit_some(self)
+            self.ctx.wrap(|| visitor.visit_some(self))
         } else {
             self.slow(|d| d.deserialize_option(visitor))
         }
@@ -785,7 +865,7 @@ impl<'de> de::Deserializer<'de> for SlotDe<'de, '_> {
         _n: &'static str,
         visitor: V,
     ) -> Result<V::Value> {
-        visitor.visit_newtype_struct(self)
+        self.ctx.wrap(|| visitor.visit_newtype_struct(self))
     }
 
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
@@ -815,23 +895,49 @@ impl<'de> de::Deserializer<'de> for SlotDe<'de, '_> {
     }
 }
 
-/// Prefixes the path of an error from element `i` of an array.
+/// Prefixes the path of an error from element `i` of an array, whose
+/// slots are `slots` (see [`at_value`]).
 #[cold]
 #[inline(never)]
-fn index_path(e: Error, i: usize) -> Error {
-    e.prefix_path(&format!("[{i}]"))
+fn index_path(e: Error, i: usize, slots: &Slots) -> Error {
+    at_value(e, i, slots).prefix_path(&format!("[{i}]"))
 }
 
-/// Prefixes the path of an error from the value of key `k`.
+/// Prefixes the path of an error from the value of key `k`, the value of
+/// slot `i` of `slots` (see [`at_value`]).
 #[cold]
 #[inline(never)]
-fn key_path(e: Error, k: &str) -> Error {
+fn key_path(e: Error, k: &str, i: usize, slots: &Slots) -> Error {
+    key_segment(at_value(e, i, slots), k)
+}
+
+/// Prefixes the path of an error with key `k`: `.k`, or `["k"]` for a key
+/// that is not a plain word.
+#[cold]
+#[inline(never)]
+fn key_segment(e: Error, k: &str) -> Error {
     let simple = !k.is_empty() && k.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_');
     if simple {
         e.prefix_path(&format!(".{k}"))
     } else {
         e.prefix_path(&format!("[{k:?}]"))
     }
+}
+
+/// An error from the value of slot `i` of `slots`, with the byte offset of
+/// that value unless it has one (from a value further in): its record, or
+/// the slot itself for a value held in the slot.
+fn at_value(e: Error, i: usize, slots: &Slots) -> Error {
+    if e.offset().is_some() {
+        return e;
+    }
+    let x = slots.get(i);
+    let at = if x & 3 == 0 {
+        (x >> 2) as usize
+    } else {
+        slots.at + i * slots.width
+    };
+    e.with_offset(at)
 }
 
 #[cold]
@@ -859,7 +965,7 @@ impl<'de> de::SeqAccess<'de> for ArraySeq<'de, '_> {
         let x = self.slots.get(i);
         match seed.deserialize(SlotDe { x, ctx: self.ctx }) {
             Ok(x) => Ok(Some(x)),
-            Err(e) => Err(index_path(e, i)),
+            Err(e) => Err(index_path(e, i, &self.slots)),
         }
     }
     fn size_hint(&self) -> Option<usize> {
@@ -879,11 +985,13 @@ impl<'de> de::SeqAccess<'de> for VectorSeq<'de> {
             return Ok(None);
         };
         self.i += 1;
-        match x {
-            Scalar::Int(i) => seed.deserialize(i.into_deserializer()).map(Some),
-            Scalar::UInt(u) => seed.deserialize(u.into_deserializer()).map(Some),
-            Scalar::Float(f) => seed.deserialize(f.into_deserializer()).map(Some),
-        }
+        let r = match x {
+            Scalar::Int(i) => seed.deserialize(i.into_deserializer()),
+            Scalar::UInt(u) => seed.deserialize(u.into_deserializer()),
+            Scalar::Float(f) => seed.deserialize(f.into_deserializer()),
+        };
+        r.map(Some)
+            .map_err(|e: Error| e.prefix_path(&format!("[{}]", self.i - 1)))
     }
     fn size_hint(&self) -> Option<usize> {
         Some(self.v.len() - self.i)
@@ -917,15 +1025,17 @@ impl<'de> de::MapAccess<'de> for MapAcc<'de, '_> {
         let k = shape.key_bytes(self.ctx.buf, i);
         let k = k.and_then(|k| text(k, 0)).unwrap_or("");
         self.pending = Some((k, self.slots.get(i)));
-        seed.deserialize(KeyDe(k)).map(Some)
+        seed.deserialize(KeyDe(k, 0)).map(Some)
     }
     #[inline]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
         let Some((k, x)) = self.pending.take() else {
             return Err(value_before_key());
         };
-        seed.deserialize(SlotDe { x, ctx: self.ctx })
-            .map_err(|e| key_path(e, k))
+        match seed.deserialize(SlotDe { x, ctx: self.ctx }) {
+            Ok(v) => Ok(v),
+            Err(e) => Err(key_path(e, k, self.next - 1, &self.slots)),
+        }
     }
     fn size_hint(&self) -> Option<usize> {
         Some(self.slots.len - self.next.min(self.slots.len))
@@ -954,7 +1064,7 @@ impl<'de> de::MapAccess<'de> for StructAcc<'de, '_> {
         };
         self.next += 1;
         self.pending = true;
-        seed.deserialize(KeyDe(k)).map(Some)
+        seed.deserialize(KeyDe(k, 0)).map(Some)
     }
     #[inline]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
@@ -963,11 +1073,23 @@ impl<'de> de::MapAccess<'de> for StructAcc<'de, '_> {
         }
         let i = self.next - 1;
         let x = self.slots.get(i);
-        seed.deserialize(SlotDe { x, ctx: self.ctx })
-            .map_err(|e| key_path(e, self.fields[i]))
+        match seed.deserialize(SlotDe { x, ctx: self.ctx }) {
+            Ok(v) => Ok(v),
+            Err(e) => Err(self.value_error(e)),
+        }
     }
     fn size_hint(&self) -> Option<usize> {
         Some(self.fields.len() - self.next)
+    }
+}
+
+impl StructAcc<'_, '_> {
+    /// The error `e` from the value of the last key, with its path and offset.
+    #[cold]
+    #[inline(never)]
+    fn value_error(&self, e: Error) -> Error {
+        let i = self.next - 1;
+        key_path(e, self.fields[i], i, &self.slots)
     }
 }
 
@@ -984,7 +1106,20 @@ impl de::Expected for ExpectedLen {
 }
 
 /// Map keys: borrowed strings, parsed as numbers when a number is wanted.
-struct KeyDe<'de>(&'de str);
+/// The count is of the `Option::Some` and newtype levels around the key so
+/// far (at most [`MAX_WRAPPER_RUN`], as in [`Ctx::wrap`]).
+struct KeyDe<'de>(&'de str, usize);
+
+impl KeyDe<'_> {
+    /// `f` of this key one `Option::Some` or newtype level down.
+    fn wrap<R>(self, f: impl FnOnce(Self) -> Result<R>) -> Result<R> {
+        let KeyDe(k, run) = self;
+        if run >= MAX_WRAPPER_RUN {
+            return Err(wrapper_limit());
+        }
+        stack::at_level(run, || f(KeyDe(k, run + 1)))
+    }
+}
 
 /// Number and bool keys are read from the text `to_vec` writes for them
 /// (`1`, `-1`, `true`); other text (`+1`, ` 1`) stays a string, which the
@@ -1015,14 +1150,14 @@ impl<'de> de::Deserializer<'de> for KeyDe<'de> {
         deserialize_bool => visit_bool: bool, deserialize_char => visit_char: char);
     /// A key is never null: an `Option` key is `Some` of the key.
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        visitor.visit_some(self)
+        self.wrap(|k| visitor.visit_some(k))
     }
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
         _n: &'static str,
         visitor: V,
     ) -> Result<V::Value> {
-        visitor.visit_newtype_struct(self)
+        self.wrap(|k| visitor.visit_newtype_struct(k))
     }
     fn deserialize_enum<V: Visitor<'de>>(
         self,
@@ -1045,36 +1180,42 @@ struct EnumAcc<'de, 'b> {
 
 impl<'de, 'b> de::EnumAccess<'de> for EnumAcc<'de, 'b> {
     type Error = Error;
-    type Variant = Deserializer<'de, 'b>;
+    type Variant = Self;
     fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self::Variant)> {
-        let v = seed.deserialize(KeyDe(self.variant))?;
-        Ok((v, self.de))
+        let v = seed.deserialize(KeyDe(self.variant, 0))?;
+        Ok((v, self))
     }
 }
 
-impl<'de> de::VariantAccess<'de> for Deserializer<'de, '_> {
+/// The value of a variant (`{variant: value}`): errors from it have the
+/// variant in their path, as those from any map value have its key.
+impl<'de> de::VariantAccess<'de> for EnumAcc<'de, '_> {
     type Error = Error;
     fn unit_variant(self) -> Result<()> {
-        match self.value {
+        match self.de.value {
             Value::Null => Ok(()),
             _ => Err(de::Error::invalid_type(
-                self.unexpected(),
+                self.de.unexpected(),
                 &"a unit variant",
             )),
         }
+        .map_err(|e| key_segment(e, self.variant))
     }
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value> {
-        seed.deserialize(self)
+        seed.deserialize(self.de)
+            .map_err(|e| key_segment(e, self.variant))
     }
     fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value> {
-        de::Deserializer::deserialize_seq(self, visitor)
+        de::Deserializer::deserialize_seq(self.de, visitor)
+            .map_err(|e| key_segment(e, self.variant))
     }
     fn struct_variant<V: Visitor<'de>>(
         self,
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
-        de::Deserializer::deserialize_struct(self, "", fields, visitor)
+        de::Deserializer::deserialize_struct(self.de, "", fields, visitor)
+            .map_err(|e| key_segment(e, self.variant))
     }
 }
 

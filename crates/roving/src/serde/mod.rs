@@ -5,9 +5,17 @@
 //!
 //! Structs are maps keyed by field name (so maps of one struct type share
 //! one shape), enums are externally tagged like serde_json, `Option::None`
-//! is null, and `serde_bytes` / `&[u8]` fields are byte strings.
+//! is null, and what serializes through `serialize_bytes` (a
+//! `#[serde(with = "serde_bytes")]` field) is a byte string, which reads
+//! back as borrowed `&[u8]`. As in serde_json, a plain `Vec<u8>` or
+//! `&[u8]` field is a sequence of integers (serde's own mapping), which a
+//! `&[u8]` cannot borrow: use `serde_bytes` for bytes.
 //! [`Timestamp`](crate::Timestamp) is a timestamp record (and RFC 3339
 //! text in other formats, from which it also reads).
+//!
+//! A decoding error carries the path of the value it is about
+//! ([`Error::path`](crate::Error::path), `$.a[1].x`) and, below the root,
+//! its byte offset in the document ([`Error::offset`](crate::Error::offset)).
 
 /// `ser::Serializer` methods for scalar kinds a serializer refuses, each
 /// returning the error `$err`: `refuse_scalars!(err(); serialize_f32(f32), ...)`.
@@ -89,5 +97,5 @@ mod ser;
 mod stack;
 mod timestamp;
 
-pub use de::{from_slice, from_value, from_value_with, Deserializer};
+pub use de::{from_slice, from_value, from_value_with};
 pub use ser::{to_vec, Serializer};

@@ -26,7 +26,23 @@ pub fn to_vec<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
     })
 }
 
-/// A serde `Serializer` writing into an [`Encoder`].
+/// A serde `Serializer` writing into an [`Encoder`]: the next value of the
+/// encoder (its root, an array element, a map value after its key), so
+/// typed values can be mixed with values written by hand.
+///
+/// ```
+/// use serde::Serialize;
+/// let mut enc = roving::Encoder::new();
+/// enc.begin_map()?;
+/// enc.key("point")?;
+/// (1, 2).serialize(&mut roving::serde::Serializer::new(&mut enc))?;
+/// enc.end_map()?;
+/// let bytes = enc.finish()?;
+/// let doc = roving::Document::open(&bytes)?;
+/// assert_eq!(roving::json::to_json(doc.root())?, r#"{"point":[1,2]}"#);
+/// # Ok::<(), roving::Error>(())
+/// ```
+#[derive(Debug)]
 pub struct Serializer<'e> {
     /// The encoder written to.
     pub enc: &'e mut Encoder,

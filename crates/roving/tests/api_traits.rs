@@ -1,0 +1,54 @@
+//! The public types have the traits a user expects: `Send` and `Sync`
+//! (documents, values and encoders move to and are shared between
+//! threads), `Debug`, and `std::error::Error` for the error. A missing
+//! one fails to compile.
+
+fn send_sync<T: Send + Sync>() {}
+fn debug<T: std::fmt::Debug>() {}
+
+#[test]
+fn public_types_are_send_sync_and_debug() {
+    send_sync::<roving::Document<'static>>();
+    send_sync::<roving::Value<'static>>();
+    send_sync::<roving::Array<'static>>();
+    send_sync::<roving::Map<'static>>();
+    send_sync::<roving::Vector<'static>>();
+    send_sync::<roving::Encoder>();
+    send_sync::<roving::Error>();
+    send_sync::<roving::Timestamp>();
+    send_sync::<roving::Mark>();
+    send_sync::<roving::KeyId>();
+    send_sync::<roving::KeyHandle>();
+    send_sync::<roving::Limits>();
+    send_sync::<roving::json::JsonOptions>();
+    send_sync::<roving::serde::Serializer<'static>>();
+
+    debug::<roving::Document<'static>>();
+    debug::<roving::Value<'static>>();
+    debug::<roving::Encoder>();
+    debug::<roving::Mark>();
+    debug::<roving::KeyId>();
+    debug::<roving::KeyHandle>();
+    debug::<roving::Limits>();
+    debug::<roving::json::JsonOptions>();
+    debug::<roving::read::ArrayIter<'static>>();
+    debug::<roving::read::MapIter<'static>>();
+    debug::<roving::read::MapValues<'static>>();
+    debug::<roving::read::ArraySlots<'static>>();
+    debug::<roving::read::MapSlots<'static>>();
+    debug::<roving::read::BigInt<'static>>();
+    debug::<roving::read::Ext<'static>>();
+    debug::<roving::read::Scalar>();
+    debug::<roving::read::PathSegment>();
+    debug::<roving::ElemType>();
+    debug::<roving::serde::Serializer<'static>>();
+}
+
+#[test]
+fn the_error_is_a_std_error_that_crosses_threads() {
+    fn std_error<T: std::error::Error + Send + Sync + 'static>() {}
+    std_error::<roving::Error>();
+    let boxed: Box<dyn std::error::Error + Send + Sync> =
+        roving::validate(b"nope").unwrap_err().into();
+    assert!(boxed.to_string().starts_with("not a roving document"));
+}

@@ -1,0 +1,335 @@
+//! The serde data model and the common attributes, next to serde_json: a
+//! value that round-trips through serde_json round-trips through roving,
+//! and the two agree on those that round-trip through neither (serde's
+//! own limits: `Some(None)` reads back as `None`; `i128` inside
+//! `flatten`ed or internally tagged content).
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Debug;
+use std::time::{Duration, SystemTime};
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+/// Whether `v` round-trips through serde_json and through roving; they
+/// must agree, and the answer must be `expect`.
+fn both<T: Serialize + DeserializeOwned + PartialEq + Debug>(v: T, expect: bool) {
+    let json = serde_json::to_string(&v)
+        .ok()
+        .and_then(|j| serde_json::from_str::<T>(&j).ok());
+    let bytes = roving::to_vec(&v).unwrap();
+    let rov = roving::from_slice::<T>(&bytes);
+    assert_eq!(
+        json.as_ref() == Some(&v),
+        expect,
+        "serde_json: {v:?} -> {json:?}"
+    );
+    assert_eq!(
+        rov.as_ref().ok() == Some(&v),
+        expect,
+        "roving: {v:?} -> {rov:?}"
+    );
+}
+
+fn rt<T: Serialize + DeserializeOwned + PartialEq + Debug>(v: T) {
+    both(v, true)
+}
+
+#[derive(Serialize, Deserialize, PartialEq, Debug)]
+enum External {
+    U,
+    N(i32),
+    T(i32, String),
+    S { a: i32, b: Option<String> },
+}
+
+#[derive(Serialize, Deserialize, PartialEq, Debug)]
+#[serde(tag = "type")]
+enum Internal {
+    U,
+    S { a: i32 },
+    N(Fields),
+    Big { v: u128 },
+}
+
+#[derive(Serialize, Deserialize, PartialEq, Debug)]
+#[serde(tag = "t", content = "c")]
+enum Adjacent {
+    U,
+    N(i32),
+    T(i32, String),
+    S { a: i32 },
+}
+
+#[derive(Serialize, Deserialize, PartialEq, Debug)]
+#[serde(untagged)]
+enum Untagged {
+    I(i64),
+    F(f64),
+    S(String),
+    B(bool),
+    Nul,
+    V(Vec<Untagged>),
+    M(BTreeMap<String, Untagged>),
+}
+
+#[derive(Serialize, Deserialize, PartialEq, Debug)]
+struct Fields {
+    x: u8,
+    y: Option<u64>,
+}
+
+#[derive(Serialize, Deserialize, PartialEq, Debug)]
+struct FlattenMap {
+    a: i32,
+    #[serde(flatten)]
+    rest: BTreeMap<String, serde_json::Value>,
+}
+
+#[derive(Serialize, Deserialize, PartialEq, Debug)]
+struct FlattenStruct {
+    a: i32,
+    #[serde(flatten)]
+    inner: Fields,
+}
+
+#[derive(Serialize, Deserialize, PartialEq, Debug)]
+struct FlattenWide {
+    a: i32,
+    #[serde(flatten)]
+    inner: Wide,
+}
+
+#[derive(Serialize, Deserialize, PartialEq, Debug)]
+struct Wide {
+    big: i128,
+}
+
+#[derive(Serialize, Deserialize, PartialEq, Debug)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Renamed {
+    first_name: String,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    last_name: Option<String>,
+    #[serde(default)]
+    n: u8,
+}
+
+#[derive(Serialize, Deserialize, PartialEq, Debug)]
+struct Unit;
+
+#[derive(Serialize, Deserialize, PartialEq, Debug)]
+struct Tuple(i32, String);
+
+#[derive(Serialize, Deserialize, PartialEq, Debug)]
+struct Newtype(String);
+
+#[derive(Serialize, Deserialize, PartialEq, Debug)]
+struct WithBytes {
+    #[serde(with = "serde_bytes")]
+    b: Vec<u8>,
+}
+
+#[derive(Serialize, Deserialize, PartialEq, Debug, PartialOrd, Ord, Eq, Hash)]
+enum KeyEnum {
+    Aa,
+    Bb,
+}
+
+#[derive(Serialize, Deserialize, PartialEq, Debug, PartialOrd, Ord, Eq)]
+struct KeyNewtype(String);
+
+#[test]
+fn enums_in_every_form() {
+    rt(External::U);
+    rt(External::N(3));
+    rt(External::T(3, "x".into()));
+    rt(External::S { a: 1, b: None });
+    rt(Internal::U);
+    rt(Internal::S { a: 5 });
+    rt(Internal::N(Fields {
+        x: 1,
+        y: Some(u64::MAX),
+    }));
+    rt(Adjacent::U);
+    rt(Adjacent::N(1));
+    rt(Adjacent::T(1, "a".into()));
+    rt(Adjacent::S { a: 2 });
+    rt(Untagged::V(vec![
+        Untagged::I(-1),
+        Untagged::F(1.5),
+        Untagged::F(2.0),
+        Untagged::S("s".into()),
+        Untagged::B(true),
+        Untagged::Nul,
+        Untagged::M(BTreeMap::from([("k".into(), Untagged::I(1))])),
+    ]));
+    rt(Ok::<i32, String>(1));
+    rt(Err::<i32, String>("e".into()));
+}
+
+#[test]
+fn struct_attributes() {
+    let rest = BTreeMap::from([(
+        "b".to_string(),
+        serde_json::json!({"c": [1, 2.5, "x", null]}),
+    )]);
+    rt(FlattenMap { a: 1, rest });
+    rt(FlattenStruct {
+        a: 1,
+        inner: Fields { x: 2, y: None },
+    });
+    rt(Renamed {
+        first_name: "a".into(),
+        last_name: None,
+        n: 0,
+    });
+    rt(Renamed {
+        first_name: "a".into(),
+        last_name: Some("b".into()),
+        n: 9,
+    });
+    let doc = roving::json::from_json(br#"{"firstName":"a","extra":1}"#).unwrap();
+    let err = roving::from_slice::<Renamed>(&doc).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "unknown field `extra`, expected one of `firstName`, `lastName`, `n`"
+    );
+    rt(Unit);
+    rt(Tuple(1, "x".into()));
+    rt(Newtype("x".into()));
+    rt(());
+    // serde buffers flattened and internally tagged content without i128.
+    both(
+        FlattenWide {
+            a: 1,
+            inner: Wide { big: i128::MIN },
+        },
+        false,
+    );
+    both(Internal::Big { v: u128::MAX }, false);
+}
+
+#[test]
+fn scalars_options_and_collections() {
+    rt(None::<i32>);
+    rt(Some(3));
+    rt(vec![Some(vec![None, Some(1)]), None]);
+    both(Some(None::<i32>), false);
+    for v in [i128::MIN, i128::MAX, -5, i64::MIN as i128, 1 << 64] {
+        rt(v);
+    }
+    rt(u128::MAX);
+    rt(u64::MAX);
+    rt(i64::MIN);
+    rt('x');
+    rt('😀');
+    rt(1.1f32);
+    rt(0.1f64);
+    rt(-0.0f64);
+    rt(3.0f64);
+    rt("a\0b".to_string());
+    rt(Box::<str>::from("x"));
+    rt(Cow::<str>::Owned("x".into()));
+    rt(WithBytes { b: vec![0, 255] });
+    rt(vec![0u8, 255]);
+    rt((1, "a".to_string(), 2.5));
+    rt([1u8; 3]);
+    rt(1..5);
+    rt(HashMap::from([(1u32, "a".to_string()), (2, "b".into())]));
+    rt(BTreeMap::from([(-1i64, 1), (5, 2)]));
+    rt(BTreeMap::from([(u128::MAX, 1)]));
+    rt(BTreeMap::from([(true, 1)]));
+    rt(BTreeMap::from([('c', 1)]));
+    rt(BTreeMap::from([(KeyEnum::Aa, 1), (KeyEnum::Bb, 2)]));
+    rt(BTreeMap::from([(KeyNewtype("k".into()), 1)]));
+    rt(BTreeMap::from([(String::new(), 1)]));
+    rt(serde_json::json!({
+        "a": [1, -1, 1.5, u64::MAX, i64::MIN, "s", null, true, {"x": {}}, []],
+        "b": 1e300,
+        "c": 1e-300,
+    }));
+    // Non-finite floats: roving keeps them, serde_json writes null.
+    let bytes = roving::to_vec(&[f64::INFINITY, f64::NEG_INFINITY]).unwrap();
+    assert_eq!(
+        roving::from_slice::<[f64; 2]>(&bytes).unwrap(),
+        [f64::INFINITY, f64::NEG_INFINITY]
+    );
+}
+
+#[test]
+fn std_and_ecosystem_types() {
+    rt(SystemTime::UNIX_EPOCH + Duration::new(1_700_000_000, 5));
+    rt(Duration::new(5, 7));
+    rt(std::net::IpAddr::from([127, 0, 0, 1]));
+    rt(std::path::PathBuf::from("/x"));
+    rt(uuid::Uuid::from_u128(
+        0x1234_5678_9abc_def0_1234_5678_9abc_def0,
+    ));
+    rt(chrono::DateTime::<chrono::Utc>::from_timestamp(1_700_000_000, 123).unwrap());
+    rt(chrono::NaiveDate::from_ymd_opt(2020, 2, 29).unwrap());
+    // A roving timestamp record reads into chrono's types from its text.
+    let mut enc = roving::Encoder::new();
+    let t = roving::Timestamp::new(1_700_000_000, 5, Some(3600)).unwrap();
+    enc.timestamp(t).unwrap();
+    let bytes = enc.finish().unwrap();
+    let dt = roving::from_slice::<chrono::DateTime<chrono::FixedOffset>>(&bytes).unwrap();
+    assert_eq!(dt.to_rfc3339(), "2023-11-14T23:13:20.000000005+01:00");
+}
+
+#[test]
+fn borrowed_strings_and_bytes() {
+    #[derive(Serialize)]
+    struct Out<'a> {
+        s: &'a str,
+        c: &'a str,
+        #[serde(with = "serde_bytes")]
+        b: &'a [u8],
+        m: BTreeMap<&'a str, &'a str>,
+    }
+    #[derive(Deserialize)]
+    struct In<'a> {
+        s: &'a str,
+        #[serde(borrow)]
+        c: Cow<'a, str>,
+        #[serde(with = "serde_bytes")]
+        b: &'a [u8],
+        #[serde(borrow)]
+        m: BTreeMap<&'a str, &'a str>,
+    }
+    let out = Out {
+        s: "hello",
+        c: "cow",
+        b: b"\x00\x01",
+        m: BTreeMap::from([("k", "v")]),
+    };
+    let bytes = roving::to_vec(&out).unwrap();
+    let back: In = roving::from_slice(&bytes).unwrap();
+    assert_eq!((back.s, back.b), ("hello", &b"\x00\x01"[..]));
+    assert!(matches!(back.c, Cow::Borrowed("cow")));
+    assert_eq!(back.m, BTreeMap::from([("k", "v")]));
+    let range = bytes.as_ptr_range();
+    assert!(range.contains(&back.s.as_ptr()) && range.contains(&back.b.as_ptr()));
+}
+
+#[test]
+fn plain_byte_slices_are_sequences_as_in_serde_json() {
+    #[derive(Serialize)]
+    struct Plain<'a> {
+        b: &'a [u8],
+    }
+    #[derive(Deserialize, Debug)]
+    #[allow(dead_code)]
+    struct Borrowed<'a> {
+        b: &'a [u8],
+    }
+    let bytes = roving::to_vec(&Plain { b: b"ab" }).unwrap();
+    let doc = roving::Document::open(&bytes).unwrap();
+    assert_eq!(
+        roving::json::to_json(doc.root()).unwrap(),
+        r#"{"b":[97,98]}"#
+    );
+    assert!(roving::from_slice::<Borrowed>(&bytes).is_err());
+    assert!(serde_json::from_str::<Borrowed>(r#"{"b":[97,98]}"#).is_err());
+}

@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+import roving
 
 PEOPLE = [
     {
@@ -520,9 +521,10 @@ def test_dump_rich_types(tmp_path: Path) -> None:
 
 
 def test_dump_integer_too_long_for_decimal_text(tmp_path: Path) -> None:
-    # Python refuses str() of an int over 4300 digits; dump must not fail on one.
-    big = tmp_path / "big.json"
-    big.write_text("[" + "9" * 5000 + ", -" + "7" * 20000 + ", 5]")
+    # Python refuses str() of an int over 4300 digits; dump must not fail on
+    # one. (JSON text cannot carry one: from_json stops at 4300 digits too.)
+    big = tmp_path / "big.rv"
+    big.write_bytes(roving.dumps([10**5000 - 1, -(7 * (10**20000 - 1) // 9), 5]))
     p = run("dump", str(big))
     assert p.returncode == 0, p.stderr
     lines = p.stdout.decode().splitlines()
@@ -531,6 +533,11 @@ def test_dump_integer_too_long_for_decimal_text(tmp_path: Path) -> None:
     assert lines[2].startswith("  [1]: int -") and "digits" in lines[2], lines[2]
     assert lines[3] == "  [2]: int 5"
     assert len(p.stdout) < 2000
+    # As JSON text, such an integer is a one-line error.
+    big_json = tmp_path / "big.json"
+    big_json.write_text("[" + "9" * 5000 + "]")
+    p = run("dump", str(big_json))
+    assert p.returncode == 1 and b"4300" in p.stderr and p.stderr.count(b"\n") == 1, p.stderr
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="file names are bytes on Linux")

@@ -54,6 +54,22 @@ def test_json_errors_are_decode_errors() -> None:
 
 
 @pytest.mark.skipif(not SUITE.exists(), reason="JSONTestSuite not available")
+def test_json_integers_stop_at_pythons_digit_limit() -> None:
+    # As json.loads and str(int) do past 4300 digits (their cost grows with
+    # the square of the digits): a ValueError, before any conversion work.
+    nines = 10**4300 - 1
+    text = str(nines).encode()
+    assert roving.loads(roving.from_json(text)) == nines
+    assert roving.to_json(roving.dumps(-nines)) == b"-" + text
+    with pytest.raises(roving.DecodeError, match="4301 digits"):
+        roving.from_json(b"1" * 4301)
+    with pytest.raises(ValueError, match="more than 4300 digits"):
+        roving.to_json(roving.dumps(nines + 1))
+    # In binary there is no limit.
+    huge = 1 << 100_000
+    assert roving.loads(roving.dumps(huge)) == huge
+
+
 def test_json_test_suite() -> None:
     for f in sorted(SUITE.iterdir()):
         data = f.read_bytes()

@@ -230,7 +230,10 @@ fn validate(data: &Bound<'_, PyAny>) -> PyResult<()> {
 
 /// from_json(data, /) -> bytes
 ///
-/// Converts JSON text (str or UTF-8 bytes) to a roving document.
+/// Converts JSON text (str or UTF-8 bytes) to a roving document. An
+/// integer of more than 4300 digits is a DecodeError, as it is a
+/// ValueError for json.loads (converting decimal text takes time that
+/// grows with the square of the digits).
 #[pyfunction]
 #[pyo3(signature = (data, /))]
 fn from_json<'py>(data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
@@ -264,8 +267,9 @@ fn from_json<'py>(data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
 /// `{"$base64": ...}`, timestamps RFC 3339 strings, dates `"YYYY-MM-DD"`,
 /// UUIDs and Decimals their text (the forms typed `loads` reads back),
 /// other extension values `{"$ext": id, "$base64": ...}`, non-finite
-/// floats null. `indent` (0 or more spaces) pretty-prints; a negative one
-/// is a ValueError.
+/// floats null; an integer of more than 4300 digits is a DecodeError (as
+/// for str(int)). `indent` (0 or more spaces) pretty-prints; a negative
+/// one is a ValueError.
 #[pyfunction]
 #[pyo3(signature = (data, /, *, indent=None))]
 fn to_json<'py>(data: &Bound<'py, PyAny>, indent: Option<i64>) -> PyResult<Bound<'py, PyBytes>> {

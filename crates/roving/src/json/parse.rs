@@ -4,12 +4,15 @@
 //! the input must be UTF-8 with no BOM; lone surrogate escapes are
 //! rejected. Iterative, so nesting is bounded only by the depth limit
 //! (10,000 levels by default, as for the converters back to JSON, so that
-//! every document `from_json` makes converts back). Integers of any size stay integers; numbers with a fraction or
-//! an exponent become the nearest `f64` (overflow to infinity is an error);
+//! every document `from_json` makes converts back). Integers stay integers,
+//! big ones too, up to [`MAX_DECIMAL_DIGITS`] digits (a longer one is an
+//! `Unsupported` error, as in Python); numbers with a fraction or an
+//! exponent become the nearest `f64` (overflow to infinity is an error);
 //! `-0` becomes the float `-0.0`, keeping its sign.
 
 use crate::encode::Encoder;
 use crate::error::{Error, ErrorKind, Result};
+use crate::read::MAX_DECIMAL_DIGITS;
 
 /// Converts JSON text to a roving document.
 ///
@@ -74,6 +77,20 @@ fn syntax(input: &[u8], off: usize, msg: &str) -> Error {
     let (l, c) = line_col(input, off);
     Error::new(ErrorKind::JsonSyntax)
         .with_message(msg)
+        .with_offset(off)
+        .with_line_col(l, c)
+}
+
+/// The error for an integer of `n` digits, more than [`MAX_DECIMAL_DIGITS`].
+#[cold]
+fn too_many_digits(input: &[u8], off: usize, n: usize) -> Error {
+    let (l, c) = line_col(input, off);
+    Error::new(ErrorKind::Unsupported)
+        .with_message(format!(
+            "an integer of {n} digits: roving reads at most {MAX_DECIMAL_DIGITS} \
+             (converting decimal text takes time that grows with the square of its digits; \
+             Python's int has the same limit)"
+        ))
         .with_offset(off)
         .with_line_col(l, c)
 }
@@ -408,6 +425,9 @@ impl<'a> Parser<'a> {
                 } else {
                     enc.u64(v)
                 };
+            }
+            if digits.len() > MAX_DECIMAL_DIGITS {
+                return Err(too_many_digits(b, start, digits.len()));
             }
             let big = num_bigint::BigInt::parse_bytes(&b[start..i], 10)
                 .ok_or_else(|| syntax(b, start, "invalid integer"))?;

@@ -3,7 +3,7 @@
 use base64::Engine as _;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::read::{ArrayIter, MapIter, Scalar, Value};
+use crate::read::{ArrayIter, MapIter, Scalar, Value, MAX_DECIMAL_DIGITS};
 use crate::Limits;
 
 /// Text for an extension value in JSON output instead of the default
@@ -162,6 +162,16 @@ fn newline(opts: &JsonOptions, depth: usize, out: &mut Vec<u8>) -> Result<()> {
     Ok(())
 }
 
+/// The error for a big integer of more than [`MAX_DECIMAL_DIGITS`] digits.
+#[cold]
+fn too_many_digits() -> Error {
+    Error::new(ErrorKind::Unsupported).with_message(format!(
+        "an integer of more than {MAX_DECIMAL_DIGITS} digits cannot be written as JSON \
+         (converting to decimal text takes time that grows with the square of the digits; \
+         Python's int has the same limit)"
+    ))
+}
+
 fn float(f: f64, out: &mut Vec<u8>) {
     if f.is_finite() {
         out.extend_from_slice(ryu::Buffer::new().format_finite(f).as_bytes());
@@ -177,7 +187,10 @@ fn scalar(v: Value<'_>, opts: &JsonOptions, depth: usize, out: &mut Vec<u8>) -> 
         Value::Bool(false) => out.extend_from_slice(b"false"),
         Value::Int(i) => out.extend_from_slice(itoa::Buffer::new().format(i).as_bytes()),
         Value::UInt(u) => out.extend_from_slice(itoa::Buffer::new().format(u).as_bytes()),
-        Value::BigInt(b) => out.extend_from_slice(b.to_decimal().as_bytes()),
+        Value::BigInt(b) => match b.to_decimal_limited() {
+            Some(text) => out.extend_from_slice(text.as_bytes()),
+            None => return Err(too_many_digits()),
+        },
         Value::Float(f) => float(f, out),
         Value::Str(s) => write_str(s, out),
         Value::Bytes(b) => {

@@ -58,7 +58,7 @@ mod vector;
 pub use array::{Array, ArrayIter, ArraySlots};
 pub use map::{KeyHandle, Map, MapIter, MapSlots, MapValues};
 pub use path::PathSegment;
-pub use value::{BigInt, Ext, Value};
+pub use value::{BigInt, Ext, Value, MAX_DECIMAL_BITS, MAX_DECIMAL_DIGITS};
 pub use vector::{Scalar, Vector, VectorElement};
 
 pub(crate) use map::{map_shape_ref, shape_target, Shape};

@@ -59,11 +59,50 @@ impl BigInt<'_> {
         num_bigint::BigInt::from_bytes_le(sign, self.magnitude)
     }
 
-    /// Decimal text of the value.
+    /// Decimal text of the value. Its cost grows with the square of the
+    /// digits (a million digits take a fraction of a second, ten million
+    /// over a minute): for values from untrusted documents, use
+    /// [`BigInt::to_decimal_limited`].
     pub fn to_decimal(&self) -> String {
         self.to_num().to_string()
     }
+
+    /// Decimal text of the value if it has at most [`MAX_DECIMAL_DIGITS`]
+    /// digits (the sign not counted), else `None`, found from the length of
+    /// the magnitude before any conversion for all but values of exactly
+    /// [`MAX_DECIMAL_BITS`] bits. The JSON writer and serde's string form
+    /// of big integers use it.
+    pub fn to_decimal_limited(&self) -> Option<String> {
+        let top = self
+            .magnitude
+            .last()
+            .map_or(0, |&b| 8 - b.leading_zeros() as usize);
+        let bits = (self.magnitude.len().max(1) - 1).saturating_mul(8) + top;
+        if bits > MAX_DECIMAL_BITS {
+            return None;
+        }
+        let text = self.to_decimal();
+        let digits = text.len() - usize::from(text.starts_with('-'));
+        (digits <= MAX_DECIMAL_DIGITS).then_some(text)
+    }
 }
+
+/// Most decimal digits of an integer that roving converts to or from text
+/// (JSON in and out, serde's string form of big integers): 4300, Python's
+/// default limit for `int` and `str` (`sys.get_int_max_str_digits`), for
+/// the same reason. Converting decimal text costs time that grows with the
+/// square of its digits, so a long integer in a hostile JSON text or
+/// document would stall a converter: past the limit, the conversion is an
+/// [`ErrorKind::Unsupported`](crate::ErrorKind::Unsupported) error, found
+/// before any conversion work. Big integers in binary (the format, the
+/// encoder, Python's `dumps` and `loads`) have no such limit.
+pub const MAX_DECIMAL_DIGITS: usize = 4300;
+
+/// Bits of the largest magnitude that can have at most
+/// [`MAX_DECIMAL_DIGITS`] digits: `10^4300 - 1` has 14,285 bits (so does
+/// `10^4300`, of 4301 digits), and every value of more bits is at least
+/// `2^14285 > 10^4300`.
+pub const MAX_DECIMAL_BITS: usize = 14_285;
 
 /// An extension value: a type id chosen by the application, and bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -507,7 +507,16 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
                 } else if let Ok(x) = u128::try_from(&n) {
                     visitor.visit_u128(x)
                 } else {
-                    visitor.visit_string(n.to_string())
+                    // (Its decimal text: what serde_json's `Value` takes
+                    // for such a number.)
+                    let text = b.to_decimal_limited().ok_or_else(|| {
+                        Error::new(ErrorKind::Unsupported).with_message(format!(
+                            "an integer of more than {} digits has no decimal form here \
+                             (converting takes time that grows with the square of the digits)",
+                            crate::read::MAX_DECIMAL_DIGITS
+                        ))
+                    })?;
+                    visitor.visit_string(text)
                 }
             }
             Value::Float(f) => visitor.visit_f64(f),

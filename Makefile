@@ -10,11 +10,11 @@ export VIRTUAL_ENV := $(abspath $(VENV))
 export PATH := $(abspath $(VENV))/bin:$(HOME)/.cargo/bin:$(PATH)
 export CARGO_TERM_COLOR := never
 
-.PHONY: test bench rust-checks rust-test py-setup py-build py-test py-checks \
+.PHONY: test bench rust-checks rust-test py-setup py-build py-test py-checks py-install \
         bench-py bench-rust fuzz fuzz-smoke clean
 
 ## test: every test and quality gate (CI runs this)
-test: rust-checks rust-test py-test py-checks fuzz-smoke
+test: rust-checks rust-test py-test py-checks py-install fuzz-smoke
 
 ## bench: build, install the peers, run every experiment and the Rust benches
 bench: py-build
@@ -48,6 +48,10 @@ py-checks: py-build
 	$(VENV)/bin/ruff format --check python tests/python scripts
 	$(PY) -m mypy
 	$(PY) -m mypy.stubtest roving._roving --allowlist tests/python/stubtest-allowlist.txt
+
+## py-install: `pip install .` into a new venv, checked from outside the tree
+py-install: py-setup
+	PYTHON=$(PYTHON) bash scripts/check_pip_install.sh
 
 bench-py: py-build
 	$(PY) -m pip install -q -r requirements-bench.txt

@@ -1,10 +1,9 @@
 //! roving -> JSON, iteratively (no recursion at any depth).
 
 use base64::Engine as _;
-
-use crate::error::{Error, ErrorKind, Result};
 use hashbrown::HashMap;
 
+use crate::error::{Error, ErrorKind, Result};
 use crate::read::{ArrayIter, MapIter, Scalar, Value, Vector};
 use crate::Limits;
 

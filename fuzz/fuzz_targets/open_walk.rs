@@ -1,5 +1,6 @@
 //! Arbitrary bytes: open (validate), then walk every value, look keys and
-//! paths up, and convert to JSON. Must never crash or hang.
+//! paths up, and convert to JSON (whose size the value limit bounds).
+//! Must never crash or hang.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use roving::{Document, KeyHandle, Limits, Value};
@@ -54,4 +55,12 @@ fuzz_target!(|data: &[u8]| {
     };
     let mut out = Vec::new();
     let _ = roving::json::write_json(doc.root(), &opts, &mut out);
+    // The limit bounds the output too (a value per 16 bytes of text), past
+    // it by at most one value (a string escaped as `\u00XX` at worst).
+    assert!(
+        out.len() <= 100_000 * roving::BYTES_PER_VALUE + 6 * data.len() + 64,
+        "{} bytes of JSON from {} bytes",
+        out.len(),
+        data.len()
+    );
 });

@@ -221,3 +221,49 @@ def test_shared_subtrees_compare_with_python_objects_in_linear_time() -> None:
     assert view == roving.loads(b)
     assert view != differs
     assert not (view == differs)
+
+
+def varint(n: int) -> bytes:
+    out = bytearray()
+    while n >= 0x80:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def shared_bytes_doc(payload: bytes, places: int) -> bytes:
+    """An array of `places` references to one byte string (dumps writes
+    each bytes object anew, so this is built by hand): the header, the
+    bytes record at offset 3, an array of 1-byte absolute references to it
+    (slot 3 << 2 | 2), and a root of width 4 referring to the array."""
+    doc = bytearray(b"RV\x01")
+    doc += b"\x0d" + varint(len(payload)) + payload
+    array = len(doc)
+    doc += b"\x10" + varint(places) + bytes([3 << 2 | 2]) * places
+    root = (array << 2 | 2).to_bytes(4, "little")
+    doc += b"\x1e" + root + b"\x1e"
+    roving.validate(doc)
+    return bytes(doc)
+
+
+def test_a_long_string_at_many_places_hits_the_expansion_limit() -> None:
+    # Containers are shared as objects, but each place of a long string
+    # gets a str of its own: its length counts against the limit, as in
+    # the Rust converters (a value per 16 bytes). Without
+    # that, this 150 KB document needs 5 GB of strings.
+    b = roving.dumps(["x" * 50_000] * 100_000)
+    assert len(b) < 200_000
+    with pytest.raises(roving.DecodeError, match="expansion"):
+        roving.loads(b)
+    with pytest.raises(roving.DecodeError, match="expansion"):
+        roving.loads(b, type=list[str])
+    raw = shared_bytes_doc(b"y" * 50_000, 100_000)
+    assert len(raw) < 200_000
+    with pytest.raises(roving.DecodeError, match="expansion"):
+        roving.loads(raw)
+    with pytest.raises(roving.DecodeError, match="expansion"):
+        roving.loads(raw, type=list[bytes])
+    # A few hundred places of a long string convert.
+    ok = ["z" * 5_000] * 300
+    assert roving.loads(roving.dumps(ok)) == ok

@@ -674,6 +674,18 @@ impl<'py, 'a> Decoder<'py, 'a> {
         }
     }
 
+    /// Charges a payload of `len` bytes copied into a new object (a str
+    /// or bytes made at every place it appears): a value per
+    /// [`roving::BYTES_PER_VALUE`] bytes, as the Rust converters count.
+    #[inline(always)]
+    pub(crate) fn charge_payload(&mut self, len: usize) -> PyResult<()> {
+        let n = len / roving::BYTES_PER_VALUE;
+        if n == 0 {
+            return Ok(());
+        }
+        self.charge(n)
+    }
+
     #[cold]
     fn stack_error(&self) -> PyErr {
         decode_error(
@@ -752,10 +764,16 @@ impl<'py, 'a> Decoder<'py, 'a> {
         match v {
             Value::UInt(u) => scalar(py, Value::UInt(u)),
             Value::BigInt(b) => bigint(py, b),
-            Value::Bytes(b) => Ok(PyBytes::new(py, b).into_any()),
+            Value::Bytes(b) => {
+                self.charge_payload(b.len())?;
+                Ok(PyBytes::new(py, b).into_any())
+            }
             Value::Timestamp(t) => timestamp(py, t),
             Value::Vector(vec) => self.vector(vec),
-            Value::Ext(e) => ext(py, e.type_id, e.data),
+            Value::Ext(e) => {
+                self.charge_payload(e.data.len())?;
+                ext(py, e.type_id, e.data)
+            }
             Value::Str(s) => self.str(s.as_bytes()),
             Value::Map(m) => self.map(m),
             Value::Array(a) => self.array(a),
@@ -771,6 +789,9 @@ impl<'py, 'a> Decoder<'py, 'a> {
         if b.len().wrapping_sub(1) >= STR_CACHE_MAX_LEN
             || addr.wrapping_sub(self.base) >= self.cache_span
         {
+            // A new str at every place: its length counts against the
+            // expansion budget (a long string shared by many places).
+            self.charge_payload(b.len())?;
             return pytypes::make_str(self.py, b);
         }
         let h = ((addr as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) as usize

@@ -1629,7 +1629,10 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
                     .map_err(decode_fail)
             }
             (Plan::Float, Value::Float(f)) => Ok(pyo3::types::PyFloat::new(py, f).into_any()),
-            (Plan::Bytes, Value::Bytes(b)) => Ok(pyo3::types::PyBytes::new(py, b).into_any()),
+            (Plan::Bytes, Value::Bytes(b)) => {
+                self.d.charge_payload(b.len()).map_err(decode_fail)?;
+                Ok(pyo3::types::PyBytes::new(py, b).into_any())
+            }
             (Plan::Union { nullable: true, .. }, Value::Null) => Ok(py.None().into_bound(py)),
             (Plan::Union { members, .. }, Value::Str(s)) if matches!(members[..], [Plan::Str]) => {
                 self.d.str(s.as_bytes()).map_err(decode_fail)
@@ -1749,7 +1752,10 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
                 _ => Err(mismatch(plan, &v)),
             },
             Plan::Bytes => match v {
-                Value::Bytes(b) => Ok(pyo3::types::PyBytes::new(py, b).into_any()),
+                Value::Bytes(b) => {
+                    self.d.charge_payload(b.len()).map_err(decode_fail)?;
+                    Ok(pyo3::types::PyBytes::new(py, b).into_any())
+                }
                 _ => match base64_text(&v) {
                     Some(s) => from_base64(py, s),
                     None => Err(mismatch(plan, &v)),
@@ -1808,6 +1814,7 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
             },
             Plan::Decimal => match v {
                 Value::Ext(e) if e.type_id == EXT_DECIMAL => {
+                    self.d.charge_payload(e.data.len()).map_err(decode_fail)?;
                     decode::ext(py, e.type_id, e.data).map_err(decode_fail)
                 }
                 Value::Str(s) => {

@@ -47,9 +47,17 @@ pub struct Limits {
     /// Maximum nesting depth of containers.
     pub max_depth: usize,
     /// Maximum number of values visited, counting a shared subtree once per
-    /// place it appears.
+    /// place it appears. The JSON writer and serde decoding also count one
+    /// value per [`BYTES_PER_VALUE`] bytes of the strings, byte strings,
+    /// big integers, extension payloads and vector elements they copy out
+    /// (the JSON writer: of the text it writes), so that a long string
+    /// shared by many places cannot make the output large either.
     pub max_values: u64,
 }
+
+/// Bytes of string, byte string, big integer or extension payload (or of
+/// JSON text) that count as one value against [`Limits::max_values`].
+pub const BYTES_PER_VALUE: usize = 16;
 
 impl Limits {
     /// The default limits for a document of `len` bytes: depth 10,000 and

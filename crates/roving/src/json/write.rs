@@ -1,9 +1,10 @@
 //! roving -> JSON, iteratively (no recursion at any depth).
 
 use base64::Engine as _;
+use hashbrown::HashMap;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::read::{ArrayIter, MapIter, Scalar, Value, MAX_DECIMAL_DIGITS};
+use crate::read::{ArrayIter, MapIter, Scalar, Value, Vector, MAX_DECIMAL_DIGITS};
 use crate::Limits;
 
 /// Text for an extension value in JSON output instead of the default
@@ -65,20 +66,64 @@ enum Frame<'a> {
     Map(MapIter<'a>, bool),
 }
 
+/// What the writer spends of its expansion limit ([`Limits::max_values`]):
+/// one per value written, and one per
+/// [`BYTES_PER_VALUE`](crate::BYTES_PER_VALUE) bytes of output, so that
+/// neither long strings written once per place they appear, nor
+/// indentation, nor long vectors can make the output large.
+struct Budget {
+    max: u64,
+    /// Values written so far.
+    values: u64,
+    /// Length of `out` before the first value.
+    start: usize,
+    /// Decimal text of the big integers written so far, by the address of
+    /// their magnitude and their sign: a shared one is converted once
+    /// (conversion is superlinear in its length).
+    decimals: HashMap<(usize, bool), String>,
+}
+
+impl Budget {
+    /// Takes `n` values, and checks that `extra` more bytes of output
+    /// would still be in budget.
+    #[inline]
+    fn take(&mut self, n: u64, extra: usize, out: &[u8]) -> Result<()> {
+        self.values = self.values.saturating_add(n);
+        let bytes = (out.len() - self.start).saturating_add(extra);
+        let cost = self
+            .values
+            .saturating_add((bytes / crate::BYTES_PER_VALUE) as u64);
+        if cost > self.max {
+            return Err(Error::new(ErrorKind::ExpansionLimit).with_message(format!(
+                "more than {} values (one per value and per {} bytes of output)",
+                self.max,
+                crate::BYTES_PER_VALUE
+            )));
+        }
+        Ok(())
+    }
+}
+
 /// Appends the JSON text of `value` to `out`. A value of a lazily opened
 /// document is validated first ([`Value::validated`]).
+///
+/// The output is limited by `opts.limits.max_values` (an
+/// [`ErrorKind::ExpansionLimit`] error past it): it counts every value
+/// written (a vector's elements too) and every
+/// [`BYTES_PER_VALUE`](crate::BYTES_PER_VALUE) bytes of output.
 pub fn write_json(value: Value<'_>, opts: &JsonOptions, out: &mut Vec<u8>) -> Result<()> {
     let value = value.validated()?;
     let mut stack: Vec<Frame<'_>> = Vec::new();
-    let mut budget = opts.limits.max_values;
+    let mut budget = Budget {
+        max: opts.limits.max_values,
+        values: 0,
+        start: out.len(),
+        decimals: HashMap::new(),
+    };
     let mut next = Some(value);
     loop {
         if let Some(v) = next.take() {
-            if budget == 0 {
-                return Err(Error::new(ErrorKind::ExpansionLimit)
-                    .with_message(format!("more than {} values", opts.limits.max_values)));
-            }
-            budget -= 1;
+            budget.take(1, 0, out)?;
             match v {
                 Value::Array(a) if !a.is_empty() => {
                     if stack.len() >= opts.limits.max_depth {
@@ -94,7 +139,7 @@ pub fn write_json(value: Value<'_>, opts: &JsonOptions, out: &mut Vec<u8>) -> Re
                     out.push(b'{');
                     stack.push(Frame::Map(m.iter(), true));
                 }
-                v => scalar(v, opts, stack.len(), out)?,
+                v => scalar(v, opts, stack.len(), &mut budget, out)?,
             }
         }
         let depth = stack.len();
@@ -180,17 +225,32 @@ fn float(f: f64, out: &mut Vec<u8>) {
     }
 }
 
-fn scalar(v: Value<'_>, opts: &JsonOptions, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+fn scalar(
+    v: Value<'_>,
+    opts: &JsonOptions,
+    depth: usize,
+    budget: &mut Budget,
+    out: &mut Vec<u8>,
+) -> Result<()> {
     match v {
         Value::Null => out.extend_from_slice(b"null"),
         Value::Bool(true) => out.extend_from_slice(b"true"),
         Value::Bool(false) => out.extend_from_slice(b"false"),
         Value::Int(i) => out.extend_from_slice(itoa::Buffer::new().format(i).as_bytes()),
         Value::UInt(u) => out.extend_from_slice(itoa::Buffer::new().format(u).as_bytes()),
-        Value::BigInt(b) => match b.to_decimal_limited() {
-            Some(text) => out.extend_from_slice(text.as_bytes()),
-            None => return Err(too_many_digits()),
-        },
+        Value::BigInt(b) => {
+            // At most 2.41 digits per byte: a conversion whose text could
+            // not fit is refused before it starts.
+            budget.take(0, b.magnitude.len().saturating_mul(5) / 2 + 1, out)?;
+            let key = (b.magnitude.as_ptr() as usize, b.negative);
+            if !budget.decimals.contains_key(&key) {
+                let text = b.to_decimal_limited().ok_or_else(too_many_digits)?;
+                budget.decimals.insert(key, text);
+            }
+            if let Some(text) = budget.decimals.get(&key) {
+                out.extend_from_slice(text.as_bytes());
+            }
+        }
         Value::Float(f) => float(f, out),
         Value::Str(s) => write_str(s, out),
         Value::Bytes(b) => {
@@ -223,32 +283,42 @@ fn scalar(v: Value<'_>, opts: &JsonOptions, depth: usize, out: &mut Vec<u8>) -> 
             );
             out.extend_from_slice(b"\"}");
         }
-        Value::Vector(vec) => {
-            out.push(b'[');
-            for i in 0..vec.len() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                newline(opts, depth + 1, out)?;
-                match vec.get(i) {
-                    Some(Scalar::Int(x)) => {
-                        out.extend_from_slice(itoa::Buffer::new().format(x).as_bytes())
-                    }
-                    Some(Scalar::UInt(x)) => {
-                        out.extend_from_slice(itoa::Buffer::new().format(x).as_bytes())
-                    }
-                    Some(Scalar::Float(x)) => float(x, out),
-                    None => out.extend_from_slice(b"null"),
-                }
-            }
-            if !vec.is_empty() {
-                newline(opts, depth, out)?;
-            }
-            out.push(b']');
-        }
+        Value::Vector(vec) => write_vector(vec, opts, depth, budget, out)?,
         Value::Array(_) => out.extend_from_slice(b"[]"),
         Value::Map(_) => out.extend_from_slice(b"{}"),
     }
+    Ok(())
+}
+
+/// Writes a vector as an array of numbers, taking each element from the
+/// budget (the vector itself was taken already).
+fn write_vector(
+    vec: Vector<'_>,
+    opts: &JsonOptions,
+    depth: usize,
+    budget: &mut Budget,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    out.push(b'[');
+    for i in 0..vec.len() {
+        budget.take(1, 0, out)?;
+        if i > 0 {
+            out.push(b',');
+        }
+        newline(opts, depth + 1, out)?;
+        match vec.get(i) {
+            Some(Scalar::Int(x)) => out.extend_from_slice(itoa::Buffer::new().format(x).as_bytes()),
+            Some(Scalar::UInt(x)) => {
+                out.extend_from_slice(itoa::Buffer::new().format(x).as_bytes())
+            }
+            Some(Scalar::Float(x)) => float(x, out),
+            None => out.extend_from_slice(b"null"),
+        }
+    }
+    if !vec.is_empty() {
+        newline(opts, depth, out)?;
+    }
+    out.push(b']');
     Ok(())
 }
 

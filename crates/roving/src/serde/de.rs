@@ -11,7 +11,7 @@
 //! else goes through the [`Value`]-based [`Deserializer`], with the same
 //! visits either way. Typed decoding reads only validated documents.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 
 use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 
@@ -119,6 +119,10 @@ struct Ctx<'de> {
     /// Direct-mapped by shape position: `(shape + 1, fields address,
     /// fields length, equal)`; a zero shape marks an empty entry.
     shapes: [Cell<(usize, usize, usize, bool)>; SHAPE_CACHE],
+    /// Decimal text of the big integers beyond 128 bits visited so far, by
+    /// the address of their magnitude and their sign: a shared one is
+    /// converted once (conversion is superlinear in its length).
+    decimals: RefCell<hashbrown::HashMap<(usize, bool), String>>,
 }
 
 impl<'de> Ctx<'de> {
@@ -130,7 +134,45 @@ impl<'de> Ctx<'de> {
             max_depth: depth,
             wrapped: Cell::new(0),
             shapes: Default::default(),
+            decimals: Default::default(),
         }
+    }
+
+    /// Takes from the budget what copying out `len` bytes of payload (a
+    /// string, byte string, big integer or vector) costs: a value per
+    /// [`BYTES_PER_VALUE`](crate::BYTES_PER_VALUE) bytes (the value itself
+    /// was taken by its container).
+    #[inline(always)]
+    fn payload(&self, len: usize) -> Result<()> {
+        let cost = (len / crate::BYTES_PER_VALUE) as u64;
+        if cost != 0 {
+            match self.budget.get().checked_sub(cost) {
+                Some(rest) => self.budget.set(rest),
+                None => return Err(expansion_limit()),
+            }
+        }
+        Ok(())
+    }
+
+    /// The decimal text of a big integer beyond 128 bits, its length taken
+    /// from the budget before it is converted.
+    fn decimal(&self, b: crate::read::BigInt<'de>) -> Result<String> {
+        // At most 2.41 digits per byte.
+        self.payload(b.magnitude.len().saturating_mul(5) / 2 + 1)?;
+        let key = (b.magnitude.as_ptr() as usize, b.negative);
+        let mut memo = self.decimals.borrow_mut();
+        if let Some(text) = memo.get(&key) {
+            return Ok(text.clone());
+        }
+        let text = b.to_decimal_limited().ok_or_else(|| {
+            Error::new(ErrorKind::Unsupported).with_message(format!(
+                "an integer of more than {} digits has no decimal form here \
+                 (converting takes time that grows with the square of the digits)",
+                crate::read::MAX_DECIMAL_DIGITS
+            ))
+        })?;
+        memo.insert(key, text.clone());
+        Ok(text)
     }
 
     /// Enters a container of `len` values: one level down, `len` values
@@ -500,28 +542,28 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
             Value::Bool(b) => visitor.visit_bool(b),
             Value::Int(i) => visitor.visit_i64(i),
             Value::UInt(u) => visitor.visit_u64(u),
-            Value::BigInt(b) => {
+            Value::BigInt(b) if b.magnitude.len() <= 16 => {
                 let n = b.to_num();
                 if let Ok(x) = i128::try_from(&n) {
                     visitor.visit_i128(x)
                 } else if let Ok(x) = u128::try_from(&n) {
                     visitor.visit_u128(x)
                 } else {
-                    // (Its decimal text: what serde_json's `Value` takes
-                    // for such a number.)
-                    let text = b.to_decimal_limited().ok_or_else(|| {
-                        Error::new(ErrorKind::Unsupported).with_message(format!(
-                            "an integer of more than {} digits has no decimal form here \
-                             (converting takes time that grows with the square of the digits)",
-                            crate::read::MAX_DECIMAL_DIGITS
-                        ))
-                    })?;
-                    visitor.visit_string(text)
+                    visitor.visit_string(n.to_string())
                 }
             }
+            // Past 128 bits, its decimal text (what serde_json's `Value`
+            // takes for such a number).
+            Value::BigInt(b) => visitor.visit_string(self.ctx.decimal(b)?),
             Value::Float(f) => visitor.visit_f64(f),
-            Value::Str(s) => visitor.visit_borrowed_str(s),
-            Value::Bytes(b) => visitor.visit_borrowed_bytes(b),
+            Value::Str(s) => {
+                self.ctx.payload(s.len())?;
+                visitor.visit_borrowed_str(s)
+            }
+            Value::Bytes(b) => {
+                self.ctx.payload(b.len())?;
+                visitor.visit_borrowed_bytes(b)
+            }
             Value::Timestamp(t) => visitor.visit_string(t.to_rfc3339()),
             Value::Ext(e) => {
                 let depth = self.ctx.enter(2)?;
@@ -537,6 +579,9 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
                 r
             }
             Value::Vector(v) => {
+                // Its elements are values.
+                self.ctx
+                    .payload(v.len().saturating_mul(crate::BYTES_PER_VALUE))?;
                 let mut seq = VectorSeq { v, i: 0 };
                 let r = visitor.visit_seq(&mut seq)?;
                 if seq.i < v.len() {
@@ -580,14 +625,14 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
     }
 
     fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        match self.value {
-            Value::Bytes(b) => visitor.visit_borrowed_bytes(b),
-            Value::Str(s) => visitor.visit_borrowed_bytes(s.as_bytes()),
-            Value::Vector(v) if v.elem_type() == crate::ElemType::U8 => {
-                visitor.visit_borrowed_bytes(v.raw())
-            }
-            _ => self.deserialize_any(visitor),
-        }
+        let b = match self.value {
+            Value::Bytes(b) => b,
+            Value::Str(s) => s.as_bytes(),
+            Value::Vector(v) if v.elem_type() == crate::ElemType::U8 => v.raw(),
+            _ => return self.deserialize_any(visitor),
+        };
+        self.ctx.payload(b.len())?;
+        visitor.visit_borrowed_bytes(b)
     }
 
     fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
@@ -646,7 +691,6 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
     // The common cases of the scalar requests; anything else goes through
     // `deserialize_any` (same visits either way).
     scalar_fast! {
-        deserialize_str, deserialize_string => Value::Str(s) => visit_borrowed_str(s);
         deserialize_bool => Value::Bool(b) => visit_bool(b);
         deserialize_i8, deserialize_i16, deserialize_i32, deserialize_i64,
         deserialize_u8, deserialize_u16, deserialize_u32, deserialize_u64 => Value::Int(i) => visit_i64(i);
@@ -660,6 +704,22 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
             Value::BigInt(b) => visitor.visit_f64(bigint_to_float(b)),
             _ => self.deserialize_any(visitor),
         }
+    }
+
+    #[inline]
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.value {
+            Value::Str(s) => {
+                self.ctx.payload(s.len())?;
+                visitor.visit_borrowed_str(s)
+            }
+            _ => self.deserialize_any(visitor),
+        }
+    }
+
+    #[inline]
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_str(visitor)
     }
 
     /// A float that is a binary32 exactly (NaN payloads included) is
@@ -782,6 +842,7 @@ impl<'de> de::Deserializer<'de> for SlotDe<'de, '_> {
             };
             // Not lazy: the document was validated.
             if let Some(s) = s.and_then(|b| text(b, 0)) {
+                self.ctx.payload(s.len())?;
                 return visitor.visit_borrowed_str(s);
             }
         }
@@ -1033,6 +1094,7 @@ impl<'de> de::MapAccess<'de> for MapAcc<'de, '_> {
         // A malformed key (never in a validated document) reads as "".
         let k = shape.key_bytes(self.ctx.buf, i);
         let k = k.and_then(|k| text(k, 0)).unwrap_or("");
+        self.ctx.payload(k.len())?;
         self.pending = Some((k, self.slots.get(i)));
         seed.deserialize(KeyDe(k, 0)).map(Some)
     }

@@ -5,6 +5,9 @@
 //! The types here hold no nested heap data (nothing to drop recursively):
 //! `Nest(n)` is `n` arrays inside one another around a `0`.
 
+mod common;
+use common::on_small_stack;
+
 use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, SeqAccess, Visitor};
@@ -47,16 +50,6 @@ impl<'de> Deserialize<'de> for Nest {
         }
         d.deserialize_any(V)
     }
-}
-
-/// Runs `f` on a new thread with a 256 KiB stack.
-fn on_small_stack<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
-    std::thread::Builder::new()
-        .stack_size(256 * 1024)
-        .spawn(f)
-        .unwrap()
-        .join()
-        .unwrap()
 }
 
 #[test]

@@ -5,6 +5,9 @@
 //! stack (or stack segments) without bound. Each test runs on a 256 KiB
 //! stack, so that a regression overflows it at once.
 
+mod common;
+use common::on_small_stack;
+
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -18,16 +21,6 @@ struct N(Box<N>);
 #[derive(Serialize, Deserialize, Debug, PartialEq)]
 #[serde(transparent)]
 struct T(Option<Box<T>>);
-
-/// Runs `f` on a new thread with a 256 KiB stack.
-fn on_small_stack<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
-    std::thread::Builder::new()
-        .stack_size(256 * 1024)
-        .spawn(f)
-        .unwrap()
-        .join()
-        .unwrap()
-}
 
 fn depth_limit<V: std::fmt::Debug>(r: roving::Result<V>) {
     let err = r.unwrap_err();

@@ -33,3 +33,15 @@ impl Rng {
         self.0
     }
 }
+
+/// Runs `f` on a new thread with a 256 KiB stack (a regression to
+/// recursion per level shows as a stack overflow there, not on the main
+/// thread's 8 MiB).
+pub fn on_small_stack<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
+    std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(f)
+        .unwrap()
+        .join()
+        .unwrap()
+}

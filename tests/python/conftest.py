@@ -13,6 +13,7 @@ import math
 import os
 import struct
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -113,3 +114,24 @@ def same(a: Any, b: Any, path: str = "$") -> None:
         assert a.utcoffset() == b.utcoffset(), f"{path}: {a!r} != {b!r}"
     else:
         assert a == b, f"{path}: {a!r} != {b!r}"
+
+
+def run_as_nobody(fn: Callable[[], int]) -> int:
+    """Runs ``fn`` in a forked child, as user nobody when run as root (root
+    may read and write any file), and returns the child's exit status: what
+    ``fn`` returns, or 70 if it raised (written to stderr). A fork, not a new
+    interpreter: nobody may not be able to read Python's library."""
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        status = 70
+        try:
+            if os.geteuid() == 0:
+                os.setgid(65534)
+                os.setuid(65534)
+            status = fn()
+        except BaseException as e:
+            sys.stderr.write(f"child: {type(e).__name__}: {e}\n")
+        finally:
+            os._exit(status)
+    _, st = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(st)

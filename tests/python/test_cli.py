@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import roving
+from conftest import run_as_nobody
 
 PEOPLE = [
     {
@@ -828,20 +829,7 @@ def _convert_as_user(argv: list[str]) -> int:
 
     with tempfile.TemporaryDirectory() as warm:
         assert main([*argv[:-1], os.path.join(warm, os.path.basename(argv[-1]))]) == 0
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child
-        status = 70
-        try:
-            if os.geteuid() == 0:
-                os.setgid(65534)
-                os.setuid(65534)
-            status = main(argv)
-        except BaseException as e:
-            sys.stderr.write(f"child: {type(e).__name__}: {e}\n")
-        finally:
-            os._exit(status)
-    _, st = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(st)
+    return run_as_nobody(lambda: main(argv))
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")

@@ -7,12 +7,12 @@ from __future__ import annotations
 import errno
 import os
 import pickle
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 import roving
+from conftest import run_as_nobody
 from roving import Store, StoreError
 
 
@@ -91,21 +91,10 @@ def test_a_store_that_may_not_be_read_is_a_permission_error() -> None:
         with Store(path) as s:
             s["a"] = 1
         os.chmod(path, 0)
-        # Root reads any file: as root, the check runs in a child process
-        # that became user "nobody" (a fork, as the interpreter may not be
-        # reachable by nobody to run again).
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - the child
-            status = 1
-            try:
-                if os.geteuid() == 0:
-                    os.setgid(65534)
-                    os.setuid(65534)
-                _open_denied(path)
-                status = 0
-            except BaseException as e:
-                sys.stderr.write(f"{type(e).__name__}: {e}\n")
-            finally:
-                os._exit(status)
-        _, status = os.waitpid(pid, 0)
-        assert os.waitstatus_to_exitcode(status) == 0
+
+        # Root reads any file: as root, the check runs as user "nobody".
+        def check() -> int:
+            _open_denied(path)
+            return 0
+
+        assert run_as_nobody(check) == 0

@@ -1,10 +1,9 @@
 //! roving -> JSON, iteratively (no recursion at any depth).
 
 use base64::Engine as _;
-use hashbrown::HashMap;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::read::{ArrayIter, MapIter, Scalar, Value, Vector, MAX_DECIMAL_DIGITS};
+use crate::read::{ArrayIter, DecimalMemo, MapIter, Scalar, Value, Vector};
 use crate::Limits;
 
 /// Text for an extension value in JSON output instead of the default
@@ -77,10 +76,8 @@ struct Budget {
     values: u64,
     /// Length of `out` before the first value.
     start: usize,
-    /// Decimal text of the big integers written so far, by the address of
-    /// their magnitude and their sign: a shared one is converted once
-    /// (conversion is superlinear in its length).
-    decimals: HashMap<(usize, bool), String>,
+    /// Decimal text of the big integers written so far.
+    decimals: DecimalMemo,
 }
 
 impl Budget {
@@ -118,7 +115,7 @@ pub fn write_json(value: Value<'_>, opts: &JsonOptions, out: &mut Vec<u8>) -> Re
         max: opts.limits.max_values,
         values: 0,
         start: out.len(),
-        decimals: HashMap::new(),
+        decimals: DecimalMemo::default(),
     };
     let mut next = Some(value);
     loop {
@@ -207,16 +204,6 @@ fn newline(opts: &JsonOptions, depth: usize, out: &mut Vec<u8>) -> Result<()> {
     Ok(())
 }
 
-/// The error for a big integer of more than [`MAX_DECIMAL_DIGITS`] digits.
-#[cold]
-fn too_many_digits() -> Error {
-    Error::new(ErrorKind::Unsupported).with_message(format!(
-        "an integer of more than {MAX_DECIMAL_DIGITS} digits cannot be written as JSON \
-         (converting to decimal text takes time that grows with the square of the digits; \
-         Python's int has the same limit)"
-    ))
-}
-
 fn float(f: f64, out: &mut Vec<u8>) {
     if f.is_finite() {
         out.extend_from_slice(ryu::Buffer::new().format_finite(f).as_bytes());
@@ -239,17 +226,9 @@ fn scalar(
         Value::Int(i) => out.extend_from_slice(itoa::Buffer::new().format(i).as_bytes()),
         Value::UInt(u) => out.extend_from_slice(itoa::Buffer::new().format(u).as_bytes()),
         Value::BigInt(b) => {
-            // At most 2.41 digits per byte: a conversion whose text could
-            // not fit is refused before it starts.
-            budget.take(0, b.magnitude.len().saturating_mul(5) / 2 + 1, out)?;
-            let key = (b.magnitude.as_ptr() as usize, b.negative);
-            if !budget.decimals.contains_key(&key) {
-                let text = b.to_decimal_limited().ok_or_else(too_many_digits)?;
-                budget.decimals.insert(key, text);
-            }
-            if let Some(text) = budget.decimals.get(&key) {
-                out.extend_from_slice(text.as_bytes());
-            }
+            // A conversion whose text could not fit is refused before it starts.
+            budget.take(0, DecimalMemo::max_len(b), out)?;
+            out.extend_from_slice(budget.decimals.text(b)?.as_bytes());
         }
         Value::Float(f) => float(f, out),
         Value::Str(s) => write_str(s, out),

@@ -58,6 +58,7 @@ mod vector;
 pub use array::{Array, ArrayIter, ArraySlots};
 pub use map::{KeyHandle, Map, MapIter, MapSlots, MapValues};
 pub use path::PathSegment;
+pub(crate) use value::DecimalMemo;
 pub use value::{BigInt, Ext, Value, MAX_DECIMAL_BITS, MAX_DECIMAL_DIGITS};
 pub use vector::{Scalar, Vector, VectorElement};
 

@@ -87,6 +87,45 @@ impl BigInt<'_> {
     }
 }
 
+/// Decimal text of the big integers a converter has met, by the address of
+/// their magnitude and their sign, so that one shared by many places is
+/// converted once (conversion is superlinear in its length). The JSON
+/// writer and serde decoding keep one per conversion.
+#[derive(Debug, Default)]
+pub(crate) struct DecimalMemo(hashbrown::HashMap<(usize, bool), String>);
+
+impl DecimalMemo {
+    /// Most bytes the decimal text of `b` can take (at most 2.41 digits
+    /// per byte of magnitude, and a sign): what a converter charges its
+    /// expansion budget before converting.
+    pub(crate) fn max_len(b: BigInt<'_>) -> usize {
+        b.magnitude.len().saturating_mul(5) / 2 + 1
+    }
+
+    /// The decimal text of `b`, converted at its first visit: an
+    /// [`ErrorKind::Unsupported`](crate::ErrorKind::Unsupported) error past
+    /// [`MAX_DECIMAL_DIGITS`] digits, before any conversion work.
+    pub(crate) fn text(&mut self, b: BigInt<'_>) -> crate::Result<&str> {
+        use hashbrown::hash_map::Entry;
+        let text = match self.0.entry((b.magnitude.as_ptr() as usize, b.negative)) {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(e) => e.insert(b.to_decimal_limited().ok_or_else(too_many_digits)?),
+        };
+        Ok(text)
+    }
+}
+
+/// The error for an integer of more than [`MAX_DECIMAL_DIGITS`] digits
+/// to be converted to decimal text.
+#[cold]
+fn too_many_digits() -> crate::Error {
+    crate::Error::new(crate::ErrorKind::Unsupported).with_message(format!(
+        "an integer of more than {MAX_DECIMAL_DIGITS} digits cannot be converted to decimal \
+         text (converting takes time that grows with the square of the digits; Python's int \
+         has the same limit)"
+    ))
+}
+
 /// Most decimal digits of an integer that roving converts to or from text
 /// (JSON in and out, serde's string form of big integers): 4300, Python's
 /// default limit for `int` and `str` (`sys.get_int_max_str_digits`), for

@@ -22,8 +22,8 @@ use crate::format::{
     TAG_F32, TAG_F64, TAG_F_DEC, TAG_MAP, TAG_SHORT_STR, TAG_STR, WIDTHS,
 };
 use crate::read::{
-    bytes_at, map_shape_ref, record_value, special_value, text, Array, Document, Map, Scalar,
-    Shape, Value, Vector,
+    bytes_at, map_shape_ref, record_value, special_value, text, Array, DecimalMemo, Document, Map,
+    Scalar, Shape, Value, Vector,
 };
 use crate::Limits;
 
@@ -119,10 +119,8 @@ struct Ctx<'de> {
     /// Direct-mapped by shape position: `(shape + 1, fields address,
     /// fields length, equal)`; a zero shape marks an empty entry.
     shapes: [Cell<(usize, usize, usize, bool)>; SHAPE_CACHE],
-    /// Decimal text of the big integers beyond 128 bits visited so far, by
-    /// the address of their magnitude and their sign: a shared one is
-    /// converted once (conversion is superlinear in its length).
-    decimals: RefCell<hashbrown::HashMap<(usize, bool), String>>,
+    /// Decimal text of the big integers beyond 128 bits visited so far.
+    decimals: RefCell<DecimalMemo>,
 }
 
 impl<'de> Ctx<'de> {
@@ -157,22 +155,8 @@ impl<'de> Ctx<'de> {
     /// The decimal text of a big integer beyond 128 bits, its length taken
     /// from the budget before it is converted.
     fn decimal(&self, b: crate::read::BigInt<'de>) -> Result<String> {
-        // At most 2.41 digits per byte.
-        self.payload(b.magnitude.len().saturating_mul(5) / 2 + 1)?;
-        let key = (b.magnitude.as_ptr() as usize, b.negative);
-        let mut memo = self.decimals.borrow_mut();
-        if let Some(text) = memo.get(&key) {
-            return Ok(text.clone());
-        }
-        let text = b.to_decimal_limited().ok_or_else(|| {
-            Error::new(ErrorKind::Unsupported).with_message(format!(
-                "an integer of more than {} digits has no decimal form here \
-                 (converting takes time that grows with the square of the digits)",
-                crate::read::MAX_DECIMAL_DIGITS
-            ))
-        })?;
-        memo.insert(key, text.clone());
-        Ok(text)
+        self.payload(DecimalMemo::max_len(b))?;
+        Ok(self.decimals.borrow_mut().text(b)?.to_owned())
     }
 
     /// Enters a container of `len` values: one level down, `len` values

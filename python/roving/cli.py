@@ -326,12 +326,21 @@ def _from_json(rv: Any, path: str, data: bytes) -> bytes:
 
 def _from_json_lines(rv: Any, path: str, data: bytes) -> bytes:
     """The documents of a JSON Lines file (blank lines skipped) as one
-    roving array. Each line is parsed alone first, so that a line holding
-    more or less than one value (``1, 2``) is an error, not array items."""
-    lines = []
-    for n, line in enumerate(data.split(b"\n"), 1):
-        if not line.strip():
-            continue
+    roving array, parsed in one pass. A line holding more or less than one
+    value (``1, 2``) is an error, not array items: when the array is not one
+    item per line, or does not parse, the lines are parsed one by one to
+    name the first bad one."""
+    lines = [(n, line) for n, line in enumerate(data.split(b"\n"), 1) if line.strip()]
+    try:
+        out: bytes = rv.from_json(b"[" + b",".join(line for _, line in lines) + b"]")
+        if len(rv.open(out).root) == len(lines):
+            return out
+        failure: Exception | None = None
+    except Exception as e:
+        if not (_is_roving_error(e) or isinstance(e, ValueError)):
+            raise
+        failure = e
+    for n, line in lines:
         try:
             rv.from_json(line)
         except Exception as e:
@@ -339,9 +348,9 @@ def _from_json_lines(rv: Any, path: str, data: bytes) -> bytes:
                 text = re.sub(r"\(line 1, column (\d+)\)", r"(column \1)", _error_text(e))
                 raise CliError(f"{_name(path)}: line {n}: invalid JSON: {text}") from None
             raise
-        lines.append(line)
-    out: bytes = rv.from_json(b"[" + b",".join(lines) + b"]")
-    return out
+    # (Unreachable: lines that each hold one value join into an array of
+    # one item per line.)
+    raise CliError(f"{_name(path)}: invalid JSON Lines: {failure}")
 
 
 def _validate(rv: Any, path: str, data: bytes) -> None:

@@ -215,6 +215,14 @@ impl Store {
         Ok(())
     }
 
+    /// What every put checks before taking a value of `len` bytes for
+    /// `key`: the store is writable, the key valid, the value not too large.
+    fn check_put(&self, key: &str, len: usize) -> Result<()> {
+        self.check_writable()?;
+        self.check_key(key)?;
+        self.check_value(key, len)
+    }
+
     fn check_writable(&self) -> Result<()> {
         if self.readonly {
             return Err(self.shared.err(StoreError::new(
@@ -312,9 +320,7 @@ impl Store {
     /// the next flush.
     pub fn put(&mut self, key: &str, doc: impl Into<Vec<u8>>) -> Result<()> {
         let doc: Vec<u8> = doc.into();
-        self.check_writable()?;
-        self.check_key(key)?;
-        self.check_value(key, doc.len())?;
+        self.check_put(key, doc.len())?;
         roving::validate(&doc).map_err(|e| {
             StoreError::new(
                 StoreErrorKind::InvalidDocument,
@@ -331,18 +337,14 @@ impl Store {
     /// accepts), for example the output of [`roving::Encoder::finish`]:
     /// pending documents are read back without validation.
     pub unsafe fn put_trusted(&mut self, key: &str, doc: Vec<u8>) -> Result<()> {
-        self.check_writable()?;
-        self.check_key(key)?;
-        self.check_value(key, doc.len())?;
+        self.check_put(key, doc.len())?;
         self.set(key, Some(Arc::from(doc)))
     }
 
     /// Sets `key` to a copy of `doc` (already valid), pending until the
     /// next flush.
     pub fn put_document(&mut self, key: &str, doc: Document<'_>) -> Result<()> {
-        self.check_writable()?;
-        self.check_key(key)?;
-        self.check_value(key, doc.as_bytes().len())?;
+        self.check_put(key, doc.as_bytes().len())?;
         self.set(key, Some(Arc::from(doc.as_bytes())))
     }
 

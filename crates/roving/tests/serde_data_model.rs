@@ -333,3 +333,147 @@ fn plain_byte_slices_are_sequences_as_in_serde_json() {
     assert!(roving::from_slice::<Borrowed>(&bytes).is_err());
     assert!(serde_json::from_str::<Borrowed>(r#"{"b":[97,98]}"#).is_err());
 }
+
+/// Whether `v` written and read back as `B` (a type whose fields differ
+/// from `A`'s in their annotations) gives the same result through
+/// serde_json and through roving: both the same value, or both an error.
+fn across<A: Serialize + Debug, B: DeserializeOwned + PartialEq + Debug>(v: &A) -> Option<B> {
+    let json = serde_json::from_str::<B>(&serde_json::to_string(v).unwrap());
+    let rov = roving::from_slice::<B>(&roving::to_vec(v).unwrap());
+    assert_eq!(
+        json.as_ref().ok(),
+        rov.as_ref().ok(),
+        "{v:?} as {}: serde_json {json:?}, roving {rov:?}",
+        std::any::type_name::<B>()
+    );
+    rov.ok()
+}
+
+#[derive(Serialize, Deserialize, PartialEq, Debug)]
+struct PlainVec {
+    b: Vec<u8>,
+}
+
+#[derive(Serialize, Deserialize, PartialEq, Debug)]
+struct PlainArray {
+    b: [u8; 3],
+}
+
+#[derive(Serialize, Deserialize, PartialEq, Debug)]
+struct PlainBoxed {
+    b: Box<[u8]>,
+}
+
+#[derive(Serialize, Deserialize, PartialEq, Debug)]
+struct Signed {
+    b: Vec<i8>,
+}
+
+#[derive(Serialize, Deserialize, PartialEq, Debug)]
+struct Wider {
+    b: Vec<u16>,
+}
+
+#[derive(Serialize, Deserialize, PartialEq, Debug)]
+struct AsFloats {
+    b: Vec<f64>,
+}
+
+#[derive(Serialize, Deserialize, PartialEq, Debug)]
+struct WithByteBuf {
+    b: serde_bytes::ByteBuf,
+}
+
+#[derive(Serialize, Deserialize, PartialEq, Debug)]
+struct WithByteArray {
+    #[serde(with = "serde_bytes")]
+    b: [u8; 3],
+}
+
+/// A field's annotation changes between versions: bytes written through
+/// `serialize_bytes` (a `serde_bytes` field, a byte string) read into a
+/// plain `Vec<u8>`, `[u8; N]`, `Box<[u8]>` or a sequence of wider numbers,
+/// and a plain sequence of small integers reads into a `serde_bytes`
+/// field, as with serde_json (which writes bytes as an array of numbers).
+#[test]
+fn byte_strings_and_sequences_of_small_integers_read_as_each_other() {
+    let bytes = WithBytes { b: vec![0, 7, 255] };
+    assert_eq!(
+        across::<_, PlainVec>(&bytes),
+        Some(PlainVec { b: vec![0, 7, 255] })
+    );
+    assert_eq!(
+        across::<_, PlainArray>(&bytes),
+        Some(PlainArray { b: [0, 7, 255] })
+    );
+    assert_eq!(
+        across::<_, PlainBoxed>(&bytes),
+        Some(PlainBoxed {
+            b: Box::new([0, 7, 255])
+        })
+    );
+    assert_eq!(
+        across::<_, Wider>(&bytes),
+        Some(Wider { b: vec![0, 7, 255] })
+    );
+    assert_eq!(
+        across::<_, AsFloats>(&bytes),
+        Some(AsFloats {
+            b: vec![0.0, 7.0, 255.0]
+        })
+    );
+    // Bytes are unsigned: 255 is not an i8, 127 is.
+    assert_eq!(across::<_, Signed>(&bytes), None);
+    assert_eq!(
+        across::<_, Signed>(&WithBytes { b: vec![0, 127] }),
+        Some(Signed { b: vec![0, 127] })
+    );
+    // Too many or too few for a fixed-size array: an error, as for arrays.
+    assert_eq!(across::<_, PlainArray>(&WithBytes { b: vec![1; 4] }), None);
+    assert_eq!(across::<_, PlainArray>(&WithBytes { b: vec![1; 2] }), None);
+    assert_eq!(
+        across::<_, PlainVec>(&WithBytes { b: vec![] }),
+        Some(PlainVec { b: vec![] })
+    );
+    // The root too, and inside a sequence.
+    let root = serde_bytes::ByteBuf::from(vec![1, 2]);
+    assert_eq!(across::<_, Vec<u8>>(&root), Some(vec![1, 2]));
+    assert_eq!(across::<_, [u8; 2]>(&root), Some([1, 2]));
+    assert_eq!(across::<_, (u8, u8)>(&root), Some((1, 2)));
+    assert_eq!(
+        across::<_, Vec<Vec<u8>>>(&[root.clone(), root]),
+        Some(vec![vec![1, 2], vec![1, 2]])
+    );
+
+    // A plain sequence of small integers into a `serde_bytes` field.
+    let plain = PlainVec { b: vec![0, 7, 255] };
+    assert_eq!(across::<_, WithBytes>(&plain), Some(bytes));
+    assert_eq!(
+        across::<_, WithByteBuf>(&plain),
+        Some(WithByteBuf {
+            b: serde_bytes::ByteBuf::from(vec![0, 7, 255])
+        })
+    );
+    assert_eq!(
+        across::<_, WithByteArray>(&plain),
+        Some(WithByteArray { b: [0, 7, 255] })
+    );
+    // Numbers that are not bytes are refused.
+    assert_eq!(across::<_, WithBytes>(&Wider { b: vec![256] }), None);
+    assert_eq!(across::<_, WithBytes>(&Signed { b: vec![-1] }), None);
+}
+
+/// A `serde_bytes` `&[u8]` borrows from a byte string only: from a
+/// sequence of integers it is an error, in both.
+#[test]
+fn borrowed_bytes_cannot_come_from_a_sequence() {
+    #[derive(Deserialize, Debug)]
+    #[allow(dead_code)]
+    struct Borrowed<'a> {
+        #[serde(with = "serde_bytes")]
+        b: &'a [u8],
+    }
+    let bytes = roving::to_vec(&PlainVec { b: vec![1, 2] }).unwrap();
+    assert!(roving::from_slice::<Borrowed>(&bytes).is_err());
+    assert!(serde_json::from_str::<Borrowed>(r#"{"b":[1,2]}"#).is_err());
+}

@@ -270,6 +270,19 @@ impl<'de> Ctx<'de> {
         Ok(v)
     }
 
+    /// The byte string `b` to `visitor`, as a sequence of `u8`s (each a
+    /// value of the budget, as a vector's elements).
+    #[inline(never)]
+    fn visit_byte_seq<V: Visitor<'de>>(&self, b: &'de [u8], visitor: V) -> Result<V::Value> {
+        self.payload(b.len().saturating_mul(crate::BYTES_PER_VALUE))?;
+        let mut seq = ByteSeq { b, i: 0 };
+        let v = visitor.visit_seq(&mut seq)?;
+        if seq.i < b.len() {
+            return Err(de::Error::invalid_length(b.len(), &ExpectedLen(seq.i)));
+        }
+        Ok(v)
+    }
+
     /// The map `m` (of this document) to `visitor`: through [`StructAcc`]
     /// if its keys are `fields` in that order, else key by key.
     #[inline]
@@ -719,15 +732,36 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
         }
     }
 
+    /// A byte string is also a sequence of its bytes (a field that was
+    /// `serde_bytes` when written and is a plain `Vec<u8>` now), as
+    /// serde_json reads the array of numbers it writes for bytes.
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.value {
             Value::Array(a) => self.ctx.visit_array(a, visitor),
+            Value::Bytes(b) => self.ctx.visit_byte_seq(b, visitor),
             _ => self.deserialize_any(visitor),
         }
     }
 
+    /// As [`deserialize_seq`](Self::deserialize_seq): `[u8; N]`, tuples.
+    fn deserialize_tuple<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value> {
+        match self.value {
+            Value::Bytes(b) => self.ctx.visit_byte_seq(b, visitor),
+            _ => self.deserialize_any(visitor),
+        }
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        _n: &'static str,
+        len: usize,
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.deserialize_tuple(len, visitor)
+    }
+
     serde::forward_to_deserialize_any! {
-        char unit unit_struct tuple tuple_struct map identifier
+        char unit unit_struct map identifier
     }
 }
 
@@ -1049,6 +1083,28 @@ impl<'de> de::SeqAccess<'de> for VectorSeq<'de> {
     }
     fn size_hint(&self) -> Option<usize> {
         Some(self.v.len() - self.i)
+    }
+}
+
+/// The bytes of a byte string, as a sequence of `u8`s.
+struct ByteSeq<'de> {
+    b: &'de [u8],
+    i: usize,
+}
+
+impl<'de> de::SeqAccess<'de> for ByteSeq<'de> {
+    type Error = Error;
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        let Some(&x) = self.b.get(self.i) else {
+            return Ok(None);
+        };
+        self.i += 1;
+        seed.deserialize(x.into_deserializer())
+            .map(Some)
+            .map_err(|e: Error| e.prefix_path(&format!("[{}]", self.i - 1)))
+    }
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.b.len() - self.i)
     }
 }
 

@@ -9,7 +9,13 @@
 //! `#[serde(with = "serde_bytes")]` field) is a byte string, which reads
 //! back as borrowed `&[u8]`. As in serde_json, a plain `Vec<u8>` or
 //! `&[u8]` field is a sequence of integers (serde's own mapping), which a
-//! `&[u8]` cannot borrow: use `serde_bytes` for bytes.
+//! `&[u8]` cannot borrow: use `serde_bytes` for bytes. A field may change
+//! between the two from one version to the next: a byte string reads into
+//! a plain sequence (`Vec<u8>`, `[u8; N]`, `Box<[u8]>`, a tuple, or a
+//! sequence of any type its bytes fit, `Vec<u16>`, `Vec<f64>`) as the
+//! sequence of its bytes, and a sequence of integers that fit a byte reads
+//! into an owned `serde_bytes` field (`ByteBuf`, `Vec<u8>`, `[u8; N]`),
+//! as serde_json reads the array of numbers it writes for bytes.
 //! [`Timestamp`](crate::Timestamp) is a timestamp record (and RFC 3339
 //! text in other formats, from which it also reads).
 //!

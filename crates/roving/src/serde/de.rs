@@ -579,7 +579,11 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
                 // Its elements are values.
                 self.ctx
                     .payload(v.len().saturating_mul(crate::BYTES_PER_VALUE))?;
-                let mut seq = VectorSeq { v, i: 0 };
+                let mut seq = VectorSeq {
+                    v,
+                    i: 0,
+                    ctx: self.ctx,
+                };
                 let r = visitor.visit_seq(&mut seq)?;
                 if seq.i < v.len() {
                     return Err(de::Error::invalid_length(v.len(), &ExpectedLen(seq.i)));
@@ -1061,25 +1065,33 @@ impl<'de> de::SeqAccess<'de> for ArraySeq<'de, '_> {
     }
 }
 
-struct VectorSeq<'de> {
+/// The elements of a typed vector, each read as the [`Value`] it is (so
+/// that an `f32` element, widened exactly, reads back into an `f32` bit
+/// for bit, NaN payloads included).
+struct VectorSeq<'de, 'b> {
     v: Vector<'de>,
     i: usize,
+    ctx: &'b Ctx<'de>,
 }
 
-impl<'de> de::SeqAccess<'de> for VectorSeq<'de> {
+impl<'de> de::SeqAccess<'de> for VectorSeq<'de, '_> {
     type Error = Error;
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
         let Some(x) = self.v.get(self.i) else {
             return Ok(None);
         };
         self.i += 1;
-        let r = match x {
-            Scalar::Int(i) => seed.deserialize(i.into_deserializer()),
-            Scalar::UInt(u) => seed.deserialize(u.into_deserializer()),
-            Scalar::Float(f) => seed.deserialize(f.into_deserializer()),
+        let value = match x {
+            Scalar::Int(i) => Value::Int(i),
+            Scalar::UInt(u) => Value::UInt(u),
+            Scalar::Float(f) => Value::Float(f),
         };
-        r.map(Some)
-            .map_err(|e: Error| e.prefix_path(&format!("[{}]", self.i - 1)))
+        seed.deserialize(Deserializer {
+            value,
+            ctx: self.ctx,
+        })
+        .map(Some)
+        .map_err(|e: Error| e.prefix_path(&format!("[{}]", self.i - 1)))
     }
     fn size_hint(&self) -> Option<usize> {
         Some(self.v.len() - self.i)

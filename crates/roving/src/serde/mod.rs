@@ -15,7 +15,9 @@
 //! sequence of any type its bytes fit, `Vec<u16>`, `Vec<f64>`) as the
 //! sequence of its bytes, and a sequence of integers that fit a byte reads
 //! into an owned `serde_bytes` field (`ByteBuf`, `Vec<u8>`, `[u8; N]`),
-//! as serde_json reads the array of numbers it writes for bytes.
+//! as serde_json reads the array of numbers it writes for bytes. A typed
+//! vector reads into a sequence of its element type or of any type its
+//! elements fit, an `f32` one bit for bit.
 //! [`Timestamp`](crate::Timestamp) is a timestamp record (and RFC 3339
 //! text in other formats, from which it also reads).
 //!

@@ -1244,14 +1244,74 @@ impl KeyDe<'_> {
     }
 }
 
-/// Number and bool keys are read from the text `to_vec` writes for them
-/// (`1`, `-1`, `true`); other text (`+1`, ` 1`) stays a string, which the
-/// visitor then refuses.
+/// Number, bool and char keys are read from text as serde_json reads
+/// them: an integer key from JSON integer syntax (`1`, `-1`, not `+1`,
+/// `01`, `-0` or ` 1`), a float key from any JSON number in its range
+/// (`1.5`, `1e2`, not `.5`, `inf` or `NaN`); other text stays a string,
+/// which the visitor then refuses.
 macro_rules! key_parse {
+    ($($f:ident => $v:ident: $t:ty, $syntax:ident),*) => {$(
+        fn $f<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+            match self.0.parse::<$t>() {
+                Ok(x) if $syntax(self.0) => visitor.$v(x),
+                _ => visitor.visit_borrowed_str(self.0),
+            }
+        }
+    )*};
+}
+
+/// Whether `s` is an integer in JSON syntax that serde_json reads as one:
+/// `0` or an optional `-` and digits with no leading zero (`-0` is a float
+/// there).
+fn int_key(s: &str) -> bool {
+    let digits = s.strip_prefix('-').unwrap_or(s).as_bytes();
+    s == "0" || matches!(digits, [b'1'..=b'9', rest @ ..] if rest.iter().all(u8::is_ascii_digit))
+}
+
+/// Whether `s` is a JSON number (`-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`).
+fn number_key(s: &str) -> bool {
+    fn digits(b: &[u8]) -> (usize, &[u8]) {
+        let n = b.iter().take_while(|c| c.is_ascii_digit()).count();
+        (n, &b[n..])
+    }
+    let b = s.strip_prefix('-').unwrap_or(s).as_bytes();
+    let (n, mut b) = digits(b);
+    if n == 0 || (n > 1 && s.trim_start_matches('-').starts_with('0')) {
+        return false;
+    }
+    if let Some(rest) = b.strip_prefix(b".") {
+        let (n, rest) = digits(rest);
+        if n == 0 {
+            return false;
+        }
+        b = rest;
+    }
+    if let Some(rest) = b.strip_prefix(b"e").or_else(|| b.strip_prefix(b"E")) {
+        let rest = rest
+            .strip_prefix(b"+")
+            .or_else(|| rest.strip_prefix(b"-"))
+            .unwrap_or(rest);
+        let (n, rest) = digits(rest);
+        if n == 0 {
+            return false;
+        }
+        b = rest;
+    }
+    b.is_empty()
+}
+
+/// Any text (bool and char keys: `str::parse` takes only their own text).
+fn any_text(_: &str) -> bool {
+    true
+}
+
+/// `f` of a float parsed from a key: JSON number syntax and finite (a
+/// number past the float's range is an error in serde_json too).
+macro_rules! key_float {
     ($($f:ident => $v:ident: $t:ty),*) => {$(
         fn $f<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
             match self.0.parse::<$t>() {
-                Ok(x) if !self.0.starts_with('+') => visitor.$v(x),
+                Ok(x) if x.is_finite() && number_key(self.0) => visitor.$v(x),
                 _ => visitor.visit_borrowed_str(self.0),
             }
         }
@@ -1264,13 +1324,14 @@ impl<'de> de::Deserializer<'de> for KeyDe<'de> {
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         visitor.visit_borrowed_str(self.0)
     }
-    key_parse!(deserialize_i8 => visit_i8: i8, deserialize_i16 => visit_i16: i16,
-        deserialize_i32 => visit_i32: i32, deserialize_i64 => visit_i64: i64,
-        deserialize_i128 => visit_i128: i128,
-        deserialize_u8 => visit_u8: u8, deserialize_u16 => visit_u16: u16,
-        deserialize_u32 => visit_u32: u32, deserialize_u64 => visit_u64: u64,
-        deserialize_u128 => visit_u128: u128,
-        deserialize_bool => visit_bool: bool, deserialize_char => visit_char: char);
+    key_parse!(deserialize_i8 => visit_i8: i8, int_key, deserialize_i16 => visit_i16: i16, int_key,
+        deserialize_i32 => visit_i32: i32, int_key, deserialize_i64 => visit_i64: i64, int_key,
+        deserialize_i128 => visit_i128: i128, int_key,
+        deserialize_u8 => visit_u8: u8, int_key, deserialize_u16 => visit_u16: u16, int_key,
+        deserialize_u32 => visit_u32: u32, int_key, deserialize_u64 => visit_u64: u64, int_key,
+        deserialize_u128 => visit_u128: u128, int_key,
+        deserialize_bool => visit_bool: bool, any_text, deserialize_char => visit_char: char, any_text);
+    key_float!(deserialize_f32 => visit_f32: f32, deserialize_f64 => visit_f64: f64);
     /// A key is never null: an `Option` key is `Some` of the key.
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         self.wrap(|k| visitor.visit_some(k))
@@ -1291,7 +1352,7 @@ impl<'de> de::Deserializer<'de> for KeyDe<'de> {
         visitor.visit_enum(self.0.into_deserializer())
     }
     serde::forward_to_deserialize_any! {
-        f32 f64 str string bytes byte_buf unit unit_struct seq tuple
+        str string bytes byte_buf unit unit_struct seq tuple
         tuple_struct map struct identifier ignored_any
     }
 }

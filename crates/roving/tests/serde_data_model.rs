@@ -264,6 +264,21 @@ fn std_and_ecosystem_types() {
     rt(Duration::new(5, 7));
     rt(std::net::IpAddr::from([127, 0, 0, 1]));
     rt(std::path::PathBuf::from("/x"));
+    rt(std::ffi::CString::new("ab").unwrap());
+    rt(std::ffi::OsString::from("ab"));
+    rt(std::collections::VecDeque::from([1, 2]));
+    rt(std::collections::BTreeSet::from([1, 2]));
+    rt(std::collections::HashSet::from(["a".to_string()]));
+    rt(1..=3);
+    rt(std::ops::Bound::Included(3));
+    rt(std::num::Wrapping(3u8));
+    rt(std::num::NonZeroU32::new(3).unwrap());
+    rt(std::cmp::Reverse(3));
+    rt("1.2.3.4:5".parse::<std::net::SocketAddr>().unwrap());
+    rt("::1".parse::<std::net::Ipv6Addr>().unwrap());
+    rt([0u8; 0]);
+    rt((1,));
+    rt(char::MAX);
     rt(uuid::Uuid::from_u128(
         0x1234_5678_9abc_def0_1234_5678_9abc_def0,
     ));

@@ -15,9 +15,12 @@
 //! sequence of any type its bytes fit, `Vec<u16>`, `Vec<f64>`) as the
 //! sequence of its bytes, and a sequence of integers that fit a byte reads
 //! into an owned `serde_bytes` field (`ByteBuf`, `Vec<u8>`, `[u8; N]`),
-//! as serde_json reads the array of numbers it writes for bytes. A typed
-//! vector reads into a sequence of its element type or of any type its
-//! elements fit, an `f32` one bit for bit.
+//! as serde_json reads the array of numbers it writes for bytes. A type
+//! that takes any value (`deserialize_any`: `serde_json::Value`, untagged
+//! enums, flattened fields) is handed a byte string as bytes, which
+//! `serde_json::Value` refuses. A typed vector reads into a sequence of
+//! its element type or of any type its elements fit, an `f32` one bit
+//! for bit.
 //! Map keys other than strings are written as serde_json writes them:
 //! integers, bools and chars as their text, finite floats as the shortest
 //! text that reads back as the same float (`1.5`, `1e16`), unit variants

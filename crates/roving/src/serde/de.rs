@@ -1305,8 +1305,8 @@ fn any_text(_: &str) -> bool {
     true
 }
 
-/// `f` of a float parsed from a key: JSON number syntax and finite (a
-/// number past the float's range is an error in serde_json too).
+/// `deserialize_*` methods for float keys: a number in JSON syntax and in
+/// the float's range (one past it is an error in serde_json too).
 macro_rules! key_float {
     ($($f:ident => $v:ident: $t:ty),*) => {$(
         fn $f<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {

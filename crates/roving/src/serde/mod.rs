@@ -21,11 +21,13 @@
 //! `serde_json::Value` refuses. A typed vector reads into a sequence of
 //! its element type or of any type its elements fit, an `f32` one bit
 //! for bit.
+//!
 //! Map keys other than strings are written as serde_json writes them:
 //! integers, bools and chars as their text, finite floats as the shortest
 //! text that reads back as the same float (`1.5`, `1e16`), unit variants
 //! as their name; they read back from that text (a number from JSON
 //! number syntax only), and NaN or infinite float keys are an error.
+//!
 //! [`Timestamp`](crate::Timestamp) is a timestamp record (and RFC 3339
 //! text in other formats, from which it also reads).
 //!

@@ -338,7 +338,8 @@ impl ser::Serializer for KeySerializer<'_> {
         serialize_i64: i64, serialize_u8: u8, serialize_u16: u16, serialize_u32: u32,
         serialize_u64: u64, serialize_char: char, serialize_i128: i128, serialize_u128: u128);
     /// The shortest text that reads back as `v` (`1.5`, `1.0`, `-0.0`,
-    /// `1e16`), as serde_json writes float keys.
+    /// `1e16`: the JSON text of floats, FORMAT.md 17.2); serde_json writes
+    /// the same numbers (`1e+16`), and each reads the other's.
     fn serialize_f64(self, v: f64) -> Result<()> {
         if !v.is_finite() {
             return Err(float_key_error());

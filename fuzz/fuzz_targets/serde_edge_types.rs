@@ -1,9 +1,11 @@
 //! Arbitrary bytes decoded into the serde shapes `serde_typed` leaves out:
 //! 128-bit integers, chars, borrowed byte slices, unit and tuple structs,
 //! internally, adjacently and untagged enums, flattened fields, number,
-//! bool and char map keys, timestamps, and a recursive type as deep as the
-//! depth limit allows; also from a lazily opened document. Must never
-//! crash or hang; what decodes encodes and decodes back the same.
+//! bool and char map keys, float map keys (read from any key text),
+//! plain byte sequences (read from byte strings, arrays and vectors),
+//! timestamps, and a recursive type as deep as the depth limit allows;
+//! also from a lazily opened document. Must never crash or hang; what
+//! decodes encodes and decodes back the same.
 #![no_main]
 use std::collections::BTreeMap;
 
@@ -72,6 +74,27 @@ mod borrowed_bytes {
     use serde::Deserialize;
 }
 
+/// An `f64` map key, ordered by `total_cmp` (bit-exact equality).
+#[derive(Deserialize, Serialize, Debug, Clone, Copy)]
+struct FloatKey(f64);
+
+impl PartialEq for FloatKey {
+    fn eq(&self, o: &Self) -> bool {
+        self.0.to_bits() == o.0.to_bits()
+    }
+}
+impl Eq for FloatKey {}
+impl PartialOrd for FloatKey {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for FloatKey {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&o.0)
+    }
+}
+
 #[derive(Deserialize, Serialize, Debug, PartialEq)]
 struct Chain {
     next: Option<Box<Chain>>,
@@ -116,6 +139,10 @@ fuzz_target!(|data: &[u8]| {
     });
     check!(data, Chain, |a: &Chain, b: &Chain| a == b);
     check!(data, Vec<Untagged>, |a: &Vec<Untagged>, b: &Vec<Untagged>| a == b);
+    type Floats = BTreeMap<FloatKey, Vec<u8>>;
+    check!(data, Floats, |a: &Floats, b: &Floats| a == b);
+    type Bytes4 = (BTreeMap<u64, [u8; 4]>, Box<[u8]>);
+    check!(data, Bytes4, |a: &Bytes4, b: &Bytes4| a == b);
     type Tuple = (char, i128, Option<Unit>);
     check!(data, Tuple, |a: &Tuple, b: &Tuple| a == b);
 });

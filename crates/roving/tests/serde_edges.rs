@@ -251,3 +251,110 @@ fn integers_past_64_bits_read_as_the_nearest_float() {
     let got = roving::from_slice::<(f64, f32)>(&doc).unwrap();
     assert_eq!(got, (f64::NEG_INFINITY, f32::INFINITY));
 }
+
+/// A typed vector of `elems`, as a document.
+fn vector_doc<T: roving::read::VectorElement>(elems: &[T]) -> Vec<u8> {
+    let mut e = roving::Encoder::new();
+    e.vector(elems).unwrap();
+    e.finish().unwrap()
+}
+
+/// Reads `doc` as `Vec<T>` and checks it is `want`.
+fn reads_as<T: DeserializeOwned + PartialEq + Debug>(doc: &[u8], want: &[T]) {
+    let got = roving::from_slice::<Vec<T>>(doc);
+    assert_eq!(
+        got.as_deref().ok(),
+        Some(want),
+        "as Vec<{}>: {got:?}",
+        std::any::type_name::<T>()
+    );
+}
+
+/// A typed vector of every element type reads into a `Vec` of its own
+/// type, of every wider integer type and of the floats (as serde reads
+/// integers into floats), into fixed-size arrays and boxed slices; a
+/// narrower or unsigned type takes the elements that fit and refuses
+/// the others with the element's path.
+#[test]
+fn typed_vectors_read_into_sequences_of_matching_and_wider_types() {
+    macro_rules! widths {
+        ($doc:expr, $src:expr; $($t:ty),*) => {$(
+            let want: Vec<$t> = $src.iter().map(|&x| <$t>::try_from(x).unwrap()).collect();
+            reads_as::<$t>(&$doc, &want);
+        )*};
+    }
+    macro_rules! floats {
+        ($doc:expr, $src:expr) => {
+            let want: Vec<f64> = $src.iter().map(|&x| x as f64).collect();
+            reads_as::<f64>(&$doc, &want);
+            let want: Vec<f32> = $src.iter().map(|&x| x as f32).collect();
+            reads_as::<f32>(&$doc, &want);
+        };
+    }
+    let i8s = [i8::MIN, -1, 0, i8::MAX];
+    let d = vector_doc(&i8s);
+    widths!(d, i8s; i8, i16, i32, i64, i128);
+    floats!(d, i8s);
+    let u8s = [0u8, 1, u8::MAX];
+    let d = vector_doc(&u8s);
+    widths!(d, u8s; u8, u16, u32, u64, u128, i16, i32, i64, i128);
+    floats!(d, u8s);
+    let i16s = [i16::MIN, -1, 0, i16::MAX];
+    let d = vector_doc(&i16s);
+    widths!(d, i16s; i16, i32, i64, i128);
+    floats!(d, i16s);
+    let u16s = [0u16, u16::MAX];
+    let d = vector_doc(&u16s);
+    widths!(d, u16s; u16, u32, u64, u128, i32, i64, i128);
+    floats!(d, u16s);
+    let i32s = [i32::MIN, -1, 0, i32::MAX];
+    let d = vector_doc(&i32s);
+    widths!(d, i32s; i32, i64, i128);
+    floats!(d, i32s);
+    let u32s = [0u32, u32::MAX];
+    let d = vector_doc(&u32s);
+    widths!(d, u32s; u32, u64, u128, i64, i128);
+    floats!(d, u32s);
+    let i64s = [i64::MIN, -1, 0, i64::MAX];
+    let d = vector_doc(&i64s);
+    widths!(d, i64s; i64, i128);
+    floats!(d, i64s);
+    let u64s = [0u64, u64::MAX];
+    let d = vector_doc(&u64s);
+    widths!(d, u64s; u64, u128, i128);
+    floats!(d, u64s);
+    let f32s = [f32::MIN, -0.0, 0.1, f32::MAX, f32::INFINITY];
+    let d = vector_doc(&f32s);
+    reads_as::<f32>(&d, &f32s);
+    reads_as::<f64>(&d, &f32s.map(f64::from));
+    let f64s = [f64::MIN, -0.0, 0.1, f64::MAX, f64::NEG_INFINITY];
+    let d = vector_doc(&f64s);
+    reads_as::<f64>(&d, &f64s);
+    // Narrowed to the nearest binary32, as serde does for any f64.
+    reads_as::<f32>(&d, &f64s.map(|x| x as f32));
+
+    // Fixed-size arrays, boxed slices and tuples.
+    let d = vector_doc(&[1u16, 2, 3]);
+    assert_eq!(roving::from_slice::<[u32; 3]>(&d).unwrap(), [1, 2, 3]);
+    assert_eq!(*roving::from_slice::<Box<[i64]>>(&d).unwrap(), [1i64, 2, 3]);
+    assert_eq!(
+        roving::from_slice::<(u8, i8, f32)>(&d).unwrap(),
+        (1, 2, 3.0)
+    );
+    // Elements that do not fit are refused, with their path.
+    let err = roving::from_slice::<Vec<u8>>(&vector_doc(&[1i16, 300])).unwrap_err();
+    assert_eq!(err.path(), Some("$[1]"), "{err}");
+    assert!(roving::from_slice::<Vec<u64>>(&vector_doc(&[-1i32])).is_err());
+    assert!(roving::from_slice::<Vec<i64>>(&vector_doc(&[u64::MAX])).is_err());
+    assert!(roving::from_slice::<Vec<i32>>(&vector_doc(&[1.0f64])).is_err());
+}
+
+/// A vector of binary32 keeps its NaN payloads (signalling ones too) when
+/// read into `Vec<f32>`, as binary32 floats do.
+#[test]
+fn f32_vector_nan_payloads_read_bit_exact() {
+    let bits = [0x7F80_0001u32, 0xFFC0_0001, 0x7FA0_1234, 0x3F80_0000];
+    let d = vector_doc(&bits.map(f32::from_bits));
+    let back: Vec<f32> = roving::from_slice(&d).unwrap();
+    assert_eq!(back.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), bits);
+}

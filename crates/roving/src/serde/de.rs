@@ -270,6 +270,19 @@ impl<'de> Ctx<'de> {
         Ok(v)
     }
 
+    /// The byte string `b` to `visitor`, as a sequence of `u8`s (each a
+    /// value of the budget, as a vector's elements).
+    #[inline(never)]
+    fn visit_byte_seq<V: Visitor<'de>>(&self, b: &'de [u8], visitor: V) -> Result<V::Value> {
+        self.payload(b.len().saturating_mul(crate::BYTES_PER_VALUE))?;
+        let mut seq = ByteSeq { b, i: 0 };
+        let v = visitor.visit_seq(&mut seq)?;
+        if seq.i < b.len() {
+            return Err(de::Error::invalid_length(b.len(), &ExpectedLen(seq.i)));
+        }
+        Ok(v)
+    }
+
     /// The map `m` (of this document) to `visitor`: through [`StructAcc`]
     /// if its keys are `fields` in that order, else key by key.
     #[inline]
@@ -566,7 +579,11 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
                 // Its elements are values.
                 self.ctx
                     .payload(v.len().saturating_mul(crate::BYTES_PER_VALUE))?;
-                let mut seq = VectorSeq { v, i: 0 };
+                let mut seq = VectorSeq {
+                    v,
+                    i: 0,
+                    ctx: self.ctx,
+                };
                 let r = visitor.visit_seq(&mut seq)?;
                 if seq.i < v.len() {
                     return Err(de::Error::invalid_length(v.len(), &ExpectedLen(seq.i)));
@@ -719,15 +736,36 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
         }
     }
 
+    /// A byte string is also a sequence of its bytes (a field that was
+    /// `serde_bytes` when written and is a plain `Vec<u8>` now), as
+    /// serde_json reads the array of numbers it writes for bytes.
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.value {
             Value::Array(a) => self.ctx.visit_array(a, visitor),
+            Value::Bytes(b) => self.ctx.visit_byte_seq(b, visitor),
             _ => self.deserialize_any(visitor),
         }
     }
 
+    /// As [`deserialize_seq`](Self::deserialize_seq): `[u8; N]`, tuples.
+    fn deserialize_tuple<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value> {
+        match self.value {
+            Value::Bytes(b) => self.ctx.visit_byte_seq(b, visitor),
+            _ => self.deserialize_any(visitor),
+        }
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        _n: &'static str,
+        len: usize,
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.deserialize_tuple(len, visitor)
+    }
+
     serde::forward_to_deserialize_any! {
-        char unit unit_struct tuple tuple_struct map identifier
+        char unit unit_struct map identifier
     }
 }
 
@@ -1027,28 +1065,58 @@ impl<'de> de::SeqAccess<'de> for ArraySeq<'de, '_> {
     }
 }
 
-struct VectorSeq<'de> {
+/// The elements of a typed vector, each read as the [`Value`] it is (so
+/// that an `f32` element, widened exactly, reads back into an `f32` bit
+/// for bit, NaN payloads included).
+struct VectorSeq<'de, 'b> {
     v: Vector<'de>,
     i: usize,
+    ctx: &'b Ctx<'de>,
 }
 
-impl<'de> de::SeqAccess<'de> for VectorSeq<'de> {
+impl<'de> de::SeqAccess<'de> for VectorSeq<'de, '_> {
     type Error = Error;
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
         let Some(x) = self.v.get(self.i) else {
             return Ok(None);
         };
         self.i += 1;
-        let r = match x {
-            Scalar::Int(i) => seed.deserialize(i.into_deserializer()),
-            Scalar::UInt(u) => seed.deserialize(u.into_deserializer()),
-            Scalar::Float(f) => seed.deserialize(f.into_deserializer()),
+        let value = match x {
+            Scalar::Int(i) => Value::Int(i),
+            Scalar::UInt(u) => Value::UInt(u),
+            Scalar::Float(f) => Value::Float(f),
         };
-        r.map(Some)
-            .map_err(|e: Error| e.prefix_path(&format!("[{}]", self.i - 1)))
+        seed.deserialize(Deserializer {
+            value,
+            ctx: self.ctx,
+        })
+        .map(Some)
+        .map_err(|e: Error| e.prefix_path(&format!("[{}]", self.i - 1)))
     }
     fn size_hint(&self) -> Option<usize> {
         Some(self.v.len() - self.i)
+    }
+}
+
+/// The bytes of a byte string, as a sequence of `u8`s.
+struct ByteSeq<'de> {
+    b: &'de [u8],
+    i: usize,
+}
+
+impl<'de> de::SeqAccess<'de> for ByteSeq<'de> {
+    type Error = Error;
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        let Some(&x) = self.b.get(self.i) else {
+            return Ok(None);
+        };
+        self.i += 1;
+        seed.deserialize(x.into_deserializer())
+            .map(Some)
+            .map_err(|e: Error| e.prefix_path(&format!("[{}]", self.i - 1)))
+    }
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.b.len() - self.i)
     }
 }
 
@@ -1176,14 +1244,74 @@ impl KeyDe<'_> {
     }
 }
 
-/// Number and bool keys are read from the text `to_vec` writes for them
-/// (`1`, `-1`, `true`); other text (`+1`, ` 1`) stays a string, which the
-/// visitor then refuses.
+/// Number, bool and char keys are read from text as serde_json reads
+/// them: an integer key from JSON integer syntax (`1`, `-1`, not `+1`,
+/// `01`, `-0` or ` 1`), a float key from any JSON number in its range
+/// (`1.5`, `1e2`, not `.5`, `inf` or `NaN`); other text stays a string,
+/// which the visitor then refuses.
 macro_rules! key_parse {
+    ($($f:ident => $v:ident: $t:ty, $syntax:ident),*) => {$(
+        fn $f<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+            match self.0.parse::<$t>() {
+                Ok(x) if $syntax(self.0) => visitor.$v(x),
+                _ => visitor.visit_borrowed_str(self.0),
+            }
+        }
+    )*};
+}
+
+/// Whether `s` is an integer in JSON syntax that serde_json reads as one:
+/// `0` or an optional `-` and digits with no leading zero (`-0` is a float
+/// there).
+fn int_key(s: &str) -> bool {
+    let digits = s.strip_prefix('-').unwrap_or(s).as_bytes();
+    s == "0" || matches!(digits, [b'1'..=b'9', rest @ ..] if rest.iter().all(u8::is_ascii_digit))
+}
+
+/// Whether `s` is a JSON number (`-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`).
+fn number_key(s: &str) -> bool {
+    fn digits(b: &[u8]) -> (usize, &[u8]) {
+        let n = b.iter().take_while(|c| c.is_ascii_digit()).count();
+        (n, &b[n..])
+    }
+    let b = s.strip_prefix('-').unwrap_or(s).as_bytes();
+    let (n, mut b) = digits(b);
+    if n == 0 || (n > 1 && s.trim_start_matches('-').starts_with('0')) {
+        return false;
+    }
+    if let Some(rest) = b.strip_prefix(b".") {
+        let (n, rest) = digits(rest);
+        if n == 0 {
+            return false;
+        }
+        b = rest;
+    }
+    if let Some(rest) = b.strip_prefix(b"e").or_else(|| b.strip_prefix(b"E")) {
+        let rest = rest
+            .strip_prefix(b"+")
+            .or_else(|| rest.strip_prefix(b"-"))
+            .unwrap_or(rest);
+        let (n, rest) = digits(rest);
+        if n == 0 {
+            return false;
+        }
+        b = rest;
+    }
+    b.is_empty()
+}
+
+/// Any text (bool and char keys: `str::parse` takes only their own text).
+fn any_text(_: &str) -> bool {
+    true
+}
+
+/// `deserialize_*` methods for float keys: a number in JSON syntax and in
+/// the float's range (one past it is an error in serde_json too).
+macro_rules! key_float {
     ($($f:ident => $v:ident: $t:ty),*) => {$(
         fn $f<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
             match self.0.parse::<$t>() {
-                Ok(x) if !self.0.starts_with('+') => visitor.$v(x),
+                Ok(x) if x.is_finite() && number_key(self.0) => visitor.$v(x),
                 _ => visitor.visit_borrowed_str(self.0),
             }
         }
@@ -1196,13 +1324,14 @@ impl<'de> de::Deserializer<'de> for KeyDe<'de> {
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         visitor.visit_borrowed_str(self.0)
     }
-    key_parse!(deserialize_i8 => visit_i8: i8, deserialize_i16 => visit_i16: i16,
-        deserialize_i32 => visit_i32: i32, deserialize_i64 => visit_i64: i64,
-        deserialize_i128 => visit_i128: i128,
-        deserialize_u8 => visit_u8: u8, deserialize_u16 => visit_u16: u16,
-        deserialize_u32 => visit_u32: u32, deserialize_u64 => visit_u64: u64,
-        deserialize_u128 => visit_u128: u128,
-        deserialize_bool => visit_bool: bool, deserialize_char => visit_char: char);
+    key_parse!(deserialize_i8 => visit_i8: i8, int_key, deserialize_i16 => visit_i16: i16, int_key,
+        deserialize_i32 => visit_i32: i32, int_key, deserialize_i64 => visit_i64: i64, int_key,
+        deserialize_i128 => visit_i128: i128, int_key,
+        deserialize_u8 => visit_u8: u8, int_key, deserialize_u16 => visit_u16: u16, int_key,
+        deserialize_u32 => visit_u32: u32, int_key, deserialize_u64 => visit_u64: u64, int_key,
+        deserialize_u128 => visit_u128: u128, int_key,
+        deserialize_bool => visit_bool: bool, any_text, deserialize_char => visit_char: char, any_text);
+    key_float!(deserialize_f32 => visit_f32: f32, deserialize_f64 => visit_f64: f64);
     /// A key is never null: an `Option` key is `Some` of the key.
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         self.wrap(|k| visitor.visit_some(k))
@@ -1223,7 +1352,7 @@ impl<'de> de::Deserializer<'de> for KeyDe<'de> {
         visitor.visit_enum(self.0.into_deserializer())
     }
     serde::forward_to_deserialize_any! {
-        f32 f64 str string bytes byte_buf unit unit_struct seq tuple
+        str string bytes byte_buf unit unit_struct seq tuple
         tuple_struct map struct identifier ignored_any
     }
 }

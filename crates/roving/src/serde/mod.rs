@@ -9,7 +9,25 @@
 //! `#[serde(with = "serde_bytes")]` field) is a byte string, which reads
 //! back as borrowed `&[u8]`. As in serde_json, a plain `Vec<u8>` or
 //! `&[u8]` field is a sequence of integers (serde's own mapping), which a
-//! `&[u8]` cannot borrow: use `serde_bytes` for bytes.
+//! `&[u8]` cannot borrow: use `serde_bytes` for bytes. A field may change
+//! between the two from one version to the next: a byte string reads into
+//! a plain sequence (`Vec<u8>`, `[u8; N]`, `Box<[u8]>`, a tuple, or a
+//! sequence of any type its bytes fit, `Vec<u16>`, `Vec<f64>`) as the
+//! sequence of its bytes, and a sequence of integers that fit a byte reads
+//! into an owned `serde_bytes` field (`ByteBuf`, `Vec<u8>`, `[u8; N]`),
+//! as serde_json reads the array of numbers it writes for bytes. A type
+//! that takes any value (`deserialize_any`: `serde_json::Value`, untagged
+//! enums, flattened fields) is handed a byte string as bytes, which
+//! `serde_json::Value` refuses. A typed vector reads into a sequence of
+//! its element type or of any type its elements fit, an `f32` one bit
+//! for bit.
+//!
+//! Map keys other than strings are written as serde_json writes them:
+//! integers, bools and chars as their text, finite floats as the shortest
+//! text that reads back as the same float (`1.5`, `1e16`), unit variants
+//! as their name; they read back from that text (a number from JSON
+//! number syntax only), and NaN or infinite float keys are an error.
+//!
 //! [`Timestamp`](crate::Timestamp) is a timestamp record (and RFC 3339
 //! text in other formats, from which it also reads).
 //!

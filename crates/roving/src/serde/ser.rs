@@ -307,13 +307,19 @@ impl ser::SerializeStructVariant for &mut Serializer<'_> {
     }
 }
 
-/// Serializes map keys: strings, and integers, chars and bools as their text.
+/// Serializes map keys: strings, and integers, finite floats, chars and
+/// bools as their text (what serde_json writes for them).
 struct KeySerializer<'e> {
     enc: &'e mut Encoder,
 }
 
 fn key_error() -> Error {
     Error::new(ErrorKind::Unsupported).with_message("map keys must be strings")
+}
+
+fn float_key_error() -> Error {
+    Error::new(ErrorKind::Unsupported)
+        .with_message("float map keys must be finite (NaN and infinities have no key text)")
 }
 
 macro_rules! key_display {
@@ -331,10 +337,23 @@ impl ser::Serializer for KeySerializer<'_> {
     key_display!(serialize_bool: bool, serialize_i8: i8, serialize_i16: i16, serialize_i32: i32,
         serialize_i64: i64, serialize_u8: u8, serialize_u16: u16, serialize_u32: u32,
         serialize_u64: u64, serialize_char: char, serialize_i128: i128, serialize_u128: u128);
+    /// The shortest text that reads back as `v` (`1.5`, `1.0`, `-0.0`,
+    /// `1e16`: the JSON text of floats, FORMAT.md 17.2); serde_json writes
+    /// the same numbers (`1e+16`), and each reads the other's.
+    fn serialize_f64(self, v: f64) -> Result<()> {
+        if !v.is_finite() {
+            return Err(float_key_error());
+        }
+        self.enc.key(ryu::Buffer::new().format_finite(v))
+    }
+    fn serialize_f32(self, v: f32) -> Result<()> {
+        if !v.is_finite() {
+            return Err(float_key_error());
+        }
+        self.enc.key(ryu::Buffer::new().format_finite(v))
+    }
     refuse_scalars!(
         key_error();
-        serialize_f32(f32),
-        serialize_f64(f64),
         serialize_bytes(&[u8]),
         serialize_none(),
         serialize_unit(),

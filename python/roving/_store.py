@@ -127,7 +127,9 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
     (a lone surrogate such as ``"\\ud800"``), which raises
     ``UnicodeEncodeError`` on writes, as in ``dbm`` and ``sqlite3``;
     non-``str`` keys raise ``TypeError``, except ``in``, which answers
-    ``False``. Values are what
+    ``False``. These errors name the store as its others do: their message
+    (the ``UnicodeEncodeError``'s ``reason``) begins with ``store PATH: ``.
+    Values are what
     ``roving.dumps`` encodes (tuples and sets come back as lists); values
     that cannot be encoded raise ``roving.EncodeError``, and values whose
     encoding is longer than 4 GiB - 1 bytes (LMDB's limit) raise

@@ -4,10 +4,10 @@
 
 use std::collections::VecDeque;
 use std::ops::Bound as Edge;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use pyo3::exceptions::{PyKeyError, PyTypeError};
+use pyo3::exceptions::{PyKeyError, PyTypeError, PyUnicodeEncodeError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyString, PyTuple, PyType};
@@ -150,32 +150,54 @@ fn closed_error(py: Python<'_>, path: &std::path::Path) -> PyErr {
     )
 }
 
+/// The `TypeError` of a key that is not a `str`, naming the store (as its
+/// other errors do).
 #[cold]
-fn key_type_error(key: &Bound<'_, PyAny>) -> PyErr {
+fn key_type_error(key: &Bound<'_, PyAny>, path: &Path) -> PyErr {
     let tn = key
         .get_type()
         .name()
         .map(|n| n.to_string())
         .unwrap_or_else(|_| "?".into());
-    PyTypeError::new_err(format!("roving.Store keys must be str, not {tn}"))
+    PyTypeError::new_err(format!(
+        "store {}: keys must be str, not {tn}",
+        path.display()
+    ))
 }
 
 /// A key to look up: `None` for a `str` that has no UTF-8 form (lone
 /// surrogates), which no stored key can equal.
 #[inline]
-fn read_key<'a>(key: &'a Bound<'_, PyAny>) -> PyResult<Option<&'a str>> {
+fn read_key<'a>(key: &'a Bound<'_, PyAny>, path: &Path) -> PyResult<Option<&'a str>> {
     match key.cast::<PyString>() {
         Ok(s) => Ok(s.to_str().ok()),
-        Err(_) => Err(key_type_error(key)),
+        Err(_) => Err(key_type_error(key, path)),
     }
 }
 
+/// A key to write: its UTF-8 form, or a `TypeError` (not a `str`) or the
+/// `UnicodeEncodeError` of a `str` with no UTF-8 form, whose `reason`
+/// begins with `store PATH: `.
 #[inline]
-fn key_str<'a>(key: &'a Bound<'_, PyAny>) -> PyResult<&'a str> {
-    match key.cast::<PyString>() {
-        Ok(s) => s.to_str(),
-        Err(_) => Err(key_type_error(key)),
+fn key_str<'a>(key: &'a Bound<'_, PyAny>, path: &Path) -> PyResult<&'a str> {
+    let s = key
+        .cast::<PyString>()
+        .map_err(|_| key_type_error(key, path))?;
+    s.to_str().map_err(|e| name_the_store(key.py(), e, path))
+}
+
+/// `e` (a `UnicodeEncodeError`) with `store PATH: ` before its reason: its
+/// `str()` is built from its attributes, so the reason is where the store's
+/// name can go while encoding, object, start and end stay as they were.
+#[cold]
+fn name_the_store(py: Python<'_>, e: PyErr, path: &Path) -> PyErr {
+    if e.is_instance_of::<PyUnicodeEncodeError>(py) {
+        let v = e.value(py);
+        if let Ok(reason) = v.getattr("reason").and_then(|r| r.extract::<String>()) {
+            let _ = v.setattr("reason", format!("store {}: {reason}", path.display()));
+        }
     }
+    e
 }
 
 /// The extension type behind `roving.Store` (use `roving.Store`).
@@ -290,7 +312,7 @@ impl PyStore {
         py: Python<'py>,
         key: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let Some(k) = read_key(key)? else {
+        let Some(k) = read_key(key, &self.path)? else {
             return Err(PyKeyError::new_err(key.clone().unbind()));
         };
         match self.lookup(py, k)? {
@@ -307,7 +329,7 @@ impl PyStore {
         key: &Bound<'py, PyAny>,
         default: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let Some(k) = read_key(key)? else {
+        let Some(k) = read_key(key, &self.path)? else {
             return Ok(default.unwrap_or_else(|| py.None().into_bound(py)));
         };
         match self.lookup(py, k)? {
@@ -322,7 +344,7 @@ impl PyStore {
         key: &Bound<'_, PyAny>,
         value: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
-        let k = key_str(key)?;
+        let k = key_str(key, &self.path)?;
         if self.readonly {
             self.store(py)?;
             return Err(new_store_error(
@@ -339,7 +361,7 @@ impl PyStore {
     }
 
     fn __delitem__(&mut self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<()> {
-        let Some(k) = read_key(key)? else {
+        let Some(k) = read_key(key, &self.path)? else {
             return Err(PyKeyError::new_err(key.clone().unbind()));
         };
         match self.store_mut(py)?.delete(k) {
@@ -382,7 +404,7 @@ impl PyStore {
     /// place from the store's memory map; it keeps that state of the store
     /// alive, so release views you no longer need).
     fn view(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Doc> {
-        let Some(k) = read_key(key)? else {
+        let Some(k) = read_key(key, &self.path)? else {
             return Err(PyKeyError::new_err(key.clone().unbind()));
         };
         let rec = match self.store(py)?.record(k) {

@@ -1284,3 +1284,22 @@ fn populate_reads_the_same_records() {
     assert_eq!(n_of(&s, "new"), Some(7));
     assert_eq!(bytes_of(&s), want);
 }
+
+/// An invalid key's error names the store, as the store's other errors do.
+#[test]
+fn invalid_key_errors_name_the_store() {
+    let (_d, path) = tmp();
+    let mut s = Store::open(&path, &opts()).unwrap();
+    for (key, n) in [(String::new(), 0), ("k".repeat(512), 512)] {
+        let e = s.put(&key, doc_of(1)).unwrap_err();
+        assert_eq!(e.kind(), StoreErrorKind::InvalidKey);
+        assert_eq!(e.path(), Some(path.as_path()));
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "store {}: keys must be 1 to 511 bytes of UTF-8, this one is {n} bytes",
+                path.display()
+            )
+        );
+    }
+}

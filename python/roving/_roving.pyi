@@ -151,7 +151,7 @@ class StorePermissionError(StoreError, PermissionError): ...
 class _Store:
     def __new__(
         cls,
-        path: str | PathLike[str],
+        path: str | bytes | PathLike[str] | PathLike[bytes],
         *,
         type: Any = None,
         readonly: bool = False,

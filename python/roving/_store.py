@@ -42,6 +42,9 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
     * ``path``: the data file (LMDB's lock file is ``path + "-lock"``), created
       if missing; an existing directory is opened as an LMDB directory
       (``data.mdb``, ``lock.mdb``), and so is the path of its ``data.mdb``.
+      A ``str``, ``bytes`` or ``os.PathLike``, as for ``open()`` (bytes are
+      the file name as it is, non-UTF-8 included; ``.path`` gives it back
+      as a ``pathlib.Path``, decoded as ``os.fsdecode`` does).
     * ``type``: decode values read as this type (e.g. a dataclass), like
       ``roving.loads(..., type=)``; writes are not checked (see below);
       ``None`` gives plain Python values.

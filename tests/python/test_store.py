@@ -901,7 +901,8 @@ def test_a_full_reader_table_says_what_holds_it(tmp_path: Path) -> None:
 
 
 def test_path_is_a_pathlib_path(tmp_path: Path) -> None:
-    # As the stub says: str or os.PathLike in, pathlib.Path out.
+    # As the stub says: str or os.PathLike in, pathlib.Path out (bytes:
+    # test_store_paths.py).
     for given in (str(tmp_path / "s.rvs"), tmp_path / "s.rvs"):
         with Store(given) as s:
             assert isinstance(s.path, Path) and s.path == tmp_path / "s.rvs"

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use pyo3::exceptions::{PyKeyError, PyTypeError, PyUnicodeEncodeError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyString, PyTuple, PyType};
+use pyo3::types::{PyBytes, PyString, PyTuple, PyType};
 
 use roving::Document;
 use roving_store::{Store, StoreError, StoreErrorKind, StoreOptions};
@@ -200,6 +200,26 @@ fn name_the_store(py: Python<'_>, e: PyErr, path: &Path) -> PyErr {
     e
 }
 
+/// A store's path as `open()` takes one: `str`, `bytes` or an
+/// `os.PathLike` of either (`os.fspath`), decoded as `os.fsdecode` does; on
+/// Unix, bytes are the file name as it is (non-UTF-8 names included).
+fn store_path(path: &Bound<'_, PyAny>) -> PyResult<PathBuf> {
+    let py = path.py();
+    let p = py.import("os")?.getattr("fspath")?.call1((path,))?;
+    if let Ok(b) = p.cast::<PyBytes>() {
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            return Ok(PathBuf::from(std::ffi::OsStr::from_bytes(b.as_bytes())));
+        }
+        #[cfg(not(unix))]
+        {
+            return py.import("os")?.getattr("fsdecode")?.call1((b,))?.extract();
+        }
+    }
+    p.extract()
+}
+
 /// The extension type behind `roving.Store` (use `roving.Store`).
 #[pyclass(module = "roving._roving", name = "_Store", subclass)]
 pub struct PyStore {
@@ -273,7 +293,7 @@ impl PyStore {
     #[pyo3(signature = (path, *, r#type=None, readonly=false, trusted=false, verify_pages=false, map_size=None, sync=true, populate=false))]
     fn py_new(
         py: Python<'_>,
-        path: PathBuf,
+        path: &Bound<'_, PyAny>,
         r#type: Option<Bound<'_, PyAny>>,
         readonly: bool,
         trusted: bool,
@@ -282,6 +302,7 @@ impl PyStore {
         sync: bool,
         populate: bool,
     ) -> PyResult<PyStore> {
+        let path = store_path(path)?;
         let ty = r#type.filter(|t| !t.is_none());
         // An unsupported type fails here, not on the first read.
         let plan = ty.as_ref().map(typed::plan_for).transpose()?;
@@ -477,7 +498,8 @@ impl PyStore {
         self.inner.is_none()
     }
 
-    /// The path given to the constructor, as a `pathlib.Path`.
+    /// The path given to the constructor (`str`, `bytes` or `os.PathLike`),
+    /// as a `pathlib.Path` (decoded as `os.fsdecode` does).
     #[getter]
     fn path(&self) -> PathBuf {
         self.path.clone()

@@ -7,13 +7,15 @@ use std::ops::Bound as Edge;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use pyo3::exceptions::{PyKeyError, PyTypeError, PyUnicodeEncodeError};
+use pyo3::exceptions::{
+    PyKeyError, PyOverflowError, PyTypeError, PyUnicodeEncodeError, PyValueError,
+};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBytes, PyString, PyTuple, PyType};
+use pyo3::types::{PyBool, PyBytes, PyString, PyTuple, PyType};
 
 use roving::Document;
-use roving_store::{Store, StoreError, StoreErrorKind, StoreOptions};
+use roving_store::{Store, StoreError, StoreErrorKind, StoreOptions, MAX_READERS};
 
 use crate::buf::Buf;
 use crate::typed;
@@ -220,6 +222,41 @@ fn store_path(path: &Bound<'_, PyAny>) -> PyResult<PathBuf> {
     p.extract()
 }
 
+/// `max_readers=`: an `int` (not a `bool`; `__index__` accepted, as for
+/// `map_size`) from 1 to `roving_store::MAX_READERS`.
+fn max_readers_arg(v: &Bound<'_, PyAny>) -> PyResult<u32> {
+    let py = v.py();
+    let type_error = || {
+        let tn = v
+            .get_type()
+            .name()
+            .map(|n| n.to_string())
+            .unwrap_or_else(|_| "?".into());
+        PyTypeError::new_err(format!("max_readers must be an int, not {tn}"))
+    };
+    if v.is_instance_of::<PyBool>() {
+        return Err(type_error());
+    }
+    let n = match v.extract::<i64>() {
+        Ok(n) => u32::try_from(n).ok(),
+        Err(e) if e.is_instance_of::<PyOverflowError>(py) => None,
+        Err(_) => return Err(type_error()),
+    };
+    match n {
+        Some(n) if (1..=MAX_READERS).contains(&n) => Ok(n),
+        _ => {
+            // The repr of a huge int may exceed Python's digit limit.
+            let shown = v
+                .repr()
+                .map(|r| r.to_string())
+                .unwrap_or_else(|_| "a larger int".into());
+            Err(PyValueError::new_err(format!(
+                "max_readers must be 1 to {MAX_READERS}, not {shown}"
+            )))
+        }
+    }
+}
+
 /// The extension type behind `roving.Store` (use `roving.Store`).
 #[pyclass(module = "roving._roving", name = "_Store", subclass)]
 pub struct PyStore {
@@ -290,7 +327,7 @@ impl PyStore {
 impl PyStore {
     #[new]
     #[allow(clippy::too_many_arguments)] // Python keyword arguments
-    #[pyo3(signature = (path, *, r#type=None, readonly=false, trusted=false, verify_pages=false, map_size=None, sync=true, populate=false))]
+    #[pyo3(signature = (path, *, r#type=None, readonly=false, trusted=false, verify_pages=false, map_size=None, sync=true, populate=false, max_readers=None))]
     fn py_new(
         py: Python<'_>,
         path: &Bound<'_, PyAny>,
@@ -301,6 +338,7 @@ impl PyStore {
         map_size: Option<usize>,
         sync: bool,
         populate: bool,
+        max_readers: Option<Bound<'_, PyAny>>,
     ) -> PyResult<PyStore> {
         let path = store_path(path)?;
         let ty = r#type.filter(|t| !t.is_none());
@@ -313,6 +351,9 @@ impl PyStore {
             .populate(populate);
         if let Some(m) = map_size {
             opts = opts.map_size(m);
+        }
+        if let Some(n) = max_readers.filter(|n| !n.is_none()) {
+            opts = opts.max_readers(max_readers_arg(&n)?);
         }
         let p = path.clone();
         let store = py

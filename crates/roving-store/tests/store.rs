@@ -1303,3 +1303,27 @@ fn invalid_key_errors_name_the_store() {
         );
     }
 }
+
+/// `max_readers` is taken as at least 1 (LMDB refuses 0) and at most
+/// `MAX_READERS`; the error of a full table gives the size in use.
+#[test]
+fn max_readers_is_taken_within_its_bounds() {
+    let (_d, path) = tmp();
+    let one = opts().max_readers(0);
+    let s = Store::open(&path, &one).unwrap();
+    let e = Store::open(&path, &one).unwrap_err();
+    assert_eq!(e.kind(), StoreErrorKind::Busy);
+    assert!(e.to_string().contains("all 1 slots"), "{e}");
+    assert!(e.to_string().contains("max_readers"), "{e}");
+    drop(s);
+    let (_d2, path2) = tmp();
+    let huge = opts().max_readers(u32::MAX);
+    let s = Store::open(&path2, &huge).unwrap();
+    let lock = std::fs::metadata(format!("{}-lock", path2.display())).unwrap();
+    assert!(
+        lock.len() <= 64 * (roving_store::MAX_READERS as u64 + 64),
+        "{}",
+        lock.len()
+    );
+    drop(s);
+}

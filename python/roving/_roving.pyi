@@ -151,7 +151,7 @@ class StorePermissionError(StoreError, PermissionError): ...
 class _Store:
     def __new__(
         cls,
-        path: str | PathLike[str],
+        path: str | bytes | PathLike[str] | PathLike[bytes],
         *,
         type: Any = None,
         readonly: bool = False,
@@ -160,6 +160,7 @@ class _Store:
         map_size: int | None = None,
         sync: bool = True,
         populate: bool = False,
+        max_readers: int | None = None,
     ) -> Self: ...
     def __getitem__(self, key: str, /) -> Any: ...
     def get(self, key: str, default: Any = None) -> Any: ...

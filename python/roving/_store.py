@@ -37,11 +37,14 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
     documents in an LMDB file (Python's ``shelve``, done right).
 
     ``Store(path, *, type=None, readonly=False, trusted=False, verify_pages=False,
-    map_size=None, sync=True, populate=False)``
+    map_size=None, sync=True, populate=False, max_readers=None)``
 
     * ``path``: the data file (LMDB's lock file is ``path + "-lock"``), created
       if missing; an existing directory is opened as an LMDB directory
       (``data.mdb``, ``lock.mdb``), and so is the path of its ``data.mdb``.
+      A ``str``, ``bytes`` or ``os.PathLike``, as for ``open()`` (bytes are
+      the file name as it is, non-UTF-8 included; ``.path`` gives it back
+      as a ``pathlib.Path``, decoded as ``os.fsdecode`` does).
     * ``type``: decode values read as this type (e.g. a dataclass), like
       ``roving.loads(..., type=)``; writes are not checked (see below);
       ``None`` gives plain Python values.
@@ -66,6 +69,16 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
       ``MADV_POPULATE_READ``; ignored elsewhere): the first random reads after
       open then cost what warm ones do, for an open that reads the whole file
       (~30 ms for 420 MB in the page cache).
+    * ``max_readers``: the slots of LMDB's reader table, i.e. snapshots open
+      at once over all processes (see below): an ``int`` from 1 to 1048576
+      (``None``: 510). The table lives in the lock file, which keeps it
+      after the store is closed, and is sized only by an open while no other
+      process has the store open: it grows to ``max_readers`` if smaller,
+      and a larger table already there is kept. While another process has
+      the store open, or this process has it open already (its ``Store``
+      objects of one file share LMDB's environment), an open uses the table
+      in place, whatever it asks: the error of a full table says how many
+      slots that is.
 
     ``s[k] = v``, ``del s[k]``, ``update()``... are pending changes kept in
     memory (and visible to this ``Store``) until ``flush()`` commits all of
@@ -94,10 +107,11 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
     unclosed file does).
 
     Many processes may read while one writes; a second writer waits for the
-    first one's ``flush()`` to finish. At most 510 snapshots may be open at
-    once over all processes (LMDB's reader table: one per open ``Store``,
-    and one per earlier state of a ``Store`` that views taken before its
-    ``flush()`` or ``reload()`` still hold); opening one more raises
+    first one's ``flush()`` to finish. At most ``max_readers`` (510 by
+    default) snapshots may be open at once over all processes (LMDB's
+    reader table: one per open ``Store``, and one per earlier state of a
+    ``Store`` that views taken before its ``flush()`` or ``reload()``
+    still hold); opening one more raises
     ``StoreError`` (kind ``"busy"``). Within a process, use one ``Store``
     object per thread (they share the open file): a thread touching a
     ``Store`` while another thread is inside its ``flush()`` gets a
@@ -127,7 +141,9 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
     (a lone surrogate such as ``"\\ud800"``), which raises
     ``UnicodeEncodeError`` on writes, as in ``dbm`` and ``sqlite3``;
     non-``str`` keys raise ``TypeError``, except ``in``, which answers
-    ``False``. Values are what
+    ``False``. These errors name the store as its others do: their message
+    (the ``UnicodeEncodeError``'s ``reason``) begins with ``store PATH: ``.
+    Values are what
     ``roving.dumps`` encodes (tuples and sets come back as lists); values
     that cannot be encoded raise ``roving.EncodeError``, and values whose
     encoding is longer than 4 GiB - 1 bytes (LMDB's limit) raise

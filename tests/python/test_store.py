@@ -535,6 +535,41 @@ def test_bad_key_lengths(tmp_path: Path) -> None:
     s.close()
 
 
+def test_key_errors_name_the_store(tmp_path: Path) -> None:
+    # Every error for a bad key starts with "store PATH: ", as the Store's
+    # other errors do; the classes are those of the mapping protocol.
+    path = tmp_path / "s.rvs"
+    s = Store(path)
+    prefix = f"store {path}: "
+    for op in (
+        lambda: s.__setitem__(1, 1),
+        lambda: s[1],
+        lambda: s.get(1),
+        lambda: s.__delitem__(1),
+        lambda: s.view(1),
+        lambda: s.pop(1),
+    ):
+        with pytest.raises(TypeError) as ei:
+            op()
+        assert str(ei.value) == prefix + "keys must be str, not int"
+    for key, n in [("", 0), ("k" * 512, 512), ("\u00e9" * 256, 512)]:
+        with pytest.raises(StoreError) as ei:
+            s[key] = 1
+        assert ei.value.kind == "invalid-key"
+        assert (
+            str(ei.value) == prefix + f"keys must be 1 to 511 bytes of UTF-8, this one is {n} bytes"
+        )
+    for write in (lambda: s.__setitem__("a\ud800", 1), lambda: s.setdefault("a\ud800", 1)):
+        with pytest.raises(UnicodeEncodeError) as ue:
+            write()
+        e = ue.value
+        assert (e.encoding, e.object, e.start, e.end) == ("utf-8", "a\ud800", 1, 2)
+        assert e.reason == prefix + "surrogates not allowed"
+        assert str(e).endswith(": " + prefix + "surrogates not allowed"), str(e)
+    assert s.pending == 0 and len(s) == 0
+    s.close()
+
+
 class Unencodable:
     pass
 
@@ -866,7 +901,8 @@ def test_a_full_reader_table_says_what_holds_it(tmp_path: Path) -> None:
 
 
 def test_path_is_a_pathlib_path(tmp_path: Path) -> None:
-    # As the stub says: str or os.PathLike in, pathlib.Path out.
+    # As the stub says: str or os.PathLike in, pathlib.Path out (bytes:
+    # test_store_paths.py).
     for given in (str(tmp_path / "s.rvs"), tmp_path / "s.rvs"):
         with Store(given) as s:
             assert isinstance(s.path, Path) and s.path == tmp_path / "s.rvs"

@@ -4,16 +4,18 @@
 
 use std::collections::VecDeque;
 use std::ops::Bound as Edge;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use pyo3::exceptions::{PyKeyError, PyTypeError};
+use pyo3::exceptions::{
+    PyKeyError, PyOverflowError, PyTypeError, PyUnicodeEncodeError, PyValueError,
+};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyString, PyTuple, PyType};
+use pyo3::types::{PyBool, PyBytes, PyString, PyTuple, PyType};
 
 use roving::Document;
-use roving_store::{Store, StoreError, StoreErrorKind, StoreOptions};
+use roving_store::{Store, StoreError, StoreErrorKind, StoreOptions, MAX_READERS};
 
 use crate::buf::Buf;
 use crate::typed;
@@ -150,31 +152,108 @@ fn closed_error(py: Python<'_>, path: &std::path::Path) -> PyErr {
     )
 }
 
+/// The `TypeError` of a key that is not a `str`, naming the store (as its
+/// other errors do).
 #[cold]
-fn key_type_error(key: &Bound<'_, PyAny>) -> PyErr {
+fn key_type_error(key: &Bound<'_, PyAny>, path: &Path) -> PyErr {
     let tn = key
         .get_type()
         .name()
         .map(|n| n.to_string())
         .unwrap_or_else(|_| "?".into());
-    PyTypeError::new_err(format!("roving.Store keys must be str, not {tn}"))
+    PyTypeError::new_err(format!(
+        "store {}: keys must be str, not {tn}",
+        path.display()
+    ))
 }
 
 /// A key to look up: `None` for a `str` that has no UTF-8 form (lone
 /// surrogates), which no stored key can equal.
 #[inline]
-fn read_key<'a>(key: &'a Bound<'_, PyAny>) -> PyResult<Option<&'a str>> {
+fn read_key<'a>(key: &'a Bound<'_, PyAny>, path: &Path) -> PyResult<Option<&'a str>> {
     match key.cast::<PyString>() {
         Ok(s) => Ok(s.to_str().ok()),
-        Err(_) => Err(key_type_error(key)),
+        Err(_) => Err(key_type_error(key, path)),
     }
 }
 
+/// A key to write: its UTF-8 form, or a `TypeError` (not a `str`) or the
+/// `UnicodeEncodeError` of a `str` with no UTF-8 form, whose `reason`
+/// begins with `store PATH: `.
 #[inline]
-fn key_str<'a>(key: &'a Bound<'_, PyAny>) -> PyResult<&'a str> {
-    match key.cast::<PyString>() {
-        Ok(s) => s.to_str(),
-        Err(_) => Err(key_type_error(key)),
+fn key_str<'a>(key: &'a Bound<'_, PyAny>, path: &Path) -> PyResult<&'a str> {
+    let s = key
+        .cast::<PyString>()
+        .map_err(|_| key_type_error(key, path))?;
+    s.to_str().map_err(|e| name_the_store(key.py(), e, path))
+}
+
+/// `e` (a `UnicodeEncodeError`) with `store PATH: ` before its reason: its
+/// `str()` is built from its attributes, so the reason is where the store's
+/// name can go while encoding, object, start and end stay as they were.
+#[cold]
+fn name_the_store(py: Python<'_>, e: PyErr, path: &Path) -> PyErr {
+    if e.is_instance_of::<PyUnicodeEncodeError>(py) {
+        let v = e.value(py);
+        if let Ok(reason) = v.getattr("reason").and_then(|r| r.extract::<String>()) {
+            let _ = v.setattr("reason", format!("store {}: {reason}", path.display()));
+        }
+    }
+    e
+}
+
+/// A store's path as `open()` takes one: `str`, `bytes` or an
+/// `os.PathLike` of either (`os.fspath`), decoded as `os.fsdecode` does; on
+/// Unix, bytes are the file name as it is (non-UTF-8 names included).
+fn store_path(path: &Bound<'_, PyAny>) -> PyResult<PathBuf> {
+    let py = path.py();
+    let p = py.import("os")?.getattr("fspath")?.call1((path,))?;
+    if let Ok(b) = p.cast::<PyBytes>() {
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            return Ok(PathBuf::from(std::ffi::OsStr::from_bytes(b.as_bytes())));
+        }
+        #[cfg(not(unix))]
+        {
+            return py.import("os")?.getattr("fsdecode")?.call1((b,))?.extract();
+        }
+    }
+    p.extract()
+}
+
+/// `max_readers=`: an `int` (not a `bool`; `__index__` accepted, as for
+/// `map_size`) from 1 to `roving_store::MAX_READERS`.
+fn max_readers_arg(v: &Bound<'_, PyAny>) -> PyResult<u32> {
+    let py = v.py();
+    let type_error = || {
+        let tn = v
+            .get_type()
+            .name()
+            .map(|n| n.to_string())
+            .unwrap_or_else(|_| "?".into());
+        PyTypeError::new_err(format!("max_readers must be an int, not {tn}"))
+    };
+    if v.is_instance_of::<PyBool>() {
+        return Err(type_error());
+    }
+    let n = match v.extract::<i64>() {
+        Ok(n) => u32::try_from(n).ok(),
+        Err(e) if e.is_instance_of::<PyOverflowError>(py) => None,
+        Err(_) => return Err(type_error()),
+    };
+    match n {
+        Some(n) if (1..=MAX_READERS).contains(&n) => Ok(n),
+        _ => {
+            // The repr of a huge int may exceed Python's digit limit.
+            let shown = v
+                .repr()
+                .map(|r| r.to_string())
+                .unwrap_or_else(|_| "a larger int".into());
+            Err(PyValueError::new_err(format!(
+                "max_readers must be 1 to {MAX_READERS}, not {shown}"
+            )))
+        }
     }
 }
 
@@ -248,10 +327,10 @@ impl PyStore {
 impl PyStore {
     #[new]
     #[allow(clippy::too_many_arguments)] // Python keyword arguments
-    #[pyo3(signature = (path, *, r#type=None, readonly=false, trusted=false, verify_pages=false, map_size=None, sync=true, populate=false))]
+    #[pyo3(signature = (path, *, r#type=None, readonly=false, trusted=false, verify_pages=false, map_size=None, sync=true, populate=false, max_readers=None))]
     fn py_new(
         py: Python<'_>,
-        path: PathBuf,
+        path: &Bound<'_, PyAny>,
         r#type: Option<Bound<'_, PyAny>>,
         readonly: bool,
         trusted: bool,
@@ -259,7 +338,9 @@ impl PyStore {
         map_size: Option<usize>,
         sync: bool,
         populate: bool,
+        max_readers: Option<Bound<'_, PyAny>>,
     ) -> PyResult<PyStore> {
+        let path = store_path(path)?;
         let ty = r#type.filter(|t| !t.is_none());
         // An unsupported type fails here, not on the first read.
         let plan = ty.as_ref().map(typed::plan_for).transpose()?;
@@ -270,6 +351,9 @@ impl PyStore {
             .populate(populate);
         if let Some(m) = map_size {
             opts = opts.map_size(m);
+        }
+        if let Some(n) = max_readers.filter(|n| !n.is_none()) {
+            opts = opts.max_readers(max_readers_arg(&n)?);
         }
         let p = path.clone();
         let store = py
@@ -290,7 +374,7 @@ impl PyStore {
         py: Python<'py>,
         key: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let Some(k) = read_key(key)? else {
+        let Some(k) = read_key(key, &self.path)? else {
             return Err(PyKeyError::new_err(key.clone().unbind()));
         };
         match self.lookup(py, k)? {
@@ -307,7 +391,7 @@ impl PyStore {
         key: &Bound<'py, PyAny>,
         default: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let Some(k) = read_key(key)? else {
+        let Some(k) = read_key(key, &self.path)? else {
             return Ok(default.unwrap_or_else(|| py.None().into_bound(py)));
         };
         match self.lookup(py, k)? {
@@ -322,7 +406,7 @@ impl PyStore {
         key: &Bound<'_, PyAny>,
         value: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
-        let k = key_str(key)?;
+        let k = key_str(key, &self.path)?;
         if self.readonly {
             self.store(py)?;
             return Err(new_store_error(
@@ -339,7 +423,7 @@ impl PyStore {
     }
 
     fn __delitem__(&mut self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<()> {
-        let Some(k) = read_key(key)? else {
+        let Some(k) = read_key(key, &self.path)? else {
             return Err(PyKeyError::new_err(key.clone().unbind()));
         };
         match self.store_mut(py)?.delete(k) {
@@ -382,7 +466,7 @@ impl PyStore {
     /// place from the store's memory map; it keeps that state of the store
     /// alive, so release views you no longer need).
     fn view(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Doc> {
-        let Some(k) = read_key(key)? else {
+        let Some(k) = read_key(key, &self.path)? else {
             return Err(PyKeyError::new_err(key.clone().unbind()));
         };
         let rec = match self.store(py)?.record(k) {
@@ -455,7 +539,8 @@ impl PyStore {
         self.inner.is_none()
     }
 
-    /// The path given to the constructor, as a `pathlib.Path`.
+    /// The path given to the constructor (`str`, `bytes` or `os.PathLike`),
+    /// as a `pathlib.Path` (decoded as `os.fsdecode` does).
     #[getter]
     fn path(&self) -> PathBuf {
         self.path.clone()

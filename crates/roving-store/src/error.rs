@@ -170,7 +170,8 @@ pub(crate) fn readers_full_message(slots: Option<u32>) -> String {
         "too many snapshots of the store are open at once: {table} (over all processes) \
          are taken, one by each open Store and one by each earlier state of a Store that \
          views taken before its flush or reload still hold; close Stores or release views \
-         no longer needed"
+         no longer needed, or reopen the store with a larger max_readers once no process \
+         has it open"
     )
 }
 

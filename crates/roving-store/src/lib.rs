@@ -36,7 +36,9 @@
 //! Any number of processes may read a store while one writes. Readers see
 //! only committed states. Each open [`Store`] holds a slot of LMDB's reader
 //! table, and so does each earlier [`Snapshot`] kept alive (by records or
-//! views): [`StoreOptions::max_readers`] (510) at once over all processes;
+//! views): [`StoreOptions::max_readers`] (510 by default; only an open
+//! while no other process has the store open sizes the table, and it only
+//! grows: see there) at once over all processes;
 //! beyond, opening one more fails with [`StoreErrorKind::Busy`]. A second
 //! writer *waits*: `flush` blocks while another process is inside its own
 //! `flush`. There is no conflict detection: the last flush wins, key by
@@ -108,8 +110,19 @@ pub struct StoreOptions {
     /// leave the store damaged (LMDB's `MDB_NOSYNC`). A crash of the
     /// process alone loses nothing that was flushed.
     pub sync: bool,
-    /// Size of the reader table of a new store (read transactions alive at
-    /// once, over all processes). Default 510.
+    /// Size of LMDB's reader table: snapshots (read transactions) alive
+    /// at once over all processes, beyond which opening one more fails
+    /// with [`StoreErrorKind::Busy`]. Default 510; taken as at least 1 and
+    /// at most [`MAX_READERS`].
+    ///
+    /// The table lives in the lock file, which keeps it after every
+    /// process closed the store, and LMDB sizes it only when the store is
+    /// opened while no other process has it open: it then grows to this
+    /// size if it is smaller, and a larger table already there is kept.
+    /// While another process has the store open, an open uses the table
+    /// in place, whatever it asks; so does a later open in a process that
+    /// has the store open already (they share one LMDB environment). The
+    /// error of a full table says how many slots it has.
     pub max_readers: u32,
     /// Walk every page of the file in Rust before LMDB reads any
     /// (O(file size)): for files that come from elsewhere. LMDB trusts its
@@ -128,6 +141,10 @@ pub struct StoreOptions {
     /// on first read as usual. Default false.
     pub populate: bool,
 }
+
+/// The largest [`StoreOptions::max_readers`]: a million slots, a 64 MiB
+/// lock file (LMDB's reader slot is 64 bytes; the file is sparse).
+pub const MAX_READERS: u32 = 1 << 20;
 
 impl Default for StoreOptions {
     fn default() -> StoreOptions {
@@ -169,6 +186,12 @@ impl StoreOptions {
     /// Sets [`populate`](StoreOptions::populate).
     pub fn populate(mut self, populate: bool) -> StoreOptions {
         self.populate = populate;
+        self
+    }
+
+    /// Sets [`max_readers`](StoreOptions::max_readers).
+    pub fn max_readers(mut self, readers: u32) -> StoreOptions {
+        self.max_readers = readers;
         self
     }
 

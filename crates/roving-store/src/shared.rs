@@ -403,7 +403,7 @@ impl Shared {
         let mut eo = EnvOpenOptions::new().read_txn_without_tls();
         eo.map_size(round_map(options.map_size))
             .max_dbs(4)
-            .max_readers(options.max_readers);
+            .max_readers(options.max_readers.clamp(1, crate::MAX_READERS));
         let mut flags = EnvFlags::empty();
         if lay.single_file {
             flags |= EnvFlags::NO_SUB_DIR;

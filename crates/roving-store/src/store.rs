@@ -188,14 +188,14 @@ impl Store {
 
     fn check_key(&self, key: &str) -> Result<()> {
         if key.is_empty() || key.len() > self.shared.max_key {
-            return Err(StoreError::new(
+            return Err(self.shared.err(StoreError::new(
                 StoreErrorKind::InvalidKey,
                 format!(
                     "keys must be 1 to {} bytes of UTF-8, this one is {} bytes",
                     self.shared.max_key,
                     key.len()
                 ),
-            ));
+            )));
         }
         Ok(())
     }

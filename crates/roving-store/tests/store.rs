@@ -1284,3 +1284,46 @@ fn populate_reads_the_same_records() {
     assert_eq!(n_of(&s, "new"), Some(7));
     assert_eq!(bytes_of(&s), want);
 }
+
+/// An invalid key's error names the store, as the store's other errors do.
+#[test]
+fn invalid_key_errors_name_the_store() {
+    let (_d, path) = tmp();
+    let mut s = Store::open(&path, &opts()).unwrap();
+    for (key, n) in [(String::new(), 0), ("k".repeat(512), 512)] {
+        let e = s.put(&key, doc_of(1)).unwrap_err();
+        assert_eq!(e.kind(), StoreErrorKind::InvalidKey);
+        assert_eq!(e.path(), Some(path.as_path()));
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "store {}: keys must be 1 to 511 bytes of UTF-8, this one is {n} bytes",
+                path.display()
+            )
+        );
+    }
+}
+
+/// `max_readers` is taken as at least 1 (LMDB refuses 0) and at most
+/// `MAX_READERS`; the error of a full table gives the size in use.
+#[test]
+fn max_readers_is_taken_within_its_bounds() {
+    let (_d, path) = tmp();
+    let one = opts().max_readers(0);
+    let s = Store::open(&path, &one).unwrap();
+    let e = Store::open(&path, &one).unwrap_err();
+    assert_eq!(e.kind(), StoreErrorKind::Busy);
+    assert!(e.to_string().contains("all 1 slots"), "{e}");
+    assert!(e.to_string().contains("max_readers"), "{e}");
+    drop(s);
+    let (_d2, path2) = tmp();
+    let huge = opts().max_readers(u32::MAX);
+    let s = Store::open(&path2, &huge).unwrap();
+    let lock = std::fs::metadata(format!("{}-lock", path2.display())).unwrap();
+    assert!(
+        lock.len() <= 64 * (roving_store::MAX_READERS as u64 + 64),
+        "{}",
+        lock.len()
+    );
+    drop(s);
+}

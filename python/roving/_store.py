@@ -123,7 +123,11 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
     it) must be closed before the same file is opened for writing in the
     same process (``StoreError``, kind ``"busy"``); the other order works
     (read-only ``Store`` objects opened while a writable one is open share
-    it).
+    it). A ``Store`` of a file already open in this process shares that
+    open: ``map_size``, ``max_readers`` and ``verify_pages`` of the first
+    open hold for all, and so does ``sync=False`` except for a ``Store``
+    opened with ``sync=True``, whose own flushes are then synced to disk
+    one by one (a ``sync=True`` first open syncs every flush).
 
     The map grows when a ``flush()`` needs more room, which needs every
     other snapshot of the file in this process to be released first: views

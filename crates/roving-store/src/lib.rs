@@ -109,6 +109,13 @@ pub struct StoreOptions {
     /// and, on a file system that does not keep the order of writes, may
     /// leave the store damaged (LMDB's `MDB_NOSYNC`). A crash of the
     /// process alone loses nothing that was flushed.
+    ///
+    /// Stores of one file in one process share the first open's LMDB
+    /// environment, and with it its `map_size`, `max_readers` and
+    /// `verify_pages`, and its `sync`, except that a Store opened with
+    /// `sync` on an environment opened without it syncs the file after
+    /// each of its own commits: every Store that asks for durable commits
+    /// gets them.
     pub sync: bool,
     /// Size of LMDB's reader table: snapshots (read transactions) alive
     /// at once over all processes, beyond which opening one more fails

@@ -88,6 +88,12 @@ pub(crate) struct Shared {
     /// The path as the user gave it (for messages).
     pub(crate) path: PathBuf,
     pub(crate) env_readonly: bool,
+    /// Whether LMDB syncs each commit (the first open's `sync`); a later
+    /// open asking for `sync` on an environment opened without it syncs
+    /// after its own commits ([`Shared::sync_commit`]).
+    pub(crate) env_sync: bool,
+    /// Syncs made by [`Shared::sync_commit`] (for tests).
+    pub(crate) forced_syncs: AtomicUsize,
     pub(crate) page_size: usize,
     pub(crate) max_key: usize,
     /// Read side: beginning a transaction. Write side: remapping (resize).
@@ -501,6 +507,8 @@ impl Shared {
             file,
             path: path.to_path_buf(),
             env_readonly: options.readonly,
+            env_sync: options.sync,
+            forced_syncs: AtomicUsize::new(0),
             page_size,
             max_key,
             gate: RwLock::new(()),
@@ -610,6 +618,23 @@ impl Shared {
 
     pub(crate) fn map_size(&self) -> usize {
         self.env.info().map_size
+    }
+
+    /// After a commit of a Store opened with `sync`: syncs the data file
+    /// if LMDB does not (an earlier open in this process, which the
+    /// environment is shared with, asked for no sync), so that every
+    /// Store that asks for durable commits gets them.
+    pub(crate) fn sync_commit(&self, wants_sync: bool) -> Result<()> {
+        if !wants_sync || self.env_sync {
+            return Ok(());
+        }
+        self.forced_syncs.fetch_add(1, Ordering::Relaxed);
+        self.env.force_sync().map_err(|e| {
+            self.err(StoreError::from(e).explained(
+                " (syncing to disk after a commit: the changes are committed and visible, \
+                 but may not survive a crash of the machine)",
+            ))
+        })
     }
 
     /// Attaches the path to an error.

@@ -40,6 +40,8 @@ pub struct Store {
     pending_bytes: usize,
     len: AtomicU64,
     readonly: bool,
+    /// Whether this Store's commits must be synced to disk.
+    sync: bool,
     /// The longest value `put` takes ([`MAX_VALUE_LEN`]; lowered in tests).
     max_value: usize,
 }
@@ -142,6 +144,7 @@ impl Store {
             pending_bytes: 0,
             len,
             readonly: options.readonly,
+            sync: options.sync,
             max_value: MAX_VALUE_LEN,
         })
     }
@@ -473,8 +476,11 @@ impl Store {
         self.pending_bytes = 0;
         self.snap = None;
         self.len.store(LEN_UNKNOWN, Ordering::Relaxed);
+        // Committed: the changes are no longer pending, even if the sync
+        // that follows fails.
+        let synced = shared.sync_commit(self.sync);
         self.snap = Some(shared.snapshot()?);
-        Ok(())
+        synced
     }
 
     /// After a failed flush: make sure there is a snapshot to read.
@@ -777,5 +783,49 @@ mod tests {
         s.put("a", big.clone()).unwrap();
         s.flush().unwrap();
         assert_eq!(s.get("a").unwrap().unwrap().as_bytes(), &big[..]);
+    }
+
+    /// Stores of one file in one process share one LMDB environment, whose
+    /// flags the first open sets: a later Store asking for durable commits
+    /// of an environment opened with `sync(false)` syncs after each of its
+    /// own commits (it silently did not before); the unsynced Store still
+    /// does not, and neither does a synced environment.
+    #[test]
+    fn a_synced_store_syncs_its_commits_on_an_environment_opened_without_sync() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.rvs");
+        let mut fast = Store::open(&path, &StoreOptions::default().sync(false)).unwrap();
+        let mut durable = Store::open(&path, &StoreOptions::default()).unwrap();
+        assert!(Arc::ptr_eq(&fast.shared, &durable.shared));
+        let synced = || durable_syncs(&path);
+        fast.put("a", doc_of_str("1")).unwrap();
+        fast.flush().unwrap();
+        assert_eq!(synced(), 0);
+        durable.put("b", doc_of_str("2")).unwrap();
+        durable.flush().unwrap();
+        assert_eq!(synced(), 1);
+        durable.flush().unwrap(); // nothing pending: no commit, no sync
+        assert_eq!(synced(), 1);
+        durable.put("c", doc_of_str("3")).unwrap();
+        durable.flush().unwrap();
+        assert_eq!(synced(), 2);
+        assert_eq!(fast.len().unwrap(), 1);
+        fast.reload().unwrap();
+        assert_eq!(fast.len().unwrap(), 3);
+        drop((fast, durable));
+
+        let mut s = Store::open(&path, &StoreOptions::default()).unwrap();
+        let mut again = Store::open(&path, &StoreOptions::default()).unwrap();
+        s.put("d", doc_of_str("4")).unwrap();
+        s.flush().unwrap();
+        again.put("e", doc_of_str("5")).unwrap();
+        again.flush().unwrap();
+        assert_eq!(s.shared.forced_syncs.load(Ordering::Relaxed), 0);
+    }
+
+    /// Syncs forced so far on the environment of the store at `path`.
+    fn durable_syncs(path: &Path) -> usize {
+        let s = Store::open(path, &StoreOptions::default()).unwrap();
+        s.shared.forced_syncs.load(Ordering::Relaxed)
     }
 }

@@ -416,6 +416,8 @@ class Rec:
     p: Point
     box: Box[list[int]]
     m: Movie
+    clock: dt.time
+    span: dt.timedelta
 
 
 offsets = st.sampled_from([None, dt.UTC, dt.timezone(dt.timedelta(hours=5, minutes=30))])
@@ -448,6 +450,13 @@ recs = st.builds(
         {"title": st.text(max_size=3), "year": st.integers()},
         optional={"tags": st.lists(st.text(max_size=3), max_size=2)},
     ),
+    clock=st.times(timezones=st.none() | offsets | st.timezones())
+    | st.times(
+        timezones=st.integers(-86_399_999_999, 86_399_999_999).map(
+            lambda us: dt.timezone(dt.timedelta(microseconds=us))
+        )
+    ),
+    span=st.timedeltas(),
 )
 
 
@@ -482,6 +491,8 @@ GOOD_REC = roving.dumps(
             p=Point(1, 2),
             box=Box([1]),
             m={"title": "t", "year": 1},
+            clock=dt.time(1, 2, 3, 4, tzinfo=dt.timezone(dt.timedelta(hours=-2))),
+            span=dt.timedelta(days=-3, microseconds=7),
         ),
         {"k": {"$base64": "AGI="}},
     ]

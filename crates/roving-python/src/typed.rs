@@ -18,7 +18,8 @@ use roving::{Array, Map, Value};
 
 use crate::decode::{self, Decoder, IdMap};
 use crate::errors::validation_error;
-use crate::pytypes::{self, EXT_DATE, EXT_DECIMAL, EXT_UUID};
+use crate::pytypes::{self, EXT_DATE, EXT_DECIMAL, EXT_TIME, EXT_TIMEDELTA, EXT_UUID};
+use crate::times;
 
 /// A compiled type.
 pub(crate) enum Plan {
@@ -34,6 +35,8 @@ pub(crate) enum Plan {
     Date,
     Uuid,
     Decimal,
+    Time,
+    TimeDelta,
     List(Box<Plan>),
     Set(Box<Plan>, bool),
     TupleVar(Box<Plan>),
@@ -246,6 +249,8 @@ impl Plan {
             Plan::Date => "date".into(),
             Plan::Uuid => "UUID".into(),
             Plan::Decimal => "Decimal".into(),
+            Plan::Time => "time".into(),
+            Plan::TimeDelta => "timedelta".into(),
             Plan::List(_) => "list".into(),
             Plan::Set(_, false) => "set".into(),
             Plan::Set(_, true) => "frozenset".into(),
@@ -265,6 +270,7 @@ impl Plan {
     fn str_like(&self) -> bool {
         match self {
             Plan::Str | Plan::Uuid | Plan::Decimal | Plan::Date | Plan::DateTime => true,
+            Plan::Time | Plan::TimeDelta => true,
             Plan::Enum(..) | Plan::Literal(..) => true,
             Plan::Union {
                 members, nullable, ..
@@ -300,6 +306,13 @@ impl Plan {
                     v,
                     Value::Str(_) | Value::Int(_) | Value::UInt(_) | Value::BigInt(_)
                 ) || matches!(v, Value::Ext(e) if e.type_id == EXT_DECIMAL)
+            }
+            Plan::Time => {
+                matches!(v, Value::Str(_)) || matches!(v, Value::Ext(e) if e.type_id == EXT_TIME)
+            }
+            Plan::TimeDelta => {
+                matches!(v, Value::Str(_))
+                    || matches!(v, Value::Ext(e) if e.type_id == EXT_TIMEDELTA)
             }
             Plan::List(_) | Plan::Set(..) | Plan::TupleVar(_) => {
                 matches!(v, Value::Array(_) | Value::Vector(_))
@@ -397,6 +410,8 @@ fn got_name(v: &Value<'_>) -> &'static str {
             EXT_DATE => "date",
             EXT_UUID => "UUID",
             EXT_DECIMAL => "Decimal",
+            EXT_TIME => "time",
+            EXT_TIMEDELTA => "timedelta",
             _ => "ext",
         },
     }
@@ -423,6 +438,8 @@ struct Typing {
     abc: Vec<(Py<PyAny>, u8)>,
     datetime: Py<PyAny>,
     date: Py<PyAny>,
+    time: Py<PyAny>,
+    timedelta: Py<PyAny>,
     /// type -> compiled plan
     plans: Py<PyDict>,
     /// dataclass type (or parameterized generic dataclass) -> DcPlanBox
@@ -469,6 +486,8 @@ fn typing(py: Python<'_>) -> PyResult<&Typing> {
             abc: kinds,
             datetime: dt.getattr("datetime")?.unbind(),
             date: dt.getattr("date")?.unbind(),
+            time: dt.getattr("time")?.unbind(),
+            timedelta: dt.getattr("timedelta")?.unbind(),
             plans: PyDict::new(py).unbind(),
             dcs: PyDict::new(py).unbind(),
         })
@@ -641,6 +660,12 @@ fn compile(tp: &Bound<'_, PyAny>) -> PyResult<Plan> {
         }
         if t.is(ty.date.bind(py)) {
             return Ok(Plan::Date);
+        }
+        if t.is(ty.time.bind(py)) {
+            return Ok(Plan::Time);
+        }
+        if t.is(ty.timedelta.bind(py)) {
+            return Ok(Plan::TimeDelta);
         }
         let std = pytypes::types(py)?;
         if t.is(std.uuid.bind(py)) {
@@ -1787,7 +1812,7 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
             },
             Plan::Date => match v {
                 Value::Ext(e) if e.type_id == EXT_DATE => {
-                    decode::ext(py, e.type_id, e.data).map_err(decode_fail)
+                    decode::ext(py, e.type_id, e.data, self.d.doc_bytes()).map_err(decode_fail)
                 }
                 Value::Str(s) => iso_date(utf8(py, s)?)
                     .and_then(|(y, m, d)| pyo3::types::PyDate::new(py, y, m, d).ok())
@@ -1802,7 +1827,7 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
             },
             Plan::Uuid => match v {
                 Value::Ext(e) if e.type_id == EXT_UUID => {
-                    decode::ext(py, e.type_id, e.data).map_err(decode_fail)
+                    decode::ext(py, e.type_id, e.data, self.d.doc_bytes()).map_err(decode_fail)
                 }
                 Value::Str(s) => {
                     let s = utf8(py, s)?;
@@ -1815,7 +1840,7 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
             Plan::Decimal => match v {
                 Value::Ext(e) if e.type_id == EXT_DECIMAL => {
                     self.d.charge_payload(e.data.len()).map_err(decode_fail)?;
-                    decode::ext(py, e.type_id, e.data).map_err(decode_fail)
+                    decode::ext(py, e.type_id, e.data, self.d.doc_bytes()).map_err(decode_fail)
                 }
                 Value::Str(s) => {
                     let s = utf8(py, s)?;
@@ -1828,6 +1853,37 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
                     pytypes::types(py)
                         .and_then(|t| t.decimal.bind(py).call1((i,)))
                         .map_err(decode_fail)
+                }
+                _ => Err(mismatch(plan, &v)),
+            },
+            Plan::Time => {
+                match v {
+                    Value::Ext(e) if e.type_id == EXT_TIME => {
+                        decode::ext(py, e.type_id, e.data, self.d.doc_bytes()).map_err(decode_fail)
+                    }
+                    Value::Str(s) => {
+                        let s = utf8(py, s)?;
+                        let bad = || {
+                            fail_msg(format!("invalid time {} (expected ISO 8601 text, HH:MM:SS[.ffffff][+HH:MM])", py_repr(py, s)))
+                        };
+                        let t = times::parse_time(s).ok_or_else(bad)?;
+                        let p = t.payload();
+                        decode::ext(py, EXT_TIME, &p, &[]).map_err(|_| bad())
+                    }
+                    _ => Err(mismatch(plan, &v)),
+                }
+            }
+            Plan::TimeDelta => match v {
+                Value::Ext(e) if e.type_id == EXT_TIMEDELTA => {
+                    decode::ext(py, e.type_id, e.data, self.d.doc_bytes()).map_err(decode_fail)
+                }
+                Value::Str(s) => {
+                    let s = utf8(py, s)?;
+                    let bad = || {
+                        fail_msg(format!("invalid timedelta {} (expected an ISO 8601 duration, [-]P[nD][T[nH][nM][n[.ffffff]S]], within timedelta's range)", py_repr(py, s)))
+                    };
+                    let d = times::parse_timedelta(s).ok_or_else(bad)?;
+                    decode::ext(py, EXT_TIMEDELTA, &d.payload(), &[]).map_err(|_| bad())
                 }
                 _ => Err(mismatch(plan, &v)),
             },

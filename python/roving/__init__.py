@@ -142,7 +142,13 @@ generic: ``Box[int]``; fields with defaults may be missing, unknown fields
 are ignored so old readers accept new data), ``TypedDict`` (a checked dict),
 ``NamedTuple`` (from an array), ``list/tuple/set/frozenset/dict[str, T]``
 (and their ``collections.abc`` kinds; dict keys may also be of a type read
-from str: a str enum, a ``Literal`` of str, ``UUID``...),
+from str: a str enum, a ``Literal`` of str, ``UUID``...; or ``int``, an
+int enum, a ``Literal`` of ints, read from a key's decimal text as msgspec
+does, in canonical form only, ``str(n)``: ``"-12"``, not ``"012"``,
+``"+12"``, ``" 12"``, ``"-0"`` or more than 4300 digits, which are a
+:class:`ValidationError` naming the key. :func:`dumps` refuses non-str
+keys, so write such a dict with str keys: ``{str(k): v for k, v in
+d.items()}``),
 ``Optional``/unions (``T | None``; the first member that takes the value
 wins, but an integer goes to ``int`` ahead of ``float``), ``Literal``,
 enums, ``NewType``, ``Annotated``, ``Any`` and the scalar types above. A

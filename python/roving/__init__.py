@@ -50,7 +50,10 @@ Functions
 ``from_json(bytes | str) -> bytes``, ``to_json(data, *, indent=None) -> bytes``
     JSON conversion on the core's streaming converter. ``to_json`` writes
     timestamps as RFC 3339 text, dates as ``"YYYY-MM-DD"``, UUIDs and
-    Decimals as their text (the forms typed ``loads`` reads back), bytes
+    Decimals as their text, times as ``time.isoformat()`` does
+    (``"01:02:03.000004+05:30"``, without ``fold``), timedeltas as ISO 8601
+    durations in msgspec's form (``"P1DT2.5S"``, ``"-PT0.000001S"``,
+    ``"P0D"``) (the forms typed ``loads`` reads back), bytes
     as ``{"$base64": ...}`` and other extension values as
     ``{"$ext": id, "$base64": ...}``. ``indent`` (here and on views) is a
     number of spaces, 0 or more (a negative one is a ``ValueError``).
@@ -59,8 +62,10 @@ Functions
     checks the format: :func:`loads` may still reject a valid document
     holding values Python cannot represent (a timestamp or date outside
     Python's datetime range, nesting deeper than ``MAX_DEPTH``, an
-    ``EXT_DATE``/``EXT_UUID``/``EXT_DECIMAL`` value with a malformed payload
-    from another writer; :func:`dumps` refuses to write such an ``Ext``).
+    ``EXT_DATE``/``EXT_UUID``/``EXT_DECIMAL``/``EXT_TIME``/``EXT_TIMEDELTA``
+    value with a malformed payload from another writer, a
+    :class:`DecodeError` whose ``.offset`` is the payload's; :func:`dumps`
+    refuses to write such an ``Ext``).
 
 Types
 -----
@@ -89,6 +94,13 @@ datetime.date                     ext ``EXT_DATE`` = 1: days since           dat
                                   1970-01-01, int32 little endian
 uuid.UUID                         ext ``EXT_UUID`` = 2: the 16 bytes         UUID
 decimal.Decimal                   ext ``EXT_DECIMAL`` = 3: ``str(d)``, ASCII Decimal
+datetime.time                     ext ``EXT_TIME`` = 4: microseconds since   time (aware: with a
+                                  midnight, uint64 LE; ``fold``, uint8;      fixed ``timezone``
+                                  if aware, the UTC offset in microseconds,  offset)
+                                  int64 LE (9 or 17 bytes)
+datetime.timedelta                ext ``EXT_TIMEDELTA`` = 5: seconds,        timedelta
+                                  rounded down, int64 LE; microseconds
+                                  0..999999, uint32 LE (12 bytes)
 numpy 1-D int8..uint64, float32,  typed vector (little endian, aligned)      numpy array (if numpy
 float64 arrays; array.array                                                  is installed, else
                                                                              array.array)
@@ -96,13 +108,20 @@ roving.Ext(type_id, data)         ext value (other type ids)                 rov
 ================================  =========================================  ======================
 
 Time zones keep their offset, not their name (a ``ZoneInfo`` comes back as
-a fixed offset); timestamps keep nanoseconds but datetime has microseconds,
+a fixed offset). A ``time`` keeps its ``fold`` and its offset to the
+microsecond; a ``time`` whose tzinfo gives no offset (``utcoffset()`` is
+None, as for a ``ZoneInfo``, whose offset depends on a date) is naive, as
+Python defines it, and is written as such (as msgspec does), and a tzinfo
+whose ``utcoffset(None)`` raises (one that needs a datetime) makes
+:func:`dumps` raise that error. Subclasses of ``date``, ``datetime``,
+``time`` and ``timedelta`` are written as their value and come back as the
+base type. Timestamps keep nanoseconds but datetime has microseconds,
 so finer timestamps (a ``datetime64[ns]``'s, or other tools') are
 truncated. ``numpy.datetime64`` NaT, units finer than nanoseconds,
 ``numpy.timedelta64`` and datetime64/timedelta64 arrays are not supported
 (never silently written as integers). A ``roving.Ext`` with a reserved
-type id (1 to 3) is written only if its payload is valid (it then comes
-back as the date, UUID or Decimal). Anything else
+type id (1 to 5) is written only if its payload is valid (it then comes
+back as the date, UUID, Decimal, time or timedelta). Anything else
 goes to ``default=`` (whose result is encoded instead) or raises
 :class:`EncodeError` naming the type and the path (``$[3].when``; a dict
 key that is not a str shows as ``[<key 1>]``: ``$.a[<key 1>]``). A
@@ -123,7 +142,13 @@ generic: ``Box[int]``; fields with defaults may be missing, unknown fields
 are ignored so old readers accept new data), ``TypedDict`` (a checked dict),
 ``NamedTuple`` (from an array), ``list/tuple/set/frozenset/dict[str, T]``
 (and their ``collections.abc`` kinds; dict keys may also be of a type read
-from str: a str enum, a ``Literal`` of str, ``UUID``...),
+from str: a str enum, a ``Literal`` of str, ``UUID``...; or ``int``, an
+int enum, a ``Literal`` of ints, read from a key's decimal text as msgspec
+does, in canonical form only, ``str(n)``: ``"-12"``, not ``"012"``,
+``"+12"``, ``" 12"``, ``"-0"`` or more than 4300 digits, which are a
+:class:`ValidationError` naming the key. :func:`dumps` refuses non-str
+keys, so write such a dict with str keys: ``{str(k): v for k, v in
+d.items()}``),
 ``Optional``/unions (``T | None``; the first member that takes the value
 wins, but an integer goes to ``int`` ahead of ``float``), ``Literal``,
 enums, ``NewType``, ``Annotated``, ``Any`` and the scalar types above. A
@@ -134,8 +159,12 @@ message and ``.path`` say where: ``expected int, got str at $[3].views``
 ``no member of A | B matches (A: missing required field 'x'; B: ...)``).
 ``float`` accepts integers; ``UUID`` and ``Decimal`` also accept strings,
 ``datetime`` RFC 3339 text (what ``to_json`` writes for a timestamp),
-``date`` ``YYYY-MM-DD`` text and ``bytes``/``bytearray`` the
-``{"$base64": ...}`` map ``to_json`` writes for bytes.
+``date`` ``YYYY-MM-DD`` text, ``time`` ``HH:MM:SS[.ffffff]`` text with
+an optional ``Z`` or ``+HH:MM[:SS[.ffffff]]`` offset (``isoformat()``'s
+and RFC 3339's forms; 1 to 6 fraction digits), ``timedelta`` an ISO 8601
+duration ``[-]P[nD][T[nH][nM][n[.ffffff]S]]`` (msgspec's form and its
+hours and minutes; no years, months or weeks) and ``bytes``/``bytearray``
+the ``{"$base64": ...}`` map ``to_json`` writes for bytes.
 
 Errors
 ------
@@ -161,6 +190,8 @@ from typing import overload as _overload
 from roving._roving import (
     EXT_DATE,
     EXT_DECIMAL,
+    EXT_TIME,
+    EXT_TIMEDELTA,
     EXT_UUID,
     MAX_DEPTH,
     DecodeError,
@@ -188,6 +219,8 @@ except ImportError:  # pragma: no cover
 __all__ = [
     "EXT_DATE",
     "EXT_DECIMAL",
+    "EXT_TIME",
+    "EXT_TIMEDELTA",
     "EXT_UUID",
     "MAX_DEPTH",
     "DecodeError",

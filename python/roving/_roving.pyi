@@ -10,6 +10,8 @@ from typing_extensions import Buffer, disjoint_base
 __all__ = [
     "EXT_DATE",
     "EXT_DECIMAL",
+    "EXT_TIME",
+    "EXT_TIMEDELTA",
     "EXT_UUID",
     "MAX_DEPTH",
     "BufferRef",
@@ -39,6 +41,8 @@ __all__ = [
 EXT_DATE: Final[int]
 EXT_UUID: Final[int]
 EXT_DECIMAL: Final[int]
+EXT_TIME: Final[int]
+EXT_TIMEDELTA: Final[int]
 MAX_DEPTH: Final[int]
 
 class RovingError(Exception): ...

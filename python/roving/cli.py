@@ -1317,6 +1317,8 @@ def _ext_text(tid: int, data: bytes) -> str:
         getattr(rv, "EXT_DATE", 1): "date",
         getattr(rv, "EXT_UUID", 2): "uuid",
         getattr(rv, "EXT_DECIMAL", 3): "decimal",
+        getattr(rv, "EXT_TIME", 4): "time",
+        getattr(rv, "EXT_TIMEDELTA", 5): "timedelta",
     }
     kind = known.get(tid)
     try:
@@ -1331,6 +1333,24 @@ def _ext_text(tid: int, data: bytes) -> str:
             return f"uuid {uuid.UUID(bytes=bytes(data))}"
         if kind == "decimal" and data.isascii():
             return f"decimal {data.decode('ascii')}"
+        if kind == "time" and len(data) in (9, 17) and data[8] in (0, 1):
+            import datetime as dt
+
+            us = int.from_bytes(data[:8], "little")
+            tz = None
+            if len(data) == 17:
+                off = int.from_bytes(data[9:], "little", signed=True)
+                tz = dt.timezone(dt.timedelta(microseconds=off))
+            s, us = divmod(us, 10**6)
+            t = dt.time(s // 3600, s // 60 % 60, s % 60, us, tz, fold=data[8])
+            return f"time {t.isoformat()}" + (" fold=1" if t.fold else "")
+        if kind == "timedelta" and len(data) == 12:
+            import datetime as dt
+
+            us = int.from_bytes(data[8:], "little")
+            if us < 10**6:
+                secs = int.from_bytes(data[:8], "little", signed=True)
+                return f"timedelta {dt.timedelta(seconds=secs, microseconds=us)}"
     except (OverflowError, ValueError):
         pass
     more = "…" if len(data) > 24 else ""

@@ -112,6 +112,11 @@ def same(a: Any, b: Any, path: str = "$") -> None:
     elif type(a).__name__ == "datetime":
         assert a.replace(tzinfo=None) == b.replace(tzinfo=None), f"{path}: {a!r} != {b!r}"
         assert a.utcoffset() == b.utcoffset(), f"{path}: {a!r} != {b!r}"
+    elif type(a).__name__ == "time":
+        # (Aware times compare by their UTC value, and fold is not compared.)
+        assert a.replace(tzinfo=None) == b.replace(tzinfo=None), f"{path}: {a!r} != {b!r}"
+        assert a.utcoffset() == b.utcoffset(), f"{path}: {a!r} != {b!r}"
+        assert a.fold == b.fold, f"{path}: {a!r} != {b!r} (fold)"
     else:
         assert a == b, f"{path}: {a!r} != {b!r}"
 

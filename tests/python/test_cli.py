@@ -497,13 +497,15 @@ def test_dump_rich_types(tmp_path: Path) -> None:
         "raw": b"\x00\x01abc",
         "vec": array.array("d", [0.5, 1.5]),
         "nan": float("nan"),
+        "clock": dt.time(1, 2, 3, 4, tzinfo=dt.timezone(dt.timedelta(hours=5, minutes=30)), fold=1),
+        "span": dt.timedelta(days=-1, seconds=5, microseconds=6),
     }
     f = tmp_path / "types.rov"
     f.write_bytes(roving.dumps(obj))
     p = run("dump", str(f))
     assert p.returncode == 0, p.stderr
     lines = p.stdout.decode().splitlines()
-    assert lines[0] == "map{10}"
+    assert lines[0] == "map{12}"
     for want in [
         "  big: int 1267650600228229401496703205376",
         "  neg: int -1180591620717411303424",
@@ -515,8 +517,13 @@ def test_dump_rich_types(tmp_path: Path) -> None:
         "  raw: bytes[5] 0001616263",
         "  vec: vector<f64>[2] [0.5, 1.5]",
         "  nan: float NaN",
+        "  clock: time 01:02:03.000004+05:30 fold=1",
+        "  span: timedelta -1 day, 0:00:05.000006",
     ]:
         assert want in lines, (want, lines)
+    # get and convert write them as JSON text, as to_json does.
+    assert run("get", str(f), "span").stdout.strip() == b'"-PT86394.999994S"'
+    assert run("get", str(f), "clock").stdout.strip() == b'"01:02:03.000004+05:30"'
     st = json.loads(run("stats", "--json", str(f)).stdout)
     assert st["header"] + sum(s["bytes"] for s in st["sections"].values()) == f.stat().st_size
 

@@ -292,8 +292,11 @@ def test_shared_values_stay_shared_with_types() -> None:
 def test_unsupported_types_are_type_errors() -> None:
     with pytest.raises(TypeError, match="unsupported type"):
         roving.loads(enc(1), type=complex)
+    # (int keys are read from their decimal text: test_typed_review.py.)
     with pytest.raises(TypeError, match="dict keys must be str"):
-        roving.loads(enc({}), type=dict[int, int])
+        roving.loads(enc({}), type=dict[float, int])
+    with pytest.raises(TypeError, match="dict keys must be str"):
+        roving.loads(enc({}), type=dict[int | None, int])
 
 
 def test_typed_numpy_and_vectors() -> None:

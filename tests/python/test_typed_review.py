@@ -322,7 +322,98 @@ def test_dict_keys_of_str_like_types() -> None:
     with pytest.raises(roving.ValidationError, match=r"expected int, got str at \$\.fr$"):
         roving.loads(enc({"fr": "x"}), type=dict[Lang, int])
     with pytest.raises(TypeError, match="dict keys must be str"):
-        roving.loads(enc({}), type=dict[int, int])
+        roving.loads(enc({}), type=dict[float, int])
+
+
+@dataclasses.dataclass
+class Counts:
+    by_id: dict[int, int]
+    names: typing.Mapping[int, str | None] = dataclasses.field(default_factory=dict)
+
+
+def test_dict_keys_of_int_types() -> None:
+    # Map keys are str: int keys are read from their canonical decimal
+    # text, as msgspec reads JSON object keys for dict[int, T].
+    big = 2**70
+    d = {"1": "a", "-20": "b", "0": "c", str(big): "d", str(-(2**64)): "e", str(2**64 - 1): "f"}
+    out = roving.loads(enc(d), type=dict[int, str])
+    assert out == {1: "a", -20: "b", 0: "c", big: "d", -(2**64): "e", 2**64 - 1: "f"}
+    assert all(type(k) is int for k in out)
+    assert list(out) == [1, -20, 0, big, -(2**64), 2**64 - 1]  # the document's order
+    assert roving.loads(enc({"9" * 4300: 1}), type=dict[int, int]) == {int("9" * 4300): 1}
+    assert roving.loads(enc({"-" + "9" * 4300: 1}), type=dict[int, int]) == {-int("9" * 4300): 1}
+    # IntEnum, Literal of ints and unions of them.
+    out2 = roving.loads(enc({"2": 5, "1": 6}), type=dict[Level, int])
+    assert out2 == {Level.HIGH: 5, Level.LOW: 6} and all(type(k) is Level for k in out2)
+    lit = typing.Literal[1, 7, 2**70]
+    assert roving.loads(enc({"7": 0, str(big): 1}), type=dict[lit, int]) == {7: 0, big: 1}
+    either = Level | typing.Literal[9, 2**80]
+    out3 = roving.loads(enc({"9": 0, "2": 1, str(2**80): 2}), type=dict[either, int])
+    assert out3 == {9: 0, Level.HIGH: 1, 2**80: 2}
+    # Nested, and through JSON (whose object keys are str too).
+    c = Counts({3: 4, -5: 6}, {1: None, 2: "two"})
+    assert (
+        roving.loads(
+            enc({"by_id": {"3": 4, "-5": 6}, "names": {"1": None, "2": "two"}}), type=Counts
+        )
+        == c
+    )
+    assert roving.loads(roving.from_json('{"by_id": {"10": 1}}'), type=Counts) == Counts({10: 1})
+    # Errors name the key.
+    with pytest.raises(
+        roving.ValidationError, match=r"expected int, got str at \$\.by_id\[\"3\"\]$"
+    ):
+        roving.loads(enc({"by_id": {"3": "x"}}), type=Counts)
+    with pytest.raises(roving.ValidationError, match=r"invalid value 3 for Level at \$\[\"3\"\]$"):
+        roving.loads(enc({"3": 1}), type=dict[Level, int])
+    with pytest.raises(
+        roving.ValidationError, match=r"expected one of 1, 7, .*, got 8 at \$\[\"8\"\]$"
+    ):
+        roving.loads(enc({"8": 1}), type=dict[lit, int])
+    with pytest.raises(roving.ValidationError, match=r"at \$\[\"5\"\]$"):
+        roving.loads(enc({"5": 1}), type=dict[either, int])
+    with pytest.raises(roving.ValidationError, match=r"at \$\[\"1180591620717411303423\"\]$"):
+        roving.loads(enc({str(big - 1): 1}), type=dict[lit, int])
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "",
+        "-",
+        "01",
+        "-01",
+        "00",
+        "-0",
+        " 1",
+        "1 ",
+        "+1",
+        "1.0",
+        "1e3",
+        "0x10",
+        "1_000",
+        "\u0663",
+        "\uff11",
+        "one",
+        "9" * 4301,
+        "-" + "9" * 4301,
+    ],
+)
+def test_dict_int_keys_must_be_canonical(key: str) -> None:
+    for t in [dict[int, int], dict[Level, int], dict[typing.Literal[1], int]]:
+        with pytest.raises(
+            roving.ValidationError, match=r"invalid int key .* at \$\.by_id[.\[]"
+        ) as e:
+            roving.loads(enc({"by_id": {"1": 1, key: 2}}), type=dict[str, t])  # type: ignore[valid-type]
+        assert e.value.path.startswith("$.by_id") and e.value.path != "$.by_id"
+
+
+def test_dumps_still_refuses_int_keys() -> None:
+    # Non-str keys are not converted silently: write {str(k): v} instead.
+    for d in [{1: 2}, {Level.LOW: 1}]:
+        with pytest.raises(roving.EncodeError, match="dict keys must be str"):
+            enc(d)
+    assert roving.loads(enc({str(k): v for k, v in {1: 2}.items()}), type=dict[int, int]) == {1: 2}
 
 
 TYPED_USE = """
@@ -416,6 +507,8 @@ class Rec:
     p: Point
     box: Box[list[int]]
     m: Movie
+    clock: dt.time
+    span: dt.timedelta
 
 
 offsets = st.sampled_from([None, dt.UTC, dt.timezone(dt.timedelta(hours=5, minutes=30))])
@@ -448,6 +541,13 @@ recs = st.builds(
         {"title": st.text(max_size=3), "year": st.integers()},
         optional={"tags": st.lists(st.text(max_size=3), max_size=2)},
     ),
+    clock=st.times(timezones=st.none() | offsets | st.timezones())
+    | st.times(
+        timezones=st.integers(-86_399_999_999, 86_399_999_999).map(
+            lambda us: dt.timezone(dt.timedelta(microseconds=us))
+        )
+    ),
+    span=st.timedeltas(),
 )
 
 
@@ -482,6 +582,8 @@ GOOD_REC = roving.dumps(
             p=Point(1, 2),
             box=Box([1]),
             m={"title": "t", "year": 1},
+            clock=dt.time(1, 2, 3, 4, tzinfo=dt.timezone(dt.timedelta(hours=-2))),
+            span=dt.timedelta(days=-3, microseconds=7),
         ),
         {"k": {"$base64": "AGI="}},
     ]

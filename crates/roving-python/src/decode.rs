@@ -10,7 +10,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use hashbrown::HashMap;
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDate};
+use pyo3::types::{PyBool, PyBytes, PyDate, PyDelta, PyTime, PyTzInfo};
 
 use roving::format::{
     f_dec_value, read_uint, read_varint, SLOT_INT, SLOT_SPECIAL, SPECIAL_FALSE, SPECIAL_NULL,
@@ -21,7 +21,8 @@ use roving::{Array, Limits, Map, Value};
 
 use crate::dictiter;
 use crate::errors::{decode_error, from_core};
-use crate::pytypes::{self, EXT_DATE, EXT_DECIMAL, EXT_UUID};
+use crate::pytypes::{self, EXT_DATE, EXT_DECIMAL, EXT_TIME, EXT_TIMEDELTA, EXT_UUID};
+use crate::times;
 
 /// Maximum nesting depth when converting to Python objects.
 pub(crate) const MAX_DEPTH: usize = 10_000;
@@ -674,6 +675,11 @@ impl<'py, 'a> Decoder<'py, 'a> {
         }
     }
 
+    /// The document's bytes (what offsets in errors count from).
+    pub(crate) fn doc_bytes(&self) -> &'a [u8] {
+        self.buf
+    }
+
     /// Charges a payload of `len` bytes copied into a new object (a str
     /// or bytes made at every place it appears): a value per
     /// [`roving::BYTES_PER_VALUE`] bytes, as the Rust converters count.
@@ -762,7 +768,7 @@ impl<'py, 'a> Decoder<'py, 'a> {
     fn other(&mut self, v: Value<'a>) -> PyResult<Bound<'py, PyAny>> {
         let py = self.py;
         match v {
-            Value::UInt(u) => scalar(py, Value::UInt(u)),
+            Value::UInt(u) => scalar(py, Value::UInt(u), &[]),
             Value::BigInt(b) => bigint(py, b),
             Value::Bytes(b) => {
                 self.charge_payload(b.len())?;
@@ -772,12 +778,12 @@ impl<'py, 'a> Decoder<'py, 'a> {
             Value::Vector(vec) => self.vector(vec),
             Value::Ext(e) => {
                 self.charge_payload(e.data.len())?;
-                ext(py, e.type_id, e.data)
+                ext(py, e.type_id, e.data, self.buf)
             }
             Value::Str(s) => self.str(s.as_bytes()),
             Value::Map(m) => self.map(m),
             Value::Array(a) => self.array(a),
-            Value::Null | Value::Bool(_) | Value::Int(_) | Value::Float(_) => scalar(py, v),
+            Value::Null | Value::Bool(_) | Value::Int(_) | Value::Float(_) => scalar(py, v, &[]),
         }
     }
 
@@ -1254,8 +1260,13 @@ fn array_parts(doc: &[u8], pos: usize) -> Option<(usize, usize, usize)> {
 }
 
 /// A Python value of a scalar (not a container or vector), without any
-/// decoder state.
-pub(crate) fn scalar<'py>(py: Python<'py>, v: Value<'_>) -> PyResult<Bound<'py, PyAny>> {
+/// decoder state. `doc` is the document `v` was read from, if known (else
+/// empty): errors in extension payloads give their offset there.
+pub(crate) fn scalar<'py>(
+    py: Python<'py>,
+    v: Value<'_>,
+    doc: &[u8],
+) -> PyResult<Bound<'py, PyAny>> {
     match v {
         Value::Null => Ok(py.None().into_bound(py)),
         Value::Bool(b) => Ok(pyo3::types::PyBool::new(py, b).to_owned().into_any()),
@@ -1266,7 +1277,7 @@ pub(crate) fn scalar<'py>(py: Python<'py>, v: Value<'_>) -> PyResult<Bound<'py, 
         Value::BigInt(b) => bigint(py, b),
         Value::Bytes(b) => Ok(PyBytes::new(py, b).into_any()),
         Value::Timestamp(t) => timestamp(py, t),
-        Value::Ext(e) => ext(py, e.type_id, e.data),
+        Value::Ext(e) => ext(py, e.type_id, e.data, doc),
         Value::Vector(vec) => pytypes::vector_to_py(py, vec.elem_type(), vec.raw()),
         Value::Array(_) | Value::Map(_) => Decoder::new(py, &[]).value(v),
     }
@@ -1337,21 +1348,28 @@ pub(crate) fn timestamp<'py>(py: Python<'py>, t: roving::Timestamp) -> PyResult<
     }
 }
 
-/// An extension value: `date`, `UUID`, `Decimal`, or `roving.Ext`.
-pub(crate) fn ext<'py>(py: Python<'py>, type_id: u64, data: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+/// An extension value: `date`, `UUID`, `Decimal`, `time`, `timedelta`,
+/// or `roving.Ext`. `doc` is the document `data` was read from (if known,
+/// else empty): a malformed payload's `DecodeError` gives its offset there.
+pub(crate) fn ext<'py>(
+    py: Python<'py>,
+    type_id: u64,
+    data: &[u8],
+    doc: &[u8],
+) -> PyResult<Bound<'py, PyAny>> {
+    let at = || {
+        let off = (data.as_ptr() as usize).wrapping_sub(doc.as_ptr() as usize);
+        (off < doc.len()).then_some(off as u64)
+    };
+    let bad = |why: &str| decode_error(py, why.into(), at());
     match type_id {
         EXT_DATE => {
-            let (y, m, d) =
-                pytypes::date_payload(data).map_err(|why| decode_error(py, why.into(), None))?;
+            let (y, m, d) = pytypes::date_payload(data).map_err(bad)?;
             Ok(PyDate::new(py, y, m, d)?.into_any())
         }
         EXT_UUID => {
             if data.len() != 16 {
-                return Err(decode_error(
-                    py,
-                    "bad UUID payload (expected 16 bytes)".into(),
-                    None,
-                ));
+                return Err(bad("bad UUID payload (expected 16 bytes)"));
             }
             let t = pytypes::types(py)?;
             let kw = pyo3::types::PyDict::new(py);
@@ -1360,13 +1378,26 @@ pub(crate) fn ext<'py>(py: Python<'py>, type_id: u64, data: &[u8]) -> PyResult<B
         }
         EXT_DECIMAL => {
             let Some(s) = pytypes::decimal_text(data) else {
-                return Err(decode_error(py, "bad Decimal payload".into(), None));
+                return Err(bad("bad Decimal payload"));
             };
             let t = pytypes::types(py)?;
             t.decimal
                 .bind(py)
                 .call1((s,))
-                .map_err(|_| decode_error(py, format!("bad Decimal payload {s:?}"), None))
+                .map_err(|_| bad(&format!("bad Decimal payload {s:?}")))
+        }
+        EXT_TIME => {
+            let t = times::time_payload(data).map_err(bad)?;
+            let tz = match t.offset {
+                None => None,
+                Some(o) => Some(fixed_offset(py, o)?),
+            };
+            let (h, m, s, us) = t.fields();
+            Ok(PyTime::new_with_fold(py, h, m, s, us, tz.as_ref(), t.fold)?.into_any())
+        }
+        EXT_TIMEDELTA => {
+            let (days, secs, us) = times::timedelta_payload(data).map_err(bad)?.fields();
+            Ok(PyDelta::new(py, days, secs, us, false)?.into_any())
         }
         _ => Ok(Bound::new(
             py,
@@ -1374,6 +1405,23 @@ pub(crate) fn ext<'py>(py: Python<'py>, type_id: u64, data: &[u8]) -> PyResult<B
         )?
         .into_any()),
     }
+}
+
+/// A `datetime.timezone` of a UTC offset in microseconds (below a day):
+/// the cached one of a whole number of seconds, else a new one.
+fn fixed_offset(py: Python<'_>, us: i64) -> PyResult<Bound<'_, PyTzInfo>> {
+    if us % 1_000_000 == 0 {
+        return pytypes::timezone(py, (us / 1_000_000) as i32);
+    }
+    let s = us.div_euclid(1_000_000);
+    let d = PyDelta::new(
+        py,
+        s.div_euclid(86_400) as i32,
+        s.rem_euclid(86_400) as i32,
+        us.rem_euclid(1_000_000) as i32,
+        false,
+    )?;
+    PyTzInfo::fixed_offset(py, d)
 }
 
 /// Validates `data` (releasing the GIL for large immutable buffers when

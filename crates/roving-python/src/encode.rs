@@ -10,13 +10,14 @@ use std::cell::RefCell;
 
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyDate, PyDateTime, PyDelta, PyDict, PyString, PyType};
+use pyo3::types::{PyDate, PyDateTime, PyDelta, PyDict, PyString, PyTime, PyType};
 
 use roving::{ElemType, Encoder, KeyId, Mark, Timestamp};
 
 use crate::decode::IdMap;
 use crate::errors::encode_error;
-use crate::pytypes::{self, EXT_DATE, EXT_DECIMAL, EXT_UUID};
+use crate::pytypes::{self, EXT_DATE, EXT_DECIMAL, EXT_TIME, EXT_TIMEDELTA, EXT_UUID};
+use crate::times;
 
 /// Maximum nesting depth when encoding.
 pub(crate) const MAX_DEPTH: usize = 10_000;
@@ -848,11 +849,14 @@ impl<'py> State<'py, '_> {
         if let Ok(e) = ob.cast::<crate::Ext>() {
             let e = e.get();
             let data = e.data.bind(py).as_bytes().to_vec();
-            if matches!(e.type_id, EXT_DATE | EXT_UUID | EXT_DECIMAL) {
+            if matches!(
+                e.type_id,
+                EXT_DATE | EXT_UUID | EXT_DECIMAL | EXT_TIME | EXT_TIMEDELTA
+            ) {
                 // A reserved id: only a payload that `loads` accepts (the
                 // decoder's own checks), so no document is written that
                 // cannot be read back.
-                if let Err(err) = crate::decode::ext(py, e.type_id, &data) {
+                if let Err(err) = crate::decode::ext(py, e.type_id, &data, &[]) {
                     let why = err.value(py).str().map(|s| s.to_string());
                     return Err(msg(format!(
                         "cannot encode roving.Ext with the reserved type id {} ({}): {}",
@@ -860,7 +864,9 @@ impl<'py> State<'py, '_> {
                         match e.type_id {
                             EXT_DATE => "EXT_DATE",
                             EXT_UUID => "EXT_UUID",
-                            _ => "EXT_DECIMAL",
+                            EXT_DECIMAL => "EXT_DECIMAL",
+                            EXT_TIME => "EXT_TIME",
+                            _ => "EXT_TIMEDELTA",
                         },
                         why.unwrap_or_default()
                     )));
@@ -891,6 +897,14 @@ impl<'py> State<'py, '_> {
                     return self.owned(v, 1);
                 }
             }
+        }
+        if let Ok(t) = ob.cast::<PyTime>() {
+            return self.time(t);
+        }
+        if let Ok(d) = ob.cast::<PyDelta>() {
+            use pyo3::types::PyDeltaAccess;
+            let d = times::Delta::from_fields(d.get_days(), d.get_seconds(), d.get_microseconds());
+            return Ok(self.enc.ext(EXT_TIMEDELTA, &d.payload())?);
         }
         self.call_default(&ob, from, || {
             Err(msg(format!(
@@ -937,6 +951,42 @@ impl<'py> State<'py, '_> {
         let ts = Timestamp::new(secs, dt.get_microsecond() * 1000, off)
             .ok_or_else(|| msg("UTC offset out of range".into()))?;
         Ok(self.enc.timestamp(ts)?)
+    }
+
+    /// A `datetime.time` (or subclass) as `EXT_TIME`: an aware one (whose
+    /// `utcoffset()` is not None) with its offset, to the microsecond; one
+    /// whose tzinfo gives no offset is naive, as Python defines it (a
+    /// `ZoneInfo`'s offset depends on a date, so its times are naive), and
+    /// a tzinfo's error from `utcoffset(None)` is raised as it is.
+    fn time(&mut self, t: &Bound<'py, PyTime>) -> R {
+        use pyo3::types::{PyDeltaAccess, PyTimeAccess, PyTzInfoAccess};
+        let py = self.py;
+        let offset = match t.get_tzinfo() {
+            None => None,
+            Some(_) => {
+                let u = t.call_method0(pyo3::intern!(py, "utcoffset"))?;
+                if u.is_none() {
+                    None
+                } else {
+                    let d = u.cast::<PyDelta>().map_err(PyErr::from)?;
+                    Some(
+                        d.get_days() as i64 * times::US_PER_DAY as i64
+                            + d.get_seconds() as i64 * 1_000_000
+                            + d.get_microseconds() as i64,
+                    )
+                }
+            }
+        };
+        let micros = ((t.get_hour() as u64 * 60 + t.get_minute() as u64) * 60
+            + t.get_second() as u64)
+            * 1_000_000
+            + t.get_microsecond() as u64;
+        let tod = times::TimeOfDay {
+            micros,
+            fold: t.get_fold(),
+            offset,
+        };
+        Ok(self.enc.ext(EXT_TIME, &tod.payload())?)
     }
 
     /// Encodes what `default` returns for `ob` (of a type this encoder

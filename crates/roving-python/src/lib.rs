@@ -20,6 +20,7 @@ mod pytypes;
 mod stack;
 #[cfg(feature = "store")]
 mod store;
+mod times;
 mod typed;
 mod view;
 
@@ -217,8 +218,9 @@ pub(crate) fn decode_doc<'py>(
 /// This checks the format. `loads` may still reject a valid document with
 /// values Python cannot represent: a timestamp or date outside Python's
 /// datetime range, nesting deeper than MAX_DEPTH, a reserved extension
-/// type (EXT_DATE, EXT_UUID, EXT_DECIMAL) with a malformed payload written
-/// by another tool. (`dumps` never writes such extension values.)
+/// type (EXT_DATE, EXT_UUID, EXT_DECIMAL, EXT_TIME, EXT_TIMEDELTA) with a
+/// malformed payload written by another tool. (`dumps` never writes such
+/// extension values.)
 #[pyfunction]
 #[pyo3(signature = (data, /))]
 fn validate(data: &Bound<'_, PyAny>) -> PyResult<()> {
@@ -413,6 +415,8 @@ fn _roving(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("EXT_DATE", pytypes::EXT_DATE)?;
     m.add("EXT_UUID", pytypes::EXT_UUID)?;
     m.add("EXT_DECIMAL", pytypes::EXT_DECIMAL)?;
+    m.add("EXT_TIME", pytypes::EXT_TIME)?;
+    m.add("EXT_TIMEDELTA", pytypes::EXT_TIMEDELTA)?;
     m.add("MAX_DEPTH", decode::MAX_DEPTH)?;
     #[cfg(feature = "store")]
     store::register(m)?;

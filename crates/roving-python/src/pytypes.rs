@@ -13,12 +13,21 @@ pub(crate) const EXT_DATE: u64 = 1;
 pub(crate) const EXT_UUID: u64 = 2;
 /// Extension type id of `decimal.Decimal` (payload: `str(d)` in ASCII).
 pub(crate) const EXT_DECIMAL: u64 = 3;
+/// Extension type id of `datetime.time` (payload: microseconds since
+/// midnight u64 LE, fold u8, then for an aware time the UTC offset in
+/// microseconds i64 LE: 9 or 17 bytes; see [`crate::times`]).
+pub(crate) const EXT_TIME: u64 = 4;
+/// Extension type id of `datetime.timedelta` (payload: seconds rounded
+/// down i64 LE, microseconds u32 LE: 12 bytes; see [`crate::times`]).
+pub(crate) const EXT_TIMEDELTA: u64 = 5;
 
 /// JSON text of this package's extension values (`to_json`, views'
 /// `to_json`): a date as `YYYY-MM-DD`, a UUID in its canonical hex form, a
-/// Decimal as its text, each a JSON string (the forms typed `loads`
-/// accepts for those types); other type ids, malformed date and UUID
-/// payloads and Decimal text that is not printable ASCII keep the core's
+/// Decimal as its text, a time as `time.isoformat()` writes it, a
+/// timedelta as an ISO 8601 duration in msgspec's form (`P1DT2.5S`), each
+/// a JSON string (the forms typed `loads` accepts for those types); other
+/// type ids, malformed date, UUID, time and timedelta payloads and Decimal
+/// text that is not printable ASCII keep the core's
 /// `{"$ext": ..., "$base64": ...}` form.
 pub(crate) fn ext_json_text(type_id: u64, data: &[u8]) -> Option<String> {
     match type_id {
@@ -38,6 +47,8 @@ pub(crate) fn ext_json_text(type_id: u64, data: &[u8]) -> Option<String> {
             ))
         }
         EXT_DECIMAL => decimal_text(data).map(str::to_owned),
+        EXT_TIME => crate::times::time_payload(data).ok().map(|t| t.iso()),
+        EXT_TIMEDELTA => crate::times::timedelta_payload(data).ok().map(|d| d.iso()),
         _ => None,
     }
 }

@@ -18,7 +18,8 @@ use roving::{Array, Map, Value};
 
 use crate::decode::{self, Decoder, IdMap};
 use crate::errors::validation_error;
-use crate::pytypes::{self, EXT_DATE, EXT_DECIMAL, EXT_UUID};
+use crate::pytypes::{self, EXT_DATE, EXT_DECIMAL, EXT_TIME, EXT_TIMEDELTA, EXT_UUID};
+use crate::times;
 
 /// A compiled type.
 pub(crate) enum Plan {
@@ -34,14 +35,18 @@ pub(crate) enum Plan {
     Date,
     Uuid,
     Decimal,
+    Time,
+    TimeDelta,
     List(Box<Plan>),
     Set(Box<Plan>, bool),
     TupleVar(Box<Plan>),
     Tuple(Vec<Plan>),
     Dict(Box<Plan>),
     /// A dict whose keys (str in the document) are read as a type that
-    /// reads from str ([`Plan::str_like`]): `dict[StrEnum, T]`.
-    KeyDict(Box<Plan>, Box<Plan>),
+    /// reads from str ([`Plan::str_like`]): `dict[StrEnum, T]`, or with
+    /// `true`, from their canonical decimal text as a type that reads from
+    /// an int ([`int_key_type`]): `dict[int, T]`, `dict[IntEnum, T]`.
+    KeyDict(Box<Plan>, Box<Plan>, bool),
     Union {
         nullable: bool,
         members: Vec<Plan>,
@@ -246,6 +251,8 @@ impl Plan {
             Plan::Date => "date".into(),
             Plan::Uuid => "UUID".into(),
             Plan::Decimal => "Decimal".into(),
+            Plan::Time => "time".into(),
+            Plan::TimeDelta => "timedelta".into(),
             Plan::List(_) => "list".into(),
             Plan::Set(_, false) => "set".into(),
             Plan::Set(_, true) => "frozenset".into(),
@@ -265,6 +272,7 @@ impl Plan {
     fn str_like(&self) -> bool {
         match self {
             Plan::Str | Plan::Uuid | Plan::Decimal | Plan::Date | Plan::DateTime => true,
+            Plan::Time | Plan::TimeDelta => true,
             Plan::Enum(..) | Plan::Literal(..) => true,
             Plan::Union {
                 members, nullable, ..
@@ -300,6 +308,13 @@ impl Plan {
                     v,
                     Value::Str(_) | Value::Int(_) | Value::UInt(_) | Value::BigInt(_)
                 ) || matches!(v, Value::Ext(e) if e.type_id == EXT_DECIMAL)
+            }
+            Plan::Time => {
+                matches!(v, Value::Str(_)) || matches!(v, Value::Ext(e) if e.type_id == EXT_TIME)
+            }
+            Plan::TimeDelta => {
+                matches!(v, Value::Str(_))
+                    || matches!(v, Value::Ext(e) if e.type_id == EXT_TIMEDELTA)
             }
             Plan::List(_) | Plan::Set(..) | Plan::TupleVar(_) => {
                 matches!(v, Value::Array(_) | Value::Vector(_))
@@ -397,6 +412,8 @@ fn got_name(v: &Value<'_>) -> &'static str {
             EXT_DATE => "date",
             EXT_UUID => "UUID",
             EXT_DECIMAL => "Decimal",
+            EXT_TIME => "time",
+            EXT_TIMEDELTA => "timedelta",
             _ => "ext",
         },
     }
@@ -423,6 +440,8 @@ struct Typing {
     abc: Vec<(Py<PyAny>, u8)>,
     datetime: Py<PyAny>,
     date: Py<PyAny>,
+    time: Py<PyAny>,
+    timedelta: Py<PyAny>,
     /// type -> compiled plan
     plans: Py<PyDict>,
     /// dataclass type (or parameterized generic dataclass) -> DcPlanBox
@@ -469,6 +488,8 @@ fn typing(py: Python<'_>) -> PyResult<&Typing> {
             abc: kinds,
             datetime: dt.getattr("datetime")?.unbind(),
             date: dt.getattr("date")?.unbind(),
+            time: dt.getattr("time")?.unbind(),
+            timedelta: dt.getattr("timedelta")?.unbind(),
             plans: PyDict::new(py).unbind(),
             dcs: PyDict::new(py).unbind(),
         })
@@ -527,7 +548,7 @@ fn same_leaves(tp: &Bound<'_, PyAny>, stored: &[Py<PyAny>]) -> PyResult<bool> {
 fn order_sensitive(p: &Plan) -> bool {
     match p {
         Plan::List(p) | Plan::Set(p, _) | Plan::TupleVar(p) | Plan::Dict(p) => order_sensitive(p),
-        Plan::KeyDict(k, v) => order_sensitive(k) || order_sensitive(v),
+        Plan::KeyDict(k, v, _) => order_sensitive(k) || order_sensitive(v),
         Plan::Tuple(items) => items.iter().any(order_sensitive),
         Plan::Union { members, .. } => members.len() > 1 || members.iter().any(order_sensitive),
         Plan::Dataclass(d) => d.generic,
@@ -641,6 +662,12 @@ fn compile(tp: &Bound<'_, PyAny>) -> PyResult<Plan> {
         }
         if t.is(ty.date.bind(py)) {
             return Ok(Plan::Date);
+        }
+        if t.is(ty.time.bind(py)) {
+            return Ok(Plan::Time);
+        }
+        if t.is(ty.timedelta.bind(py)) {
+            return Ok(Plan::TimeDelta);
         }
         let std = pytypes::types(py)?;
         if t.is(std.uuid.bind(py)) {
@@ -796,13 +823,15 @@ fn compile(tp: &Bound<'_, PyAny>) -> PyResult<Plan> {
             if let Ok(k) = args.get_item(0) {
                 let kp = compile(&k)?;
                 if !matches!(kp, Plan::Str | Plan::Any) {
-                    if !kp.str_like() {
+                    let int_keys = int_key_type(py, &kp)?;
+                    if !int_keys && !kp.str_like() {
                         return Err(pyo3::exceptions::PyTypeError::new_err(format!(
-                            "dict keys must be str for typed decoding, not {}",
+                            "dict keys must be str for typed decoding (or a type read \
+                             from str or from an int's text), not {}",
                             type_repr(&k)
                         )));
                     }
-                    return Ok(Plan::KeyDict(Box::new(kp), Box::new(arg(1)?)));
+                    return Ok(Plan::KeyDict(Box::new(kp), Box::new(arg(1)?), int_keys));
                 }
             }
             return Ok(Plan::Dict(Box::new(arg(1)?)));
@@ -824,6 +853,43 @@ fn compile(tp: &Bound<'_, PyAny>) -> PyResult<Plan> {
         "unsupported type for typed decoding: {}",
         type_repr(tp)
     )))
+}
+
+/// Whether dict keys of this type are read from an int's decimal text:
+/// `int`, an enum whose members' values are all ints (not bools), a
+/// `Literal` of ints, or a union of these (without None).
+fn int_key_type(py: Python<'_>, p: &Plan) -> PyResult<bool> {
+    let is_int = |o: &Bound<'_, PyAny>| {
+        o.is_instance_of::<pyo3::types::PyInt>() && !o.is_instance_of::<pyo3::types::PyBool>()
+    };
+    Ok(match p {
+        Plan::Int => true,
+        Plan::Enum(cls, _, _) => {
+            let mut any = false;
+            for m in cls.bind(py).try_iter()? {
+                if !is_int(&m?.getattr(pyo3::intern!(py, "value"))?) {
+                    return Ok(false);
+                }
+                any = true;
+            }
+            any
+        }
+        Plan::Literal(vals, _) => vals.iter().all(|(w, _)| is_int(w.bind(py))),
+        Plan::Union {
+            members, nullable, ..
+        } => {
+            if *nullable {
+                return Ok(false);
+            }
+            for m in members {
+                if !int_key_type(py, m)? {
+                    return Ok(false);
+                }
+            }
+            true
+        }
+        _ => false,
+    })
 }
 
 /// `typing.get_type_hints(cls, **kwargs)`, its failure named by [`hints_error`].
@@ -1787,7 +1853,7 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
             },
             Plan::Date => match v {
                 Value::Ext(e) if e.type_id == EXT_DATE => {
-                    decode::ext(py, e.type_id, e.data).map_err(decode_fail)
+                    decode::ext(py, e.type_id, e.data, self.d.doc_bytes()).map_err(decode_fail)
                 }
                 Value::Str(s) => iso_date(utf8(py, s)?)
                     .and_then(|(y, m, d)| pyo3::types::PyDate::new(py, y, m, d).ok())
@@ -1802,7 +1868,7 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
             },
             Plan::Uuid => match v {
                 Value::Ext(e) if e.type_id == EXT_UUID => {
-                    decode::ext(py, e.type_id, e.data).map_err(decode_fail)
+                    decode::ext(py, e.type_id, e.data, self.d.doc_bytes()).map_err(decode_fail)
                 }
                 Value::Str(s) => {
                     let s = utf8(py, s)?;
@@ -1815,7 +1881,7 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
             Plan::Decimal => match v {
                 Value::Ext(e) if e.type_id == EXT_DECIMAL => {
                     self.d.charge_payload(e.data.len()).map_err(decode_fail)?;
-                    decode::ext(py, e.type_id, e.data).map_err(decode_fail)
+                    decode::ext(py, e.type_id, e.data, self.d.doc_bytes()).map_err(decode_fail)
                 }
                 Value::Str(s) => {
                     let s = utf8(py, s)?;
@@ -1828,6 +1894,37 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
                     pytypes::types(py)
                         .and_then(|t| t.decimal.bind(py).call1((i,)))
                         .map_err(decode_fail)
+                }
+                _ => Err(mismatch(plan, &v)),
+            },
+            Plan::Time => {
+                match v {
+                    Value::Ext(e) if e.type_id == EXT_TIME => {
+                        decode::ext(py, e.type_id, e.data, self.d.doc_bytes()).map_err(decode_fail)
+                    }
+                    Value::Str(s) => {
+                        let s = utf8(py, s)?;
+                        let bad = || {
+                            fail_msg(format!("invalid time {} (expected ISO 8601 text, HH:MM:SS[.ffffff][+HH:MM])", py_repr(py, s)))
+                        };
+                        let t = times::parse_time(s).ok_or_else(bad)?;
+                        let p = t.payload();
+                        decode::ext(py, EXT_TIME, &p, &[]).map_err(|_| bad())
+                    }
+                    _ => Err(mismatch(plan, &v)),
+                }
+            }
+            Plan::TimeDelta => match v {
+                Value::Ext(e) if e.type_id == EXT_TIMEDELTA => {
+                    decode::ext(py, e.type_id, e.data, self.d.doc_bytes()).map_err(decode_fail)
+                }
+                Value::Str(s) => {
+                    let s = utf8(py, s)?;
+                    let bad = || {
+                        fail_msg(format!("invalid timedelta {} (expected an ISO 8601 duration, [-]P[nD][T[nH][nM][n[.ffffff]S]], within timedelta's range)", py_repr(py, s)))
+                    };
+                    let d = times::parse_timedelta(s).ok_or_else(bad)?;
+                    decode::ext(py, EXT_TIMEDELTA, &d.payload(), &[]).map_err(|_| bad())
                 }
                 _ => Err(mismatch(plan, &v)),
             },
@@ -1844,8 +1941,10 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
                 Value::Map(m) => self.memoized(plan, m.offset(), |s| s.dict(vp, m)),
                 _ => Err(mismatch(plan, &v)),
             },
-            Plan::KeyDict(kp, vp) => match v {
-                Value::Map(m) => self.memoized(plan, m.offset(), |s| s.key_dict(kp, vp, m)),
+            Plan::KeyDict(kp, vp, int_keys) => match v {
+                Value::Map(m) => {
+                    self.memoized(plan, m.offset(), |s| s.key_dict(kp, vp, *int_keys, m))
+                }
                 _ => Err(mismatch(plan, &v)),
             },
             Plan::Dataclass(dc) => match v {
@@ -2095,19 +2194,84 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
     }
 
     /// A dict whose keys are read as `kp` (each key's errors at its place).
-    fn key_dict(&mut self, kp: &'p Plan, vp: &'p Plan, m: Map<'a>) -> TR<'py> {
+    fn key_dict(&mut self, kp: &'p Plan, vp: &'p Plan, int_keys: bool, m: Map<'a>) -> TR<'py> {
         let n = m.len();
         self.enter(n)?;
         let dict = PyDict::new(self.py());
         for (i, v) in m.values().enumerate().take(n) {
             let k = m.key_at(i).unwrap_or("");
             let at = |f| with_seg(f, Seg::Key(k.to_owned()));
-            let ko = self.value(kp, Value::Str(k)).map_err(at)?;
+            let ko = if int_keys {
+                self.int_key(kp, k)
+            } else {
+                self.value(kp, Value::Str(k))
+            }
+            .map_err(at)?;
             let o = self.value(vp, v).map_err(at)?;
             dict.set_item(ko, o).map_err(decode_fail)?;
         }
         self.d.leave();
         Ok(dict.into_any())
+    }
+
+    /// A dict key read as an int type (see [`int_key_type`]) from its
+    /// canonical decimal text (`-?(0|[1-9][0-9]*)`, not `-0`, at most 4300
+    /// digits as for `int(str)`): as an int value of the document within 64
+    /// bits, else as a Python int.
+    fn int_key(&mut self, kp: &'p Plan, k: &str) -> TR<'py> {
+        let py = self.py();
+        let k = utf8(py, k)?;
+        let digits = k.strip_prefix('-').unwrap_or(k);
+        let canonical = !digits.is_empty()
+            && digits.len() <= roving::read::MAX_DECIMAL_DIGITS
+            && digits.bytes().all(|c| c.is_ascii_digit())
+            && (digits == "0" && digits.len() == k.len() || !digits.starts_with('0'));
+        if !canonical {
+            return Err(fail_msg(format!(
+                "invalid int key {} (expected an integer's decimal text: no sign but -, no \
+                 leading zeros or spaces, at most {} digits)",
+                py_repr(py, k),
+                roving::read::MAX_DECIMAL_DIGITS
+            )));
+        }
+        if let Ok(i) = k.parse::<i64>() {
+            return self.value(kp, Value::Int(i));
+        }
+        if let Ok(u) = k.parse::<u64>() {
+            return self.value(kp, Value::UInt(u));
+        }
+        let i = py
+            .get_type::<pyo3::types::PyInt>()
+            .call1((k,))
+            .map_err(decode_fail)?;
+        self.big_int_key(kp, &i)
+    }
+
+    /// A dict key outside 64 bits (a Python int) as an int type.
+    fn big_int_key(&mut self, kp: &'p Plan, i: &Bound<'py, PyAny>) -> TR<'py> {
+        let py = self.py();
+        let shown = || i.repr().map(|r| r.to_string()).unwrap_or_default();
+        match kp {
+            Plan::Int => Ok(i.clone()),
+            Plan::Enum(cls, name, _) => cls
+                .bind(py)
+                .call1((i,))
+                .map_err(|_| fail_msg(format!("invalid value {} for {name}", shown()))),
+            Plan::Literal(vals, _) => vals
+                .iter()
+                .find(|(c, _)| c.bind(py).eq(i).unwrap_or(false))
+                .map(|(_, out)| out.bind(py).clone())
+                .ok_or_else(|| fail_msg(format!("expected {}, got {}", kp.name(), shown()))),
+            Plan::Union { members, .. } => {
+                for m in members {
+                    if let Ok(o) = self.big_int_key(m, i) {
+                        return Ok(o);
+                    }
+                }
+                Err(fail_msg(format!("expected {}, got {}", kp.name(), shown())))
+            }
+            _ => Err(fail_msg(format!("expected {}, got int", kp.name()))),
+        }
     }
 
     fn dataclass(&mut self, dc: &'p Arc<DcPlan>, m: Map<'a>) -> TR<'py> {

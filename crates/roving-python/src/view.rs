@@ -353,7 +353,7 @@ pub(crate) fn to_view_or_value(
             .into_any()
             .unbind()),
         Value::Float(f) => Ok(pyo3::types::PyFloat::new(py, f).into_any().unbind()),
-        other => Ok(decode::scalar(py, other)?.unbind()),
+        other => Ok(decode::scalar(py, other, buf.bytes())?.unbind()),
     }
 }
 
@@ -692,7 +692,7 @@ fn eq_in(
             true
         }
         scalar => {
-            let mine = decode::scalar(py, scalar)?;
+            let mine = decode::scalar(py, scalar, &[])?;
             return mine.eq(o);
         }
     };

@@ -119,9 +119,12 @@ base type. Timestamps keep nanoseconds but datetime has microseconds,
 so finer timestamps (a ``datetime64[ns]``'s, or other tools') are
 truncated. ``numpy.datetime64`` NaT, units finer than nanoseconds,
 ``numpy.timedelta64`` and datetime64/timedelta64 arrays are not supported
-(never silently written as integers). A ``roving.Ext`` with a reserved
-type id (1 to 5) is written only if its payload is valid (it then comes
-back as the date, UUID, Decimal, time or timedelta). Anything else
+(never silently written as integers). Type ids 1 to 63 are reserved for
+this package's own types (1 to 5 are used; later versions may give the
+others a meaning): applications should choose ids of 64 and up for their
+``roving.Ext`` values, which come back as ``roving.Ext``. A ``roving.Ext``
+with a type id in use (1 to 5) is written only if its payload is valid (it
+then comes back as the date, UUID, Decimal, time or timedelta). Anything else
 goes to ``default=`` (whose result is encoded instead) or raises
 :class:`EncodeError` naming the type and the path (``$[3].when``; a dict
 key that is not a str shows as ``[<key 1>]``: ``$.a[<key 1>]``). A

@@ -27,7 +27,9 @@ mod view;
 pub use buf::Buf;
 pub use view::{Doc, MapView, View, ViewIter};
 
-/// Extension value of a type id this package does not know.
+/// Extension value of a type id this package does not know. Ids 1 to 63
+/// are reserved for the package's own types (1 to 5 in use): applications
+/// should use 64 and up.
 #[pyclass(module = "roving", frozen)]
 pub struct Ext {
     /// Application-defined type id.

@@ -103,7 +103,7 @@ impl DecimalMemo {
     }
 
     /// The decimal text of `b`, converted at its first visit: an
-    /// [`ErrorKind::Unsupported`](crate::ErrorKind::Unsupported) error past
+    /// [`ErrorKind::Unsupported`] error past
     /// [`MAX_DECIMAL_DIGITS`] digits, before any conversion work.
     pub(crate) fn text(&mut self, b: BigInt<'_>) -> crate::Result<&str> {
         use hashbrown::hash_map::Entry;
@@ -132,7 +132,7 @@ fn too_many_digits() -> crate::Error {
 /// the same reason. Converting decimal text costs time that grows with the
 /// square of its digits, so a long integer in a hostile JSON text or
 /// document would stall a converter: past the limit, the conversion is an
-/// [`ErrorKind::Unsupported`](crate::ErrorKind::Unsupported) error, found
+/// [`ErrorKind::Unsupported`] error, found
 /// before any conversion work. Big integers in binary (the format, the
 /// encoder, Python's `dumps` and `loads`) have no such limit.
 pub const MAX_DECIMAL_DIGITS: usize = 4300;

@@ -669,3 +669,52 @@ fn encoder_refusals_and_emptiness() {
     e.key("k").unwrap();
     assert_eq!(e.end_map().unwrap_err().kind(), &ErrorKind::EncoderState);
 }
+
+/// `Error` is boxed so that a `Result<T, Error>` is the size of `T` and a
+/// word; a `Value` is a few (four) words.
+#[test]
+fn errors_and_values_are_small() {
+    use std::mem::size_of;
+    let word = size_of::<usize>();
+    assert_eq!(size_of::<roving::Error>(), word);
+    assert_eq!(size_of::<roving::Result<()>>(), word);
+    assert!(size_of::<roving::Result<u64>>() <= size_of::<u64>() + word);
+    assert!(
+        size_of::<Value<'_>>() <= 4 * word,
+        "{}",
+        size_of::<Value<'_>>()
+    );
+}
+
+/// A map key that has no text form is refused with `Unsupported`, and the
+/// message names the keys that are allowed (it said "map keys must be
+/// strings" although integers, floats, bools, chars and unit variants are
+/// written as their text).
+#[test]
+fn map_key_errors_name_the_allowed_keys() {
+    let tuple_keys: std::collections::BTreeMap<(u8, u8), u8> = [((1, 2), 3)].into();
+    let unit_keys: std::collections::BTreeMap<(), u8> = [((), 3)].into();
+    for e in [
+        roving::to_vec(&tuple_keys).unwrap_err(),
+        roving::to_vec(&unit_keys).unwrap_err(),
+    ] {
+        assert_eq!(e.kind(), &ErrorKind::Unsupported);
+        let text = e.to_string();
+        for word in [
+            "strings",
+            "integers",
+            "floats",
+            "bools",
+            "chars",
+            "unit variants",
+        ] {
+            assert!(text.contains(word), "{text}");
+        }
+    }
+    let ok: std::collections::BTreeMap<i32, u8> = [(-1, 3)].into();
+    let doc = roving::to_vec(&ok).unwrap();
+    assert_eq!(
+        to_json(Document::open(&doc).unwrap().root()).unwrap(),
+        r#"{"-1":3}"#
+    );
+}

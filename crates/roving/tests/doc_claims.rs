@@ -718,3 +718,43 @@ fn map_key_errors_name_the_allowed_keys() {
         r#"{"-1":3}"#
     );
 }
+
+/// In a lazily opened document, a key that is not UTF-8 is absent to
+/// lookups and `key_at`, reads as `""` when iterating, and `try_key_at`
+/// reports it (FORMAT.md 16.5, `Document::open_lazy`).
+#[test]
+fn an_invalid_key_of_a_lazy_document() {
+    // A one-byte key that is not UTF-8 (at 3), a shape of that key (at 5,
+    // key slot at distance 2), a map of that shape (at 8, shape at
+    // distance 3: `3 << 1`, value 1 inline: `1 << 2 | 1`), the root (at
+    // 11, map at distance 3).
+    let b = [
+        b'R',
+        b'V',
+        1,
+        0x81,
+        0xFF,
+        0x18,
+        1,
+        2 << 2,
+        0x14,
+        3 << 1,
+        1 << 2 | 1,
+        0x1C,
+        3 << 2,
+        0x1C,
+    ];
+    assert_eq!(
+        roving::validate(&b).unwrap_err().kind(),
+        &ErrorKind::InvalidUtf8
+    );
+    let doc = Document::open_lazy(&b).unwrap();
+    let m = doc.root().as_map().unwrap();
+    assert_eq!(m.len(), 1);
+    assert_eq!(m.key_at(0), None);
+    assert_eq!(m.get("\u{fffd}"), None);
+    let entries: Vec<(&str, Option<i64>)> = m.iter().map(|(k, v)| (k, v.as_i64())).collect();
+    assert_eq!(entries, [("", Some(1))]);
+    assert_eq!(m.try_key_at(0).unwrap_err().kind(), &ErrorKind::InvalidUtf8);
+    assert_eq!(m.try_value_at(0).unwrap().and_then(|v| v.as_i64()), Some(1));
+}

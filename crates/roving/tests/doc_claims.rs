@@ -758,3 +758,24 @@ fn an_invalid_key_of_a_lazy_document() {
     assert_eq!(m.try_key_at(0).unwrap_err().kind(), &ErrorKind::InvalidUtf8);
     assert_eq!(m.try_value_at(0).unwrap().and_then(|v| v.as_i64()), Some(1));
 }
+
+/// `to_json`, `to_json_pretty` and `from_value` take `Limits::for_len` of
+/// the value's document, whatever the value: a document whose root is one
+/// long vector (a scalar, which does not know its document) converts as
+/// its 16 values per byte allow. It was held to `Limits::for_len(0)`, 10
+/// million values: a 10 MB root vector of bytes was an `ExpansionLimit`.
+#[test]
+fn a_long_root_vector_converts() {
+    let n = 10_000_001;
+    let data = vec![7u8; n];
+    let mut e = Encoder::new();
+    e.vector(&data).unwrap();
+    let bytes = e.finish().unwrap();
+    let doc = Document::open(&bytes).unwrap();
+    let text = to_json(doc.root()).unwrap();
+    assert_eq!(text.len(), 2 * n + 1);
+    let back: Vec<u8> = roving::from_value(doc.root()).unwrap();
+    assert_eq!(back.len(), n);
+    let back: Vec<u8> = roving::from_slice(&bytes).unwrap();
+    assert_eq!(back.len(), n);
+}

@@ -456,10 +456,13 @@ def _to_json(rv: Any, path: str, doc: bytes, indent: int | None) -> bytes:
 
 def parse_path(path: str) -> list[Any]:
     """Parses ``[123].name``, ``$.a["odd.key"][0]``, ``name``: ints are
-    indexes, strings keys. Raises CliError on a malformed path."""
+    indexes (negative ones count from the end), strings keys, as the
+    package's ``get_path`` reads them: ``$`` is the root only alone or
+    before ``.`` or ``[`` (``$ref`` is the key ``"$ref"``), and ``[-0]`` is
+    no index. Raises CliError on a malformed path."""
     out: list[Any] = []
     i, n = 0, len(path)
-    if path.startswith("$"):
+    if path[:1] == "$" and path[1:2] in ("", ".", "["):
         i = 1
     first = True
 
@@ -490,11 +493,14 @@ def parse_path(path: str) -> list[Any]:
                 start = i
                 if i < n and path[i] == "-":
                     i += 1
-                while i < n and path[i].isdigit():
+                while i < n and "0" <= path[i] <= "9":
                     i += 1
                 if start == i or path[start:i] == "-" or i >= n or path[i] != "]":
                     bad(start, "expected an index and ]")
-                out.append(int(path[start:i]))
+                index = int(path[start:i])
+                if index == 0 and path[start] == "-":
+                    bad(start, "-0 is no index")
+                out.append(index)
                 i += 1
         elif c == "." or first:
             if c == ".":
@@ -1513,7 +1519,7 @@ def build_parser() -> argparse.ArgumentParser:
         "convert",
         help="convert JSON <-> roving",
         description="Convert JSON to roving or roving to JSON. The direction comes from the file "
-        "extensions (.json, .rov) or --to; '-' reads stdin or writes stdout. A .jsonl file is JSON "
+        "extensions (.json, .jsonl, .geojson; .rov, .roving, .rv) or --to; '-' reads stdin or writes stdout. A .jsonl file is JSON "
         "Lines: an array, one item per line. OUT is replaced atomically; a read-only OUT is an error.",
     )
     c.add_argument("input", metavar="IN", help="input file, or - for stdin")
@@ -1546,8 +1552,9 @@ def build_parser() -> argparse.ArgumentParser:
     g = sub.add_parser(
         "get",
         help="print the value at a path as JSON",
-        description='Print the value at PATH as JSON. Paths: [123].name, $.friends[0], ["odd key"]. '
-        "A roving FILE is memory-mapped and read in place; a .json FILE is converted first.",
+        description='Print the value at PATH as JSON. Paths: [123].name, $.friends[0], ["odd key"], '
+        "[-1] (the last item), as the package's get_path reads them. A roving FILE is "
+        "memory-mapped and read in place; a JSON FILE is converted first.",
     )
     g.add_argument("file", metavar="FILE")
     g.add_argument("path", metavar="PATH", help="e.g. '[123].name'")
@@ -1556,7 +1563,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--from",
         dest="from_",
         choices=["json", "roving"],
-        help="input format (default: by extension)",
+        help="input format (default: by extension or content)",
     )
     g.set_defaults(func=cmd_get)
 
@@ -1578,7 +1585,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="show at most N items of each array or map",
     )
     d.add_argument(
-        "--depth", type=_count, metavar="N", help="do not expand containers deeper than N"
+        "--depth",
+        type=_count,
+        metavar="N",
+        help="expand at most N levels of containers (1: the root only; 0: not even the root)",
     )
     d.add_argument(
         "--offsets",

@@ -58,7 +58,7 @@
 //! `Store::open("x.rvs")` makes the data file `x.rvs` and LMDB's lock file
 //! `x.rvs-lock`; an existing directory is opened as an LMDB directory
 //! (`data.mdb`, `lock.mdb`), and so is the path of its `data.mdb`. The map (the address range the file is mapped
-//! to) starts at [`StoreOptions::map_size`] and doubles by itself when a
+//! to) starts at [`StoreOptions::map_size`] and at least doubles by itself when a
 //! flush needs more room; growing it needs every other snapshot of the
 //! store in this process (views held by a caller, and every other open
 //! [`Store`] of the same file, each of which holds one) to be released
@@ -101,7 +101,8 @@ pub struct StoreOptions {
     /// Open read-only: writes fail, a missing store is an error.
     pub readonly: bool,
     /// Initial size of the memory map in bytes (rounded up to 1 MiB, at
-    /// most 64 TiB; at least the size recorded in the file). Default 1 GiB.
+    /// most 64 TiB; at least what the data in the file takes, but not the
+    /// larger map an existing store may have had before). Default 1 GiB.
     /// The map grows by itself; this only sets how soon.
     pub map_size: usize,
     /// Sync to disk on every commit (LMDB's default). With `false`, a

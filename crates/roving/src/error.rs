@@ -40,7 +40,12 @@ pub enum ErrorKind {
     ExpansionLimit,
     /// JSON text is malformed; the message says how.
     JsonSyntax,
-    /// A value cannot be represented in JSON or in the target type.
+    /// A value cannot be represented where it goes: in JSON, in the
+    /// target type, or in the format (a timestamp out of range, vector
+    /// bytes that are not whole elements, a map key that is not a string
+    /// or a scalar, text that is not an RFC 3339 timestamp); or an integer
+    /// of more than [`MAX_DECIMAL_DIGITS`](crate::read::MAX_DECIMAL_DIGITS)
+    /// digits to convert to or from decimal text.
     Unsupported,
     /// Misuse of the `Encoder` API (e.g. a key outside a map).
     EncoderState,

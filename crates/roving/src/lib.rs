@@ -49,9 +49,9 @@ pub struct Limits {
     /// Maximum number of values visited, counting a shared subtree once per
     /// place it appears. The JSON writer and serde decoding also count one
     /// value per [`BYTES_PER_VALUE`] bytes of the strings, byte strings,
-    /// big integers, extension payloads and vector elements they copy out
-    /// (the JSON writer: of the text it writes), so that a long string
-    /// shared by many places cannot make the output large either.
+    /// big integers and extension payloads they copy out (the JSON writer:
+    /// of the text it writes), and one per vector element, so that a long
+    /// string shared by many places cannot make the output large either.
     pub max_values: u64,
 }
 

@@ -41,7 +41,10 @@ impl Timestamp {
 
     /// RFC 3339 text, in the recorded offset (or `Z` without one), with as many
     /// fraction digits as needed (none, 3, 6 or 9).
-    /// Years outside 0000..=9999 are written with a sign and more digits.
+    /// Years outside 0000..=9999 are written with a sign and at least four
+    /// digits (`+10000-01-01T00:00:00Z`, `-0001-12-31T23:59:59Z`), and
+    /// offsets that are not whole minutes as `+HH:MM:SS`: both go beyond
+    /// RFC 3339, which has neither.
     pub fn to_rfc3339(&self) -> String {
         let off = self.offset.unwrap_or(0) as i64;
         let local = self.seconds as i128 + off as i128;
@@ -89,9 +92,11 @@ impl std::str::FromStr for Timestamp {
     /// Parses RFC 3339 text as [`Timestamp::to_rfc3339`] writes it (and
     /// any other RFC 3339 timestamp): `YYYY-MM-DDTHH:MM:SS`, an optional
     /// fraction of up to nine digits, then `Z` (no offset: `offset` is
-    /// `None`) or `+HH:MM` / `-HH:MM`, optionally `:SS`. Years outside
-    /// 0000..=9999 carry a sign and more digits (`+10000-01-01T...`); `t`
-    /// and `z` may be lower case. Leap seconds (`:60`) are refused.
+    /// `None`) or `+HH:MM` / `-HH:MM`, optionally `:SS`. A year may also
+    /// be a sign and four or more digits (`+10000-01-01T...`,
+    /// `-0001-12-31T...`), as `to_rfc3339` writes years outside
+    /// 0000..=9999; `t` and `z` may be lower case. Leap seconds (`:60`)
+    /// are refused.
     ///
     /// ```
     /// use roving::Timestamp;

@@ -40,7 +40,9 @@ use crate::read::{
 
 /// Checks that `buf` is a complete, well-formed roving document.
 ///
-/// Time is O(len), memory O(len / 8), with no recursion at any depth.
+/// Time is O(len), with no recursion at any depth; memory O(len): a
+/// bitmap of `len / 8` bytes, and lists of the shapes and key hashes met,
+/// bounded by the number of shape and key records.
 pub fn validate(buf: &[u8]) -> Result<()> {
     validate_with::<AUTO>(buf)
 }

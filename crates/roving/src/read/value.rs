@@ -103,7 +103,7 @@ impl DecimalMemo {
     }
 
     /// The decimal text of `b`, converted at its first visit: an
-    /// [`ErrorKind::Unsupported`](crate::ErrorKind::Unsupported) error past
+    /// [`ErrorKind::Unsupported`] error past
     /// [`MAX_DECIMAL_DIGITS`] digits, before any conversion work.
     pub(crate) fn text(&mut self, b: BigInt<'_>) -> crate::Result<&str> {
         use hashbrown::hash_map::Entry;
@@ -132,7 +132,7 @@ fn too_many_digits() -> crate::Error {
 /// the same reason. Converting decimal text costs time that grows with the
 /// square of its digits, so a long integer in a hostile JSON text or
 /// document would stall a converter: past the limit, the conversion is an
-/// [`ErrorKind::Unsupported`](crate::ErrorKind::Unsupported) error, found
+/// [`ErrorKind::Unsupported`] error, found
 /// before any conversion work. Big integers in binary (the format, the
 /// encoder, Python's `dumps` and `loads`) have no such limit.
 pub const MAX_DECIMAL_DIGITS: usize = 4300;
@@ -560,12 +560,21 @@ impl<'a> Value<'a> {
         }
     }
 
-    /// Length of the document holding this value, for sizing limits
-    /// (0 for values that do not point into a document).
+    /// Length of the document holding this value, for sizing limits: a
+    /// container's document, or for a value that borrows its bytes from the
+    /// document without knowing it (a string, byte string, big integer,
+    /// extension or vector) the part of the document it spans at least, so
+    /// that a long one at the root is not held to the limits of an empty
+    /// document (0 for values that hold no bytes).
     pub(crate) fn doc_len(&self) -> usize {
         match self {
             Value::Array(a) => a.doc_len(),
             Value::Map(m) => m.doc_len(),
+            Value::Str(s) => s.len(),
+            Value::Bytes(b) => b.len(),
+            Value::BigInt(b) => b.magnitude.len(),
+            Value::Ext(e) => e.data.len(),
+            Value::Vector(v) => v.offset().saturating_add(v.raw().len()),
             _ => 0,
         }
     }

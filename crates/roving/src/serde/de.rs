@@ -747,7 +747,8 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
         }
     }
 
-    /// As [`deserialize_seq`](Self::deserialize_seq): `[u8; N]`, tuples.
+    /// As `deserialize_seq`: a byte string is the sequence of its bytes
+    /// (`[u8; N]`, tuples).
     fn deserialize_tuple<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value> {
         match self.value {
             Value::Bytes(b) => self.ctx.visit_byte_seq(b, visitor),

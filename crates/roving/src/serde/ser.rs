@@ -314,7 +314,10 @@ struct KeySerializer<'e> {
 }
 
 fn key_error() -> Error {
-    Error::new(ErrorKind::Unsupported).with_message("map keys must be strings")
+    Error::new(ErrorKind::Unsupported).with_message(
+        "map keys must be strings, or integers, floats, bools, chars or unit variants \
+         (written as their text)",
+    )
 }
 
 fn float_key_error() -> Error {

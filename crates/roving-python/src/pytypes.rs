@@ -246,7 +246,16 @@ pub(crate) fn vector_to_py<'py>(
     Ok(arr)
 }
 
-pub(crate) use roving::timestamp::{civil_from_days, days_from_civil};
+pub(crate) use roving::timestamp::civil_from_days;
+
+/// Days since 1970-01-01 of a Python date's year (1..=9999), month and
+/// day, as [`roving::timestamp::days_from_civil`] counts them (which has
+/// a day count for every year within ±2^54, so the fallback is never
+/// taken).
+#[inline]
+pub(crate) fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+    roving::timestamp::days_from_civil(year, month, day).unwrap_or(i64::MIN)
+}
 
 /// [`civil_from_days`] for `|days| <= 15_000_000` (about ±41,000 years),
 /// in unsigned arithmetic with multiplications and shifts (Neri and

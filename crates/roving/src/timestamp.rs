@@ -209,7 +209,7 @@ fn parse_rfc3339(b: &[u8]) -> Option<Timestamp> {
     if i != b.len() {
         return None;
     }
-    let days = days_from_civil_checked(year, month, day)?;
+    let days = days_from_civil(year, month, day)?;
     // A day past its month's end (Feb 30, Feb 29 of a common year) counts
     // on into the next month: the date is real only if it comes back.
     if civil_from_days(days) != (year, month, day) {
@@ -220,34 +220,33 @@ fn parse_rfc3339(b: &[u8]) -> Option<Timestamp> {
     Timestamp::new(seconds, nanos, offset)
 }
 
-/// [`days_from_civil`] for any `i64` year, `None` where it would overflow.
-fn days_from_civil_checked(y: i64, m: u32, d: u32) -> Option<i64> {
-    // |y| below 2^54 keeps every step of the computation within i64.
-    (y.unsigned_abs() < 1 << 54).then(|| days_from_civil(y, m, d))
-}
-
 /// Proleptic Gregorian (year, month 1..=12, day 1..=31) to days since
-/// 1970-01-01 (Howard Hinnant's `days_from_civil`).
-///
-/// For years within ±2^54 (far beyond any [`Timestamp`]); past that the
-/// arithmetic overflows (a panic in debug builds, a wrong day in release).
-pub fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+/// 1970-01-01 (Howard Hinnant's `days_from_civil`); `None` for a year
+/// beyond ±2^54 (far beyond any [`Timestamp`]), whose day count the
+/// arithmetic could not hold. The month and day are not checked: a day
+/// past its month's end counts on into the next month (February 30 is
+/// March 1 or 2), and a month outside 1..=12 gives a day of no meaning
+/// (never a panic); [`civil_from_days`] of the result gives the date back
+/// exactly when it was real.
+pub fn days_from_civil(y: i64, m: u32, d: u32) -> Option<i64> {
+    if y.unsigned_abs() >= 1 << 54 {
+        return None;
+    }
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);
     let yoe = y.rem_euclid(400);
     let mp = (m as i64 + 9) % 12;
     let doy = (153 * mp + 2) / 5 + d as i64 - 1;
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+    Some(era * 146_097 + doe - 719_468)
 }
 
 /// Days since 1970-01-01 to a proleptic Gregorian (year, month, day)
-/// (Howard Hinnant's `civil_from_days`).
-///
-/// For `|z|` up to 2^62 (a [`Timestamp`]'s days are within ±2^47); past
-/// that the arithmetic overflows (a panic in debug builds).
+/// (Howard Hinnant's `civil_from_days`), for every `i64` day count.
 pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
+    // In i128: `z + 719_468` overflows an i64 near its end; the year
+    // (about z / 365) always fits one.
+    let z = z as i128 + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);
     let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
@@ -256,12 +255,38 @@ pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let mp = (5 * doy + 2) / 153;
     let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
     let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
+    ((if m <= 2 { y + 1 } else { y }) as i64, m, d)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The public calendar helpers never panic (these overflowed in debug
+    /// builds before): a year past ±2^54 has no day count, every day count
+    /// has a date, and dates at the ends of the range come back.
+    #[test]
+    fn calendar_helpers_take_every_input() {
+        for y in [i64::MIN, i64::MAX, 1 << 54, -(1 << 54)] {
+            assert_eq!(days_from_civil(y, 1, 1), None, "{y}");
+        }
+        for y in [(1 << 54) - 1, 1 - (1 << 54), 0, -1] {
+            for (m, d) in [(0, 0), (u32::MAX, u32::MAX), (1, 1), (12, 31)] {
+                let days = days_from_civil(y, m, d);
+                assert!(days.is_some(), "{y} {m} {d}");
+                if (1..=12).contains(&m) && (1..=28).contains(&d) {
+                    assert_eq!(days.map(civil_from_days), Some((y, m, d)));
+                }
+            }
+        }
+        for z in [i64::MIN, i64::MIN + 1, i64::MAX, i64::MAX - 719_468, -1, 0] {
+            let (y, m, d) = civil_from_days(z);
+            assert!((1..=12).contains(&m) && (1..=31).contains(&d), "{z}");
+            if y.unsigned_abs() < 1 << 54 {
+                assert_eq!(days_from_civil(y, m, d), Some(z), "{z}");
+            }
+        }
+    }
 
     #[test]
     fn rfc3339() {
@@ -355,9 +380,9 @@ mod tests {
     fn calendar_round_trip() {
         for days in [-800_000i64, -719_468, -1, 0, 1, 11_016, 19_723, 2_932_896] {
             let (y, m, d) = civil_from_days(days);
-            assert_eq!(days_from_civil(y, m, d), days);
+            assert_eq!(days_from_civil(y, m, d), Some(days));
         }
         assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(days_from_civil(2000, 3, 1), 11_017);
+        assert_eq!(days_from_civil(2000, 3, 1), Some(11_017));
     }
 }

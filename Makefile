@@ -24,7 +24,7 @@ bench: py-build
 rust-checks: py-setup
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
-	RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p roving -p roving-store
+	RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --document-private-items -p roving -p roving-store
 
 rust-test:
 	cargo test -p roving -p roving-store

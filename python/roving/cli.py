@@ -1184,7 +1184,8 @@ def _print_stats(st: dict[str, Any]) -> None:
     d = st["dedup"]
     if d["saved_bytes"]:
         out.append(
-            f"  dedup: {d['shared_records']:,} records are shared; written once each instead of at every use,"
+            f"  dedup: {d['shared_records']:,} {'record is' if d['shared_records'] == 1 else 'records are'}"
+            " shared; written once each instead of at every use,"
         )
         out.append(
             f"         they save ~{d['saved_bytes']:,} bytes (the document would be ~{d['expanded_bytes']:,} bytes, "

@@ -883,3 +883,17 @@ def test_a_read_only_output_is_not_replaced(capfd: pytest.CaptureFixture[str]) -
         os.chmod(out, 0o666)
         assert _convert_as_user(["convert", str(src), str(out)]) == 0
         assert out.read_bytes()[:2] == b"RV"
+
+
+def test_stats_counts_shared_records_in_words(tmp_path: Path) -> None:
+    one = tmp_path / "one.json"
+    one.write_text(json.dumps(["a long string stored once", "a long string stored once"]))
+    two = tmp_path / "two.json"
+    two.write_text(
+        json.dumps(["first long string", "first long string", "second string", "second string"])
+    )
+    out_one = run("stats", str(one))
+    out_two = run("stats", str(two))
+    assert out_one.returncode == 0 and out_two.returncode == 0, out_one.stderr + out_two.stderr
+    assert b"dedup: 1 record is shared;" in out_one.stdout, out_one.stdout
+    assert b"dedup: 2 records are shared;" in out_two.stdout, out_two.stdout

@@ -1,0 +1,337 @@
+"""Migrating to roving from pickle, shelve, json/orjson and msgpack/msgspec.
+
+Each snippet is the old code beside its roving equivalent, checked for equal
+results; then what a migration meets on the way: file objects of every kind,
+streams of several documents, the exceptions the old code catches, and the
+stubs under ``mypy --strict``. README.md's "Migrating" section says the same
+in short.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import decimal
+import gzip
+import io
+import json
+import os
+import pickle
+import shelve
+import subprocess
+import sys
+import threading
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+import roving
+
+
+@dataclasses.dataclass
+class Item:
+    name: str
+    qty: int
+    tags: list[str] = dataclasses.field(default_factory=list)
+
+
+ITEMS = [Item("apple", 3, ["fruit"]), Item("pear", 0)]
+# The part of the data model every one of the old libraries shares.
+PLAIN = {"id": 7, "name": "Ada", "scores": [1.5, -2.0], "ok": True, "none": None, "nested": {}}
+
+
+# ---- pickle ----------------------------------------------------------------------------------
+
+
+def test_pickle_dump_load_on_a_binary_file(tmp_path: Path) -> None:
+    obj = {
+        **PLAIN,
+        "when": dt.datetime(2024, 5, 1, 12, tzinfo=dt.UTC),
+        "day": dt.date(2024, 5, 1),
+        "u": uuid.UUID(int=5),
+        "price": decimal.Decimal("1.10"),
+        "blob": b"\x00\xff",
+        "big": 2**100,
+    }
+    with open(tmp_path / "old.pkl", "wb") as f:
+        pickle.dump(obj, f)
+    with open(tmp_path / "old.pkl", "rb") as f:
+        old = pickle.load(f)
+    with open(tmp_path / "new.rv", "wb") as f:
+        roving.dump(obj, f)
+    with open(tmp_path / "new.rv", "rb") as f:
+        new = roving.load(f)
+    assert new == old == obj
+
+
+def test_pickle_of_dataclasses_becomes_a_typed_load() -> None:
+    # pickle stores the class; roving stores the fields, and type= names the class.
+    old = pickle.loads(pickle.dumps(ITEMS))
+    new = roving.loads(roving.dumps(ITEMS), type=list[Item])
+    assert new == old == ITEMS
+    # Without type=, the fields come back as dicts (as json's would).
+    assert roving.loads(roving.dumps(ITEMS))[0] == dataclasses.asdict(ITEMS[0])
+
+
+@dataclasses.dataclass
+class Pair:
+    t: tuple[int, int]
+    s: set[int]
+
+
+def test_pickle_tuples_and_sets_come_back_as_lists_unless_typed() -> None:
+    obj = {"t": (1, 2), "s": {3}}
+    assert pickle.loads(pickle.dumps(obj)) == obj
+    assert roving.loads(roving.dumps(obj)) == {"t": [1, 2], "s": [3]}
+    assert roving.loads(roving.dumps(Pair(**obj)), type=Pair) == Pair((1, 2), {3})
+
+
+def test_pickle_shared_references_are_kept() -> None:
+    shared = [1, 2]
+    old = pickle.loads(pickle.dumps([shared, shared]))
+    new = roving.loads(roving.dumps([shared, shared]))
+    assert old[0] is old[1] and new[0] is new[1]
+
+
+# ---- shelve ----------------------------------------------------------------------------------
+
+
+def test_shelve_open_becomes_store(tmp_path: Path) -> None:
+    def use(db: Any) -> list[Any]:
+        db["a"] = {"x": [1, 2]}
+        db["b"] = "two"
+        del db["b"]
+        db.update({"c": 3})
+        return [sorted(db.keys()), db["a"], "b" in db, db.get("zz", 0), len(db)]
+
+    with shelve.open(str(tmp_path / "old")) as db:
+        old = use(db)
+    with roving.Store(tmp_path / "new.rv") as s:
+        new = use(s)
+    assert new == old
+    # Reopened: what was written is there, as with shelve.
+    with shelve.open(str(tmp_path / "old"), flag="r") as db:
+        old = dict(db)
+    with roving.Store(tmp_path / "new.rv", readonly=True) as s:
+        new = dict(s)
+    assert new == old == {"a": {"x": [1, 2]}, "c": 3}
+
+
+def test_shelve_missing_key_and_readonly_errors_are_the_same_kinds(tmp_path: Path) -> None:
+    with shelve.open(str(tmp_path / "old")) as db, pytest.raises(KeyError):
+        db["missing"]
+    with roving.Store(tmp_path / "new.rv") as s, pytest.raises(KeyError):
+        s["missing"]
+    # shelve.open(p, flag="r") of a missing file raises dbm.error; a readonly
+    # Store raises StoreNotFoundError, also a FileNotFoundError.
+    with pytest.raises(FileNotFoundError):
+        roving.Store(tmp_path / "absent.rv", readonly=True)
+
+
+# ---- json ------------------------------------------------------------------------------------
+
+
+def test_json_dump_load_on_a_text_file_becomes_binary(tmp_path: Path) -> None:
+    with open(tmp_path / "old.json", "w") as f:
+        json.dump(PLAIN, f)
+    with open(tmp_path / "old.json") as f:
+        old = json.load(f)
+    with open(tmp_path / "new.rv", "wb") as f:  # "wb", not "w"
+        roving.dump(PLAIN, f)
+    with open(tmp_path / "new.rv", "rb") as f:  # "rb", not "r"
+        new = roving.load(f)
+    assert new == old == PLAIN
+
+
+def test_json_default_hook_is_the_same() -> None:
+    class Money:
+        def __init__(self, cents: int) -> None:
+            self.cents = cents
+
+    def default(o: object) -> object:
+        if isinstance(o, Money):
+            return {"cents": o.cents}
+        raise TypeError(f"unsupported: {type(o).__name__}")
+
+    obj = {"price": Money(150)}
+    old = json.loads(json.dumps(obj, default=default))
+    new = roving.loads(roving.dumps(obj, default=default))
+    assert new == old == {"price": {"cents": 150}}
+
+
+def test_json_text_converts_both_ways() -> None:
+    text = json.dumps(PLAIN)
+    doc = roving.from_json(text)
+    assert roving.loads(doc) == json.loads(text)
+    assert json.loads(roving.to_json(doc)) == PLAIN
+
+
+# ---- orjson ----------------------------------------------------------------------------------
+
+
+def test_orjson_dumps_loads_with_default() -> None:
+    orjson = pytest.importorskip("orjson")
+    obj = {**PLAIN, "tags": {"a"}, "items": ITEMS}
+    old = orjson.loads(orjson.dumps(obj, default=sorted))
+    new = roving.loads(roving.dumps(obj, default=sorted))
+    assert new == old
+
+
+def test_orjson_json_bytes_read_by_roving() -> None:
+    orjson = pytest.importorskip("orjson")
+    data = orjson.dumps(PLAIN)
+    assert roving.loads(roving.from_json(data)) == orjson.loads(data)
+    assert orjson.loads(roving.to_json(roving.from_json(data))) == orjson.loads(data)
+
+
+# ---- msgpack and msgspec ---------------------------------------------------------------------
+
+
+def test_msgpack_packb_unpackb() -> None:
+    msgpack = pytest.importorskip("msgpack")
+    obj = {**PLAIN, "blob": b"\x01", "t": (1, 2)}
+    old = msgpack.unpackb(msgpack.packb(obj))
+    new = roving.loads(roving.dumps(obj))
+    assert new == old
+
+
+def test_msgspec_typed_decode() -> None:
+    msgspec = pytest.importorskip("msgspec")
+    b_old = msgspec.msgpack.encode(ITEMS)
+    old = msgspec.msgpack.decode(b_old, type=list[Item])
+    new = roving.loads(roving.dumps(ITEMS), type=list[Item])
+    assert new == old == ITEMS
+
+
+def test_msgspec_validation_errors_are_value_errors_with_a_path() -> None:
+    msgspec = pytest.importorskip("msgspec")
+    bad = [{"name": "x", "qty": "three"}]
+    with pytest.raises(ValueError, match=r"\$\[0\]\.qty") as old:
+        msgspec.msgpack.decode(msgspec.msgpack.encode(bad), type=list[Item])
+    with pytest.raises(ValueError, match=r"\$\[0\]\.qty") as new:
+        roving.loads(roving.dumps(bad), type=list[Item])
+    assert isinstance(old.value, msgspec.ValidationError)
+    assert isinstance(new.value, roving.ValidationError)
+    assert new.value.path == "$[0].qty"
+
+
+def test_msgspec_struct_becomes_a_dataclass() -> None:
+    # roving reads and writes dataclasses, not msgspec.Struct: a Struct is
+    # written through default= and declared as a dataclass to be read back.
+    msgspec = pytest.importorskip("msgspec")
+
+    class Point(msgspec.Struct):
+        x: int
+        y: int
+
+    @dataclasses.dataclass
+    class PointDC:
+        x: int
+        y: int
+
+    b = roving.dumps([Point(1, 2)], default=msgspec.structs.asdict)
+    assert roving.loads(b, type=list[PointDC]) == [PointDC(1, 2)]
+
+
+# ---- the exceptions old code catches ---------------------------------------------------------
+
+
+def test_except_clauses_of_json_and_orjson_still_catch() -> None:
+    # json/orjson raise TypeError on encoding and ValueError on decoding;
+    # roving's EncodeError and DecodeError are those too.
+    with pytest.raises(TypeError):
+        roving.dumps({"x": object()})
+    with pytest.raises(ValueError):
+        roving.loads(b"RV\x01garbage")
+    with pytest.raises(ValueError):
+        roving.loads(roving.dumps("x"), type=int)
+
+
+def test_pickle_except_clauses_need_rovings_exceptions() -> None:
+    # pickle's UnpicklingError is neither: catch roving.DecodeError (or ValueError).
+    assert not issubclass(pickle.UnpicklingError, ValueError)
+    with pytest.raises(roving.DecodeError):
+        roving.loads(pickle.dumps(1))
+    # An empty file: pickle raises EOFError, roving a DecodeError.
+    with pytest.raises(EOFError):
+        pickle.load(io.BytesIO())
+    with pytest.raises(roving.DecodeError, match="truncated"):
+        roving.load(io.BytesIO())
+
+
+# ---- file objects of every kind --------------------------------------------------------------
+
+
+def test_bytesio_and_paths(tmp_path: Path) -> None:
+    buf = io.BytesIO()
+    roving.dump(PLAIN, buf)
+    buf.seek(0)
+    assert roving.load(buf) == PLAIN
+    for p in [tmp_path / "p.rv", str(tmp_path / "s.rv")]:
+        roving.dump(PLAIN, p)
+        assert roving.load(p) == PLAIN
+        assert roving.open(p).to_python() == PLAIN
+
+
+def test_gzip_files(tmp_path: Path) -> None:
+    with gzip.open(tmp_path / "x.rv.gz", "wb") as f:
+        roving.dump(ITEMS, f)
+    with gzip.open(tmp_path / "x.rv.gz", "rb") as f:
+        assert roving.load(f, type=list[Item]) == ITEMS
+
+
+@pytest.mark.parametrize("buffering", [0, -1])
+def test_pipes(buffering: int) -> None:
+    big = {"s": "x" * 200_000, "n": list(range(10_000))}  # more than a pipe holds
+    r, w = os.pipe()
+    with os.fdopen(r, "rb", buffering=buffering) as rf, os.fdopen(w, "wb", buffering) as wf:
+
+        def write() -> None:
+            roving.dump(big, wf)
+            wf.close()
+
+        t = threading.Thread(target=write)
+        t.start()
+        got = roving.load(rf)
+        t.join()
+    assert got == big
+
+
+def test_subprocess_pipe() -> None:
+    code = "import sys, roving; roving.dump({'a': [1, 2]}, sys.stdout.buffer)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True).stdout
+    assert roving.loads(out) == {"a": [1, 2]}
+    # ... and read back from a pipe the other way.
+    p = subprocess.Popen(
+        [sys.executable, "-c", "import sys, roving; print(roving.load(sys.stdin.buffer))"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    out, _ = p.communicate(roving.dumps([3]))
+    assert out.strip() == b"[3]"
+
+
+# ---- several documents in one stream ---------------------------------------------------------
+
+
+def test_several_records_in_one_file_the_documented_ways(tmp_path: Path) -> None:
+    records = [{"n": i, "s": "x" * i} for i in range(5)]
+    # 1. One document holding the list.
+    roving.dump(records, tmp_path / "all.rv")
+    assert roving.load(tmp_path / "all.rv") == records
+    # 2. An append-only log: each document after its length (8 bytes, little endian).
+    with open(tmp_path / "log", "ab") as f:
+        for r in records:
+            b = roving.dumps(r)
+            f.write(len(b).to_bytes(8, "little") + b)
+    got = []
+    with open(tmp_path / "log", "rb") as f:
+        while head := f.read(8):
+            got.append(roving.loads(f.read(int.from_bytes(head, "little"))))
+    assert got == records
+    # 3. A Store, keyed.
+    with roving.Store(tmp_path / "store.rv") as s:
+        s.update({f"{r['n']:08}": r for r in records})
+    with roving.Store(tmp_path / "store.rv", readonly=True) as s:
+        assert list(s.values()) == records

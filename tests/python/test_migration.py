@@ -315,6 +315,25 @@ def test_subprocess_pipe() -> None:
 # ---- several documents in one stream ---------------------------------------------------------
 
 
+def test_pickle_stream_of_several_dumps_is_a_clear_error_in_roving() -> None:
+    old = io.BytesIO()
+    pickle.dump(1, old)
+    pickle.dump(2, old)
+    old.seek(0)
+    assert [pickle.load(old), pickle.load(old)] == [1, 2]
+
+    new = io.BytesIO()
+    roving.dump(1, new)
+    roving.dump(2, new)
+    new.seek(0)
+    # It said "unknown tag 0x52 (byte offset 6)".
+    with pytest.raises(roving.DecodeError, match="another document starts here") as e:
+        roving.load(new)
+    assert e.value.offset == 6
+    with pytest.raises(roving.DecodeError, match="another document starts here"):
+        roving.validate(roving.dumps({"a": 1}) + roving.dumps([1, 2]))
+
+
 def test_several_records_in_one_file_the_documented_ways(tmp_path: Path) -> None:
     records = [{"n": i, "s": "x" * i} for i in range(5)]
     # 1. One document holding the list.

@@ -183,10 +183,11 @@ validating or converting large immutable buffers.
 # Helpers under private names (and no `from __future__ import annotations`,
 # which binds `annotations`): dir(roving) shows the public API only.
 import builtins as _builtins
+import io as _io
 import os as _os
 from collections.abc import Callable as _Callable
-from typing import IO as _IO
 from typing import Any as _Any
+from typing import Protocol as _Protocol
 from typing import TypeVar as _TypeVar
 from typing import overload as _overload
 
@@ -252,40 +253,102 @@ __version__ = "0.1.0"
 _PathLike = str | _os.PathLike[str]
 
 
+class _BinaryReader(_Protocol):
+    """What :func:`load` reads from: a binary file object (``open(p, "rb")``,
+    ``io.BytesIO``, ``gzip.open(p, "rb")``, ``sys.stdin.buffer``...)."""
+
+    def read(self) -> bytes: ...
+
+
+class _BinaryWriter(_Protocol):
+    """What :func:`dump` writes to: a binary file object (``open(p, "wb")``,
+    ``io.BytesIO``, ``gzip.open(p, "wb")``, ``sys.stdout.buffer``...)."""
+
+    def write(self, data: bytes, /) -> object: ...
+
+
+def _not_a_file(fn: str, file: object, method: str) -> TypeError:
+    what = type(file).__name__
+    hint = (
+        "; to decode bytes, use roving.loads()" if fn == "load" and isinstance(file, bytes) else ""
+    )
+    return TypeError(
+        f"roving.{fn}() takes a binary file object (with a {method}() method) or a path "
+        f"(str or os.PathLike), not {what}{hint}"
+    )
+
+
+def _text_file(fn: str, mode: str) -> TypeError:
+    return TypeError(
+        f"roving.{fn}() needs a binary file: open it in binary mode ({mode!r}), "
+        "not as text (roving documents are bytes)"
+    )
+
+
+def _write_all(write: _Callable[[_Any], object], data: bytes) -> None:
+    # A raw file (buffering=0, a socket's) may write fewer bytes than given
+    # and return how many: write the rest, as BufferedWriter does. The
+    # first write gets the bytes object itself (what any write() takes).
+    n = write(data)
+    view = memoryview(data)
+    while isinstance(n, int) and n < len(view):
+        if n <= 0:  # would loop forever
+            raise OSError(f"write() wrote {n} of {len(view)} bytes")
+        view = view[n:]
+        n = write(view)
+
+
 def dump(
     obj: _Any,
-    file: _IO[bytes] | _PathLike,
+    file: _BinaryWriter | _PathLike,
     *,
     default: _Callable[[_Any], _Any] | None = None,
 ) -> None:
     """Encode ``obj`` and write it to a binary file object or a path."""
-    data = dumps(obj, default=default)
     if isinstance(file, (str, _os.PathLike)):
+        data = dumps(obj, default=default)
         with _builtins.open(file, "wb") as f:
             f.write(data)
-    else:
-        file.write(data)
+        return
+    given: object = file  # the types say binary; a text file is a common mistake
+    if isinstance(given, _io.TextIOBase):
+        raise _text_file("dump", "wb")
+    write = getattr(file, "write", None)
+    if write is None:
+        raise _not_a_file("dump", file, "write")
+    _write_all(write, dumps(obj, default=default))
 
 
 _T = _TypeVar("_T")
 
 
 @_overload
-def load(file: _IO[bytes] | _PathLike, *, type: None = None) -> _Any: ...
+def load(file: _BinaryReader | _PathLike, *, type: None = None) -> _Any: ...
 @_overload
-def load(file: _IO[bytes] | _PathLike, *, type: type[_T]) -> _T: ...
+def load(file: _BinaryReader | _PathLike, *, type: type[_T]) -> _T: ...
 @_overload
-def load(file: _IO[bytes] | _PathLike, *, type: _Any) -> _Any: ...
-def load(file: _IO[bytes] | _PathLike, *, type: _Any = None) -> _Any:
+def load(file: _BinaryReader | _PathLike, *, type: _Any) -> _Any: ...
+def load(file: _BinaryReader | _PathLike, *, type: _Any = None) -> _Any:
     """Read a whole document from a binary file object or a path and decode it.
 
-    A file object is read to its end: it holds one document (unlike
-    ``pickle.load``, several documents cannot follow each other in one
-    stream; frame them yourself, or use a Store).
+    A file object is read to its end: it holds one document. Unlike
+    ``pickle.load``, which reads one of several pickles written one after
+    another, ``load`` of documents written one after another raises
+    :class:`DecodeError` ("another document starts here"): write a list as
+    one document, or put each document after its length, or use a
+    :class:`Store` (README.md, "Migrating").
     """
     if isinstance(file, (str, _os.PathLike)):
         with _builtins.open(file, "rb") as f:
             data = f.read()
     else:
-        data = file.read()
+        given: object = file  # the types say binary; a text file is a common mistake
+        if isinstance(given, _io.TextIOBase):
+            raise _text_file("load", "rb")
+        read = getattr(file, "read", None)
+        if read is None:
+            raise _not_a_file("load", file, "read")
+        data = read()
+        if isinstance(data, str):
+            raise _text_file("load", "rb")
     return loads(data, type=type)

@@ -312,6 +312,69 @@ def test_subprocess_pipe() -> None:
     assert out.strip() == b"[3]"
 
 
+class DribbleWriter(io.RawIOBase):
+    """A raw binary file that takes at most 3 bytes per write(), as a
+    non-blocking pipe or socket may."""
+
+    def __init__(self) -> None:
+        self.got = bytearray()
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, b: Any) -> int:
+        chunk = bytes(b[:3])
+        self.got += chunk
+        return len(chunk)
+
+
+def test_dump_writes_all_through_short_writes() -> None:
+    # Raw files (open(p, "wb", buffering=0), sockets) may write fewer bytes
+    # than given and say so: dump writes the rest instead of leaving a
+    # truncated document.
+    f = DribbleWriter()
+    roving.dump(PLAIN, f)
+    assert roving.loads(bytes(f.got)) == PLAIN
+
+
+def test_a_text_file_given_by_mistake_says_to_open_it_in_binary_mode(tmp_path: Path) -> None:
+    p = tmp_path / "x.rv"
+    roving.dump(PLAIN, p)
+    # load read it as UTF-8 text (UnicodeDecodeError), or said
+    # "expected a bytes-like object, got str".
+    for encoding in ["utf-8", "latin-1"]:
+        with (
+            open(p, encoding=encoding) as f,
+            pytest.raises(TypeError, match=r"roving\.load\(\) needs a binary file.*'rb'"),
+        ):
+            roving.load(f)
+    with pytest.raises(TypeError, match=r"roving\.load\(\) needs a binary file.*'rb'"):
+        roving.load(io.StringIO("text"))
+    # dump said "write() argument must be str, not bytes".
+    with (
+        open(tmp_path / "y.rv", "w") as f,
+        pytest.raises(TypeError, match=r"roving\.dump\(\) needs a binary file.*'wb'"),
+    ):
+        roving.dump(PLAIN, f)
+    with pytest.raises(TypeError, match=r"roving\.dump\(\) needs a binary file.*'wb'"):
+        roving.dump(PLAIN, io.StringIO())
+    with pytest.raises(TypeError, match=r"roving\.dump\(\) needs a binary file.*'wb'"):
+        roving.dump(PLAIN, sys.stdout)
+
+
+def test_neither_a_file_nor_a_path_is_a_clear_type_error() -> None:
+    # These raised AttributeError: 'bytes' object has no attribute 'read'.
+    doc = roving.dumps(PLAIN)
+    with pytest.raises(TypeError, match=r"not bytes; to decode bytes, use roving\.loads\(\)"):
+        roving.load(doc)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"binary file object .* or a path .*, not int"):
+        roving.load(0)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"binary file object .* or a path .*, not NoneType"):
+        roving.dump(PLAIN, None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"binary file object .* or a path .*, not bytes"):
+        roving.dump(PLAIN, b"x.rv")  # type: ignore[arg-type]
+
+
 # ---- several documents in one stream ---------------------------------------------------------
 
 
@@ -354,3 +417,115 @@ def test_several_records_in_one_file_the_documented_ways(tmp_path: Path) -> None
         s.update({f"{r['n']:08}": r for r in records})
     with roving.Store(tmp_path / "store.rv", readonly=True) as s:
         assert list(s.values()) == records
+
+
+# ---- typing: migrated code under mypy --strict -----------------------------------------------
+
+MIGRATED = """
+import gzip
+import io
+import subprocess
+import sys
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import roving
+
+
+@dataclass
+class Item:
+    name: str
+
+
+def gz_read(p: Path) -> list[Item]:
+    with gzip.open(p, "rb") as f:
+        return roving.load(f, type=list[Item])
+
+
+def gz_write(p: Path, items: list[Item]) -> None:
+    with gzip.open(p, "wb") as f:
+        roving.dump(items, f)
+
+
+def zip_read(z: zipfile.ZipFile) -> Any:
+    with z.open("x.rv") as f:
+        return roving.load(f)
+
+
+def pipes(f: BinaryIO) -> int:
+    roving.dump([1], sys.stdout.buffer)
+    proc = subprocess.Popen(["cat"], stdout=subprocess.PIPE)
+    assert proc.stdout is not None
+    n: int = roving.load(proc.stdout, type=int)
+    roving.dump(n, f)
+    return n
+
+
+def files(p: Path) -> dict[str, int]:
+    buf = io.BytesIO()
+    roving.dump({"a": 1}, buf)
+    roving.dump({"a": 1}, str(p))
+    roving.dump({"a": 1}, p, default=str)
+    with open(p, "rb") as f:
+        first: dict[str, int] = roving.load(f, type=dict[str, int])
+    with open(p, "wb", buffering=0) as raw:
+        roving.dump(first, raw)
+    return roving.load(p, type=dict[str, int])
+
+
+def shelf(p: Path) -> None:
+    with roving.Store(p) as s:
+        s["a"] = 1
+        for k, v in s.items():
+            print(k.upper(), v)
+
+
+def errors(b: bytes) -> Any:
+    try:
+        return roving.loads(b)
+    except roving.ValidationError as e:
+        return e.path
+    except (roving.DecodeError, ValueError) as e:
+        return str(e)
+"""
+
+MIGRATED_WRONG = """
+import io
+import roving
+
+with open("x.rv", "w") as f:
+    roving.dump([1], f)
+with open("x.rv") as g:
+    roving.load(g)
+roving.dump([1], io.StringIO())
+roving.load(b"RV")
+"""
+
+
+def _mypy(tmp_path: Path, source: str) -> subprocess.CompletedProcess[str]:
+    pytest.importorskip("mypy")
+    src = tmp_path / "migrated.py"
+    src.write_text(source)
+    return subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--config-file=", str(src)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        cwd=tmp_path,
+    )
+
+
+def test_mypy_strict_accepts_migrated_code(tmp_path: Path) -> None:
+    # gzip, bz2, lzma files are binary files that are not typing.IO[bytes]:
+    # the stubs rejected roving.load(gzip.open(p, "rb")).
+    r = _mypy(tmp_path, MIGRATED)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_mypy_strict_rejects_text_files_and_bytes(tmp_path: Path) -> None:
+    r = _mypy(tmp_path, MIGRATED_WRONG)
+    errors = [line for line in r.stdout.splitlines() if ": error:" in line]
+    assert [e.split(":")[1] for e in errors] == ["6", "8", "9", "10"], r.stdout

@@ -375,6 +375,80 @@ def test_neither_a_file_nor_a_path_is_a_clear_type_error() -> None:
         roving.dump(PLAIN, b"x.rv")  # type: ignore[arg-type]
 
 
+def test_dump_to_a_path_keeps_a_mapped_old_file_readable(tmp_path: Path) -> None:
+    # roving.open(path) maps the file; dump(obj, path) truncated it in place,
+    # and the next read through the map killed the process with SIGBUS.
+    # dump now writes a new file and renames it over the old one.
+    p = tmp_path / "state.rv"
+    code = f"""
+import roving
+p = {str(p)!r}
+roving.dump({{"s": "x" * 100_000, "n": list(range(5000))}}, p)
+doc = roving.open(p)
+roving.dump({{"s": "new"}}, p)
+assert doc.root["s"][:3] == "xxx", doc.root["s"][:3]
+assert doc.root["n"][4999] == 4999
+assert roving.load(p) == {{"s": "new"}}
+print("ok")
+"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert (r.returncode, r.stdout.strip(), r.stderr) == (0, "ok", "")
+
+
+def test_dump_to_a_path_keeps_the_mode_and_symlinks(tmp_path: Path) -> None:
+    p = tmp_path / "data.rv"
+    roving.dump([1], p)
+    os.chmod(p, 0o640)
+    link = tmp_path / "link.rv"
+    link.symlink_to(p)
+    roving.dump([2], link)
+    assert link.is_symlink() and roving.load(p) == [2]
+    assert (p.stat().st_mode & 0o777) == 0o640
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["data.rv", "link.rv"]  # no temp left
+
+
+def test_dump_to_a_path_that_is_not_a_regular_file_writes_in_place(tmp_path: Path) -> None:
+    # /dev/stdout, a FIFO... are written to, not replaced by a regular file.
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    got: list[Any] = []
+    t = threading.Thread(target=lambda: got.append(roving.load(fifo)))
+    t.start()
+    roving.dump([1, 2], fifo)
+    t.join()
+    assert got == [[1, 2]] and fifo.is_fifo()
+
+
+def test_dump_to_a_path_fails_as_builtins_open_would(tmp_path: Path) -> None:
+    p = tmp_path / "missing" / "x.rv"
+    with pytest.raises(FileNotFoundError) as e:
+        roving.dump([1], p)
+    assert e.value.filename == str(p)  # not a temporary file's name
+    with pytest.raises(IsADirectoryError):
+        roving.dump([1], tmp_path)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write any file")
+def test_dump_over_a_read_only_file_is_refused(tmp_path: Path) -> None:
+    # Renaming over it would succeed (the folder is writable): refused as
+    # builtins.open(p, "wb") refuses it.
+    p = tmp_path / "ro.rv"
+    roving.dump([1], p)
+    os.chmod(p, 0o444)
+    with pytest.raises(PermissionError):
+        roving.dump([2], p)
+    assert roving.load(p) == [1]
+
+
+def test_a_failed_dump_to_a_path_leaves_the_old_file(tmp_path: Path) -> None:
+    p = tmp_path / "x.rv"
+    roving.dump([1], p)
+    with pytest.raises(roving.EncodeError):
+        roving.dump([object()], p)
+    assert roving.load(p) == [1]
+    assert [x.name for x in tmp_path.iterdir()] == ["x.rv"]
+
+
 # ---- several documents in one stream ---------------------------------------------------------
 
 

@@ -118,6 +118,20 @@ def test_shelve_open_becomes_store(tmp_path: Path) -> None:
     assert new == old == {"a": {"x": [1, 2]}, "c": 3}
 
 
+def test_shelve_sync_is_store_sync(tmp_path: Path) -> None:
+    # shelve code calls db.sync() to write what it has so far.
+    with shelve.open(str(tmp_path / "old")) as db:
+        db["k"] = 1
+        db.sync()
+    s = roving.Store(tmp_path / "new.rv")
+    s["k"] = 1
+    s.sync()
+    assert s.pending == 0
+    with roving.Store(tmp_path / "new.rv", readonly=True) as other:
+        assert other["k"] == 1
+    s.close()
+
+
 def test_shelve_missing_key_and_readonly_errors_are_the_same_kinds(tmp_path: Path) -> None:
     with shelve.open(str(tmp_path / "old")) as db, pytest.raises(KeyError):
         db["missing"]
@@ -552,6 +566,7 @@ def files(p: Path) -> dict[str, int]:
 def shelf(p: Path) -> None:
     with roving.Store(p) as s:
         s["a"] = 1
+        s.sync()
         for k, v in s.items():
             print(k.upper(), v)
 

@@ -389,6 +389,25 @@ def test_neither_a_file_nor_a_path_is_a_clear_type_error() -> None:
         roving.dump(PLAIN, b"x.rv")  # type: ignore[arg-type]
 
 
+def test_open_of_a_file_object_says_what_to_pass(tmp_path: Path) -> None:
+    # roving.open(f), as pickle.load(f) is called, said "expected a
+    # bytes-like object, got BufferedReader".
+    p = tmp_path / "x.rv"
+    roving.dump(PLAIN, p)
+    for f in [open(p, "rb"), io.BytesIO(p.read_bytes())]:
+        with (
+            f,
+            pytest.raises(
+                TypeError,
+                match=r"takes a path or a bytes-like object, not a file object "
+                r"\((BufferedReader|BytesIO)\): pass the file's path .* roving\.load\(f\)",
+            ),
+        ):
+            roving.open(f)
+    with pytest.raises(TypeError, match=r"^expected a bytes-like object, got int$"):
+        roving.open(3)
+
+
 def test_dump_to_a_path_keeps_a_mapped_old_file_readable(tmp_path: Path) -> None:
     # roving.open(path) maps the file; dump(obj, path) truncated it in place,
     # and the next read through the map killed the process with SIGBUS.

@@ -73,6 +73,11 @@ Functions
     value with a malformed payload from another writer, a
     :class:`DecodeError` whose ``.offset`` is the payload's; :func:`dumps`
     refuses to write such an ``Ext``).
+``Store(path, *, type=None, readonly=False, ...)``
+    A persistent dict of ``str`` keys to documents in one LMDB file, in
+    ``shelve``'s place: ``s[k] = v`` is pending until ``flush()`` (or
+    ``sync()``, ``close()``, the end of a ``with`` block). See
+    ``help(roving.Store)``.
 
 Types
 -----

@@ -58,9 +58,9 @@ def test_pickle_dump_load_on_a_binary_file(tmp_path: Path) -> None:
         pickle.dump(obj, f)
     with open(tmp_path / "old.pkl", "rb") as f:
         old = pickle.load(f)
-    with open(tmp_path / "new.rv", "wb") as f:
+    with open(tmp_path / "new.rov", "wb") as f:
         roving.dump(obj, f)
-    with open(tmp_path / "new.rv", "rb") as f:
+    with open(tmp_path / "new.rov", "rb") as f:
         new = roving.load(f)
     assert new == old == obj
 
@@ -107,13 +107,13 @@ def test_shelve_open_becomes_store(tmp_path: Path) -> None:
 
     with shelve.open(str(tmp_path / "old")) as db:
         old = use(db)
-    with roving.Store(tmp_path / "new.rv") as s:
+    with roving.Store(tmp_path / "new.rov") as s:
         new = use(s)
     assert new == old
     # Reopened: what was written is there, as with shelve.
     with shelve.open(str(tmp_path / "old"), flag="r") as db:
         old = dict(db)
-    with roving.Store(tmp_path / "new.rv", readonly=True) as s:
+    with roving.Store(tmp_path / "new.rov", readonly=True) as s:
         new = dict(s)
     assert new == old == {"a": {"x": [1, 2]}, "c": 3}
 
@@ -123,11 +123,11 @@ def test_shelve_sync_is_store_sync(tmp_path: Path) -> None:
     with shelve.open(str(tmp_path / "old")) as db:
         db["k"] = 1
         db.sync()
-    s = roving.Store(tmp_path / "new.rv")
+    s = roving.Store(tmp_path / "new.rov")
     s["k"] = 1
     s.sync()
     assert s.pending == 0
-    with roving.Store(tmp_path / "new.rv", readonly=True) as other:
+    with roving.Store(tmp_path / "new.rov", readonly=True) as other:
         assert other["k"] == 1
     s.close()
 
@@ -135,12 +135,12 @@ def test_shelve_sync_is_store_sync(tmp_path: Path) -> None:
 def test_shelve_missing_key_and_readonly_errors_are_the_same_kinds(tmp_path: Path) -> None:
     with shelve.open(str(tmp_path / "old")) as db, pytest.raises(KeyError):
         db["missing"]
-    with roving.Store(tmp_path / "new.rv") as s, pytest.raises(KeyError):
+    with roving.Store(tmp_path / "new.rov") as s, pytest.raises(KeyError):
         s["missing"]
     # shelve.open(p, flag="r") of a missing file raises dbm.error; a readonly
     # Store raises StoreNotFoundError, also a FileNotFoundError.
     with pytest.raises(FileNotFoundError):
-        roving.Store(tmp_path / "absent.rv", readonly=True)
+        roving.Store(tmp_path / "absent.rov", readonly=True)
 
 
 # ---- json ------------------------------------------------------------------------------------
@@ -151,9 +151,9 @@ def test_json_dump_load_on_a_text_file_becomes_binary(tmp_path: Path) -> None:
         json.dump(PLAIN, f)
     with open(tmp_path / "old.json") as f:
         old = json.load(f)
-    with open(tmp_path / "new.rv", "wb") as f:  # "wb", not "w"
+    with open(tmp_path / "new.rov", "wb") as f:  # "wb", not "w"
         roving.dump(PLAIN, f)
-    with open(tmp_path / "new.rv", "rb") as f:  # "rb", not "r"
+    with open(tmp_path / "new.rov", "rb") as f:  # "rb", not "r"
         new = roving.load(f)
     assert new == old == PLAIN
 
@@ -282,16 +282,16 @@ def test_bytesio_and_paths(tmp_path: Path) -> None:
     roving.dump(PLAIN, buf)
     buf.seek(0)
     assert roving.load(buf) == PLAIN
-    for p in [tmp_path / "p.rv", str(tmp_path / "s.rv")]:
+    for p in [tmp_path / "p.rov", str(tmp_path / "s.rov")]:
         roving.dump(PLAIN, p)
         assert roving.load(p) == PLAIN
         assert roving.open(p).to_python() == PLAIN
 
 
 def test_gzip_files(tmp_path: Path) -> None:
-    with gzip.open(tmp_path / "x.rv.gz", "wb") as f:
+    with gzip.open(tmp_path / "x.rov.gz", "wb") as f:
         roving.dump(ITEMS, f)
-    with gzip.open(tmp_path / "x.rv.gz", "rb") as f:
+    with gzip.open(tmp_path / "x.rov.gz", "rb") as f:
         assert roving.load(f, type=list[Item]) == ITEMS
 
 
@@ -352,7 +352,7 @@ def test_dump_writes_all_through_short_writes() -> None:
 
 
 def test_a_text_file_given_by_mistake_says_to_open_it_in_binary_mode(tmp_path: Path) -> None:
-    p = tmp_path / "x.rv"
+    p = tmp_path / "x.rov"
     roving.dump(PLAIN, p)
     # load read it as UTF-8 text (UnicodeDecodeError), or said
     # "expected a bytes-like object, got str".
@@ -366,7 +366,7 @@ def test_a_text_file_given_by_mistake_says_to_open_it_in_binary_mode(tmp_path: P
         roving.load(io.StringIO("text"))
     # dump said "write() argument must be str, not bytes".
     with (
-        open(tmp_path / "y.rv", "w") as f,
+        open(tmp_path / "y.rov", "w") as f,
         pytest.raises(TypeError, match=r"roving\.dump\(\) needs a binary file.*'wb'"),
     ):
         roving.dump(PLAIN, f)
@@ -386,13 +386,13 @@ def test_neither_a_file_nor_a_path_is_a_clear_type_error() -> None:
     with pytest.raises(TypeError, match=r"binary file object .* or a path .*, not NoneType"):
         roving.dump(PLAIN, None)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"binary file object .* or a path .*, not bytes"):
-        roving.dump(PLAIN, b"x.rv")  # type: ignore[arg-type]
+        roving.dump(PLAIN, b"x.rov")  # type: ignore[arg-type]
 
 
 def test_open_of_a_file_object_says_what_to_pass(tmp_path: Path) -> None:
     # roving.open(f), as pickle.load(f) is called, said "expected a
     # bytes-like object, got BufferedReader".
-    p = tmp_path / "x.rv"
+    p = tmp_path / "x.rov"
     roving.dump(PLAIN, p)
     for f in [open(p, "rb"), io.BytesIO(p.read_bytes())]:
         with (
@@ -412,7 +412,7 @@ def test_dump_to_a_path_keeps_a_mapped_old_file_readable(tmp_path: Path) -> None
     # roving.open(path) maps the file; dump(obj, path) truncated it in place,
     # and the next read through the map killed the process with SIGBUS.
     # dump now writes a new file and renames it over the old one.
-    p = tmp_path / "state.rv"
+    p = tmp_path / "state.rov"
     code = f"""
 import roving
 p = {str(p)!r}
@@ -429,15 +429,15 @@ print("ok")
 
 
 def test_dump_to_a_path_keeps_the_mode_and_symlinks(tmp_path: Path) -> None:
-    p = tmp_path / "data.rv"
+    p = tmp_path / "data.rov"
     roving.dump([1], p)
     os.chmod(p, 0o640)
-    link = tmp_path / "link.rv"
+    link = tmp_path / "link.rov"
     link.symlink_to(p)
     roving.dump([2], link)
     assert link.is_symlink() and roving.load(p) == [2]
     assert (p.stat().st_mode & 0o777) == 0o640
-    assert sorted(x.name for x in tmp_path.iterdir()) == ["data.rv", "link.rv"]  # no temp left
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["data.rov", "link.rov"]  # no temp left
 
 
 def test_dump_to_a_path_that_is_not_a_regular_file_writes_in_place(tmp_path: Path) -> None:
@@ -453,7 +453,7 @@ def test_dump_to_a_path_that_is_not_a_regular_file_writes_in_place(tmp_path: Pat
 
 
 def test_dump_to_a_path_fails_as_builtins_open_would(tmp_path: Path) -> None:
-    p = tmp_path / "missing" / "x.rv"
+    p = tmp_path / "missing" / "x.rov"
     with pytest.raises(FileNotFoundError) as e:
         roving.dump([1], p)
     assert e.value.filename == str(p)  # not a temporary file's name
@@ -465,7 +465,7 @@ def test_dump_to_a_path_fails_as_builtins_open_would(tmp_path: Path) -> None:
 def test_dump_over_a_read_only_file_is_refused(tmp_path: Path) -> None:
     # Renaming over it would succeed (the folder is writable): refused as
     # builtins.open(p, "wb") refuses it.
-    p = tmp_path / "ro.rv"
+    p = tmp_path / "ro.rov"
     roving.dump([1], p)
     os.chmod(p, 0o444)
     with pytest.raises(PermissionError):
@@ -474,12 +474,12 @@ def test_dump_over_a_read_only_file_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_failed_dump_to_a_path_leaves_the_old_file(tmp_path: Path) -> None:
-    p = tmp_path / "x.rv"
+    p = tmp_path / "x.rov"
     roving.dump([1], p)
     with pytest.raises(roving.EncodeError):
         roving.dump([object()], p)
     assert roving.load(p) == [1]
-    assert [x.name for x in tmp_path.iterdir()] == ["x.rv"]
+    assert [x.name for x in tmp_path.iterdir()] == ["x.rov"]
 
 
 # ---- several documents in one stream ---------------------------------------------------------
@@ -507,8 +507,8 @@ def test_pickle_stream_of_several_dumps_is_a_clear_error_in_roving() -> None:
 def test_several_records_in_one_file_the_documented_ways(tmp_path: Path) -> None:
     records = [{"n": i, "s": "x" * i} for i in range(5)]
     # 1. One document holding the list.
-    roving.dump(records, tmp_path / "all.rv")
-    assert roving.load(tmp_path / "all.rv") == records
+    roving.dump(records, tmp_path / "all.rov")
+    assert roving.load(tmp_path / "all.rov") == records
     # 2. An append-only log: each document after its length (8 bytes, little endian).
     with open(tmp_path / "log", "ab") as f:
         for r in records:
@@ -520,9 +520,9 @@ def test_several_records_in_one_file_the_documented_ways(tmp_path: Path) -> None
             got.append(roving.loads(f.read(int.from_bytes(head, "little"))))
     assert got == records
     # 3. A Store, keyed.
-    with roving.Store(tmp_path / "store.rv") as s:
+    with roving.Store(tmp_path / "store.rov") as s:
         s.update({f"{r['n']:08}": r for r in records})
-    with roving.Store(tmp_path / "store.rv", readonly=True) as s:
+    with roving.Store(tmp_path / "store.rov", readonly=True) as s:
         assert list(s.values()) == records
 
 
@@ -557,7 +557,7 @@ def gz_write(p: Path, items: list[Item]) -> None:
 
 
 def zip_read(z: zipfile.ZipFile) -> Any:
-    with z.open("x.rv") as f:
+    with z.open("x.rov") as f:
         return roving.load(f)
 
 
@@ -603,9 +603,9 @@ MIGRATED_WRONG = """
 import io
 import roving
 
-with open("x.rv", "w") as f:
+with open("x.rov", "w") as f:
     roving.dump([1], f)
-with open("x.rv") as g:
+with open("x.rov") as g:
     roving.load(g)
 roving.dump([1], io.StringIO())
 roving.load(b"RV")

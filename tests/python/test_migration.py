@@ -118,6 +118,28 @@ def test_shelve_open_becomes_store(tmp_path: Path) -> None:
     assert new == old == {"a": {"x": [1, 2]}, "c": 3}
 
 
+def test_existing_data_converts_once(tmp_path: Path) -> None:
+    # The README's one-liners: a shelf, a pickle file and a JSON file.
+    with shelve.open(str(tmp_path / "old")) as db:
+        db.update({"a": [1], "b": {"c": "d"}})
+    with shelve.open(str(tmp_path / "old"), flag="r") as old, roving.Store(tmp_path / "s.rov") as s:
+        s.update(old)
+    with roving.Store(tmp_path / "s.rov", readonly=True) as s:
+        assert dict(s) == {"a": [1], "b": {"c": "d"}}
+    (tmp_path / "old.pkl").write_bytes(pickle.dumps(PLAIN))
+    with open(tmp_path / "old.pkl", "rb") as f:
+        roving.dump(pickle.load(f), tmp_path / "p.rov")
+    assert roving.load(tmp_path / "p.rov") == PLAIN
+    (tmp_path / "data.json").write_text(json.dumps(PLAIN))
+    subprocess.run(
+        [sys.executable, "-m", "roving", "convert", "data.json", "data.rov"],
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
+    )
+    assert roving.load(tmp_path / "data.rov") == PLAIN
+
+
 def test_shelve_sync_is_store_sync(tmp_path: Path) -> None:
     # shelve code calls db.sync() to write what it has so far.
     with shelve.open(str(tmp_path / "old")) as db:

@@ -292,8 +292,25 @@ def test_pickle_except_clauses_need_rovings_exceptions() -> None:
     # An empty file: pickle raises EOFError, roving a DecodeError.
     with pytest.raises(EOFError):
         pickle.load(io.BytesIO())
-    with pytest.raises(roving.DecodeError, match="truncated"):
+    with pytest.raises(roving.DecodeError, match=r"^truncated input: the input is empty"):
         roving.load(io.BytesIO())
+
+
+def test_an_old_file_not_yet_converted_says_what_it_looks_like(tmp_path: Path) -> None:
+    # A data file the old code wrote, read by the migrated code: it said
+    # only "not a roving document (bad magic)".
+    (tmp_path / "a.json").write_text(json.dumps(PLAIN, indent=2))
+    (tmp_path / "a.pkl").write_bytes(pickle.dumps(PLAIN))
+    (tmp_path / "a.gz").write_bytes(gzip.compress(roving.dumps(PLAIN)))
+    for name, what in [
+        ("a.json", "JSON text, which from_json converts"),
+        ("a.pkl", "a Python pickle"),
+        ("a.gz", "gzip-compressed data"),
+    ]:
+        with pytest.raises(roving.DecodeError, match=f"bad magic\\): it looks like {what}"):
+            roving.load(tmp_path / name)
+        with pytest.raises(roving.DecodeError, match=f"it looks like {what}"):
+            roving.open(tmp_path / name).root
 
 
 # ---- file objects of every kind --------------------------------------------------------------

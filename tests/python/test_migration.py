@@ -310,7 +310,7 @@ def test_an_old_file_not_yet_converted_says_what_it_looks_like(tmp_path: Path) -
         with pytest.raises(roving.DecodeError, match=f"bad magic\\): it looks like {what}"):
             roving.load(tmp_path / name)
         with pytest.raises(roving.DecodeError, match=f"it looks like {what}"):
-            roving.open(tmp_path / name).root
+            roving.open(tmp_path / name)
 
 
 # ---- file objects of every kind --------------------------------------------------------------

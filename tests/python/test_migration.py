@@ -629,6 +629,19 @@ def shelf(p: Path) -> None:
             print(k.upper(), v)
 
 
+def mapped(p: Path, b: bytes) -> list[Any]:
+    import mmap
+
+    import numpy as np
+
+    docs = [roving.open(p), roving.open(str(p)), roving.open(b), roving.open(bytearray(b))]
+    docs.append(roving.open(memoryview(b), validate=True))
+    docs.append(roving.open(np.frombuffer(b, dtype=np.uint8)))
+    with open(p, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+        docs.append(roving.open(m))
+    return [d.root for d in docs]
+
+
 def errors(b: bytes) -> Any:
     try:
         return roving.loads(b)

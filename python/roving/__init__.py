@@ -322,8 +322,13 @@ def _write_path(path: _PathLike, data: bytes) -> None:
         st = _os.stat(target)
     except OSError:
         st = None
-    if st is not None and (not _stat.S_ISREG(st.st_mode) or not _os.access(target, _os.W_OK)):
-        # /dev/stdout, a FIFO, a device: written to, not replaced; a file we
+    if (
+        _os.path.abspath(path).startswith(("/dev/", "/proc/"))
+        or (st is not None and not _stat.S_ISREG(st.st_mode))
+        or (st is not None and not _os.access(target, _os.W_OK))
+    ):
+        # /dev/stdout (whose link leads to whatever stdout is, a redirected
+        # file too), a FIFO, a device: written to, not replaced; a file we
         # may not write: the PermissionError of builtins.open.
         _write_in_place(path, data)
         return
@@ -375,9 +380,10 @@ def dump(
     old file keeps reading it, and an error leaves the old file as it was.
     The file keeps its permission bits (and its owner, where allowed), a
     symlink stays a symlink (its target is replaced), and hard links to the
-    old file keep the old contents. A path that is not a regular file
-    (``/dev/stdout``, a FIFO), or a file in a folder that cannot take a new
-    file, is written in place (truncated first, as ``open(path, "wb")``
+    old file keep the old contents. A path that is not a regular file (a
+    FIFO, a device), a path under ``/dev/`` or ``/proc/`` (``/dev/stdout``,
+    even where it leads to a file), or a file in a folder that cannot take a
+    new file, is written in place (truncated first, as ``open(path, "wb")``
     does); a file that may not be written raises ``PermissionError``.
     """
     if isinstance(file, (str, _os.PathLike)):

@@ -512,6 +512,18 @@ def test_dump_over_a_read_only_file_is_refused(tmp_path: Path) -> None:
     assert roving.load(p) == [1]
 
 
+def test_dump_to_dev_stdout_redirected_to_a_file_writes_to_stdout(tmp_path: Path) -> None:
+    # /dev/stdout leads to the file stdout was redirected to (`>> out`):
+    # replacing that file lost what the process printed afterwards (its
+    # stdout was the old file).
+    out = tmp_path / "out"
+    code = "import roving; roving.dump([1], '/dev/stdout'); print('after', flush=True)"
+    with open(out, "ab") as f:
+        subprocess.run([sys.executable, "-c", code], stdout=f, check=True)
+    data = out.read_bytes()
+    assert data.endswith(b"after\n") and roving.loads(data[: -len(b"after\n")]) == [1]
+
+
 def test_a_failed_dump_to_a_path_leaves_the_old_file(tmp_path: Path) -> None:
     p = tmp_path / "x.rov"
     roving.dump([1], p)

@@ -13,7 +13,13 @@ Functions
     Validate and decode any bytes-like object; with ``type`` (e.g.
     ``list[Item]`` for a dataclass ``Item``) build and check that type.
 ``dump(obj, file_or_path, *, default=None)``, ``load(file_or_path, *, type=None)``
-    The same through a binary file object or a path.
+    The same through a binary file object (anything with ``write()`` or
+    ``read()``: ``open(p, "wb")``/``"rb"``, ``io.BytesIO``, ``gzip.open``,
+    ``sys.stdout.buffer``, pipes; a text file is a ``TypeError``) or a path
+    (``str`` or ``os.PathLike``). ``dump`` to a path writes a new file and
+    renames it over the old one (``os.replace``), so that a ``Doc`` mapped
+    from the old file stays valid. ``load`` reads one document to the end of
+    the file (see ``load`` for several in one file).
 ``open(path_or_buffer, *, trusted=False, validate=False) -> Doc``
     Lazy, zero-copy access; a path is memory-mapped, not read (a path that
     cannot be opened raises the ``OSError`` builtins.open would, e.g.
@@ -44,7 +50,8 @@ Functions
     end kills the process with ``SIGBUS`` (no exception is possible); if it
     is rewritten in place, reads see the new bytes unchecked (wrong values
     or errors). Update such a file by writing a new one and ``os.replace()``
-    it over the old (the map keeps the old file). For a file another process
+    it over the old (the map keeps the old file), as ``dump(obj, path)``
+    does. For a file another process
     may change, open its bytes instead:
     ``roving.open(pathlib.Path(p).read_bytes())``.
 ``from_json(bytes | str) -> bytes``, ``to_json(data, *, indent=None) -> bytes``
@@ -66,6 +73,11 @@ Functions
     value with a malformed payload from another writer, a
     :class:`DecodeError` whose ``.offset`` is the payload's; :func:`dumps`
     refuses to write such an ``Ext``).
+``Store(path, *, type=None, readonly=False, ...)``
+    A persistent dict of ``str`` keys to documents in one LMDB file, in
+    ``shelve``'s place: ``s[k] = v`` is pending until ``flush()`` (or
+    ``sync()``, ``close()``, the end of a ``with`` block). See
+    ``help(roving.Store)``.
 
 Types
 -----
@@ -183,10 +195,13 @@ validating or converting large immutable buffers.
 # Helpers under private names (and no `from __future__ import annotations`,
 # which binds `annotations`): dir(roving) shows the public API only.
 import builtins as _builtins
+import io as _io
 import os as _os
+import secrets as _secrets
+import stat as _stat
 from collections.abc import Callable as _Callable
-from typing import IO as _IO
 from typing import Any as _Any
+from typing import Protocol as _Protocol
 from typing import TypeVar as _TypeVar
 from typing import overload as _overload
 
@@ -252,40 +267,167 @@ __version__ = "0.1.0"
 _PathLike = str | _os.PathLike[str]
 
 
+class _BinaryReader(_Protocol):
+    """What :func:`load` reads from: a binary file object (``open(p, "rb")``,
+    ``io.BytesIO``, ``gzip.open(p, "rb")``, ``sys.stdin.buffer``...)."""
+
+    def read(self) -> bytes: ...
+
+
+class _BinaryWriter(_Protocol):
+    """What :func:`dump` writes to: a binary file object (``open(p, "wb")``,
+    ``io.BytesIO``, ``gzip.open(p, "wb")``, ``sys.stdout.buffer``...)."""
+
+    def write(self, data: bytes, /) -> object: ...
+
+
+def _not_a_file(fn: str, file: object, method: str) -> TypeError:
+    what = type(file).__name__
+    hint = (
+        "; to decode bytes, use roving.loads()" if fn == "load" and isinstance(file, bytes) else ""
+    )
+    return TypeError(
+        f"roving.{fn}() takes a binary file object (with a {method}() method) or a path "
+        f"(str or os.PathLike), not {what}{hint}"
+    )
+
+
+def _text_file(fn: str, mode: str) -> TypeError:
+    return TypeError(
+        f"roving.{fn}() needs a binary file: open it in binary mode ({mode!r}), "
+        "not as text (roving documents are bytes)"
+    )
+
+
+def _write_all(write: _Callable[[_Any], object], data: bytes) -> None:
+    # A raw file (buffering=0, a socket's) may write fewer bytes than given
+    # and return how many: write the rest, as BufferedWriter does. The
+    # first write gets the bytes object itself (what any write() takes).
+    n = write(data)
+    view = memoryview(data)
+    while isinstance(n, int) and n < len(view):
+        if n <= 0:  # would loop forever
+            raise OSError(f"write() wrote {n} of {len(view)} bytes")
+        view = view[n:]
+        n = write(view)
+
+
+def _write_path(path: _PathLike, data: bytes) -> None:
+    # A new file renamed over the old one (os.replace), never the old one
+    # truncated: a Doc that roving.open() mapped from the old file keeps
+    # reading it (truncating a mapped file makes the next read SIGBUS), and
+    # a failure leaves the old file whole.
+    target = _os.path.realpath(path)  # a symlink stays; its target is replaced
+    try:
+        st = _os.stat(target)
+    except OSError:
+        st = None
+    if (
+        _os.path.abspath(path).startswith(("/dev/", "/proc/"))
+        or (st is not None and not _stat.S_ISREG(st.st_mode))
+        or (st is not None and not _os.access(target, _os.W_OK))
+    ):
+        # /dev/stdout (whose link leads to whatever stdout is, a redirected
+        # file too), a FIFO, a device: written to, not replaced; a file we
+        # may not write: the PermissionError of builtins.open.
+        _write_in_place(path, data)
+        return
+    folder, name = _os.path.split(target)
+    tmp = _os.path.join(folder, f".{name}.{_secrets.token_hex(6)}.tmp")
+    flags = _os.O_WRONLY | _os.O_CREAT | _os.O_EXCL
+    flags |= getattr(_os, "O_CLOEXEC", 0) | getattr(_os, "O_BINARY", 0)
+    try:
+        fd = _os.open(tmp, flags, 0o666)  # less the umask, as builtins.open creates
+    except OSError:
+        # A folder that cannot take a new file (or is missing): written in
+        # place, which works or raises builtins.open's error for `path`.
+        _write_in_place(path, data)
+        return
+    try:
+        with _builtins.open(fd, "wb") as f:
+            if st is not None:
+                _os.chmod(fd, _stat.S_IMODE(st.st_mode))
+                if (st.st_uid, st.st_gid) != (_os.geteuid(), _os.getegid()):
+                    try:  # only root may give the file back to its owner
+                        _os.chown(fd, st.st_uid, st.st_gid)
+                    except OSError:
+                        pass
+            f.write(data)
+        _os.replace(tmp, target)
+    except BaseException:
+        try:
+            _os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _write_in_place(path: _PathLike, data: bytes) -> None:
+    with _builtins.open(path, "wb") as f:
+        f.write(data)
+
+
 def dump(
     obj: _Any,
-    file: _IO[bytes] | _PathLike,
+    file: _BinaryWriter | _PathLike,
     *,
     default: _Callable[[_Any], _Any] | None = None,
 ) -> None:
-    """Encode ``obj`` and write it to a binary file object or a path."""
-    data = dumps(obj, default=default)
+    """Encode ``obj`` and write it to a binary file object or a path.
+
+    A path (``str`` or ``os.PathLike``) is written as a new file renamed over
+    the old one (``os.replace``): a ``Doc`` that :func:`open` mapped from the
+    old file keeps reading it, and an error leaves the old file as it was.
+    The file keeps its permission bits (and its owner, where allowed), a
+    symlink stays a symlink (its target is replaced), and hard links to the
+    old file keep the old contents. A path that is not a regular file (a
+    FIFO, a device), a path under ``/dev/`` or ``/proc/`` (``/dev/stdout``,
+    even where it leads to a file), or a file in a folder that cannot take a
+    new file, is written in place (truncated first, as ``open(path, "wb")``
+    does); a file that may not be written raises ``PermissionError``.
+    """
     if isinstance(file, (str, _os.PathLike)):
-        with _builtins.open(file, "wb") as f:
-            f.write(data)
-    else:
-        file.write(data)
+        _write_path(file, dumps(obj, default=default))
+        return
+    given: object = file  # the types say binary; a text file is a common mistake
+    if isinstance(given, _io.TextIOBase):
+        raise _text_file("dump", "wb")
+    write = getattr(file, "write", None)
+    if write is None:
+        raise _not_a_file("dump", file, "write")
+    _write_all(write, dumps(obj, default=default))
 
 
 _T = _TypeVar("_T")
 
 
 @_overload
-def load(file: _IO[bytes] | _PathLike, *, type: None = None) -> _Any: ...
+def load(file: _BinaryReader | _PathLike, *, type: None = None) -> _Any: ...
 @_overload
-def load(file: _IO[bytes] | _PathLike, *, type: type[_T]) -> _T: ...
+def load(file: _BinaryReader | _PathLike, *, type: type[_T]) -> _T: ...
 @_overload
-def load(file: _IO[bytes] | _PathLike, *, type: _Any) -> _Any: ...
-def load(file: _IO[bytes] | _PathLike, *, type: _Any = None) -> _Any:
+def load(file: _BinaryReader | _PathLike, *, type: _Any) -> _Any: ...
+def load(file: _BinaryReader | _PathLike, *, type: _Any = None) -> _Any:
     """Read a whole document from a binary file object or a path and decode it.
 
-    A file object is read to its end: it holds one document (unlike
-    ``pickle.load``, several documents cannot follow each other in one
-    stream; frame them yourself, or use a Store).
+    A file object is read to its end: it holds one document. Unlike
+    ``pickle.load``, which reads one of several pickles written one after
+    another, ``load`` of documents written one after another raises
+    :class:`DecodeError` ("another document starts here"): write a list as
+    one document, or put each document after its length, or use a
+    :class:`Store` (README.md, "Migrating").
     """
     if isinstance(file, (str, _os.PathLike)):
         with _builtins.open(file, "rb") as f:
             data = f.read()
     else:
-        data = file.read()
+        given: object = file  # the types say binary; a text file is a common mistake
+        if isinstance(given, _io.TextIOBase):
+            raise _text_file("load", "rb")
+        read = getattr(file, "read", None)
+        if read is None:
+            raise _not_a_file("load", file, "read")
+        data = read()
+        if isinstance(data, str):
+            raise _text_file("load", "rb")
     return loads(data, type=type)

@@ -82,7 +82,8 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
 
     ``s[k] = v``, ``del s[k]``, ``update()``... are pending changes kept in
     memory (and visible to this ``Store``) until ``flush()`` commits all of
-    them atomically in one durable transaction; ``reload()`` drops them and
+    them atomically in one durable transaction (``sync()``, ``shelve``'s
+    name for it, does the same); ``reload()`` drops them and
     reads the newest committed state. Reads see the state committed at the
     last open/flush/reload plus the pending changes (other processes' commits
     appear on ``reload()``). ``len``, ``in`` and ``del`` decode nothing
@@ -177,6 +178,11 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
     def values(self) -> ValuesView[Any]:
         """A view of the values, iterated in key order."""
         return _StoreValues(self)
+
+    def sync(self) -> None:
+        """Commit the pending changes: :meth:`flush` under ``shelve``'s name,
+        so that code written for ``shelve.Shelf.sync()`` runs unchanged."""
+        self.flush()
 
     def __enter__(self) -> Self:
         return self

@@ -372,9 +372,29 @@ fn open(source: &Bound<'_, PyAny>, trusted: bool, validate: bool) -> PyResult<Do
             buf::Buf::from_mmap(m)
         }
     } else {
-        with_bytes(source, |b, _| Ok(buf::Buf::copy(b)))?
+        with_bytes(source, |b, _| Ok(buf::Buf::copy(b))).map_err(|e| not_a_file(py, e, source))?
     };
     Doc::open(py, std::sync::Arc::new(buf), check)
+}
+
+/// The `TypeError` of `open(f)` for a file object `f` (as `pickle.load(f)`
+/// takes), saying what to pass instead; other errors unchanged.
+#[cold]
+fn not_a_file(py: Python<'_>, e: PyErr, source: &Bound<'_, PyAny>) -> PyErr {
+    if !e.is_instance_of::<pyo3::exceptions::PyTypeError>(py)
+        || !source.hasattr("read").unwrap_or(false)
+    {
+        return e;
+    }
+    let name = source
+        .get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_default();
+    pyo3::exceptions::PyTypeError::new_err(format!(
+        "roving.open() takes a path or a bytes-like object, not a file object ({name}): \
+         pass the file's path to map it, or read it with roving.load(f)"
+    ))
 }
 
 /// An `OSError` as builtins.open raises it: `errno`, `strerror` and

@@ -345,6 +345,24 @@ fn err<T>(kind: ErrorKind, at: usize) -> Result<T> {
     Err(Error::at(kind, at))
 }
 
+/// An unknown tag at `pos`; where a header (`RV`, version) stands there
+/// instead of a record, documents were written one after another (as
+/// repeated `pickle.dump`s to one file are), and the message says so.
+#[cold]
+#[inline(never)]
+fn unknown_tag(buf: &[u8], t: u8, pos: usize) -> Error {
+    let e = Error::at(ErrorKind::UnknownTag(t), pos);
+    let header = [MAGIC[0], MAGIC[1], VERSION];
+    if buf[pos..].starts_with(&header) {
+        e.with_message(
+            "another document starts here (its \"RV\" header): documents written one \
+             after another cannot be read as one; a buffer or file holds one document",
+        )
+    } else {
+        e
+    }
+}
+
 /// A value slot of width `W` (1, 2, 4 or 8) from `c` (`W` bytes): one load.
 #[inline(always)]
 fn load_slot<const W: usize>(c: &[u8]) -> u64 {
@@ -1116,7 +1134,7 @@ impl Validator<'_, '_> {
                 }
                 Ok(q)
             }
-            t => err(ErrorKind::UnknownTag(t), pos),
+            t => Err(unknown_tag(buf, t, pos)),
         }
     }
 
@@ -1480,6 +1498,30 @@ mod tests {
         assert!(validate(b"RV\x01\x1c\xff\x1c").is_err());
         // self reference of the root
         assert!(validate(b"RV\x01\x1c\x00\x1c").is_err());
+    }
+
+    /// Documents written one after another (as repeated `pickle.dump`s to
+    /// one file are) fail at the second header, with a message saying so,
+    /// on every path; another unknown tag keeps the plain message.
+    #[test]
+    fn concatenated_documents_say_so() {
+        let one = b"RV\x01\x81a\x1c\x08\x1c";
+        let doc = [&one[..], &one[..]].concat();
+        for r in [
+            validate(&doc),
+            validate_with::<FULL>(&doc),
+            validate_with::<PORTABLE>(&doc),
+        ] {
+            let e = r.expect_err("two documents");
+            assert_eq!(*e.kind(), ErrorKind::UnknownTag(b'R'));
+            assert_eq!(e.offset(), Some(one.len() as u64));
+            assert!(
+                e.to_string().contains("another document starts here"),
+                "{e}"
+            );
+        }
+        let e = validate(b"RV\x01\x81a\x1c\x08\x1cRW\x01\x1c\x03\x1c").expect_err("unknown tag");
+        assert_eq!(e.to_string(), "unknown tag 0x52 (byte offset 8)");
     }
 
     /// A map whose relative shape distance is its own offset + 1 (a shape

@@ -104,14 +104,35 @@ impl std::fmt::Debug for Document<'_> {
     }
 }
 
+/// The error of bytes that do not start with `RV`; where they start like
+/// data a program migrating to roving still has (JSON text, a Python
+/// pickle, gzip), the message says which.
+#[cold]
+#[inline(never)]
+fn bad_magic(buf: &[u8]) -> Error {
+    let e = Error::at(ErrorKind::BadMagic, 0);
+    let text = buf.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(buf);
+    let first = text.iter().find(|b| !b" \t\r\n".contains(b));
+    let what = match (buf, first) {
+        (_, Some(b'{' | b'[' | b'"')) => "it looks like JSON text, which from_json converts",
+        ([0x80, 2..=5, ..], _) => "it looks like a Python pickle",
+        ([0x1f, 0x8b, ..], _) => "it looks like gzip-compressed data",
+        _ => return e,
+    };
+    e.with_message(what)
+}
+
 /// Locates the root record from the end of `buf`: returns its slot width
 /// and position. Checks the header too.
 pub(crate) fn locate_root(buf: &[u8]) -> Result<(usize, usize)> {
     if buf.len() < 2 || buf[..2] != MAGIC {
+        if buf.is_empty() {
+            return Err(Error::at(ErrorKind::Truncated, 0).with_message("the input is empty"));
+        }
         if buf.len() < 2 && MAGIC.starts_with(buf) {
             return Err(Error::at(ErrorKind::Truncated, buf.len()));
         }
-        return Err(Error::at(ErrorKind::BadMagic, 0));
+        return Err(bad_magic(buf));
     }
     match buf.get(2) {
         None => return Err(Error::at(ErrorKind::Truncated, buf.len())),

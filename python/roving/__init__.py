@@ -299,6 +299,16 @@ def _text_file(fn: str, mode: str) -> TypeError:
     )
 
 
+def _file_method(fn: str, file: object, method: str) -> _Callable[..., _Any]:
+    # The types say binary; a text file is a common mistake.
+    if isinstance(file, _io.TextIOBase):
+        raise _text_file(fn, "wb" if method == "write" else "rb")
+    m = getattr(file, method, None)
+    if m is None:
+        raise _not_a_file(fn, file, method)
+    return m  # type: ignore[no-any-return]
+
+
 def _write_all(write: _Callable[[_Any], object], data: bytes) -> None:
     # A raw file (buffering=0, a socket's) may write fewer bytes than given
     # and return how many: write the rest, as BufferedWriter does. The
@@ -389,13 +399,7 @@ def dump(
     if isinstance(file, (str, _os.PathLike)):
         _write_path(file, dumps(obj, default=default))
         return
-    given: object = file  # the types say binary; a text file is a common mistake
-    if isinstance(given, _io.TextIOBase):
-        raise _text_file("dump", "wb")
-    write = getattr(file, "write", None)
-    if write is None:
-        raise _not_a_file("dump", file, "write")
-    _write_all(write, dumps(obj, default=default))
+    _write_all(_file_method("dump", file, "write"), dumps(obj, default=default))
 
 
 _T = _TypeVar("_T")
@@ -421,13 +425,7 @@ def load(file: _BinaryReader | _PathLike, *, type: _Any = None) -> _Any:
         with _builtins.open(file, "rb") as f:
             data = f.read()
     else:
-        given: object = file  # the types say binary; a text file is a common mistake
-        if isinstance(given, _io.TextIOBase):
-            raise _text_file("load", "rb")
-        read = getattr(file, "read", None)
-        if read is None:
-            raise _not_a_file("load", file, "read")
-        data = read()
+        data = _file_method("load", file, "read")()
         if isinstance(data, str):
             raise _text_file("load", "rb")
     return loads(data, type=type)

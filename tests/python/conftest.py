@@ -12,6 +12,7 @@ import json
 import math
 import os
 import struct
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -140,3 +141,19 @@ def run_as_nobody(fn: Callable[[], int]) -> int:
             os._exit(status)
     _, st = os.waitpid(pid, 0)
     return os.waitstatus_to_exitcode(st)
+
+
+def mypy_strict(tmp_path: Path, source: str) -> subprocess.CompletedProcess[str]:
+    """mypy --strict (no config file, no cache) of `source`, written to a
+    file in `tmp_path`; skips the test where mypy is not installed."""
+    pytest.importorskip("mypy")
+    src = tmp_path / "checked.py"
+    src.write_text(source)
+    return subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--config-file=", str(src)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        cwd=tmp_path,
+    )

@@ -27,6 +27,7 @@ from typing import Any
 
 import pytest
 import roving
+from conftest import mypy_strict
 
 
 @dataclasses.dataclass
@@ -676,28 +677,14 @@ roving.load(b"RV")
 """
 
 
-def _mypy(tmp_path: Path, source: str) -> subprocess.CompletedProcess[str]:
-    pytest.importorskip("mypy")
-    src = tmp_path / "migrated.py"
-    src.write_text(source)
-    return subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--config-file=", str(src)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-        cwd=tmp_path,
-    )
-
-
 def test_mypy_strict_accepts_migrated_code(tmp_path: Path) -> None:
     # gzip, bz2, lzma files are binary files that are not typing.IO[bytes]:
     # the stubs rejected roving.load(gzip.open(p, "rb")).
-    r = _mypy(tmp_path, MIGRATED)
+    r = mypy_strict(tmp_path, MIGRATED)
     assert r.returncode == 0, r.stdout + r.stderr
 
 
 def test_mypy_strict_rejects_text_files_and_bytes(tmp_path: Path) -> None:
-    r = _mypy(tmp_path, MIGRATED_WRONG)
+    r = mypy_strict(tmp_path, MIGRATED_WRONG)
     errors = [line for line in r.stdout.splitlines() if ": error:" in line]
     assert [e.split(":")[1] for e in errors] == ["6", "8", "9", "10"], r.stdout

@@ -6,14 +6,13 @@ import dataclasses
 import datetime as dt
 import decimal
 import enum
-import subprocess
-import sys
 import typing
 import uuid
 from typing import Any
 
 import pytest
 import roving
+from conftest import mypy_strict
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -441,17 +440,7 @@ n: int | None = roving.loads(b, type=int | None)
 
 def test_loads_with_a_type_is_typed_as_that_type(tmp_path: Any) -> None:
     # As msgspec.msgpack.decode(b, type=T) is: mypy sees loads(b, type=Item) as an Item.
-    pytest.importorskip("mypy")
-    src = tmp_path / "use.py"
-    src.write_text(TYPED_USE)
-    r = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--config-file=", str(src)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-        cwd=tmp_path,
-    )
+    r = mypy_strict(tmp_path, TYPED_USE)
     assert r.returncode == 0, r.stdout + r.stderr
 
 

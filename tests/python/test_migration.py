@@ -688,3 +688,16 @@ def test_mypy_strict_rejects_text_files_and_bytes(tmp_path: Path) -> None:
     r = mypy_strict(tmp_path, MIGRATED_WRONG)
     errors = [line for line in r.stdout.splitlines() if ": error:" in line]
     assert [e.split(":")[1] for e in errors] == ["6", "8", "9", "10"], r.stdout
+
+
+def test_json_text_given_to_loads_points_to_from_json() -> None:
+    # json.loads(text) becomes roving.loads(text) by habit: the TypeError
+    # said only "expected a bytes-like object, got str".
+    text = json.dumps(PLAIN)
+    takes_documents: list[Any] = [roving.loads, roving.validate, roving.to_json]
+    for fn in takes_documents:
+        with pytest.raises(
+            TypeError, match=r"got str; JSON text converts with roving\.from_json\(\)"
+        ):
+            fn(text)
+    assert roving.loads(roving.from_json(text)) == json.loads(text)

@@ -95,8 +95,10 @@ pub(crate) fn with_bytes<T>(
         return f(b.as_bytes(), true);
     }
     if data.is_instance_of::<PyString>() {
+        // A str here is most often JSON text (`loads(json_text)`).
         return Err(pyo3::exceptions::PyTypeError::new_err(
-            "expected a bytes-like object, got str",
+            "expected a bytes-like object (a roving document), got str; \
+             JSON text converts with roving.from_json()",
         ));
     }
     let b = pyo3::buffer::PyUntypedBuffer::get(data).map_err(|_| {

@@ -454,6 +454,10 @@ def _to_json(rv: Any, path: str, doc: bytes, indent: int | None) -> bytes:
 # get
 
 
+# The largest index the core's path parser takes (a usize on 64-bit machines).
+_MAX_INDEX = 2**64 - 1
+
+
 def parse_path(path: str) -> list[Any]:
     """Parses ``[123].name``, ``$.a["odd.key"][0]``, ``name``: ints are
     indexes (negative ones count from the end), strings keys, as the
@@ -498,6 +502,8 @@ def parse_path(path: str) -> list[Any]:
                 if start == i or path[start:i] == "-" or i >= n or path[i] != "]":
                     bad(start, "expected an index and ]")
                 index = int(path[start:i])
+                if abs(index) > _MAX_INDEX:
+                    bad(start, "index too large")
                 if index == 0 and path[start] == "-":
                     bad(start, "-0 is no index")
                 out.append(index)

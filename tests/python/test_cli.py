@@ -408,7 +408,20 @@ def test_get_path_not_found(files: dict[str, Path], path: str, words: list[str])
 @pytest.mark.parametrize(
     # "[²]": a digit to str.isdigit, not to int(): it was an internal error.
     "path",
-    ["[abc]", "[1", '["unterminated', "[0]..x", "[0]x", "[²]", "[-0]", "[-00]"],
+    # An index past 2**64 - 1 is a bad path, as the core's get_path says
+    # ("index too large"); the CLI said "path not found".
+    [
+        "[abc]",
+        "[1",
+        '["unterminated',
+        "[0]..x",
+        "[0]x",
+        "[²]",
+        "[-0]",
+        "[-00]",
+        "[18446744073709551616]",
+        "[-18446744073709551616]",
+    ],
 )
 def test_get_bad_path(files: dict[str, Path], path: str) -> None:
     p = run("get", str(files["rov"]), path)
@@ -897,3 +910,11 @@ def test_stats_counts_shared_records_in_words(tmp_path: Path) -> None:
     assert out_one.returncode == 0 and out_two.returncode == 0, out_one.stderr + out_two.stderr
     assert b"dedup: 1 record is shared;" in out_one.stdout, out_one.stdout
     assert b"dedup: 2 records are shared;" in out_two.stdout, out_two.stdout
+
+
+def test_get_index_limits_as_the_core(files: dict[str, Path]) -> None:
+    # The largest index the core takes is still an index (not found here).
+    p = run("get", str(files["rov"]), "[18446744073709551615]")
+    assert p.returncode == 1 and "path not found" in one_error_line(p)
+    p = run("get", str(files["rov"]), "[99999999999999999999]")
+    assert p.returncode == 2 and "index too large" in one_error_line(p)

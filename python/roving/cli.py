@@ -454,73 +454,17 @@ def _to_json(rv: Any, path: str, doc: bytes, indent: int | None) -> bytes:
 # get
 
 
-# The largest index the core's path parser takes (a usize on 64-bit machines).
-_MAX_INDEX = 2**64 - 1
-
-
 def parse_path(path: str) -> list[Any]:
-    """Parses ``[123].name``, ``$.a["odd.key"][0]``, ``name``: ints are
-    indexes (negative ones count from the end), strings keys, as the
-    package's ``get_path`` reads them: ``$`` is the root only alone or
-    before ``.`` or ``[`` (``$ref`` is the key ``"$ref"``), and ``[-0]`` is
-    no index. Raises CliError on a malformed path."""
-    out: list[Any] = []
-    i, n = 0, len(path)
-    if path[:1] == "$" and path[1:2] in ("", ".", "["):
-        i = 1
-    first = True
+    """Parses ``[123].name``, ``$.a["odd.key"][0]``, ``name`` with the
+    core's path parser (the one the package's ``get_path`` uses): ints are
+    indexes (negative ones count from the end), strings keys. Raises
+    CliError on a malformed path."""
+    from roving._roving import _parse_path
 
-    def bad(at: int, why: str) -> NoReturn:
-        raise CliError(f"bad path {path!r} at character {at}: {why}", 2)
-
-    while i < n:
-        c = path[i]
-        if c == "[":
-            i += 1
-            if i < n and path[i] == '"':
-                start = i
-                i += 1
-                while i < n and path[i] != '"':
-                    i += 2 if path[i] == "\\" else 1
-                if i >= n:
-                    bad(start, "unterminated string")
-                try:
-                    key = json.loads(path[start : i + 1])
-                except json.JSONDecodeError:
-                    bad(start, "bad string escape")
-                i += 1
-                if i >= n or path[i] != "]":
-                    bad(i, "expected ]")
-                i += 1
-                out.append(key)
-            else:
-                start = i
-                if i < n and path[i] == "-":
-                    i += 1
-                while i < n and "0" <= path[i] <= "9":
-                    i += 1
-                if start == i or path[start:i] == "-" or i >= n or path[i] != "]":
-                    bad(start, "expected an index and ]")
-                index = int(path[start:i])
-                if abs(index) > _MAX_INDEX:
-                    bad(start, "index too large")
-                if index == 0 and path[start] == "-":
-                    bad(start, "-0 is no index")
-                out.append(index)
-                i += 1
-        elif c == "." or first:
-            if c == ".":
-                i += 1
-            start = i
-            while i < n and path[i] not in ".[":
-                i += 1
-            if start == i:
-                bad(start, "empty key")
-            out.append(path[start:i])
-        else:
-            bad(i, "expected . or [")
-        first = False
-    return out
+    try:
+        return _parse_path(path)
+    except ValueError as e:
+        raise CliError(str(e), 2) from None
 
 
 def _fmt_path(steps: list[Any]) -> str:

@@ -267,6 +267,29 @@ fn from_json<'py>(data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
     with_bytes(data, run)
 }
 
+/// The steps of a path such as `[123].name`, parsed by the core's
+/// `PathSegment::parse` (the parser `get_path` uses): an int per index
+/// (negative: from the end) and a str per key; a malformed path is a
+/// ValueError. For the CLI, which walks the steps one by one to say where
+/// a path is not found.
+#[pyfunction]
+#[pyo3(signature = (path, /))]
+fn _parse_path(py: Python<'_>, path: &str) -> PyResult<Vec<Py<PyAny>>> {
+    use roving::read::PathSegment;
+    let segs = PathSegment::parse(path)
+        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+    segs.into_iter()
+        .map(|s| match s {
+            PathSegment::Index(n) => Ok(n.into_pyobject(py)?.into_any().unbind()),
+            PathSegment::FromEnd(n) => Ok(n
+                .into_pyobject(py)?
+                .call_method0(pyo3::intern!(py, "__neg__"))?
+                .unbind()),
+            PathSegment::Key(k) => Ok(PyString::new(py, &k).into_any().unbind()),
+        })
+        .collect()
+}
+
 /// to_json(data, /, *, indent=None) -> bytes
 ///
 /// Converts a roving document (bytes-like) to JSON text. Bytes become
@@ -424,6 +447,7 @@ fn _roving(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     dictiter::init(m.py())?;
     m.add_function(wrap_pyfunction!(dictiter::_dict_direct, m)?)?;
+    m.add_function(wrap_pyfunction!(_parse_path, m)?)?;
     m.add_function(wrap_pyfunction!(dumps, m)?)?;
     m.add_function(wrap_pyfunction!(loads, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;

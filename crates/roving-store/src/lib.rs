@@ -100,6 +100,10 @@ pub use store::{Iter, RawIter, Record, Store};
 pub struct StoreOptions {
     /// Open read-only: writes fail, a missing store is an error.
     pub readonly: bool,
+    /// Make a new store if there is none at the path (default true). With
+    /// `false`, a missing store is a [`StoreErrorKind::NotFound`] error, as
+    /// it is for a read-only open (`dbm`'s and `shelve`'s flag `"w"`).
+    pub create: bool,
     /// Initial size of the memory map in bytes (rounded up to 1 MiB, at
     /// most 64 TiB; at least what the data in the file takes, but not the
     /// larger map an existing store may have had before). Default 1 GiB.
@@ -158,6 +162,7 @@ impl Default for StoreOptions {
     fn default() -> StoreOptions {
         StoreOptions {
             readonly: false,
+            create: true,
             map_size: 1 << 30,
             sync: true,
             max_readers: 510,
@@ -176,6 +181,12 @@ impl StoreOptions {
     /// Sets [`readonly`](StoreOptions::readonly).
     pub fn readonly(mut self, readonly: bool) -> StoreOptions {
         self.readonly = readonly;
+        self
+    }
+
+    /// Sets [`create`](StoreOptions::create).
+    pub fn create(mut self, create: bool) -> StoreOptions {
+        self.create = create;
         self
     }
 

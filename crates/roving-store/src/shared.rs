@@ -216,11 +216,13 @@ enum Precheck {
     Lmdb,
 }
 
-fn precheck(data: &Path, readonly: bool) -> Result<Precheck> {
+/// Checks the data file before LMDB opens it; a missing one is an error
+/// unless `create`.
+fn precheck(data: &Path, readonly: bool, create: bool) -> Result<Precheck> {
     let md = match std::fs::metadata(data) {
         Ok(md) => md,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            if readonly {
+            if readonly || !create {
                 return Err(StoreError::new(
                     StoreErrorKind::NotFound,
                     "no store at this path",
@@ -373,7 +375,7 @@ impl Shared {
                 ));
             }
         }
-        let pre = precheck(&lay.data, options.readonly)?;
+        let pre = precheck(&lay.data, options.readonly, options.create)?;
         let key = canonical(&lay.data)?;
         if lay.single_file {
             // LMDB is given the canonical path: a bare file name ("x.rvs")

@@ -25,6 +25,7 @@ fn tmp() -> (tempfile::TempDir, std::path::PathBuf) {
 fn option_defaults_are_as_documented() {
     let o = StoreOptions::default();
     assert!(!o.readonly);
+    assert!(o.create);
     assert_eq!(o.map_size, 1 << 30);
     assert!(o.sync);
     assert_eq!(o.max_readers, 510);
@@ -37,8 +38,9 @@ fn option_defaults_are_as_documented() {
         .sync(false)
         .max_readers(7)
         .verify_pages(true)
-        .populate(true);
-    assert!(o.readonly && !o.sync && o.verify_pages && o.populate);
+        .populate(true)
+        .create(false);
+    assert!(o.readonly && !o.sync && o.verify_pages && o.populate && !o.create);
     assert_eq!((o.map_size, o.max_readers), (5, 7));
     assert_eq!(MAX_READERS, 1 << 20);
 }
@@ -212,6 +214,21 @@ fn error_names_and_text() {
     let e = Store::open(&path, &StoreOptions::default().readonly(true)).unwrap_err();
     assert_eq!(e.kind(), StoreErrorKind::NotFound);
     assert!(e.to_string().starts_with("store "), "{e}");
+    // So is an open with `create(false)`, which makes nothing, and opens
+    // the store once there is one, for writing.
+    let no_create = StoreOptions::default().create(false);
+    let e = Store::open(&path, &no_create).unwrap_err();
+    assert_eq!(e.kind(), StoreErrorKind::NotFound, "{e}");
+    assert!(!path.exists());
+    let empty_dir = d.path().join("empty");
+    std::fs::create_dir(&empty_dir).unwrap();
+    let e = Store::open(&empty_dir, &no_create).unwrap_err();
+    assert_eq!(e.kind(), StoreErrorKind::NotFound, "{e}");
+    assert_eq!(std::fs::read_dir(&empty_dir).unwrap().count(), 0);
+    drop(Store::open(&path, &StoreOptions::default()).unwrap());
+    let mut s = Store::open(&path, &no_create).unwrap();
+    s.put("k", roving::to_vec(&1).unwrap()).unwrap();
+    s.flush().unwrap();
     // So is an open in a directory that does not exist.
     let e = Store::open(d.path().join("no/such/dir.rvs"), &StoreOptions::default()).unwrap_err();
     assert_eq!(e.kind(), StoreErrorKind::NotFound, "{e}");

@@ -73,11 +73,11 @@ Functions
     value with a malformed payload from another writer, a
     :class:`DecodeError` whose ``.offset`` is the payload's; :func:`dumps`
     refuses to write such an ``Ext``).
-``Store(path, *, type=None, readonly=False, ...)``
+``Store(path, flag="c", *, writeback=False, type=None, readonly=False, ...)``
     A persistent dict of ``str`` keys to documents in one LMDB file, in
-    ``shelve``'s place: ``s[k] = v`` is pending until ``flush()`` (or
-    ``sync()``, ``close()``, the end of a ``with`` block). See
-    ``help(roving.Store)``.
+    ``shelve``'s place (``flag`` and ``writeback`` as ``shelve.open``'s):
+    ``s[k] = v`` is pending until ``flush()`` (or ``sync()``, ``close()``,
+    the end of a ``with`` block). See ``help(roving.Store)``.
 
 Types
 -----

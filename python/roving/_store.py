@@ -8,10 +8,13 @@ and the context manager.
 
 from __future__ import annotations
 
+import builtins
+import functools
+import os
 import warnings
 from collections.abc import ItemsView, Iterator, MutableMapping, ValuesView
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Self, cast
 
 from roving._roving import StoreError, StoreNotFoundError, StorePermissionError, _Store
 
@@ -36,8 +39,9 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
     """A persistent mapping of ``str`` keys to Python values, stored as roving
     documents in an LMDB file (Python's ``shelve``, done right).
 
-    ``Store(path, *, type=None, readonly=False, trusted=False, verify_pages=False,
-    map_size=None, sync=True, populate=False, max_readers=None)``
+    ``Store(path, flag="c", *, writeback=False, type=None, readonly=False,
+    trusted=False, verify_pages=False, map_size=None, sync=True, populate=False,
+    max_readers=None)``
 
     * ``path``: the data file (LMDB's lock file is ``path + "-lock"``), created
       if missing; an existing directory is opened as an LMDB directory
@@ -45,6 +49,21 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
       A ``str``, ``bytes`` or ``os.PathLike``, as for ``open()`` (bytes are
       the file name as it is, non-UTF-8 included; ``.path`` gives it back
       as a ``pathlib.Path``, decoded as ``os.fsdecode`` does).
+    * ``flag``: as ``shelve.open``'s (and ``dbm``'s), so that
+      ``shelve.open(path, flag)`` becomes ``roving.Store(path, flag)``:
+      ``"c"`` (the default) opens the store and makes it if missing, ``"w"``
+      opens an existing store for reading and writing (a missing one raises
+      ``StoreNotFoundError``), ``"r"`` opens it read-only (``readonly=True``)
+      and ``"n"`` opens it emptied: a new store if missing, else every
+      record is deleted, committed at once.
+    * ``writeback``: as ``shelve``'s: every value read or assigned is also
+      kept in a cache, and read from it again, so that changing it in place
+      (``s["k"].append(1)``) is saved: ``flush()``, ``sync()``, ``close()``
+      and a ``with`` block that ends without an exception write every cached
+      value back first, then empty the cache. It costs memory for
+      everything read, and a flush re-encodes it all. ``reload()`` and
+      ``close(commit=False)`` drop the cache with the pending changes.
+      ``view()`` reads the committed record, not the cache.
     * ``type``: decode values read as this type (e.g. a dataclass), like
       ``roving.loads(..., type=)``; writes are not checked (see below);
       ``None`` gives plain Python values.
@@ -162,14 +181,65 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
     the store's path and the key in its message. Damaged or foreign files and
     writes to a read-only or closed store raise :class:`StoreError`
     (``.kind`` says which). Opening a store that is not there without
-    creating it (``readonly=True``, or a directory that does not exist)
+    creating it (``readonly=True``, flag ``"r"`` or ``"w"``, or a directory
+    that does not exist)
     raises ``StoreNotFoundError``, and one the operating system refuses
     (permissions) ``StorePermissionError``: each is a ``StoreError`` and
     also a ``FileNotFoundError`` / ``PermissionError`` (with ``errno`` and
     ``filename``), so ``except FileNotFoundError`` works as for ``open()``.
     """
 
-    __slots__ = ()
+    # The writeback cache (None without writeback=True).
+    __slots__ = ("_cache",)
+    _cache: dict[str, Any] | None
+
+    def __new__(
+        cls,
+        path: str | bytes | os.PathLike[str] | os.PathLike[bytes],
+        flag: str = "c",
+        *,
+        writeback: bool = False,
+        type: Any = None,  # noqa: A002 - the name loads() uses
+        readonly: bool = False,
+        trusted: bool = False,
+        verify_pages: bool = False,
+        map_size: int | None = None,
+        sync: bool = True,
+        populate: bool = False,
+        max_readers: int | None = None,
+    ) -> Self:
+        if flag not in ("r", "w", "c", "n"):
+            raise ValueError(f"flag must be 'r', 'w', 'c' or 'n' (as for shelve), not {flag!r}")
+        if readonly and flag in ("w", "n"):
+            raise ValueError(f"readonly=True contradicts flag={flag!r}: use flag='r'")
+        kind: builtins.type[Store] = cls
+        if writeback and not issubclass(kind, _Writeback):
+            kind = _with_writeback(kind)
+        self = cast(
+            Self,
+            super().__new__(
+                kind,
+                path,
+                type=type,
+                readonly=readonly or flag == "r",
+                trusted=trusted,
+                verify_pages=verify_pages,
+                map_size=map_size,
+                sync=sync,
+                populate=populate,
+                max_readers=max_readers,
+                create=flag != "w",
+            ),
+        )
+        self._cache = {} if isinstance(self, _Writeback) else None
+        if flag == "n" and len(self):
+            try:
+                _Store.clear(self)
+                _Store.flush(self)
+            except BaseException:
+                _Store._close(self, commit=False)
+                raise
+        return self
 
     def items(self) -> ItemsView[str, Any]:
         """A view of the (key, value) pairs, iterated in key order."""
@@ -191,13 +261,14 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
         # Pending changes are dropped with the Store: say so, as an
         # unclosed file says it was not closed.
         try:
-            pending = 0 if self.closed else self.pending
+            pending = 0 if self.closed else self.pending + len(self._cache or ())
         except Exception:
             return
         if pending:
             warnings.warn(
                 f"roving.Store({str(self.path)!r}) was garbage-collected with {pending} "
-                "unflushed change(s), now dropped; call flush() or close(), or use it "
+                "unflushed change(s) or writeback value(s), now dropped; call flush() or "
+                "close(), or use it "
                 "in a with block",
                 ResourceWarning,
                 source=self,
@@ -215,3 +286,83 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
 
     # Mapping sets __hash__ = None (mutable); keep identity semantics explicit.
     __hash__ = None  # type: ignore[assignment]
+
+
+class _Writeback(Store):
+    """A :class:`Store` opened with ``writeback=True``: values read or
+    assigned are cached, and written back by ``flush()``/``sync()``/``close()``
+    (``shelve``'s ``writeback``)."""
+
+    __slots__ = ()
+    _cache: dict[str, Any]
+
+    def __getitem__(self, key: str) -> Any:
+        try:
+            return self._cache[key]
+        except (KeyError, TypeError):  # not cached, or not a key at all
+            pass
+        value = super().__getitem__(key)
+        self._cache[key] = value
+        return value
+
+    def get(self, key: str, default: Any = None) -> Any:
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        super().__setitem__(key, value)
+        self._cache[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        super().__delitem__(key)
+        self._cache.pop(key, None)
+
+    def items(self) -> ItemsView[str, Any]:
+        """A view of the (key, value) pairs, iterated in key order (values
+        read through the cache, and cached)."""
+        return ItemsView(self)
+
+    def values(self) -> ValuesView[Any]:
+        """A view of the values, iterated in key order (read through the
+        cache, and cached)."""
+        return ValuesView(self)
+
+    def _write_back(self) -> None:
+        for key, value in self._cache.items():
+            super().__setitem__(key, value)
+
+    def flush(self) -> None:
+        """Write every cached value back, then commit (see :class:`Store`)."""
+        self._write_back()
+        super().flush()
+        self._cache.clear()
+
+    def _close(self, *, commit: bool = True) -> None:
+        if commit and not self.closed:
+            self._write_back()
+        super()._close(commit=commit)
+        self._cache.clear()
+
+    def close(self) -> None:
+        """Write every cached value back, commit and close."""
+        self._close(commit=True)
+
+    def reload(self) -> None:
+        """Drop the pending changes and the cache; read the newest committed state."""
+        super().reload()
+        self._cache.clear()
+
+    def clear(self) -> None:
+        """Delete every record (a pending change) and empty the cache."""
+        super().clear()
+        self._cache.clear()
+
+
+@functools.cache
+def _with_writeback(cls: type[Store]) -> type[Store]:
+    """``cls`` (:class:`Store` or a subclass) with the writeback methods."""
+    if cls is Store:
+        return _Writeback
+    return type(cls.__name__, (_Writeback, cls), {"__slots__": (), "__module__": cls.__module__})

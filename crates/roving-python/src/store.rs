@@ -327,7 +327,7 @@ impl PyStore {
 impl PyStore {
     #[new]
     #[allow(clippy::too_many_arguments)] // Python keyword arguments
-    #[pyo3(signature = (path, *, r#type=None, readonly=false, trusted=false, verify_pages=false, map_size=None, sync=true, populate=false, max_readers=None))]
+    #[pyo3(signature = (path, *, r#type=None, readonly=false, trusted=false, verify_pages=false, map_size=None, sync=true, populate=false, max_readers=None, create=true))]
     fn py_new(
         py: Python<'_>,
         path: &Bound<'_, PyAny>,
@@ -339,6 +339,7 @@ impl PyStore {
         sync: bool,
         populate: bool,
         max_readers: Option<Bound<'_, PyAny>>,
+        create: bool,
     ) -> PyResult<PyStore> {
         let path = store_path(path)?;
         let ty = r#type.filter(|t| !t.is_none());
@@ -346,6 +347,7 @@ impl PyStore {
         let plan = ty.as_ref().map(typed::plan_for).transpose()?;
         let mut opts = StoreOptions::default()
             .readonly(readonly)
+            .create(create)
             .sync(sync)
             .verify_pages(verify_pages)
             .populate(populate);

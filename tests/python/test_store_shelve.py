@@ -1,0 +1,300 @@
+"""roving.Store's shelve compatibility: ``flag`` and ``writeback``, run side by
+side with ``shelve`` itself, so that ``shelve.open(path, flag, writeback=...)``
+becomes ``roving.Store(path, flag, writeback=...)``."""
+
+from __future__ import annotations
+
+import dataclasses
+import dbm
+import gc
+import shelve
+import warnings
+from collections.abc import Callable, MutableMapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+import roving
+
+Store: Any = getattr(roving, "Store", None)
+pytestmark = pytest.mark.skipif(Store is None, reason="built without the store")
+
+Opener = Callable[..., Any]
+
+
+def open_shelf(path: Path, flag: str = "c", writeback: bool = False) -> Any:
+    return shelve.open(str(path), flag, writeback=writeback)
+
+
+def open_store(path: Path, flag: str = "c", writeback: bool = False) -> Any:
+    return Store(path, flag, writeback=writeback)
+
+
+BOTH = pytest.mark.parametrize("opener", [open_shelf, open_store], ids=["shelve", "roving"])
+
+
+def contents(opener: Opener, path: Path) -> dict[str, Any]:
+    s = opener(path, "r")
+    try:
+        return dict(s)
+    finally:
+        s.close()
+
+
+@BOTH
+@pytest.mark.parametrize("flag", ["r", "w"])
+def test_flags_r_and_w_need_an_existing_store(opener: Opener, flag: str, tmp_path: Path) -> None:
+    path = tmp_path / "db"
+    # shelve raises one of dbm.error; roving StoreNotFoundError, which is
+    # also a FileNotFoundError.
+    missing = dbm.error if opener is open_shelf else roving.StoreNotFoundError
+    with pytest.raises(missing):
+        opener(path, flag)
+    assert list(tmp_path.iterdir()) == []
+
+
+@BOTH
+@pytest.mark.parametrize("flag", ["c", "n"])
+def test_flags_c_and_n_make_a_missing_store(opener: Opener, flag: str, tmp_path: Path) -> None:
+    path = tmp_path / "db"
+    s = opener(path, flag)
+    s["k"] = [1, "x"]
+    s.close()
+    assert contents(opener, path) == {"k": [1, "x"]}
+
+
+@BOTH
+def test_flags_on_an_existing_store(opener: Opener, tmp_path: Path) -> None:
+    path = tmp_path / "db"
+    s = opener(path)
+    s["a"] = 1
+    s["b"] = {"x": [2]}
+    s.close()
+    want: dict[str, Any] = {"a": 1, "b": {"x": [2]}}
+    for flag in ("c", "w"):
+        s = opener(path, flag)
+        assert dict(s) == want
+        s["c"] = want["c"] = flag
+        s.close()
+    s = opener(path, "r")
+    assert dict(s) == {"a": 1, "b": {"x": [2]}, "c": "w"}
+    with pytest.raises(Exception):  # noqa: B017 - dbm and roving raise their own
+        s["d"] = 1
+    s.close()
+    s = opener(path, "n")
+    assert dict(s) == {}
+    s.close()
+    assert contents(opener, path) == {}
+
+
+def test_flag_n_empties_the_store_at_open_in_one_commit(tmp_path: Path) -> None:
+    path = tmp_path / "db"
+    with Store(path) as s:
+        s.update({f"k{i}": i for i in range(100)})
+    s = Store(path, "n")
+    # Committed at open: another Store sees it empty before any flush.
+    with Store(path, "r") as other:
+        assert len(other) == 0
+    assert s.pending == 0 and len(s) == 0
+    s.close()
+
+
+def test_bad_flags_and_contradictions(tmp_path: Path) -> None:
+    path = tmp_path / "db"
+    for flag in ("x", "", "cf", "C", "rw"):
+        with pytest.raises(ValueError, match="flag must be 'r', 'w', 'c' or 'n'"):
+            Store(path, flag)
+    for flag in ("w", "n"):
+        with pytest.raises(ValueError, match="contradicts"):
+            Store(path, flag, readonly=True)
+    assert list(tmp_path.iterdir()) == []
+    # readonly=True with flag "r" or the default "c" is a read-only open.
+    with pytest.raises(roving.StoreNotFoundError):
+        Store(path, readonly=True)
+    Store(path).close()
+    for flag in ("r", "c"):
+        s = Store(path, flag=flag, readonly=True)
+        assert s.readonly
+        s.close()
+
+
+def script(s: MutableMapping[str, Any]) -> None:
+    """Changes made in place to values read back, and the usual mapping calls."""
+    s["list"] = [1]
+    s["list"].append(2)
+    s.get("list").append(3)
+    s.setdefault("map", {})["x"] = 1
+    s["map"]["y"] = [s["list"][0]]
+    s["gone"] = [0]
+    s["gone"].append(1)
+    del s["gone"]
+    s["popped"] = {"n": 1}
+    s.pop("popped")["n"] = 2
+    for value in s.values():
+        if isinstance(value, list):
+            value.append("via values()")
+    for key, value in s.items():
+        if key == "map":
+            value["z"] = "via items()"
+
+
+@BOTH
+@pytest.mark.parametrize("writeback", [False, True])
+def test_writeback_saves_changes_made_in_place(
+    opener: Opener, writeback: bool, tmp_path: Path
+) -> None:
+    path = tmp_path / "db"
+    s = opener(path, writeback=writeback)
+    script(s)
+    s.close()
+    got = contents(opener, path)
+    if writeback:
+        assert got == {
+            "list": [1, 2, 3, "via values()"],
+            "map": {"x": 1, "y": [1], "z": "via items()"},
+        }
+    else:
+        assert got == {"list": [1], "map": {}}
+
+
+def test_roving_and_shelve_agree_on_writeback(tmp_path: Path) -> None:
+    for writeback in (False, True):
+        a, b = tmp_path / f"shelf{writeback}", tmp_path / f"store{writeback}"
+        for opener, path in ((open_shelf, a), (open_store, b)):
+            s = opener(path, writeback=writeback)
+            script(s)
+            s.sync()
+            s["after_sync"] = [1]
+            s["after_sync"].append(2)
+            s.close()
+        assert contents(open_store, b) == contents(open_shelf, a)
+
+
+@BOTH
+def test_sync_writes_back_and_empties_the_cache(opener: Opener, tmp_path: Path) -> None:
+    path = tmp_path / "db"
+    s = opener(path, writeback=True)
+    s["k"] = [1]
+    first = s["k"]
+    assert s["k"] is first  # read from the cache
+    s.sync()
+    assert contents(opener, path) == {"k": [1]}
+    again = s["k"]
+    assert again == [1] and again is not first  # read again from the store
+    first.append("lost")  # no longer cached: as in shelve, not saved
+    again.append("saved")
+    s.close()
+    assert contents(opener, path) == {"k": [1, "saved"]}
+
+
+def test_writeback_dropped_with_the_pending_changes(tmp_path: Path) -> None:
+    path = tmp_path / "db"
+    with Store(path) as s:
+        s["k"] = [1]
+    s = Store(path, writeback=True)
+    s["k"].append(2)
+    s.reload()
+    assert s["k"] == [1]  # the cache went with reload()
+    s.close()
+    assert contents(open_store, path) == {"k": [1]}
+    with pytest.raises(RuntimeError):
+        with Store(path, writeback=True) as s:
+            s["k"].append(3)
+            raise RuntimeError
+    assert contents(open_store, path) == {"k": [1]}
+    s = Store(path, writeback=True)
+    s["k"].append(4)
+    s._close(commit=False)
+    assert contents(open_store, path) == {"k": [1]}
+    with Store(path, writeback=True) as s:
+        s["k"].append(5)
+        s.clear()
+    assert contents(open_store, path) == {}
+
+
+def test_a_value_that_no_longer_encodes_fails_the_flush_and_stays(tmp_path: Path) -> None:
+    path = tmp_path / "db"
+    s = Store(path, writeback=True)
+    s["k"] = [1]
+    s.flush()
+    s["k"].append(object())
+    with pytest.raises(roving.EncodeError):
+        s.flush()
+    with pytest.raises(roving.EncodeError):
+        s.close()
+    assert not s.closed
+    s["k"].pop()
+    s["k"].append(2)
+    s.close()
+    assert contents(open_store, path) == {"k": [1, 2]}
+
+
+@dataclasses.dataclass
+class Counter:
+    name: str
+    hits: list[int] = dataclasses.field(default_factory=list)
+
+
+def test_writeback_with_type(tmp_path: Path) -> None:
+    path = tmp_path / "db"
+    with Store(path, type=Counter, writeback=True) as s:
+        s["a"] = Counter("a")
+        s["a"].hits.append(1)
+    with Store(path, type=Counter, writeback=True) as s:
+        s["a"].hits.append(2)
+        s["a"].name = "A"
+    with Store(path, "r", type=Counter) as s:
+        assert s["a"] == Counter("A", [1, 2])
+
+
+def test_writeback_with_a_subclass(tmp_path: Path) -> None:
+    class Audited(Store):  # type: ignore[misc,valid-type]
+        reads: list[str] = []
+
+        def __getitem__(self, key: str) -> Any:
+            Audited.reads.append(key)
+            return super().__getitem__(key)
+
+    path = tmp_path / "db"
+    s = Audited(path, writeback=True)
+    assert isinstance(s, Audited) and isinstance(s, Store)
+    assert type(s).__name__ == "Audited"
+    s["k"] = [1]
+    s["k"].append(2)  # from the cache: the subclass is not asked
+    assert Audited.reads == []
+    s.close()
+    s = Audited(path, "r")
+    assert type(s) is Audited
+    assert s["k"] == [1, 2] and Audited.reads == ["k"]
+    s.close()
+    # One class per subclass, made once.
+    assert type(Audited(path, writeback=True)) is type(Audited(path, writeback=True))
+
+
+def test_non_str_keys_with_writeback(tmp_path: Path) -> None:
+    s = Store(tmp_path / "db", writeback=True)
+    with pytest.raises(TypeError):
+        s[1]
+    with pytest.raises(TypeError):
+        s[[1]]
+    with pytest.raises(KeyError):
+        s["missing"]
+    assert s.get("missing", 7) == 7
+    assert s.get("", 7) == 7
+    s.close()
+
+
+def test_garbage_collected_writeback_store_warns(tmp_path: Path) -> None:
+    path = tmp_path / "db"
+    with Store(path) as s:
+        s["k"] = [1]
+    s = Store(path, writeback=True)
+    s["k"].append(2)
+    assert s.pending == 0  # a read, cached, not a pending change
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        del s
+        gc.collect()
+    [w] = [w for w in caught if issubclass(w.category, ResourceWarning)]
+    assert "1 unflushed change(s) or writeback value(s)" in str(w.message)
+    assert contents(open_store, path) == {"k": [1]}

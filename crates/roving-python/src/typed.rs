@@ -2221,12 +2221,8 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
     fn int_key(&mut self, kp: &'p Plan, k: &str) -> TR<'py> {
         let py = self.py();
         let k = utf8(py, k)?;
-        let digits = k.strip_prefix('-').unwrap_or(k);
-        let canonical = !digits.is_empty()
-            && digits.len() <= roving::read::MAX_DECIMAL_DIGITS
-            && digits.bytes().all(|c| c.is_ascii_digit())
-            && (digits == "0" && digits.len() == k.len() || !digits.starts_with('0'));
-        if !canonical {
+        let digits = k.len() - usize::from(k.starts_with('-'));
+        if !roving::serde::is_int_key(k) || digits > roving::read::MAX_DECIMAL_DIGITS {
             return Err(fail_msg(format!(
                 "invalid int key {} (expected an integer's decimal text: no sign but -, no \
                  leading zeros or spaces, at most {} digits)",

@@ -1261,10 +1261,19 @@ macro_rules! key_parse {
     )*};
 }
 
-/// Whether `s` is an integer in JSON syntax that serde_json reads as one:
-/// `0` or an optional `-` and digits with no leading zero (`-0` is a float
-/// there).
-fn int_key(s: &str) -> bool {
+/// Whether `s` is the canonical text of an integer map key: JSON integer
+/// syntax as serde_json reads it, `0` or an optional `-` and digits with no
+/// leading zero (`-0` is a float there; no `+`, no spaces). Integer keys
+/// are written so and read back only from such text, here and in the
+/// Python package's typed `dict[int, T]`.
+///
+/// ```
+/// use roving::serde::is_int_key;
+/// assert!(is_int_key("0") && is_int_key("-12") && is_int_key("18446744073709551616"));
+/// assert!(!is_int_key("-0") && !is_int_key("01") && !is_int_key("+1") && !is_int_key(" 1"));
+/// assert!(!is_int_key("") && !is_int_key("-") && !is_int_key("1.0"));
+/// ```
+pub fn is_int_key(s: &str) -> bool {
     let digits = s.strip_prefix('-').unwrap_or(s).as_bytes();
     s == "0" || matches!(digits, [b'1'..=b'9', rest @ ..] if rest.iter().all(u8::is_ascii_digit))
 }
@@ -1325,12 +1334,12 @@ impl<'de> de::Deserializer<'de> for KeyDe<'de> {
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         visitor.visit_borrowed_str(self.0)
     }
-    key_parse!(deserialize_i8 => visit_i8: i8, int_key, deserialize_i16 => visit_i16: i16, int_key,
-        deserialize_i32 => visit_i32: i32, int_key, deserialize_i64 => visit_i64: i64, int_key,
-        deserialize_i128 => visit_i128: i128, int_key,
-        deserialize_u8 => visit_u8: u8, int_key, deserialize_u16 => visit_u16: u16, int_key,
-        deserialize_u32 => visit_u32: u32, int_key, deserialize_u64 => visit_u64: u64, int_key,
-        deserialize_u128 => visit_u128: u128, int_key,
+    key_parse!(deserialize_i8 => visit_i8: i8, is_int_key, deserialize_i16 => visit_i16: i16, is_int_key,
+        deserialize_i32 => visit_i32: i32, is_int_key, deserialize_i64 => visit_i64: i64, is_int_key,
+        deserialize_i128 => visit_i128: i128, is_int_key,
+        deserialize_u8 => visit_u8: u8, is_int_key, deserialize_u16 => visit_u16: u16, is_int_key,
+        deserialize_u32 => visit_u32: u32, is_int_key, deserialize_u64 => visit_u64: u64, is_int_key,
+        deserialize_u128 => visit_u128: u128, is_int_key,
         deserialize_bool => visit_bool: bool, any_text, deserialize_char => visit_char: char, any_text);
     key_float!(deserialize_f32 => visit_f32: f32, deserialize_f64 => visit_f64: f64);
     /// A key is never null: an `Option` key is `Some` of the key.

@@ -115,5 +115,5 @@ mod ser;
 mod stack;
 mod timestamp;
 
-pub use de::{from_slice, from_value, from_value_with};
+pub use de::{from_slice, from_value, from_value_with, is_int_key};
 pub use ser::{to_vec, Serializer};

@@ -77,7 +77,21 @@ def test_a_non_utf8_file_name(tmp_path: Path) -> None:
     with pytest.raises(StoreNotFoundError) as ei:
         Store(missing, readonly=True)
     assert ei.value.filename == Path(os.fsdecode(missing))
-    assert "no store at this path" in str(ei.value)
+    # Messages show the name as its repr does: each byte that is not UTF-8
+    # as the escape of its surrogate (U+FFFD lost which byte it was).
+    shown = os.fsdecode(missing).encode("utf-8", "backslashreplace").decode()
+    assert shown.endswith("/\\udcff-missing.rvs")
+    assert str(ei.value) == f"store {shown}: no store at this path"
+    s = Store(path)
+    shown = os.fsdecode(path).encode("utf-8", "backslashreplace").decode()
+    assert repr(s) == f'roving.Store("{shown}")'
+    with pytest.raises(TypeError) as te:
+        s[1] = 1  # type: ignore[index]
+    assert str(te.value) == f"store {shown}: keys must be str, not int"
+    s.close()
+    with pytest.raises(roving.StoreError) as se:
+        s["a"]
+    assert str(se.value) == f"store {shown}: the store is closed"
 
 
 @pytest.mark.parametrize("bad", [1, None, 1.5, bytearray(b"s.rvs"), BadPath()])

@@ -107,12 +107,12 @@ fn store_err(py: Python<'_>, e: &StoreError) -> PyErr {
     let (cell, errno) = match e.kind() {
         StoreErrorKind::NotFound => (&STORE_NOT_FOUND, libc::ENOENT),
         StoreErrorKind::PermissionDenied => (&STORE_PERMISSION, libc::EACCES),
-        _ => return new_store_error(py, e.kind().name(), e.to_string()),
+        _ => return new_store_error(py, e.kind().name(), store_message(e)),
     };
     let Some(t) = cell.get(py) else {
-        return new_store_error(py, e.kind().name(), e.to_string());
+        return new_store_error(py, e.kind().name(), store_message(e));
     };
-    let inst = match t.bind(py).call1((e.to_string(),)) {
+    let inst = match t.bind(py).call1((store_message(e),)) {
         Ok(inst) => inst,
         Err(err) => return err,
     };
@@ -143,12 +143,46 @@ fn new_store_error(py: Python<'_>, kind: &str, msg: String) -> PyErr {
     }
 }
 
+/// `path` as Python shows a file name that `os.fsdecode` gives: its text,
+/// each byte that is not UTF-8 written as the `\udcXX` escape of the
+/// surrogate that stands for it (as the `repr` of the name shows it);
+/// with `quoted`, in double quotes with the text escaped as Rust's `{:?}`
+/// does (`Store.__repr__`).
+fn shown(path: &Path, quoted: bool) -> String {
+    let mut out = String::new();
+    if quoted {
+        out.push('"');
+    }
+    for chunk in path.as_os_str().as_encoded_bytes().utf8_chunks() {
+        if quoted {
+            out.extend(chunk.valid().chars().flat_map(char::escape_debug));
+        } else {
+            out.push_str(chunk.valid());
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\udc{b:02x}"));
+        }
+    }
+    if quoted {
+        out.push('"');
+    }
+    out
+}
+
+/// The message of `e`, its path (if any) shown as [`shown`] does.
+fn store_message(e: &StoreError) -> String {
+    match e.path() {
+        Some(p) => format!("store {}: {}", shown(p, false), e.message()),
+        None => e.to_string(),
+    }
+}
+
 #[cold]
 fn closed_error(py: Python<'_>, path: &std::path::Path) -> PyErr {
     new_store_error(
         py,
         "closed",
-        format!("store {}: the store is closed", path.display()),
+        format!("store {}: the store is closed", shown(path, false)),
     )
 }
 
@@ -163,7 +197,7 @@ fn key_type_error(key: &Bound<'_, PyAny>, path: &Path) -> PyErr {
         .unwrap_or_else(|_| "?".into());
     PyTypeError::new_err(format!(
         "store {}: keys must be str, not {tn}",
-        path.display()
+        shown(path, false)
     ))
 }
 
@@ -196,7 +230,7 @@ fn name_the_store(py: Python<'_>, e: PyErr, path: &Path) -> PyErr {
     if e.is_instance_of::<PyUnicodeEncodeError>(py) {
         let v = e.value(py);
         if let Ok(reason) = v.getattr("reason").and_then(|r| r.extract::<String>()) {
-            let _ = v.setattr("reason", format!("store {}: {reason}", path.display()));
+            let _ = v.setattr("reason", format!("store {}: {reason}", shown(path, false)));
         }
     }
     e
@@ -315,7 +349,7 @@ impl PyStore {
     ) -> PyResult<Bound<'py, PyAny>> {
         match &self.plan {
             Some(p) => typed::decode_typed(py, doc.as_bytes(), doc.root(), p).map_err(|e| {
-                let at = format!("store {}, key {key:?}", self.path.display());
+                let at = format!("store {}, key {key:?}", shown(&self.path, false));
                 crate::errors::prefix_validation(py, e, &at)
             }),
             None => crate::decode_doc(py, &doc, None),
@@ -414,7 +448,10 @@ impl PyStore {
             return Err(new_store_error(
                 py,
                 "read-only",
-                format!("store {}: the store is open read-only", self.path.display()),
+                format!(
+                    "store {}: the store is open read-only",
+                    shown(&self.path, false)
+                ),
             ));
         }
         let bytes = crate::encode_py(value, None)?;
@@ -578,7 +615,7 @@ impl PyStore {
         } else {
             ""
         };
-        format!("roving.Store({:?}){state}", self.path.display().to_string())
+        format!("roving.Store({}){state}", shown(&self.path, true))
     }
 }
 

@@ -165,7 +165,9 @@ does, in canonical form only, ``str(n)``: ``"-12"``, not ``"012"``,
 keys, so write such a dict with str keys: ``{str(k): v for k, v in
 d.items()}``),
 ``Optional``/unions (``T | None``; the first member that takes the value
-wins, but an integer goes to ``int`` ahead of ``float``), ``Literal``,
+wins, but an integer goes to ``int`` ahead of ``float``, and a map to the
+dataclass or ``TypedDict`` member with the fewest keys that are not its
+fields, the first written on a tie), ``Literal``,
 enums, ``NewType``, ``Annotated``, ``Any`` and the scalar types above. A
 bool is not an int here (``True`` is not accepted for ``int``,
 ``Literal[1]`` or an int enum). A mismatch raises :class:`ValidationError` whose

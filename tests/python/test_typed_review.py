@@ -613,3 +613,48 @@ def test_an_unsupported_field_type_is_named_with_its_field() -> None:
     ):
         with pytest.raises(TypeError, match=rf"^field \S*{field}: unsupported type"):
             roving.loads(roving.dumps(data), type=t)
+
+
+@dataclasses.dataclass
+class Cat:
+    name: str
+    meows: bool = False
+
+
+@dataclasses.dataclass
+class Dog:
+    name: str
+    barks: bool = False
+    owner: str | None = None
+
+
+def test_a_union_of_dataclasses_picks_the_one_the_keys_belong_to() -> None:
+    # Unknown keys are ignored (old readers take new data), so the first
+    # dataclass took every map that had its required fields: every Dog came
+    # back a Cat, silently. The member with the fewest keys that are not its
+    # fields now goes first (ties: the order written); pydantic's "smart"
+    # unions also choose by how well the keys fit.
+    pets = [Dog("rex", barks=True), Cat("tom", meows=True), Dog("fido"), Cat("kit")]
+    for tp in (Cat | Dog, Dog | Cat, typing.Union[Cat, Dog]):  # noqa: UP007
+        assert roving.loads(roving.dumps(pets), type=list[tp]) == pets  # type: ignore[valid-type]
+    # A key a newer writer added still reads: the best member still wins.
+    newer = {"name": "rex", "barks": True, "collar": "red"}
+    assert roving.loads(roving.dumps(newer), type=Cat | Dog) == Dog("rex", True)
+    # Keys both take equally: the first member, as before.
+    assert type(roving.loads(roving.dumps({"name": "x"}), type=Cat | Dog)) is Cat
+    assert type(roving.loads(roving.dumps({"name": "x"}), type=Dog | Cat)) is Dog
+    # A member that lacks a required field falls through to the next.
+    assert roving.loads(roving.dumps({"barks": True}), type=Cat | Dog | dict[str, Any]) == {
+        "barks": True
+    }
+    # Other members keep their places: dataclasses are reordered among
+    # themselves only.
+    dog = roving.dumps({"name": "x", "barks": True})
+    assert roving.loads(dog, type=Cat | dict[str, Any] | Dog) == Dog("x", True)
+    assert roving.loads(dog, type=dict[str, Any] | Cat | Dog) == {"name": "x", "barks": True}
+    cat_plus = roving.dumps({"name": "x", "extra": 1})
+    assert roving.loads(cat_plus, type=Cat | dict[str, Any]) == Cat("x")
+    # Shared records decode once per member chosen.
+    rex = {"name": "rex", "barks": True}
+    out = roving.loads(roving.dumps([rex, rex]), type=list[Cat | Dog])
+    assert out == [Dog("rex", True)] * 2 and out[0] is out[1]

@@ -1487,6 +1487,40 @@ fn format_path(path: &[Seg]) -> String {
     out
 }
 
+/// The order in which a union tries its members on map `m` when two or
+/// more are dataclasses (or `TypedDict`s), as indexes into `members`: the
+/// dataclasses, in the places they hold among the members, sorted by how
+/// many keys of `m` are not their fields (then in the order written);
+/// the other members keep their places. Since unknown keys are ignored,
+/// trying them in the order written gave a map to the first dataclass
+/// whose required fields it had, whichever it was written as. `None`:
+/// the order written.
+fn dataclass_order(members: &[Plan], m: &Map<'_>) -> Option<Vec<usize>> {
+    let places: Vec<usize> = (0..members.len())
+        .filter(|&i| matches!(members[i], Plan::Dataclass(_)))
+        .collect();
+    if places.len() < 2 {
+        return None;
+    }
+    let slots = m.slots();
+    let unknown = |i: usize| match &members[i] {
+        Plan::Dataclass(dc) => match dc.fields.get() {
+            Some(fields) => (0..slots.len())
+                .filter(|&k| dc.field_of(slots.key(k).unwrap_or(""), fields) == u32::MAX)
+                .count(),
+            None => usize::MAX,
+        },
+        _ => usize::MAX,
+    };
+    let mut ranked: Vec<(usize, usize)> = places.iter().map(|&i| (unknown(i), i)).collect();
+    ranked.sort_unstable();
+    let mut order: Vec<usize> = (0..members.len()).collect();
+    for (&place, &(_, i)) in places.iter().zip(&ranked) {
+        order[place] = i;
+    }
+    Some(order)
+}
+
 /// The failure of a union none of whose members matched, when several
 /// could have (a map tried as two dataclasses): each member's reason, at
 /// its place below the union's value (`.y`, `[0]`), so that the message
@@ -1962,7 +1996,15 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
                     return Ok(py.None().into_bound(py));
                 }
                 let mut fails: Vec<(&Plan, Box<Fail>)> = Vec::new();
-                for m in members {
+                let order = match &v {
+                    Value::Map(map) => dataclass_order(members, map),
+                    _ => None,
+                };
+                for k in 0..members.len() {
+                    let m = match &order {
+                        Some(o) => &members[o[k]],
+                        None => &members[k],
+                    };
                     if !m.accepts(&v) {
                         continue;
                     }
@@ -1975,6 +2017,11 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
                             fails.push((m, f));
                         }
                     }
+                }
+                if order.is_some() {
+                    // Each member's reason in the order written.
+                    let at = |p: &Plan| members.iter().position(|m| std::ptr::eq(m, p));
+                    fails.sort_by_key(|(p, _)| at(p));
                 }
                 match fails.len() {
                     0 => Err(mismatch(plan, &v)),

@@ -269,6 +269,8 @@ def test_msgspec_struct_becomes_a_dataclass() -> None:
 
     b = roving.dumps([Point(1, 2)], default=msgspec.structs.asdict)
     assert roving.loads(b, type=list[PointDC]) == [PointDC(1, 2)]
+    # Or the Struct itself comes back through msgspec.convert (README).
+    assert msgspec.convert(roving.loads(b), list[Point]) == [Point(1, 2)]
 
 
 # ---- the exceptions old code catches ---------------------------------------------------------

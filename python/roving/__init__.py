@@ -7,12 +7,18 @@ read one field of a large document without loading it (:func:`open`).
 
 Functions
 ---------
-``dumps(obj, *, default=None) -> bytes``
-    Encode a Python object.
+``dumps(obj, *, default=None, non_str_keys=False) -> bytes``
+    Encode a Python object. Dict keys must be ``str``; with
+    ``non_str_keys=True`` (orjson's ``OPT_NON_STR_KEYS``), keys that are
+    ints, enum members, UUIDs, Decimals or dates are written as their text,
+    the text typed ``loads`` reads them back from (``dict[int, T]``:
+    ``str(n)``; an enum member: its value's text; ``str()`` of a UUID or a
+    Decimal; ``date.isoformat()``), and two keys of one dict written as the
+    same text (``1`` and ``"1"``) raise :class:`EncodeError`.
 ``loads(data, *, type=None)``
     Validate and decode any bytes-like object; with ``type`` (e.g.
     ``list[Item]`` for a dataclass ``Item``) build and check that type.
-``dump(obj, file_or_path, *, default=None)``, ``load(file_or_path, *, type=None)``
+``dump(obj, file_or_path, *, default=None, non_str_keys=False)``, ``load(file_or_path, *, type=None)``
     The same through a binary file object (anything with ``write()`` or
     ``read()``: ``open(p, "wb")``/``"rb"``, ``io.BytesIO``, ``gzip.open``,
     ``sys.stdout.buffer``, pipes; a text file is a ``TypeError``) or a path
@@ -384,6 +390,7 @@ def dump(
     file: _BinaryWriter | _PathLike,
     *,
     default: _Callable[[_Any], _Any] | None = None,
+    non_str_keys: bool = False,
 ) -> None:
     """Encode ``obj`` and write it to a binary file object or a path.
 
@@ -399,9 +406,10 @@ def dump(
     does); a file that may not be written raises ``PermissionError``.
     """
     if isinstance(file, (str, _os.PathLike)):
-        _write_path(file, dumps(obj, default=default))
+        _write_path(file, dumps(obj, default=default, non_str_keys=non_str_keys))
         return
-    _write_all(_file_method("dump", file, "write"), dumps(obj, default=default))
+    data = dumps(obj, default=default, non_str_keys=non_str_keys)
+    _write_all(_file_method("dump", file, "write"), data)
 
 
 _T = _TypeVar("_T")

@@ -55,7 +55,9 @@ class DecodeError(RovingError, ValueError):
 class ValidationError(DecodeError):
     path: str
 
-def dumps(obj: Any, /, *, default: Callable[[Any], Any] | None = None) -> bytes: ...
+def dumps(
+    obj: Any, /, *, default: Callable[[Any], Any] | None = None, non_str_keys: bool = False
+) -> bytes: ...
 
 _T = TypeVar("_T")
 

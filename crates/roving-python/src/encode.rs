@@ -225,6 +225,26 @@ struct State<'py, 'd> {
     tables: Tables,
     depth: usize,
     stack_limit: usize,
+    /// `dumps(..., non_str_keys=True)`: dict keys of some other types are
+    /// written as their text ([`State::key_text`]).
+    non_str_keys: bool,
+}
+
+/// Whether the exact dict `o` has a key that is not an exact `str`.
+///
+/// # Safety
+/// `o` must be a live exact dict.
+unsafe fn has_non_str_key(o: *mut ffi::PyObject) -> bool {
+    // SAFETY: `o` is a live exact dict; no Python code runs meanwhile.
+    unsafe {
+        let mut items = crate::dictiter::DictIter::new(o);
+        while let Some((k, _)) = items.next() {
+            if ffi::Py_TYPE(k) != tp!(PyUnicode_Type) {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// Encodes a Python object into a roving document (used by the store,
@@ -250,10 +270,12 @@ pub(crate) fn encode_py(
 pub(crate) fn dumps_py<'py>(
     obj: &Bound<'py, PyAny>,
     default: Option<&Bound<'py, PyAny>>,
+    non_str_keys: bool,
 ) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
     let py = obj.py();
     with_encoder(py, |st| {
         st.default = default;
+        st.non_str_keys = non_str_keys;
         // SAFETY: `obj` is a live object the caller holds for the whole call.
         unsafe { st.value(obj.as_ptr(), 0) }?;
         note_size(st.enc.len());
@@ -326,6 +348,7 @@ impl<'py> State<'py, '_> {
             tables,
             depth: 0,
             stack_limit: crate::stack::limit(),
+            non_str_keys: false,
         }
     }
 
@@ -491,6 +514,11 @@ impl<'py> State<'py, '_> {
     }
 
     unsafe fn dict(&mut self, o: *mut ffi::PyObject) -> Result<Mark, Box<Fail>> {
+        // SAFETY: `o` is a live exact dict (caller's contract).
+        if self.non_str_keys && unsafe { has_non_str_key(o) } {
+            // SAFETY: as above.
+            return unsafe { self.dict_items(o) };
+        }
         self.enc.begin_map()?;
         // The keys expected at each position (from the last dict at this
         // depth), and whether this dict's keys are still being recorded.
@@ -634,11 +662,52 @@ impl<'py> State<'py, '_> {
         let mut f = if key.is_instance_of::<PyString>() {
             self.str_error()
         } else {
-            let r = key.repr().map(|r| r.to_string()).unwrap_or_default();
-            msg(format!("dict keys must be str, got {} {r}", type_name(k)))
+            self.key_type_error(&key)
         };
         f.path.push(Seg::Key(key.unbind()));
         f
+    }
+
+    /// The error for a key of a type that is not written (without its path).
+    #[cold]
+    fn key_type_error(&self, k: &Bound<'py, PyAny>) -> Box<Fail> {
+        let r = k.repr().map(|r| r.to_string()).unwrap_or_default();
+        let got = format!("{} {r}", type_name(k.as_ptr()));
+        msg(if self.non_str_keys {
+            format!("dict keys must be str, int, enum, UUID, Decimal or date, got {got}")
+        } else {
+            format!("dict keys must be str, got {got}")
+        })
+    }
+
+    /// The text a key that is not a `str` is written as, with
+    /// `non_str_keys=True`: what typed `loads` reads such keys back from
+    /// (`dict[int, T]`, `dict[UUID, T]`...): an int's decimal text (an
+    /// `IntEnum`'s too), an enum member's value's text, a `UUID`'s and a
+    /// `Decimal`'s `str()`, a date's `isoformat()`. Bools, floats, `None`,
+    /// datetimes and other types are refused.
+    fn key_text(&self, k: &Bound<'py, PyAny>) -> Result<String, Box<Fail>> {
+        let py = self.py;
+        let ty = pytypes::types(py)?;
+        let k = if k.is_instance(ty.enum_.bind(py))? {
+            &k.getattr(pyo3::intern!(py, "value"))?
+        } else {
+            k
+        };
+        if k.is_instance_of::<PyString>() {
+            return k.extract::<String>().map_err(|_| self.str_error());
+        }
+        if k.is_instance_of::<pyo3::types::PyInt>() && !k.is_instance_of::<pyo3::types::PyBool>() {
+            let n: num_bigint::BigInt = k.extract()?;
+            return Ok(n.to_string());
+        }
+        if k.is_instance(ty.uuid.bind(py))? || k.is_instance(ty.decimal.bind(py))? {
+            return Ok(k.str()?.to_string());
+        }
+        if k.is_instance_of::<PyDate>() && !k.is_instance_of::<PyDateTime>() {
+            return Ok(k.call_method0(pyo3::intern!(py, "isoformat"))?.extract()?);
+        }
+        Err(self.key_type_error(k))
     }
 
     /// A dict subclass, through its `items()`.
@@ -647,6 +716,9 @@ impl<'py> State<'py, '_> {
         let ob = unsafe { Bound::from_borrowed_ptr(self.py, o) };
         let items = ob.call_method0(pyo3::intern!(self.py, "items"))?;
         self.enc.begin_map()?;
+        // With non_str_keys, the text of each key: two keys written as one
+        // text (`1` and `"1"`) would be merged, losing a value.
+        let mut seen = hashbrown::HashSet::new();
         for kv in items.try_iter()? {
             let kv = kv?;
             let (k, v): (Bound<'py, PyAny>, Bound<'py, PyAny>) = kv.extract()?;
@@ -656,24 +728,38 @@ impl<'py> State<'py, '_> {
             } else {
                 None
             };
-            let kb = match kb {
-                Some(b) => b,
+            let text;
+            let key = match kb {
+                // SAFETY: str_bytes returns CPython's UTF-8 form of the str.
+                Some(b) => unsafe { std::str::from_utf8_unchecked(b) },
                 None => {
-                    let mut f = if k.is_instance_of::<PyString>() {
-                        self.str_error()
+                    let r = if k.is_instance_of::<PyString>() {
+                        Err(self.str_error())
+                    } else if self.non_str_keys {
+                        self.key_text(&k)
                     } else {
-                        let r = k.repr().map(|r| r.to_string()).unwrap_or_default();
-                        msg(format!(
-                            "dict keys must be str, got {} {r}",
-                            type_name(k.as_ptr())
-                        ))
+                        Err(self.key_type_error(&k))
                     };
-                    f.path.push(Seg::Key(k.unbind()));
-                    return Err(f);
+                    match r {
+                        Ok(t) => {
+                            text = t;
+                            &text
+                        }
+                        Err(mut f) => {
+                            f.path.push(Seg::Key(k.unbind()));
+                            return Err(f);
+                        }
+                    }
                 }
             };
-            // SAFETY: str_bytes returns CPython's UTF-8 form of the str.
-            self.enc.key(unsafe { std::str::from_utf8_unchecked(kb) })?;
+            if self.non_str_keys && !seen.insert(key.to_owned()) {
+                let mut f = msg(format!(
+                    "two keys of this dict are written as {key:?} (non_str_keys=True)"
+                ));
+                f.path.push(Seg::Key(k.unbind()));
+                return Err(f);
+            }
+            self.enc.key(key)?;
             // `v` is held by the dict and by the (k, v) tuple... and by us.
             if let Err(mut f) = self.owned(v, 3) {
                 f.path.push(Seg::Key(k.unbind()));

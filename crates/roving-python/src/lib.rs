@@ -122,18 +122,22 @@ pub(crate) fn with_bytes<T>(
     f(copy.as_bytes(), true)
 }
 
-/// dumps(obj, /, *, default=None) -> bytes
+/// dumps(obj, /, *, default=None, non_str_keys=False) -> bytes
 ///
 /// Encodes `obj` as a roving document. `default(obj)` is called for objects
-/// of unsupported types and its result encoded instead.
+/// of unsupported types and its result encoded instead. With
+/// `non_str_keys`, dict keys that are ints, enum members, UUIDs, Decimals
+/// or dates are written as their text (what typed `loads` reads them back
+/// from).
 #[pyfunction]
-#[pyo3(signature = (obj, /, *, default=None))]
+#[pyo3(signature = (obj, /, *, default=None, non_str_keys=false))]
 fn dumps<'py>(
     obj: &Bound<'py, PyAny>,
     default: Option<&Bound<'py, PyAny>>,
+    non_str_keys: bool,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let default = default.filter(|d| !d.is_none());
-    encode::dumps_py(obj, default)
+    encode::dumps_py(obj, default, non_str_keys)
 }
 
 /// loads(data, /, *, type=None)

@@ -1,5 +1,5 @@
 //! Runs typed encode/decode in a loop for profiling (callgrind):
-//! `prof_typed encode|encode_reuse|json|decode|decode_ref|decode_value|rmp_encode|rmp_decode|rmp_decode_ref N`,
+//! `prof_typed encode|encode_reuse|json|decode|decode_ref|decode_value|rmp_encode|rmp_encode_named|rmp_decode|rmp_decode_ref N`,
 //! or `prof_typed dump DIR` to write the typed and JSON encodings to `DIR`.
 use roving_bench::{Person, PersonRef};
 
@@ -42,6 +42,9 @@ fn main() {
                 roving::from_slice::<serde_json::Value>(&bytes).unwrap(),
             )),
             "rmp_encode" => drop(std::hint::black_box(rmp_serde::to_vec(&people).unwrap())),
+            "rmp_encode_named" => drop(std::hint::black_box(
+                rmp_serde::to_vec_named(&people).unwrap(),
+            )),
             "rmp_decode" => drop(std::hint::black_box(
                 rmp_serde::from_slice::<Vec<Person>>(&rmp).unwrap(),
             )),

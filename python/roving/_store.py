@@ -261,15 +261,17 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
         # Pending changes are dropped with the Store: say so, as an
         # unclosed file says it was not closed.
         try:
-            pending = 0 if self.closed else self.pending + len(self._cache or ())
+            pending = 0 if self.closed else self.pending
+            cached = 0 if self.closed else len(self._cache or ())
         except Exception:
             return
-        if pending:
+        if pending or cached:
+            what = f"{pending} unflushed change(s)"
+            if cached:
+                what += f" and {cached} writeback value(s)"
             warnings.warn(
-                f"roving.Store({str(self.path)!r}) was garbage-collected with {pending} "
-                "unflushed change(s) or writeback value(s), now dropped; call flush() or "
-                "close(), or use it "
-                "in a with block",
+                f"roving.Store({str(self.path)!r}) was garbage-collected with {what}, now "
+                "dropped; call flush() or close(), or use it in a with block",
                 ResourceWarning,
                 source=self,
                 stacklevel=2,

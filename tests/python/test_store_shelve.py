@@ -296,5 +296,5 @@ def test_garbage_collected_writeback_store_warns(tmp_path: Path) -> None:
         del s
         gc.collect()
     [w] = [w for w in caught if issubclass(w.category, ResourceWarning)]
-    assert "1 unflushed change(s) or writeback value(s)" in str(w.message)
+    assert "with 0 unflushed change(s) and 1 writeback value(s), now dropped" in str(w.message)
     assert contents(open_store, path) == {"k": [1]}

@@ -101,6 +101,14 @@ impl std::fmt::Debug for Record {
     }
 }
 
+/// The error of a value for `key` that is not a valid roving document.
+fn invalid_document(key: &str, e: roving::Error) -> StoreError {
+    StoreError::new(
+        StoreErrorKind::InvalidDocument,
+        format!("the value for {key:?} is not a valid roving document: {e}"),
+    )
+}
+
 enum WriteFail {
     MapFull,
     Resized,
@@ -324,12 +332,7 @@ impl Store {
     pub fn put(&mut self, key: &str, doc: impl Into<Vec<u8>>) -> Result<()> {
         let doc: Vec<u8> = doc.into();
         self.check_put(key, doc.len())?;
-        roving::validate(&doc).map_err(|e| {
-            StoreError::new(
-                StoreErrorKind::InvalidDocument,
-                format!("the value for {key:?} is not a valid roving document: {e}"),
-            )
-        })?;
+        roving::validate(&doc).map_err(|e| invalid_document(key, e))?;
         self.set(key, Some(Arc::from(doc)))
     }
 
@@ -344,10 +347,16 @@ impl Store {
         self.set(key, Some(Arc::from(doc)))
     }
 
-    /// Sets `key` to a copy of `doc` (already valid), pending until the
-    /// next flush.
+    /// Sets `key` to a copy of `doc`, pending until the next flush. A
+    /// document opened with [`Document::open`] (or validated since) is
+    /// copied as it is; one opened with [`Document::open_lazy`], whose
+    /// bytes nothing has checked yet, is validated here first (O(n)), as
+    /// [`put`](Store::put) validates.
     pub fn put_document(&mut self, key: &str, doc: Document<'_>) -> Result<()> {
         self.check_put(key, doc.as_bytes().len())?;
+        if doc.is_lazy() {
+            roving::validate(doc.as_bytes()).map_err(|e| invalid_document(key, e))?;
+        }
         self.set(key, Some(Arc::from(doc.as_bytes())))
     }
 

@@ -52,3 +52,28 @@ fn the_error_is_a_std_error_that_crosses_threads() {
         roving::validate(b"nope").unwrap_err().into();
     assert!(boxed.to_string().starts_with("not a roving document"));
 }
+
+/// Arrays and maps iterate by reference too (`for x in &array`), as
+/// `Vec` and `HashMap` do: a loop over a borrowed container is the
+/// habit, and `Array`/`Map` are `Copy` handles, so both forms yield the
+/// same items.
+#[test]
+fn arrays_and_maps_iterate_by_reference() {
+    let bytes = roving::json::from_json(br#"{"a":[1,2],"b":"x"}"#).unwrap();
+    let doc = roving::Document::open(&bytes).unwrap();
+    let map = doc.root().as_map().unwrap();
+    let mut keys = Vec::new();
+    for (k, _) in &map {
+        keys.push(k);
+    }
+    assert_eq!(keys, ["a", "b"]);
+    let arr = map.get("a").unwrap().as_array().unwrap();
+    let mut ints = Vec::new();
+    for v in &arr {
+        ints.push(v.as_i64().unwrap());
+    }
+    assert_eq!(ints, [1, 2]);
+    fn into_iter<I: IntoIterator>(_: I) {}
+    into_iter(&map);
+    into_iter(&arr);
+}

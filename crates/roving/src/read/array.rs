@@ -177,6 +177,28 @@ impl<'a> IntoIterator for Array<'a> {
     }
 }
 
+/// `for x in &array`, as for `Vec` and `HashMap` (the same items as
+/// [`Array::iter`]).
+///
+/// ```
+/// let bytes = roving::json::from_json(b"[1,2,3]")?;
+/// let doc = roving::Document::open(&bytes)?;
+/// let array = doc.root().as_array().unwrap();
+/// let mut sum = 0;
+/// for v in &array {
+///     sum += v.as_i64().unwrap_or(0);
+/// }
+/// assert_eq!(sum, 6);
+/// # Ok::<(), roving::Error>(())
+/// ```
+impl<'a> IntoIterator for &Array<'a> {
+    type Item = Value<'a>;
+    type IntoIter = ArrayIter<'a>;
+    fn into_iter(self) -> ArrayIter<'a> {
+        self.iter()
+    }
+}
+
 /// An [`Array`] with its header decoded: its elements read by index with
 /// no further decoding ([`Array::slots`]). An array whose header does not
 /// decode (only in a lazily opened document) reads as empty.

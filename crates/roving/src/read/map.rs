@@ -723,6 +723,28 @@ impl<'a> IntoIterator for Map<'a> {
     }
 }
 
+/// `for x in &map`, as for `Vec` and `HashMap` (the same items as
+/// [`Map::iter`]).
+///
+/// ```
+/// let bytes = roving::json::from_json(br#"{"a":1,"b":2}"#)?;
+/// let doc = roving::Document::open(&bytes)?;
+/// let map = doc.root().as_map().unwrap();
+/// let mut keys = Vec::new();
+/// for (key, _value) in &map {
+///     keys.push(key);
+/// }
+/// assert_eq!(keys, ["a", "b"]);
+/// # Ok::<(), roving::Error>(())
+/// ```
+impl<'a> IntoIterator for &Map<'a> {
+    type Item = (&'a str, Value<'a>);
+    type IntoIter = MapIter<'a>;
+    fn into_iter(self) -> MapIter<'a> {
+        self.iter()
+    }
+}
+
 /// A [`Map`] with its header decoded: its keys and values read by index
 /// with no further decoding ([`Map::slots`]). A map whose header does not
 /// decode (only in a lazily opened document) reads as empty.

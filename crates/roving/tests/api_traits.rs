@@ -73,7 +73,4 @@ fn arrays_and_maps_iterate_by_reference() {
         ints.push(v.as_i64().unwrap());
     }
     assert_eq!(ints, [1, 2]);
-    fn into_iter<I: IntoIterator>(_: I) {}
-    into_iter(&map);
-    into_iter(&arr);
 }

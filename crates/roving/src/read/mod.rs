@@ -49,6 +49,7 @@ macro_rules! record_accessors {
 }
 
 mod array;
+mod compare;
 mod equal;
 mod map;
 mod path;

@@ -9,6 +9,27 @@ use crate::timestamp::Timestamp;
 ///
 /// Scalars are decoded; strings, byte strings and containers borrow the
 /// document. Copying a `Value` is cheap (it is a few words).
+///
+/// Two values compare structurally (`==`, see the `PartialEq` impl), and
+/// a value compares with plain Rust values as `serde_json::Value` does:
+/// strings (`str`, `&str`, `String`) with a string, integers with an
+/// integer of the same number, `f32`/`f64` with what
+/// [`as_f64`](Self::as_f64) reads (integers included), `bool` with a
+/// boolean; a value of another kind is unequal.
+///
+/// ```
+/// let bytes = roving::json::from_json(br#"{"name":"Ada","n":3,"x":2.5,"ok":true}"#)?;
+/// let doc = roving::Document::open(&bytes)?;
+/// let root = doc.root();
+/// assert!(root.get("name").unwrap() == "Ada");
+/// assert!("Ada" == root.get("name").unwrap());
+/// assert!(root.get("n").unwrap() == 3);
+/// assert!(root.get("n").unwrap() == 3.0);
+/// assert!(root.get("x").unwrap() == 2.5);
+/// assert!(root.get("ok").unwrap() == true);
+/// assert!(root.get("name").unwrap() != 3); // another kind: unequal
+/// # Ok::<(), roving::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub enum Value<'a> {
     /// JSON `null`.

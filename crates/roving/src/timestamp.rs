@@ -86,6 +86,91 @@ impl Timestamp {
     }
 }
 
+/// RFC 3339 text, as [`Timestamp::to_rfc3339`] writes it.
+///
+/// ```
+/// let t = roving::Timestamp::new(1_700_000_000, 0, Some(3600)).unwrap();
+/// assert_eq!(t.to_string(), "2023-11-14T23:13:20+01:00");
+/// ```
+impl std::fmt::Display for Timestamp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.to_rfc3339())
+    }
+}
+
+/// The error of a timestamp that `SystemTime` cannot hold (or of
+/// `nanos` out of range).
+fn not_a_system_time(seconds: i64, nanos: u32) -> crate::Error {
+    crate::Error::new(crate::ErrorKind::Unsupported).with_message(format!(
+        "timestamp {seconds} s + {nanos} ns is out of the range of SystemTime"
+    ))
+}
+
+/// The instant of a `SystemTime`, with no offset (`Z`), exact to the
+/// nanosecond; an error if its seconds do not fit in an `i64`.
+///
+/// ```
+/// use std::time::SystemTime;
+/// let now = SystemTime::now();
+/// let t = roving::Timestamp::try_from(now)?;
+/// assert_eq!(SystemTime::try_from(t)?, now);
+/// # Ok::<(), roving::Error>(())
+/// ```
+impl TryFrom<std::time::SystemTime> for Timestamp {
+    type Error = crate::Error;
+
+    fn try_from(t: std::time::SystemTime) -> crate::Result<Timestamp> {
+        let (seconds, nanos) = match t.duration_since(std::time::UNIX_EPOCH) {
+            Ok(d) => (i64::try_from(d.as_secs()).ok(), d.subsec_nanos()),
+            Err(before) => {
+                // `d` before the epoch: -secs - 1 and the rest of a second.
+                let d = before.duration();
+                match (i64::try_from(d.as_secs()).ok(), d.subsec_nanos()) {
+                    (Some(s), 0) => (Some(-s), 0),
+                    (Some(s), n) => (Some(-s - 1), 1_000_000_000 - n),
+                    (None, n) => (None, n),
+                }
+            }
+        };
+        seconds
+            .and_then(|s| Timestamp::new(s, nanos, None))
+            .ok_or_else(|| {
+                crate::Error::new(crate::ErrorKind::Unsupported)
+                    .with_message("SystemTime out of the range of a timestamp (i64 seconds)")
+            })
+    }
+}
+
+/// The instant as a `SystemTime` (the offset does not change the
+/// instant and is dropped); an error if the platform's `SystemTime`
+/// cannot hold it, or if `nanos` is out of range (the fields are public).
+///
+/// ```
+/// use std::time::{Duration, SystemTime, UNIX_EPOCH};
+/// let t = roving::Timestamp::new(-1, 500_000_000, Some(3600)).unwrap();
+/// assert_eq!(SystemTime::try_from(t)?, UNIX_EPOCH - Duration::from_millis(500));
+/// # Ok::<(), roving::Error>(())
+/// ```
+impl TryFrom<Timestamp> for std::time::SystemTime {
+    type Error = crate::Error;
+
+    fn try_from(t: Timestamp) -> crate::Result<std::time::SystemTime> {
+        use std::time::{Duration, UNIX_EPOCH};
+        let bad = || not_a_system_time(t.seconds, t.nanos);
+        if t.nanos > Timestamp::MAX_NANOS {
+            return Err(bad());
+        }
+        let whole = Duration::from_secs(t.seconds.unsigned_abs());
+        let at = if t.seconds >= 0 {
+            UNIX_EPOCH.checked_add(whole)
+        } else {
+            UNIX_EPOCH.checked_sub(whole)
+        };
+        at.and_then(|at| at.checked_add(Duration::from_nanos(u64::from(t.nanos))))
+            .ok_or_else(bad)
+    }
+}
+
 impl std::str::FromStr for Timestamp {
     type Err = crate::Error;
 

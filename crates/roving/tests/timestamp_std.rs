@@ -1,0 +1,74 @@
+//! `Timestamp` works with the standard library as a service expects:
+//! `Display` prints RFC 3339 (`format!("{t}")`, `t.to_string()`), and it
+//! converts from and to `std::time::SystemTime` (the clock a service
+//! stamps records with), exactly to the nanosecond, before the epoch
+//! too; a conversion out of range is an error, not a panic.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use roving::{ErrorKind, Timestamp};
+
+#[test]
+fn display_is_rfc3339() {
+    let t = Timestamp::new(1_700_000_000, 123_000_000, Some(3600)).unwrap();
+    assert_eq!(t.to_string(), t.to_rfc3339());
+    assert_eq!(format!("{t}"), "2023-11-14T23:13:20.123+01:00");
+    assert_eq!(t.to_string().parse::<Timestamp>().unwrap(), t);
+}
+
+#[test]
+fn system_time_round_trips() {
+    for (secs, nanos) in [
+        (0i64, 0u32),
+        (1_700_000_000, 123_456_789),
+        (-1, 999_999_999),
+        (-1, 0),
+        (-86_400 * 365 * 100, 1),
+        (253_402_300_799, 999_999_999),
+    ] {
+        let t = Timestamp::new(secs, nanos, None).unwrap();
+        let st = SystemTime::try_from(t).unwrap();
+        let expected = if secs >= 0 {
+            UNIX_EPOCH + Duration::new(secs as u64, nanos)
+        } else {
+            UNIX_EPOCH - Duration::new(secs.unsigned_abs(), 0) + Duration::new(0, nanos)
+        };
+        assert_eq!(st, expected, "{secs} {nanos}");
+        assert_eq!(Timestamp::try_from(st).unwrap(), t, "{secs} {nanos}");
+    }
+}
+
+#[test]
+fn the_offset_does_not_change_the_instant() {
+    let utc = Timestamp::new(1_700_000_000, 5, None).unwrap();
+    let local = Timestamp::new(1_700_000_000, 5, Some(-5 * 3600)).unwrap();
+    assert_eq!(
+        SystemTime::try_from(utc).unwrap(),
+        SystemTime::try_from(local).unwrap()
+    );
+}
+
+#[test]
+fn now_converts() {
+    let now = SystemTime::now();
+    let t = Timestamp::try_from(now).unwrap();
+    assert!(t.seconds > 1_600_000_000);
+    assert_eq!(t.offset, None);
+    assert_eq!(SystemTime::try_from(t).unwrap(), now);
+}
+
+#[test]
+fn out_of_range_is_an_error() {
+    // Fields are public: a hand-built timestamp may be invalid.
+    let bad = Timestamp {
+        seconds: 0,
+        nanos: 1_000_000_000,
+        offset: None,
+    };
+    let e = SystemTime::try_from(bad).unwrap_err();
+    assert_eq!(e.kind(), &ErrorKind::Unsupported);
+    // i64::MIN seconds is before anything a SystemTime holds on most
+    // platforms; whatever the platform, no panic.
+    let _ = SystemTime::try_from(Timestamp::new(i64::MIN, 0, None).unwrap());
+    let _ = SystemTime::try_from(Timestamp::new(i64::MAX, Timestamp::MAX_NANOS, None).unwrap());
+}

@@ -39,6 +39,8 @@ fn public_types_are_send_sync_and_debug() {
     debug::<roving::read::BigInt<'static>>();
     debug::<roving::read::Ext<'static>>();
     debug::<roving::read::Scalar>();
+    debug::<roving::read::VectorIter<'static>>();
+    send_sync::<roving::read::VectorIter<'static>>();
     debug::<roving::read::PathSegment>();
     debug::<roving::ElemType>();
     debug::<roving::serde::Serializer<'static>>();

@@ -61,7 +61,7 @@ pub use map::{KeyHandle, Map, MapIter, MapSlots, MapValues};
 pub use path::PathSegment;
 pub(crate) use value::DecimalMemo;
 pub use value::{BigInt, Ext, Value, MAX_DECIMAL_BITS, MAX_DECIMAL_DIGITS};
-pub use vector::{Scalar, Vector, VectorElement};
+pub use vector::{Scalar, Vector, VectorElement, VectorIter};
 
 pub(crate) use map::{map_shape_ref, shape_target, Shape};
 pub(crate) use value::{

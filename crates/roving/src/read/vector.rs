@@ -150,6 +150,84 @@ impl<'a> Vector<'a> {
     }
 }
 
+impl<'a> Vector<'a> {
+    /// The elements in order, each as [`get`](Self::get) reads it: for a
+    /// vector of any element type, in a buffer of any alignment.
+    ///
+    /// ```
+    /// use roving::read::Scalar;
+    /// let mut enc = roving::Encoder::new();
+    /// enc.vector(&[1u16, 2, 3])?;
+    /// let bytes = enc.finish()?;
+    /// let doc = roving::Document::open(&bytes)?;
+    /// let v = doc.root().as_vector().unwrap();
+    /// let sum: i64 = v.iter().map(|x| match x { Scalar::Int(i) => i, _ => 0 }).sum();
+    /// assert_eq!(sum, 6);
+    /// # Ok::<(), roving::Error>(())
+    /// ```
+    pub fn iter(&self) -> VectorIter<'a> {
+        VectorIter {
+            v: *self,
+            next: 0,
+            end: self.len(),
+        }
+    }
+}
+
+impl<'a> IntoIterator for Vector<'a> {
+    type Item = Scalar;
+    type IntoIter = VectorIter<'a>;
+    fn into_iter(self) -> VectorIter<'a> {
+        self.iter()
+    }
+}
+
+/// `for x in &vector` (the same items as [`Vector::iter`]).
+impl<'a> IntoIterator for &Vector<'a> {
+    type Item = Scalar;
+    type IntoIter = VectorIter<'a>;
+    fn into_iter(self) -> VectorIter<'a> {
+        self.iter()
+    }
+}
+
+/// Iterator over a [`Vector`]'s elements ([`Vector::iter`]).
+#[derive(Clone, Debug)]
+pub struct VectorIter<'a> {
+    v: Vector<'a>,
+    next: usize,
+    end: usize,
+}
+
+impl Iterator for VectorIter<'_> {
+    type Item = Scalar;
+
+    fn next(&mut self) -> Option<Scalar> {
+        if self.next >= self.end {
+            return None;
+        }
+        self.next += 1;
+        self.v.get(self.next - 1)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.end - self.next;
+        (n, Some(n))
+    }
+}
+
+impl DoubleEndedIterator for VectorIter<'_> {
+    fn next_back(&mut self) -> Option<Scalar> {
+        if self.next >= self.end {
+            return None;
+        }
+        self.end -= 1;
+        self.v.get(self.end)
+    }
+}
+
+impl ExactSizeIterator for VectorIter<'_> {}
+
 /// One element of a vector.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Scalar {

@@ -332,7 +332,7 @@ impl Store {
     pub fn put(&mut self, key: &str, doc: impl Into<Vec<u8>>) -> Result<()> {
         let doc: Vec<u8> = doc.into();
         self.check_put(key, doc.len())?;
-        roving::validate(&doc).map_err(|e| invalid_document(key, e))?;
+        roving::validate(&doc).map_err(|e| self.shared.err(invalid_document(key, e)))?;
         self.set(key, Some(Arc::from(doc)))
     }
 
@@ -355,7 +355,8 @@ impl Store {
     pub fn put_document(&mut self, key: &str, doc: Document<'_>) -> Result<()> {
         self.check_put(key, doc.as_bytes().len())?;
         if doc.is_lazy() {
-            roving::validate(doc.as_bytes()).map_err(|e| invalid_document(key, e))?;
+            roving::validate(doc.as_bytes())
+                .map_err(|e| self.shared.err(invalid_document(key, e)))?;
         }
         self.set(key, Some(Arc::from(doc.as_bytes())))
     }

@@ -45,3 +45,21 @@ fn a_lazily_opened_valid_document_is_put() {
     store.flush().unwrap();
     assert_eq!(store.get_bytes("k").unwrap(), Some(&bytes[..]));
 }
+
+/// An invalid document names the store's path, as every other error of a
+/// put does (an invalid key, a read-only store).
+#[test]
+fn an_invalid_document_error_names_the_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(dir.path().join("s.rvs"), &StoreOptions::default()).unwrap();
+    let key_err = store.put("", roving::to_vec(&1).unwrap()).unwrap_err();
+    assert_eq!(key_err.path(), Some(store.path()));
+    let err = store.put("k", b"nope".to_vec()).unwrap_err();
+    assert_eq!(err.kind(), StoreErrorKind::InvalidDocument);
+    assert_eq!(err.path(), Some(store.path()), "{err}");
+    let bytes = bad_utf8_doc();
+    let err = store
+        .put_document("k", Document::open_lazy(&bytes).unwrap())
+        .unwrap_err();
+    assert_eq!(err.path(), Some(store.path()), "{err}");
+}

@@ -38,6 +38,11 @@ pub enum StoreErrorKind {
     Io,
     /// Any other error reported by LMDB.
     Lmdb,
+    /// An error of the roving core converted with `?` (`From<roving::Error>`):
+    /// encoding a value to put (`roving::to_vec`) or decoding a record
+    /// (`roving::from_value`); the `roving::Error` is the
+    /// [`source`](std::error::Error::source).
+    Document,
 }
 
 impl StoreErrorKind {
@@ -56,6 +61,7 @@ impl StoreErrorKind {
             StoreErrorKind::TooLarge => "too-large",
             StoreErrorKind::Io => "io",
             StoreErrorKind::Lmdb => "lmdb",
+            StoreErrorKind::Document => "document",
         }
     }
 }
@@ -157,6 +163,44 @@ impl From<std::io::Error> for StoreError {
             );
         }
         StoreError::new(kind, msg).with_source(e)
+    }
+}
+
+/// An error of the roving core met around a store, for `?` in a function
+/// that returns the store's [`Result`]: kind
+/// [`Document`](StoreErrorKind::Document), the roving error's text as the
+/// message and the roving error itself as the source.
+///
+/// ```
+/// use roving_store::{Result, Store, StoreErrorKind, StoreOptions};
+///
+/// #[derive(serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+/// struct Item<'a> { name: &'a str, qty: u32 }
+///
+/// fn save(store: &mut Store, key: &str, item: &Item<'_>) -> Result<()> {
+///     store.put(key, roving::to_vec(item)?)?;
+///     store.flush()
+/// }
+///
+/// fn load<'s>(store: &'s Store, key: &str) -> Result<Option<Item<'s>>> {
+///     match store.get(key)? {
+///         Some(doc) => Ok(Some(roving::from_value(doc.root())?)),
+///         None => Ok(None),
+///     }
+/// }
+///
+/// # fn main() -> Result<()> {
+/// # let dir = tempfile::tempdir()?;
+/// let mut store = Store::open(dir.path().join("items.rvs"), &StoreOptions::default())?;
+/// save(&mut store, "pear", &Item { name: "pear", qty: 2 })?;
+/// assert_eq!(load(&store, "pear")?, Some(Item { name: "pear", qty: 2 }));
+/// store.put("odd", roving::to_vec(&"not an item")?)?;
+/// assert_eq!(load(&store, "odd").unwrap_err().kind(), StoreErrorKind::Document);
+/// # Ok(()) }
+/// ```
+impl From<roving::Error> for StoreError {
+    fn from(e: roving::Error) -> StoreError {
+        StoreError::new(StoreErrorKind::Document, e.to_string()).with_source(e)
     }
 }
 

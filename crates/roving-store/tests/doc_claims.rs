@@ -199,6 +199,7 @@ fn error_names_and_text() {
         (StoreErrorKind::TooLarge, "too-large"),
         (StoreErrorKind::Io, "io"),
         (StoreErrorKind::Lmdb, "lmdb"),
+        (StoreErrorKind::Document, "document"),
     ];
     for (kind, name) in names {
         assert_eq!(kind.name(), name);

@@ -30,7 +30,8 @@
 //! commits all pending changes in one write transaction (synced to disk on
 //! commit: once `flush` returns, the changes survive a crash of the process
 //! or of the machine) and moves to the newest state; [`Store::reload`]
-//! drops pending changes and moves to the newest state.
+//! drops pending changes and moves to the newest state. A `Store`
+//! dropped without a `flush` drops its pending changes (no flush on drop).
 //!
 //! # Processes
 //! Any number of processes may read a store while one writes. Readers see

@@ -27,6 +27,9 @@ const SCAN_CHUNK: usize = 256;
 /// with its own pending changes on top. Changes ([`put`](Store::put),
 /// [`delete`](Store::delete)) stay in memory until `flush` commits all of
 /// them atomically in one write transaction, or `reload` drops them.
+/// Dropping a `Store` drops its pending changes too: there is no flush on
+/// drop (a commit can fail, and `Drop` could not report it), so flush
+/// before a store goes out of scope.
 ///
 /// Many processes may read a store while one writes: a commit is visible to
 /// others when they `reload`. A second writer waits: `flush` blocks while

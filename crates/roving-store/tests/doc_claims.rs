@@ -182,6 +182,22 @@ fn pending_changes_are_as_documented() {
     assert!(s.contains("a").unwrap() && !s.contains("b").unwrap());
 }
 
+/// A store dropped with pending changes keeps none of them: there is no
+/// flush on drop.
+#[test]
+fn a_dropped_store_drops_its_pending_changes() {
+    let (_d, path) = tmp();
+    let mut s = Store::open(&path, &StoreOptions::default()).unwrap();
+    s.put("kept", doc_of(1)).unwrap();
+    s.flush().unwrap();
+    s.put("lost", doc_of(2)).unwrap();
+    assert!(s.delete("kept").unwrap());
+    drop(s);
+    let s = Store::open(&path, &StoreOptions::default()).unwrap();
+    assert!(s.contains("kept").unwrap());
+    assert!(!s.contains("lost").unwrap());
+}
+
 /// Error kinds' names, and the text of an error: `store PATH: message`
 /// once the path is known.
 #[test]

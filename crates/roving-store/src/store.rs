@@ -36,6 +36,38 @@ const SCAN_CHUNK: usize = 256;
 /// another process or thread is committing (flushes are short: the write
 /// transaction exists only inside `flush`). Concurrent writers are last
 /// writer wins per key.
+///
+/// ```
+/// use std::ops::Bound;
+/// use roving_store::{Store, StoreOptions};
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("items.rvs");
+/// let mut store = Store::open(&path, &StoreOptions::default())?;
+/// store.put("a", roving::to_vec(&["x", "y"])?)?;
+/// store.put("b", roving::json::from_json(br#"{"n":2}"#)?)?;
+/// assert!(store.is_dirty());                  // pending: this Store sees them,
+/// assert_eq!(store.len()?, 2);                // other Stores do not yet
+/// store.flush()?;                             // one atomic, durable commit
+///
+/// let doc = store.get("b")?.expect("present");
+/// assert_eq!(doc.root().get("n").and_then(|v| v.as_i64()), Some(2));
+/// let tags: Vec<&str> = roving::from_value(store.get("a")?.unwrap().root())?;
+/// assert_eq!(tags, ["x", "y"]);
+///
+/// assert!(store.delete("a")?);
+/// store.reload()?;                            // drops the pending delete
+/// assert!(store.contains("a")?);
+///
+/// let mut keys = Vec::new();
+/// for record in store.iter_from(Bound::Excluded("a")) {
+///     let (key, _doc) = record?;
+///     keys.push(key.to_owned());
+/// }
+/// assert_eq!(keys, ["b"]);
+/// # Ok(()) }
+/// ```
 pub struct Store {
     shared: Arc<Shared>,
     snap: Option<Arc<Snapshot>>,

@@ -23,6 +23,18 @@ impl Timestamp {
     pub const MAX_OFFSET: i32 = 86_399;
 
     /// A timestamp, or `None` if `nanos` or `offset` is out of range.
+    ///
+    /// ```
+    /// use roving::Timestamp;
+    /// let t = Timestamp::new(1_700_000_000, 500_000_000, Some(-5 * 3600)).unwrap();
+    /// assert_eq!(t.to_rfc3339(), "2023-11-14T17:13:20.500-05:00");
+    /// assert!(Timestamp::new(0, 1_000_000_000, None).is_none()); // nanos out of range
+    /// let mut enc = roving::Encoder::new();
+    /// enc.timestamp(t)?;
+    /// let bytes = enc.finish()?;
+    /// assert_eq!(roving::Document::open(&bytes)?.root().as_timestamp(), Some(t));
+    /// # Ok::<(), roving::Error>(())
+    /// ```
     pub fn new(seconds: i64, nanos: u32, offset: Option<i32>) -> Option<Timestamp> {
         if nanos > Self::MAX_NANOS {
             return None;

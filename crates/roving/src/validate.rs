@@ -43,6 +43,15 @@ use crate::read::{
 /// Time is O(len), with no recursion at any depth; memory O(len): a
 /// bitmap of `len / 8` bytes, and lists of the shapes and key hashes met,
 /// bounded by the number of shape and key records.
+///
+/// ```
+/// let mut bytes = roving::to_vec(&["a", "b"])?;
+/// assert!(roving::validate(&bytes).is_ok());
+/// bytes.truncate(bytes.len() - 1);
+/// let err = roving::validate(&bytes).unwrap_err();
+/// assert!(err.offset().is_some());
+/// # Ok::<(), roving::Error>(())
+/// ```
 pub fn validate(buf: &[u8]) -> Result<()> {
     validate_with::<AUTO>(buf)
 }

@@ -375,6 +375,16 @@ impl Encoder {
     }
 
     /// Forgets everything written, keeping allocated memory for the next document.
+    ///
+    /// ```
+    /// let mut enc = roving::Encoder::new();
+    /// enc.begin_map()?;
+    /// assert!(enc.i64(1).is_err()); // a map value needs a key first
+    /// enc.reset();                  // drop the unfinished document
+    /// enc.i64(1)?;
+    /// assert_eq!(roving::Document::open(&enc.finish()?)?.root().as_i64(), Some(1));
+    /// # Ok::<(), roving::Error>(())
+    /// ```
     pub fn reset(&mut self) {
         self.out.truncate(HEADER_LEN);
         self.slots.clear();
@@ -628,6 +638,24 @@ impl Encoder {
     /// Writes a value marked earlier again, as a reference to the same bytes.
     /// A mark of another document (an earlier one of this encoder, or one
     /// of another encoder) is an [`ErrorKind::EncoderState`] error.
+    ///
+    /// ```
+    /// let mut enc = roving::Encoder::new();
+    /// enc.begin_array()?;
+    /// enc.begin_map()?;
+    /// enc.key("unit")?;
+    /// enc.str("kg")?;
+    /// enc.end_map()?;
+    /// let unit = enc.mark().unwrap(); // the map just written
+    /// enc.reuse(unit)?;               // the same map again, stored once
+    /// enc.end_array()?;
+    /// let bytes = enc.finish()?;
+    /// let doc = roving::Document::open(&bytes)?;
+    /// assert_eq!(roving::json::to_json(doc.root())?, r#"[{"unit":"kg"},{"unit":"kg"}]"#);
+    /// let (a, b) = (doc.root().index(0).unwrap(), doc.root().index(1).unwrap());
+    /// assert_eq!(a.as_map().unwrap().offset(), b.as_map().unwrap().offset());
+    /// # Ok::<(), roving::Error>(())
+    /// ```
     pub fn reuse(&mut self, mark: Mark) -> Result<()> {
         if mark.generation != self.generation {
             return Err(state("mark from another document"));
@@ -986,6 +1014,21 @@ impl Encoder {
     /// the next document (keeping its allocations). The next output buffer
     /// starts a little larger than this document, so that documents of
     /// similar size grow no buffer (as [`to_vec`](crate::to_vec) does).
+    ///
+    /// ```
+    /// let mut enc = roving::Encoder::new();
+    /// let mut docs = Vec::new();
+    /// for n in 0..3 {
+    ///     enc.begin_map()?;
+    ///     enc.key("n")?;
+    ///     enc.i64(n)?;
+    ///     enc.end_map()?;
+    ///     docs.push(enc.finish_reset()?); // the encoder is ready for the next one
+    /// }
+    /// let doc = roving::Document::open(&docs[2])?;
+    /// assert_eq!(doc.root().get("n").and_then(|v| v.as_i64()), Some(2));
+    /// # Ok::<(), roving::Error>(())
+    /// ```
     pub fn finish_reset(&mut self) -> Result<Vec<u8>> {
         self.finish_root()?;
         let mut out = Vec::with_capacity(next_capacity(self.out.len()));

@@ -43,6 +43,18 @@ pub fn from_json_with(input: &[u8], max_depth: usize) -> Result<Vec<u8>> {
 }
 
 /// Writes the value of JSON text into `enc` (as its next value).
+///
+/// ```
+/// let mut enc = roving::Encoder::new();
+/// enc.begin_map()?;
+/// enc.key("payload")?;
+/// roving::json::from_json_into(br#"{"x":[1,2]}"#, &mut enc)?;
+/// enc.end_map()?;
+/// let bytes = enc.finish()?;
+/// let doc = roving::Document::open(&bytes)?;
+/// assert_eq!(doc.get_path("payload.x[1]")?.and_then(|v| v.as_i64()), Some(2));
+/// # Ok::<(), roving::Error>(())
+/// ```
 pub fn from_json_into(input: &[u8], enc: &mut Encoder) -> Result<()> {
     if let Err(e) = simdutf8::compat::from_utf8(input) {
         return Err(syntax(input, e.valid_up_to(), "invalid UTF-8"));

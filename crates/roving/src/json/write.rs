@@ -49,6 +49,14 @@ pub fn to_json(value: Value<'_>) -> Result<String> {
 }
 
 /// JSON text of `value` indented by `indent` spaces per level.
+///
+/// ```
+/// let bytes = roving::json::from_json(br#"{"a":[1,2]}"#)?;
+/// let doc = roving::Document::open(&bytes)?;
+/// let text = roving::json::to_json_pretty(doc.root(), 2)?;
+/// assert_eq!(text, "{\n  \"a\": [\n    1,\n    2\n  ]\n}");
+/// # Ok::<(), roving::Error>(())
+/// ```
 pub fn to_json_pretty(value: Value<'_>, indent: usize) -> Result<String> {
     let mut out = Vec::new();
     let opts = JsonOptions {
@@ -108,6 +116,16 @@ impl Budget {
 /// [`ErrorKind::ExpansionLimit`] error past it): it counts every value
 /// written (a vector's elements too) and every
 /// [`BYTES_PER_VALUE`](crate::BYTES_PER_VALUE) bytes of output.
+///
+/// ```
+/// use roving::json::{write_json, JsonOptions};
+/// let bytes = roving::json::from_json(br#"{"user":{"name":"Ada"}}"#)?;
+/// let doc = roving::Document::open(&bytes)?;
+/// let mut body = b"data: ".to_vec(); // appends: reuse one buffer
+/// write_json(doc.get_path("user")?.unwrap(), &JsonOptions::default(), &mut body)?;
+/// assert_eq!(body, br#"data: {"name":"Ada"}"#);
+/// # Ok::<(), roving::Error>(())
+/// ```
 pub fn write_json(value: Value<'_>, opts: &JsonOptions, out: &mut Vec<u8>) -> Result<()> {
     let value = value.validated()?;
     let mut stack: Vec<Frame<'_>> = Vec::new();

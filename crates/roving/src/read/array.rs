@@ -95,6 +95,17 @@ impl<'a> Array<'a> {
     }
 
     /// Element `i`, or `None` past the end. O(1).
+    ///
+    /// ```
+    /// let bytes = roving::json::from_json(br#"[10,"x",null]"#)?;
+    /// let doc = roving::Document::open(&bytes)?;
+    /// let array = doc.root().as_array().unwrap();
+    /// assert_eq!(array.len(), 3);
+    /// assert_eq!(array.get(0).and_then(|v| v.as_i64()), Some(10));
+    /// assert!(array.get(2).unwrap().is_null());
+    /// assert!(array.get(3).is_none());
+    /// # Ok::<(), roving::Error>(())
+    /// ```
     #[inline(always)]
     pub fn get(&self, i: usize) -> Option<Value<'a>> {
         let h = self.header()?;

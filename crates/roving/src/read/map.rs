@@ -522,6 +522,15 @@ impl<'a> Map<'a> {
 
     /// The value of `key`, without allocating: a hash probe for maps of more
     /// than eight keys, a scan otherwise.
+    ///
+    /// ```
+    /// let bytes = roving::json::from_json(br#"{"name":"Ada","age":36}"#)?;
+    /// let doc = roving::Document::open(&bytes)?;
+    /// let map = doc.root().as_map().unwrap();
+    /// assert_eq!(map.get("age").and_then(|v| v.as_i64()), Some(36));
+    /// assert!(map.get("email").is_none());
+    /// # Ok::<(), roving::Error>(())
+    /// ```
     #[inline(always)]
     pub fn get(&self, key: &str) -> Option<Value<'a>> {
         let h = self.header()?;
@@ -678,6 +687,17 @@ impl<'a> Map<'a> {
     }
 
     /// The entries in insertion order.
+    ///
+    /// ```
+    /// let bytes = roving::json::from_json(br#"{"a":1,"b":"x"}"#)?;
+    /// let doc = roving::Document::open(&bytes)?;
+    /// let map = doc.root().as_map().unwrap();
+    /// let entries: Vec<(&str, &str)> = map.iter().map(|(k, v)| (k, v.type_name())).collect();
+    /// assert_eq!(entries, [("a", "int"), ("b", "str")]);
+    /// assert_eq!(map.keys().collect::<Vec<_>>(), ["a", "b"]);
+    /// assert_eq!(map.values().len(), 2);
+    /// # Ok::<(), roving::Error>(())
+    /// ```
     pub fn iter(&self) -> MapIter<'a> {
         MapIter {
             buf: self.buf,
@@ -925,6 +945,22 @@ impl ExactSizeIterator for MapValues<'_> {}
 /// slot it occupies is remembered for the last shape it was found in, so
 /// looking it up in many maps of the same shape (records of one kind) costs
 /// one comparison and one slot read. Safe to share between threads.
+///
+/// ```
+/// use roving::KeyHandle;
+/// let bytes = roving::json::from_json(br#"[{"id":1,"name":"a"},{"id":2,"name":"b"}]"#)?;
+/// let doc = roving::Document::open(&bytes)?;
+/// let name = KeyHandle::new("name"); // make once, use for every record
+/// let names: Vec<&str> = doc
+///     .root()
+///     .as_array()
+///     .unwrap()
+///     .iter()
+///     .filter_map(|r| r.as_map()?.get_with(&name)?.as_str())
+///     .collect();
+/// assert_eq!(names, ["a", "b"]);
+/// # Ok::<(), roving::Error>(())
+/// ```
 #[derive(Debug)]
 pub struct KeyHandle {
     key: Box<str>,

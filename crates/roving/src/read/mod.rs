@@ -161,6 +161,15 @@ pub(crate) fn locate_root(buf: &[u8]) -> Result<(usize, usize)> {
 impl<'a> Document<'a> {
     /// Validates `buf` (one linear pass, no recursion, bounded memory) and
     /// opens it. Any bytes at all give a document or an error.
+    ///
+    /// ```
+    /// let bytes = roving::json::from_json(br#"{"id":7}"#)?;
+    /// let doc = roving::Document::open(&bytes)?;
+    /// assert_eq!(doc.root().get("id").and_then(|v| v.as_i64()), Some(7));
+    /// let err = roving::Document::open(b"{}").unwrap_err();
+    /// assert_eq!(err.kind(), &roving::ErrorKind::BadMagic);
+    /// # Ok::<(), roving::Error>(())
+    /// ```
     pub fn open(buf: &'a [u8]) -> Result<Document<'a>> {
         crate::validate::validate(buf)?;
         // SAFETY: `buf` was just validated.
@@ -308,6 +317,16 @@ impl<'a> Document<'a> {
     }
 
     /// The value at `path` from the root (e.g. `[123].name`); see [`Value::path`].
+    ///
+    /// ```
+    /// let bytes = roving::json::from_json(br#"{"users":[{"name":"Ada"},{"name":"Grace"}]}"#)?;
+    /// let doc = roving::Document::open(&bytes)?;
+    /// assert_eq!(doc.get_path("users[1].name")?.and_then(|v| v.as_str()), Some("Grace"));
+    /// assert_eq!(doc.get_path("users[-1].name")?.and_then(|v| v.as_str()), Some("Grace"));
+    /// assert!(doc.get_path("users[5]")?.is_none()); // absent
+    /// assert!(doc.get_path("users[").is_err()); // malformed path
+    /// # Ok::<(), roving::Error>(())
+    /// ```
     pub fn get_path(&self, path: &str) -> Result<Option<Value<'a>>> {
         self.root().path(path)
     }

@@ -84,6 +84,14 @@ impl BigInt<'_> {
     /// digits (a million digits take a fraction of a second, ten million
     /// over a minute): for values from untrusted documents, use
     /// [`BigInt::to_decimal_limited`].
+    ///
+    /// ```
+    /// let bytes = roving::json::from_json(b"-123456789012345678901234567890")?;
+    /// let doc = roving::Document::open(&bytes)?;
+    /// let roving::Value::BigInt(b) = doc.root() else { unreachable!() };
+    /// assert_eq!(b.to_decimal(), "-123456789012345678901234567890");
+    /// # Ok::<(), roving::Error>(())
+    /// ```
     pub fn to_decimal(&self) -> String {
         self.to_num().to_string()
     }
@@ -572,6 +580,16 @@ impl<'a> Value<'a> {
 
     /// The integer as a big integer, if this is an integer of any size
     /// (64-bit ones included).
+    ///
+    /// ```
+    /// let bytes = roving::json::from_json(b"[5, 123456789012345678901234567890]")?;
+    /// let doc = roving::Document::open(&bytes)?;
+    /// let big = doc.root().index(1).unwrap();
+    /// assert!(matches!(big, roving::Value::BigInt(_)));
+    /// assert_eq!(big.as_bigint().unwrap().to_string(), "123456789012345678901234567890");
+    /// assert_eq!(doc.root().index(0).unwrap().as_bigint(), Some(5.into()));
+    /// # Ok::<(), roving::Error>(())
+    /// ```
     pub fn as_bigint(&self) -> Option<num_bigint::BigInt> {
         match *self {
             Value::Int(i) => Some(i.into()),
@@ -628,6 +646,16 @@ impl<'a> Value<'a> {
     }
 
     /// The value of `key` in a map (`None` otherwise or if absent).
+    ///
+    /// ```
+    /// let bytes = roving::json::from_json(br#"{"name":"Ada","tags":["x"]}"#)?;
+    /// let doc = roving::Document::open(&bytes)?;
+    /// let root = doc.root();
+    /// assert_eq!(root.get("name").and_then(|v| v.as_str()), Some("Ada"));
+    /// assert!(root.get("missing").is_none());
+    /// assert_eq!(root.get("tags").and_then(|t| t.index(0)).and_then(|v| v.as_str()), Some("x"));
+    /// # Ok::<(), roving::Error>(())
+    /// ```
     #[inline(always)]
     pub fn get(&self, key: &str) -> Option<Value<'a>> {
         match self {

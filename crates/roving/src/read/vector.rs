@@ -90,6 +90,20 @@ impl<'a> Vector<'a> {
     /// (the format aligns data to its element size relative to the
     /// document start; a buffer at an 8-aligned address suffices).
     /// Little-endian hosts only; see [`Vector::to_vec`] otherwise.
+    ///
+    /// ```
+    /// let mut enc = roving::Encoder::new();
+    /// enc.vector(&[0.5f32, 1.5, 2.5])?;
+    /// let bytes = enc.finish()?; // a Vec's buffer is aligned
+    /// let doc = roving::Document::open(&bytes)?;
+    /// let v = doc.root().as_vector().unwrap();
+    /// assert_eq!(v.elem_type(), roving::ElemType::F32);
+    /// assert_eq!(v.as_slice::<f32>(), Some(&[0.5f32, 1.5, 2.5][..]));
+    /// assert_eq!(v.as_slice::<f64>(), None); // not the element type
+    /// assert_eq!(v.to_vec::<f32>(), Some(vec![0.5, 1.5, 2.5]));
+    /// assert_eq!(v.get_f64(2), Some(2.5));
+    /// # Ok::<(), roving::Error>(())
+    /// ```
     pub fn as_slice<T: VectorElement>(&self) -> Option<&'a [T]> {
         if T::ELEM != self.elem || cfg!(target_endian = "big") {
             return None;

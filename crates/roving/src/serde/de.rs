@@ -46,6 +46,18 @@ const WRAPPERS_UNCHECKED: usize = 4;
 /// Validates `bytes` and deserializes a `T` from the document, borrowing
 /// `&str` and `&[u8]` fields from `bytes`. Documents nested deeper than
 /// 256 levels need [`from_value_with`].
+///
+/// ```
+/// #[derive(serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+/// struct User<'a> { name: &'a str, langs: Vec<&'a str> }
+///
+/// let bytes = roving::to_vec(&User { name: "Ada", langs: vec!["en"] })?;
+/// let user: User = roving::from_slice(&bytes)?; // borrows from `bytes`
+/// assert_eq!(user, User { name: "Ada", langs: vec!["en"] });
+/// let err = roving::from_slice::<Vec<User>>(&bytes).unwrap_err();
+/// assert_eq!(err.kind(), &roving::ErrorKind::TypeMismatch);
+/// # Ok::<(), roving::Error>(())
+/// ```
 pub fn from_slice<'de, T: de::Deserialize<'de>>(bytes: &'de [u8]) -> Result<T> {
     let doc = Document::open(bytes)?;
     let mut limits = Limits::for_len(bytes.len());
@@ -54,6 +66,18 @@ pub fn from_slice<'de, T: de::Deserialize<'de>>(bytes: &'de [u8]) -> Result<T> {
 }
 
 /// Deserializes a `T` from a value of an open document.
+///
+/// ```
+/// #[derive(serde::Deserialize, Debug, PartialEq)]
+/// struct User<'a> { name: &'a str }
+///
+/// let bytes = roving::json::from_json(br#"{"users":[{"name":"Ada"},{"name":"Grace"}]}"#)?;
+/// let doc = roving::Document::open(&bytes)?;
+/// // Decode one part of a large document, without touching the rest.
+/// let second: User = roving::from_value(doc.get_path("users[1]")?.unwrap())?;
+/// assert_eq!(second, User { name: "Grace" });
+/// # Ok::<(), roving::Error>(())
+/// ```
 pub fn from_value<'de, T: de::Deserialize<'de>>(value: Value<'de>) -> Result<T> {
     let mut limits = Limits::for_len(value.doc_len());
     limits.max_depth = SERDE_MAX_DEPTH;

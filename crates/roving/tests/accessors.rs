@@ -55,3 +55,69 @@ fn arrays_iterate_from_both_ends() {
     assert!(it.next().is_none() && it.next_back().is_none());
     assert_eq!(it.len(), 0);
 }
+
+/// `Encoder::i128` (and serde's `i128`/`u128`) write 128-bit integers;
+/// `as_i128`/`as_u128` read them back without a big-integer library,
+/// `None` past the type's range or for another kind.
+#[test]
+fn integers_read_back_as_128_bits() {
+    let values: [i128; 8] = [
+        0,
+        -7,
+        i64::MIN as i128,
+        u64::MAX as i128,
+        u64::MAX as i128 + 1,
+        i128::MIN,
+        i128::MAX,
+        -(1i128 << 100),
+    ];
+    let mut e = Encoder::new();
+    e.begin_array().unwrap();
+    for v in values {
+        e.i128(v).unwrap();
+    }
+    e.u64(u64::MAX).unwrap();
+    e.bigint(&(num_bigint::BigInt::from(u128::MAX))).unwrap();
+    e.bigint(&(num_bigint::BigInt::from(u128::MAX) + 1))
+        .unwrap();
+    e.bigint(&(num_bigint::BigInt::from(i128::MIN) - 1))
+        .unwrap();
+    e.f64(1.0).unwrap();
+    e.end_array().unwrap();
+    let bytes = e.finish().unwrap();
+    let doc = Document::open(&bytes).unwrap();
+    let a = doc.root().as_array().unwrap();
+    for (i, v) in values.into_iter().enumerate() {
+        assert_eq!(a.get(i).unwrap().as_i128(), Some(v), "{v}");
+        assert_eq!(a.get(i).unwrap().as_u128(), u128::try_from(v).ok(), "{v}");
+    }
+    let n = values.len();
+    assert_eq!(a.get(n).unwrap().as_u128(), Some(u64::MAX as u128));
+    assert_eq!(a.get(n + 1).unwrap().as_u128(), Some(u128::MAX));
+    assert_eq!(a.get(n + 1).unwrap().as_i128(), None);
+    assert_eq!(a.get(n + 2).unwrap().as_u128(), None);
+    assert_eq!(a.get(n + 3).unwrap().as_i128(), None);
+    assert_eq!(a.get(n + 4).unwrap().as_i128(), None);
+    let typed: Vec<u128> = roving::from_slice(&roving::to_vec(&[u128::MAX]).unwrap()).unwrap();
+    let d = roving::to_vec(&typed).unwrap();
+    assert_eq!(
+        Document::open(&d)
+            .unwrap()
+            .root()
+            .index(0)
+            .unwrap()
+            .as_u128(),
+        Some(u128::MAX)
+    );
+}
+
+/// `Map::contains_key`, as on `HashMap` and `serde_json::Map`.
+#[test]
+fn maps_say_whether_they_have_a_key() {
+    let bytes = roving::json::from_json(br#"{"a":null,"b":1}"#).unwrap();
+    let doc = Document::open(&bytes).unwrap();
+    let m = doc.root().as_map().unwrap();
+    assert!(m.contains_key("a"));
+    assert!(m.contains_key("b"));
+    assert!(!m.contains_key("c"));
+}

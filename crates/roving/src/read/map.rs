@@ -546,6 +546,21 @@ impl<'a> Map<'a> {
         Some(h.value(self.buf, self.pos(), i, self.lazy()))
     }
 
+    /// True if the map has `key` (whatever its value, `null` included).
+    ///
+    /// ```
+    /// let bytes = roving::json::from_json(br#"{"email":null}"#)?;
+    /// let doc = roving::Document::open(&bytes)?;
+    /// let map = doc.root().as_map().unwrap();
+    /// assert!(map.contains_key("email"));
+    /// assert!(!map.contains_key("phone"));
+    /// # Ok::<(), roving::Error>(())
+    /// ```
+    #[inline]
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.position(key).is_some()
+    }
+
     /// The value of the handle's key; after the first lookup in maps of one
     /// shape, lookups in other maps of that shape read the slot directly.
     #[inline]

@@ -70,6 +70,18 @@ pub struct BigInt<'a> {
 }
 
 impl BigInt<'_> {
+    /// The magnitude, if it fits in a `u128` (high zero bytes ignored).
+    fn magnitude_u128(&self) -> Option<u128> {
+        let m = self.magnitude;
+        let n = m.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
+        if n > 16 {
+            return None;
+        }
+        let mut w = [0u8; 16];
+        w[..n].copy_from_slice(&m[..n]);
+        Some(u128::from_le_bytes(w))
+    }
+
     /// The value as a `num_bigint::BigInt`.
     pub fn to_num(&self) -> num_bigint::BigInt {
         let sign = if self.negative {
@@ -595,6 +607,52 @@ impl<'a> Value<'a> {
             Value::Int(i) => Some(i.into()),
             Value::UInt(u) => Some(u.into()),
             Value::BigInt(b) => Some(b.to_num()),
+            _ => None,
+        }
+    }
+
+    /// The integer, if this is an integer that fits in `i128` (64-bit ones
+    /// and big ones within range), as [`Encoder::i128`](crate::Encoder::i128)
+    /// writes it.
+    ///
+    /// ```
+    /// let mut enc = roving::Encoder::new();
+    /// enc.i128(i128::MIN)?;
+    /// let bytes = enc.finish()?;
+    /// let doc = roving::Document::open(&bytes)?;
+    /// assert_eq!(doc.root().as_i128(), Some(i128::MIN));
+    /// assert_eq!(doc.root().as_i64(), None); // beyond 64 bits
+    /// # Ok::<(), roving::Error>(())
+    /// ```
+    pub fn as_i128(&self) -> Option<i128> {
+        match *self {
+            Value::Int(i) => Some(i.into()),
+            Value::UInt(u) => Some(u.into()),
+            Value::BigInt(b) => {
+                let m = b.magnitude_u128()?;
+                if b.negative {
+                    0i128.checked_sub_unsigned(m)
+                } else {
+                    i128::try_from(m).ok()
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// The integer, if this is a non-negative integer that fits in `u128`.
+    ///
+    /// ```
+    /// let bytes = roving::to_vec(&u128::MAX)?;
+    /// let doc = roving::Document::open(&bytes)?;
+    /// assert_eq!(doc.root().as_u128(), Some(u128::MAX));
+    /// # Ok::<(), roving::Error>(())
+    /// ```
+    pub fn as_u128(&self) -> Option<u128> {
+        match *self {
+            Value::Int(i) => u128::try_from(i).ok(),
+            Value::UInt(u) => Some(u.into()),
+            Value::BigInt(b) if !b.negative => b.magnitude_u128(),
             _ => None,
         }
     }

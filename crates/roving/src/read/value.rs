@@ -781,6 +781,20 @@ impl PartialEq for Value<'_> {
     /// included (each distinct subtree is numbered once), and iterative:
     /// deep documents do not overflow the stack.
     ///
+    /// Values of different kinds are unequal (`1` and `1.0`, a vector and
+    /// an array of the same numbers), and a map's order is part of it:
+    /// maps are equal when they have the same keys in the same order with
+    /// equal values, unlike `HashMap`s or `serde_json::Value` maps (a
+    /// `HashMap` serialized twice may list its keys in two orders).
+    ///
+    /// ```
+    /// let doc = |json: &str| roving::json::from_json(json.as_bytes()).unwrap();
+    /// let (a, b, c) = (doc(r#"{"x":1,"y":2}"#), doc(r#"{"x":1,"y":2}"#), doc(r#"{"y":2,"x":1}"#));
+    /// let root = |bytes| roving::Document::open(bytes).unwrap().root();
+    /// assert!(root(&a) == root(&b));
+    /// assert!(root(&a) != root(&c)); // same entries, another order
+    /// ```
+    ///
     /// Containers of a lazily opened document are compared after validating
     /// their document ([`Value::validated`]; the bytes of an unvalidated
     /// document could make numbering quadratic): one that fails validation

@@ -31,6 +31,21 @@ pub mod validate;
 #[cfg(test)]
 mod test_rng;
 
+/// The `num-bigint` crate whose `BigInt` [`Value::as_bigint`] returns and
+/// [`Encoder::bigint`] takes, re-exported so that callers use the same
+/// version without depending on it themselves.
+///
+/// ```
+/// use roving::num_bigint::BigInt;
+/// let big: BigInt = "123456789012345678901234567890".parse().unwrap();
+/// let mut enc = roving::Encoder::new();
+/// enc.bigint(&big)?;
+/// let bytes = enc.finish()?;
+/// assert_eq!(roving::Document::open(&bytes)?.root().as_bigint(), Some(big));
+/// # Ok::<(), roving::Error>(())
+/// ```
+pub use num_bigint;
+
 pub use encode::{Encoder, KeyId, Mark};
 pub use error::{Error, ErrorKind, Result};
 pub use format::ElemType;

@@ -5,7 +5,8 @@ use roving::{Document, Encoder, Timestamp};
 
 #[test]
 fn every_kind_has_an_accessor() {
-    let big: num_bigint::BigInt = "-123456789012345678901234567890".parse().unwrap();
+    // Through the re-export: a user need not depend on num-bigint.
+    let big: roving::num_bigint::BigInt = "-123456789012345678901234567890".parse().unwrap();
     let t = Timestamp::new(1_700_000_000, 5, Some(3600)).unwrap();
     let mut e = Encoder::new();
     e.begin_array().unwrap();

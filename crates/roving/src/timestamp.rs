@@ -6,7 +6,22 @@
 /// The offset does not change the instant; it says which local time the
 /// writer meant (`2024-01-01T09:00:00+09:00` and `2024-01-01T00:00:00Z` are
 /// the same instant with different offsets).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+///
+/// Timestamps are equal when instant and offset are, and they order by
+/// instant, then by offset (none first), so that sorting agrees with `==`:
+///
+/// ```
+/// use roving::Timestamp;
+/// let utc: Timestamp = "2024-01-01T00:00:00Z".parse()?;
+/// let tokyo: Timestamp = "2024-01-01T09:00:00+09:00".parse()?; // the same instant
+/// let later: Timestamp = "2024-01-01T00:00:01Z".parse()?;
+/// assert!(utc != tokyo && utc < tokyo && tokyo < later);
+/// let mut v = vec![later, tokyo, utc];
+/// v.sort();
+/// assert_eq!(v, [utc, tokyo, later]);
+/// # Ok::<(), roving::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Timestamp {
     /// Whole seconds since the Unix epoch (may be negative).
     pub seconds: i64,

@@ -72,3 +72,33 @@ fn out_of_range_is_an_error() {
     let _ = SystemTime::try_from(Timestamp::new(i64::MIN, 0, None).unwrap());
     let _ = SystemTime::try_from(Timestamp::new(i64::MAX, Timestamp::MAX_NANOS, None).unwrap());
 }
+
+/// Timestamps sort by instant (`sort`, `max`, `BTreeMap` keys), then by
+/// offset (none first), consistently with `==`, which tells offsets apart.
+#[test]
+fn timestamps_sort_by_instant() {
+    let t = |s: &str| s.parse::<Timestamp>().unwrap();
+    let mut v = vec![
+        t("2024-01-01T10:00:00+09:00"), // 01:00Z
+        t("2024-01-01T00:00:00.5Z"),
+        t("1969-12-31T23:59:59Z"),
+        t("2024-01-01T01:00:00Z"),
+        t("2024-01-01T00:00:00Z"),
+    ];
+    v.sort();
+    let text: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+    assert_eq!(
+        text,
+        [
+            "1969-12-31T23:59:59Z",
+            "2024-01-01T00:00:00Z",
+            "2024-01-01T00:00:00.500Z",
+            "2024-01-01T01:00:00Z",
+            "2024-01-01T10:00:00+09:00",
+        ]
+    );
+    assert_eq!(v.iter().max(), v.last());
+    let a = t("2024-01-01T01:00:00Z");
+    let b = t("2024-01-01T10:00:00+09:00");
+    assert!(a != b && a < b && a.cmp(&b) != std::cmp::Ordering::Equal);
+}

@@ -78,7 +78,7 @@ fn out_of_range_is_an_error() {
 #[test]
 fn timestamps_sort_by_instant() {
     let t = |s: &str| s.parse::<Timestamp>().unwrap();
-    let mut v = vec![
+    let mut v = [
         t("2024-01-01T10:00:00+09:00"), // 01:00Z
         t("2024-01-01T00:00:00.5Z"),
         t("1969-12-31T23:59:59Z"),

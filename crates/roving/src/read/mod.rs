@@ -50,6 +50,7 @@ macro_rules! record_accessors {
 
 mod array;
 mod compare;
+mod convert;
 mod equal;
 mod map;
 mod path;

@@ -30,6 +30,26 @@ use crate::timestamp::Timestamp;
 /// assert!(root.get("name").unwrap() != 3); // another kind: unequal
 /// # Ok::<(), roving::Error>(())
 /// ```
+///
+/// A value converts to the plain type it holds with `TryFrom` (`&str`,
+/// `&[u8]`, `bool`, `f64`, `i64`, `u64`, `i128`, `u128`, [`Timestamp`],
+/// [`Array`], [`Map`], [`Vector`]), as the `as_*` accessors read it; a
+/// value of another kind, or an integer out of range, is a
+/// [`TypeMismatch`](crate::ErrorKind::TypeMismatch) error:
+///
+/// ```
+/// fn name_and_age(v: roving::Value<'_>) -> roving::Result<(&str, u64)> {
+///     let m: roving::Map = v.try_into()?;
+///     let get = |k| m.get(k).ok_or_else(|| roving::Error::custom(format!("no {k}")));
+///     Ok((get("name")?.try_into()?, get("age")?.try_into()?))
+/// }
+/// let bytes = roving::json::from_json(br#"[{"name":"Ada","age":36},{"name":"Bob","age":-1}]"#)?;
+/// let doc = roving::Document::open(&bytes)?;
+/// assert_eq!(name_and_age(doc.root().index(0).unwrap())?, ("Ada", 36));
+/// let err = name_and_age(doc.root().index(1).unwrap()).unwrap_err();
+/// assert_eq!(err.to_string(), "invalid value: -1, out of the range of u64");
+/// # Ok::<(), roving::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub enum Value<'a> {
     /// JSON `null`.

@@ -19,7 +19,9 @@ pub enum StoreErrorKind {
     Corrupt,
     /// A key is empty or longer than the store allows (511 UTF-8 bytes).
     InvalidKey,
-    /// A value given to `put` is not a valid roving document.
+    /// A value given to `put` (or `put_document`) is not a valid roving
+    /// document; the validation error (a `roving::Error`, with its kind and
+    /// offset) is the [`source`](std::error::Error::source).
     InvalidDocument,
     /// A write on a store opened read-only.
     ReadOnly,

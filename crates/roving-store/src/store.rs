@@ -136,12 +136,14 @@ impl std::fmt::Debug for Record {
     }
 }
 
-/// The error of a value for `key` that is not a valid roving document.
+/// The error of a value for `key` that is not a valid roving document,
+/// the validation error `e` as its source.
 fn invalid_document(key: &str, e: roving::Error) -> StoreError {
     StoreError::new(
         StoreErrorKind::InvalidDocument,
         format!("the value for {key:?} is not a valid roving document: {e}"),
     )
+    .with_source(e)
 }
 
 enum WriteFail {

@@ -63,3 +63,19 @@ fn an_invalid_document_error_names_the_store() {
         .unwrap_err();
     assert_eq!(err.path(), Some(store.path()), "{err}");
 }
+
+/// The validation error behind an `InvalidDocument` error is its source,
+/// with its kind and offset, as for errors converted from roving's.
+#[test]
+fn an_invalid_document_error_has_the_roving_error_as_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(dir.path().join("s.rvs"), &StoreOptions::default()).unwrap();
+    let mut bytes = roving::to_vec(&["a", "b"]).unwrap();
+    bytes.pop();
+    let err = store.put("k", bytes).unwrap_err();
+    let source = std::error::Error::source(&err)
+        .and_then(|s| s.downcast_ref::<roving::Error>())
+        .expect("the validation error is the source");
+    assert_eq!(source.kind(), &roving::ErrorKind::BadTrailer);
+    assert!(source.offset().is_some());
+}

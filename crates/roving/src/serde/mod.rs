@@ -31,6 +31,11 @@
 //! [`Timestamp`](crate::Timestamp) is a timestamp record (and RFC 3339
 //! text in other formats, from which it also reads).
 //!
+//! A [`Value`](crate::Value) read in place is itself `Serialize`: it goes
+//! into any serde format, or into a type that other code serializes, each
+//! kind as a type that takes any value receives it (see the impl on
+//! `Value`), bounded as the other converters are.
+//!
 //! A decoding error carries the path of the value it is about
 //! ([`Error::path`](crate::Error::path), `$.a[1].x`) and, below the root,
 //! its byte offset in the document ([`Error::offset`](crate::Error::offset)).
@@ -114,6 +119,7 @@ mod de;
 mod ser;
 mod stack;
 mod timestamp;
+mod value;
 
 pub use de::{from_slice, from_value, from_value_with, is_int_key};
 pub use ser::{to_vec, Serializer};

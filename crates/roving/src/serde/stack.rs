@@ -28,8 +28,10 @@ pub(super) fn at_level<R>(level: usize, f: impl FnOnce() -> R) -> R {
     }
 }
 
-/// [`at_level`] past [`CHECK_FROM`] levels.
+/// [`at_level`] past [`CHECK_FROM`] levels; at every level for
+/// recursion through other crates' serializers, whose frames per level
+/// are unknown (`Serialize` for `Value`).
 #[inline(never)]
-fn on_enough_stack<R>(f: impl FnOnce() -> R) -> R {
+pub(super) fn on_enough_stack<R>(f: impl FnOnce() -> R) -> R {
     stacker::maybe_grow(RED_ZONE, SEGMENT, f)
 }

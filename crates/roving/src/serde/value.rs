@@ -1,0 +1,209 @@
+//! `Serialize` for [`Value`]: a value read in place goes into any serde
+//! format (`serde_json::to_writer(w, &doc.root())`, MessagePack, ...) or
+//! into a struct that other code serializes, with no intermediate tree.
+//!
+//! Each kind is handed over as [`from_value`](crate::from_value) hands it
+//! to a type that takes any value (`deserialize_any`): scalars, strings
+//! and byte strings as themselves, a timestamp as [`Timestamp`]
+//! serializes (a timestamp record in roving, RFC 3339 text elsewhere), a
+//! big integer as `i128`/`u128` when it fits, else as its decimal text, a
+//! typed vector as a sequence of its elements, an extension value as the
+//! pair `(type id, bytes)`. To copy values into another roving document
+//! keeping every kind exactly, use [`Encoder::write_value`].
+//!
+//! As the other converters, it is bounded: the value is validated first if
+//! its document was opened lazily, and nesting and expansion are limited
+//! by [`Limits::for_len`] of the document (a small document of shared
+//! subtrees can stand for an enormous tree): past them, serialization
+//! fails with the serializer's custom error. Deep values run on enough
+//! stack, as typed decoding does.
+//!
+//! [`Timestamp`]: crate::Timestamp
+//! [`Encoder::write_value`]: crate::Encoder::write_value
+//! [`Limits::for_len`]: crate::Limits::for_len
+
+use std::cell::{Cell, RefCell};
+
+use serde::ser::{Error as _, Serialize, SerializeMap, SerializeSeq, SerializeTuple, Serializer};
+
+use super::stack::on_enough_stack;
+use crate::format::ElemType;
+use crate::read::{DecimalMemo, Scalar, Value};
+use crate::Limits;
+
+/// What serializing one value may still spend, shared by its parts.
+struct Budget {
+    /// Values left ([`Limits::max_values`]; a payload's bytes count one
+    /// value per [`BYTES_PER_VALUE`](crate::BYTES_PER_VALUE)).
+    left: Cell<u64>,
+    max_depth: usize,
+    /// Decimal text of the big integers met, each converted once.
+    decimals: RefCell<DecimalMemo>,
+}
+
+impl Budget {
+    fn take(&self, values: u64) -> crate::Result<()> {
+        match self.left.get().checked_sub(values) {
+            Some(rest) => {
+                self.left.set(rest);
+                Ok(())
+            }
+            None => Err(
+                crate::Error::new(crate::ErrorKind::ExpansionLimit).with_message(
+                    "the value expands to more values than the limits of its document allow",
+                ),
+            ),
+        }
+    }
+}
+
+/// A value `level` containers below the one being serialized.
+struct Node<'a, 'b> {
+    v: Value<'a>,
+    level: usize,
+    budget: &'b Budget,
+}
+
+/// Bytes, through `serialize_bytes` (an extension's payload).
+struct Bytes<'a>(&'a [u8]);
+
+impl Serialize for Bytes<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(self.0)
+    }
+}
+
+/// Serializes the value, bounded by the limits of its document.
+///
+/// ```
+/// let bytes = roving::json::from_json(br#"{"user":{"name":"Ada","langs":["en","fr"]},"n":1}"#)?;
+/// let doc = roving::Document::open(&bytes)?;
+/// let user = doc.get_path("user")?.unwrap();
+/// // Into another serde format, straight from the document:
+/// assert_eq!(serde_json::to_string(&user).unwrap(), r#"{"name":"Ada","langs":["en","fr"]}"#);
+///
+/// // Or inside a response type:
+/// #[derive(serde::Serialize)]
+/// struct Reply<'a> { ok: bool, user: roving::Value<'a> }
+/// let text = serde_json::to_string(&Reply { ok: true, user }).unwrap();
+/// assert_eq!(text, r#"{"ok":true,"user":{"name":"Ada","langs":["en","fr"]}}"#);
+/// # Ok::<(), roving::Error>(())
+/// ```
+impl Serialize for Value<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let v = self.validated().map_err(S::Error::custom)?;
+        let limits = Limits::for_len(v.doc_len());
+        let budget = Budget {
+            left: Cell::new(limits.max_values),
+            max_depth: limits.max_depth,
+            decimals: RefCell::default(),
+        };
+        Node {
+            v,
+            level: 0,
+            budget: &budget,
+        }
+        .serialize(s)
+    }
+}
+
+impl Serialize for Node<'_, '_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let budget = self.budget;
+        let payload = |len: usize| (len / crate::BYTES_PER_VALUE) as u64;
+        budget.take(1).map_err(S::Error::custom)?;
+        let child = |v| Node {
+            v,
+            level: self.level + 1,
+            budget,
+        };
+        // A container one level further down (its values are taken from
+        // the budget one by one).
+        let deeper = || {
+            if self.level >= budget.max_depth {
+                return Err(S::Error::custom(crate::Error::new(
+                    crate::ErrorKind::DepthLimit,
+                )));
+            }
+            Ok(())
+        };
+        match self.v {
+            Value::Null => s.serialize_unit(),
+            Value::Bool(b) => s.serialize_bool(b),
+            Value::Int(i) => s.serialize_i64(i),
+            Value::UInt(u) => s.serialize_u64(u),
+            Value::BigInt(b) => {
+                if let Some(i) = self.v.as_i128() {
+                    return s.serialize_i128(i);
+                }
+                if let Some(u) = self.v.as_u128() {
+                    return s.serialize_u128(u);
+                }
+                budget
+                    .take(payload(DecimalMemo::max_len(b)))
+                    .map_err(S::Error::custom)?;
+                let mut memo = budget.decimals.borrow_mut();
+                let text = memo.text(b).map_err(S::Error::custom)?;
+                s.serialize_str(text)
+            }
+            Value::Float(f) => s.serialize_f64(f),
+            Value::Str(t) => {
+                budget.take(payload(t.len())).map_err(S::Error::custom)?;
+                s.serialize_str(t)
+            }
+            Value::Bytes(b) => {
+                budget.take(payload(b.len())).map_err(S::Error::custom)?;
+                s.serialize_bytes(b)
+            }
+            Value::Timestamp(t) => t.serialize(s),
+            Value::Ext(e) => {
+                budget
+                    .take(payload(e.data.len()))
+                    .map_err(S::Error::custom)?;
+                let mut t = s.serialize_tuple(2)?;
+                t.serialize_element(&e.type_id)?;
+                t.serialize_element(&Bytes(e.data))?;
+                t.end()
+            }
+            Value::Vector(v) => {
+                deeper()?;
+                budget.take(v.len() as u64).map_err(S::Error::custom)?;
+                let mut seq = s.serialize_seq(Some(v.len()))?;
+                let f32s = v.elem_type() == ElemType::F32;
+                for x in v.iter() {
+                    match x {
+                        Scalar::Int(i) => seq.serialize_element(&i)?,
+                        Scalar::UInt(u) => seq.serialize_element(&u)?,
+                        // Widened exactly: the f32 it was.
+                        Scalar::Float(f) if f32s => seq.serialize_element(&(f as f32))?,
+                        Scalar::Float(f) => seq.serialize_element(&f)?,
+                    }
+                }
+                seq.end()
+            }
+            // Containers recurse, through the serializer's frames too (of
+            // unknown size): each level makes sure of enough stack.
+            Value::Array(a) => {
+                deeper()?;
+                on_enough_stack(|| {
+                    let mut seq = s.serialize_seq(Some(a.len()))?;
+                    for x in a.iter() {
+                        seq.serialize_element(&child(x))?;
+                    }
+                    seq.end()
+                })
+            }
+            Value::Map(m) => {
+                deeper()?;
+                on_enough_stack(|| {
+                    let mut map = s.serialize_map(Some(m.len()))?;
+                    for (k, x) in m.iter() {
+                        budget.take(payload(k.len())).map_err(S::Error::custom)?;
+                        map.serialize_entry(k, &child(x))?;
+                    }
+                    map.end()
+                })
+            }
+        }
+    }
+}

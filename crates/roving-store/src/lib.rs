@@ -5,7 +5,10 @@
 //! (LMDB's limit: a longer one fails when it is put, with
 //! [`StoreErrorKind::TooLarge`]), validated when they are put
 //! and again when they are read (LMDB does not checksum its pages), and
-//! read straight from the memory map with no copy.
+//! read straight from the memory map with no copy. LMDB places a record
+//! at any byte offset, so the zero-copy slice of a typed vector
+//! (`roving::Vector::as_slice`, which needs its data aligned) is usually
+//! `None` for a record: read vectors with `to_vec` or `iter` there.
 //!
 //! ```no_run
 //! use roving_store::{Store, StoreOptions};

@@ -91,10 +91,16 @@ impl<'a> Vector<'a> {
     /// document start; a buffer at an 8-aligned address suffices).
     /// Little-endian hosts only; see [`Vector::to_vec`] otherwise.
     ///
+    /// A document that lies at any address usually is not aligned so: a
+    /// record of a `roving_store::Store` (LMDB places values at any byte
+    /// offset), or a document inside a larger buffer. There this returns
+    /// `None`; [`to_vec`](Self::to_vec), [`iter`](Self::iter) and
+    /// [`get`](Self::get) read any alignment.
+    ///
     /// ```
     /// let mut enc = roving::Encoder::new();
     /// enc.vector(&[0.5f32, 1.5, 2.5])?;
-    /// let bytes = enc.finish()?; // a Vec's buffer is aligned
+    /// let bytes = enc.finish()?; // the allocator's buffers are 8-aligned in practice
     /// let doc = roving::Document::open(&bytes)?;
     /// let v = doc.root().as_vector().unwrap();
     /// assert_eq!(v.elem_type(), roving::ElemType::F32);

@@ -73,7 +73,25 @@ impl Serialize for Bytes<'_> {
     }
 }
 
-/// Serializes the value, bounded by the limits of its document.
+/// Serializes the value, bounded by the limits of its document: each kind
+/// as [`from_value`](crate::from_value) hands it to a type that takes any
+/// value. Scalars, strings and byte strings as themselves; a timestamp as
+/// [`Timestamp`][ts] serializes (a timestamp record in roving, RFC 3339
+/// text elsewhere); a big integer as `i128`/`u128` when it fits, else its
+/// decimal text; a typed vector as a sequence of its elements (`f32` ones
+/// as `f32`); an extension value as the pair `(type id, bytes)`. So
+/// `roving::to_vec(&value)` writes vectors as arrays, extensions as pairs
+/// and integers past 128 bits as text: [`Encoder::write_value`][wv]
+/// copies a value into a roving document keeping every kind.
+///
+/// A value of a lazily opened document is validated first; nesting past
+/// [`Limits::for_len`][lim]'s depth, or more values than its
+/// `max_values` (shared subtrees counted per place), is an error of the
+/// serializer.
+///
+/// [ts]: crate::Timestamp
+/// [wv]: crate::Encoder::write_value
+/// [lim]: crate::Limits::for_len
 ///
 /// ```
 /// let bytes = roving::json::from_json(br#"{"user":{"name":"Ada","langs":["en","fr"]},"n":1}"#)?;

@@ -175,3 +175,61 @@ fn a_lazily_opened_damaged_document_is_an_error() {
     let err = serde_json::to_string(&doc.root()).unwrap_err();
     assert!(err.to_string().contains("UTF-8"), "{err}");
 }
+
+/// Into roving, every kind stays what it was: typed vectors of each
+/// element type, extension values, integers past 128 bits, timestamps,
+/// byte strings; the copy equals the original.
+#[test]
+fn roving_keeps_every_kind() {
+    let mut e = Encoder::new();
+    e.begin_map().unwrap();
+    e.key("i8").unwrap();
+    e.vector(&[i8::MIN, -1, i8::MAX]).unwrap();
+    e.key("u8").unwrap();
+    e.vector(&[0u8, u8::MAX]).unwrap();
+    e.key("i16").unwrap();
+    e.vector(&[i16::MIN, i16::MAX]).unwrap();
+    e.key("u16").unwrap();
+    e.vector(&[u16::MAX]).unwrap();
+    e.key("i32").unwrap();
+    e.vector(&[i32::MIN, i32::MAX]).unwrap();
+    e.key("u32").unwrap();
+    e.vector(&[u32::MAX]).unwrap();
+    e.key("i64").unwrap();
+    e.vector(&[i64::MIN, i64::MAX]).unwrap();
+    e.key("u64").unwrap();
+    e.vector(&[0u64, u64::MAX]).unwrap();
+    e.key("f32").unwrap();
+    e.vector(&[0.1f32, f32::NAN, -0.0]).unwrap();
+    e.key("f64").unwrap();
+    e.vector(&[0.1f64, f64::INFINITY]).unwrap();
+    e.key("empty").unwrap();
+    e.vector::<u16>(&[]).unwrap();
+    e.key("ext").unwrap();
+    e.ext(u64::MAX, b"\x00payload").unwrap();
+    e.key("huge").unwrap();
+    let huge = -(roving::num_bigint::BigInt::from(u128::MAX) << 300usize);
+    e.bigint(&huge).unwrap();
+    e.key("i128").unwrap();
+    e.i128(i128::MIN).unwrap();
+    e.key("t").unwrap();
+    e.timestamp(Timestamp::new(-5, 7, Some(-60)).unwrap())
+        .unwrap();
+    e.key("b").unwrap();
+    e.bytes(b"\xff").unwrap();
+    e.end_map().unwrap();
+    let bytes = e.finish().unwrap();
+    let doc = Document::open(&bytes).unwrap();
+    let copy = roving::to_vec(&doc.root()).unwrap();
+    let again = Document::open(&copy).unwrap();
+    for (k, v) in doc.root().as_map().unwrap() {
+        let w = again.root().get(k).unwrap();
+        assert_eq!(v.type_name(), w.type_name(), "{k}");
+        assert!(v == w, "{k}");
+    }
+    assert!(again.root() == doc.root());
+    // A part of a document, copied into a document of its own.
+    let part = roving::to_vec(&doc.root().get("f32").unwrap()).unwrap();
+    let v = Document::open(&part).unwrap().root().as_vector().unwrap();
+    assert_eq!(v.elem_type(), roving::ElemType::F32);
+}

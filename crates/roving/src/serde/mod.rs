@@ -34,7 +34,8 @@
 //! A [`Value`](crate::Value) read in place is itself `Serialize`: it goes
 //! into any serde format, or into a type that other code serializes, each
 //! kind as a type that takes any value receives it (see the impl on
-//! `Value`), bounded as the other converters are.
+//! `Value`; into roving every kind stays what it is), bounded as the
+//! other converters are.
 //!
 //! A decoding error carries the path of the value it is about
 //! ([`Error::path`](crate::Error::path), `$.a[1].x`) and, below the root,
@@ -116,6 +117,7 @@ macro_rules! refuse_compound_values {
 }
 
 mod de;
+mod exact;
 mod ser;
 mod stack;
 mod timestamp;

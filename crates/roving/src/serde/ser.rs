@@ -154,8 +154,8 @@ impl<'a, 'e> ser::Serializer for &'a mut Serializer<'e> {
         name: &'static str,
         value: &T,
     ) -> Result<()> {
-        if name == super::timestamp::NAME {
-            return value.serialize(super::timestamp::TimestampWriter { enc: self.enc });
+        if super::exact::is_private(name) {
+            return super::exact::write(self.enc, name, value);
         }
         value.serialize(self)
     }

@@ -8,8 +8,9 @@
 //! serializes (a timestamp record in roving, RFC 3339 text elsewhere), a
 //! big integer as `i128`/`u128` when it fits, else as its decimal text, a
 //! typed vector as a sequence of its elements, an extension value as the
-//! pair `(type id, bytes)`. To copy values into another roving document
-//! keeping every kind exactly, use [`Encoder::write_value`].
+//! pair `(type id, bytes)`. Roving's own serializer keeps every kind
+//! exactly (see [`super::exact`]), so `roving::to_vec(&value)` copies a
+//! value into a document of its own.
 //!
 //! As the other converters, it is bounded: the value is validated first if
 //! its document was opened lazily, and nesting and expansion are limited
@@ -19,16 +20,16 @@
 //! stack, as typed decoding does.
 //!
 //! [`Timestamp`]: crate::Timestamp
-//! [`Encoder::write_value`]: crate::Encoder::write_value
 //! [`Limits::for_len`]: crate::Limits::for_len
 
 use std::cell::{Cell, RefCell};
 
-use serde::ser::{Error as _, Serialize, SerializeMap, SerializeSeq, SerializeTuple, Serializer};
+use serde::ser::{Error as _, Serialize, SerializeMap, SerializeSeq, Serializer};
 
+use super::exact;
 use super::stack::on_enough_stack;
 use crate::format::ElemType;
-use crate::read::{DecimalMemo, Scalar, Value};
+use crate::read::{DecimalMemo, Scalar, Value, Vector};
 use crate::Limits;
 
 /// What serializing one value may still spend, shared by its parts.
@@ -64,6 +65,26 @@ struct Node<'a, 'b> {
     budget: &'b Budget,
 }
 
+/// A vector's elements, as a sequence of numbers (`f32` ones as `f32`).
+struct Elements<'a>(Vector<'a>);
+
+impl Serialize for Elements<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        let f32s = self.0.elem_type() == ElemType::F32;
+        for x in self.0.iter() {
+            match x {
+                Scalar::Int(i) => seq.serialize_element(&i)?,
+                Scalar::UInt(u) => seq.serialize_element(&u)?,
+                // Widened exactly: the f32 it was.
+                Scalar::Float(f) if f32s => seq.serialize_element(&(f as f32))?,
+                Scalar::Float(f) => seq.serialize_element(&f)?,
+            }
+        }
+        seq.end()
+    }
+}
+
 /// Bytes, through `serialize_bytes` (an extension's payload).
 struct Bytes<'a>(&'a [u8]);
 
@@ -79,10 +100,10 @@ impl Serialize for Bytes<'_> {
 /// [`Timestamp`][ts] serializes (a timestamp record in roving, RFC 3339
 /// text elsewhere); a big integer as `i128`/`u128` when it fits, else its
 /// decimal text; a typed vector as a sequence of its elements (`f32` ones
-/// as `f32`); an extension value as the pair `(type id, bytes)`. So
-/// `roving::to_vec(&value)` writes vectors as arrays, extensions as pairs
-/// and integers past 128 bits as text: [`Encoder::write_value`][wv]
-/// copies a value into a roving document keeping every kind.
+/// as `f32`); an extension value as the pair `(type id, bytes)`. Into
+/// roving ([`to_vec`][tv], [`Serializer`][ser]) every kind stays what it
+/// is, vectors, extensions and big integers included: a part of a
+/// document copies into a document of its own.
 ///
 /// A value of a lazily opened document is validated first; nesting past
 /// [`Limits::for_len`][lim]'s depth, or more values than its
@@ -90,7 +111,8 @@ impl Serialize for Bytes<'_> {
 /// serializer.
 ///
 /// [ts]: crate::Timestamp
-/// [wv]: crate::Encoder::write_value
+/// [tv]: crate::to_vec
+/// [ser]: crate::serde::Serializer
 /// [lim]: crate::Limits::for_len
 ///
 /// ```
@@ -105,6 +127,10 @@ impl Serialize for Bytes<'_> {
 /// struct Reply<'a> { ok: bool, user: roving::Value<'a> }
 /// let text = serde_json::to_string(&Reply { ok: true, user }).unwrap();
 /// assert_eq!(text, r#"{"ok":true,"user":{"name":"Ada","langs":["en","fr"]}}"#);
+///
+/// // Or into a roving document of its own:
+/// let copy = roving::to_vec(&user)?;
+/// assert!(roving::Document::open(&copy)?.root() == user);
 /// # Ok::<(), roving::Error>(())
 /// ```
 impl Serialize for Value<'_> {
@@ -162,7 +188,7 @@ impl Serialize for Node<'_, '_> {
                     .map_err(S::Error::custom)?;
                 let mut memo = budget.decimals.borrow_mut();
                 let text = memo.text(b).map_err(S::Error::custom)?;
-                s.serialize_str(text)
+                s.serialize_newtype_struct(exact::BIGINT, text)
             }
             Value::Float(f) => s.serialize_f64(f),
             Value::Str(t) => {
@@ -178,26 +204,12 @@ impl Serialize for Node<'_, '_> {
                 budget
                     .take(payload(e.data.len()))
                     .map_err(S::Error::custom)?;
-                let mut t = s.serialize_tuple(2)?;
-                t.serialize_element(&e.type_id)?;
-                t.serialize_element(&Bytes(e.data))?;
-                t.end()
+                s.serialize_newtype_struct(exact::EXT, &(e.type_id, Bytes(e.data)))
             }
             Value::Vector(v) => {
                 deeper()?;
                 budget.take(v.len() as u64).map_err(S::Error::custom)?;
-                let mut seq = s.serialize_seq(Some(v.len()))?;
-                let f32s = v.elem_type() == ElemType::F32;
-                for x in v.iter() {
-                    match x {
-                        Scalar::Int(i) => seq.serialize_element(&i)?,
-                        Scalar::UInt(u) => seq.serialize_element(&u)?,
-                        // Widened exactly: the f32 it was.
-                        Scalar::Float(f) if f32s => seq.serialize_element(&(f as f32))?,
-                        Scalar::Float(f) => seq.serialize_element(&f)?,
-                    }
-                }
-                seq.end()
+                s.serialize_newtype_struct(exact::VECTOR[v.elem_type() as usize], &Elements(v))
             }
             // Containers recurse, through the serializer's frames too (of
             // unknown size): each level makes sure of enough stack.

@@ -185,11 +185,26 @@ def _check_file(path: str) -> None:
         raise CliError(f"{path}: permission denied")
 
 
+def _write_stdout(data: bytes) -> None:
+    """Writes all of ``data`` to stdout. Under ``python -u`` (or
+    ``PYTHONUNBUFFERED``) ``sys.stdout.buffer`` is the raw file, whose
+    ``write`` may write part of what it is given (a pipe whose reader went
+    away, a signal): the rest is written too, and a reader gone is then the
+    ``BrokenPipeError`` it should be."""
+    sys.stdout.flush()  # text written before, in order
+    out = sys.stdout.buffer
+    view = memoryview(data)
+    while view:
+        n = out.write(view)
+        if not n:  # None: a non-blocking stdout that is full; 0: would loop forever
+            raise CliError(f"stdout: cannot write ({len(view):,} bytes left unwritten)")
+        view = view[n:]
+    out.flush()
+
+
 def _write_output(path: str, data: bytes) -> None:
     if path == "-":
-        out = sys.stdout.buffer
-        out.write(data)
-        out.flush()
+        _write_stdout(data)
         return
     try:
         st: os.stat_result | None = os.stat(path)  # through symlinks
@@ -562,8 +577,7 @@ def cmd_get(args: argparse.Namespace) -> int:
         data, _ = _load_document(args.file, kind)
         doc = rv.open(data)
     value = _walk(doc.root, steps)
-    sys.stdout.buffer.write(_value_json(rv, value, args.indent) + b"\n")
-    sys.stdout.flush()
+    _write_stdout(_value_json(rv, value, args.indent) + b"\n")
     return 0
 
 
@@ -1347,8 +1361,7 @@ def cmd_dump(args: argparse.Namespace) -> int:
     rv = _api()
     if args.json:
         js = _to_json(rv, args.file, data, args.indent if args.indent is not None else 2)
-        sys.stdout.buffer.write(js + b"\n")
-        sys.stdout.flush()
+        _write_stdout(js + b"\n")
         return 0
     out = sys.stdout
     try:

@@ -206,6 +206,10 @@ def _write_output(path: str, data: bytes) -> None:
     if path == "-":
         _write_stdout(data)
         return
+    if path.endswith(tuple(sep for sep in (os.sep, os.altsep) if sep)):
+        # "out/" names a directory (a shell's `> out/` fails too): never a
+        # file "out" made or replaced.
+        raise CliError(f"{path}: is a directory name (it ends in {path[-1]})")
     try:
         st: os.stat_result | None = os.stat(path)  # through symlinks
     except FileNotFoundError:

@@ -280,6 +280,14 @@ def test_convert_damaged_roving(files: dict[str, Path]) -> None:
     assert "bad.rov" in line and "damaged roving file" in line
 
 
+def test_convert_output_ending_in_a_slash_is_refused(files: dict[str, Path]) -> None:
+    # "new/" made a file "new" (and "old/" failed as "Not a directory").
+    for name in ("new/", "people.json/"):
+        p = run("convert", str(files["rov"]), str(files["dir"]) + "/" + name)
+        assert "is a directory name (it ends in /)" in one_error_line(p)
+    assert sorted(x.name for x in files["dir"].iterdir()) == ["people.json", "people.rov"]
+
+
 def test_convert_output_directory_missing(files: dict[str, Path]) -> None:
     p = run(
         "convert",

@@ -298,3 +298,49 @@ def test_garbage_collected_writeback_store_warns(tmp_path: Path) -> None:
     [w] = [w for w in caught if issubclass(w.category, ResourceWarning)]
     assert "with 0 unflushed change(s) and 1 writeback value(s), now dropped" in str(w.message)
     assert contents(open_store, path) == {"k": [1]}
+
+
+def test_writeback_on_a_read_only_store_closes_after_reads(tmp_path: Path) -> None:
+    # flag "r" with writeback=True: close() and the end of a with block
+    # wrote every value read back, so a store that had only been read
+    # raised StoreError (read-only) and stayed open.
+    path = tmp_path / "db"
+    with Store(path) as s:
+        s["k"] = {"a": [1, 2.5, None], "t": (1, 2)}
+        s["c"] = Counter("c", [1])
+    with Store(path, "r", writeback=True) as s:
+        assert s["k"]["a"] == [1, 2.5, None]
+        assert s["k"] is s["k"]  # cached
+        assert [v for v in s.values()] == [Counter("c", [1]).__dict__, s["k"]]
+    assert s.closed
+    with Store(path, "r", writeback=True, type=Counter) as s:
+        assert s["c"] == Counter("c", [1])
+        s.sync()
+    s = Store(path, "r", writeback=True)
+    s["k"]["a"].append("changed")  # cannot be saved: an error, as a write
+    with pytest.raises(roving.StoreError) as e:
+        s.close()
+    assert e.value.kind == "read-only" and not s.closed
+    s.reload()  # drops the cache
+    s.close()
+    assert contents(open_store, path) == {
+        "c": {"name": "c", "hits": [1]},
+        "k": {"a": [1, 2.5, None], "t": [1, 2]},
+    }
+
+
+def test_a_store_left_open_at_exit_prints_no_traceback(tmp_path: Path) -> None:
+    # Store.__del__ warned at interpreter exit, when warnings.warn raises
+    # "ImportError: sys.meta_path is None": "Exception ignored in
+    # Store.__del__" and a traceback on stderr.
+    import subprocess
+    import sys
+
+    for writeback in (False, True):
+        code = (
+            "import roving\n"
+            f"s = roving.Store({str(tmp_path / 'db')!r}, writeback={writeback})\n"
+            "s['k'] = [1]\n"
+        )
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        assert (r.returncode, r.stderr) == (0, "")

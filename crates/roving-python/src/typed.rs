@@ -513,6 +513,7 @@ struct PlanBox {
 /// same plan.
 fn leaves<'py>(tp: &Bound<'py, PyAny>, out: &mut Vec<Bound<'py, PyAny>>) -> PyResult<()> {
     let py = tp.py();
+    too_deep()?;
     if tp.is_none() || tp.is(py.None().bind(py).get_type()) {
         return Ok(());
     }
@@ -573,6 +574,17 @@ fn type_repr(t: &Bound<'_, PyAny>) -> String {
         .unwrap_or_else(|_| "?".into())
 }
 
+/// The `TypeError` of a type nested so deeply that compiling it would
+/// exhaust this thread's stack (checked at each level of the recursion).
+fn too_deep() -> PyResult<()> {
+    if crate::stack::sp() < crate::stack::limit() {
+        return Err(pyo3::exceptions::PyTypeError::new_err(
+            "type nested too deeply for typed decoding (this thread's stack is exhausted)",
+        ));
+    }
+    Ok(())
+}
+
 /// The compiled plan of a type (cached).
 pub(crate) fn plan_for(tp: &Bound<'_, PyAny>) -> PyResult<Arc<Plan>> {
     let py = tp.py();
@@ -629,6 +641,9 @@ fn compile_field(class: &str, name: &Bound<'_, PyAny>, hint: &Bound<'_, PyAny>) 
 
 fn compile(tp: &Bound<'_, PyAny>) -> PyResult<Plan> {
     let py = tp.py();
+    // A type nested thousands deep (`list[list[...]]` built in a loop)
+    // overflowed the stack: SIGSEGV.
+    too_deep()?;
     let ty = typing(py)?;
     if tp.is(ty.any.bind(py)) || tp.is(py.get_type::<pyo3::types::PyAny>()) {
         return Ok(Plan::Any);

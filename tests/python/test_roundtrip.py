@@ -285,6 +285,11 @@ def test_ext_accepts_any_bytes_like_payload() -> None:
     for bad in ["ab", 5, None, [1, 2]]:
         with pytest.raises(TypeError):
             roving.Ext(55, bad)  # type: ignore[arg-type]
+    # A str payload is not a document: no pointer to from_json (it said
+    # "expected a bytes-like object (a roving document), got str; JSON text
+    # converts with roving.from_json()").
+    with pytest.raises(TypeError, match=r"^roving.Ext data must be a bytes-like object, not str"):
+        roving.Ext(55, "ab")  # type: ignore[arg-type]
 
 
 def test_ext_with_a_reserved_id_needs_a_valid_payload() -> None:

@@ -55,6 +55,11 @@ impl Ext {
         let py = data.py();
         let data = if data.is_exact_instance_of::<PyBytes>() {
             data.cast::<PyBytes>()?.clone().unbind()
+        } else if data.is_instance_of::<PyString>() {
+            // (with_bytes's message is about documents and from_json.)
+            return Err(pyo3::exceptions::PyTypeError::new_err(
+                "roving.Ext data must be a bytes-like object, not str (encode the text first)",
+            ));
         } else {
             with_bytes(data, |b, _| Ok(PyBytes::new(py, b).unbind()))?
         };

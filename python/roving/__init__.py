@@ -319,13 +319,24 @@ def _file_method(fn: str, file: object, method: str) -> _Callable[..., _Any]:
     return m  # type: ignore[no-any-return]
 
 
-def _write_all(write: _Callable[[_Any], object], data: bytes) -> None:
+def _write_all(write: _Callable[[_Any], object], data: bytes, raw: bool) -> None:
     # A raw file (buffering=0, a socket's) may write fewer bytes than given
     # and return how many: write the rest, as BufferedWriter does. The
     # first write gets the bytes object itself (what any write() takes).
+    # A raw file's None means that nothing was written (a non-blocking file
+    # that is full): BlockingIOError, as BufferedWriter raises; another
+    # writer's None means all was written.
     n = write(data)
     view = memoryview(data)
-    while isinstance(n, int) and n < len(view):
+    while True:
+        if n is None and raw:
+            raise BlockingIOError(
+                _errno.EAGAIN,
+                "write could not complete without blocking",
+                len(data) - len(view),
+            )
+        if not isinstance(n, int) or n >= len(view):
+            return
         if n <= 0:  # would loop forever
             raise OSError(f"write() wrote {n} of {len(view)} bytes")
         view = view[n:]
@@ -449,7 +460,7 @@ def dump(
         _write_path(file, dumps(obj, default=default, non_str_keys=non_str_keys))
         return
     data = dumps(obj, default=default, non_str_keys=non_str_keys)
-    _write_all(_file_method("dump", file, "write"), data)
+    _write_all(_file_method("dump", file, "write"), data, isinstance(file, _io.RawIOBase))
 
 
 _T = _TypeVar("_T")

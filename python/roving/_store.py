@@ -325,9 +325,16 @@ class _Writeback(Store):
 
     def get(self, key: str, default: Any = None) -> Any:
         try:
-            return self[key]
-        except KeyError:
+            return self._cache[key]
+        except (KeyError, TypeError):
+            pass
+        # Through the class's get (a subclass's own get too, as without
+        # writeback), then cached.
+        value = super().get(key, _MISSING)
+        if value is _MISSING:
             return default
+        self._cache[key] = value
+        return value
 
     def __setitem__(self, key: str, value: Any) -> None:
         super().__setitem__(key, value)
@@ -381,7 +388,10 @@ class _Writeback(Store):
 
     def close(self) -> None:
         """Write every cached value back, commit and close."""
-        self._close(commit=True)
+        if not self.closed:
+            self._write_back()
+        super().close()  # a subclass's close() too, as without writeback
+        self._cache.clear()
 
     def reload(self) -> None:
         """Drop the pending changes and the cache; read the newest committed state."""
@@ -392,6 +402,9 @@ class _Writeback(Store):
         """Delete every record (a pending change) and empty the cache."""
         super().clear()
         self._cache.clear()
+
+
+_MISSING: Any = object()
 
 
 @functools.cache

@@ -271,6 +271,35 @@ def test_writeback_with_a_subclass(tmp_path: Path) -> None:
     assert type(Audited(path, writeback=True)) is type(Audited(path, writeback=True))
 
 
+def test_writeback_keeps_a_subclass_close_and_get(tmp_path: Path) -> None:
+    # The writeback class comes first in the MRO, and its close() and get()
+    # did not call the subclass's: with writeback=True a subclass's close()
+    # (releasing a lock, logging) never ran.
+    calls: list[str] = []
+
+    class Logged(Store):  # type: ignore[misc,valid-type]
+        def close(self) -> None:
+            calls.append("close")
+            super().close()
+
+        def get(self, key: str, default: Any = None) -> Any:
+            calls.append(f"get {key}")
+            return super().get(key, default)
+
+    for writeback in (False, True):
+        calls.clear()
+        s = Logged(tmp_path / f"db{writeback}", writeback=writeback)
+        s["k"] = [1]
+        assert s.get("k") == [1] and s.get("nope", 5) == 5
+        s.get("k").append(2)  # type: ignore[union-attr]
+        s.close()
+        # (With writeback, "k" is read from the cache: assigned, then read.)
+        asked = ["get nope"] if writeback else ["get k", "get nope", "get k"]
+        assert s.closed and calls == [*asked, "close"]
+        want = [1, 2] if writeback else [1]
+        assert contents(open_store, tmp_path / f"db{writeback}") == {"k": want}
+
+
 def test_non_str_keys_with_writeback(tmp_path: Path) -> None:
     s = Store(tmp_path / "db", writeback=True)
     with pytest.raises(TypeError):

@@ -355,15 +355,19 @@ class _Writeback(Store):
         return ValuesView(self)
 
     def _write_back(self) -> None:
+        # Over a copy: a subclass's __setitem__ may assign more keys (an
+        # index) while the values are written back; those are pending
+        # changes already.
+        cached = list(self._cache.items())
         if self.readonly:
             # Nothing was assigned (a read-only store refuses it): the cache
             # holds values read. Only one changed in place needs writing,
             # which fails as any write to a read-only store does.
-            for key, value in self._cache.items():
+            for key, value in cached:
                 if not self._as_stored(key, value):
                     super().__setitem__(key, value)
             return
-        for key, value in self._cache.items():
+        for key, value in cached:
             super().__setitem__(key, value)
 
     def _as_stored(self, key: str, value: Any) -> bool:

@@ -300,6 +300,26 @@ def test_writeback_keeps_a_subclass_close_and_get(tmp_path: Path) -> None:
         assert contents(open_store, tmp_path / f"db{writeback}") == {"k": want}
 
 
+def test_writeback_with_a_subclass_that_assigns_while_written_back(tmp_path: Path) -> None:
+    # A subclass whose __setitem__ also assigns an index key: during the
+    # write-back that added to the cache being iterated, and close() raised
+    # "RuntimeError: dictionary changed size during iteration" (shelve,
+    # which turns writeback off while it syncs, closes).
+    class Indexed(Store):  # type: ignore[misc,valid-type]
+        def __setitem__(self, key: str, value: Any) -> None:
+            super().__setitem__(key, value)
+            if not key.startswith("idx:"):
+                self[f"idx:{key}:{len(value)}"] = True
+
+    path = tmp_path / "db"
+    s = Indexed(path, writeback=True)
+    s["a"] = [1]
+    s["a"].append(2)
+    s.close()
+    assert s.closed
+    assert contents(open_store, path) == {"a": [1, 2], "idx:a:1": True, "idx:a:2": True}
+
+
 def test_non_str_keys_with_writeback(tmp_path: Path) -> None:
     s = Store(tmp_path / "db", writeback=True)
     with pytest.raises(TypeError):

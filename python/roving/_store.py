@@ -272,7 +272,8 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
         # unclosed file says it was not closed.
         try:
             pending = 0 if self.closed else self.pending
-            cached = 0 if self.closed else len(self._cache or ())
+            # (A read-only store's cache holds values read: nothing to write.)
+            cached = 0 if self.closed or self.readonly else len(self._cache or ())
         except Exception:
             return
         if not (pending or cached):

@@ -393,3 +393,19 @@ def test_a_store_left_open_at_exit_prints_no_traceback(tmp_path: Path) -> None:
         )
         r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
         assert (r.returncode, r.stderr) == (0, "")
+
+
+def test_garbage_collected_read_only_writeback_store_does_not_warn(tmp_path: Path) -> None:
+    # Its cache holds values read, which a read-only store cannot write:
+    # the ResourceWarning said "1 unflushed change(s) or writeback value(s),
+    # now dropped" for a store that had only been read.
+    path = tmp_path / "db"
+    with Store(path) as s:
+        s["k"] = [1]
+    s = Store(path, "r", writeback=True)
+    assert s["k"] == [1]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        del s
+        gc.collect()
+    assert [w for w in caught if issubclass(w.category, ResourceWarning)] == []

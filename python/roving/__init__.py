@@ -397,12 +397,22 @@ def _write_path(file: _PathLike, data: bytes) -> None:
                         pass
             f.write(data)
         _os.replace(tmp, target)
+    except PermissionError:
+        # A sticky folder (/tmp) lets only the owner of a file rename over
+        # it, though others may write it: written in place, as
+        # builtins.open would (or its PermissionError).
+        _unlink_quietly(tmp)
+        _write_in_place(path, data)
     except BaseException:
-        try:
-            _os.unlink(tmp)
-        except OSError:
-            pass
+        _unlink_quietly(tmp)
         raise
+
+
+def _unlink_quietly(path: str) -> None:
+    try:
+        _os.unlink(path)
+    except OSError:
+        pass
 
 
 _SEPARATORS = tuple(sep for sep in (_os.sep, _os.altsep) if sep)
@@ -447,8 +457,9 @@ def dump(
     symlink stays a symlink (its target is replaced), and hard links to the
     old file keep the old contents. A path that is not a regular file (a
     FIFO, a device), a path under ``/dev/`` or ``/proc/`` (``/dev/stdout``,
-    even where it leads to a file), or a file in a folder that cannot take a
-    new file, is written in place (truncated first, as ``open(path, "wb")``
+    even where it leads to a file), a file in a folder that cannot take a
+    new file, or one that may not be renamed over (another user's file in a
+    sticky folder such as ``/tmp``), is written in place (truncated first, as ``open(path, "wb")``
     does), except a file that a ``Doc`` of this process maps (a truncated
     mapped file kills the process with ``SIGBUS`` when read): that raises
     ``OSError`` (``errno.EBUSY``) and the file is left as it was. A file that

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 from pathlib import Path
 
 import pytest
 import roving
+from conftest import run_as_nobody
 
 
 def _run(code: str) -> subprocess.CompletedProcess[str]:
@@ -154,3 +157,25 @@ def test_threads_dumping_to_one_path_leave_one_whole_document(tmp_path: Path) ->
     got = roving.load(p)
     assert got["j"] == 29 and got["pad"] == "x" * (got["i"] * 500)
     assert [x.name for x in tmp_path.iterdir()] == ["shared.rov"]  # no temporary file left
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root, to give the file to another user")
+def test_dump_over_another_users_writable_file_in_a_sticky_folder() -> None:
+    # In a sticky folder (/tmp) only a file's owner may rename over it:
+    # dump's os.replace raised PermissionError (naming its temporary file),
+    # where open(path, "wb") writes the file, which is writable by all.
+    folder = Path(tempfile.mkdtemp())  # in /tmp, which user nobody can reach
+    try:
+        os.chmod(folder, 0o1777)
+        p = folder / "shared.rov"
+        roving.dump([1], p)
+        os.chmod(p, 0o666)
+
+        def child() -> int:
+            roving.dump([2], p)
+            return 0 if os.listdir(folder) == ["shared.rov"] else 3
+
+        assert run_as_nobody(child) == 0
+        assert roving.load(p) == [2] and p.stat().st_uid == 0
+    finally:
+        shutil.rmtree(folder)

@@ -482,6 +482,10 @@ def parse_path(path: str) -> list[Any]:
 
     try:
         return _parse_path(path)
+    except UnicodeEncodeError:
+        # Bytes of the command line that are not UTF-8 (os.fsdecode's
+        # surrogates): keys are UTF-8, so no key has them.
+        raise CliError(f"bad path: {ascii(path)} is not UTF-8 text", 2) from None
     except ValueError as e:
         raise CliError(str(e), 2) from None
 

@@ -440,6 +440,18 @@ def test_get_bad_path(files: dict[str, Path], path: str) -> None:
     assert "bad path" in line
 
 
+def test_get_path_that_is_not_utf8_is_a_bad_path(files: dict[str, Path]) -> None:
+    # A path argument with bytes that are not UTF-8 said only "'utf-8' codec
+    # can't encode character '\\udcff' in position 2: surrogates not allowed".
+    p = subprocess.run(
+        [sys.executable, "-m", "roving", "get", str(files["rov"]), b"$[0].\xff"],
+        capture_output=True,
+        check=False,
+    )
+    assert p.returncode == 2
+    assert one_error_line(p) == "roving get: error: bad path: '$[0].\\udcff' is not UTF-8 text"
+
+
 def test_get_missing_and_damaged(files: dict[str, Path]) -> None:
     p = run("get", str(files["dir"] / "missing.rov"), "[0]")
     assert "no such file" in one_error_line(p)

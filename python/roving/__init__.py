@@ -132,8 +132,9 @@ None, as for a ``ZoneInfo``, whose offset depends on a date) is naive, as
 Python defines it, and is written as such (as msgspec does), and a tzinfo
 whose ``utcoffset(None)`` raises (one that needs a datetime) makes
 :func:`dumps` raise that error. Subclasses of ``date``, ``datetime``,
-``time`` and ``timedelta`` are written as their value and come back as the
-base type. Timestamps keep nanoseconds but datetime has microseconds,
+``time``, ``timedelta``, ``Decimal`` and ``UUID`` are written as their value
+(a ``Decimal``'s text is ``Decimal.__str__``'s, whatever a subclass's own
+``__str__`` gives) and come back as the base type. Timestamps keep nanoseconds but datetime has microseconds,
 so finer timestamps (a ``datetime64[ns]``'s, or other tools') are
 truncated. ``numpy.datetime64`` NaT, units finer than nanoseconds,
 ``numpy.timedelta64`` and datetime64/timedelta64 arrays are not supported

@@ -13,8 +13,10 @@ Functions
     ints, enum members, UUIDs, Decimals or dates are written as their text,
     the text typed ``loads`` reads them back from (``dict[int, T]``:
     ``str(n)``; an enum member: its value's text; ``str()`` of a UUID or a
-    Decimal; ``date.isoformat()``), and two keys of one dict written as the
-    same text (``1`` and ``"1"``) raise :class:`EncodeError`.
+    Decimal; ``date.isoformat()``; a subclass's as its base class's), and
+    two keys of one dict written as the same text (``1`` and ``"1"``) or an
+    int key of more than 4300 digits (typed ``loads``'s limit) raise
+    :class:`EncodeError`.
 ``loads(data, *, type=None)``
     Validate and decode any bytes-like object; with ``type`` (e.g.
     ``list[Item]`` for a dataclass ``Item``) build and check that type.

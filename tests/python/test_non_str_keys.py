@@ -125,6 +125,17 @@ def test_subclass_keys_are_written_as_their_base_class_text() -> None:
     }
 
 
+def test_an_int_key_too_long_for_typed_loads_is_refused() -> None:
+    # 10**5000 was written as its 5001 digits, which typed loads refuses
+    # (int keys of at most 4300 digits, as Python's int()).
+    longest = 10**4300 - 1
+    b = roving.dumps({longest: 1, -longest: 2}, non_str_keys=True)
+    assert roving.loads(b, type=dict[int, int]) == {longest: 1, -longest: 2}
+    for key in (10**4300, -(10**4300), 10**5000, 1 << 100_000):
+        with pytest.raises(roving.EncodeError, match="more than 4300 digits"):
+            roving.dumps({key: 1}, non_str_keys=True)
+
+
 def test_str_keys_are_unchanged() -> None:
     value = {"a": 1, "b": [{"c": 2}]}
     assert roving.dumps(value, non_str_keys=True) == roving.dumps(value)

@@ -713,7 +713,17 @@ impl<'py> State<'py, '_> {
         }
         if k.is_instance_of::<pyo3::types::PyInt>() && !k.is_instance_of::<pyo3::types::PyBool>() {
             let n: num_bigint::BigInt = k.extract()?;
-            return Ok(n.to_string());
+            // Typed `loads` reads int keys of at most 4300 digits (Python's
+            // int text limit): a longer one would be written, not read back.
+            use roving::read::{MAX_DECIMAL_BITS, MAX_DECIMAL_DIGITS};
+            let text = (n.bits() <= MAX_DECIMAL_BITS as u64).then(|| n.to_string());
+            return match text {
+                Some(t) if t.trim_start_matches('-').len() <= MAX_DECIMAL_DIGITS => Ok(t),
+                _ => Err(msg(format!(
+                    "an int key of more than {MAX_DECIMAL_DIGITS} digits has no text that \
+                     typed loads reads back (non_str_keys=True)"
+                ))),
+            };
         }
         // The base class's text, not a subclass's own `__str__` or
         // `isoformat` (which typed `loads` could not read back).

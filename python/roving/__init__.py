@@ -13,8 +13,10 @@ Functions
     ints, enum members, UUIDs, Decimals or dates are written as their text,
     the text typed ``loads`` reads them back from (``dict[int, T]``:
     ``str(n)``; an enum member: its value's text; ``str()`` of a UUID or a
-    Decimal; ``date.isoformat()``), and two keys of one dict written as the
-    same text (``1`` and ``"1"``) raise :class:`EncodeError`.
+    Decimal; ``date.isoformat()``; a subclass's as its base class's), and
+    two keys of one dict written as the same text (``1`` and ``"1"``) or an
+    int key of more than 4300 digits (typed ``loads``'s limit) raise
+    :class:`EncodeError`.
 ``loads(data, *, type=None)``
     Validate and decode any bytes-like object; with ``type`` (e.g.
     ``list[Item]`` for a dataclass ``Item``) build and check that type.
@@ -132,8 +134,9 @@ None, as for a ``ZoneInfo``, whose offset depends on a date) is naive, as
 Python defines it, and is written as such (as msgspec does), and a tzinfo
 whose ``utcoffset(None)`` raises (one that needs a datetime) makes
 :func:`dumps` raise that error. Subclasses of ``date``, ``datetime``,
-``time`` and ``timedelta`` are written as their value and come back as the
-base type. Timestamps keep nanoseconds but datetime has microseconds,
+``time``, ``timedelta``, ``Decimal`` and ``UUID`` are written as their value
+(a ``Decimal``'s text is ``Decimal.__str__``'s, whatever a subclass's own
+``__str__`` gives) and come back as the base type. Timestamps keep nanoseconds but datetime has microseconds,
 so finer timestamps (a ``datetime64[ns]``'s, or other tools') are
 truncated. ``numpy.datetime64`` NaT, units finer than nanoseconds,
 ``numpy.timedelta64`` and datetime64/timedelta64 arrays are not supported
@@ -203,6 +206,7 @@ validating or converting large immutable buffers.
 # Helpers under private names (and no `from __future__ import annotations`,
 # which binds `annotations`): dir(roving) shows the public API only.
 import builtins as _builtins
+import errno as _errno
 import io as _io
 import os as _os
 import secrets as _secrets
@@ -229,6 +233,7 @@ from roving._roving import (
     ValidationError,
     View,
     ViewIter,
+    _is_mapped,
     dumps,
     from_json,
     loads,
@@ -272,7 +277,7 @@ if "Store" in globals():
 
 __version__ = "0.1.0"
 
-_PathLike = str | _os.PathLike[str]
+_PathLike = str | _os.PathLike[str] | _os.PathLike[bytes]
 
 
 class _BinaryReader(_Protocol):
@@ -317,25 +322,48 @@ def _file_method(fn: str, file: object, method: str) -> _Callable[..., _Any]:
     return m  # type: ignore[no-any-return]
 
 
-def _write_all(write: _Callable[[_Any], object], data: bytes) -> None:
+def _write_all(write: _Callable[[_Any], object], data: bytes, raw: bool) -> None:
     # A raw file (buffering=0, a socket's) may write fewer bytes than given
     # and return how many: write the rest, as BufferedWriter does. The
     # first write gets the bytes object itself (what any write() takes).
+    # A raw file's None means that nothing was written (a non-blocking file
+    # that is full): BlockingIOError, as BufferedWriter raises; another
+    # writer's None means all was written.
     n = write(data)
     view = memoryview(data)
-    while isinstance(n, int) and n < len(view):
+    while True:
+        if n is None and raw:
+            raise BlockingIOError(
+                _errno.EAGAIN,
+                "write could not complete without blocking",
+                len(data) - len(view),
+            )
+        if not isinstance(n, int) or n >= len(view):
+            return
         if n <= 0:  # would loop forever
             raise OSError(f"write() wrote {n} of {len(view)} bytes")
         view = view[n:]
         n = write(view)
 
 
-def _write_path(path: _PathLike, data: bytes) -> None:
+def _write_path(file: _PathLike, data: bytes) -> None:
     # A new file renamed over the old one (os.replace), never the old one
     # truncated: a Doc that roving.open() mapped from the old file keeps
     # reading it (truncating a mapped file makes the next read SIGBUS), and
     # a failure leaves the old file whole.
-    target = _os.path.realpath(path)  # a symlink stays; its target is replaced
+    path = _os.fsdecode(file)  # of an os.PathLike[bytes] too: the same name as str
+    if path.endswith(_SEPARATORS):
+        # "name/" names a folder: builtins.open's error, never a file "name".
+        _write_in_place(path, data)
+        return
+    try:
+        target = _os.path.realpath(path, strict=True)  # a symlink stays; its target is replaced
+    except FileNotFoundError:
+        target = _os.path.realpath(path)  # a new file (or a dangling symlink's target)
+    except OSError:
+        # A symlink loop, a file used as a folder...: builtins.open's error.
+        _write_in_place(path, data)
+        return
     try:
         st = _os.stat(target)
     except OSError:
@@ -352,13 +380,13 @@ def _write_path(path: _PathLike, data: bytes) -> None:
         return
     folder, name = _os.path.split(target)
     tmp = _os.path.join(folder, f".{name}.{_secrets.token_hex(6)}.tmp")
-    flags = _os.O_WRONLY | _os.O_CREAT | _os.O_EXCL
-    flags |= getattr(_os, "O_CLOEXEC", 0) | getattr(_os, "O_BINARY", 0)
+    flags = _os.O_WRONLY | _os.O_CREAT | _os.O_EXCL | _O_CLOEXEC_BINARY
     try:
         fd = _os.open(tmp, flags, 0o666)  # less the umask, as builtins.open creates
     except OSError:
-        # A folder that cannot take a new file (or is missing): written in
-        # place, which works or raises builtins.open's error for `path`.
+        # A folder that cannot take a new file (or is missing), a name too
+        # long for the temporary name: written in place, which works or
+        # raises builtins.open's error for `path`.
         _write_in_place(path, data)
         return
     try:
@@ -372,16 +400,47 @@ def _write_path(path: _PathLike, data: bytes) -> None:
                         pass
             f.write(data)
         _os.replace(tmp, target)
+    except PermissionError:
+        # A sticky folder (/tmp) lets only the owner of a file rename over
+        # it, though others may write it: written in place, as
+        # builtins.open would (or its PermissionError).
+        _unlink_quietly(tmp)
+        _write_in_place(path, data)
     except BaseException:
-        try:
-            _os.unlink(tmp)
-        except OSError:
-            pass
+        _unlink_quietly(tmp)
         raise
 
 
-def _write_in_place(path: _PathLike, data: bytes) -> None:
-    with _builtins.open(path, "wb") as f:
+def _unlink_quietly(path: str) -> None:
+    try:
+        _os.unlink(path)
+    except OSError:
+        pass
+
+
+_SEPARATORS = tuple(sep for sep in (_os.sep, _os.altsep) if sep)
+_O_CLOEXEC_BINARY = getattr(_os, "O_CLOEXEC", 0) | getattr(_os, "O_BINARY", 0)
+
+
+def _write_in_place(path: str, data: bytes) -> None:
+    # As builtins.open(path, "wb"), except that a regular file that a Doc of
+    # this process has mapped (roving.open(path)) is refused before it is
+    # truncated: reading that Doc would kill the process with SIGBUS.
+    fd = _os.open(path, _os.O_WRONLY | _os.O_CREAT | _O_CLOEXEC_BINARY, 0o666)
+    with _builtins.open(fd, "wb") as f:
+        st = _os.fstat(fd)
+        if _stat.S_ISREG(st.st_mode):
+            if _is_mapped(st.st_dev, st.st_ino):
+                raise OSError(
+                    _errno.EBUSY,
+                    "roving.dump() cannot replace this file (it writes in place here, "
+                    "as builtins.open would) and will not truncate it: a roving.open() "
+                    "Doc of this process maps it, whose next read would then kill the "
+                    "process with SIGBUS; release the Doc and its views first, or dump "
+                    "to another path",
+                    path,
+                )
+            _os.ftruncate(fd, 0)
         f.write(data)
 
 
@@ -394,22 +453,28 @@ def dump(
 ) -> None:
     """Encode ``obj`` and write it to a binary file object or a path.
 
-    A path (``str`` or ``os.PathLike``) is written as a new file renamed over
+    A path (``str`` or ``os.PathLike``, of ``str`` or ``bytes``) is written as a new file renamed over
     the old one (``os.replace``): a ``Doc`` that :func:`open` mapped from the
     old file keeps reading it, and an error leaves the old file as it was.
     The file keeps its permission bits (and its owner, where allowed), a
     symlink stays a symlink (its target is replaced), and hard links to the
     old file keep the old contents. A path that is not a regular file (a
     FIFO, a device), a path under ``/dev/`` or ``/proc/`` (``/dev/stdout``,
-    even where it leads to a file), or a file in a folder that cannot take a
-    new file, is written in place (truncated first, as ``open(path, "wb")``
-    does); a file that may not be written raises ``PermissionError``.
+    even where it leads to a file), a file in a folder that cannot take a
+    new file, or one that may not be renamed over (another user's file in a
+    sticky folder such as ``/tmp``), is written in place (truncated first, as ``open(path, "wb")``
+    does), except a file that a ``Doc`` of this process maps (a truncated
+    mapped file kills the process with ``SIGBUS`` when read): that raises
+    ``OSError`` (``errno.EBUSY``) and the file is left as it was. A file that
+    may not be written raises ``PermissionError``, and a path that
+    ``open(path, "wb")`` refuses (a symlink loop, a name ending in ``/``)
+    raises its error.
     """
     if isinstance(file, (str, _os.PathLike)):
         _write_path(file, dumps(obj, default=default, non_str_keys=non_str_keys))
         return
     data = dumps(obj, default=default, non_str_keys=non_str_keys)
-    _write_all(_file_method("dump", file, "write"), data)
+    _write_all(_file_method("dump", file, "write"), data, isinstance(file, _io.RawIOBase))
 
 
 _T = _TypeVar("_T")

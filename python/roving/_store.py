@@ -16,7 +16,14 @@ from collections.abc import ItemsView, Iterator, MutableMapping, ValuesView
 from types import TracebackType
 from typing import Any, Self, cast
 
-from roving._roving import StoreError, StoreNotFoundError, StorePermissionError, _Store
+from roving._roving import (
+    RovingError,
+    StoreError,
+    StoreNotFoundError,
+    StorePermissionError,
+    _Store,
+    dumps,
+)
 
 __all__ = ["Store", "StoreError", "StoreNotFoundError", "StorePermissionError"]
 
@@ -63,7 +70,10 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
       value back first, then empty the cache. It costs memory for
       everything read, and a flush re-encodes it all. ``reload()`` and
       ``close(commit=False)`` drop the cache with the pending changes.
-      ``view()`` reads the committed record, not the cache.
+      ``view()`` reads the committed record, not the cache. On a read-only
+      store (flag ``"r"``) values read are cached too, and written back
+      only if changed in place, which raises ``StoreError`` (kind
+      ``"read-only"``) as an assignment would (``reload()`` drops them).
     * ``type``: decode values read as this type (e.g. a dataclass), like
       ``roving.loads(..., type=)``; writes are not checked (see below);
       ``None`` gives plain Python values.
@@ -262,13 +272,16 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
         # unclosed file says it was not closed.
         try:
             pending = 0 if self.closed else self.pending
-            cached = 0 if self.closed else len(self._cache or ())
+            # (A read-only store's cache holds values read: nothing to write.)
+            cached = 0 if self.closed or self.readonly else len(self._cache or ())
         except Exception:
             return
-        if pending or cached:
-            what = f"{pending} unflushed change(s)"
-            if cached:
-                what += f" and {cached} writeback value(s)"
+        if not (pending or cached):
+            return
+        what = f"{pending} unflushed change(s)"
+        if cached:
+            what += f" and {cached} writeback value(s)"
+        try:
             warnings.warn(
                 f"roving.Store({str(self.path)!r}) was garbage-collected with {what}, now "
                 "dropped; call flush() or close(), or use it in a with block",
@@ -276,6 +289,10 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
                 source=self,
                 stacklevel=2,
             )
+        except Exception:
+            # At interpreter exit the warning machinery is half gone
+            # ("ImportError: sys.meta_path is None"): nothing to print then.
+            pass
 
     def __exit__(
         self,
@@ -309,9 +326,16 @@ class _Writeback(Store):
 
     def get(self, key: str, default: Any = None) -> Any:
         try:
-            return self[key]
-        except KeyError:
+            return self._cache[key]
+        except (KeyError, TypeError):
+            pass
+        # Through the class's get (a subclass's own get too, as without
+        # writeback), then cached.
+        value = super().get(key, _MISSING)
+        if value is _MISSING:
             return default
+        self._cache[key] = value
+        return value
 
     def __setitem__(self, key: str, value: Any) -> None:
         super().__setitem__(key, value)
@@ -332,8 +356,28 @@ class _Writeback(Store):
         return ValuesView(self)
 
     def _write_back(self) -> None:
-        for key, value in self._cache.items():
+        # Over a copy: a subclass's __setitem__ may assign more keys (an
+        # index) while the values are written back; those are pending
+        # changes already.
+        cached = list(self._cache.items())
+        if self.readonly:
+            # Nothing was assigned (a read-only store refuses it): the cache
+            # holds values read. Only one changed in place needs writing,
+            # which fails as any write to a read-only store does.
+            for key, value in cached:
+                if not self._as_stored(key, value):
+                    super().__setitem__(key, value)
+            return
+        for key, value in cached:
             super().__setitem__(key, value)
+
+    def _as_stored(self, key: str, value: Any) -> bool:
+        """True if ``value`` encodes as the committed record of ``key``
+        decodes and encodes (it was read and not changed since)."""
+        try:
+            return dumps(value) == dumps(super().__getitem__(key))
+        except (KeyError, RovingError):
+            return False
 
     def flush(self) -> None:
         """Write every cached value back, then commit (see :class:`Store`)."""
@@ -349,7 +393,10 @@ class _Writeback(Store):
 
     def close(self) -> None:
         """Write every cached value back, commit and close."""
-        self._close(commit=True)
+        if not self.closed:
+            self._write_back()
+        super().close()  # a subclass's close() too, as without writeback
+        self._cache.clear()
 
     def reload(self) -> None:
         """Drop the pending changes and the cache; read the newest committed state."""
@@ -360,6 +407,9 @@ class _Writeback(Store):
         """Delete every record (a pending change) and empty the cache."""
         super().clear()
         self._cache.clear()
+
+
+_MISSING: Any = object()
 
 
 @functools.cache

@@ -185,12 +185,31 @@ def _check_file(path: str) -> None:
         raise CliError(f"{path}: permission denied")
 
 
+def _write_stdout(data: bytes) -> None:
+    """Writes all of ``data`` to stdout. Under ``python -u`` (or
+    ``PYTHONUNBUFFERED``) ``sys.stdout.buffer`` is the raw file, whose
+    ``write`` may write part of what it is given (a pipe whose reader went
+    away, a signal): the rest is written too, and a reader gone is then the
+    ``BrokenPipeError`` it should be."""
+    sys.stdout.flush()  # text written before, in order
+    out = sys.stdout.buffer
+    view = memoryview(data)
+    while view:
+        n = out.write(view)
+        if not n:  # None: a non-blocking stdout that is full; 0: would loop forever
+            raise CliError(f"stdout: cannot write ({len(view):,} bytes left unwritten)")
+        view = view[n:]
+    out.flush()
+
+
 def _write_output(path: str, data: bytes) -> None:
     if path == "-":
-        out = sys.stdout.buffer
-        out.write(data)
-        out.flush()
+        _write_stdout(data)
         return
+    if path.endswith(tuple(sep for sep in (os.sep, os.altsep) if sep)):
+        # "out/" names a directory (a shell's `> out/` fails too): never a
+        # file "out" made or replaced.
+        raise CliError(f"{path}: is a directory name (it ends in {path[-1]})")
     try:
         st: os.stat_result | None = os.stat(path)  # through symlinks
     except FileNotFoundError:
@@ -463,6 +482,10 @@ def parse_path(path: str) -> list[Any]:
 
     try:
         return _parse_path(path)
+    except UnicodeEncodeError:
+        # Bytes of the command line that are not UTF-8 (os.fsdecode's
+        # surrogates): keys are UTF-8, so no key has them.
+        raise CliError(f"bad path: {ascii(path)} is not UTF-8 text", 2) from None
     except ValueError as e:
         raise CliError(str(e), 2) from None
 
@@ -562,8 +585,7 @@ def cmd_get(args: argparse.Namespace) -> int:
         data, _ = _load_document(args.file, kind)
         doc = rv.open(data)
     value = _walk(doc.root, steps)
-    sys.stdout.buffer.write(_value_json(rv, value, args.indent) + b"\n")
-    sys.stdout.flush()
+    _write_stdout(_value_json(rv, value, args.indent) + b"\n")
     return 0
 
 
@@ -1347,8 +1369,7 @@ def cmd_dump(args: argparse.Namespace) -> int:
     rv = _api()
     if args.json:
         js = _to_json(rv, args.file, data, args.indent if args.indent is not None else 2)
-        sys.stdout.buffer.write(js + b"\n")
-        sys.stdout.flush()
+        _write_stdout(js + b"\n")
         return 0
     out = sys.stdout
     try:

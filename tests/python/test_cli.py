@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 import roving
@@ -278,6 +280,14 @@ def test_convert_damaged_roving(files: dict[str, Path]) -> None:
     assert "bad.rov" in line and "damaged roving file" in line
 
 
+def test_convert_output_ending_in_a_slash_is_refused(files: dict[str, Path]) -> None:
+    # "new/" made a file "new" (and "old/" failed as "Not a directory").
+    for name in ("new/", "people.json/"):
+        p = run("convert", str(files["rov"]), str(files["dir"]) + "/" + name)
+        assert "is a directory name (it ends in /)" in one_error_line(p)
+    assert sorted(x.name for x in files["dir"].iterdir()) == ["people.json", "people.rov"]
+
+
 def test_convert_output_directory_missing(files: dict[str, Path]) -> None:
     p = run(
         "convert",
@@ -428,6 +438,18 @@ def test_get_bad_path(files: dict[str, Path], path: str) -> None:
     line = one_error_line(p)
     assert p.returncode == 2
     assert "bad path" in line
+
+
+def test_get_path_that_is_not_utf8_is_a_bad_path(files: dict[str, Path]) -> None:
+    # A path argument with bytes that are not UTF-8 said only "'utf-8' codec
+    # can't encode character '\\udcff' in position 2: surrogates not allowed".
+    p = subprocess.run(
+        [sys.executable, "-m", "roving", "get", str(files["rov"]), b"$[0].\xff"],
+        capture_output=True,
+        check=False,
+    )
+    assert p.returncode == 2
+    assert one_error_line(p) == "roving get: error: bad path: '$[0].\\udcff' is not UTF-8 text"
 
 
 def test_get_missing_and_damaged(files: dict[str, Path]) -> None:
@@ -918,3 +940,41 @@ def test_get_index_limits_as_the_core(files: dict[str, Path]) -> None:
     assert p.returncode == 1 and "path not found" in one_error_line(p)
     p = run("get", str(files["rov"]), "[99999999999999999999]")
     assert p.returncode == 2 and "index too large" in one_error_line(p)
+
+
+class _ShortWrites(io.RawIOBase):
+    """A raw stdout (what ``python -u`` gives ``sys.stdout.buffer``) that
+    takes at most 1000 bytes per write, as a pipe does when a signal
+    interrupts the write or its reader goes away."""
+
+    def __init__(self) -> None:
+        self.got = bytearray()
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, b: Any) -> int:
+        n = min(len(b), 1000)
+        self.got += bytes(b)[:n]
+        return n
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["get", "{rov}", "$"], ["convert", "{rov}", "-"], ["dump", "--json", "{rov}"]],
+)
+def test_json_output_is_written_whole_through_short_writes(
+    files: dict[str, Path], args: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Under PYTHONUNBUFFERED=1 (common in containers) the JSON went to the
+    # raw stdout in one write() whose count was not checked: a short write
+    # lost the rest silently, with exit status 0 (141 expected when the
+    # reader of a pipe had gone away).
+    from roving import cli
+
+    roving.dump([{"n": i, "s": "x" * 50} for i in range(2000)], files["rov"])
+    raw = _ShortWrites()
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(raw, write_through=True))
+    assert cli.main([a.format(rov=files["rov"]) for a in args]) == 0
+    expected = run(*[a.format(rov=files["rov"]) for a in args]).stdout
+    assert len(expected) > 100_000 and bytes(raw.got) == expected

@@ -393,6 +393,31 @@ def test_dump_writes_all_through_short_writes() -> None:
     assert roving.loads(bytes(f.got)) == PLAIN
 
 
+def test_dump_to_a_full_non_blocking_raw_file_is_a_blocking_io_error() -> None:
+    # A raw file's write() returns None when a non-blocking file takes
+    # nothing: dump took None for "all written" and returned, leaving a
+    # truncated document with no error (BufferedWriter raises instead).
+    r, w = os.pipe()
+    try:
+        os.set_blocking(w, False)
+        with open(w, "wb", buffering=0, closefd=False) as f:
+            with pytest.raises(BlockingIOError) as e:
+                roving.dump(list(range(100_000)), f)
+        assert 0 < e.value.characters_written < len(roving.dumps(list(range(100_000))))
+    finally:
+        os.close(r)
+        os.close(w)
+    # Other writers' None means all was written.
+    got: list[bytes] = []
+
+    class Appender:
+        def write(self, b: bytes) -> None:
+            got.append(bytes(b))
+
+    roving.dump(PLAIN, Appender())
+    assert roving.loads(b"".join(got)) == PLAIN
+
+
 def test_a_text_file_given_by_mistake_says_to_open_it_in_binary_mode(tmp_path: Path) -> None:
     p = tmp_path / "x.rov"
     roving.dump(PLAIN, p)

@@ -89,6 +89,53 @@ def test_nested_dicts_and_subclasses() -> None:
     }
 
 
+class _ShownDecimal(decimal.Decimal):
+    def __str__(self) -> str:
+        return f"D({decimal.Decimal.__str__(self)})"
+
+
+class _ShownUUID(uuid.UUID):
+    def __str__(self) -> str:
+        return "<" + self.hex + ">"
+
+
+class _ShownDate(dt.date):
+    def isoformat(self) -> str:
+        return "the " + str(self.day)
+
+
+def test_subclass_keys_are_written_as_their_base_class_text() -> None:
+    # A subclass's own __str__ / isoformat was the key's text: "D(1.5)",
+    # which typed loads refused (ValidationError "invalid Decimal").
+    d = {
+        _ShownDecimal("1.5"): 1,
+        _ShownUUID(int=7): 2,
+        _ShownDate(2024, 2, 29): 3,
+    }
+    b = roving.dumps(d, non_str_keys=True)
+    assert roving.loads(b) == {
+        "1.5": 1,
+        "00000000-0000-0000-0000-000000000007": 2,
+        "2024-02-29": 3,
+    }
+    assert roving.loads(b, type=dict[decimal.Decimal | uuid.UUID | dt.date, int]) == {
+        decimal.Decimal("1.5"): 1,
+        uuid.UUID(int=7): 2,
+        dt.date(2024, 2, 29): 3,
+    }
+
+
+def test_an_int_key_too_long_for_typed_loads_is_refused() -> None:
+    # 10**5000 was written as its 5001 digits, which typed loads refuses
+    # (int keys of at most 4300 digits, as Python's int()).
+    longest = 10**4300 - 1
+    b = roving.dumps({longest: 1, -longest: 2}, non_str_keys=True)
+    assert roving.loads(b, type=dict[int, int]) == {longest: 1, -longest: 2}
+    for key in (10**4300, -(10**4300), 10**5000, 1 << 100_000):
+        with pytest.raises(roving.EncodeError, match="more than 4300 digits"):
+            roving.dumps({key: 1}, non_str_keys=True)
+
+
 def test_str_keys_are_unchanged() -> None:
     value = {"a": 1, "b": [{"c": 2}]}
     assert roving.dumps(value, non_str_keys=True) == roving.dumps(value)

@@ -254,6 +254,26 @@ def test_date_uuid_decimal() -> None:
         same(rt(decimal.Decimal(s)), decimal.Decimal(s))
 
 
+class _ShownDecimal(decimal.Decimal):
+    def __str__(self) -> str:
+        return f"D({decimal.Decimal.__str__(self)})"
+
+
+class _ShortUUID(uuid.UUID):
+    @property
+    def bytes(self) -> bytes:  # type: ignore[override]
+        return b"short"
+
+
+def test_subclasses_of_decimal_and_uuid_never_write_an_unreadable_document() -> None:
+    # dumps wrote a Decimal subclass's own str() ("D(1.5)") as the payload
+    # and a UUID subclass's own 5-byte .bytes: documents loads refused
+    # ("bad Decimal payload", "bad UUID payload").
+    assert roving.loads(roving.dumps([_ShownDecimal("1.5")])) == [decimal.Decimal("1.5")]
+    with pytest.raises(roving.EncodeError, match="bytes are not 16 bytes long"):
+        roving.dumps(_ShortUUID(int=1))
+
+
 def test_ext_values() -> None:
     e = roving.Ext(77, b"payload")
     same(rt(e), e)
@@ -285,6 +305,11 @@ def test_ext_accepts_any_bytes_like_payload() -> None:
     for bad in ["ab", 5, None, [1, 2]]:
         with pytest.raises(TypeError):
             roving.Ext(55, bad)  # type: ignore[arg-type]
+    # A str payload is not a document: no pointer to from_json (it said
+    # "expected a bytes-like object (a roving document), got str; JSON text
+    # converts with roving.from_json()").
+    with pytest.raises(TypeError, match=r"^roving.Ext data must be a bytes-like object, not str"):
+        roving.Ext(55, "ab")  # type: ignore[arg-type]
 
 
 def test_ext_with_a_reserved_id_needs_a_valid_payload() -> None:

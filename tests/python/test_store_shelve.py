@@ -271,6 +271,55 @@ def test_writeback_with_a_subclass(tmp_path: Path) -> None:
     assert type(Audited(path, writeback=True)) is type(Audited(path, writeback=True))
 
 
+def test_writeback_keeps_a_subclass_close_and_get(tmp_path: Path) -> None:
+    # The writeback class comes first in the MRO, and its close() and get()
+    # did not call the subclass's: with writeback=True a subclass's close()
+    # (releasing a lock, logging) never ran.
+    calls: list[str] = []
+
+    class Logged(Store):  # type: ignore[misc,valid-type]
+        def close(self) -> None:
+            calls.append("close")
+            super().close()
+
+        def get(self, key: str, default: Any = None) -> Any:
+            calls.append(f"get {key}")
+            return super().get(key, default)
+
+    for writeback in (False, True):
+        calls.clear()
+        s = Logged(tmp_path / f"db{writeback}", writeback=writeback)
+        s["k"] = [1]
+        assert s.get("k") == [1] and s.get("nope", 5) == 5
+        s.get("k").append(2)  # type: ignore[union-attr]
+        s.close()
+        # (With writeback, "k" is read from the cache: assigned, then read.)
+        asked = ["get nope"] if writeback else ["get k", "get nope", "get k"]
+        assert s.closed and calls == [*asked, "close"]
+        want = [1, 2] if writeback else [1]
+        assert contents(open_store, tmp_path / f"db{writeback}") == {"k": want}
+
+
+def test_writeback_with_a_subclass_that_assigns_while_written_back(tmp_path: Path) -> None:
+    # A subclass whose __setitem__ also assigns an index key: during the
+    # write-back that added to the cache being iterated, and close() raised
+    # "RuntimeError: dictionary changed size during iteration" (shelve,
+    # which turns writeback off while it syncs, closes).
+    class Indexed(Store):  # type: ignore[misc,valid-type]
+        def __setitem__(self, key: str, value: Any) -> None:
+            super().__setitem__(key, value)
+            if not key.startswith("idx:"):
+                self[f"idx:{key}:{len(value)}"] = True
+
+    path = tmp_path / "db"
+    s = Indexed(path, writeback=True)
+    s["a"] = [1]
+    s["a"].append(2)
+    s.close()
+    assert s.closed
+    assert contents(open_store, path) == {"a": [1, 2], "idx:a:1": True, "idx:a:2": True}
+
+
 def test_non_str_keys_with_writeback(tmp_path: Path) -> None:
     s = Store(tmp_path / "db", writeback=True)
     with pytest.raises(TypeError):
@@ -298,3 +347,65 @@ def test_garbage_collected_writeback_store_warns(tmp_path: Path) -> None:
     [w] = [w for w in caught if issubclass(w.category, ResourceWarning)]
     assert "with 0 unflushed change(s) and 1 writeback value(s), now dropped" in str(w.message)
     assert contents(open_store, path) == {"k": [1]}
+
+
+def test_writeback_on_a_read_only_store_closes_after_reads(tmp_path: Path) -> None:
+    # flag "r" with writeback=True: close() and the end of a with block
+    # wrote every value read back, so a store that had only been read
+    # raised StoreError (read-only) and stayed open.
+    path = tmp_path / "db"
+    with Store(path) as s:
+        s["k"] = {"a": [1, 2.5, None], "t": (1, 2)}
+        s["c"] = Counter("c", [1])
+    with Store(path, "r", writeback=True) as s:
+        assert s["k"]["a"] == [1, 2.5, None]
+        assert s["k"] is s["k"]  # cached
+        assert [v for v in s.values()] == [Counter("c", [1]).__dict__, s["k"]]
+    assert s.closed
+    with Store(path, "r", writeback=True, type=Counter) as s:
+        assert s["c"] == Counter("c", [1])
+        s.sync()
+    s = Store(path, "r", writeback=True)
+    s["k"]["a"].append("changed")  # cannot be saved: an error, as a write
+    with pytest.raises(roving.StoreError) as e:
+        s.close()
+    assert e.value.kind == "read-only" and not s.closed
+    s.reload()  # drops the cache
+    s.close()
+    assert contents(open_store, path) == {
+        "c": {"name": "c", "hits": [1]},
+        "k": {"a": [1, 2.5, None], "t": [1, 2]},
+    }
+
+
+def test_a_store_left_open_at_exit_prints_no_traceback(tmp_path: Path) -> None:
+    # Store.__del__ warned at interpreter exit, when warnings.warn raises
+    # "ImportError: sys.meta_path is None": "Exception ignored in
+    # Store.__del__" and a traceback on stderr.
+    import subprocess
+    import sys
+
+    for writeback in (False, True):
+        code = (
+            "import roving\n"
+            f"s = roving.Store({str(tmp_path / 'db')!r}, writeback={writeback})\n"
+            "s['k'] = [1]\n"
+        )
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        assert (r.returncode, r.stderr) == (0, "")
+
+
+def test_garbage_collected_read_only_writeback_store_does_not_warn(tmp_path: Path) -> None:
+    # Its cache holds values read, which a read-only store cannot write:
+    # the ResourceWarning said "1 unflushed change(s) or writeback value(s),
+    # now dropped" for a store that had only been read.
+    path = tmp_path / "db"
+    with Store(path) as s:
+        s["k"] = [1]
+    s = Store(path, "r", writeback=True)
+    assert s["k"] == [1]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        del s
+        gc.collect()
+    assert [w for w in caught if issubclass(w.category, ResourceWarning)] == []

@@ -6,6 +6,8 @@ import dataclasses
 import datetime as dt
 import decimal
 import enum
+import subprocess
+import sys
 import uuid
 from typing import Any, Literal, Optional
 
@@ -297,6 +299,37 @@ def test_unsupported_types_are_type_errors() -> None:
         roving.loads(enc({}), type=dict[float, int])
     with pytest.raises(TypeError, match="dict keys must be str"):
         roving.loads(enc({}), type=dict[int | None, int])
+
+
+def test_a_type_nested_too_deeply_is_a_type_error() -> None:
+    # Compiling list[list[...]] 20,000 deep (a type built in a loop)
+    # overflowed the stack: the process died with SIGSEGV. Checked in a
+    # subprocess, on the main thread and on one with a small stack.
+    code = """
+import threading, roving
+def nested(n):
+    t = list
+    for _ in range(n):
+        t = list[t]
+    return t
+errors = []
+def check(t):
+    try:
+        roving.loads(roving.dumps([]), type=t)
+    except TypeError as e:
+        errors.append(str(e))
+check(nested(20_000))
+# (CPython's own hash() of the type needs the stack of 20,000 levels.)
+threading.stack_size(512 * 1024)
+t = threading.Thread(target=check, args=(nested(2_000),))
+t.start()
+t.join()
+assert len(errors) == 2 and all("nested too deeply" in e for e in errors), errors
+assert roving.loads(roving.dumps([]), type=nested(500)) == []
+print("ok")
+"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert (r.returncode, r.stdout.strip(), r.stderr) == (0, "ok", "")
 
 
 def test_typed_numpy_and_vectors() -> None:

@@ -5,7 +5,7 @@
 
 use std::ffi::c_int;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -17,7 +17,7 @@ pub(crate) enum Owner {
     /// An immutable Python `bytes` object.
     Bytes(#[allow(dead_code)] Py<PyBytes>),
     /// A read-only memory map of a file.
-    Mmap(#[allow(dead_code)] memmap2::Mmap),
+    Mmap(#[allow(dead_code)] FileMap),
     /// Any other owner (e.g. a store transaction); its bytes must not move
     /// or change while it is alive.
     Other(#[allow(dead_code)] Box<dyn Send + Sync>),
@@ -75,14 +75,15 @@ impl Buf {
         }
     }
 
-    /// A read-only memory map.
-    pub(crate) fn from_mmap(m: memmap2::Mmap) -> Buf {
+    /// A read-only memory map of the file `meta` describes (recorded as
+    /// mapped, see [`is_mapped`], until the `Buf` is dropped).
+    pub(crate) fn from_mmap(m: memmap2::Mmap, meta: &std::fs::Metadata) -> Buf {
         let (ptr, len) = (m.as_ptr(), m.len());
         Buf {
             ptr,
             len,
             validated: AtomicBool::new(false),
-            _owner: Owner::Mmap(m),
+            _owner: Owner::Mmap(FileMap::new(m, meta)),
         }
     }
 
@@ -122,6 +123,70 @@ impl Buf {
         // SAFETY: the owner keeps `ptr..ptr+len` alive and unmoved for the
         // lifetime of `self` (see the constructors).
         unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+/// The files this process has memory-mapped for `roving.open()`, by
+/// (device, inode), with how many live maps each has. `roving.dump()`
+/// asks ([`is_mapped`]) before it truncates a file in place: a map of a
+/// truncated file kills the process with SIGBUS when read past the new end.
+static MAPPED: Mutex<Vec<(FileId, usize)>> = Mutex::new(Vec::new());
+
+/// A file's (device, inode).
+type FileId = (u64, u64);
+
+#[cfg(unix)]
+fn file_id(meta: &std::fs::Metadata) -> Option<FileId> {
+    use std::os::unix::fs::MetadataExt;
+    Some((meta.dev(), meta.ino()))
+}
+
+#[cfg(not(unix))]
+fn file_id(_meta: &std::fs::Metadata) -> Option<FileId> {
+    None
+}
+
+fn mapped() -> std::sync::MutexGuard<'static, Vec<(FileId, usize)>> {
+    // The list is consistent after any panic (each change is one step).
+    MAPPED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// True while a `roving.open()` map of the file (device, inode) is alive
+/// in this process.
+pub(crate) fn is_mapped(dev: u64, ino: u64) -> bool {
+    mapped().iter().any(|&(id, _)| id == (dev, ino))
+}
+
+/// A memory map of a file, recorded in [`MAPPED`] while it lives.
+pub(crate) struct FileMap {
+    _map: memmap2::Mmap,
+    id: Option<FileId>,
+}
+
+impl FileMap {
+    fn new(map: memmap2::Mmap, meta: &std::fs::Metadata) -> FileMap {
+        let id = file_id(meta);
+        if let Some(id) = id {
+            let mut m = mapped();
+            match m.iter_mut().find(|(i, _)| *i == id) {
+                Some((_, n)) => *n += 1,
+                None => m.push((id, 1)),
+            }
+        }
+        FileMap { _map: map, id }
+    }
+}
+
+impl Drop for FileMap {
+    fn drop(&mut self) {
+        let Some(id) = self.id else { return };
+        let mut m = mapped();
+        if let Some(i) = m.iter().position(|(x, _)| *x == id) {
+            m[i].1 -= 1;
+            if m[i].1 == 0 {
+                m.swap_remove(i);
+            }
+        }
     }
 }
 

@@ -316,6 +316,20 @@ fn with_encoder<'py, T>(
     r.map_err(|e| into_pyerr(py, e))
 }
 
+/// `base.__str__(ob)` (`ob` an instance of `base`): `str(ob)` for `base`
+/// itself, the base's text for a subclass that has its own `__str__`.
+fn base_str(ob: &Bound<'_, PyAny>, base: &Bound<'_, PyType>) -> PyResult<String> {
+    let py = ob.py();
+    let s = if ob.get_type().is(base) {
+        ob.str()?
+    } else {
+        base.getattr(pyo3::intern!(py, "__str__"))?
+            .call1((ob,))?
+            .cast_into::<PyString>()?
+    };
+    Ok(s.to_str()?.to_owned())
+}
+
 #[inline]
 fn type_name(o: *mut ffi::PyObject) -> String {
     // SAFETY: `o` is a live object; tp_name is a NUL-terminated C string.
@@ -699,13 +713,29 @@ impl<'py> State<'py, '_> {
         }
         if k.is_instance_of::<pyo3::types::PyInt>() && !k.is_instance_of::<pyo3::types::PyBool>() {
             let n: num_bigint::BigInt = k.extract()?;
-            return Ok(n.to_string());
+            // Typed `loads` reads int keys of at most 4300 digits (Python's
+            // int text limit): a longer one would be written, not read back.
+            use roving::read::{MAX_DECIMAL_BITS, MAX_DECIMAL_DIGITS};
+            let text = (n.bits() <= MAX_DECIMAL_BITS as u64).then(|| n.to_string());
+            return match text {
+                Some(t) if t.trim_start_matches('-').len() <= MAX_DECIMAL_DIGITS => Ok(t),
+                _ => Err(msg(format!(
+                    "an int key of more than {MAX_DECIMAL_DIGITS} digits has no text that \
+                     typed loads reads back (non_str_keys=True)"
+                ))),
+            };
         }
-        if k.is_instance(ty.uuid.bind(py))? || k.is_instance(ty.decimal.bind(py))? {
-            return Ok(k.str()?.to_string());
+        // The base class's text, not a subclass's own `__str__` or
+        // `isoformat` (which typed `loads` could not read back).
+        for base in [ty.uuid.bind(py), ty.decimal.bind(py)] {
+            if k.is_instance(base)? {
+                return Ok(base_str(k, base)?);
+            }
         }
         if k.is_instance_of::<PyDate>() && !k.is_instance_of::<PyDateTime>() {
-            return Ok(k.call_method0(pyo3::intern!(py, "isoformat"))?.extract()?);
+            let date = py.get_type::<PyDate>();
+            let iso = date.getattr(pyo3::intern!(py, "isoformat"))?.call1((k,))?;
+            return Ok(iso.extract()?);
         }
         Err(self.key_type_error(k))
     }
@@ -921,11 +951,20 @@ impl<'py> State<'py, '_> {
         if ob.is_instance(ty.uuid.bind(py))? {
             let b = ob.getattr(pyo3::intern!(py, "bytes"))?;
             let b = b.cast::<pyo3::types::PyBytes>().map_err(PyErr::from)?;
+            if b.as_bytes().len() != 16 {
+                // A subclass's own `bytes`: a payload `loads` would refuse.
+                return Err(msg(format!(
+                    "cannot encode a {} whose bytes are not 16 bytes long",
+                    type_name(o)
+                )));
+            }
             return Ok(self.enc.ext(EXT_UUID, b.as_bytes())?);
         }
         if ob.is_instance(ty.decimal.bind(py))? {
-            let s = ob.str()?;
-            return Ok(self.enc.ext(EXT_DECIMAL, s.to_str()?.as_bytes())?);
+            // `Decimal.__str__`, not a subclass's own (whose text `loads`
+            // could not read back: a document it refuses).
+            let s = base_str(&ob, ty.decimal.bind(py))?;
+            return Ok(self.enc.ext(EXT_DECIMAL, s.as_bytes())?);
         }
         if ob.is_instance_of::<crate::View>() {
             // A view of another document: its value, as Python objects.

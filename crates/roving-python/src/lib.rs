@@ -55,6 +55,11 @@ impl Ext {
         let py = data.py();
         let data = if data.is_exact_instance_of::<PyBytes>() {
             data.cast::<PyBytes>()?.clone().unbind()
+        } else if data.is_instance_of::<PyString>() {
+            // (with_bytes's message is about documents and from_json.)
+            return Err(pyo3::exceptions::PyTypeError::new_err(
+                "roving.Ext data must be a bytes-like object, not str (encode the text first)",
+            ));
         } else {
             with_bytes(data, |b, _| Ok(PyBytes::new(py, b).unbind()))?
         };
@@ -398,7 +403,7 @@ fn open(source: &Bound<'_, PyAny>, trusted: bool, validate: bool) -> PyResult<Do
             // converted, so a modified file gives wrong values, not
             // undefined behaviour inside this extension.
             let m = unsafe { memmap2::Mmap::map(&file) }.map_err(oserr)?;
-            buf::Buf::from_mmap(m)
+            buf::Buf::from_mmap(m, &meta)
         }
     } else {
         with_bytes(source, |b, _| Ok(buf::Buf::copy(b))).map_err(|e| not_a_file(py, e, source))?
@@ -445,6 +450,15 @@ fn os_error(py: Python<'_>, e: std::io::Error, source: &Bound<'_, PyAny>) -> PyE
     pyo3::exceptions::PyOSError::new_err((code, strerror, filename.unbind()))
 }
 
+/// True while a `roving.open()` of this process maps the file of this
+/// device and inode number (`os.stat()`'s `st_dev` and `st_ino`): for
+/// `roving.dump`, which must not truncate such a file (SIGBUS).
+#[pyfunction]
+#[pyo3(signature = (dev, ino, /))]
+fn _is_mapped(dev: u64, ino: u64) -> bool {
+    buf::is_mapped(dev, ino)
+}
+
 /// The extension module.
 #[pymodule(gil_used = true)]
 fn _roving(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -452,6 +466,7 @@ fn _roving(m: &Bound<'_, PyModule>) -> PyResult<()> {
     dictiter::init(m.py())?;
     m.add_function(wrap_pyfunction!(dictiter::_dict_direct, m)?)?;
     m.add_function(wrap_pyfunction!(_parse_path, m)?)?;
+    m.add_function(wrap_pyfunction!(_is_mapped, m)?)?;
     m.add_function(wrap_pyfunction!(dumps, m)?)?;
     m.add_function(wrap_pyfunction!(loads, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;

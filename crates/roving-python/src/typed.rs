@@ -513,6 +513,7 @@ struct PlanBox {
 /// same plan.
 fn leaves<'py>(tp: &Bound<'py, PyAny>, out: &mut Vec<Bound<'py, PyAny>>) -> PyResult<()> {
     let py = tp.py();
+    let _level = too_deep()?;
     if tp.is_none() || tp.is(py.None().bind(py).get_type()) {
         return Ok(());
     }
@@ -573,6 +574,41 @@ fn type_repr(t: &Bound<'_, PyAny>) -> String {
         .unwrap_or_else(|_| "?".into())
 }
 
+thread_local! {
+    /// Levels of [`compile`] and [`leaves`] under way on this thread.
+    static TYPE_DEPTH: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// Levels of type nesting that are always compiled, whatever the stack
+/// (as before the check: a thread with a small stack still compiles a
+/// shallow type); past them every level checks the stack.
+const FREE_TYPE_LEVELS: u32 = 32;
+
+/// One level of [`compile`] or [`leaves`] (left when dropped).
+struct TypeLevel;
+
+impl Drop for TypeLevel {
+    fn drop(&mut self) {
+        TYPE_DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
+    }
+}
+
+/// Enters one level of type nesting: the `TypeError` of a type nested so
+/// deeply that compiling it would exhaust this thread's stack.
+fn too_deep() -> PyResult<TypeLevel> {
+    let depth = TYPE_DEPTH.with(|d| {
+        d.set(d.get() + 1);
+        d.get()
+    });
+    let level = TypeLevel;
+    if depth > FREE_TYPE_LEVELS && crate::stack::sp() < crate::stack::limit() {
+        return Err(pyo3::exceptions::PyTypeError::new_err(
+            "type nested too deeply for typed decoding (this thread's stack is exhausted)",
+        ));
+    }
+    Ok(level)
+}
+
 /// The compiled plan of a type (cached).
 pub(crate) fn plan_for(tp: &Bound<'_, PyAny>) -> PyResult<Arc<Plan>> {
     let py = tp.py();
@@ -629,6 +665,9 @@ fn compile_field(class: &str, name: &Bound<'_, PyAny>, hint: &Bound<'_, PyAny>) 
 
 fn compile(tp: &Bound<'_, PyAny>) -> PyResult<Plan> {
     let py = tp.py();
+    // A type nested thousands deep (`list[list[...]]` built in a loop)
+    // overflowed the stack: SIGSEGV.
+    let _level = too_deep()?;
     let ty = typing(py)?;
     if tp.is(ty.any.bind(py)) || tp.is(py.get_type::<pyo3::types::PyAny>()) {
         return Ok(Plan::Any);

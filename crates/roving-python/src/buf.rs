@@ -3,9 +3,10 @@
 //! store). A [`Buf`] never moves its bytes, so values borrowed from it stay
 //! valid for as long as an `Arc<Buf>` is held.
 
+use std::collections::HashMap;
 use std::ffi::c_int;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, LazyLock, Mutex};
 
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -130,7 +131,7 @@ impl Buf {
 /// (device, inode), with how many live maps each has. `roving.dump()`
 /// asks ([`is_mapped`]) before it truncates a file in place: a map of a
 /// truncated file kills the process with SIGBUS when read past the new end.
-static MAPPED: Mutex<Vec<(FileId, usize)>> = Mutex::new(Vec::new());
+static MAPPED: LazyLock<Mutex<HashMap<FileId, usize>>> = LazyLock::new(Mutex::default);
 
 /// A file's (device, inode).
 type FileId = (u64, u64);
@@ -146,7 +147,7 @@ fn file_id(_meta: &std::fs::Metadata) -> Option<FileId> {
     None
 }
 
-fn mapped() -> std::sync::MutexGuard<'static, Vec<(FileId, usize)>> {
+fn mapped() -> std::sync::MutexGuard<'static, HashMap<FileId, usize>> {
     // The list is consistent after any panic (each change is one step).
     MAPPED.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -154,7 +155,7 @@ fn mapped() -> std::sync::MutexGuard<'static, Vec<(FileId, usize)>> {
 /// True while a `roving.open()` map of the file (device, inode) is alive
 /// in this process.
 pub(crate) fn is_mapped(dev: u64, ino: u64) -> bool {
-    mapped().iter().any(|&(id, _)| id == (dev, ino))
+    mapped().contains_key(&(dev, ino))
 }
 
 /// A memory map of a file, recorded in [`MAPPED`] while it lives.
@@ -167,11 +168,7 @@ impl FileMap {
     fn new(map: memmap2::Mmap, meta: &std::fs::Metadata) -> FileMap {
         let id = file_id(meta);
         if let Some(id) = id {
-            let mut m = mapped();
-            match m.iter_mut().find(|(i, _)| *i == id) {
-                Some((_, n)) => *n += 1,
-                None => m.push((id, 1)),
-            }
+            *mapped().entry(id).or_insert(0) += 1;
         }
         FileMap { _map: map, id }
     }
@@ -181,10 +178,10 @@ impl Drop for FileMap {
     fn drop(&mut self) {
         let Some(id) = self.id else { return };
         let mut m = mapped();
-        if let Some(i) = m.iter().position(|(x, _)| *x == id) {
-            m[i].1 -= 1;
-            if m[i].1 == 0 {
-                m.swap_remove(i);
+        if let Some(n) = m.get_mut(&id) {
+            *n -= 1;
+            if *n == 0 {
+                m.remove(&id);
             }
         }
     }

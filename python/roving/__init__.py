@@ -42,7 +42,11 @@ Functions
     Opening is O(1) and safe on untrusted bytes: it checks the header and
     the root, and each read then checks what it touches (indexing,
     ``get``, ``in``, ``len``, iteration and ``get_path`` raise
-    :class:`DecodeError` on malformed bytes); operations on whole values
+    :class:`DecodeError` on the malformed bytes they meet; what only a
+    whole pass can tell, such as a reference into the middle of a record or
+    into another document written before this one in the same file, reads
+    as a wrong value, so open files that may not be roving's own output
+    with ``validate=True``); operations on whole values
     (``to_python``, ``to_json``, ``==``, encoding a view) validate the
     whole document first, once per document (``doc.validate()`` does it
     explicitly). ``validate=True`` validates fully at open instead (O(n),

@@ -581,6 +581,15 @@ def test_pickle_stream_of_several_dumps_is_a_clear_error_in_roving() -> None:
     assert e.value.offset == 6
     with pytest.raises(roving.DecodeError, match="another document starts here"):
         roving.validate(roving.dumps({"a": 1}) + roving.dumps([1, 2]))
+    # A lazy open reads only what it touches, so it cannot tell (the second
+    # document's references land in the first: wrong values, as documented);
+    # validate=True and whole-value operations do.
+    two = roving.dumps(["x" * 100]) + roving.dumps(["y" * 100])
+    assert roving.open(two)[0] == "x" * 100
+    with pytest.raises(roving.DecodeError, match="another document starts here"):
+        roving.open(two, validate=True)
+    with pytest.raises(roving.DecodeError, match="another document starts here"):
+        roving.open(two).to_python()
 
 
 def test_several_records_in_one_file_the_documented_ways(tmp_path: Path) -> None:

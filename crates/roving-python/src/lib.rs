@@ -344,7 +344,10 @@ fn to_json<'py>(data: &Bound<'py, PyAny>, indent: Option<i64>) -> PyResult<Bound
 /// Opening is O(1) and safe on any bytes: only the header, the trailer and
 /// the root are checked, and every read then checks what it touches
 /// (indexing, `get`, `in`, `len`, iteration and `get_path` raise
-/// `DecodeError` on malformed bytes). Operations on whole values
+/// `DecodeError` on the malformed bytes they meet; what only a whole pass
+/// can tell, such as a reference into another document written before
+/// this one in the same file, reads as a wrong value: `validate=True`
+/// catches it). Operations on whole values
 /// (`to_python`, `to_json`, `==`, encoding a view) validate the whole
 /// document first, once. `validate=True` validates it fully at open
 /// instead (O(n)). `trusted=True` skips every check: use it only for bytes

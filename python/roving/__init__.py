@@ -128,6 +128,10 @@ datetime.timedelta                ext ``EXT_TIMEDELTA`` = 5: seconds,        tim
 numpy 1-D int8..uint64, float32,  typed vector (little endian, aligned)      numpy array (if numpy
 float64 arrays; array.array                                                  is installed, else
                                                                              array.array)
+numpy arrays of 2 or more         array of its rows, each written as an      list of the rows
+dimensions (same dtypes)          array one dimension less, down to typed    (numpy arrays); with
+                                  vectors                                    ``type=numpy.ndarray``
+                                                                             the array
 roving.Ext(type_id, data)         ext value (other type ids)                 roving.Ext
 ================================  =========================================  ======================
 
@@ -144,7 +148,12 @@ whose ``utcoffset(None)`` raises (one that needs a datetime) makes
 so finer timestamps (a ``datetime64[ns]``'s, or other tools') are
 truncated. ``numpy.datetime64`` NaT, units finer than nanoseconds,
 ``numpy.timedelta64`` and datetime64/timedelta64 arrays are not supported
-(never silently written as integers). Type ids 1 to 63 are reserved for
+(never silently written as integers), and neither are bool, float16,
+complex or object arrays, nor arrays of 2 or more dimensions with an empty
+axis before the last (``(0, 3)``: the rows could not keep the shape): they
+go to ``default=`` (``default=lambda a: a.tolist()`` writes lists). An array
+of many short rows costs a record per row: for a ``(1_000_000, 3)`` array,
+writing ``a.ravel()`` and its shape is smaller and faster. Type ids 1 to 63 are reserved for
 this package's own types (1 to 5 are used; later versions may give the
 others a meaning): applications should choose ids of 64 and up for their
 ``roving.Ext`` values, which come back as ``roving.Ext``. A ``roving.Ext``

@@ -428,13 +428,61 @@ def test_numpy_vectors() -> None:
     assert np.array_equal(rt(strided), strided)
     assert np.array_equal(rt(np.array([], dtype="<i4")), np.array([], dtype="<i4"))
     same(rt([np.int64(5), np.float32(1.5), np.bool_(True)]), [5, 1.5, True])
-    with pytest.raises(roving.EncodeError, match="numpy array"):
-        roving.dumps(np.zeros((2, 2)))
     assert rt(np.zeros((2, 2)).tolist()) == [[0.0, 0.0], [0.0, 0.0]]
-    same(
-        roving.loads(roving.dumps(np.zeros((2, 2)), default=lambda a: a.tolist())),
-        [[0.0, 0.0], [0.0, 0.0]],
+    # Arrays whose rows cannot keep the shape, and dtypes with no vector
+    # type, go to default= (or are an EncodeError naming them).
+    for bad in (np.zeros((0, 2)), np.zeros((2, 2), dtype=bool)):
+        with pytest.raises(roving.EncodeError, match="numpy array"):
+            roving.dumps(bad)
+        same(roving.loads(roving.dumps(bad, default=lambda a: a.tolist())), bad.tolist())
+
+
+def test_numpy_arrays_of_several_dimensions_are_arrays_of_rows() -> None:
+    np = pytest.importorskip("numpy")
+    cases = [
+        np.arange(6.0).reshape(2, 3),
+        np.arange(24, dtype="<i2").reshape(2, 3, 4),
+        np.arange(16, dtype=">f4").reshape(4, 4)[:, ::2],  # strided, big endian
+        np.asfortranarray(np.arange(6, dtype="u1").reshape(3, 2)),
+        np.zeros((3, 0)),  # rows of no element keep the dtype
+        np.arange(2**10, dtype="<i8").reshape((2,) * 10),
+    ]
+    for a in cases:
+        b = roving.dumps(a)
+        rows = roving.loads(b)
+        # Untyped: a list of the rows (numpy arrays at the last level), as
+        # to_json shows nested lists.
+        assert isinstance(rows, list) and len(rows) == a.shape[0]
+        assert np.array_equal(np.array(rows), a)
+        assert roving.to_json(b) == roving.to_json(roving.dumps(a.tolist()))
+        # Typed: the array itself, shape and dtype (little endian) kept.
+        back = roving.loads(b, type=np.ndarray)
+        assert back.shape == a.shape and back.dtype == a.dtype.newbyteorder("<")
+        assert np.array_equal(back, a)
+        # Lazy views reach a row as a numpy array.
+        row = roving.open(b)[a.shape[0] - 1]
+        assert np.array_equal(np.asarray(row if a.ndim == 2 else row.to_python()), a[-1])
+    assert roving.loads(roving.dumps({"m": cases[0]}), type=dict[str, np.ndarray])["m"].shape == (
+        2,
+        3,
     )
+
+
+def test_typed_ndarray_needs_rows_of_one_shape_and_dtype() -> None:
+    np = pytest.importorskip("numpy")
+    bad = [
+        (
+            [np.zeros(2), np.zeros(3)],
+            r"one shape and dtype, got \(3,\) float64 after .* at \$\[1\]",
+        ),
+        ([np.zeros(2), np.zeros(2, dtype="i1")], r"got \(2,\) int8 after \(2,\) float64"),
+        ([], "got an empty array"),
+        ([[1, 2]], r"expected ndarray, got int at \$\[0\]\[0\]"),
+        ("text", "expected ndarray, got str"),
+    ]
+    for value, why in bad:
+        with pytest.raises(roving.ValidationError, match=why):
+            roving.loads(roving.dumps(value), type=np.ndarray)
 
 
 def test_numpy_datetime64_is_a_timestamp() -> None:

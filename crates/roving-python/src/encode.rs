@@ -1279,6 +1279,22 @@ impl<'py> State<'py, '_> {
         Ok(())
     }
 
+    /// A numpy array of 2 or more dimensions (integers or floats, no axis
+    /// before the last empty): an array of its rows, each written as a
+    /// numpy array of one dimension less, down to typed vectors.
+    fn numpy_rows(&mut self, ob: &Bound<'py, PyAny>) -> R {
+        self.enc.begin_array()?;
+        for (i, row) in ob.try_iter()?.enumerate() {
+            // A new view of the row, held by us alone.
+            if let Err(mut f) = self.owned(row?, 1) {
+                f.path.push(Seg::Index(i));
+                return Err(f);
+            }
+        }
+        self.enc.end_array()?;
+        Ok(())
+    }
+
     fn numpy(
         &mut self,
         ob: &Bound<'py, PyAny>,
@@ -1305,11 +1321,27 @@ impl<'py> State<'py, '_> {
         };
         let elem = match (elem, ndim) {
             (Some(e), 1) => e,
+            (Some(_), 2..) => {
+                // An array of its rows (each an array of rows, down to
+                // vectors), unless an axis before the last is empty: then
+                // the nesting could not tell the shape.
+                let shape: Vec<usize> = ob.getattr(pyo3::intern!(py, "shape"))?.extract()?;
+                if !shape[..ndim - 1].contains(&0) {
+                    return self.numpy_rows(ob);
+                }
+                return self.call_default(ob, from, || {
+                    Err(msg(format!(
+                        "cannot encode numpy array of shape {} (an axis before the last is \
+                         empty, so nested arrays could not keep the shape)",
+                        ob.getattr(pyo3::intern!(py, "shape"))?.repr()?
+                    )))
+                });
+            }
             _ => {
                 return self.call_default(ob, from, || {
                     let shape = ob.getattr(pyo3::intern!(py, "shape"))?.repr()?.to_string();
                     Err(msg(format!(
-                        "cannot encode numpy array of dtype {} and shape {shape} (only 1-dimensional integer or float32/float64 arrays)",
+                        "cannot encode numpy array of dtype {} and shape {shape} (only integer and float32/float64 arrays)",
                         dtype.str()?
                     )))
                 });

@@ -133,6 +133,8 @@ pub(crate) struct Numpy {
     /// `numpy.datetime_data(dtype)`: the unit and count of a datetime64 dtype.
     pub(crate) datetime_data: Py<PyAny>,
     pub(crate) frombuffer: Py<PyAny>,
+    /// `numpy.stack`: typed `ndarray` of 2 or more dimensions, from its rows.
+    pub(crate) stack: Py<PyAny>,
     /// dtypes indexed by `ElemType as usize`.
     pub(crate) dtypes: Vec<Option<Py<PyAny>>>,
 }
@@ -155,6 +157,7 @@ fn load_numpy(py: Python<'_>, np: &Bound<'_, PyModule>) -> PyResult<Numpy> {
         timedelta64: np.getattr("timedelta64")?.cast_into::<PyType>()?.unbind(),
         datetime_data: np.getattr("datetime_data")?.unbind(),
         frombuffer: np.getattr("frombuffer")?.unbind(),
+        stack: np.getattr("stack")?.unbind(),
         dtypes,
     })
 }

@@ -61,6 +61,9 @@ pub(crate) enum Plan {
     /// as returned, and the type's name.
     Literal(Vec<(Py<PyAny>, Py<PyAny>)>, String),
     Vector,
+    /// `numpy.ndarray`: a typed vector, or an array of equal ndarrays (of
+    /// one dimension less), as `dumps` writes an array of 2 or more.
+    NdArray,
 }
 
 /// A `NamedTuple` (or `collections.namedtuple`): an array of its fields,
@@ -264,6 +267,7 @@ impl Plan {
             Plan::Enum(_, n, _) => n.clone(),
             Plan::Literal(_, n) => n.clone(),
             Plan::Vector => "array".into(),
+            Plan::NdArray => "ndarray".into(),
         }
     }
 
@@ -328,6 +332,7 @@ impl Plan {
             Plan::Enum(..) => !matches!(v, Value::Map(_)),
             Plan::Literal(..) => !matches!(v, Value::Array(_) | Value::Map(_)),
             Plan::Vector => matches!(v, Value::Vector(_)),
+            Plan::NdArray => matches!(v, Value::Vector(_) | Value::Array(_)),
         }
     }
 }
@@ -735,7 +740,7 @@ fn compile(tp: &Bound<'_, PyAny>) -> PyResult<Plan> {
         }
         if let Some(np) = pytypes::numpy_loaded(py) {
             if t.is(np.ndarray.bind(py)) {
-                return Ok(Plan::Vector);
+                return Ok(Plan::NdArray);
             }
         }
         if t.is_subclass(std.enum_.bind(py))? {
@@ -2007,6 +2012,13 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
                 }
                 _ => Err(mismatch(plan, &v)),
             },
+            Plan::NdArray => match v {
+                Value::Vector(vec) => {
+                    pytypes::vector_to_py(py, vec.elem_type(), vec.raw()).map_err(decode_fail)
+                }
+                Value::Array(a) => self.ndarray_rows(plan, a),
+                _ => Err(mismatch(plan, &v)),
+            },
             Plan::List(_) | Plan::Set(..) | Plan::TupleVar(_) | Plan::Tuple(_) => {
                 self.sequence(plan, v)
             }
@@ -2354,6 +2366,56 @@ impl<'py, 'a, 'p> TDec<'py, 'a, 'p> {
             }
             _ => Err(fail_msg(format!("expected {}, got int", kp.name()))),
         }
+    }
+
+    /// An ndarray from an array of rows (`plan` is [`Plan::NdArray`]):
+    /// each row read as an ndarray, then stacked, when they all have one
+    /// shape and one dtype (as `dumps` writes them).
+    fn ndarray_rows(&mut self, plan: &'p Plan, a: Array<'a>) -> TR<'py> {
+        let py = self.py();
+        let Some(np) = pytypes::numpy_import(py) else {
+            return Err(fail_msg("numpy is not installed".into()));
+        };
+        let n = a.len();
+        if n == 0 {
+            return Err(fail_msg(
+                "expected ndarray, got an empty array (no dtype or shape to give it)".into(),
+            ));
+        }
+        self.enter(n)?;
+        let mut rows = Vec::with_capacity(n);
+        let mut first: Option<(Bound<'py, PyAny>, Bound<'py, PyAny>)> = None;
+        for (i, v) in a.iter().enumerate() {
+            let at = |f| with_seg(f, Seg::Index(i));
+            let row = self.value(plan, v).map_err(at)?;
+            let shape = row
+                .getattr(pyo3::intern!(py, "shape"))
+                .map_err(decode_fail)?;
+            let dtype = row
+                .getattr(pyo3::intern!(py, "dtype"))
+                .map_err(decode_fail)?;
+            if let Some((s0, d0)) = &first {
+                let same =
+                    s0.eq(&shape).map_err(decode_fail)? && d0.eq(&dtype).map_err(decode_fail)?;
+                if !same {
+                    let show =
+                        |o: &Bound<'py, PyAny>| o.str().map(|s| s.to_string()).unwrap_or_default();
+                    return Err(at(fail_msg(format!(
+                        "expected ndarray rows of one shape and dtype, got {} {} after {} {}",
+                        show(&shape),
+                        show(&dtype),
+                        show(s0),
+                        show(d0)
+                    ))));
+                }
+            } else {
+                first = Some((shape, dtype));
+            }
+            rows.push(row);
+        }
+        self.d.leave();
+        let rows = pyo3::types::PyList::new(py, rows).map_err(decode_fail)?;
+        np.stack.bind(py).call1((rows,)).map_err(decode_fail)
     }
 
     fn dataclass(&mut self, dc: &'p Arc<DcPlan>, m: Map<'a>) -> TR<'py> {

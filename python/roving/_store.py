@@ -12,7 +12,7 @@ import builtins
 import functools
 import os
 import warnings
-from collections.abc import ItemsView, Iterator, MutableMapping, ValuesView
+from collections.abc import Callable, ItemsView, Iterator, MutableMapping, ValuesView
 from types import TracebackType
 from typing import Any, Self, cast
 
@@ -22,7 +22,6 @@ from roving._roving import (
     StoreNotFoundError,
     StorePermissionError,
     _Store,
-    dumps,
 )
 
 __all__ = ["Store", "StoreError", "StoreNotFoundError", "StorePermissionError"]
@@ -48,7 +47,7 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
 
     ``Store(path, flag="c", *, writeback=False, type=None, readonly=False,
     trusted=False, verify_pages=False, map_size=None, sync=True, populate=False,
-    max_readers=None)``
+    max_readers=None, default=None, non_str_keys=False)``
 
     * ``path``: the data file (LMDB's lock file is ``path + "-lock"``), created
       if missing; an existing directory is opened as an LMDB directory
@@ -178,7 +177,12 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
     ``False``. These errors name the store as its others do: their message
     (the ``UnicodeEncodeError``'s ``reason``) begins with ``store PATH: ``.
     Values are what
-    ``roving.dumps`` encodes (tuples and sets come back as lists); values
+    ``roving.dumps`` encodes (tuples and sets come back as lists), with the
+    store's ``default`` and ``non_str_keys`` given to it (as ``dumps``'s: a
+    function for objects of other types, say ``vars`` for plain classes that
+    ``shelve`` pickled, and whether dict keys that are ints, enums, UUIDs,
+    Decimals or dates are written as their text, which ``type=`` reads back,
+    e.g. ``dict[int, Item]``); values
     that cannot be encoded raise ``roving.EncodeError``, and values whose
     encoding is longer than 4 GiB - 1 bytes (LMDB's limit) raise
     ``StoreError`` (kind ``"too-large"``), both on assignment and changing
@@ -217,6 +221,8 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
         sync: bool = True,
         populate: bool = False,
         max_readers: int | None = None,
+        default: Callable[[Any], Any] | None = None,
+        non_str_keys: bool = False,
     ) -> Self:
         if flag not in ("r", "w", "c", "n"):
             raise ValueError(f"flag must be 'r', 'w', 'c' or 'n' (as for shelve), not {flag!r}")
@@ -239,6 +245,8 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
                 populate=populate,
                 max_readers=max_readers,
                 create=flag != "w",
+                default=default,
+                non_str_keys=non_str_keys,
             ),
         )
         self._cache = {} if isinstance(self, _Writeback) else None
@@ -375,7 +383,7 @@ class _Writeback(Store):
         """True if ``value`` encodes as the committed record of ``key``
         decodes and encodes (it was read and not changed since)."""
         try:
-            return dumps(value) == dumps(super().__getitem__(key))
+            return self._encode(value) == self._encode(super().__getitem__(key))
         except (KeyError, RovingError):
             return False
 

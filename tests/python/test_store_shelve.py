@@ -409,3 +409,49 @@ def test_garbage_collected_read_only_writeback_store_does_not_warn(tmp_path: Pat
         del s
         gc.collect()
     assert [w for w in caught if issubclass(w.category, ResourceWarning)] == []
+
+
+class Account:  # a plain class, as shelve users pickle them
+    def __init__(self, owner: str, ledger: dict[int, float]) -> None:
+        self.owner = owner
+        self.ledger = ledger
+
+
+@dataclasses.dataclass
+class AccountDC:
+    owner: str
+    ledger: dict[int, float]
+
+
+def test_default_and_non_str_keys_take_what_shelve_pickled(tmp_path: Path) -> None:
+    path = tmp_path / "db"
+    acct = Account("ada", {2024: 1.5, 2025: -2.0})
+    with shelve.open(str(tmp_path / "shelf")) as shelf:
+        shelf["ada"] = acct
+    # Without them: the class and the int keys are refused, as by dumps.
+    with Store(path) as s:
+        with pytest.raises(roving.EncodeError, match="cannot encode object of type 'Account'"):
+            s["ada"] = acct
+        with pytest.raises(roving.EncodeError, match="dict keys must be str, got int"):
+            s["ledger"] = acct.ledger
+        assert len(s) == 0
+    # With them, as dumps(obj, default=vars, non_str_keys=True) writes it.
+    with (
+        Store(path, default=vars, non_str_keys=True) as s,
+        shelve.open(str(tmp_path / "shelf")) as shelf,
+    ):
+        s.update(shelf)
+    assert contents(open_store, path) == {
+        "ada": {"owner": "ada", "ledger": {"2024": 1.5, "2025": -2.0}}
+    }
+    with Store(path, "r", type=AccountDC) as s:
+        assert s["ada"] == AccountDC("ada", {2024: 1.5, 2025: -2.0})
+
+
+def test_writeback_with_non_str_keys(tmp_path: Path) -> None:
+    path = tmp_path / "db"
+    with Store(path, type=dict[int, str], writeback=True, non_str_keys=True) as s:
+        s["names"] = {1: "a"}
+        s["names"][2] = "b"
+    with Store(path, "r", type=dict[int, str], writeback=True, non_str_keys=True) as s:
+        assert s["names"] == {1: "a", 2: "b"}  # read, unchanged: nothing to write back

@@ -251,14 +251,16 @@ unsafe fn has_non_str_key(o: *mut ffi::PyObject) -> bool {
 /// through `crate::encode_py`).
 ///
 /// `default` is called for objects of unsupported types; its result is
-/// encoded instead.
+/// encoded instead; `non_str_keys` as for `dumps`.
 #[allow(dead_code)]
 pub(crate) fn encode_py(
     obj: &Bound<'_, PyAny>,
     default: Option<&Bound<'_, PyAny>>,
+    non_str_keys: bool,
 ) -> PyResult<Vec<u8>> {
     with_encoder(obj.py(), |st| {
         st.default = default;
+        st.non_str_keys = non_str_keys;
         // SAFETY: `obj` is a live object the caller holds for the whole call.
         unsafe { st.value(obj.as_ptr(), 0) }?;
         note_size(st.enc.len());

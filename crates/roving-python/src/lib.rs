@@ -195,8 +195,9 @@ pub(crate) fn decode_py<'py>(
 pub(crate) fn encode_py(
     obj: &Bound<'_, PyAny>,
     default: Option<&Bound<'_, PyAny>>,
+    non_str_keys: bool,
 ) -> PyResult<Vec<u8>> {
-    encode::encode_py(obj, default)
+    encode::encode_py(obj, default, non_str_keys)
 }
 
 /// Decodes an already opened document (validated, or trusted by the

@@ -302,6 +302,10 @@ pub struct PyStore {
     trusted: bool,
     path: PathBuf,
     readonly: bool,
+    /// `default=` for values `dumps` cannot encode (as `dumps`'s).
+    default: Option<Py<PyAny>>,
+    /// `non_str_keys=True` (as `dumps`'s).
+    non_str_keys: bool,
 }
 
 impl PyStore {
@@ -361,7 +365,7 @@ impl PyStore {
 impl PyStore {
     #[new]
     #[allow(clippy::too_many_arguments)] // Python keyword arguments
-    #[pyo3(signature = (path, *, r#type=None, readonly=false, trusted=false, verify_pages=false, map_size=None, sync=true, populate=false, max_readers=None, create=true))]
+    #[pyo3(signature = (path, *, r#type=None, readonly=false, trusted=false, verify_pages=false, map_size=None, sync=true, populate=false, max_readers=None, create=true, default=None, non_str_keys=false))]
     fn py_new(
         py: Python<'_>,
         path: &Bound<'_, PyAny>,
@@ -374,6 +378,8 @@ impl PyStore {
         populate: bool,
         max_readers: Option<Bound<'_, PyAny>>,
         create: bool,
+        default: Option<Bound<'_, PyAny>>,
+        non_str_keys: bool,
     ) -> PyResult<PyStore> {
         let path = store_path(path)?;
         let ty = r#type.filter(|t| !t.is_none());
@@ -402,6 +408,8 @@ impl PyStore {
             plan,
             path,
             readonly,
+            default: default.filter(|d| !d.is_none()).map(Bound::unbind),
+            non_str_keys,
         })
     }
 
@@ -454,11 +462,24 @@ impl PyStore {
                 ),
             ));
         }
-        let bytes = crate::encode_py(value, None)?;
+        let default = self.default.as_ref().map(|d| d.bind(py));
+        let bytes = crate::encode_py(value, default, self.non_str_keys)?;
         let store = self.store_mut(py)?;
         // SAFETY: `bytes` comes straight from roving's encoder
         // (`Encoder::finish_reset`), which only produces valid documents.
         unsafe { store.put_trusted(k, bytes) }.map_err(|e| store_err(py, &e))
+    }
+
+    /// `value` encoded as an assignment would write it (with the store's
+    /// `default` and `non_str_keys`).
+    fn _encode<'py>(
+        &self,
+        py: Python<'py>,
+        value: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let default = self.default.as_ref().map(|d| d.bind(py));
+        let bytes = crate::encode_py(value, default, self.non_str_keys)?;
+        Ok(PyBytes::new(py, &bytes))
     }
 
     fn __delitem__(&mut self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<()> {

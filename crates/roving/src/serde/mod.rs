@@ -67,6 +67,21 @@ macro_rules! refuse_compound_values {
         type SerializeStruct = ser::Impossible<(), Error>;
         type SerializeStructVariant = ser::Impossible<(), Error>;
 
+        fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq> {
+            Err($err)
+        }
+        fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple> {
+            Err($err)
+        }
+        refuse_compounds_but_sequences!($err);
+    };
+}
+
+/// The compound-value methods of a `ser::Serializer` other than
+/// `serialize_seq` and `serialize_tuple`, each refused with the error
+/// `$err` (the `Serialize*` types they would return are the caller's).
+macro_rules! refuse_compounds_but_sequences {
+    ($err:expr) => {
         fn serialize_newtype_variant<T: Serialize + ?Sized>(
             self,
             _: &'static str,
@@ -74,12 +89,6 @@ macro_rules! refuse_compound_values {
             _: &'static str,
             _: &T,
         ) -> Result<()> {
-            Err($err)
-        }
-        fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq> {
-            Err($err)
-        }
-        fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple> {
             Err($err)
         }
         fn serialize_tuple_struct(

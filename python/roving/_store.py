@@ -69,8 +69,10 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
       and a ``with`` block that ends without an exception write every cached
       value back first, then empty the cache. It costs memory for
       everything read, and a flush re-encodes it all. ``reload()`` and
-      ``close(commit=False)`` drop the cache with the pending changes.
-      ``view()`` reads the committed record, not the cache. On a read-only
+      leaving a ``with`` block by an exception drop the cache with the
+      pending changes. ``view()`` reads the record as assigned or
+      committed, not the cache (a change made in place shows there after a
+      flush). On a read-only
       store (flag ``"r"``) values read are cached too, and written back
       only if changed in place, which raises ``StoreError`` (kind
       ``"read-only"``) as an assignment would (``reload()`` drops them).
@@ -130,8 +132,8 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
     an exception.
 
     Unlike ``shelve``, changes that were never flushed are dropped when the
-    ``Store`` is closed with ``commit=False``, left by an exception in a
-    ``with`` block, or garbage-collected without ``close()`` (as an
+    ``Store`` is left by an exception in a ``with`` block or
+    garbage-collected without ``close()`` (as an
     uncommitted ``sqlite3`` transaction is; the last case also issues a
     ``ResourceWarning``, shown with ``python -X dev`` or ``-W default``, as an
     unclosed file does).

@@ -227,6 +227,9 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
         kind: builtins.type[Store] = cls
         if writeback and not issubclass(kind, _Writeback):
             kind = _with_writeback(kind)
+        elif not writeback and issubclass(kind, _Writeback):
+            # type(s) of a writeback store, opened with writeback=False.
+            kind = _without_writeback(kind)
         self = cast(
             Self,
             super().__new__(
@@ -420,3 +423,9 @@ def _with_writeback(cls: type[Store]) -> type[Store]:
     if cls is Store:
         return _Writeback
     return type(cls.__name__, (_Writeback, cls), {"__slots__": (), "__module__": cls.__module__})
+
+
+def _without_writeback(cls: type[Store]) -> type[Store]:
+    """The class that :func:`_with_writeback` made ``cls`` from (the first
+    :class:`Store` class in its MRO without the writeback methods)."""
+    return next(c for c in cls.__mro__ if issubclass(c, Store) and not issubclass(c, _Writeback))

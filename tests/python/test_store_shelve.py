@@ -409,3 +409,30 @@ def test_garbage_collected_read_only_writeback_store_does_not_warn(tmp_path: Pat
         del s
         gc.collect()
     assert [w for w in caught if issubclass(w.category, ResourceWarning)] == []
+
+
+def test_the_class_of_a_writeback_store_opens_without_writeback(tmp_path: Path) -> None:
+    # type(s) of a writeback store is its writeback class: opening through it
+    # with writeback=False (type(s)(path), as copy-like code does) cached
+    # and wrote back every value read all the same.
+    class Audited(Store):  # type: ignore[misc,valid-type]
+        pass
+
+    path = tmp_path / "db"
+    with Store(path) as s:
+        s["k"] = [1]
+    for cls in (Store, Audited):
+        wb = cls(path, writeback=True)
+        plain = type(wb)(path)
+        plain["k"].append(2)  # not kept: no writeback
+        assert plain["k"] == [1]
+        assert type(plain) is cls
+        plain.close()
+        wb.close()
+        assert contents(open_store, path) == {"k": [1]}
+        again = type(wb)(path, writeback=True)
+        again["k"].append(3)
+        again.close()
+        assert contents(open_store, path) == {"k": [1, 3]}
+        with Store(path) as s:
+            s["k"] = [1]

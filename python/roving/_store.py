@@ -68,7 +68,10 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
       (``s["k"].append(1)``) is saved: ``flush()``, ``sync()``, ``close()``
       and a ``with`` block that ends without an exception write every cached
       value back first, then empty the cache. It costs memory for
-      everything read, and a flush re-encodes it all. ``reload()`` and
+      everything read, and a flush re-encodes it all, as assignments are
+      encoded: with a ``type=`` that reads values ``dumps`` refuses
+      (``dict[int, T]``: int keys), a flush after a read raises
+      ``EncodeError``. ``reload()`` and
       leaving a ``with`` block by an exception drop the cache with the
       pending changes. ``view()`` reads the record as assigned or
       committed, not the cache (a change made in place shows there after a
@@ -378,9 +381,12 @@ class _Writeback(Store):
 
     def _as_stored(self, key: str, value: Any) -> bool:
         """True if ``value`` encodes as the committed record of ``key``
-        decodes and encodes (it was read and not changed since)."""
+        decodes and encodes (it was read and not changed since). Keys
+        that are not ``str`` (``type=dict[int, T]`` reads ints) are
+        compared as the text they are stored as."""
         try:
-            return dumps(value) == dumps(super().__getitem__(key))
+            stored = super().__getitem__(key)
+            return dumps(value, non_str_keys=True) == dumps(stored, non_str_keys=True)
         except (KeyError, RovingError):
             return False
 

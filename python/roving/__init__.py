@@ -12,8 +12,10 @@ Functions
     ``non_str_keys=True`` (orjson's ``OPT_NON_STR_KEYS``), keys that are
     ints, enum members, UUIDs, Decimals or dates are written as their text,
     the text typed ``loads`` reads them back from (``dict[int, T]``:
-    ``str(n)``; an enum member: its value's text; ``str()`` of a UUID or a
-    Decimal; ``date.isoformat()``; a subclass's as its base class's), and
+    ``str(n)``; an enum member: its value's text, read back as the enum
+    when its members' values are all ``str`` or all ``int``; ``str()`` of a
+    UUID or a Decimal; ``date.isoformat()``; a subclass's as its base
+    class's), and
     two keys of one dict written as the same text (``1`` and ``"1"``) or an
     int key of more than 4300 digits (typed ``loads``'s limit) raise
     :class:`EncodeError`.

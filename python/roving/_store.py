@@ -67,9 +67,14 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
       (``s["k"].append(1)``) is saved: ``flush()``, ``sync()``, ``close()``
       and a ``with`` block that ends without an exception write every cached
       value back first, then empty the cache. It costs memory for
-      everything read, and a flush re-encodes it all. ``reload()`` and
-      ``close(commit=False)`` drop the cache with the pending changes.
-      ``view()`` reads the committed record, not the cache. On a read-only
+      everything read, and a flush re-encodes it all, as assignments are
+      encoded: with a ``type=`` that reads values ``dumps`` refuses
+      (``dict[int, T]``: int keys), a flush after a read raises
+      ``EncodeError`` unless the store has ``non_str_keys=True``. ``reload()`` and
+      leaving a ``with`` block by an exception drop the cache with the
+      pending changes. ``view()`` reads the record as assigned or
+      committed, not the cache (a change made in place shows there after a
+      flush). On a read-only
       store (flag ``"r"``) values read are cached too, and written back
       only if changed in place, which raises ``StoreError`` (kind
       ``"read-only"``) as an assignment would (``reload()`` drops them).
@@ -129,8 +134,8 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
     an exception.
 
     Unlike ``shelve``, changes that were never flushed are dropped when the
-    ``Store`` is closed with ``commit=False``, left by an exception in a
-    ``with`` block, or garbage-collected without ``close()`` (as an
+    ``Store`` is left by an exception in a ``with`` block or
+    garbage-collected without ``close()`` (as an
     uncommitted ``sqlite3`` transaction is; the last case also issues a
     ``ResourceWarning``, shown with ``python -X dev`` or ``-W default``, as an
     unclosed file does).
@@ -231,6 +236,9 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
         kind: builtins.type[Store] = cls
         if writeback and not issubclass(kind, _Writeback):
             kind = _with_writeback(kind)
+        elif not writeback and issubclass(kind, _Writeback):
+            # type(s) of a writeback store, opened with writeback=False.
+            kind = _without_writeback(kind)
         self = cast(
             Self,
             super().__new__(
@@ -381,9 +389,12 @@ class _Writeback(Store):
 
     def _as_stored(self, key: str, value: Any) -> bool:
         """True if ``value`` encodes as the committed record of ``key``
-        decodes and encodes (it was read and not changed since)."""
+        decodes and encodes (it was read and not changed since). Keys
+        that are not ``str`` (``type=dict[int, T]`` reads ints) are
+        compared as the text they are stored as."""
         try:
-            return self._encode(value) == self._encode(super().__getitem__(key))
+            stored = super().__getitem__(key)
+            return self._encode(value, non_str_keys=True) == self._encode(stored, non_str_keys=True)
         except (KeyError, RovingError):
             return False
 
@@ -426,3 +437,9 @@ def _with_writeback(cls: type[Store]) -> type[Store]:
     if cls is Store:
         return _Writeback
     return type(cls.__name__, (_Writeback, cls), {"__slots__": (), "__module__": cls.__module__})
+
+
+def _without_writeback(cls: type[Store]) -> type[Store]:
+    """The class that :func:`_with_writeback` made ``cls`` from (the first
+    :class:`Store` class in its MRO without the writeback methods)."""
+    return next(c for c in cls.__mro__ if issubclass(c, Store) and not issubclass(c, _Writeback))

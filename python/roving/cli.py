@@ -193,12 +193,16 @@ def _write_stdout(data: bytes) -> None:
     ``BrokenPipeError`` it should be."""
     sys.stdout.flush()  # text written before, in order
     out = sys.stdout.buffer
-    view = memoryview(data)
-    while view:
-        n = out.write(view)
-        if not n:  # None: a non-blocking stdout that is full; 0: would loop forever
-            raise CliError(f"stdout: cannot write ({len(view):,} bytes left unwritten)")
-        view = view[n:]
+    try:
+        # roving.dump's loop over short writes (one helper for both).
+        _api()._write_all(out.write, data, isinstance(out, io.RawIOBase))
+    except BlockingIOError as e:  # a non-blocking stdout that is full
+        left = len(data) - e.characters_written
+        raise CliError(f"stdout: cannot write ({left:,} bytes left unwritten)") from None
+    except BrokenPipeError:
+        raise
+    except OSError as e:  # a write() of 0 bytes, a full disk...
+        raise CliError(f"stdout: cannot write: {e.strerror or e}") from None
     out.flush()
 
 

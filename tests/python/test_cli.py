@@ -978,3 +978,33 @@ def test_json_output_is_written_whole_through_short_writes(
     assert cli.main([a.format(rov=files["rov"]) for a in args]) == 0
     expected = run(*[a.format(rov=files["rov"]) for a in args]).stdout
     assert len(expected) > 100_000 and bytes(raw.got) == expected
+
+
+class _FullAfter(_ShortWrites):
+    """A raw non-blocking stdout that takes 1000 bytes and then is full
+    (``write`` returns None) or, with ``zero``, says it wrote 0 bytes."""
+
+    def __init__(self, zero: bool = False) -> None:
+        super().__init__()
+        self.zero = zero
+
+    def write(self, b: Any) -> int | None:  # type: ignore[override]
+        if self.got:
+            return 0 if self.zero else None
+        return super().write(b)
+
+
+@pytest.mark.parametrize("zero", [False, True])
+def test_a_stdout_that_takes_no_more_is_an_error_not_a_cut_output(
+    files: dict[str, Path], zero: bool, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    from roving import cli
+
+    roving.dump([{"n": i, "s": "x" * 50} for i in range(2000)], files["rov"])
+    raw = _FullAfter(zero)
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(raw, write_through=True))
+    assert cli.main(["get", str(files["rov"]), "$"]) == 1
+    assert len(raw.got) == 1000
+    err = capsys.readouterr().err
+    want = "wrote 0 of" if zero else "bytes left unwritten)"
+    assert err.startswith("roving get: error: stdout: cannot write") and want in err, err

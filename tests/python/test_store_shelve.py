@@ -455,3 +455,52 @@ def test_writeback_with_non_str_keys(tmp_path: Path) -> None:
         s["names"][2] = "b"
     with Store(path, "r", type=dict[int, str], writeback=True, non_str_keys=True) as s:
         assert s["names"] == {1: "a", 2: "b"}  # read, unchanged: nothing to write back
+
+
+def test_the_class_of_a_writeback_store_opens_without_writeback(tmp_path: Path) -> None:
+    # type(s) of a writeback store is its writeback class: opening through it
+    # with writeback=False (type(s)(path), as copy-like code does) cached
+    # and wrote back every value read all the same.
+    class Audited(Store):  # type: ignore[misc,valid-type]
+        pass
+
+    path = tmp_path / "db"
+    with Store(path) as s:
+        s["k"] = [1]
+    for cls in (Store, Audited):
+        wb = cls(path, writeback=True)
+        plain = type(wb)(path)
+        plain["k"].append(2)  # not kept: no writeback
+        assert plain["k"] == [1]
+        assert type(plain) is cls
+        plain.close()
+        wb.close()
+        assert contents(open_store, path) == {"k": [1]}
+        again = type(wb)(path, writeback=True)
+        again["k"].append(3)
+        again.close()
+        assert contents(open_store, path) == {"k": [1, 3]}
+        with Store(path) as s:
+            s["k"] = [1]
+
+
+def test_a_read_only_writeback_store_of_int_keyed_dicts_closes_after_reads(
+    tmp_path: Path,
+) -> None:
+    # With type=dict[int, T] the values read have int keys, which dumps()
+    # refuses without non_str_keys: the check for "changed in place" took
+    # every such value for changed, and close() raised StoreError
+    # (read-only), leaving the store open.
+    path = tmp_path / "db"
+    with Store(path) as s:
+        s["k"] = {"1": [2], "-3": [4]}
+    with Store(path, "r", writeback=True, type=dict[int, list[int]]) as s:
+        assert s["k"] == {1: [2], -3: [4]}
+    assert s.closed
+    s = Store(path, "r", writeback=True, type=dict[int, list[int]])
+    s["k"][1].append(5)  # changed in place: cannot be saved
+    with pytest.raises(roving.StoreError) as e:
+        s.close()
+    assert e.value.kind == "read-only" and not s.closed
+    s.reload()
+    s.close()

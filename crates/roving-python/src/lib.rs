@@ -133,7 +133,7 @@ pub(crate) fn with_bytes<T>(
 /// of unsupported types and its result encoded instead. With
 /// `non_str_keys`, dict keys that are ints, enum members, UUIDs, Decimals
 /// or dates are written as their text (what typed `loads` reads them back
-/// from).
+/// from; an enum's, for an enum whose values are all str or all int).
 #[pyfunction]
 #[pyo3(signature = (obj, /, *, default=None, non_str_keys=false))]
 fn dumps<'py>(

@@ -148,7 +148,7 @@ fn new_store_error(py: Python<'_>, kind: &str, msg: String) -> PyErr {
 /// surrogate that stands for it (as the `repr` of the name shows it);
 /// with `quoted`, in double quotes with the text escaped as Rust's `{:?}`
 /// does (`Store.__repr__`).
-fn shown(path: &Path, quoted: bool) -> String {
+fn path_text(path: &Path, quoted: bool) -> String {
     let mut out = String::new();
     if quoted {
         out.push('"');
@@ -169,10 +169,10 @@ fn shown(path: &Path, quoted: bool) -> String {
     out
 }
 
-/// The message of `e`, its path (if any) shown as [`shown`] does.
+/// The message of `e`, its path (if any) shown as [`path_text`] gives it.
 fn store_message(e: &StoreError) -> String {
     match e.path() {
-        Some(p) => format!("store {}: {}", shown(p, false), e.message()),
+        Some(p) => format!("store {}: {}", path_text(p, false), e.message()),
         None => e.to_string(),
     }
 }
@@ -182,7 +182,7 @@ fn closed_error(py: Python<'_>, path: &std::path::Path) -> PyErr {
     new_store_error(
         py,
         "closed",
-        format!("store {}: the store is closed", shown(path, false)),
+        format!("store {}: the store is closed", path_text(path, false)),
     )
 }
 
@@ -197,7 +197,7 @@ fn key_type_error(key: &Bound<'_, PyAny>, path: &Path) -> PyErr {
         .unwrap_or_else(|_| "?".into());
     PyTypeError::new_err(format!(
         "store {}: keys must be str, not {tn}",
-        shown(path, false)
+        path_text(path, false)
     ))
 }
 
@@ -230,7 +230,10 @@ fn name_the_store(py: Python<'_>, e: PyErr, path: &Path) -> PyErr {
     if e.is_instance_of::<PyUnicodeEncodeError>(py) {
         let v = e.value(py);
         if let Ok(reason) = v.getattr("reason").and_then(|r| r.extract::<String>()) {
-            let _ = v.setattr("reason", format!("store {}: {reason}", shown(path, false)));
+            let _ = v.setattr(
+                "reason",
+                format!("store {}: {reason}", path_text(path, false)),
+            );
         }
     }
     e
@@ -353,7 +356,7 @@ impl PyStore {
     ) -> PyResult<Bound<'py, PyAny>> {
         match &self.plan {
             Some(p) => typed::decode_typed(py, doc.as_bytes(), doc.root(), p).map_err(|e| {
-                let at = format!("store {}, key {key:?}", shown(&self.path, false));
+                let at = format!("store {}, key {key:?}", path_text(&self.path, false));
                 crate::errors::prefix_validation(py, e, &at)
             }),
             None => crate::decode_doc(py, &doc, None),
@@ -458,7 +461,7 @@ impl PyStore {
                 "read-only",
                 format!(
                     "store {}: the store is open read-only",
-                    shown(&self.path, false)
+                    path_text(&self.path, false)
                 ),
             ));
         }
@@ -471,14 +474,17 @@ impl PyStore {
     }
 
     /// `value` encoded as an assignment would write it (with the store's
-    /// `default` and `non_str_keys`).
+    /// `default`, and its `non_str_keys` unless `non_str_keys` is given).
+    #[pyo3(signature = (value, *, non_str_keys=None))]
     fn _encode<'py>(
         &self,
         py: Python<'py>,
         value: &Bound<'py, PyAny>,
+        non_str_keys: Option<bool>,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let default = self.default.as_ref().map(|d| d.bind(py));
-        let bytes = crate::encode_py(value, default, self.non_str_keys)?;
+        let keys = non_str_keys.unwrap_or(self.non_str_keys);
+        let bytes = crate::encode_py(value, default, keys)?;
         Ok(PyBytes::new(py, &bytes))
     }
 
@@ -636,7 +642,7 @@ impl PyStore {
         } else {
             ""
         };
-        format!("roving.Store({}){state}", shown(&self.path, true))
+        format!("roving.Store({}){state}", path_text(&self.path, true))
     }
 }
 

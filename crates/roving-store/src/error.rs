@@ -8,8 +8,9 @@ use std::sync::Arc;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum StoreErrorKind {
-    /// A read-only open of a path where there is no store, or an open in
-    /// a directory that does not exist.
+    /// An open that does not create (read-only, or
+    /// [`create(false)`](crate::StoreOptions::create)) of a path where
+    /// there is no store, or an open in a directory that does not exist.
     NotFound,
     /// The path holds something that is not a roving store (not an LMDB
     /// file, an LMDB file of another program, or a directory/device).

@@ -163,9 +163,12 @@ impl Drop for LiveGuard<'_> {
 
 impl Store {
     /// Opens the store at `path`, creating it if it is missing (unless
-    /// read-only). `path` is a file (LMDB's lock file is `path` + `-lock`)
+    /// read-only or [`create(false)`](StoreOptions::create), which make a
+    /// missing store a [`NotFound`](StoreErrorKind::NotFound) error).
+    /// `path` is a file (LMDB's lock file is `path` + `-lock`)
     /// or, if it is an existing directory, a directory holding `data.mdb`
-    /// (and `lock.mdb`): an empty directory becomes one, any other directory
+    /// (and `lock.mdb`): an empty directory becomes one (if the open
+    /// creates), any other directory
     /// is not a store. The `data.mdb` of such a directory (beside its
     /// `lock.mdb`) opens that directory store.
     ///

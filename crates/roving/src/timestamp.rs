@@ -150,12 +150,13 @@ impl TryFrom<std::time::SystemTime> for Timestamp {
         let (seconds, nanos) = match t.duration_since(std::time::UNIX_EPOCH) {
             Ok(d) => (i64::try_from(d.as_secs()).ok(), d.subsec_nanos()),
             Err(before) => {
-                // `d` before the epoch: -secs - 1 and the rest of a second.
+                // `d` before the epoch: -secs - 1 and the rest of a second
+                // (-secs itself may be i64::MIN, whose secs is no i64).
                 let d = before.duration();
-                match (i64::try_from(d.as_secs()).ok(), d.subsec_nanos()) {
-                    (Some(s), 0) => (Some(-s), 0),
-                    (Some(s), n) => (Some(-s - 1), 1_000_000_000 - n),
-                    (None, n) => (None, n),
+                let s = 0i64.checked_sub_unsigned(d.as_secs());
+                match d.subsec_nanos() {
+                    0 => (s, 0),
+                    n => (s.and_then(|s| s.checked_sub(1)), 1_000_000_000 - n),
                 }
             }
         };

@@ -47,8 +47,8 @@ fn values_compare_with_plain_values() {
     assert!(get("none") != false);
 
     // A value of another kind is unequal to every plain value.
-    let arr: Value = get("name");
-    assert!(arr != 0 && arr != 0.0 && arr != false && arr != "");
+    let text: Value = get("name");
+    assert!(text != 0 && text != 0.0 && text != false && text != "");
 }
 
 #[test]

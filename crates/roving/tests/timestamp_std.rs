@@ -67,10 +67,33 @@ fn out_of_range_is_an_error() {
     };
     let e = SystemTime::try_from(bad).unwrap_err();
     assert_eq!(e.kind(), &ErrorKind::Unsupported);
-    // i64::MIN seconds is before anything a SystemTime holds on most
-    // platforms; whatever the platform, no panic.
+    // Whatever the platform, the extremes convert or fail, with no panic.
     let _ = SystemTime::try_from(Timestamp::new(i64::MIN, 0, None).unwrap());
     let _ = SystemTime::try_from(Timestamp::new(i64::MAX, Timestamp::MAX_NANOS, None).unwrap());
+}
+
+/// On Unix a `SystemTime` holds `i64` seconds as a timestamp does: every
+/// timestamp converts and comes back, the extremes included. (The earliest,
+/// `i64::MIN` seconds, was 2^63 s before the epoch, which the conversion
+/// from `SystemTime` took for out of range.)
+#[cfg(unix)]
+#[test]
+fn the_extremes_round_trip_on_unix() {
+    for (secs, nanos) in [
+        (i64::MIN, 0),
+        (i64::MIN, 1),
+        (i64::MIN + 1, 0),
+        (i64::MAX, Timestamp::MAX_NANOS),
+    ] {
+        let t = Timestamp::new(secs, nanos, None).unwrap();
+        let st = SystemTime::try_from(t).unwrap();
+        assert_eq!(Timestamp::try_from(st).unwrap(), t, "{secs} {nanos}");
+    }
+    // One nanosecond before the earliest is out of range.
+    let earliest = SystemTime::try_from(Timestamp::new(i64::MIN, 0, None).unwrap()).unwrap();
+    if let Some(before) = earliest.checked_sub(Duration::from_nanos(1)) {
+        assert!(Timestamp::try_from(before).is_err());
+    }
 }
 
 /// Timestamps sort by instant (`sort`, `max`, `BTreeMap` keys), then by

@@ -37,7 +37,8 @@ Functions
     ``doc.root`` (or ``doc[...]``) gives views: ``view[123]["name"]``,
     ``.get()``, ``len()``, iteration, ``keys()/values()/items()`` (views
     like a dict's: iterable again and again, with ``len()`` and ``in``), ``in``,
-    ``==`` against plain Python values, ``.to_python()``, ``.to_json()``.
+    ``==`` against plain Python values, ``.to_python()``, ``.to_json()``,
+    ``numpy.asarray(view)`` (the array of ``.to_python()``).
     Maps and arrays come back as views, everything else as Python values.
     Views keep their buffer alive: they stay valid after ``doc.close()``
     (the buffer, e.g. a memory map, is released when the last view goes).

@@ -304,3 +304,21 @@ def test_keys_values_and_items_are_views_like_a_dicts() -> None:
     assert len(empty.keys()) == 0 and list(empty.items()) == []
     with pytest.raises(TypeError, match="keys"):
         roving.open(roving.dumps([1])).root.keys()
+
+
+def test_numpy_asarray_of_a_view_is_the_array_of_its_value() -> None:
+    np = pytest.importorskip("numpy")
+    # Views were no sequence numpy knew: np.asarray gave a 0-d object array
+    # holding the view.
+    v = roving.open(roving.dumps([1, 2, 3])).root
+    a = np.asarray(v)
+    assert a.shape == (3,) and a.tolist() == [1, 2, 3]
+    assert np.asarray(v, dtype=np.float32).dtype == np.float32
+    rows = np.arange(6.0).reshape(2, 3)
+    assert np.array_equal(np.asarray(roving.open(roving.dumps(rows)).root), rows)
+    assert np.array(roving.open(roving.dumps([[1, 2], [3, 4]])).root).shape == (2, 2)
+    # A map gives what numpy makes of a dict: a 0-d object array.
+    m = np.asarray(roving.open(roving.dumps({"a": 1})).root)
+    assert m.shape == () and m.item() == {"a": 1}
+    with pytest.raises(ValueError, match="copy=False"):
+        np.asarray(v, copy=False)

@@ -846,6 +846,26 @@ impl View {
         Ok(d.value(v)?.unbind())
     }
 
+    /// `numpy.asarray(view)`: the array of the value as plain Python
+    /// objects (`to_python()`), as numpy makes it from a list (an array
+    /// of equal vectors gives a 2-D array) or a dict (a 0-d object array);
+    /// always a new array, so `copy=False` is a `ValueError`.
+    #[pyo3(signature = (dtype=None, copy=None))]
+    fn __array__<'py>(
+        &self,
+        py: Python<'py>,
+        dtype: Option<Bound<'py, PyAny>>,
+        copy: Option<bool>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        if copy == Some(false) {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "a roving View is converted to a new array: copy=False is not possible",
+            ));
+        }
+        let np = py.import("numpy")?;
+        np.getattr("asarray")?.call1((self.to_python(py)?, dtype))
+    }
+
     /// The value as JSON text (bytes).
     #[pyo3(signature = (*, indent=None))]
     fn to_json<'py>(&self, py: Python<'py>, indent: Option<i64>) -> PyResult<Bound<'py, PyBytes>> {

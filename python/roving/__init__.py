@@ -154,7 +154,9 @@ truncated. ``numpy.datetime64`` NaT, units finer than nanoseconds,
 (never silently written as integers), and neither are bool, float16,
 complex or object arrays, nor arrays of 2 or more dimensions with an empty
 axis before the last (``(0, 3)``: the rows could not keep the shape): they
-go to ``default=`` (``default=lambda a: a.tolist()`` writes lists). An array
+go to ``default=`` (``default=lambda a: a.tolist()`` writes lists), as
+do masked arrays (their data alone would lose the mask); other ndarray
+subclasses (``numpy.matrix``) are written as their plain ndarray. An array
 of many short rows costs a record per row: for a ``(1_000_000, 3)`` array,
 writing ``a.ravel()`` and its shape is smaller and faster. Type ids 1 to 63 are reserved for
 this package's own types (1 to 5 are used; later versions may give the

@@ -468,6 +468,31 @@ def test_numpy_arrays_of_several_dimensions_are_arrays_of_rows() -> None:
     )
 
 
+@pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
+def test_numpy_subclasses() -> None:
+    np = pytest.importorskip("numpy")
+    # numpy.matrix's rows are matrices again: its rows nested until the depth
+    # limit. It is written as its data seen as a plain ndarray.
+    m = np.matrix([[1, 2], [3, 4]])
+    back = roving.loads(roving.dumps(m), type=np.ndarray)
+    assert type(back) is np.ndarray and back.tolist() == [[1, 2], [3, 4]]
+    # A masked array's data alone would write masked values as valid ones
+    # (a 1-D one did so, silently): it goes to default= instead.
+    for ma in (
+        np.ma.masked_array([1, 2], mask=[0, 1]),
+        np.ma.masked_array([[1, 2], [3, 4]], mask=[[0, 1], [0, 0]]),
+    ):
+        with pytest.raises(roving.EncodeError, match="masked array"):
+            roving.dumps(ma)
+        same(roving.loads(roving.dumps(ma, default=lambda a: a.tolist())), ma.tolist())
+    assert roving.loads(
+        roving.dumps(np.ma.masked_array([1, 2], mask=[0, 1]).filled(0))
+    ).tolist() == [
+        1,
+        0,
+    ]
+
+
 def test_typed_ndarray_needs_rows_of_one_shape_and_dtype() -> None:
     np = pytest.importorskip("numpy")
     bad = [

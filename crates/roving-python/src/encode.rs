@@ -1010,7 +1010,10 @@ impl<'py> State<'py, '_> {
         }
         if let Some(np) = pytypes::numpy_loaded(py) {
             if ob.is_instance(np.ndarray.bind(py))? {
-                return self.numpy(&ob, thr, from);
+                if ob.get_type().is(np.ndarray.bind(py)) {
+                    return self.numpy(&ob, thr, from);
+                }
+                return self.numpy_subclass(&ob, from);
             }
             if ob.is_instance(np.datetime64.bind(py))? {
                 return self.datetime64(&ob, np, from);
@@ -1279,6 +1282,32 @@ impl<'py> State<'py, '_> {
             }
         }
         Ok(())
+    }
+
+    /// An instance of a subclass of `numpy.ndarray`: a masked array goes
+    /// to `default=` (its data alone would drop the mask: masked values
+    /// written as if they were valid), any other (`numpy.matrix`, whose
+    /// rows are matrices again, ...) is written as its data seen as a
+    /// plain ndarray (`numpy.asarray`).
+    fn numpy_subclass(
+        &mut self,
+        ob: &Bound<'py, PyAny>,
+        from: Option<(*mut ffi::PyTypeObject, u32)>,
+    ) -> R {
+        let py = self.py;
+        let masked = py.import("numpy.ma")?.getattr("MaskedArray")?;
+        if ob.is_instance(&masked)? {
+            return self.call_default(ob, from, || {
+                Err(msg(
+                    "cannot encode a numpy masked array (its data alone would lose the mask: \
+                     write a.filled(fill_value), or a.tolist() for None at masked places)"
+                        .into(),
+                ))
+            });
+        }
+        let plain = py.import("numpy")?.getattr("asarray")?.call1((ob,))?;
+        // A new view held by us alone (1): it is never shared.
+        self.owned(plain, 1)
     }
 
     /// A numpy array of 2 or more dimensions (integers or floats, no axis

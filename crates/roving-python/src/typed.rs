@@ -1540,12 +1540,11 @@ fn format_path(path: &[Seg]) -> String {
 /// whose required fields it had, whichever it was written as. `None`:
 /// the order written.
 fn dataclass_order(members: &[Plan], m: &Map<'_>) -> Option<Vec<usize>> {
-    let places: Vec<usize> = (0..members.len())
-        .filter(|&i| matches!(members[i], Plan::Dataclass(_)))
-        .collect();
-    if places.len() < 2 {
-        return None;
-    }
+    let is_dc = |i: &usize| matches!(members[*i], Plan::Dataclass(_));
+    // Counted first: unions of one dataclass (`Item | None`, the common
+    // case) allocate nothing per map.
+    (0..members.len()).filter(is_dc).nth(1)?;
+    let places: Vec<usize> = (0..members.len()).filter(is_dc).collect();
     let slots = m.slots();
     let unknown = |i: usize| match &members[i] {
         Plan::Dataclass(dc) => match dc.fields.get() {

@@ -375,16 +375,12 @@ class _Writeback(Store):
         # Over a copy: a subclass's __setitem__ may assign more keys (an
         # index) while the values are written back; those are pending
         # changes already.
-        cached = list(self._cache.items())
-        if self.readonly:
-            # Nothing was assigned (a read-only store refuses it): the cache
-            # holds values read. Only one changed in place needs writing,
-            # which fails as any write to a read-only store does.
-            for key, value in cached:
-                if not self._as_stored(key, value):
-                    super().__setitem__(key, value)
-            return
-        for key, value in cached:
+        for key, value in list(self._cache.items()):
+            # A read-only store's cache holds values read (it refuses
+            # assignments): only one changed in place needs writing, which
+            # fails as any write to a read-only store does.
+            if self.readonly and self._as_stored(key, value):
+                continue
             super().__setitem__(key, value)
 
     def _as_stored(self, key: str, value: Any) -> bool:

@@ -488,10 +488,10 @@ def dump(
     ``open(path, "wb")`` refuses (a symlink loop, a name ending in ``/``)
     raises its error.
     """
-    if isinstance(file, (str, _os.PathLike)):
-        _write_path(file, dumps(obj, default=default, non_str_keys=non_str_keys))
-        return
     data = dumps(obj, default=default, non_str_keys=non_str_keys)
+    if isinstance(file, (str, _os.PathLike)):
+        _write_path(file, data)
+        return
     _write_all(_file_method("dump", file, "write"), data, isinstance(file, _io.RawIOBase))
 
 

@@ -4,6 +4,18 @@
 
 use crate::read::Value;
 
+/// `PartialEq<Value>` for each `$t`, as `Value`'s `PartialEq<$t>` (the
+/// other order).
+macro_rules! mirror_eq {
+    ($($t:ty),*) => {$(
+        impl PartialEq<Value<'_>> for $t {
+            fn eq(&self, other: &Value<'_>) -> bool {
+                other == self
+            }
+        }
+    )*};
+}
+
 /// `PartialEq<T>` for `Value` and `PartialEq<Value>` for `T`, comparing
 /// what `$read` gives (`Option<_>`) with the plain value converted by `$conv`.
 macro_rules! compare_plain {
@@ -14,11 +26,7 @@ macro_rules! compare_plain {
             }
         }
 
-        impl PartialEq<Value<'_>> for $t {
-            fn eq(&self, other: &Value<'_>) -> bool {
-                other == self
-            }
-        }
+        mirror_eq!($t);
     )*};
 }
 
@@ -52,21 +60,9 @@ impl PartialEq<isize> for Value<'_> {
     }
 }
 
-impl PartialEq<Value<'_>> for isize {
-    fn eq(&self, other: &Value<'_>) -> bool {
-        other == self
-    }
-}
-
 impl PartialEq<usize> for Value<'_> {
     fn eq(&self, other: &usize) -> bool {
         u64::try_from(*other).is_ok_and(|u| self.as_u64() == Some(u))
-    }
-}
-
-impl PartialEq<Value<'_>> for usize {
-    fn eq(&self, other: &Value<'_>) -> bool {
-        other == self
     }
 }
 
@@ -89,20 +85,4 @@ impl PartialEq<String> for Value<'_> {
     }
 }
 
-impl PartialEq<Value<'_>> for str {
-    fn eq(&self, other: &Value<'_>) -> bool {
-        other == self
-    }
-}
-
-impl PartialEq<Value<'_>> for &str {
-    fn eq(&self, other: &Value<'_>) -> bool {
-        other == self
-    }
-}
-
-impl PartialEq<Value<'_>> for String {
-    fn eq(&self, other: &Value<'_>) -> bool {
-        other == self
-    }
-}
+mirror_eq!(isize, usize, str, &str, String);

@@ -492,7 +492,7 @@ fn append_example() -> Res<()> {
     roving::validate(&b).expect("the appended document must validate");
     let doc = roving::Document::open(&b)?;
     println!(
-        "JSON form after the update: `{}`  ",
+        "JSON form (after the update): `{}`  ",
         roving::json::to_json(doc.root())?
     );
     println!("{} bytes: `{}`\n", b.len(), hex(&b));

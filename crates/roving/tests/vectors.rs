@@ -86,33 +86,204 @@ fn wrap_doc(f: impl FnOnce(&mut [u8])) -> String {
     to_hex(&doc)
 }
 
-/// Well-known extension values (FORMAT.md section 13.1): (name,
-/// description, type id, payload hex, "ext_text" or "ext_error", text).
-fn ext_cases() -> Vec<(&'static str, &'static str, u64, &'static str, &'static str, &'static str)> {
+/// A well-known extension value (FORMAT.md section 13.1): name,
+/// description, type id, payload hex, "ext_text" or "ext_error", text.
+type ExtCase = (
+    &'static str,
+    &'static str,
+    u64,
+    &'static str,
+    &'static str,
+    &'static str,
+);
+
+/// The vectors of the well-known extension types, valid documents all.
+fn ext_cases() -> Vec<ExtCase> {
     vec![
-        ("ext_date", "EXT_DATE 2024-05-01: 19,844 days, i32 LE", 1, "844d0000", "ext_text", "2024-05-01"),
-        ("ext_date_first", "EXT_DATE 0001-01-01: -719,162 days", 1, "c606f5ff", "ext_text", "0001-01-01"),
-        ("ext_date_last", "EXT_DATE 9999-12-31: 2,932,896 days", 1, "a0c02c00", "ext_text", "9999-12-31"),
-        ("ext_date_out_of_range", "EXT_DATE 10000-01-01: past year 9999", 1, "a1c02c00", "ext_error", "date outside years 1 to 9999"),
-        ("ext_date_length", "EXT_DATE with 2 bytes instead of 4", 1, "cafe", "ext_error", "not 4 bytes"),
-        ("ext_uuid", "EXT_UUID: the 16 bytes in RFC 4122 order", 2, "12345678123456789abcdef012345678", "ext_text", "12345678-1234-5678-9abc-def012345678"),
-        ("ext_uuid_length", "EXT_UUID with 15 bytes", 2, "12345678123456789abcdef0123456", "ext_error", "not 16 bytes"),
-        ("ext_decimal", "EXT_DECIMAL: the ASCII text -1.50", 3, "2d312e3530", "ext_text", "-1.50"),
-        ("ext_decimal_exponent", "EXT_DECIMAL: 1E+3 (to-scientific-string form)", 3, "31452b33", "ext_text", "1E+3"),
-        ("ext_decimal_nan", "EXT_DECIMAL: NaN", 3, "4e614e", "ext_text", "NaN"),
-        ("ext_decimal_empty", "EXT_DECIMAL with no text", 3, "", "ext_error", "empty"),
-        ("ext_decimal_space", "EXT_DECIMAL with a space", 3, "312e3520", "ext_error", "not printable ASCII without spaces"),
-        ("ext_decimal_syntax", "EXT_DECIMAL text that is not a number", 3, "312e352e36", "ext_error", "not a decimal number"),
-        ("ext_time", "EXT_TIME 13:45:30.25, naive, fold 0", 4, "10a33b880b00000000", "ext_text", "13:45:30.250000"),
-        ("ext_time_aware", "EXT_TIME 13:45:30.25+02:00, fold 1", 4, "10a33b880b00000001004827ad01000000", "ext_text", "13:45:30.250000+02:00"),
-        ("ext_time_midnight_end", "EXT_TIME of 86,400,000,000 microseconds", 4, "0060d71d1400000000", "ext_error", "a day or more"),
-        ("ext_time_fold", "EXT_TIME with fold 2", 4, "000000000000000002", "ext_error", "fold not 0 or 1"),
-        ("ext_time_length", "EXT_TIME of 10 bytes", 4, "00000000000000000000", "ext_error", "not 9 or 17 bytes"),
-        ("ext_time_offset", "EXT_TIME with a UTC offset of one day", 4, "0000000000000000000060d71d14000000", "ext_error", "offset of a day or more"),
-        ("ext_timedelta", "EXT_TIMEDELTA 1 day 1 hour 1 minute 1.5 seconds", 5, "cd5f01000000000020a10700", "ext_text", "P1DT3661.5S"),
-        ("ext_timedelta_negative", "EXT_TIMEDELTA of -1 microsecond: seconds -1, 999,999 us", 5, "ffffffffffffffff3f420f00", "ext_text", "-PT0.000001S"),
-        ("ext_timedelta_micros", "EXT_TIMEDELTA with 1,000,000 microseconds", 5, "000000000000000040420f00", "ext_error", "microseconds of a second or more"),
-        ("ext_timedelta_range", "EXT_TIMEDELTA past 999,999,999 days", 5, "00004f91944e000000000000", "ext_error", "outside the range"),
+        (
+            "ext_date",
+            "EXT_DATE 2024-05-01: 19,844 days, i32 LE",
+            1,
+            "844d0000",
+            "ext_text",
+            "2024-05-01",
+        ),
+        (
+            "ext_date_first",
+            "EXT_DATE 0001-01-01: -719,162 days",
+            1,
+            "c606f5ff",
+            "ext_text",
+            "0001-01-01",
+        ),
+        (
+            "ext_date_last",
+            "EXT_DATE 9999-12-31: 2,932,896 days",
+            1,
+            "a0c02c00",
+            "ext_text",
+            "9999-12-31",
+        ),
+        (
+            "ext_date_out_of_range",
+            "EXT_DATE 10000-01-01: past year 9999",
+            1,
+            "a1c02c00",
+            "ext_error",
+            "date outside years 1 to 9999",
+        ),
+        (
+            "ext_date_length",
+            "EXT_DATE with 2 bytes instead of 4",
+            1,
+            "cafe",
+            "ext_error",
+            "not 4 bytes",
+        ),
+        (
+            "ext_uuid",
+            "EXT_UUID: the 16 bytes in RFC 4122 order",
+            2,
+            "12345678123456789abcdef012345678",
+            "ext_text",
+            "12345678-1234-5678-9abc-def012345678",
+        ),
+        (
+            "ext_uuid_length",
+            "EXT_UUID with 15 bytes",
+            2,
+            "12345678123456789abcdef0123456",
+            "ext_error",
+            "not 16 bytes",
+        ),
+        (
+            "ext_decimal",
+            "EXT_DECIMAL: the ASCII text -1.50",
+            3,
+            "2d312e3530",
+            "ext_text",
+            "-1.50",
+        ),
+        (
+            "ext_decimal_exponent",
+            "EXT_DECIMAL: 1E+3 (to-scientific-string form)",
+            3,
+            "31452b33",
+            "ext_text",
+            "1E+3",
+        ),
+        (
+            "ext_decimal_nan",
+            "EXT_DECIMAL: NaN",
+            3,
+            "4e614e",
+            "ext_text",
+            "NaN",
+        ),
+        (
+            "ext_decimal_empty",
+            "EXT_DECIMAL with no text",
+            3,
+            "",
+            "ext_error",
+            "empty",
+        ),
+        (
+            "ext_decimal_space",
+            "EXT_DECIMAL with a space",
+            3,
+            "312e3520",
+            "ext_error",
+            "not printable ASCII without spaces",
+        ),
+        (
+            "ext_decimal_syntax",
+            "EXT_DECIMAL text that is not a number",
+            3,
+            "312e352e36",
+            "ext_error",
+            "not a decimal number",
+        ),
+        (
+            "ext_time",
+            "EXT_TIME 13:45:30.25, naive, fold 0",
+            4,
+            "10a33b880b00000000",
+            "ext_text",
+            "13:45:30.250000",
+        ),
+        (
+            "ext_time_aware",
+            "EXT_TIME 13:45:30.25+02:00, fold 1",
+            4,
+            "10a33b880b00000001004827ad01000000",
+            "ext_text",
+            "13:45:30.250000+02:00",
+        ),
+        (
+            "ext_time_midnight_end",
+            "EXT_TIME of 86,400,000,000 microseconds",
+            4,
+            "0060d71d1400000000",
+            "ext_error",
+            "a day or more",
+        ),
+        (
+            "ext_time_fold",
+            "EXT_TIME with fold 2",
+            4,
+            "000000000000000002",
+            "ext_error",
+            "fold not 0 or 1",
+        ),
+        (
+            "ext_time_length",
+            "EXT_TIME of 10 bytes",
+            4,
+            "00000000000000000000",
+            "ext_error",
+            "not 9 or 17 bytes",
+        ),
+        (
+            "ext_time_offset",
+            "EXT_TIME with a UTC offset of one day",
+            4,
+            "0000000000000000000060d71d14000000",
+            "ext_error",
+            "offset of a day or more",
+        ),
+        (
+            "ext_timedelta",
+            "EXT_TIMEDELTA 1 day 1 hour 1 minute 1.5 seconds",
+            5,
+            "cd5f01000000000020a10700",
+            "ext_text",
+            "P1DT3661.5S",
+        ),
+        (
+            "ext_timedelta_negative",
+            "EXT_TIMEDELTA of -1 microsecond: seconds -1, 999,999 us",
+            5,
+            "ffffffffffffffff3f420f00",
+            "ext_text",
+            "-PT0.000001S",
+        ),
+        (
+            "ext_timedelta_micros",
+            "EXT_TIMEDELTA with 1,000,000 microseconds",
+            5,
+            "000000000000000040420f00",
+            "ext_error",
+            "microseconds of a second or more",
+        ),
+        (
+            "ext_timedelta_range",
+            "EXT_TIMEDELTA past 999,999,999 days",
+            5,
+            "00004f91944e000000000000",
+            "ext_error",
+            "outside the range",
+        ),
     ]
 }
 
@@ -124,9 +295,15 @@ fn valid_cases() -> Vec<(&'static str, &'static str, J)> {
     let many: Vec<(String, J)> = (0..300).map(|i| (format!("key{i}"), J::Null)).collect();
     let many_ref: Vec<(&str, J)> = many.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
     let keys_254: Vec<(String, J)> = (0..254).map(|i| (format!("k{i}"), J::Null)).collect();
-    let keys_254: Vec<(&str, J)> = keys_254.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+    let keys_254: Vec<(&str, J)> = keys_254
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.clone()))
+        .collect();
     let keys_255: Vec<(String, J)> = (0..255).map(|i| (format!("k{i}"), J::Null)).collect();
-    let keys_255: Vec<(&str, J)> = keys_255.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+    let keys_255: Vec<(&str, J)> = keys_255
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.clone()))
+        .collect();
     vec![
         (
             "null",
@@ -459,7 +636,11 @@ fn decode_only_cases() -> Vec<(&'static str, &'static str, String, J)> {
             int(5),
         ),
     ];
-    v.extend(decode_only_fixed().into_iter().map(|(n, d, h, x)| (n, d, h.to_string(), x)));
+    v.extend(
+        decode_only_fixed()
+            .into_iter()
+            .map(|(n, d, h, x)| (n, d, h.to_string(), x)),
+    );
     v
 }
 
@@ -1009,10 +1190,15 @@ fn reject_cases() -> Vec<(String, String, String, &'static str)> {
         "BadIndex",
     );
     // The same damage to a 2-byte index: map_300 (300 keys "key0".."key299").
-    let keys: Vec<J> = (0..300).map(|i| json!([format!("key{i}"), J::Null])).collect();
+    let keys: Vec<J> = (0..300)
+        .map(|i| json!([format!("key{i}"), J::Null]))
+        .collect();
     let good = encode_doc(&json!({ "map": keys }));
     let shape = 3 + (0..300).map(|i| 1 + format!("key{i}").len()).sum::<usize>();
-    assert_eq!(good[shape], 0x19, "test layout assumption: 2-byte key slots");
+    assert_eq!(
+        good[shape], 0x19,
+        "test layout assumption: 2-byte key slots"
+    );
     let index = shape + 1 + 2 + 300 * 2;
     let entry = |d: &[u8], j: usize| u16::from_le_bytes([d[index + 2 * j], d[index + 2 * j + 1]]);
     let put = |d: &mut Vec<u8>, j: usize, e: u16| {
@@ -1077,11 +1263,9 @@ fn kind_name(e: &roving::Error) -> String {
 fn plain(v: &J) -> bool {
     match v {
         J::Array(a) => a.iter().all(plain),
-        J::Object(o) if o.contains_key("map") => o["map"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|kv| plain(&kv[1])),
+        J::Object(o) if o.contains_key("map") => {
+            o["map"].as_array().unwrap().iter().all(|kv| plain(&kv[1]))
+        }
         J::Object(o) if o.contains_key("share") => plain(&o["value"]),
         J::Object(o) => o.contains_key("int") || o.contains_key("float") || o.contains_key("again"),
         _ => true,
@@ -1093,12 +1277,14 @@ fn json_text(bytes: &[u8]) -> String {
     roving::json::to_json(roving::Document::open(bytes).unwrap().root()).unwrap()
 }
 
+/// A validating function.
+type Validate = fn(&[u8]) -> roving::Result<()>;
+
 /// The validators every vector goes through: the public one, and with the
 /// `fuzzing` feature its full checker and portable fast path too.
-fn validators() -> Vec<(&'static str, fn(&[u8]) -> roving::Result<()>)> {
+fn validators() -> Vec<(&'static str, Validate)> {
     #[allow(unused_mut)]
-    let mut v: Vec<(&'static str, fn(&[u8]) -> roving::Result<()>)> =
-        vec![("validate", roving::validate)];
+    let mut v: Vec<(&'static str, Validate)> = vec![("validate", roving::validate)];
     #[cfg(feature = "fuzzing")]
     {
         v.push(("validate_full", roving::validate::validate_full));
@@ -1175,10 +1361,8 @@ fn golden_vectors() {
         "expected at least 60 vectors, found {}",
         files.len()
     );
-    let expected = valid_cases().len()
-        + ext_cases().len()
-        + decode_only_cases().len()
-        + reject_cases().len();
+    let expected =
+        valid_cases().len() + ext_cases().len() + decode_only_cases().len() + reject_cases().len();
     assert_eq!(
         files.len(),
         expected,
@@ -1229,7 +1413,9 @@ fn golden_vectors() {
         } else {
             let want = case["error"].as_str().unwrap();
             let open = ("Document::open", roving::Document::open(&bytes).map(|_| ()));
-            let all = validators().into_iter().map(|(which, v)| (which, v(&bytes)));
+            let all = validators()
+                .into_iter()
+                .map(|(which, v)| (which, v(&bytes)));
             for (which, got) in std::iter::once(open).chain(all) {
                 match got {
                     Ok(()) => failures.push(format!(

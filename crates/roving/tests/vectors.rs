@@ -1205,50 +1205,40 @@ fn reject_cases() -> Vec<(String, String, String, &'static str)> {
         d[index + 2 * j..index + 2 * j + 2].copy_from_slice(&e.to_le_bytes())
     };
     let filled: Vec<usize> = (0..512).filter(|&j| entry(&good, j) != 0).collect();
-    let mut bad = good.clone();
-    put(&mut bad, filled[0], 301);
-    add(
-        "index2_out_of_range",
-        "a 2-byte index entry names key 300 of 300 (entry 301 = 2d 01)",
-        to_hex(&bad),
-        "BadIndex",
-    );
-    let mut bad = good.clone();
-    put(&mut bad, filled[0], 0);
-    add(
-        "index2_missing_key",
-        "a 2-byte index without one of the keys",
-        to_hex(&bad),
-        "BadIndex",
-    );
-    let mut bad = good.clone();
-    put(&mut bad, filled[1], entry(&good, filled[0]));
-    add(
-        "index2_duplicate_entry",
-        "a 2-byte index naming one key twice",
-        to_hex(&bad),
-        "BadIndex",
-    );
-    let mut bad = good.clone();
-    for j in 0..512 {
-        put(&mut bad, j, if j < 300 { j as u16 + 1 } else { 0 });
+    // (name, description, damage), each applied to a copy of `good`.
+    type Damage<'a> = Box<dyn Fn(&mut Vec<u8>) + 'a>;
+    let cases: [(&str, &str, Damage); 5] = [
+        (
+            "index2_out_of_range",
+            "a 2-byte index entry names key 300 of 300 (entry 301 = 2d 01)",
+            Box::new(|d| put(d, filled[0], 301)),
+        ),
+        (
+            "index2_missing_key",
+            "a 2-byte index without one of the keys",
+            Box::new(|d| put(d, filled[0], 0)),
+        ),
+        (
+            "index2_duplicate_entry",
+            "a 2-byte index naming one key twice",
+            Box::new(|d| put(d, filled[1], entry(&good, filled[0]))),
+        ),
+        (
+            "index2_wrong_slots",
+            "a 2-byte index with key k at entry k, not where probing finds them",
+            Box::new(|d| (0..512).for_each(|j| put(d, j, if j < 300 { j as u16 + 1 } else { 0 }))),
+        ),
+        (
+            "index2_full",
+            "a 2-byte index with no empty entry",
+            Box::new(|d| (0..512).for_each(|j| put(d, j, (j % 300) as u16 + 1))),
+        ),
+    ];
+    for (name, desc, damage) in cases {
+        let mut bad = good.clone();
+        damage(&mut bad);
+        add(name, desc, to_hex(&bad), "BadIndex");
     }
-    add(
-        "index2_wrong_slots",
-        "a 2-byte index with key k at entry k, not where probing finds them",
-        to_hex(&bad),
-        "BadIndex",
-    );
-    let mut bad = good.clone();
-    for j in 0..512 {
-        put(&mut bad, j, (j % 300) as u16 + 1);
-    }
-    add(
-        "index2_full",
-        "a 2-byte index with no empty entry",
-        to_hex(&bad),
-        "BadIndex",
-    );
     v
 }
 

@@ -1,10 +1,15 @@
 """The golden vectors against an independent reader written from docs/FORMAT.md
 alone (tests/reference/roving_ref.py): a test of the specification, not of the
-Rust implementation. Needs neither the compiled extension nor ``roving``.
+Rust implementation. Needs neither the compiled extension nor ``roving``,
+except ``test_well_known_ext_in_the_package``, which checks the package's
+reading of the well-known extension types against the vectors.
 
 Every tests/vectors/*.json: a ``valid: true`` vector must decode to exactly
-its ``value`` (``share``/``again`` expanded to the shared value); a
-``valid: false`` vector must be rejected with RefError.
+its ``value`` (``share``/``again`` expanded to the shared value), and have
+the JSON text of its ``json`` field and the well-known extension text or
+error of its ``ext_text`` / ``ext_error`` field when it has one; a
+``valid: false`` vector must be rejected with RefError of the vector's
+``error`` kind.
 """
 
 from __future__ import annotations
@@ -87,9 +92,46 @@ def test_vector(name: str) -> None:
     if case["valid"]:
         got = ref.validate_and_decode(data)
         same(got, expand(case["value"], {}))
+        if "json" in case:  # section 17.2
+            assert ref.json_text(got) == case["json"]
+        if "ext_text" in case:  # section 13.1
+            payload = bytes.fromhex(got["data"])
+            assert ref.well_known_ext_text(got["ext"], payload) == case["ext_text"]
+        if "ext_error" in case:
+            with pytest.raises(ref.RefError):
+                ref.well_known_ext_text(got["ext"], bytes.fromhex(got["data"]))
     else:
-        with pytest.raises(ref.RefError):
+        with pytest.raises(ref.RefError) as e:
             ref.validate_and_decode(data)
+        assert e.value.kind == case["error"], str(e.value)
+
+
+EXT_VECTORS = [
+    name
+    for name in VECTOR_FILES
+    if {"ext_text", "ext_error"} & set(json.loads((VECTORS / name).read_text(encoding="utf-8")))
+]
+
+
+def test_ext_vectors_exist() -> None:
+    assert len(EXT_VECTORS) >= 20
+
+
+@pytest.mark.parametrize("name", EXT_VECTORS)
+def test_well_known_ext_in_the_package(name: str) -> None:
+    """The Python package, which interprets ids 1 to 5, agrees with section
+    13.1: the text form of a valid payload is the vector's ``ext_text``, and
+    ``loads`` refuses a payload the vector marks ``ext_error``. (The only
+    test here that needs the compiled package.)"""
+    roving = pytest.importorskip("roving")
+    case = json.loads((VECTORS / name).read_text(encoding="utf-8"))
+    data = bytes.fromhex(case["hex"])
+    if "ext_text" in case:
+        assert json.loads(roving.to_json(data)) == case["ext_text"]
+        roving.loads(data)
+    else:
+        with pytest.raises(roving.DecodeError):
+            roving.loads(data)
 
 
 # Section 22, "Key hash test values".

@@ -33,11 +33,20 @@ explicit stack of open containers).
 
 from __future__ import annotations
 
+import re
 import struct
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["RefError", "encode", "key_hash", "validate_and_decode"]
+__all__ = [
+    "RefError",
+    "encode",
+    "float_text",
+    "json_text",
+    "key_hash",
+    "validate_and_decode",
+    "well_known_ext_text",
+]
 
 MAGIC = b"RV"
 VERSION = 1
@@ -205,13 +214,15 @@ class _Scanner:
 
     def reference(self, base: int, kind: int, payload: int, at: int) -> int:
         """The target of a reference slot, checked to be a record start before ``base``."""
+        # Section 5.1: the target lies in 3 ..= base - 1, before the container
+        # and after the header.
         if kind == 0:
-            if payload < 1 or payload > base:
+            if payload < 1 or payload > base - 3:
                 raise RefError("BadReference", at, f"relative distance {payload} from base {base}")
             target = base - payload
         else:
-            if payload >= base:
-                raise RefError("BadReference", at, f"absolute offset {payload} not before {base}")
+            if payload < 3 or payload >= base:
+                raise RefError("BadReference", at, f"absolute offset {payload} not in 3..{base}")
             target = payload
         # Every record before `base` has been scanned, so this is exact.
         if target not in self.records:
@@ -385,17 +396,19 @@ class _Scanner:
         return p + count * w, Record(tag, items)
 
     def map(self, start: int, tag: int) -> tuple[int, Record]:
-        """Section 6.11 (rule 16): shape reference, one value slot per key."""
+        """Section 6.11 (rule 16): shape reference, one value slot per key.
+        Rule 16's order: the reference is checked (in range, a record start,
+        a shape) before the key count that gives the map's length is read."""
         w = WIDTHS[tag & 3]
         s, p = self.varint(start + 1, "shape reference")
         if s & 1:
             shape = s >> 1
-            if shape >= start:
+            if not 3 <= shape < start:
                 raise RefError(
-                    "BadReference", start, f"absolute shape offset {shape} not before the map"
+                    "BadReference", start, f"absolute shape offset {shape} not in 3..{start}"
                 )
         else:
-            if s >> 1 < 1 or s >> 1 > start:
+            if s >> 1 < 1 or s >> 1 > start - 3:
                 raise RefError("BadReference", start, f"relative shape distance {s >> 1}")
             shape = start - (s >> 1)
         if shape not in self.records:
@@ -843,3 +856,199 @@ def encode(value: Any) -> bytes:
             if share is not None:
                 enc.shared[share] = item
             top.items.append(item)
+
+
+# ---------------------------------------------------------------------------
+# JSON text (section 17.2) of values of the JSON kinds: null, booleans,
+# integers, floats, strings, arrays and maps.
+# ---------------------------------------------------------------------------
+
+
+def float_text(bits: int) -> str:
+    """Section 17.2, "Float text": the JSON text of the binary64 ``bits``
+    (``null`` for NaN and infinities)."""
+    v = struct.unpack("<d", bits.to_bytes(8, "little"))[0]
+    if v != v or v in (float("inf"), float("-inf")):
+        return "null"
+    sign = "-" if bits >> 63 else ""
+    if v == 0:
+        return sign + "0.0"
+    # Python's repr has the shortest digits (the nearest if several), as Ryu.
+    mantissa, _, exp = repr(abs(v)).partition("e")
+    whole, _, frac = mantissa.partition(".")
+    digits = (whole + frac).lstrip("0")
+    # value = int(whole + frac) x 10^(exp - len(frac)); p = the position of
+    # the decimal point before the first significant digit.
+    scale = int(exp or 0) - len(frac)
+    k = len(digits.rstrip("0"))
+    p = len(digits) + scale
+    digits = digits[:k]
+    if 1 <= p <= 16:
+        if p >= k:
+            return sign + digits + "0" * (p - k) + ".0"
+        return sign + digits[:p] + "." + digits[p:]
+    if -4 <= p <= 0:
+        return sign + "0." + "0" * -p + digits
+    rest = "." + digits[1:] if k > 1 else ""
+    return f"{sign}{digits[0]}{rest}e{p - 1}"
+
+
+def _json_string(s: str) -> str:
+    """Section 17.2: `"` and `\\` and controls below U+0020 escaped, the rest raw."""
+    out = ['"']
+    short = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b"}
+    short["\f"] = "\\f"
+    for c in s:
+        if c in short:
+            out.append(short[c])
+        elif c < " ":
+            out.append(f"\\u{ord(c):04x}")
+        else:
+            out.append(c)
+    out.append('"')
+    return "".join(out)
+
+
+def json_text(value: Any) -> str:
+    """The compact JSON text (section 17.2) of a neutral value of the JSON
+    kinds (``share``/``again`` expanded). Iterative: an explicit stack."""
+    out: list[str] = []
+    stack: list[Any] = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, _Text):
+            out.append(v.text)
+        elif v is None:
+            out.append("null")
+        elif v is True or v is False:
+            out.append("true" if v else "false")
+        elif isinstance(v, str):
+            out.append(_json_string(v))
+        elif isinstance(v, list):
+            parts: list[Any] = [_Text("[")]
+            for i, x in enumerate(v):
+                parts += [_Text(",")] * (i > 0) + [x]
+            stack += reversed(parts + [_Text("]")])
+        elif "map" in v:
+            parts = [_Text("{")]
+            for i, (key, x) in enumerate(v["map"]):
+                parts += [_Text(("," if i else "") + _json_string(key) + ":"), x]
+            stack += reversed(parts + [_Text("}")])
+        elif "int" in v:
+            out.append(str(int(v["int"])))
+        elif "float" in v:
+            out.append(float_text(int(v["float"], 16)))
+        else:
+            raise ValueError(f"not a value of a JSON kind: {v!r}")
+    return "".join(out)
+
+
+@dataclass
+class _Text:
+    text: str
+
+
+# ---------------------------------------------------------------------------
+# The well-known extension types of section 13.1.
+# ---------------------------------------------------------------------------
+
+EXT_DATE, EXT_UUID, EXT_DECIMAL, EXT_TIME, EXT_TIMEDELTA = 1, 2, 3, 4, 5
+US_PER_DAY = 86_400_000_000
+DATE_MIN_DAYS, DATE_MAX_DAYS = -719_162, 2_932_896  # 0001-01-01, 9999-12-31
+DELTA_MIN_SECONDS = -999_999_999 * 86_400
+DELTA_MAX_SECONDS = 999_999_999 * 86_400 + 86_399
+
+_DIGITS = "[0-9]+"
+_DECIMAL = re.compile(
+    rf"[+-]?(?:(?:{_DIGITS}(?:\.(?:{_DIGITS})?)?|\.{_DIGITS})(?:[eE][+-]?{_DIGITS})?"
+    rf"|(?i:inf|infinity|s?nan(?:{_DIGITS})?))"
+)
+
+
+def _civil(days: int) -> tuple[int, int, int]:
+    """(year, month, day) of a count of days since 1970-01-01 (proleptic
+    Gregorian), H. Hinnant's civil_from_days."""
+    z = days + 719_468
+    era = z // 146_097
+    doe = z - era * 146_097
+    yoe = (doe - doe // 1460 + doe // 36_524 - doe // 146_096) // 365
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    d = doy - (153 * mp + 2) // 5 + 1
+    m = mp + 3 if mp < 10 else mp - 9
+    return yoe + era * 400 + (m <= 2), m, d
+
+
+def _hms(us: int, short: bool) -> str:
+    s, frac = divmod(us, 1_000_000)
+    out = f"{s // 3600:02}:{s // 60 % 60:02}"
+    if not short or s % 60 or frac:
+        out += f":{s % 60:02}"
+    if frac:
+        out += f".{frac:06}"
+    return out
+
+
+def well_known_ext_text(type_id: int, data: bytes) -> str | None:
+    """Section 13.1: the text form of a well-known extension value (ids 1 to
+    5), None for other ids; raises RefError("BadExt") for a payload a reader
+    that interprets the id must reject."""
+
+    def bad(why: str) -> RefError:
+        return RefError("BadExt", 0, f"extension type {type_id}: {why}")
+
+    n = len(data)
+    if type_id == EXT_DATE:
+        if n != 4:
+            raise bad("date payload is not 4 bytes")
+        days = int.from_bytes(data, "little", signed=True)
+        if not DATE_MIN_DAYS <= days <= DATE_MAX_DAYS:
+            raise bad("date outside years 1 to 9999")
+        y, m, d = _civil(days)
+        return f"{y:04}-{m:02}-{d:02}"
+    if type_id == EXT_UUID:
+        if n != 16:
+            raise bad("UUID payload is not 16 bytes")
+        h = data.hex()
+        return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+    if type_id == EXT_DECIMAL:
+        if not data or any(not 0x21 <= b <= 0x7E for b in data):
+            raise bad("Decimal payload empty or not printable ASCII without spaces")
+        text = data.decode("ascii")
+        if not _DECIMAL.fullmatch(text):
+            raise bad(f"{text!r} is not a decimal number")
+        return text
+    if type_id == EXT_TIME:
+        if n not in (9, 17):
+            raise bad("time payload is not 9 or 17 bytes")
+        us = int.from_bytes(data[:8], "little")
+        if us >= US_PER_DAY:
+            raise bad("time of a day or more")
+        if data[8] > 1:
+            raise bad("fold is not 0 or 1")
+        text = _hms(us, False)
+        if n == 17:
+            off = int.from_bytes(data[9:], "little", signed=True)
+            if abs(off) >= US_PER_DAY:
+                raise bad("UTC offset of a day or more")
+            text += ("-" if off < 0 else "+") + _hms(abs(off), True)
+        return text
+    if type_id == EXT_TIMEDELTA:
+        if n != 12:
+            raise bad("timedelta payload is not 12 bytes")
+        seconds = int.from_bytes(data[:8], "little", signed=True)
+        us = int.from_bytes(data[8:], "little")
+        if us >= 1_000_000:
+            raise bad("microseconds of a second or more")
+        if not DELTA_MIN_SECONDS <= seconds <= DELTA_MAX_SECONDS:
+            raise bad("outside the range of a timedelta")
+        total = seconds * 1_000_000 + us
+        if total == 0:
+            return "P0D"
+        days, rest = divmod(abs(total), US_PER_DAY)
+        text = ("-" if total < 0 else "") + "P" + (f"{days}D" if days else "")
+        if rest:
+            whole, frac = divmod(rest, 1_000_000)
+            text += f"T{whole}" + (f".{frac:06}".rstrip("0") if frac else "") + "S"
+        return text
+    return None

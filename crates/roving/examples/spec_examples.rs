@@ -492,7 +492,7 @@ fn append_example() -> Res<()> {
     roving::validate(&b).expect("the appended document must validate");
     let doc = roving::Document::open(&b)?;
     println!(
-        "JSON form after the update: `{}`  ",
+        "JSON form (after the update): `{}`  ",
         roving::json::to_json(doc.root())?
     );
     println!("{} bytes: `{}`\n", b.len(), hex(&b));
@@ -642,9 +642,10 @@ fn main() -> Res<()> {
     )?;
     built(
         "Extension value",
-        "ext type id 7, payload `01 02 03`",
-        "",
-        |e| e.ext(7, &[1, 2, 3]),
+        "ext type id 64, payload `01 02 03`",
+        "Type id 64 is the first one left to applications (1 to 63 are reserved for the \
+         well-known types of section 13.1). Its JSON form is the generic one.",
+        |e| e.ext(64, &[1, 2, 3]),
     )?;
     json(
         "Empty string, empty array, empty map",

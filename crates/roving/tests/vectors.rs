@@ -34,6 +34,259 @@ fn vector(elem: &str, data: &[u8]) -> J {
     json!({ "vector": elem, "data": to_hex(data) })
 }
 
+/// Floats whose JSON text shows where section 17.2 switches between plain
+/// and exponent notation, and how exponents are written.
+const JSON_FLOATS: [f64; 24] = [
+    0.0,
+    -0.0,
+    1.0,
+    100.0,
+    0.1,
+    123.456,
+    1e15,
+    1e16,
+    -1e16,
+    123_456_789_012_345.67,
+    9_007_199_254_740_993.0,
+    1.234_567_890_123_456_7e16,
+    1e21,
+    1.5e300,
+    f64::MAX,
+    1e-4,
+    1e-5,
+    1.2345e-5,
+    1e-6,
+    1.5e-7,
+    -2.5e-10,
+    5e-324,
+    f64::NAN,
+    f64::INFINITY,
+];
+
+/// Nine keys of which "i" (key 7) and "y" (key 8) both have home 15 in a
+/// 16-entry index, and "e" (key 4) and "f" (key 5) both home 6: inserted in
+/// order, "y" wraps around to entry 0 and "f" goes to entry 7.
+fn wrap_keys() -> Vec<(&'static str, J)> {
+    ["a", "b", "c", "d", "e", "f", "g", "i", "y"]
+        .iter()
+        .enumerate()
+        .map(|(i, k)| (*k, int(i)))
+        .collect()
+}
+
+/// Where the 16-entry index of the `wrap_keys` map starts in its document:
+/// header, nine 2-byte key strings, shape tag, count, nine 1-byte key slots.
+const WRAP_INDEX: usize = 3 + 9 * 2 + 2 + 9;
+
+/// The `wrap_keys` map with its index entries changed by `f`.
+fn wrap_doc(f: impl FnOnce(&mut [u8])) -> String {
+    let mut doc = encode_doc(&map(&wrap_keys()));
+    assert_eq!(doc[WRAP_INDEX - 11], 0x18, "test layout assumption");
+    f(&mut doc[WRAP_INDEX..WRAP_INDEX + 16]);
+    to_hex(&doc)
+}
+
+/// A well-known extension value (FORMAT.md section 13.1): name,
+/// description, type id, payload hex, "ext_text" or "ext_error", text.
+type ExtCase = (
+    &'static str,
+    &'static str,
+    u64,
+    &'static str,
+    &'static str,
+    &'static str,
+);
+
+/// The vectors of the well-known extension types, valid documents all.
+fn ext_cases() -> Vec<ExtCase> {
+    vec![
+        (
+            "ext_date",
+            "EXT_DATE 2024-05-01: 19,844 days, i32 LE",
+            1,
+            "844d0000",
+            "ext_text",
+            "2024-05-01",
+        ),
+        (
+            "ext_date_first",
+            "EXT_DATE 0001-01-01: -719,162 days",
+            1,
+            "c606f5ff",
+            "ext_text",
+            "0001-01-01",
+        ),
+        (
+            "ext_date_last",
+            "EXT_DATE 9999-12-31: 2,932,896 days",
+            1,
+            "a0c02c00",
+            "ext_text",
+            "9999-12-31",
+        ),
+        (
+            "ext_date_out_of_range",
+            "EXT_DATE 10000-01-01: past year 9999",
+            1,
+            "a1c02c00",
+            "ext_error",
+            "date outside years 1 to 9999",
+        ),
+        (
+            "ext_date_length",
+            "EXT_DATE with 2 bytes instead of 4",
+            1,
+            "cafe",
+            "ext_error",
+            "not 4 bytes",
+        ),
+        (
+            "ext_uuid",
+            "EXT_UUID: the 16 bytes in RFC 4122 order",
+            2,
+            "12345678123456789abcdef012345678",
+            "ext_text",
+            "12345678-1234-5678-9abc-def012345678",
+        ),
+        (
+            "ext_uuid_length",
+            "EXT_UUID with 15 bytes",
+            2,
+            "12345678123456789abcdef0123456",
+            "ext_error",
+            "not 16 bytes",
+        ),
+        (
+            "ext_decimal",
+            "EXT_DECIMAL: the ASCII text -1.50",
+            3,
+            "2d312e3530",
+            "ext_text",
+            "-1.50",
+        ),
+        (
+            "ext_decimal_exponent",
+            "EXT_DECIMAL: 1E+3 (to-scientific-string form)",
+            3,
+            "31452b33",
+            "ext_text",
+            "1E+3",
+        ),
+        (
+            "ext_decimal_nan",
+            "EXT_DECIMAL: NaN",
+            3,
+            "4e614e",
+            "ext_text",
+            "NaN",
+        ),
+        (
+            "ext_decimal_empty",
+            "EXT_DECIMAL with no text",
+            3,
+            "",
+            "ext_error",
+            "empty",
+        ),
+        (
+            "ext_decimal_space",
+            "EXT_DECIMAL with a space",
+            3,
+            "312e3520",
+            "ext_error",
+            "not printable ASCII without spaces",
+        ),
+        (
+            "ext_decimal_syntax",
+            "EXT_DECIMAL text that is not a number",
+            3,
+            "312e352e36",
+            "ext_error",
+            "not a decimal number",
+        ),
+        (
+            "ext_time",
+            "EXT_TIME 13:45:30.25, naive, fold 0",
+            4,
+            "10a33b880b00000000",
+            "ext_text",
+            "13:45:30.250000",
+        ),
+        (
+            "ext_time_aware",
+            "EXT_TIME 13:45:30.25+02:00, fold 1",
+            4,
+            "10a33b880b00000001004827ad01000000",
+            "ext_text",
+            "13:45:30.250000+02:00",
+        ),
+        (
+            "ext_time_midnight_end",
+            "EXT_TIME of 86,400,000,000 microseconds",
+            4,
+            "0060d71d1400000000",
+            "ext_error",
+            "a day or more",
+        ),
+        (
+            "ext_time_fold",
+            "EXT_TIME with fold 2",
+            4,
+            "000000000000000002",
+            "ext_error",
+            "fold not 0 or 1",
+        ),
+        (
+            "ext_time_length",
+            "EXT_TIME of 10 bytes",
+            4,
+            "00000000000000000000",
+            "ext_error",
+            "not 9 or 17 bytes",
+        ),
+        (
+            "ext_time_offset",
+            "EXT_TIME with a UTC offset of one day",
+            4,
+            "0000000000000000000060d71d14000000",
+            "ext_error",
+            "offset of a day or more",
+        ),
+        (
+            "ext_timedelta",
+            "EXT_TIMEDELTA 1 day 1 hour 1 minute 1.5 seconds",
+            5,
+            "cd5f01000000000020a10700",
+            "ext_text",
+            "P1DT3661.5S",
+        ),
+        (
+            "ext_timedelta_negative",
+            "EXT_TIMEDELTA of -1 microsecond: seconds -1, 999,999 us",
+            5,
+            "ffffffffffffffff3f420f00",
+            "ext_text",
+            "-PT0.000001S",
+        ),
+        (
+            "ext_timedelta_micros",
+            "EXT_TIMEDELTA with 1,000,000 microseconds",
+            5,
+            "000000000000000040420f00",
+            "ext_error",
+            "microseconds of a second or more",
+        ),
+        (
+            "ext_timedelta_range",
+            "EXT_TIMEDELTA past 999,999,999 days",
+            5,
+            "00004f91944e000000000000",
+            "ext_error",
+            "outside the range",
+        ),
+    ]
+}
+
 /// Valid values: (name, description, value).
 fn valid_cases() -> Vec<(&'static str, &'static str, J)> {
     let long = |n: usize| "x".repeat(n);
@@ -41,6 +294,16 @@ fn valid_cases() -> Vec<(&'static str, &'static str, J)> {
     let nine_ref: Vec<(&str, J)> = nine.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
     let many: Vec<(String, J)> = (0..300).map(|i| (format!("key{i}"), J::Null)).collect();
     let many_ref: Vec<(&str, J)> = many.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+    let keys_254: Vec<(String, J)> = (0..254).map(|i| (format!("k{i}"), J::Null)).collect();
+    let keys_254: Vec<(&str, J)> = keys_254
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.clone()))
+        .collect();
+    let keys_255: Vec<(String, J)> = (0..255).map(|i| (format!("k{i}"), J::Null)).collect();
+    let keys_255: Vec<(&str, J)> = keys_255
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.clone()))
+        .collect();
     vec![
         (
             "null",
@@ -232,6 +495,21 @@ fn valid_cases() -> Vec<(&'static str, &'static str, J)> {
             map(&many_ref),
         ),
         (
+            "map_254",
+            "254 keys: the most with 1-byte index entries (n < 255)",
+            map(&keys_254),
+        ),
+        (
+            "map_255",
+            "255 keys: 2-byte index entries, although 255 fits in a byte (n < 255 fails)",
+            map(&keys_255),
+        ),
+        (
+            "map_index_wrap",
+            "9 keys; \"i\" and \"y\" both have home 15 of 16: \"y\" wraps around to entry 0",
+            map(&wrap_keys()),
+        ),
+        (
             "map_shared_shape",
             "two maps with the same keys share one shape",
             json!([
@@ -302,13 +580,18 @@ fn valid_cases() -> Vec<(&'static str, &'static str, J)> {
         ("vector_empty", "an empty f64 vector", vector("f64", &[])),
         (
             "ext",
-            "extension type 1 with bytes",
-            json!({ "ext": 1, "data": "cafe" }),
+            "extension type 64 (the first id left to applications) with bytes",
+            json!({ "ext": 64, "data": "cafe" }),
         ),
         (
             "ext_big_id",
             "extension type 2^40, no bytes",
             json!({ "ext": 1u64 << 40, "data": "" }),
+        ),
+        (
+            "float_json_forms",
+            "floats at the boundaries of plain and exponent notation in JSON (section 17.2)",
+            J::Array(JSON_FLOATS.iter().map(|&f| float(f)).collect()),
         ),
         (
             "shared_subtree",
@@ -319,7 +602,50 @@ fn valid_cases() -> Vec<(&'static str, &'static str, J)> {
 }
 
 /// Bytes that decode but that the encoder does not produce: (name, description, hex, value).
-fn decode_only_cases() -> Vec<(&'static str, &'static str, &'static str, J)> {
+fn decode_only_cases() -> Vec<(&'static str, &'static str, String, J)> {
+    let other_order = wrap_doc(|index| {
+        // "e" and "f" (home 6) swap entries 6 and 7, "i" and "y" (home 15)
+        // entries 15 and 0: each key is still at its home or after it with
+        // no empty entry between.
+        index.swap(6, 7);
+        index.swap(15, 0);
+    });
+    let mut v: Vec<(&'static str, &'static str, String, J)> = vec![
+        (
+            "index_other_order",
+            "map_index_wrap with keys placed in another valid order (not insertion order)",
+            other_order,
+            map(&wrap_keys()),
+        ),
+        (
+            "array_zero_count",
+            "an array record of count 0 (10 00) is []",
+            "5256011000".to_string() + "1c081c",
+            json!([]),
+        ),
+        (
+            "str_short_empty",
+            "a short string record of 0 bytes (80) is \"\"",
+            "52560180".to_string() + "1c041c",
+            json!(""),
+        ),
+        (
+            "int_u64_small",
+            "5 in a U64 record (05)",
+            "525601050500000000000000".to_string() + "1c241c",
+            int(5),
+        ),
+    ];
+    v.extend(
+        decode_only_fixed()
+            .into_iter()
+            .map(|(n, d, h, x)| (n, d, h.to_string(), x)),
+    );
+    v
+}
+
+/// [`decode_only_cases`] given as fixed hex.
+fn decode_only_fixed() -> Vec<(&'static str, &'static str, &'static str, J)> {
     vec![
         (
             "appended_root",
@@ -751,12 +1077,210 @@ fn reject_cases() -> Vec<(String, String, String, &'static str)> {
         to_hex(&bad),
         "BadIndex",
     );
+
+    add(
+        "old_root_bad_slot",
+        "an earlier root record whose slot is special constant 6 (rule 17)",
+        h("525601 1c1b1c 1c031c"),
+        "BadImmediate",
+    );
+    add(
+        "old_root_bad_reference",
+        "an earlier root record whose slot refers to itself (rule 17)",
+        h("525601 1c001c 1c031c"),
+        "BadReference",
+    );
+    add(
+        "old_root_no_tag_copy",
+        "an earlier root record that does not end with a copy of its tag (rule 17)",
+        h("525601 1c0303 1c031c"),
+        "BadTrailer",
+    );
+    add(
+        "utf8_overlong_2",
+        "a 2-byte overlong form of '/' (C0 AF)",
+        h("525601 82c0af 1c0c1c"),
+        "InvalidUtf8",
+    );
+    add(
+        "utf8_overlong_3",
+        "a 3-byte overlong form of '/' (E0 80 AF)",
+        h("525601 83e080af 1c101c"),
+        "InvalidUtf8",
+    );
+    add(
+        "utf8_above_max",
+        "F4 90 80 80, the code point U+110000",
+        h("525601 84f4908080 1c141c"),
+        "InvalidUtf8",
+    );
+    add(
+        "fdec_exponent_neg",
+        "a decimal float with exponent -23",
+        h("525601 20e901000000 1c181c"),
+        "NonCanonical",
+    );
+    add(
+        "special_w2",
+        "special constant 6 in a 2-byte root slot",
+        h("525601 1d1b00 1d"),
+        "BadImmediate",
+    );
+    add(
+        "special_w4",
+        "special constant 6 in a 4-byte array slot",
+        h("525601 12011b000000 1c181c"),
+        "BadImmediate",
+    );
+    add(
+        "special_w8",
+        "special constant 2^62 - 1 in an 8-byte root slot",
+        h("525601 1fffffffffffffffff 1f"),
+        "BadImmediate",
+    );
+    add(
+        "key_special_6",
+        "a shape key slot holding special constant 6",
+        h("525601 18011b 1c031c"),
+        "WrongTarget",
+    );
+    add(
+        "key_ref_shape",
+        "a shape key refers to a shape record",
+        h("525601 1800 180108 1c031c"),
+        "WrongTarget",
+    );
+    add(
+        "key_ref_root",
+        "a shape key refers to an earlier root record",
+        h("525601 1c031c 18010c 1c031c"),
+        "WrongTarget",
+    );
+    add(
+        "map_shape_mid_record",
+        "a map's shape reference lands on a byte 18 inside a string: not a record start",
+        h("525601 83180500 1406 1c081c"),
+        "BadReference",
+    );
+    add(
+        "map_shape_root",
+        "a map's shape reference points to an earlier root record",
+        h("525601 1c031c 1406 1c081c"),
+        "WrongTarget",
+    );
+    add(
+        "vector_truncated",
+        "a vector of two f64 whose data runs past the end of the input",
+        h("525601 0f0902 0000 0000000000000000 1c2c1c"),
+        "Truncated",
+    );
+    add(
+        "index_wrap_gap",
+        "map_index_wrap with \"y\" (home 15) at entry 1: entry 0 between is empty",
+        wrap_doc(|index| index.swap(0, 1)),
+        "BadIndex",
+    );
+    add(
+        "index_wrap_unreachable",
+        "map_index_wrap with \"i\" and \"y\" (home 15) at entries 0 and 1, 15 empty",
+        wrap_doc(|index| {
+            index[1] = index[15];
+            index[15] = 0;
+        }),
+        "BadIndex",
+    );
+    // The same damage to a 2-byte index: map_300 (300 keys "key0".."key299").
+    let keys: Vec<J> = (0..300)
+        .map(|i| json!([format!("key{i}"), J::Null]))
+        .collect();
+    let good = encode_doc(&json!({ "map": keys }));
+    let shape = 3 + (0..300).map(|i| 1 + format!("key{i}").len()).sum::<usize>();
+    assert_eq!(
+        good[shape], 0x19,
+        "test layout assumption: 2-byte key slots"
+    );
+    let index = shape + 1 + 2 + 300 * 2;
+    let entry = |d: &[u8], j: usize| u16::from_le_bytes([d[index + 2 * j], d[index + 2 * j + 1]]);
+    let put = |d: &mut Vec<u8>, j: usize, e: u16| {
+        d[index + 2 * j..index + 2 * j + 2].copy_from_slice(&e.to_le_bytes())
+    };
+    let filled: Vec<usize> = (0..512).filter(|&j| entry(&good, j) != 0).collect();
+    // (name, description, damage), each applied to a copy of `good`.
+    type Damage<'a> = Box<dyn Fn(&mut Vec<u8>) + 'a>;
+    let cases: [(&str, &str, Damage); 5] = [
+        (
+            "index2_out_of_range",
+            "a 2-byte index entry names key 300 of 300 (entry 301 = 2d 01)",
+            Box::new(|d| put(d, filled[0], 301)),
+        ),
+        (
+            "index2_missing_key",
+            "a 2-byte index without one of the keys",
+            Box::new(|d| put(d, filled[0], 0)),
+        ),
+        (
+            "index2_duplicate_entry",
+            "a 2-byte index naming one key twice",
+            Box::new(|d| put(d, filled[1], entry(&good, filled[0]))),
+        ),
+        (
+            "index2_wrong_slots",
+            "a 2-byte index with key k at entry k, not where probing finds them",
+            Box::new(|d| (0..512).for_each(|j| put(d, j, if j < 300 { j as u16 + 1 } else { 0 }))),
+        ),
+        (
+            "index2_full",
+            "a 2-byte index with no empty entry",
+            Box::new(|d| (0..512).for_each(|j| put(d, j, (j % 300) as u16 + 1))),
+        ),
+    ];
+    for (name, desc, damage) in cases {
+        let mut bad = good.clone();
+        damage(&mut bad);
+        add(name, desc, to_hex(&bad), "BadIndex");
+    }
     v
 }
 
 fn kind_name(e: &roving::Error) -> String {
     let d = format!("{:?}", e.kind());
     d.split('(').next().unwrap_or("").to_string()
+}
+
+/// Whether a neutral value has only JSON kinds (null, booleans, integers,
+/// floats, strings, arrays, maps): its vector then records the JSON text of
+/// section 17.2 (`"json"`).
+fn plain(v: &J) -> bool {
+    match v {
+        J::Array(a) => a.iter().all(plain),
+        J::Object(o) if o.contains_key("map") => {
+            o["map"].as_array().unwrap().iter().all(|kv| plain(&kv[1]))
+        }
+        J::Object(o) if o.contains_key("share") => plain(&o["value"]),
+        J::Object(o) => o.contains_key("int") || o.contains_key("float") || o.contains_key("again"),
+        _ => true,
+    }
+}
+
+/// The JSON text of the document `hex` (section 17.2).
+fn json_text(bytes: &[u8]) -> String {
+    roving::json::to_json(roving::Document::open(bytes).unwrap().root()).unwrap()
+}
+
+/// A validating function.
+type Validate = fn(&[u8]) -> roving::Result<()>;
+
+/// The validators every vector goes through: the public one, and with the
+/// `fuzzing` feature its full checker and portable fast path too.
+fn validators() -> Vec<(&'static str, Validate)> {
+    #[allow(unused_mut)]
+    let mut v: Vec<(&'static str, Validate)> = vec![("validate", roving::validate)];
+    #[cfg(feature = "fuzzing")]
+    {
+        v.push(("validate_full", roving::validate::validate_full));
+        v.push(("validate_portable", roving::validate::validate_portable));
+    }
+    v
 }
 
 fn write_all() {
@@ -769,8 +1293,12 @@ fn write_all() {
         }
     }
     let mut n = 0;
-    let mut write = |name: &str, case: J| {
+    let mut write = |name: &str, mut case: J| {
         n += 1;
+        if case["valid"] == J::Bool(true) && plain(&case["value"]) {
+            let text = json_text(&unhex(case["hex"].as_str().unwrap()));
+            case["json"] = J::String(text);
+        }
         let text = serde_json::to_string_pretty(&case).unwrap() + "\n";
         std::fs::write(d.join(format!("{name}.json")), text).unwrap();
     };
@@ -780,6 +1308,14 @@ fn write_all() {
             name,
             json!({ "name": name, "description": desc, "valid": true, "value": value, "hex": hex }),
         );
+    }
+    for (name, desc, type_id, data, field, text) in ext_cases() {
+        let value = json!({ "ext": type_id, "data": data });
+        let hex = to_hex(&encode_doc(&value));
+        let mut case =
+            json!({ "name": name, "description": desc, "valid": true, "value": value, "hex": hex });
+        case[field] = J::String(text.to_string());
+        write(name, case);
     }
     for (name, desc, hex, value) in decode_only_cases() {
         write(
@@ -815,7 +1351,8 @@ fn golden_vectors() {
         "expected at least 60 vectors, found {}",
         files.len()
     );
-    let expected = valid_cases().len() + decode_only_cases().len() + reject_cases().len();
+    let expected =
+        valid_cases().len() + ext_cases().len() + decode_only_cases().len() + reject_cases().len();
     assert_eq!(
         files.len(),
         expected,
@@ -838,6 +1375,11 @@ fn golden_vectors() {
                     ));
                 }
             }
+            for (which, validate) in validators() {
+                if let Err(e) = validate(&bytes) {
+                    failures.push(format!("{name}: rejected by {which}: {e}"));
+                }
+            }
             match roving::Document::open(&bytes) {
                 Err(e) => failures.push(format!("{name}: rejected: {e}")),
                 Ok(doc) => {
@@ -848,15 +1390,33 @@ fn golden_vectors() {
                     }
                 }
             }
+            match (&case["json"], plain(value)) {
+                (J::String(want), true) => {
+                    let got = json_text(&bytes);
+                    if &got != want {
+                        failures.push(format!("{name}: JSON text {got} not {want}"));
+                    }
+                }
+                (J::Null, false) => {}
+                _ => failures.push(format!("{name}: \"json\" missing or not expected")),
+            }
         } else {
             let want = case["error"].as_str().unwrap();
-            match roving::Document::open(&bytes) {
-                Ok(_) => failures.push(format!("{name}: accepted, must be rejected ({want})")),
-                Err(e) if kind_name(&e) != want => failures.push(format!(
-                    "{name}: rejected with {} ({e}), expected {want}",
-                    kind_name(&e)
-                )),
-                Err(_) => {}
+            let open = ("Document::open", roving::Document::open(&bytes).map(|_| ()));
+            let all = validators()
+                .into_iter()
+                .map(|(which, v)| (which, v(&bytes)));
+            for (which, got) in std::iter::once(open).chain(all) {
+                match got {
+                    Ok(()) => failures.push(format!(
+                        "{name}: accepted by {which}, must be rejected ({want})"
+                    )),
+                    Err(e) if kind_name(&e) != want => failures.push(format!(
+                        "{name}: {which} rejected with {} ({e}), expected {want}",
+                        kind_name(&e)
+                    )),
+                    Err(_) => {}
+                }
             }
         }
     }

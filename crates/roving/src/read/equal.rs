@@ -10,7 +10,7 @@
 
 use hashbrown::HashMap;
 
-use crate::format::ElemType;
+use crate::layout::ElemType;
 use crate::read::Value;
 
 /// A scalar, by value, as [`PartialEq`] for [`Value`] compares it (floats by

@@ -602,7 +602,12 @@ impl<'a> Value<'a> {
             Value::BigInt(b) => b.magnitude.len(),
             Value::Ext(e) => e.data.len(),
             Value::Vector(v) => v.offset().saturating_add(v.raw().len()),
-            _ => 0,
+            Value::Null
+            | Value::Bool(_)
+            | Value::Int(_)
+            | Value::UInt(_)
+            | Value::Float(_)
+            | Value::Timestamp(_) => 0,
         }
     }
 
@@ -745,23 +750,25 @@ impl PartialEq for Value<'_> {
     }
 }
 
+/// Equality of two values, one of them not a container (values of
+/// different kinds are unequal). Exhaustive on `a`'s kind: a new kind of
+/// value must say how it compares.
 fn scalar_eq(a: &Value<'_>, b: &Value<'_>) -> bool {
-    {
-        use Value::*;
-        match (a, b) {
-            (Null, Null) => true,
-            (Bool(a), Bool(b)) => a == b,
-            (Int(a), Int(b)) => a == b,
-            (UInt(a), UInt(b)) => a == b,
-            (BigInt(a), BigInt(b)) => a == b,
-            (Float(a), Float(b)) => a.to_bits() == b.to_bits(),
-            (Str(a), Str(b)) => a == b,
-            (Bytes(a), Bytes(b)) => a == b,
-            (Timestamp(a), Timestamp(b)) => a == b,
-            (Ext(a), Ext(b)) => a == b,
-            (Vector(a), Vector(b)) => a.elem_type() == b.elem_type() && a.raw() == b.raw(),
-            _ => false,
-        }
+    use Value::*;
+    match a {
+        Null => matches!(b, Null),
+        Bool(a) => matches!(b, Bool(b) if a == b),
+        Int(a) => matches!(b, Int(b) if a == b),
+        UInt(a) => matches!(b, UInt(b) if a == b),
+        BigInt(a) => matches!(b, BigInt(b) if a == b),
+        Float(a) => matches!(b, Float(b) if a.to_bits() == b.to_bits()),
+        Str(a) => matches!(b, Str(b) if a == b),
+        Bytes(a) => matches!(b, Bytes(b) if a == b),
+        Timestamp(a) => matches!(b, Timestamp(b) if a == b),
+        Ext(a) => matches!(b, Ext(b) if a == b),
+        Vector(a) => matches!(b, Vector(b) if a.elem_type() == b.elem_type() && a.raw() == b.raw()),
+        // Containers are compared by `eq` (here only against another kind).
+        Array(_) | Map(_) => false,
     }
 }
 

@@ -3,16 +3,20 @@
 //! ([`crate::validate`]) and the encoder ([`crate::encode`]) ask this
 //! module; none of them decodes a tag, a slot or a header by itself.
 //!
-//! * [`tags`](self#reexports): the header, the tag constants, slot widths and
+//! One file per concern:
+//!
+//! * `tags.rs`: the header, the tag constants, slot widths, and
 //!   [`RecordKind`], the kind of record a tag byte starts (match on it with
 //!   no catch-all arm: a new record type then makes the compiler list every
 //!   place to update);
-//! * varints and little-endian integers ([`read_varint`], [`read_uint`]);
-//! * slots: their kinds, the special constants, the inline integer range;
-//! * records: where the payload of each record is ([`ElemType`] for vectors);
-//! * shapes: the key list header, the hash index and the key hash;
-//! * the root: the trailer that locates the root record;
-//! * floats: decimal floats and exact binary32 conversions;
+//! * `varint.rs`: varints and little-endian integers ([`read_varint`],
+//!   [`read_uint`]);
+//! * `slot.rs`: slot kinds, the special constants, the inline integer range;
+//! * `record.rs`: where the payload of each record is ([`record_end`],
+//!   [`ElemType`] for vectors);
+//! * `shape.rs`: the shape header, its hash index and the key hash;
+//! * `root.rs`: the trailer that locates the root record;
+//! * `float.rs`: decimal floats and exact binary32 conversions;
 //! * [`ext`]: the well-known extension type ids and their payload codecs.
 //!
 //! `docs/FORMAT.md` is the normative description; this module mirrors it.

@@ -84,6 +84,13 @@ pub const fn tag_width(tag: u8) -> usize {
     WIDTHS[(tag & 3) as usize]
 }
 
+/// Width code (0..=3) of a container tag: its low two bits, the index of
+/// its slot width in [`WIDTHS`].
+#[inline(always)]
+pub const fn tag_width_code(tag: u8) -> u8 {
+    tag & 3
+}
+
 /// True for a short-string tag (`80`-`BF`).
 #[inline(always)]
 pub const fn is_short_str(tag: u8) -> bool {

@@ -177,10 +177,10 @@ fn fast_shape(
     if !is_shape(tag) || count > SHAPE_LINEAR_MAX || shapes.n >= FEW_SHAPES || count > doc_len / 8 {
         return None;
     }
-    let ok = match tag_width(tag) {
-        1 => fast_shape_keys::<1>(buf, starts, pos, win, count),
-        2 => fast_shape_keys::<2>(buf, starts, pos, win, count),
-        4 => fast_shape_keys::<4>(buf, starts, pos, win, count),
+    let ok = match tag_width_code(tag) {
+        0 => fast_shape_keys::<1>(buf, starts, pos, win, count),
+        1 => fast_shape_keys::<2>(buf, starts, pos, win, count),
+        2 => fast_shape_keys::<4>(buf, starts, pos, win, count),
         _ => fast_shape_keys::<8>(buf, starts, pos, win, count),
     };
     if !ok {

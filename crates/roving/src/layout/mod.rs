@@ -1,6 +1,6 @@
 //! The byte layout of the roving v1 format: the one place that knows where
 //! things are in a document. The reader ([`crate::read`]), the validator
-//! ([`crate::validate`]) and the encoder ([`crate::encode`]) ask this
+//! ([`mod@crate::validate`]) and the encoder ([`crate::encode`]) ask this
 //! module; none of them decodes a tag, a slot or a header by itself.
 //!
 //! One file per concern:

@@ -7,19 +7,11 @@ use pyo3::types::{PyDict, PyModule, PyType};
 
 use roving::ElemType;
 
-/// Extension type id of `datetime.date` (payload: days since 1970-01-01, i32 LE).
-pub(crate) const EXT_DATE: u64 = 1;
-/// Extension type id of `uuid.UUID` (payload: the 16 bytes, big endian).
-pub(crate) const EXT_UUID: u64 = 2;
-/// Extension type id of `decimal.Decimal` (payload: `str(d)` in ASCII).
-pub(crate) const EXT_DECIMAL: u64 = 3;
-/// Extension type id of `datetime.time` (payload: microseconds since
-/// midnight u64 LE, fold u8, then for an aware time the UTC offset in
-/// microseconds i64 LE: 9 or 17 bytes; see [`crate::times`]).
-pub(crate) const EXT_TIME: u64 = 4;
-/// Extension type id of `datetime.timedelta` (payload: seconds rounded
-/// down i64 LE, microseconds u32 LE: 12 bytes; see [`crate::times`]).
-pub(crate) const EXT_TIMEDELTA: u64 = 5;
+/// The well-known extension type ids and the payload checks of dates
+/// and decimals, from the core ([`roving::layout::ext`]).
+pub(crate) use roving::layout::ext::{
+    date_payload, decimal_text, EXT_DATE, EXT_DECIMAL, EXT_TIME, EXT_TIMEDELTA, EXT_UUID,
+};
 
 /// JSON text of this package's extension values (`to_json`, views'
 /// `to_json`): a date as `YYYY-MM-DD`, a UUID in its canonical hex form, a
@@ -34,42 +26,16 @@ pub(crate) fn ext_json_text(type_id: u64, data: &[u8]) -> Option<String> {
         EXT_DATE => date_payload(data)
             .ok()
             .map(|(y, m, d)| format!("{y:04}-{m:02}-{d:02}")),
-        EXT_UUID => {
-            let b: &[u8; 16] = data.try_into().ok()?;
-            let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
-            Some(format!(
-                "{}-{}-{}-{}-{}",
-                &hex[..8],
-                &hex[8..12],
-                &hex[12..16],
-                &hex[16..20],
-                &hex[20..]
-            ))
-        }
+        EXT_UUID => roving::layout::ext::uuid_payload(data).map(roving::layout::ext::uuid_text),
         EXT_DECIMAL => decimal_text(data).map(str::to_owned),
-        EXT_TIME => crate::times::time_payload(data).ok().map(|t| t.iso()),
-        EXT_TIMEDELTA => crate::times::timedelta_payload(data).ok().map(|d| d.iso()),
+        EXT_TIME => crate::times::time_payload(data)
+            .ok()
+            .map(|t| crate::times::time_iso(&t)),
+        EXT_TIMEDELTA => crate::times::timedelta_payload(data)
+            .ok()
+            .map(|d| crate::times::delta_iso(&d)),
         _ => None,
     }
-}
-
-/// The date of an `EXT_DATE` payload (days since 1970-01-01, i32 LE), or
-/// why it is no `datetime.date`: not 4 bytes, or outside years 1..=9999.
-pub(crate) fn date_payload(data: &[u8]) -> Result<(i32, u8, u8), &'static str> {
-    let days = <[u8; 4]>::try_from(data).map_err(|_| "bad date payload (expected 4 bytes)")?;
-    let (y, m, d) = civil_from_days(i32::from_le_bytes(days) as i64);
-    if !(1..=9999).contains(&y) {
-        return Err("date outside the range of datetime.date");
-    }
-    Ok((y as i32, m as u8, d as u8))
-}
-
-/// The text of an `EXT_DECIMAL` payload, if it is printable ASCII (and
-/// not empty): what `decimal.Decimal` is then given.
-pub(crate) fn decimal_text(data: &[u8]) -> Option<&str> {
-    std::str::from_utf8(data)
-        .ok()
-        .filter(|s| !s.is_empty() && s.bytes().all(|c| c.is_ascii_graphic()))
 }
 
 /// Standard-library types looked up once.
@@ -249,8 +215,6 @@ pub(crate) fn vector_to_py<'py>(
     Ok(arr)
 }
 
-pub(crate) use roving::timestamp::civil_from_days;
-
 /// Days since 1970-01-01 of a Python date's year (1..=9999), month and
 /// day, as [`roving::timestamp::days_from_civil`] counts them (which has
 /// a day count for every year within ±2^54, so the fallback is never
@@ -260,7 +224,7 @@ pub(crate) fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
     roving::timestamp::days_from_civil(year, month, day).unwrap_or(i64::MIN)
 }
 
-/// [`civil_from_days`] for `|days| <= 15_000_000` (about ±41,000 years),
+/// [`roving::timestamp::civil_from_days`] for `|days| <= 15_000_000` (about ±41,000 years),
 /// in unsigned arithmetic with multiplications and shifts (Neri and
 /// Schneider's algorithm): the same result, checked day by day over
 /// ±2^40 seconds (the range [`crate::decode::timestamp`] converts).

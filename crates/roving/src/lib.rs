@@ -21,8 +21,8 @@
 
 pub mod encode;
 pub mod error;
-pub mod format;
 pub mod json;
+pub mod layout;
 pub mod read;
 pub mod serde;
 pub mod timestamp;
@@ -48,7 +48,10 @@ pub use num_bigint;
 
 pub use encode::{Encoder, KeyId, Mark};
 pub use error::{Error, ErrorKind, Result};
-pub use format::ElemType;
+/// The byte layout under its former name: `roving::format::TAG_MAP` and
+/// the like keep working.
+pub use layout as format;
+pub use layout::ElemType;
 pub use read::{Array, Document, KeyHandle, Map, Value, Vector};
 pub use serde::{from_slice, from_value, to_vec};
 pub use timestamp::Timestamp;

@@ -13,7 +13,7 @@ mod strings;
 use hashbrown::HashMap;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::format::*;
+use crate::layout::*;
 use crate::read::VectorElement;
 use crate::timestamp::Timestamp;
 use strings::StringTable;

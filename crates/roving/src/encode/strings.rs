@@ -4,7 +4,7 @@ use std::hash::BuildHasher;
 
 use hashbrown::{DefaultHashBuilder, HashTable};
 
-use crate::format::{read_varint, write_varint, SHORT_STR_MAX, TAG_SHORT_STR, TAG_STR};
+use crate::layout::{read_varint, write_varint, SHORT_STR_MAX, TAG_SHORT_STR, TAG_STR};
 
 /// Tables up to this capacity are kept whatever the last document used.
 const SHRINK_ABOVE: usize = 4096;

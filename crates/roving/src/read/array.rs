@@ -1,10 +1,8 @@
 //! Arrays read in place: O(1) indexing.
 
 use crate::error::{ErrorKind, Result};
-use crate::format::{read_varint, WIDTHS};
-use crate::read::value::{
-    check_slot, malformed, read_slot, slot_value, slot_value_each, Value, LAZY,
-};
+use crate::layout::{container_header, read_slot, slot_pos, tag_width};
+use crate::read::value::{check_slot, malformed, slot_value, slot_value_each, Value, LAZY};
 
 /// An array inside a document: a position; its header is decoded on use,
 /// so that a `Value` stays small and copying it is cheap.
@@ -64,13 +62,11 @@ impl<'a> Array<'a> {
 
     #[inline(always)]
     fn header(&self) -> Option<Header> {
-        let pos = self.pos();
-        let tag = *self.buf.get(pos)?;
-        let (len, slots) = read_varint(self.buf, pos + 1)?;
+        let (tag, len, slots) = container_header(self.buf, self.pos())?;
         Some(Header {
             slots,
             len: usize::try_from(len).ok().filter(|&l| l <= self.buf.len())?,
-            width: WIDTHS[(tag & 3) as usize],
+            width: tag_width(tag),
         })
     }
 
@@ -112,7 +108,7 @@ impl<'a> Array<'a> {
         if i >= h.len {
             return None;
         }
-        let slot = read_slot(self.buf, h.slots + i * h.width, h.width, self.pos());
+        let slot = read_slot(self.buf, slot_pos(h.slots, i, h.width), h.width, self.pos());
         Some(slot_value(self.buf, slot, self.lazy()))
     }
 
@@ -135,7 +131,7 @@ impl<'a> Array<'a> {
         if i >= h.len {
             return Ok(None);
         }
-        let at = h.slots + i * h.width;
+        let at = slot_pos(h.slots, i, h.width);
         let v = slot_value(self.buf, read_slot(self.buf, at, h.width, pos), LAZY);
         if v.is_null() {
             check_slot(self.buf, at, h.width, pos)?;
@@ -242,7 +238,7 @@ impl<'a> ArraySlots<'a> {
         }
         let slot = read_slot(
             self.buf,
-            self.h.slots + i * self.h.width,
+            slot_pos(self.h.slots, i, self.h.width),
             self.h.width,
             self.base,
         );
@@ -267,7 +263,7 @@ impl<'a> ArrayIter<'a> {
     #[inline(always)]
     fn value(&self, i: usize) -> Value<'a> {
         let w = self.h.width;
-        let slot = read_slot(self.buf, self.h.slots + i * w, w, self.base);
+        let slot = read_slot(self.buf, slot_pos(self.h.slots, i, w), w, self.base);
         slot_value(self.buf, slot, self.lazy)
     }
 }

@@ -10,8 +10,8 @@
 
 use hashbrown::HashMap;
 
-use crate::format::ElemType;
-use crate::read::Value;
+use crate::layout::ElemType;
+use crate::read::{Array, Map, Value};
 
 /// A scalar, by value, as [`PartialEq`] for [`Value`] compares it (floats by
 /// bits).
@@ -47,12 +47,58 @@ pub(crate) struct Canon<'a> {
     next: u32,
 }
 
-/// The record identity of a container value.
-fn record_key(v: &Value<'_>) -> Option<(u32, usize, usize)> {
-    match v {
-        Value::Array(a) => Some((ARRAY, a.buf_addr(), a.pos())),
-        Value::Map(m) => Some((MAP, m.buf_addr(), m.pos())),
-        _ => None,
+/// A container value: what [`Canon::id`] numbers from its children.
+#[derive(Clone, Copy)]
+enum Container<'a> {
+    Array(Array<'a>),
+    Map(Map<'a>),
+}
+
+impl<'a> Container<'a> {
+    /// The container `v` is, if it is one (exhaustive on the kinds of
+    /// value: a new kind must say whether it has children).
+    fn of(v: Value<'a>) -> Option<Container<'a>> {
+        match v {
+            Value::Array(a) => Some(Container::Array(a)),
+            Value::Map(m) => Some(Container::Map(m)),
+            Value::Null
+            | Value::Bool(_)
+            | Value::Int(_)
+            | Value::UInt(_)
+            | Value::BigInt(_)
+            | Value::Float(_)
+            | Value::Str(_)
+            | Value::Bytes(_)
+            | Value::Timestamp(_)
+            | Value::Vector(_)
+            | Value::Ext(_) => None,
+        }
+    }
+
+    /// The record identity: (kind, buffer address, record position).
+    fn key(self) -> (u32, usize, usize) {
+        match self {
+            Container::Array(a) => (ARRAY, a.buf_addr(), a.pos()),
+            Container::Map(m) => (MAP, m.buf_addr(), m.pos()),
+        }
+    }
+
+    fn len(self) -> usize {
+        match self {
+            Container::Array(a) => a.len(),
+            Container::Map(m) => m.len(),
+        }
+    }
+
+    /// Child `i`: its key (maps only) and its value.
+    fn child(self, i: usize) -> (Option<&'a str>, Value<'a>) {
+        match self {
+            Container::Array(a) => (None, a.get(i).unwrap_or(Value::Null)),
+            Container::Map(m) => (
+                Some(m.key_at(i).unwrap_or("")),
+                m.value_at(i).unwrap_or(Value::Null),
+            ),
+        }
     }
 }
 
@@ -102,25 +148,22 @@ impl<'a> Canon<'a> {
 
     /// The canonical number of `root`. Iterative: no recursion at any depth.
     pub(crate) fn id(&mut self, root: Value<'a>) -> u32 {
-        let Some(key) = record_key(&root) else {
+        let Some(c) = Container::of(root) else {
             return self.atom(root);
         };
-        if let Some(&id) = self.records.get(&key) {
+        if let Some(&id) = self.records.get(&c.key()) {
             return id;
         }
         struct Frame<'a> {
-            v: Value<'a>,
+            v: Container<'a>,
             key: (u32, usize, usize),
             len: usize,
             next: usize,
             items: Vec<u32>,
         }
-        let frame = |v: Value<'a>, key: (u32, usize, usize)| {
-            let len = match v {
-                Value::Array(a) => a.len(),
-                Value::Map(m) => m.len(),
-                _ => 0,
-            };
+        let frame = |v: Container<'a>| {
+            let key = v.key();
+            let len = v.len();
             let mut items = Vec::with_capacity(2 + 2 * len);
             items.extend([key.0, len as u32]);
             Frame {
@@ -131,34 +174,27 @@ impl<'a> Canon<'a> {
                 items,
             }
         };
-        let mut stack = vec![frame(root, key)];
+        let mut stack = vec![frame(c)];
         loop {
             let top = stack.last_mut().expect("the root frame is popped last");
             if top.next < top.len {
                 let i = top.next;
                 top.next += 1;
-                let (k, child) = match top.v {
-                    Value::Array(a) => (None, a.get(i).unwrap_or(Value::Null)),
-                    Value::Map(m) => (
-                        Some(m.key_at(i).unwrap_or("")),
-                        m.value_at(i).unwrap_or(Value::Null),
-                    ),
-                    _ => (None, Value::Null),
-                };
+                let (k, child) = top.v.child(i);
                 if let Some(k) = k {
                     let kid = self.atom(Value::Str(k));
                     top.items.push(kid);
                 }
-                match record_key(&child) {
+                match Container::of(child) {
                     None => {
                         let id = self.atom(child);
                         top.items.push(id);
                     }
-                    Some(ck) => match self.records.get(&ck) {
+                    Some(cc) => match self.records.get(&cc.key()) {
                         Some(&id) => top.items.push(id),
                         // Children come before their parents in a document,
                         // so the stack cannot cycle.
-                        None => stack.push(frame(child, ck)),
+                        None => stack.push(frame(cc)),
                     },
                 }
                 continue;

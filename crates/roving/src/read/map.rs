@@ -4,103 +4,20 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::{ErrorKind, Result};
-use crate::format::*;
+use crate::layout::*;
 use crate::read::value::{
-    check_slot, header_error, malformed, read_slot, slot_value, slot_value_each, str_record, text,
-    Slot, Value, LAZY,
+    check_slot, header_error, malformed, slot_value, slot_value_each, text, Value, LAZY,
 };
 
-/// The key list of one or more maps, with its hash index. Kept small (the
-/// buffer is passed in) because it travels inside every [`Map`] value.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Shape {
-    /// Position of the shape record.
-    pub(crate) pos: usize,
-    /// Position of the first key slot.
-    keys: usize,
-    pub(crate) count: usize,
-    width: u8,
-}
-
+/// Key lookups in a shape (its header is decoded by [`crate::layout`]).
 impl Shape {
-    const EMPTY: Shape = Shape {
-        pos: 0,
-        keys: 0,
-        count: 0,
-        width: 1,
-    };
-
-    #[inline]
-    pub(crate) fn at(buf: &[u8], pos: usize) -> Option<Shape> {
-        let tag = *buf.get(pos)?;
-        if tag & !3 != TAG_SHAPE {
-            return None;
-        }
-        let (count, keys) = read_varint(buf, pos + 1)?;
-        // A count beyond the buffer length cannot be valid; refusing it here
-        // keeps all later arithmetic in range even for unvalidated bytes.
-        Some(Shape {
-            pos,
-            keys,
-            count: usize::try_from(count).ok().filter(|&c| c <= buf.len())?,
-            width: WIDTHS[(tag & 3) as usize] as u8,
-        })
-    }
-
-    #[inline(always)]
-    fn index_pos(&self) -> usize {
-        self.keys + self.count * self.width as usize
-    }
-
-    /// End of the shape record.
-    pub(crate) fn end(&self) -> usize {
-        self.index_pos() + self.table_size() * index_entry_width(self.count)
-    }
-
-    /// Bytes of key `i`.
-    #[inline(always)]
-    pub(crate) fn key_bytes<'a>(&self, buf: &'a [u8], i: usize) -> Option<&'a [u8]> {
-        let w = self.width as usize;
-        match read_slot(buf, self.keys + i * w, w, self.pos)? {
-            Slot::Ref(p) => str_record(buf, p),
-            Slot::Special(SPECIAL_EMPTY_STR) => Some(&[]),
-            _ => None,
-        }
-    }
-
     /// Whether key `i` is the probe's key.
     #[inline(always)]
     fn key_is(&self, buf: &[u8], i: usize, probe: &Probe<'_>) -> bool {
-        let w = self.width as usize;
-        match read_slot(buf, self.keys + i * w, w, self.pos) {
+        match self.read_key_slot(buf, i) {
             Some(Slot::Ref(p)) => probe.matches(buf, p),
             Some(Slot::Special(SPECIAL_EMPTY_STR)) => probe.key.is_empty(),
             _ => false,
-        }
-    }
-
-    /// Position of the record of key `i` (`None` for the empty-string immediate).
-    pub(crate) fn key_record(&self, buf: &[u8], i: usize) -> Option<Option<usize>> {
-        let w = self.width as usize;
-        match read_slot(buf, self.keys + i * w, w, self.pos)? {
-            Slot::Ref(p) => Some(Some(p)),
-            Slot::Special(SPECIAL_EMPTY_STR) => Some(None),
-            _ => None,
-        }
-    }
-
-    /// Raw entry `i` of the hash index (0 = empty, else key index + 1).
-    #[inline(always)]
-    pub(crate) fn entry(&self, buf: &[u8], i: usize) -> Option<usize> {
-        let e = index_entry_width(self.count);
-        read_uint(buf, self.index_pos() + i * e, e).map(|e| e as usize)
-    }
-
-    pub(crate) fn table_size(&self) -> usize {
-        if self.count > SHAPE_LINEAR_MAX {
-            index_table_size(self.count)
-        } else {
-            0
         }
     }
 
@@ -142,7 +59,6 @@ impl Shape {
         let mask = table - 1;
         let index = self.index_pos();
         let entries = buf.get(index..index.checked_add(table)?)?;
-        let w = self.width as usize;
         let mut i = index_home(sk.hash, table);
         for _ in 0..table {
             let k = (*entries.get(i)? as usize).wrapping_sub(1);
@@ -152,7 +68,7 @@ impl Shape {
             }
             // The empty-string immediate (or a malformed slot) never
             // holds a key of 1 to 7 bytes.
-            if let Some(Slot::Ref(p)) = read_slot(buf, self.keys + k * w, w, self.pos) {
+            if let Some(Slot::Ref(p)) = self.read_key_slot(buf, k) {
                 if sk.matches(buf, p, key) {
                     return Some(k);
                 }
@@ -228,7 +144,7 @@ impl<'k> Probe<'k> {
     fn new(key: &'k [u8]) -> Probe<'k> {
         let n = key.len();
         let tag = if n <= SHORT_STR_MAX {
-            TAG_SHORT_STR | n as u8
+            short_str_tag(n)
         } else {
             0
         };
@@ -279,7 +195,7 @@ impl<'k> Probe<'k> {
                 return true;
             }
             let t = v as u8;
-            if t & 0xC0 == TAG_SHORT_STR && (t != self.tag || self.mask != 0) {
+            if is_short_str(t) && (t != self.tag || self.mask != 0) {
                 // A short string of another length, or of the same length
                 // as a key of up to 7 bytes but other bytes.
                 return false;
@@ -307,7 +223,7 @@ impl ShortKey {
         debug_assert!((1..=7).contains(&n));
         let word = short_word(key);
         ShortKey {
-            record: (word << 8) | (TAG_SHORT_STR | n as u8) as u64,
+            record: (word << 8) | short_str_tag(n) as u64,
             mask: u64::MAX >> ((56 - 8 * n) & 63),
             hash: short_key_hash(word, n),
         }
@@ -322,7 +238,7 @@ impl ShortKey {
             if v & self.mask == self.record {
                 return true;
             }
-            if v as u8 & 0xC0 == TAG_SHORT_STR {
+            if is_short_str(v as u8) {
                 // A short string of another length or other bytes.
                 return false;
             }
@@ -338,35 +254,6 @@ impl ShortKey {
 #[inline(never)]
 fn matches_slow(buf: &[u8], p: usize, key: &[u8]) -> bool {
     str_record(buf, p).is_some_and(|k| bytes_eq(k, key))
-}
-
-/// Decodes the shape reference of the map record at `pos`: returns the
-/// shape's position (strictly before `pos`) and the position of the first value slot.
-#[inline(always)]
-pub(crate) fn map_shape_ref(buf: &[u8], pos: usize) -> Option<(usize, usize)> {
-    map_header(buf, pos).map(|(_, shape, values)| (shape, values))
-}
-
-/// [`map_shape_ref`] with the map's tag.
-#[inline(always)]
-fn map_header(buf: &[u8], pos: usize) -> Option<(u8, usize, usize)> {
-    let tag = *buf.get(pos)?;
-    let (r, values) = read_varint(buf, pos + 1)?;
-    Some((tag, shape_target(r, pos)?, values))
-}
-
-/// The position of the shape that the shape reference `r` (the varint after
-/// the tag) of the map record at `pos` denotes, if it lies before the map:
-/// `r >> 1` from the document start if `r` is odd, else that distance back
-/// from `pos`.
-#[inline(always)]
-pub(crate) fn shape_target(r: u64, pos: usize) -> Option<usize> {
-    let x = usize::try_from(r >> 1).ok()?;
-    // As for slots: a relative distance `x` gives `pos - x`, which is below
-    // `pos` exactly when `1 <= x <= pos` (a larger one wraps to `pos` or
-    // above, up to `usize::MAX`).
-    let shape = if r & 1 == 1 { x } else { pos.wrapping_sub(x) };
-    (shape < pos).then_some(shape)
 }
 
 /// A map inside a document. Keys keep the writer's insertion order.
@@ -397,7 +284,7 @@ impl Header {
 
     #[inline(always)]
     fn value<'a>(&self, buf: &'a [u8], base: usize, i: usize, lazy: usize) -> Value<'a> {
-        let slot = read_slot(buf, self.values + i * self.width, self.width, base);
+        let slot = read_slot(buf, slot_pos(self.values, i, self.width), self.width, base);
         slot_value(buf, slot, lazy)
     }
 
@@ -406,7 +293,7 @@ impl Header {
     fn checked_value<'a>(&self, buf: &'a [u8], base: usize, i: usize) -> Result<Value<'a>> {
         let v = self.value(buf, base, i, LAZY);
         if v.is_null() {
-            check_slot(buf, self.values + i * self.width, self.width, base)?;
+            check_slot(buf, slot_pos(self.values, i, self.width), self.width, base)?;
         }
         Ok(v)
     }
@@ -414,7 +301,7 @@ impl Header {
     /// [`value`](Self::value) through [`slot_value_each`].
     #[inline(always)]
     fn value_each<'a>(&self, buf: &'a [u8], base: usize, i: usize, lazy: usize) -> Value<'a> {
-        let slot = read_slot(buf, self.values + i * self.width, self.width, base);
+        let slot = read_slot(buf, slot_pos(self.values, i, self.width), self.width, base);
         slot_value_each(buf, slot, lazy)
     }
 }
@@ -453,7 +340,7 @@ impl<'a> Map<'a> {
         let (tag, shape_pos, values) = map_header(self.buf, self.pos())?;
         Some(Header {
             values,
-            width: WIDTHS[(tag & 3) as usize],
+            width: tag_width(tag),
             shape: Shape::at(self.buf, shape_pos)?,
         })
     }
@@ -466,7 +353,7 @@ impl<'a> Map<'a> {
             return Err(header_error(self.buf, pos));
         };
         self.header().ok_or_else(|| match self.buf.get(shape_pos) {
-            Some(&t) if t & !3 == TAG_SHAPE => header_error(self.buf, shape_pos),
+            Some(&t) if is_shape(t) => header_error(self.buf, shape_pos),
             _ => malformed(ErrorKind::WrongTarget, shape_pos),
         })
     }
@@ -580,10 +467,7 @@ impl<'a> Map<'a> {
         // to 7 bytes (`mask != 0`) are checked inline with one masked
         // word; other keys, and cache misses, go out of line.
         if handle.mask != 0 && cached >> 32 == h.shape.pos as u64 + 1 && guess < h.shape.count {
-            let w = h.shape.width as usize;
-            if let Some(Slot::Ref(p)) =
-                read_slot(self.buf, h.shape.keys + guess * w, w, h.shape.pos)
-            {
+            if let Some(Slot::Ref(p)) = h.shape.read_key_slot(self.buf, guess) {
                 if let Some(c) = self.buf.get(p..).and_then(|b| b.first_chunk::<8>()) {
                     if u64::from_le_bytes(*c) & handle.mask == handle.record {
                         return Some(guess);
@@ -672,7 +556,7 @@ impl<'a> Map<'a> {
         if i >= h.shape.count {
             return Ok(None);
         }
-        let slot = h.shape.keys + i * h.shape.width as usize;
+        let slot = h.shape.key_slot(i);
         match h.shape.key_record(self.buf, i) {
             None => Err(malformed(ErrorKind::BadReference, slot)),
             Some(None) => Ok(Some("")),
@@ -850,8 +734,7 @@ impl<'a> MapSlots<'a> {
         if i >= self.h.shape.count {
             return false;
         }
-        let w = self.h.shape.width as usize;
-        match read_slot(self.buf, self.h.shape.keys + i * w, w, self.h.shape.pos) {
+        match self.h.shape.read_key_slot(self.buf, i) {
             Some(Slot::Ref(p)) if !rec.is_empty() => same_record(self.buf, p, rec),
             Some(Slot::Special(SPECIAL_EMPTY_STR)) => rec.is_empty(),
             _ => false,

@@ -64,14 +64,13 @@ pub(crate) use value::DecimalMemo;
 pub use value::{BigInt, Ext, Value, MAX_DECIMAL_BITS, MAX_DECIMAL_DIGITS};
 pub use vector::{Scalar, Vector, VectorElement, VectorIter};
 
-pub(crate) use map::{map_shape_ref, shape_target, Shape};
-pub(crate) use value::{
-    bytes_at, decode_slot, read_slot, record_value, special_value, str_record, text, Slot,
-};
-pub(crate) use vector::data_start as vector_data_start;
+/// Layout helpers that the encoder and serde's decoder still reach
+/// through `read` (their new home is [`crate::layout`]).
+pub(crate) use crate::layout::{bytes_at, map_shape_ref, str_record, Shape};
+pub(crate) use value::{record_value, special_value, text};
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::format::*;
+use crate::layout::{locate_root, read_slot, root_slot, Slot};
 
 /// A roving document: a borrowed buffer whose root has been located.
 ///
@@ -104,59 +103,6 @@ impl std::fmt::Debug for Document<'_> {
             .field("lazy", &(self.lazy != 0))
             .finish()
     }
-}
-
-/// The error of bytes that do not start with `RV`; where they start like
-/// data a program migrating to roving still has (JSON text, a Python
-/// pickle, gzip), the message says which.
-#[cold]
-#[inline(never)]
-fn bad_magic(buf: &[u8]) -> Error {
-    let e = Error::at(ErrorKind::BadMagic, 0);
-    let text = buf.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(buf);
-    let first = text.iter().find(|b| !b" \t\r\n".contains(b));
-    let what = match (buf, first) {
-        (_, Some(b'{' | b'[' | b'"')) => "it looks like JSON text, which from_json converts",
-        ([0x80, 2..=5, ..], _) => "it looks like a Python pickle",
-        ([0x1f, 0x8b, ..], _) => "it looks like gzip-compressed data",
-        _ => return e,
-    };
-    e.with_message(what)
-}
-
-/// Locates the root record from the end of `buf`: returns its slot width
-/// and position. Checks the header too.
-pub(crate) fn locate_root(buf: &[u8]) -> Result<(usize, usize)> {
-    if buf.len() < 2 || buf[..2] != MAGIC {
-        if buf.is_empty() {
-            return Err(Error::at(ErrorKind::Truncated, 0).with_message("the input is empty"));
-        }
-        if buf.len() < 2 && MAGIC.starts_with(buf) {
-            return Err(Error::at(ErrorKind::Truncated, buf.len()));
-        }
-        return Err(bad_magic(buf));
-    }
-    match buf.get(2) {
-        None => return Err(Error::at(ErrorKind::Truncated, buf.len())),
-        Some(&VERSION) => {}
-        Some(&v) => return Err(Error::at(ErrorKind::UnsupportedVersion(v), 2)),
-    }
-    let last = match buf.last() {
-        Some(&t) if buf.len() > HEADER_LEN && t & !3 == TAG_ROOT => t,
-        _ => {
-            return Err(Error::at(
-                ErrorKind::BadTrailer,
-                buf.len().saturating_sub(1),
-            ))
-        }
-    };
-    let width = WIDTHS[(last & 3) as usize];
-    let pos = buf
-        .len()
-        .checked_sub(width + 2)
-        .filter(|&p| p >= HEADER_LEN && buf[p] == last)
-        .ok_or_else(|| Error::at(ErrorKind::BadTrailer, buf.len() - 1))?;
-    Ok((width, pos))
 }
 
 impl<'a> Document<'a> {
@@ -238,9 +184,9 @@ impl<'a> Document<'a> {
     /// the safe O(1) alternative.
     pub unsafe fn open_trusted(buf: &'a [u8]) -> Result<Document<'a>> {
         let (width, pos) = locate_root(buf)?;
-        let root = read_slot(buf, pos + 1, width, pos);
+        let root = read_slot(buf, root_slot(pos), width, pos);
         if root.is_none() {
-            return Err(Error::at(ErrorKind::BadReference, pos + 1));
+            return Err(Error::at(ErrorKind::BadReference, root_slot(pos)));
         }
         Ok(Document { buf, root, lazy: 0 })
     }
@@ -258,7 +204,7 @@ impl<'a> Document<'a> {
         let v = self.root();
         if self.lazy != 0 && v.is_null() {
             let (width, pos) = locate_root(self.buf)?;
-            value::check_slot(self.buf, pos + 1, width, pos)?;
+            value::check_slot(self.buf, root_slot(pos), width, pos)?;
         }
         Ok(v)
     }

@@ -1,6 +1,6 @@
 //! Typed numeric vectors, viewable zero-copy at natural alignment.
 
-use crate::format::{read_varint, ElemType, TAG_VECTOR};
+use crate::layout::{vector_record, ElemType};
 
 /// A typed numeric vector inside a document.
 #[derive(Clone, Copy)]
@@ -38,21 +38,11 @@ macro_rules! vector_element {
 vector_element!(i8 => I8, u8 => U8, i16 => I16, u16 => U16, i32 => I32, u32 => U32,
     i64 => I64, u64 => U64, f32 => F32, f64 => F64);
 
-/// Byte offset of the vector data for a vector record at `pos` whose count ends at `after_count`.
-pub(crate) fn data_start(after_count: usize, elem: ElemType) -> usize {
-    after_count.next_multiple_of(elem.size())
-}
-
 impl<'a> Vector<'a> {
+    /// The vector record at `pos`, if one starts there and its data is in bounds.
     pub(crate) fn at(buf: &'a [u8], pos: usize) -> Option<Vector<'a>> {
-        if *buf.get(pos)? != TAG_VECTOR {
-            return None;
-        }
-        let elem = ElemType::from_code(*buf.get(pos + 1)?)?;
-        let (count, p) = read_varint(buf, pos + 2)?;
-        let start = data_start(p, elem);
-        let len = usize::try_from(count).ok()?.checked_mul(elem.size())?;
-        let data = buf.get(start..start.checked_add(len)?)?;
+        let (elem, start, len) = vector_record(buf, pos)?;
+        let data = buf.get(start..start + len)?;
         Some(Vector {
             elem,
             data,
@@ -163,7 +153,7 @@ impl<'a> Vector<'a> {
             ElemType::I64 => Scalar::Int(u as i64),
             ElemType::U64 => Scalar::UInt(u),
             ElemType::F32 => {
-                Scalar::Float(crate::format::f32_to_f64_exact(f32::from_bits(u as u32)))
+                Scalar::Float(crate::layout::f32_to_f64_exact(f32::from_bits(u as u32)))
             }
             ElemType::F64 => Scalar::Float(f64::from_bits(u)),
         })

@@ -1,0 +1,56 @@
+//! The byte layout of the roving v1 format: the one place that knows where
+//! things are in a document. The reader ([`crate::read`]), the validator
+//! ([`mod@crate::validate`]) and the encoder ([`crate::encode`]) ask this
+//! module; none of them decodes a tag, a slot or a header by itself.
+//!
+//! One file per concern:
+//!
+//! * `tags.rs`: the header, the tag constants, slot widths, and
+//!   [`RecordKind`], the kind of record a tag byte starts (match on it with
+//!   no catch-all arm: a new record type then makes the compiler list every
+//!   place to update);
+//! * `varint.rs`: varints and little-endian integers ([`read_varint`],
+//!   [`read_uint`]);
+//! * `slot.rs`: slot kinds, the special constants, the inline integer range;
+//! * `record.rs`: where the payload of each record is ([`record_end`],
+//!   [`ElemType`] for vectors);
+//! * `shape.rs`: the shape header, its hash index and the key hash;
+//! * `root.rs`: the trailer that locates the root record;
+//! * `float.rs`: decimal floats and exact binary32 conversions;
+//! * [`ext`]: the well-known extension type ids and their payload codecs.
+//!
+//! `docs/FORMAT.md` is the normative description; this module mirrors it.
+//! It is also reachable as `roving::format`, its former name.
+
+mod float;
+mod record;
+mod root;
+mod shape;
+mod slot;
+mod tags;
+mod varint;
+
+pub mod ext;
+
+pub use float::*;
+pub use record::{record_end, ElemType};
+pub use shape::{
+    bytes_eq, index_entry_width, index_home, index_table_size, key_hash, short_key_hash,
+    short_word, short_word_at, SHAPE_LINEAR_MAX,
+};
+pub use slot::{
+    inline_int_range, special_slot, SLOT_ABS, SLOT_INT, SLOT_REL, SLOT_SPECIAL, SPECIAL_COUNT,
+    SPECIAL_EMPTY_ARRAY, SPECIAL_EMPTY_MAP, SPECIAL_EMPTY_STR, SPECIAL_FALSE, SPECIAL_NULL,
+    SPECIAL_TRUE,
+};
+pub use tags::*;
+pub use varint::*;
+
+pub(crate) use record::{
+    bytes_at, container_header, ext_record, fixed, header_fault, is_small_int, length_prefixed,
+    map_header, map_shape_ref, shape_target, small_int_record, str_record, timestamp_record,
+    vector_data_start, vector_record,
+};
+pub(crate) use root::{is_header, locate_root, root_slot};
+pub(crate) use shape::Shape;
+pub(crate) use slot::{decode_slot, read_slot, ref_target, slot_pos, Slot};

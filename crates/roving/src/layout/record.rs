@@ -1,0 +1,336 @@
+//! Record headers: where the payload of a string, byte string, extension,
+//! vector or map record is, and the element types of vectors.
+
+use super::shape::Shape;
+use super::tags::*;
+use super::varint::read_varint;
+use crate::error::ErrorKind;
+
+/// Element type of a typed numeric vector.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum ElemType {
+    /// `i8`
+    I8 = 0,
+    /// `u8`
+    U8 = 1,
+    /// `i16`
+    I16 = 2,
+    /// `u16`
+    U16 = 3,
+    /// `i32`
+    I32 = 4,
+    /// `u32`
+    U32 = 5,
+    /// `i64`
+    I64 = 6,
+    /// `u64`
+    U64 = 7,
+    /// `f32`
+    F32 = 8,
+    /// `f64`
+    F64 = 9,
+}
+
+impl ElemType {
+    /// The element type for a code byte, if defined.
+    pub fn from_code(code: u8) -> Option<ElemType> {
+        use ElemType::*;
+        Some(match code {
+            0 => I8,
+            1 => U8,
+            2 => I16,
+            3 => U16,
+            4 => I32,
+            5 => U32,
+            6 => I64,
+            7 => U64,
+            8 => F32,
+            9 => F64,
+            _ => return None,
+        })
+    }
+
+    /// Size of one element in bytes (also its alignment).
+    pub fn size(self) -> usize {
+        use ElemType::*;
+        match self {
+            I8 | U8 => 1,
+            I16 | U16 => 2,
+            I32 | U32 | F32 => 4,
+            I64 | U64 | F64 => 8,
+        }
+    }
+
+    /// Short lowercase name (`"i8"`, `"f64"`, ...), as numpy-like dtype names.
+    pub fn name(self) -> &'static str {
+        use ElemType::*;
+        match self {
+            I8 => "i8",
+            U8 => "u8",
+            I16 => "i16",
+            U16 => "u16",
+            I32 => "i32",
+            U32 => "u32",
+            I64 => "i64",
+            U64 => "u64",
+            F32 => "f32",
+            F64 => "f64",
+        }
+    }
+}
+
+/// Borrow of `len` bytes at `pos`.
+#[inline(always)]
+pub(crate) fn bytes_at(buf: &[u8], pos: usize, len: u64) -> Option<&[u8]> {
+    let end = pos.checked_add(usize::try_from(len).ok()?)?;
+    buf.get(pos..end)
+}
+
+/// Reads the string record at `pos`, if it is one: its bytes (not checked
+/// for UTF-8).
+#[inline(always)]
+pub(crate) fn str_record(buf: &[u8], pos: usize) -> Option<&[u8]> {
+    let tag = *buf.get(pos)?;
+    if is_short_str(tag) {
+        bytes_at(buf, pos + 1, short_str_len(tag) as u64)
+    } else if tag == TAG_STR {
+        let (len, p) = read_varint(buf, pos + 1)?;
+        bytes_at(buf, p, len)
+    } else {
+        None
+    }
+}
+
+/// The payload of the record at `pos` whose tag is followed by a varint
+/// length and that many bytes (long strings, byte strings, big integers):
+/// the bytes, not checked.
+#[inline(always)]
+pub(crate) fn length_prefixed(buf: &[u8], pos: usize) -> Option<&[u8]> {
+    let (len, p) = read_varint(buf, pos + 1)?;
+    bytes_at(buf, p, len)
+}
+
+/// The extension record at `pos`: its type id and payload.
+#[inline]
+pub(crate) fn ext_record(buf: &[u8], pos: usize) -> Option<(u64, &[u8])> {
+    let (type_id, p) = read_varint(buf, pos + 1)?;
+    let (len, p) = read_varint(buf, p)?;
+    Some((type_id, bytes_at(buf, p, len)?))
+}
+
+/// True for the tags of the fixed-width signed integer records `01`-`04`.
+#[inline(always)]
+pub(crate) fn is_small_int(tag: u8) -> bool {
+    (TAG_I8..=TAG_I64).contains(&tag)
+}
+
+/// The value of the integer record `01`-`04` (`tag`) at `pos`, read as
+/// one 8-byte load and a sign extension when 8 bytes follow the tag (else
+/// `None`: read it field by field).
+#[inline(always)]
+pub(crate) fn small_int_record(buf: &[u8], pos: usize, tag: u8) -> Option<i64> {
+    let b = buf.get(pos.checked_add(1)?..)?.first_chunk::<8>()?;
+    // Widths 1, 2, 4 and 8 bytes: the shift is 56, 48, 32 or 0.
+    let sh = 64 - (8u32 << (tag.wrapping_sub(TAG_I8) & 3));
+    Some(((u64::from_le_bytes(*b) << sh) as i64) >> sh)
+}
+
+/// The `N` bytes at `pos`, if in bounds.
+#[inline(always)]
+pub(crate) fn fixed<const N: usize>(buf: &[u8], pos: usize) -> Option<[u8; N]> {
+    buf.get(pos..pos.checked_add(N)?)?.try_into().ok()
+}
+
+/// The payload of the timestamp record (`0A` or `0B`, `tag`) at `pos`:
+/// seconds, nanoseconds and (for `0B`) the UTC offset in seconds, not
+/// range-checked.
+#[inline]
+pub(crate) fn timestamp_record(buf: &[u8], pos: usize, tag: u8) -> Option<(i64, u32, Option<i32>)> {
+    let p = pos + 1;
+    let seconds = i64::from_le_bytes(fixed(buf, p)?);
+    let nanos = u32::from_le_bytes(fixed(buf, p + TIMESTAMP_NANOS_AT)?);
+    let offset = if tag == TAG_TIMESTAMP_OFFSET {
+        Some(i32::from_le_bytes(fixed(buf, p + TIMESTAMP_OFFSET_AT)?))
+    } else {
+        None
+    };
+    Some((seconds, nanos, offset))
+}
+
+/// The tag of the container record (array or map) at `pos`, the varint
+/// after it (an array's element count, a map's shape reference) and the
+/// position of the first slot.
+#[inline(always)]
+pub(crate) fn container_header(buf: &[u8], pos: usize) -> Option<(u8, u64, usize)> {
+    let tag = *buf.get(pos)?;
+    let (v, slots) = read_varint(buf, pos + 1)?;
+    Some((tag, v, slots))
+}
+
+/// Decodes the shape reference of the map record at `pos`: returns the
+/// shape's position (strictly before `pos`) and the position of the first value slot.
+#[inline(always)]
+pub(crate) fn map_shape_ref(buf: &[u8], pos: usize) -> Option<(usize, usize)> {
+    map_header(buf, pos).map(|(_, shape, values)| (shape, values))
+}
+
+/// [`map_shape_ref`] with the map's tag.
+#[inline(always)]
+pub(crate) fn map_header(buf: &[u8], pos: usize) -> Option<(u8, usize, usize)> {
+    let (tag, r, values) = container_header(buf, pos)?;
+    Some((tag, shape_target(r, pos)?, values))
+}
+
+/// The position of the shape that the shape reference `r` (the varint after
+/// the tag) of the map record at `pos` denotes, if it lies before the map:
+/// `r >> 1` from the document start if `r` is odd, else that distance back
+/// from `pos`.
+#[inline(always)]
+pub(crate) fn shape_target(r: u64, pos: usize) -> Option<usize> {
+    let x = usize::try_from(r >> 1).ok()?;
+    // As for slots: a relative distance `x` gives `pos - x`, which is below
+    // `pos` exactly when `1 <= x <= pos` (a larger one wraps to `pos` or
+    // above, up to `usize::MAX`).
+    let shape = if r & 1 == 1 { x } else { pos.wrapping_sub(x) };
+    (shape < pos).then_some(shape)
+}
+
+/// Position of the data of a vector of `elem` whose count ends at
+/// `after_count`: the next multiple of the element size (zero padding
+/// between).
+#[inline]
+pub(crate) fn vector_data_start(after_count: usize, elem: ElemType) -> usize {
+    after_count.next_multiple_of(elem.size())
+}
+
+/// The vector record at `pos`: its element type and the position and
+/// length in bytes of its data (in bounds).
+#[inline]
+pub(crate) fn vector_record(buf: &[u8], pos: usize) -> Option<(ElemType, usize, usize)> {
+    if *buf.get(pos)? != TAG_VECTOR {
+        return None;
+    }
+    let elem = ElemType::from_code(*buf.get(pos + 1)?)?;
+    let (count, p) = read_varint(buf, pos + 2)?;
+    let start = vector_data_start(p, elem);
+    let len = usize::try_from(count).ok()?.checked_mul(elem.size())?;
+    buf.get(start..start.checked_add(len)?)?;
+    Some((elem, start, len))
+}
+
+/// Why the container header at `pos` (a tag and a varint) does not
+/// decode: the error kind and its offset.
+#[cold]
+pub(crate) fn header_fault(buf: &[u8], pos: usize) -> (ErrorKind, usize) {
+    match buf.get(pos) {
+        None => (ErrorKind::Truncated, pos),
+        Some(_) => match read_varint(buf, pos + 1) {
+            None => (ErrorKind::BadVarint, pos + 1),
+            Some(_) => (ErrorKind::BadReference, pos),
+        },
+    }
+}
+
+/// The end of the record at `pos` (the position after its last byte),
+/// from its header alone: its content (UTF-8, slots, canonical forms) is
+/// not checked, and a map's shape is read for its key count. `None` if
+/// the header does not decode, the tag is unknown, or the record would
+/// end beyond `buf`.
+///
+/// ```
+/// let bytes = roving::json::from_json(br#"["ab", 1.5]"#)?;
+/// let first = roving::layout::HEADER_LEN;
+/// // The first record is the string "ab": a tag and two bytes.
+/// assert_eq!(roving::layout::record_end(&bytes, first), Some(first + 3));
+/// # Ok::<(), roving::Error>(())
+/// ```
+pub fn record_end(buf: &[u8], pos: usize) -> Option<usize> {
+    use RecordKind as K;
+    let tag = *buf.get(pos)?;
+    let p = pos + 1;
+    let end = match RecordKind::of(tag) {
+        K::I8
+        | K::I16
+        | K::I32
+        | K::I64
+        | K::U64
+        | K::F32
+        | K::F64
+        | K::FDec
+        | K::Timestamp
+        | K::TimestampOffset => p + RecordKind::of(tag).fixed_payload()?,
+        K::ShortStr => p + short_str_len(tag),
+        K::Str | K::Bytes | K::BigIntPos | K::BigIntNeg => {
+            let b = length_prefixed(buf, pos)?;
+            b.as_ptr() as usize - buf.as_ptr() as usize + b.len()
+        }
+        K::Ext => {
+            let (_, b) = ext_record(buf, pos)?;
+            b.as_ptr() as usize - buf.as_ptr() as usize + b.len()
+        }
+        K::Vector => {
+            let (_, start, len) = vector_record(buf, pos)?;
+            start + len
+        }
+        K::Array => {
+            let (_, count, slots) = container_header(buf, pos)?;
+            let len = usize::try_from(count).ok()?.checked_mul(tag_width(tag))?;
+            slots.checked_add(len)?
+        }
+        K::Map => {
+            let (shape, values) = map_shape_ref(buf, pos)?;
+            let count = Shape::at(buf, shape)?.count;
+            values.checked_add(count.checked_mul(tag_width(tag))?)?
+        }
+        K::Shape => {
+            let s = Shape::at(buf, pos)?;
+            s.count.checked_mul(s.slot_width())?;
+            s.end()
+        }
+        K::Root => p + tag_width(tag) + 1,
+        K::Unknown => return None,
+    };
+    (end <= buf.len()).then_some(end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `record_end` finds the records of an encoded document tiling it.
+    #[test]
+    fn records_tile_a_document() {
+        let json = br#"[{"name":"Ada","n":-300,"big":123456789012345678901234567890,
+            "f":2.5,"g":1e300,"x":0.1,"long":"a string of more than sixty-three bytes, so a long-form string record"},
+            {"name":"Bob","n":70000,"big":-123456789012345678901234567890,"f":1.5,"g":-1e300,
+            "x":0.2,"long":"b"}, 1, 2, [true, null, 1099511627776]]"#;
+        let doc = crate::json::from_json(json).unwrap();
+        let mut enc = crate::Encoder::new();
+        enc.begin_array().unwrap();
+        enc.bytes(b"bytes").unwrap();
+        enc.ext(7, b"payload").unwrap();
+        enc.vector(&[1.5f64, 2.5]).unwrap();
+        enc.timestamp(crate::Timestamp {
+            seconds: 5,
+            nanos: 6,
+            offset: Some(60),
+        })
+        .unwrap();
+        enc.timestamp(crate::Timestamp {
+            seconds: 5,
+            nanos: 6,
+            offset: None,
+        })
+        .unwrap();
+        enc.end_array().unwrap();
+        let other = enc.finish().unwrap();
+        for d in [&doc, &other] {
+            let mut pos = HEADER_LEN;
+            while pos < d.len() {
+                pos = record_end(d, pos).unwrap_or_else(|| panic!("record at {pos}"));
+            }
+            assert_eq!(pos, d.len());
+        }
+    }
+}

@@ -1,0 +1,337 @@
+//! The header and the tag byte of every record: what each tag means
+//! ([`RecordKind`]), and the slot widths of container tags.
+
+/// The first two bytes of every document: ASCII `R`, `V`.
+pub const MAGIC: [u8; 2] = *b"RV";
+/// Major format version written and understood by this crate.
+pub const VERSION: u8 = 1;
+/// Length of the header (`MAGIC` + version byte).
+pub const HEADER_LEN: usize = 3;
+
+// ---- record tags -------------------------------------------------------
+
+/// Signed 8-bit integer record.
+pub const TAG_I8: u8 = 0x01;
+/// Signed 16-bit integer record (little endian).
+pub const TAG_I16: u8 = 0x02;
+/// Signed 32-bit integer record (little endian).
+pub const TAG_I32: u8 = 0x03;
+/// Signed 64-bit integer record (little endian).
+pub const TAG_I64: u8 = 0x04;
+/// Unsigned 64-bit integer record, for values above `i64::MAX`.
+pub const TAG_U64: u8 = 0x05;
+/// Positive arbitrary-precision integer: varint length, magnitude LE.
+pub const TAG_BIGINT_POS: u8 = 0x06;
+/// Negative arbitrary-precision integer: varint length, magnitude LE.
+pub const TAG_BIGINT_NEG: u8 = 0x07;
+/// IEEE 754 binary32 record, used only when it is exact.
+pub const TAG_F32: u8 = 0x08;
+/// IEEE 754 binary64 record.
+pub const TAG_F64: u8 = 0x09;
+/// Decimal float: i8 exponent `e` (-22..=22), i32 mantissa `m`; the value is
+/// the binary64 nearest to `m * 10^e` (computed exactly as one IEEE
+/// multiplication or division, since `m` and `10^|e|` are exact doubles).
+pub const TAG_F_DEC: u8 = 0x20;
+
+/// Timestamp: i64 seconds, u32 nanoseconds.
+pub const TAG_TIMESTAMP: u8 = 0x0A;
+/// Timestamp with a UTC offset: i64 seconds, u32 nanoseconds, i32 offset seconds.
+pub const TAG_TIMESTAMP_OFFSET: u8 = 0x0B;
+/// UTF-8 string: varint length, bytes.
+pub const TAG_STR: u8 = 0x0C;
+/// Byte string: varint length, bytes.
+pub const TAG_BYTES: u8 = 0x0D;
+/// Extension: varint type id, varint length, bytes.
+pub const TAG_EXT: u8 = 0x0E;
+/// Typed numeric vector: element type, varint count, zero padding, data.
+pub const TAG_VECTOR: u8 = 0x0F;
+/// Array records, one tag per slot width (1, 2, 4, 8 bytes).
+pub const TAG_ARRAY: u8 = 0x10;
+/// Map records, one tag per slot width.
+pub const TAG_MAP: u8 = 0x14;
+/// Shape (shared key list) records, one tag per slot width.
+pub const TAG_SHAPE: u8 = 0x18;
+/// Root records, one tag per slot width; the last record of a document.
+pub const TAG_ROOT: u8 = 0x1C;
+/// First short-string tag: `0x80 + len` for strings of 0..=63 bytes.
+pub const TAG_SHORT_STR: u8 = 0x80;
+/// Longest string that uses a short-string tag.
+pub const SHORT_STR_MAX: usize = 0x3F;
+
+/// Slot widths in bytes, indexed by the low two bits of a container tag.
+pub const WIDTHS: [usize; 4] = [1, 2, 4, 8];
+
+/// Width code (0..=3) of a width in bytes.
+#[inline]
+pub const fn width_code(width: usize) -> u8 {
+    match width {
+        1 => 0,
+        2 => 1,
+        4 => 2,
+        _ => 3,
+    }
+}
+
+/// Largest absolute exponent of a decimal float.
+pub const F_DEC_MAX_EXP: i8 = 22;
+/// Payload length of a decimal float record: i8 exponent, i32 mantissa.
+pub const F_DEC_PAYLOAD: usize = 5;
+
+/// Slot width in bytes of a container tag (array, map, shape or root):
+/// its low two bits index [`WIDTHS`].
+#[inline(always)]
+pub const fn tag_width(tag: u8) -> usize {
+    WIDTHS[(tag & 3) as usize]
+}
+
+/// Width code (0..=3) of a container tag: its low two bits, the index of
+/// its slot width in [`WIDTHS`].
+#[inline(always)]
+pub const fn tag_width_code(tag: u8) -> u8 {
+    tag & 3
+}
+
+/// True for a short-string tag (`80`-`BF`).
+#[inline(always)]
+pub const fn is_short_str(tag: u8) -> bool {
+    tag & 0xC0 == TAG_SHORT_STR
+}
+
+/// Length of the string of a short-string tag (its low six bits).
+#[inline(always)]
+pub const fn short_str_len(tag: u8) -> usize {
+    (tag & 0x3F) as usize
+}
+
+/// The short-string tag of a string of `len` (at most [`SHORT_STR_MAX`]) bytes.
+#[inline(always)]
+pub const fn short_str_tag(len: usize) -> u8 {
+    TAG_SHORT_STR | len as u8
+}
+
+/// True for an array tag (`10`-`13`).
+#[inline(always)]
+pub const fn is_array(tag: u8) -> bool {
+    tag & !3 == TAG_ARRAY
+}
+
+/// True for a map tag (`14`-`17`).
+#[inline(always)]
+pub const fn is_map(tag: u8) -> bool {
+    tag & !3 == TAG_MAP
+}
+
+/// True for a shape tag (`18`-`1B`).
+#[inline(always)]
+pub const fn is_shape(tag: u8) -> bool {
+    tag & !3 == TAG_SHAPE
+}
+
+/// True for a root tag (`1C`-`1F`).
+#[inline(always)]
+pub const fn is_root(tag: u8) -> bool {
+    tag & !3 == TAG_ROOT
+}
+
+/// True for the tag of a string record, short (`80`-`BF`) or long (`0C`):
+/// what a shape's key slots may refer to.
+#[inline(always)]
+pub const fn is_str(tag: u8) -> bool {
+    is_short_str(tag) || tag == TAG_STR
+}
+
+/// The kind of record a tag byte starts: one variant per record type of
+/// the format (the container kinds stand for their four slot widths, see
+/// [`tag_width`]; short strings for their 64 lengths, see
+/// [`short_str_len`]), and [`Unknown`](RecordKind::Unknown) for the
+/// undefined tags.
+///
+/// Code that treats each kind of record differently matches on this enum
+/// with no catch-all arm, so that a new record type makes the compiler
+/// list every place that must learn it.
+///
+/// ```
+/// use roving::layout::RecordKind;
+/// assert_eq!(RecordKind::of(0x83), RecordKind::ShortStr);
+/// assert_eq!(RecordKind::of(0x15), RecordKind::Map);
+/// assert_eq!(RecordKind::of(0x00), RecordKind::Unknown);
+/// assert!(RecordKind::Map.is_value() && !RecordKind::Shape.is_value());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RecordKind {
+    /// `01`: a signed 8-bit integer.
+    I8,
+    /// `02`: a signed 16-bit integer.
+    I16,
+    /// `03`: a signed 32-bit integer.
+    I32,
+    /// `04`: a signed 64-bit integer.
+    I64,
+    /// `05`: an unsigned 64-bit integer.
+    U64,
+    /// `06`: a positive big integer.
+    BigIntPos,
+    /// `07`: a negative big integer.
+    BigIntNeg,
+    /// `08`: a binary32 float.
+    F32,
+    /// `09`: a binary64 float.
+    F64,
+    /// `20`: a decimal float.
+    FDec,
+    /// `0A`: a timestamp.
+    Timestamp,
+    /// `0B`: a timestamp with a UTC offset.
+    TimestampOffset,
+    /// `80`-`BF`: a string of up to [`SHORT_STR_MAX`] bytes.
+    ShortStr,
+    /// `0C`: a string with a varint length.
+    Str,
+    /// `0D`: a byte string.
+    Bytes,
+    /// `0E`: an extension value.
+    Ext,
+    /// `0F`: a typed numeric vector.
+    Vector,
+    /// `10`-`13`: an array.
+    Array,
+    /// `14`-`17`: a map.
+    Map,
+    /// `18`-`1B`: a shape (key list); not a value.
+    Shape,
+    /// `1C`-`1F`: the root record; not a value.
+    Root,
+    /// Any other tag: not a record of this format version.
+    Unknown,
+}
+
+impl RecordKind {
+    /// The kind of record that `tag` starts (one table load).
+    #[inline(always)]
+    pub fn of(tag: u8) -> RecordKind {
+        KINDS[tag as usize]
+    }
+
+    /// [`of`](Self::of), computed (for building the table).
+    const fn classify(tag: u8) -> RecordKind {
+        use RecordKind::*;
+        match tag {
+            TAG_I8 => I8,
+            TAG_I16 => I16,
+            TAG_I32 => I32,
+            TAG_I64 => I64,
+            TAG_U64 => U64,
+            TAG_BIGINT_POS => BigIntPos,
+            TAG_BIGINT_NEG => BigIntNeg,
+            TAG_F32 => F32,
+            TAG_F64 => F64,
+            TAG_F_DEC => FDec,
+            TAG_TIMESTAMP => Timestamp,
+            TAG_TIMESTAMP_OFFSET => TimestampOffset,
+            TAG_STR => Str,
+            TAG_BYTES => Bytes,
+            TAG_EXT => Ext,
+            TAG_VECTOR => Vector,
+            t if is_array(t) => Array,
+            t if is_map(t) => Map,
+            t if is_shape(t) => Shape,
+            t if is_root(t) => Root,
+            t if is_short_str(t) => ShortStr,
+            // The one catch-all over tag bytes: every byte that is not a
+            // tag above is undefined.
+            _ => Unknown,
+        }
+    }
+
+    /// True for the records a value slot may refer to: all but shapes,
+    /// roots and unknown tags.
+    #[inline]
+    pub const fn is_value(self) -> bool {
+        use RecordKind::*;
+        match self {
+            I8 | I16 | I32 | I64 | U64 | BigIntPos | BigIntNeg | F32 | F64 | FDec | Timestamp
+            | TimestampOffset | ShortStr | Str | Bytes | Ext | Vector | Array | Map => true,
+            Shape | Root | Unknown => false,
+        }
+    }
+
+    /// Length in bytes of the payload after the tag, for the kinds whose
+    /// records have a fixed length (`None` for the others).
+    #[inline]
+    pub const fn fixed_payload(self) -> Option<usize> {
+        use RecordKind::*;
+        match self {
+            I8 => Some(1),
+            I16 => Some(2),
+            I32 | F32 => Some(4),
+            I64 | U64 | F64 => Some(8),
+            FDec => Some(F_DEC_PAYLOAD),
+            Timestamp => Some(TIMESTAMP_PAYLOAD),
+            TimestampOffset => Some(TIMESTAMP_OFFSET_PAYLOAD),
+            BigIntPos | BigIntNeg | ShortStr | Str | Bytes | Ext | Vector | Array | Map | Shape
+            | Root | Unknown => None,
+        }
+    }
+}
+
+/// True for the tags of records a value slot may refer to
+/// ([`RecordKind::is_value`] of the tag's kind, one table load).
+#[inline(always)]
+pub fn is_value_tag(tag: u8) -> bool {
+    VALUE_TAGS[tag as usize]
+}
+
+/// [`is_value_tag`] of every byte.
+static VALUE_TAGS: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = RecordKind::classify(i as u8).is_value();
+        i += 1;
+    }
+    t
+};
+
+/// [`RecordKind::of`] of every byte.
+static KINDS: [RecordKind; 256] = {
+    let mut t = [RecordKind::Unknown; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = RecordKind::classify(i as u8);
+        i += 1;
+    }
+    t
+};
+
+/// Payload length of a timestamp record (`0A`): i64 seconds, u32 nanoseconds.
+pub const TIMESTAMP_PAYLOAD: usize = 12;
+/// Payload length of a timestamp record with an offset (`0B`): i64
+/// seconds, u32 nanoseconds, i32 offset seconds.
+pub const TIMESTAMP_OFFSET_PAYLOAD: usize = 16;
+/// Offset of the nanoseconds in a timestamp payload.
+pub const TIMESTAMP_NANOS_AT: usize = 8;
+/// Offset of the UTC offset in a `0B` timestamp payload.
+pub const TIMESTAMP_OFFSET_AT: usize = 12;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every byte's kind agrees with the tag constants.
+    #[test]
+    fn kinds_of_every_byte() {
+        for b in 0..=255u8 {
+            let k = RecordKind::of(b);
+            assert_eq!(k, RecordKind::classify(b));
+            assert_eq!(k == RecordKind::ShortStr, is_short_str(b));
+            assert_eq!(k == RecordKind::Array, is_array(b));
+            assert_eq!(k == RecordKind::Map, is_map(b));
+            assert_eq!(is_value_tag(b), k.is_value());
+            assert_eq!(
+                k.is_value(),
+                matches!(b, 0x01..=0x17 | TAG_F_DEC) || is_short_str(b),
+                "{b:#x}"
+            );
+        }
+    }
+}

@@ -1,0 +1,391 @@
+//! Tests of the validator: small cases, and the fast path, the portable
+//! path and the full checker agreeing on valid and damaged documents.
+
+use super::*;
+
+#[test]
+fn tiny() {
+    assert!(validate(b"").is_err());
+    assert!(validate(b"RV").is_err());
+    assert!(validate(b"RV\x01").is_err());
+    // root: null immediate, width 1
+    assert!(validate(b"RV\x01\x1c\x03\x1c").is_ok());
+    // undefined special
+    assert!(validate(b"RV\x01\x1c\xff\x1c").is_err());
+    // self reference of the root
+    assert!(validate(b"RV\x01\x1c\x00\x1c").is_err());
+}
+
+/// Documents written one after another (as repeated `pickle.dump`s to
+/// one file are) fail at the second header, with a message saying so,
+/// on every path; another unknown tag keeps the plain message.
+#[test]
+fn concatenated_documents_say_so() {
+    let one = b"RV\x01\x81a\x1c\x08\x1c";
+    let doc = [&one[..], &one[..]].concat();
+    for r in [
+        validate(&doc),
+        validate_with::<FULL>(&doc),
+        validate_with::<PORTABLE>(&doc),
+    ] {
+        let e = r.expect_err("two documents");
+        assert_eq!(*e.kind(), ErrorKind::UnknownTag(b'R'));
+        assert_eq!(e.offset(), Some(one.len() as u64));
+        assert!(
+            e.to_string().contains("another document starts here"),
+            "{e}"
+        );
+    }
+    let e = validate(b"RV\x01\x81a\x1c\x08\x1cRW\x01\x1c\x03\x1c").expect_err("unknown tag");
+    assert_eq!(e.to_string(), "unknown tag 0x52 (byte offset 8)");
+}
+
+/// A map whose relative shape distance is its own offset + 1 (a shape
+/// at offset -1, which wraps to `usize::MAX`) is rejected, by the fast
+/// path as by the full checker (found by the outsider reader of
+/// `tests/reference`: the fast path took it for an empty map).
+#[test]
+fn map_shape_before_the_start() {
+    // A map at 3 with distance 4; a map at 5 (after "a") with distance 6.
+    for doc in [
+        &b"RV\x01\x14\x08\x1c\x08\x1c"[..],
+        &b"RV\x01\x81a\x14\x0c\x1c\x08\x1c"[..],
+    ] {
+        for r in [
+            validate(doc),
+            validate_with::<FULL>(doc),
+            validate_with::<PORTABLE>(doc),
+        ] {
+            let e = r.expect_err("a shape before the document's start");
+            assert_eq!(*e.kind(), ErrorKind::BadReference, "{doc:x?}");
+        }
+    }
+    // Distances 1..=offset that land on no shape are rejected too.
+    for d in 1..=4u8 {
+        let doc = [b'R', b'V', 1, 0x81, b'a', 0x14, d << 1, 0x1c, 0x08, 0x1c];
+        assert!(validate(&doc).is_err(), "distance {d}");
+    }
+}
+
+use crate::test_rng::Rng;
+
+/// A document with every kind of record the fast path takes (short and
+/// long strings, ASCII or not, arrays and maps of slot widths 1 to 8,
+/// shapes with and without an index, decimal floats of both signs) and
+/// a few it leaves to the full checker (big and wide integers, floats).
+fn mixed_doc(rng: &mut Rng, items: usize) -> Vec<u8> {
+    let words = [
+        "a",
+        "x\u{e9}",
+        "name",
+        "\u{65e5}\u{672c}",
+        "tag",
+        "\u{1f600}",
+        "q",
+    ];
+    let mut json = String::from("[");
+    for i in 0..items {
+        if i > 0 {
+            json.push(',');
+        }
+        let word = |r: &mut Rng| words[r.below(words.len() as u64) as usize];
+        let text = |r: &mut Rng, len: u64| (0..len).map(|_| word(r)).collect::<Vec<_>>().join(" ");
+        let (short_len, long_len) = (rng.below(8), 10 + rng.below(60));
+        let (short, long) = (text(rng, short_len), text(rng, long_len));
+        let many: Vec<String> = (0..rng.below(40))
+            .map(|k| format!("\"k{k}\":{k}"))
+            .collect();
+        let ints: Vec<String> = (0..rng.below(300))
+            .map(|k| (k as i64 * (rng.below(1 << 20) as i64 - (1 << 19))).to_string())
+            .collect();
+        json.push_str(&format!(
+            "{{\"id\":{i},\"s\":\"{short}\",\"long\":\"{long}\",\"f\":{}.{},\
+             \"g\":-{}.5e-3,\"u\":{},\"big\":-{}123456789012345678901,\"wide\":{},\"tags\":[\"{}\",\"{}\",{}],\
+             \"nested\":{{\"a\":[{}],\"{}\":true}},\"many\":{{{}}},\"ints\":[{}]}}",
+            rng.below(1000),
+            rng.below(100),
+            rng.below(100),
+            u64::MAX - rng.below(10),
+            1 + rng.below(9),
+            rng.next() >> rng.below(64),
+            word(rng),
+            word(rng),
+            rng.below(100),
+            ints.len(),
+            word(rng),
+            many.join(","),
+            ints.join(","),
+        ));
+    }
+    json.push(']');
+    crate::json::from_json(json.as_bytes()).unwrap_or_else(|e| panic!("{e}: {json}"))
+}
+
+/// `doc`, holding a shape of `keys` whose slots (of `w` bytes) start
+/// at `slots`, is valid if the keys are distinct, else rejected as a
+/// duplicate key at the slot of the first repeated one.
+fn assert_first_duplicate_reported<K: PartialEq + std::fmt::Debug>(
+    doc: &[u8],
+    keys: &[K],
+    slots: usize,
+    w: usize,
+) {
+    let first_dup = (1..keys.len()).find(|&i| keys[..i].contains(&keys[i]));
+    let got = validate(doc);
+    match first_dup {
+        None => assert!(got.is_ok(), "{got:?} for {keys:?}"),
+        Some(i) => {
+            let e = got.expect_err("a duplicate key");
+            assert_eq!(e.kind(), &ErrorKind::DuplicateKey, "{keys:?}");
+            assert_eq!(e.offset(), Some((slots + i * w) as u64), "{keys:?}");
+        }
+    }
+}
+
+/// [`same`] on `doc` and on `copies` damaged copies of it (at most `flips`
+/// random byte changes each).
+fn same_when_damaged(rng: &mut Rng, doc: &[u8], copies: usize, flips: u64) {
+    same(doc);
+    for _ in 0..copies {
+        same(&damaged(rng, doc, flips));
+    }
+}
+
+fn same(bytes: &[u8]) {
+    let full = validate_with::<FULL>(bytes);
+    for fast in [
+        validate_with::<PORTABLE>(bytes),
+        validate_with::<AUTO>(bytes),
+    ] {
+        match (&fast, &full) {
+            (Ok(()), Ok(())) => {}
+            (Err(a), Err(b)) if a.kind() == b.kind() && a.offset() == b.offset() => {}
+            _ => panic!("fast path {fast:?}, full checker {full:?}"),
+        }
+    }
+}
+
+/// Shapes of up to 8 keys (compared, not hashed, when short) and of 9
+/// or more (hashed): a duplicate key is found, whichever way two keys
+/// are equal (one record, equal records, short or long, the
+/// empty-string constant and an empty record), at the first slot that
+/// repeats an earlier key.
+#[test]
+fn shape_duplicates() {
+    let long = "x".repeat(70);
+    // Key records: (bytes of the record, the key).
+    let pool: Vec<(Vec<u8>, String)> = {
+        let mut v = Vec::new();
+        for k in ["a", "b", "a", "", "ab", "b"] {
+            let mut r = vec![0x80 | k.len() as u8];
+            r.extend_from_slice(k.as_bytes());
+            v.push((r, k.to_string()));
+        }
+        for k in ["a", long.as_str(), long.as_str(), ""] {
+            let mut r = vec![TAG_STR, k.len() as u8];
+            r.extend_from_slice(k.as_bytes());
+            v.push((r, k.to_string()));
+        }
+        v
+    };
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    for _ in 0..4_000 {
+        let mut doc = b"RV\x01".to_vec();
+        let mut at = Vec::new();
+        for (r, _) in &pool {
+            at.push(doc.len());
+            doc.extend_from_slice(r);
+        }
+        let n = 1 + rng.below(12) as usize;
+        // Key choice: an index into the pool, or None for the constant.
+        let choice: Vec<Option<usize>> = (0..n)
+            .map(|_| {
+                let c = rng.below(pool.len() as u64 + 1) as usize;
+                (c < pool.len()).then_some(c)
+            })
+            .collect();
+        let base = doc.len();
+        let w = 2usize;
+        doc.push(TAG_SHAPE | 1);
+        doc.push(n as u8);
+        for c in &choice {
+            let raw: u16 = match c {
+                None => (special_slot(SPECIAL_EMPTY_STR)) as u16,
+                Some(c) => ((base - at[*c]) << 2) as u16,
+            };
+            doc.extend_from_slice(&raw.to_le_bytes());
+        }
+        let keys: Vec<&str> = choice
+            .iter()
+            .map(|c| c.map_or("", |c| pool[c].1.as_str()))
+            .collect();
+        if n > SHAPE_LINEAR_MAX {
+            let t = (n + n / 2 + 1).next_power_of_two();
+            let mut table = vec![0u8; t];
+            for (i, k) in keys.iter().enumerate() {
+                let mut h = index_home(key_hash(k.as_bytes()), t);
+                while table[h] != 0 {
+                    h = (h + 1) % t;
+                }
+                table[h] = i as u8 + 1;
+            }
+            doc.extend_from_slice(&table);
+        }
+        doc.extend_from_slice(&[0x1c, 0x0f, 0x1c]);
+        assert_first_duplicate_reported(&doc, &keys, base + 2, w);
+        same(&doc);
+    }
+}
+
+/// A store-like record (short keys, strings, a timestamp, bytes, an
+/// array, a null), of a few dozen to a few hundred bytes.
+fn small_record(rng: &mut Rng) -> Vec<u8> {
+    let mut e = crate::Encoder::new();
+    e.begin_map().unwrap();
+    e.key("identifier").unwrap();
+    e.str(&"item ".repeat(1 + rng.below(20) as usize)).unwrap();
+    e.key("createdAt").unwrap();
+    let nanos = [0, 999_999_999, rng.below(1_000_000_000) as u32][rng.below(3) as usize];
+    let offset = [None, Some(0), Some(-86_399), Some(86_399), Some(3600)][rng.below(5) as usize];
+    e.timestamp(crate::Timestamp {
+        seconds: rng.next() as i64 >> rng.below(64),
+        nanos,
+        offset,
+    })
+    .unwrap();
+    e.key("data").unwrap();
+    e.bytes(&vec![b'd'; rng.below(200) as usize]).unwrap();
+    e.key("views").unwrap();
+    e.i64(rng.next() as i64 >> rng.below(64)).unwrap();
+    e.key("rect").unwrap();
+    e.begin_array().unwrap();
+    for _ in 0..rng.below(6) {
+        e.i64(rng.below(1000) as i64).unwrap();
+    }
+    e.end_array().unwrap();
+    e.key("opt").unwrap();
+    e.null().unwrap();
+    e.end_map().unwrap();
+    e.finish().unwrap()
+}
+
+/// A copy of `doc` with 1 to `most` bytes bit-flipped or overwritten.
+fn damaged(rng: &mut Rng, doc: &[u8], most: u64) -> Vec<u8> {
+    let mut bad = doc.to_vec();
+    for _ in 0..1 + rng.below(most) {
+        let i = rng.below(bad.len() as u64) as usize;
+        if rng.below(2) == 0 {
+            bad[i] ^= 1 << rng.below(8);
+        } else {
+            bad[i] = rng.next() as u8;
+        }
+    }
+    bad
+}
+
+/// Many shapes, referred to again after they left the shape cache (the
+/// fast modes find them in their list of shapes), in documents small
+/// and large, and one with more shapes than the list holds: the modes
+/// agree, valid or corrupted.
+#[test]
+fn many_shapes_agree() {
+    let mut rng = Rng(0x5DEE_CE66_D1CE_4E5B);
+    for (maps, kinds) in [(6, 5), (40, 13), (400, 61), (3000, 500), (2000, 2000)] {
+        let items: Vec<String> = (0..maps)
+            .map(|i| {
+                let k = (i * 7) % kinds;
+                format!("{{\"k{k}\":{i},\"x{}\":[{i}],\"s\":\"v{k}\"}}", k % 3)
+            })
+            .collect();
+        let json = format!("[{}]", items.join(","));
+        let doc = crate::json::from_json(json.as_bytes()).unwrap();
+        validate(&doc).unwrap();
+        same_when_damaged(&mut rng, &doc, 300, 2);
+    }
+}
+
+/// Shapes of up to 8 short-string keys (the fast modes take them) of
+/// each slot width, keys equal or differing in length, in their first
+/// 7 bytes or only after, the empty-string constant: the fast and full
+/// modes agree, valid (distinct keys) or not, and on damaged copies.
+#[test]
+fn small_shapes_agree() {
+    let pool = [
+        "",
+        "a",
+        "b",
+        "data",
+        "hash",
+        "optionalString",
+        "optionalStrinG",
+        "optionalString",
+        "abcdefgh",
+        "abcdefgX",
+        "abcdefg",
+        "views",
+        "",
+    ];
+    let mut rng = Rng(0x0DDB_1A5E_5BAD_5EED);
+    for round in 0..3_000 {
+        let w = [1usize, 2, 4, 8][round % 4];
+        let n = rng.below(SHAPE_LINEAR_MAX as u64 + 1) as usize;
+        let mut doc = b"RV\x01".to_vec();
+        let mut at = Vec::new();
+        for k in pool {
+            at.push(doc.len());
+            doc.push(TAG_SHORT_STR | k.len() as u8);
+            doc.extend_from_slice(k.as_bytes());
+        }
+        let base = doc.len();
+        // A key: a record of the pool, or None for the constant.
+        let choice: Vec<Option<usize>> = (0..n)
+            .map(|_| {
+                let c = rng.below(pool.len() as u64 + 1) as usize;
+                (c < pool.len()).then_some(c)
+            })
+            .collect();
+        let raws: Vec<u64> = choice
+            .iter()
+            .map(|c| match c {
+                None => special_slot(SPECIAL_EMPTY_STR),
+                Some(c) => ((base - at[*c]) << 2) as u64,
+            })
+            .collect();
+        if raws.iter().any(|&r| w < 8 && r >> (8 * w) != 0) {
+            continue;
+        }
+        doc.push(TAG_SHAPE | w.trailing_zeros() as u8);
+        doc.push(n as u8);
+        for r in &raws {
+            doc.extend_from_slice(&r.to_le_bytes()[..w]);
+        }
+        doc.extend_from_slice(&[0x1c, 0x0f, 0x1c]);
+        let keys: Vec<&str> = choice.iter().map(|c| c.map_or("", |c| pool[c])).collect();
+        assert_first_duplicate_reported(&doc, &keys, base + 2, w);
+        same_when_damaged(&mut rng, &doc, 20, 2);
+    }
+}
+
+/// Small documents (validated through a padded copy): the fast path
+/// and the full checker agree on them, valid or corrupted.
+#[test]
+fn small_documents_agree() {
+    let mut rng = Rng(0x1234_5678_9ABC_DEF1);
+    for _ in 0..300 {
+        let doc = small_record(&mut rng);
+        validate(&doc).unwrap();
+        same_when_damaged(&mut rng, &doc, 200, 2);
+    }
+}
+
+/// The fast path accepts exactly what the full checker accepts, and
+/// reports the same first error, on corrupted documents.
+#[test]
+fn fast_path_agrees_with_full_checker() {
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    for round in 0..12 {
+        let doc = mixed_doc(&mut rng, 1 + round);
+        validate(&doc).unwrap();
+        same_when_damaged(&mut rng, &doc, 3_000, 3);
+    }
+}

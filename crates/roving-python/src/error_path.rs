@@ -15,6 +15,8 @@ use pyo3::types::PyString;
 pub(crate) enum PathStep {
     /// An array (list, tuple) index.
     Index(usize),
+    /// A map key or field name, as text.
+    Key(String),
     /// A dict key or attribute name met while encoding, as the object it
     /// is (formatted only if the error is shown; it may not be a `str`).
     Object(Py<PyAny>),
@@ -54,6 +56,7 @@ impl ErrorPath {
             }
             match &path[i] {
                 PathStep::Index(k) => out.push_str(&format!("[{k}]")),
+                PathStep::Key(k) => push_key(&mut out, k),
                 PathStep::Object(k) => {
                     let k = k.bind(py);
                     match k.cast::<PyString>().ok().and_then(|s| s.to_str().ok()) {

@@ -7,8 +7,8 @@ use pyo3::types::{PyDict, PyString, PyType};
 use crate::error_path::PathStep;
 use crate::pytypes;
 
-use super::failure::{fail_msg, EncodeResult, Fail};
-use super::{type_name, MemoEntry, State};
+use super::failure::{EncodeResult, Fail};
+use super::{MemoEntry, State};
 
 impl<'py> State<'py, '_> {
     pub(super) fn tracked_dataclass(
@@ -21,19 +21,9 @@ impl<'py> State<'py, '_> {
         // SAFETY: `o` is alive through `ob`.
         let shared = unsafe { ffi::Py_REFCNT(o) } > parent_refs;
         let key = o as usize;
-        if shared {
-            match self.tables.memo.get(&key) {
-                Some(MemoEntry::Done(m)) => return Ok(self.enc.reuse(*m)?),
-                Some(MemoEntry::Open) => {
-                    return Err(fail_msg(format!(
-                        "cycle: a {} contains itself",
-                        type_name(o)
-                    )))
-                }
-                None => {}
-            }
-            self.tables.memo.insert(key, MemoEntry::Open);
-            self.tables.keep.push(ob.clone().unbind());
+        // SAFETY: `o` is alive through `ob`.
+        if shared && unsafe { self.open_shared(o) }? {
+            return Ok(());
         }
         self.enter()?;
         self.enc.begin_map()?;

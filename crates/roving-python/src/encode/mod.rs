@@ -316,9 +316,33 @@ impl<'py, 'd> State<'py, 'd> {
         o: *mut ffi::PyObject,
         f: unsafe fn(&mut Self, *mut ffi::PyObject) -> Result<Mark, Box<Fail>>,
     ) -> EncodeResult {
+        // SAFETY: `o` is live (caller's contract).
+        if unsafe { self.open_shared(o) }? {
+            return Ok(());
+        }
+        self.enter()?;
+        // SAFETY: as above.
+        let mark = unsafe { f(self, o) }?;
+        self.depth -= 1;
+        self.tables.memo.insert(o as usize, MemoEntry::Done(mark));
+        Ok(())
+    }
+
+    /// Starts a container `o` that may occur more than once: if it was
+    /// written already, writes a reference to it and returns `true`; if it
+    /// is open (met inside itself), the cycle error; else remembers it as
+    /// open, holding it so that its address stays its own, and returns
+    /// `false` (the caller writes it and records it as done).
+    ///
+    /// # Safety
+    /// `o` must be a live object.
+    unsafe fn open_shared(&mut self, o: *mut ffi::PyObject) -> Result<bool, Box<Fail>> {
         let key = o as usize;
         match self.tables.memo.get(&key) {
-            Some(MemoEntry::Done(m)) => return Ok(self.enc.reuse(*m)?),
+            Some(MemoEntry::Done(m)) => {
+                self.enc.reuse(*m)?;
+                return Ok(true);
+            }
             Some(MemoEntry::Open) => {
                 return Err(fail_msg(format!(
                     "cycle: a {} contains itself",
@@ -328,16 +352,12 @@ impl<'py, 'd> State<'py, 'd> {
             None => {}
         }
         self.tables.memo.insert(key, MemoEntry::Open);
-        // SAFETY: `o` is live; we take a strong reference to keep its address unique.
+        // SAFETY: `o` is live (caller's contract); the strong reference
+        // keeps its address from being reused during the call.
         self.tables
             .keep
             .push(unsafe { Bound::from_borrowed_ptr(self.py, o) }.unbind());
-        self.enter()?;
-        // SAFETY: as above.
-        let mark = unsafe { f(self, o) }?;
-        self.depth -= 1;
-        self.tables.memo.insert(key, MemoEntry::Done(mark));
-        Ok(())
+        Ok(false)
     }
 
     /// Encodes an object we hold a new reference to, whose reference count

@@ -29,7 +29,7 @@ struct Memo<'py> {
 const MEMO_INLINE: usize = 4;
 
 impl<'py> Memo<'py> {
-    pub(super) fn new() -> Memo<'py> {
+    fn new() -> Memo<'py> {
         Memo {
             few: std::array::from_fn(|_| (0, 0, None)),
             n_few: 0,
@@ -38,7 +38,7 @@ impl<'py> Memo<'py> {
     }
 
     #[inline]
-    pub(super) fn get(&self, key: (usize, usize)) -> Option<&Bound<'py, PyAny>> {
+    fn get(&self, key: (usize, usize)) -> Option<&Bound<'py, PyAny>> {
         for (o, p, v) in &self.few[..self.n_few] {
             if (*o, *p) == key {
                 return v.as_ref();
@@ -51,7 +51,7 @@ impl<'py> Memo<'py> {
     }
 
     #[inline]
-    pub(super) fn insert(&mut self, key: (usize, usize), v: Bound<'py, PyAny>) {
+    fn insert(&mut self, key: (usize, usize), v: Bound<'py, PyAny>) {
         if self.n_few < MEMO_INLINE {
             self.few[self.n_few] = (key.0, key.1, Some(v));
             self.n_few += 1;
@@ -61,8 +61,10 @@ impl<'py> Memo<'py> {
     }
 }
 
+/// The decoding of one document with a plan.
 pub(super) struct TypedDecoder<'py, 'a, 'p> {
-    pub(super) d: Decoder<'py, 'a>,
+    /// The untyped decoder: `Any` values, strings and keys, limits.
+    pub(super) decoder: Decoder<'py, 'a>,
     /// Results by (record offset, plan address), for shared values.
     memo: Memo<'py>,
     /// Field index per (shape offset, dataclass plan address), for maps
@@ -81,7 +83,7 @@ pub(crate) fn decode_typed<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let _gc = decode::GcPause::new();
     let mut t = TypedDecoder {
-        d: Decoder::new(py, buf),
+        decoder: Decoder::new(py, buf),
         memo: Memo::new(),
         shapes: IdMap::default(),
         last_shape: None,
@@ -98,7 +100,7 @@ pub(crate) fn decode_typed<'py>(
 
 impl<'py, 'a, 'p> TypedDecoder<'py, 'a, 'p> {
     pub(super) fn py(&self) -> Python<'py> {
-        self.d.py
+        self.decoder.py
     }
 
     /// [`value`](Self::value) with the common scalar cases inline (the
@@ -107,7 +109,7 @@ impl<'py, 'a, 'p> TypedDecoder<'py, 'a, 'p> {
     pub(super) fn field(&mut self, plan: &'p Plan, v: Value<'a>) -> DecodeResult<'py> {
         let py = self.py();
         match (plan, v) {
-            (Plan::Str, Value::Str(s)) => self.d.str(s.as_bytes()).map_err(decode_fail),
+            (Plan::Str, Value::Str(s)) => self.decoder.str(s.as_bytes()).map_err(decode_fail),
             (Plan::Int, Value::Int(i)) => {
                 // SAFETY: returns a new reference or NULL with an exception set.
                 unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyLong_FromLongLong(i)) }
@@ -115,12 +117,12 @@ impl<'py, 'a, 'p> TypedDecoder<'py, 'a, 'p> {
             }
             (Plan::Float, Value::Float(f)) => Ok(pyo3::types::PyFloat::new(py, f).into_any()),
             (Plan::Bytes, Value::Bytes(b)) => {
-                self.d.charge_payload(b.len()).map_err(decode_fail)?;
+                self.decoder.charge_payload(b.len()).map_err(decode_fail)?;
                 Ok(pyo3::types::PyBytes::new(py, b).into_any())
             }
             (Plan::Union { nullable: true, .. }, Value::Null) => Ok(py.None().into_bound(py)),
             (Plan::Union { members, .. }, Value::Str(s)) if matches!(members[..], [Plan::Str]) => {
-                self.d.str(s.as_bytes()).map_err(decode_fail)
+                self.decoder.str(s.as_bytes()).map_err(decode_fail)
             }
             (Plan::DateTime, Value::Timestamp(t)) => decode::timestamp(py, t).map_err(decode_fail),
             (Plan::Tuple { items }, Value::Array(a)) => {
@@ -133,14 +135,14 @@ impl<'py, 'a, 'p> TypedDecoder<'py, 'a, 'p> {
     pub(super) fn value(&mut self, plan: &'p Plan, v: Value<'a>) -> DecodeResult<'py> {
         let py = self.py();
         match plan {
-            Plan::Any => self.d.value(v).map_err(decode_fail),
+            Plan::Any => self.decoder.value(v).map_err(decode_fail),
             Plan::Str => match v {
-                Value::Str(s) => self.d.str(s.as_bytes()).map_err(decode_fail),
+                Value::Str(s) => self.decoder.str(s.as_bytes()).map_err(decode_fail),
                 _ => Err(mismatch(plan, &v)),
             },
             Plan::Int => match v {
                 Value::Int(_) | Value::UInt(_) | Value::BigInt(_) => {
-                    self.d.value(v).map_err(decode_fail)
+                    self.decoder.value(v).map_err(decode_fail)
                 }
                 _ => Err(mismatch(plan, &v)),
             },
@@ -165,7 +167,7 @@ impl<'py, 'a, 'p> TypedDecoder<'py, 'a, 'p> {
             },
             Plan::Bytes => match v {
                 Value::Bytes(b) => {
-                    self.d.charge_payload(b.len()).map_err(decode_fail)?;
+                    self.decoder.charge_payload(b.len()).map_err(decode_fail)?;
                     Ok(pyo3::types::PyBytes::new(py, b).into_any())
                 }
                 _ => match base64_text(&v) {
@@ -199,7 +201,8 @@ impl<'py, 'a, 'p> TypedDecoder<'py, 'a, 'p> {
             },
             Plan::Date => match v {
                 Value::Ext(e) if e.type_id == EXT_DATE => {
-                    decode::ext(py, e.type_id, e.data, self.d.doc_bytes()).map_err(decode_fail)
+                    decode::ext(py, e.type_id, e.data, self.decoder.doc_bytes())
+                        .map_err(decode_fail)
                 }
                 Value::Str(s) => iso_date(utf8(py, s)?)
                     .and_then(|(y, m, d)| pyo3::types::PyDate::new(py, y, m, d).ok())
@@ -214,7 +217,8 @@ impl<'py, 'a, 'p> TypedDecoder<'py, 'a, 'p> {
             },
             Plan::Uuid => match v {
                 Value::Ext(e) if e.type_id == EXT_UUID => {
-                    decode::ext(py, e.type_id, e.data, self.d.doc_bytes()).map_err(decode_fail)
+                    decode::ext(py, e.type_id, e.data, self.decoder.doc_bytes())
+                        .map_err(decode_fail)
                 }
                 Value::Str(s) => {
                     let s = utf8(py, s)?;
@@ -226,8 +230,11 @@ impl<'py, 'a, 'p> TypedDecoder<'py, 'a, 'p> {
             },
             Plan::Decimal => match v {
                 Value::Ext(e) if e.type_id == EXT_DECIMAL => {
-                    self.d.charge_payload(e.data.len()).map_err(decode_fail)?;
-                    decode::ext(py, e.type_id, e.data, self.d.doc_bytes()).map_err(decode_fail)
+                    self.decoder
+                        .charge_payload(e.data.len())
+                        .map_err(decode_fail)?;
+                    decode::ext(py, e.type_id, e.data, self.decoder.doc_bytes())
+                        .map_err(decode_fail)
                 }
                 Value::Str(s) => {
                     let s = utf8(py, s)?;
@@ -236,7 +243,7 @@ impl<'py, 'a, 'p> TypedDecoder<'py, 'a, 'p> {
                         .map_err(|_| fail_msg(format!("invalid Decimal {}", py_repr(py, s))))
                 }
                 Value::Int(_) | Value::UInt(_) | Value::BigInt(_) => {
-                    let i = self.d.value(v).map_err(decode_fail)?;
+                    let i = self.decoder.value(v).map_err(decode_fail)?;
                     pytypes::types(py)
                         .and_then(|t| t.decimal.bind(py).call1((i,)))
                         .map_err(decode_fail)
@@ -246,7 +253,8 @@ impl<'py, 'a, 'p> TypedDecoder<'py, 'a, 'p> {
             Plan::Time => {
                 match v {
                     Value::Ext(e) if e.type_id == EXT_TIME => {
-                        decode::ext(py, e.type_id, e.data, self.d.doc_bytes()).map_err(decode_fail)
+                        decode::ext(py, e.type_id, e.data, self.decoder.doc_bytes())
+                            .map_err(decode_fail)
                     }
                     Value::Str(s) => {
                         let s = utf8(py, s)?;
@@ -262,7 +270,8 @@ impl<'py, 'a, 'p> TypedDecoder<'py, 'a, 'p> {
             }
             Plan::TimeDelta => match v {
                 Value::Ext(e) if e.type_id == EXT_TIMEDELTA => {
-                    decode::ext(py, e.type_id, e.data, self.d.doc_bytes()).map_err(decode_fail)
+                    decode::ext(py, e.type_id, e.data, self.decoder.doc_bytes())
+                        .map_err(decode_fail)
                 }
                 Value::Str(s) => {
                     let s = utf8(py, s)?;
@@ -361,7 +370,7 @@ impl<'py, 'a, 'p> TypedDecoder<'py, 'a, 'p> {
                 if !plan.accepts(&v) {
                     return Err(mismatch(plan, &v));
                 }
-                let raw = self.d.value(v).map_err(decode_fail)?;
+                let raw = self.decoder.value(v).map_err(decode_fail)?;
                 let cls = cls.bind(py);
                 let m = cls
                     .call1((&raw,))
@@ -396,7 +405,7 @@ impl<'py, 'a, 'p> TypedDecoder<'py, 'a, 'p> {
                 if !plan.accepts(&v) {
                     return Err(mismatch(plan, &v));
                 }
-                let raw = self.d.value(v).map_err(decode_fail)?;
+                let raw = self.decoder.value(v).map_err(decode_fail)?;
                 for (c, out) in vals {
                     let c = c.bind(py);
                     // bool is not an int here: Literal[1] does not match True.
@@ -431,7 +440,7 @@ impl<'py, 'a, 'p> TypedDecoder<'py, 'a, 'p> {
     }
 
     pub(super) fn enter(&mut self, n: usize) -> Result<(), Box<Fail>> {
-        self.d.charge(n).map_err(decode_fail)?;
-        self.d.enter().map_err(decode_fail)
+        self.decoder.charge(n).map_err(decode_fail)?;
+        self.decoder.enter().map_err(decode_fail)
     }
 }

@@ -170,7 +170,7 @@ impl<'py, 'a, 'p> TypedDecoder<'py, 'a, 'p> {
                 }
             }
         }
-        self.d.leave();
+        self.decoder.leave();
         let vals = vals.slice();
         // Defaults and missing fields.
         for (j, f) in fields.iter().enumerate() {

@@ -20,19 +20,19 @@ impl<'py, 'a, 'p> TypedDecoder<'py, 'a, 'p> {
         let n = m.len();
         self.enter(n)?;
         let dict = PyDict::new(py);
-        let start = self.d.keys_start(&m, n).map_err(decode_fail)?;
+        let start = self.decoder.keys_start(&m, n).map_err(decode_fail)?;
         for (i, v) in m.values().enumerate().take(n) {
             let o = self.value(vp, v).map_err(|f| {
                 let k = m.key_at(i).unwrap_or("").as_bytes();
                 with_step(f, PathStep::Key(String::from_utf8_lossy(k).into_owned()))
             })?;
-            let k = self.d.key(start, i);
+            let k = self.decoder.key(start, i);
             // SAFETY: `k` is a live str owned by the decoder's key store.
             if unsafe { ffi::PyDict_SetItem(dict.as_ptr(), k, o.as_ptr()) } < 0 {
                 return Err(decode_fail(PyErr::fetch(py)));
             }
         }
-        self.d.leave();
+        self.decoder.leave();
         Ok(dict.into_any())
     }
 
@@ -59,7 +59,7 @@ impl<'py, 'a, 'p> TypedDecoder<'py, 'a, 'p> {
             let o = self.value(vp, v).map_err(at)?;
             dict.set_item(ko, o).map_err(decode_fail)?;
         }
-        self.d.leave();
+        self.decoder.leave();
         Ok(dict.into_any())
     }
 

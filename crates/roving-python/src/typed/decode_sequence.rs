@@ -45,7 +45,7 @@ impl<'py, 'a, 'p> TypedDecoder<'py, 'a, 'p> {
             // reference.
             unsafe { ffi::PyTuple_SET_ITEM(out.as_ptr(), i as ffi::Py_ssize_t, o.into_ptr()) };
         }
-        self.d.leave();
+        self.decoder.leave();
         Ok(out)
     }
 
@@ -80,7 +80,7 @@ impl<'py, 'a, 'p> TypedDecoder<'py, 'a, 'p> {
                 out.push(d.bind(py).clone());
             }
         }
-        self.d.leave();
+        self.decoder.leave();
         let args = PyTuple::new(py, out).map_err(decode_fail)?;
         nt.cls.bind(py).call1(args).map_err(|e| user_fail(py, e))
     }
@@ -137,7 +137,7 @@ impl<'py, 'a, 'p> TypedDecoder<'py, 'a, 'p> {
                             }
                         }
                     }
-                    s.d.leave();
+                    s.decoder.leave();
                     return Ok(out);
                 }
                 let mut out: Vec<Bound<'py, PyAny>> = Vec::with_capacity(n);
@@ -155,7 +155,7 @@ impl<'py, 'a, 'p> TypedDecoder<'py, 'a, 'p> {
                         .map_err(|f| with_step(f, PathStep::Index(i)))?;
                     out.push(o);
                 }
-                s.d.leave();
+                s.decoder.leave();
                 s.collect(plan, out)
             }),
             Value::Vector(vec) if !matches!(plan, Plan::Tuple { .. }) => {
@@ -180,7 +180,7 @@ impl<'py, 'a, 'p> TypedDecoder<'py, 'a, 'p> {
                         .map_err(|f| with_step(f, PathStep::Index(i)))?;
                     out.push(o);
                 }
-                self.d.leave();
+                self.decoder.leave();
                 let _ = py;
                 self.collect(plan, out)
             }
@@ -251,7 +251,7 @@ impl<'py, 'a, 'p> TypedDecoder<'py, 'a, 'p> {
             }
             rows.push(row);
         }
-        self.d.leave();
+        self.decoder.leave();
         let rows = pyo3::types::PyList::new(py, rows).map_err(decode_fail)?;
         np.stack.bind(py).call1((rows,)).map_err(decode_fail)
     }

@@ -15,6 +15,7 @@ mod buf;
 mod decode;
 mod dictiter;
 mod encode;
+mod error_path;
 mod errors;
 mod pytypes;
 mod stack;
@@ -25,6 +26,7 @@ mod typed;
 mod view;
 
 pub use buf::Buf;
+pub(crate) use encode::EncodeOptions;
 pub use view::{Doc, MapView, View, ViewIter};
 
 /// Extension value of a type id this package does not know. Ids 1 to 63
@@ -141,8 +143,7 @@ fn dumps<'py>(
     default: Option<&Bound<'py, PyAny>>,
     non_str_keys: bool,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let default = default.filter(|d| !d.is_none());
-    encode::dumps_py(obj, default, non_str_keys)
+    encode::dumps_py(obj, &encode::EncodeOptions::new(default, non_str_keys))
 }
 
 /// loads(data, /, *, type=None)
@@ -192,12 +193,8 @@ pub(crate) fn decode_py<'py>(
 /// Encodes a Python object to roving bytes (for other modules of this crate,
 /// e.g. the store).
 #[allow(dead_code)]
-pub(crate) fn encode_py(
-    obj: &Bound<'_, PyAny>,
-    default: Option<&Bound<'_, PyAny>>,
-    non_str_keys: bool,
-) -> PyResult<Vec<u8>> {
-    encode::encode_py(obj, default, non_str_keys)
+pub(crate) fn encode_py(obj: &Bound<'_, PyAny>, options: &EncodeOptions) -> PyResult<Vec<u8>> {
+    encode::encode_py(obj, options)
 }
 
 /// Decodes an already opened document (validated, or trusted by the

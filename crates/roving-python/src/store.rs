@@ -18,6 +18,7 @@ use roving::Document;
 use roving_store::{Store, StoreError, StoreErrorKind, StoreOptions, MAX_READERS};
 
 use crate::buf::Buf;
+use crate::encode::EncodeOptions;
 use crate::typed;
 use crate::view::Doc;
 
@@ -305,10 +306,8 @@ pub struct PyStore {
     trusted: bool,
     path: PathBuf,
     readonly: bool,
-    /// `default=` for values `dumps` cannot encode (as `dumps`'s).
-    default: Option<Py<PyAny>>,
-    /// `non_str_keys=True` (as `dumps`'s).
-    non_str_keys: bool,
+    /// `default=` and `non_str_keys=`, as `dumps`'s, for every value written.
+    encode_options: EncodeOptions,
 }
 
 impl PyStore {
@@ -411,8 +410,7 @@ impl PyStore {
             plan,
             path,
             readonly,
-            default: default.filter(|d| !d.is_none()).map(Bound::unbind),
-            non_str_keys,
+            encode_options: EncodeOptions::new(default.as_ref(), non_str_keys),
         })
     }
 
@@ -465,8 +463,7 @@ impl PyStore {
                 ),
             ));
         }
-        let default = self.default.as_ref().map(|d| d.bind(py));
-        let bytes = crate::encode_py(value, default, self.non_str_keys)?;
+        let bytes = crate::encode_py(value, &self.encode_options)?;
         let store = self.store_mut(py)?;
         // SAFETY: `bytes` comes straight from roving's encoder
         // (`Encoder::finish_reset`), which only produces valid documents.
@@ -482,9 +479,12 @@ impl PyStore {
         value: &Bound<'py, PyAny>,
         non_str_keys: Option<bool>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let default = self.default.as_ref().map(|d| d.bind(py));
-        let keys = non_str_keys.unwrap_or(self.non_str_keys);
-        let bytes = crate::encode_py(value, default, keys)?;
+        let bytes = match non_str_keys {
+            Some(keys) if keys != self.encode_options.non_str_keys => {
+                crate::encode_py(value, &self.encode_options.with_non_str_keys(py, keys))?
+            }
+            _ => crate::encode_py(value, &self.encode_options)?,
+        };
         Ok(PyBytes::new(py, &bytes))
     }
 

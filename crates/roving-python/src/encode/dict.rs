@@ -1,0 +1,327 @@
+//! Writing dicts: exact dicts by their own iteration (keys cached by
+//! identity), subclasses through `items()`, and keys that are not `str`
+//! (`non_str_keys=True`).
+
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::{PyDate, PyDateTime, PyString, PyType};
+
+use roving::{KeyId, Mark};
+
+use crate::error_path::PathStep;
+use crate::pytypes;
+
+use super::failure::{fail_msg, Fail};
+use super::strings::str_bytes;
+use super::{type_name, State};
+
+/// Most distinct key objects remembered per document.
+const KEY_CACHE_MAX: usize = 1 << 12;
+/// Depths that remember the key sequence of their last dict.
+const SEQ_DEPTHS: usize = 32;
+
+/// Whether the exact dict `o` has a key that is not an exact `str`.
+///
+/// # Safety
+/// `o` must be a live exact dict.
+unsafe fn has_non_str_key(o: *mut ffi::PyObject) -> bool {
+    // SAFETY: `o` is a live exact dict; no Python code runs meanwhile.
+    unsafe {
+        let mut items = crate::dictiter::DictIter::new(o);
+        while let Some((k, _)) = items.next() {
+            if ffi::Py_TYPE(k) != tp!(PyUnicode_Type) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// `base.__str__(ob)` (`ob` an instance of `base`): `str(ob)` for `base`
+/// itself, the base's text for a subclass that has its own `__str__`.
+pub(super) fn base_str(ob: &Bound<'_, PyAny>, base: &Bound<'_, PyType>) -> PyResult<String> {
+    let py = ob.py();
+    let s = if ob.get_type().is(base) {
+        ob.str()?
+    } else {
+        base.getattr(pyo3::intern!(py, "__str__"))?
+            .call1((ob,))?
+            .cast_into::<PyString>()?
+    };
+    Ok(s.to_str()?.to_owned())
+}
+
+impl<'py> State<'py, '_> {
+    pub(super) unsafe fn dict(&mut self, o: *mut ffi::PyObject) -> Result<Mark, Box<Fail>> {
+        // SAFETY: `o` is a live exact dict (caller's contract).
+        if self.options.non_str_keys && unsafe { has_non_str_key(o) } {
+            // SAFETY: as above.
+            return unsafe { self.dict_items(o) };
+        }
+        self.enc.begin_map()?;
+        // The keys expected at each position (from the last dict at this
+        // depth), and whether this dict's keys are still being recorded.
+        let mut seq = self
+            .tables
+            .seqs
+            .get_mut(self.depth)
+            .map(std::mem::take)
+            .unwrap_or_default();
+        let mut learn = true;
+        let mut i = 0usize;
+        // SAFETY: `o` is a live exact dict; dict_next gives borrowed references.
+        // Scalars are written without running Python code (nothing can
+        // mutate the dict meanwhile); any other value is held strongly,
+        // with its key, while it is encoded. The addresses in `seq` are
+        // of key objects the key cache holds, so equal addresses are the
+        // same key.
+        unsafe {
+            let mut items = crate::dictiter::DictIter::new(o);
+            while let Some((k, v)) = items.next() {
+                if ffi::Py_TYPE(k) == tp!(PyUnicode_Type) {
+                    match seq.get(i) {
+                        Some(&(a, id)) if a == k as usize => self.enc.key_id(id)?,
+                        _ => {
+                            let id = match self.tables.keys.get(&(k as usize)) {
+                                Some(&id) => {
+                                    self.enc.key_id(id)?;
+                                    Some(id)
+                                }
+                                None => self.new_key(k)?,
+                            };
+                            seq.truncate(i);
+                            match id {
+                                Some(id) if learn => seq.push((k as usize, id)),
+                                _ => learn = false,
+                            }
+                        }
+                    }
+                } else {
+                    seq.truncate(i);
+                    learn = false;
+                    let kb = if ffi::PyUnicode_Check(k) != 0 {
+                        str_bytes(k)
+                    } else {
+                        None
+                    };
+                    let kb = match kb {
+                        Some(b) => b,
+                        None => return Err(self.key_error(k)),
+                    };
+                    self.enc.key(std::str::from_utf8_unchecked(kb))?;
+                }
+                i += 1;
+                let t = ffi::Py_TYPE(v);
+                let r = if t == tp!(PyUnicode_Type) {
+                    self.str(v)
+                } else if t == tp!(PyLong_Type) {
+                    self.int(v)
+                } else if t == tp!(PyFloat_Type) {
+                    self.enc.f64(ffi::PyFloat_AS_DOUBLE(v)).map_err(Into::into)
+                } else if t == tp!(PyBool_Type) {
+                    self.enc.bool(v == ffi::Py_True()).map_err(Into::into)
+                } else if v == ffi::Py_None() {
+                    self.enc.null().map_err(Into::into)
+                } else {
+                    let key = Bound::from_borrowed_ptr(self.py, k);
+                    let val = Bound::from_borrowed_ptr(self.py, v);
+                    // Nested records and lists straight to their writer.
+                    let r = if t == tp!(PyDict_Type) {
+                        self.tracked(val.as_ptr(), 2, Self::dict)
+                    } else if t == tp!(PyList_Type) {
+                        self.tracked(val.as_ptr(), 2, Self::list)
+                    } else {
+                        self.value(val.as_ptr(), 2)
+                    };
+                    // Python code (a `default` hook) may have changed the dict.
+                    items.refresh();
+                    if let Err(mut f) = r {
+                        f.path.push(PathStep::Object(key.unbind()));
+                        return Err(f);
+                    }
+                    Ok(())
+                };
+                if let Err(mut f) = r {
+                    // No Python code ran: the borrowed key is still alive.
+                    f.path.push(PathStep::Object(
+                        Bound::from_borrowed_ptr(self.py, k).unbind(),
+                    ));
+                    return Err(f);
+                }
+            }
+        }
+        let d = self.depth;
+        if d < SEQ_DEPTHS {
+            if self.tables.seqs.len() <= d {
+                self.tables.seqs.resize_with(d + 1, Vec::new);
+            }
+            self.tables.seqs[d] = seq;
+        }
+        Ok(self.enc.end_map()?)
+    }
+
+    /// Writes a key (an exact `str`) not in the key cache, and remembers it
+    /// if it may recur (another reference than its dict's exists): then
+    /// returns its id.
+    ///
+    /// # Safety
+    /// `k` must be a live `str`.
+    #[inline(never)]
+    unsafe fn new_key(&mut self, k: *mut ffi::PyObject) -> Result<Option<KeyId>, Box<Fail>> {
+        // SAFETY: `k` is a live str (caller's contract).
+        let kb = match unsafe { str_bytes(k) } {
+            Some(b) => b,
+            // SAFETY: as above.
+            None => return Err(unsafe { self.key_error(k) }),
+        };
+        // SAFETY: str_bytes returns CPython's UTF-8 form of the str.
+        let id = self
+            .enc
+            .key_with_id(unsafe { std::str::from_utf8_unchecked(kb) })?;
+        // SAFETY: as above.
+        if unsafe { ffi::Py_REFCNT(k) } > 1 && self.tables.keys.len() < KEY_CACHE_MAX {
+            self.tables.keys.insert(k as usize, id);
+            // SAFETY: `k` is live; the strong reference keeps its address
+            // from being reused by another object during this call.
+            self.tables
+                .keep
+                .push(unsafe { Bound::from_borrowed_ptr(self.py, k) }.unbind());
+            return Ok(Some(id));
+        }
+        Ok(None)
+    }
+
+    /// The error for a key that is not a str (or has no UTF-8 form).
+    ///
+    /// # Safety
+    /// `k` must be a live object.
+    #[cold]
+    unsafe fn key_error(&self, k: *mut ffi::PyObject) -> Box<Fail> {
+        // SAFETY: `k` is live (caller's contract).
+        let key = unsafe { Bound::from_borrowed_ptr(self.py, k) };
+        let mut f = if key.is_instance_of::<PyString>() {
+            self.str_error()
+        } else {
+            self.key_type_error(&key)
+        };
+        f.path.push(PathStep::Object(key.unbind()));
+        f
+    }
+
+    /// The error for a key of a type that is not written (without its path).
+    #[cold]
+    fn key_type_error(&self, k: &Bound<'py, PyAny>) -> Box<Fail> {
+        let r = k.repr().map(|r| r.to_string()).unwrap_or_default();
+        let got = format!("{} {r}", type_name(k.as_ptr()));
+        fail_msg(if self.options.non_str_keys {
+            format!("dict keys must be str, int, enum, UUID, Decimal or date, got {got}")
+        } else {
+            format!("dict keys must be str, got {got}")
+        })
+    }
+
+    /// The text a key that is not a `str` is written as, with
+    /// `non_str_keys=True`: what typed `loads` reads such keys back from
+    /// (`dict[int, T]`, `dict[UUID, T]`...): an int's decimal text (an
+    /// `IntEnum`'s too), an enum member's value's text, a `UUID`'s and a
+    /// `Decimal`'s `str()`, a date's `isoformat()`. Bools, floats, `None`,
+    /// datetimes and other types are refused.
+    fn key_text(&self, k: &Bound<'py, PyAny>) -> Result<String, Box<Fail>> {
+        let py = self.py;
+        let ty = pytypes::types(py)?;
+        let k = if k.is_instance(ty.enum_.bind(py))? {
+            &k.getattr(pyo3::intern!(py, "value"))?
+        } else {
+            k
+        };
+        if k.is_instance_of::<PyString>() {
+            return k.extract::<String>().map_err(|_| self.str_error());
+        }
+        if k.is_instance_of::<pyo3::types::PyInt>() && !k.is_instance_of::<pyo3::types::PyBool>() {
+            let n: num_bigint::BigInt = k.extract()?;
+            // Typed `loads` reads int keys of at most 4300 digits (Python's
+            // int text limit): a longer one would be written, not read back.
+            use roving::read::{MAX_DECIMAL_BITS, MAX_DECIMAL_DIGITS};
+            let text = (n.bits() <= MAX_DECIMAL_BITS as u64).then(|| n.to_string());
+            return match text {
+                Some(t) if t.trim_start_matches('-').len() <= MAX_DECIMAL_DIGITS => Ok(t),
+                _ => Err(fail_msg(format!(
+                    "an int key of more than {MAX_DECIMAL_DIGITS} digits has no text that \
+                     typed loads reads back (non_str_keys=True)"
+                ))),
+            };
+        }
+        // The base class's text, not a subclass's own `__str__` or
+        // `isoformat` (which typed `loads` could not read back).
+        for base in [ty.uuid.bind(py), ty.decimal.bind(py)] {
+            if k.is_instance(base)? {
+                return Ok(base_str(k, base)?);
+            }
+        }
+        if k.is_instance_of::<PyDate>() && !k.is_instance_of::<PyDateTime>() {
+            let date = py.get_type::<PyDate>();
+            let iso = date.getattr(pyo3::intern!(py, "isoformat"))?.call1((k,))?;
+            return Ok(iso.extract()?);
+        }
+        Err(self.key_type_error(k))
+    }
+
+    /// A dict subclass, through its `items()`.
+    pub(super) unsafe fn dict_items(&mut self, o: *mut ffi::PyObject) -> Result<Mark, Box<Fail>> {
+        // SAFETY: `o` is live (caller's contract).
+        let ob = unsafe { Bound::from_borrowed_ptr(self.py, o) };
+        let items = ob.call_method0(pyo3::intern!(self.py, "items"))?;
+        self.enc.begin_map()?;
+        // With non_str_keys, the text of each key: two keys written as one
+        // text (`1` and `"1"`) would be merged, losing a value.
+        let mut seen = hashbrown::HashSet::new();
+        for kv in items.try_iter()? {
+            let kv = kv?;
+            let (k, v): (Bound<'py, PyAny>, Bound<'py, PyAny>) = kv.extract()?;
+            let kb = if k.is_instance_of::<PyString>() {
+                // SAFETY: `k` is a str, alive through the Bound.
+                unsafe { str_bytes(k.as_ptr()) }
+            } else {
+                None
+            };
+            let text;
+            let key = match kb {
+                // SAFETY: str_bytes returns CPython's UTF-8 form of the str.
+                Some(b) => unsafe { std::str::from_utf8_unchecked(b) },
+                None => {
+                    let r = if k.is_instance_of::<PyString>() {
+                        Err(self.str_error())
+                    } else if self.options.non_str_keys {
+                        self.key_text(&k)
+                    } else {
+                        Err(self.key_type_error(&k))
+                    };
+                    match r {
+                        Ok(t) => {
+                            text = t;
+                            &text
+                        }
+                        Err(mut f) => {
+                            f.path.push(PathStep::Object(k.unbind()));
+                            return Err(f);
+                        }
+                    }
+                }
+            };
+            if self.options.non_str_keys && !seen.insert(key.to_owned()) {
+                let mut f = fail_msg(format!(
+                    "two keys of this dict are written as {key:?} (non_str_keys=True)"
+                ));
+                f.path.push(PathStep::Object(k.unbind()));
+                return Err(f);
+            }
+            self.enc.key(key)?;
+            // `v` is held by the dict and by the (k, v) tuple... and by us.
+            if let Err(mut f) = self.owned(v, 3) {
+                f.path.push(PathStep::Object(k.unbind()));
+                return Err(f);
+            }
+        }
+        Ok(self.enc.end_map()?)
+    }
+}

@@ -1,0 +1,78 @@
+//! Writing lists, tuples and sets as arrays.
+
+use pyo3::ffi;
+use pyo3::prelude::*;
+
+use roving::Mark;
+
+use crate::error_path::PathStep;
+
+use super::failure::Fail;
+use super::State;
+
+impl<'py> State<'py, '_> {
+    pub(super) unsafe fn list(&mut self, o: *mut ffi::PyObject) -> Result<Mark, Box<Fail>> {
+        self.enc.begin_array()?;
+        let mut i = 0;
+        // SAFETY: `o` is a live list; the size is re-read at each step (a
+        // hook may shrink it) and each item that may run Python code is held
+        // strongly while encoded.
+        unsafe {
+            while i < ffi::PyList_GET_SIZE(o) {
+                let v = ffi::PyList_GET_ITEM(o, i);
+                let t = ffi::Py_TYPE(v);
+                // Strings need no strong reference: no Python code runs.
+                let r = if t == tp!(PyUnicode_Type) {
+                    self.str(v)
+                } else if t == tp!(PyDict_Type) {
+                    let item = Bound::from_borrowed_ptr(self.py, v);
+                    self.tracked(item.as_ptr(), 2, Self::dict)
+                } else {
+                    let item = Bound::from_borrowed_ptr(self.py, v);
+                    self.value(item.as_ptr(), 2)
+                };
+                if let Err(mut f) = r {
+                    f.path.push(PathStep::Index(i as usize));
+                    return Err(f);
+                }
+                i += 1;
+            }
+        }
+        Ok(self.enc.end_array()?)
+    }
+
+    pub(super) unsafe fn tuple(&mut self, o: *mut ffi::PyObject) -> Result<Mark, Box<Fail>> {
+        self.enc.begin_array()?;
+        // SAFETY: `o` is a live tuple we hold; tuples are immutable, so their
+        // items stay alive while we hold the tuple.
+        unsafe {
+            let n = ffi::PyTuple_GET_SIZE(o);
+            for i in 0..n {
+                if let Err(mut f) = self.value(ffi::PyTuple_GET_ITEM(o, i), 1) {
+                    f.path.push(PathStep::Index(i as usize));
+                    return Err(f);
+                }
+            }
+        }
+        Ok(self.enc.end_array()?)
+    }
+
+    /// A set or frozenset (or subclass), as an array of its items in
+    /// iteration order (as msgspec writes them); `type=set[T]` reads it back.
+    pub(super) unsafe fn set(&mut self, o: *mut ffi::PyObject) -> Result<Mark, Box<Fail>> {
+        // SAFETY: `o` is live (caller's contract).
+        let ob = unsafe { Bound::from_borrowed_ptr(self.py, o) };
+        self.enc.begin_array()?;
+        // The iterator raises if a hook changes the set's size meanwhile.
+        for (i, item) in ob.try_iter()?.enumerate() {
+            let item = item?;
+            // SAFETY: `item` holds the object (its set holds it too) while
+            // it is encoded.
+            if let Err(mut f) = unsafe { self.value(item.as_ptr(), 2) } {
+                f.path.push(PathStep::Index(i));
+                return Err(f);
+            }
+        }
+        Ok(self.enc.end_array()?)
+    }
+}

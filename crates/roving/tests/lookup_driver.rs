@@ -10,7 +10,7 @@ use std::hint::black_box;
 #[test]
 #[ignore = "a measurement driver, run by hand under callgrind"]
 fn drive() {
-    let json = std::fs::read(common::shared_data("1000people.json")).unwrap();
+    let json = std::fs::read(common::repo_data("1000people.json")).unwrap();
     let bytes = roving::json::from_json(&json).unwrap();
     let n: usize = std::env::var("ROVING_DRIVER_N")
         .ok()

@@ -1,22 +1,32 @@
-//! A driver for instruction-count measurements of lookups (not a test):
+//! A driver for instruction-count measurements of lookups:
+//! `cargo build --release -p roving --example lookup_driver`, then
 //! `ROVING_DRIVER=name|handle|lazy|lazy_handle|lazy_try|open_lazy ROVING_DRIVER_N=100000 \
-//!  valgrind --tool=callgrind target/release/deps/lookup_driver-* --ignored --exact drive`.
+//!  valgrind --tool=callgrind target/release/examples/lookup_driver`.
 //! Subtract the run with `ROVING_DRIVER_N=0` to get the cost of the loop.
-
-mod common;
+//! `ROVING_DRIVER=sizes` prints the sizes of the reader's types instead.
 
 use std::hint::black_box;
 
-#[test]
-#[ignore = "a measurement driver, run by hand under callgrind"]
-fn drive() {
-    let json = std::fs::read(common::repo_data("1000people.json")).unwrap();
+fn main() {
+    let mode = std::env::var("ROVING_DRIVER").unwrap_or_else(|_| "name".into());
+    if mode == "sizes" {
+        sizes();
+    } else {
+        drive(&mode);
+    }
+}
+
+fn drive(mode: &str) {
+    let json = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../data/1000people.json"
+    ))
+    .unwrap();
     let bytes = roving::json::from_json(&json).unwrap();
     let n: usize = std::env::var("ROVING_DRIVER_N")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(100_000);
-    let mode = std::env::var("ROVING_DRIVER").unwrap_or_else(|_| "name".into());
     let doc = if mode.starts_with("lazy") {
         roving::Document::open_lazy(&bytes).unwrap()
     } else {
@@ -26,7 +36,7 @@ fn drive() {
     let root = doc.root();
     let handle = roving::KeyHandle::new("name");
     let mut total = 0usize;
-    match mode.as_str() {
+    match mode {
         "name" | "lazy" => {
             for _ in 0..n {
                 let s = black_box(root)
@@ -80,8 +90,6 @@ fn drive() {
     black_box(total);
 }
 
-#[test]
-#[ignore = "prints the sizes of the reader's types"]
 fn sizes() {
     use std::mem::size_of;
     eprintln!(

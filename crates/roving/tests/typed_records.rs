@@ -1,12 +1,12 @@
-//! Small programs as a Rust service developer writes them from the crate
-//! docs, one per use: typed documents through serde (borrowing `&str` and
-//! `&[u8]`), reading single fields of a large document in place, building
-//! a document by hand with a reused `Encoder`, and JSON in and out. Each
-//! uses only the public API, the obvious way.
+//! Typed records (an event log) as a Rust service developer writes them
+//! from the crate docs: through serde, borrowing `&str` and `&[u8]` from
+//! the bytes, with errors that say where; then single fields of a large
+//! document of them read in place (by path, by key handle, each kind of
+//! value with its accessor), validated or lazily.
 
 use std::collections::BTreeMap;
 
-use roving::{Document, Encoder, KeyHandle, Timestamp, Value};
+use roving::{Document, KeyHandle, Timestamp};
 use serde::{Deserialize, Serialize};
 
 #[derive(Serialize, Deserialize, Debug, PartialEq)]
@@ -132,79 +132,5 @@ fn read_fields_in_place() -> Result<(), roving::Error> {
     // The same lookups on an untrusted buffer, without validating it all.
     let lazy = Document::open_lazy(&bytes)?;
     assert!(lazy.root().try_path("[500].kind")?.unwrap() == "click");
-    Ok(())
-}
-
-/// (3) Build documents by hand, reusing one encoder.
-#[test]
-fn build_by_hand_with_a_reused_encoder() -> Result<(), roving::Error> {
-    let mut enc = Encoder::new();
-    let mut out = Vec::new();
-    for i in 0..3i64 {
-        enc.begin_map()?;
-        enc.key("id")?;
-        enc.i64(i)?;
-        enc.key("when")?;
-        enc.timestamp("2024-05-01T12:00:00.250+02:00".parse()?)?;
-        enc.key("embedding")?;
-        enc.vector(&[0.25f32, -1.0, 2.5])?;
-        enc.key("labels")?;
-        enc.begin_array()?;
-        enc.str("x")?;
-        enc.end_array()?;
-        let labels = enc.mark().unwrap();
-        enc.key("labels_again")?;
-        enc.reuse(labels)?;
-        enc.end_map()?;
-        out.push(enc.finish_reset()?);
-    }
-    assert_eq!(out[0].len(), out[2].len());
-    let doc = Document::open(&out[2])?;
-    let root = doc.root();
-    assert!(root.get("id").unwrap() == 2);
-    let v = root.get("embedding").and_then(|v| v.as_vector()).unwrap();
-    assert_eq!(v.to_vec::<f32>(), Some(vec![0.25, -1.0, 2.5]));
-    assert_eq!(v.iter().len(), 3);
-    assert!(root.get("labels").unwrap() == root.get("labels_again").unwrap());
-    assert_eq!(
-        roving::json::to_json(root)?,
-        r#"{"id":2,"when":"2024-05-01T12:00:00.250+02:00","embedding":[0.25,-1.0,2.5],"labels":["x"],"labels_again":["x"]}"#
-    );
-
-    // Misuse is an error, and reset makes the encoder usable again.
-    enc.begin_map()?;
-    assert_eq!(
-        enc.str("no key").unwrap_err().kind(),
-        &roving::ErrorKind::EncoderState
-    );
-    enc.reset();
-    enc.null()?;
-    assert!(Document::open(&enc.finish_reset()?)?.root().is_null());
-    Ok(())
-}
-
-/// (4) JSON in and out.
-#[test]
-fn json_in_and_out() -> Result<(), roving::Error> {
-    let text = br#"{"name":"Ada","n":[1,2.5,-0.0,12345678901234567890123],"ok":true,"none":null}"#;
-    let bytes = roving::json::from_json(text)?;
-    let doc = Document::open(&bytes)?;
-    assert_eq!(roving::json::to_json(doc.root())?.as_bytes(), text);
-    let n = doc.get_path("n")?.unwrap();
-    assert!(matches!(n.index(3), Some(Value::BigInt(_))));
-    assert_eq!(
-        roving::json::to_json_pretty(doc.get_path("n")?.unwrap(), 1)?,
-        "[\n 1,\n 2.5,\n -0.0,\n 12345678901234567890123\n]"
-    );
-    // Typed decoding of JSON-born documents, and into serde_json values.
-    // (serde_json::Value has no integers past 64 bits: decode around them.)
-    let any: serde_json::Value = roving::from_value(doc.root().get("name").unwrap())?;
-    assert_eq!(any, "Ada");
-    let ok: bool = roving::from_value(doc.get_path("ok")?.unwrap())?;
-    assert!(ok);
-    // Errors of JSON text carry a line and a column.
-    let err = roving::json::from_json(b"{\n  \"a\": tru\n}").unwrap_err();
-    assert_eq!(err.kind(), &roving::ErrorKind::JsonSyntax);
-    assert_eq!(err.line_col(), Some((2, 8)));
     Ok(())
 }

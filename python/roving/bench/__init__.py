@@ -110,7 +110,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--readme",
         action="store_true",
-        help="afterwards, write the tables into README.md between the bench markers",
+        help="afterwards, write the tables into docs/BENCHMARKS.md between the bench markers",
     )
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the latest `roving bench` tables into README.md.
+"""Writes the latest `roving bench` tables into docs/BENCHMARKS.md.
 
 Only the text between `<!-- bench:start -->` and `<!-- bench:end -->` is
 replaced; without those markers the tables go to bench/results/SUMMARY.md

@@ -2,7 +2,8 @@
 
 The extension must be built first (``maturin develop --release`` or
 ``pip install .``). The real-world document is ``1000people.json`` from
-``$ROVING_DATA`` or ``../shared/data`` next to the repository.
+the repository's ``data/`` (or ``$ROVING_DATA``, a directory laid out the
+same way).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ def _data_dir() -> Path:
     env = os.environ.get("ROVING_DATA")
     if env:
         return Path(env)
-    return ROOT.parent / "shared" / "data"
+    return ROOT / "data"
 
 
 DATA_DIR = _data_dir()
@@ -75,8 +76,7 @@ def load_reference_reader() -> Any:
 @pytest.fixture(scope="session")
 def people_path() -> Path:
     p = DATA_DIR / "1000people.json"
-    if not p.exists():
-        pytest.skip(f"{p} not found (set ROVING_DATA)")
+    assert p.is_file(), f"{p} not found"
     return p
 
 

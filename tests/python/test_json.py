@@ -53,7 +53,6 @@ def test_json_errors_are_decode_errors() -> None:
         roving.to_json(b"not roving")
 
 
-@pytest.mark.skipif(not SUITE.exists(), reason="JSONTestSuite not available")
 def test_json_integers_stop_at_pythons_digit_limit() -> None:
     # As json.loads and str(int) do past 4300 digits (their cost grows with
     # the square of the digits): a ValueError, before any conversion work.

@@ -23,7 +23,7 @@ def run_isolated(code: str, timeout: float = 300) -> subprocess.CompletedProcess
     """Runs `code` in a fresh interpreter; fails on a crash (a signal), a
     non-zero exit or a Rust panic (which PyO3 turns into PanicException)."""
     env = dict(os.environ)
-    env.setdefault("ROVING_DATA", str(ROOT.parent / "shared" / "data"))
+    env.setdefault("ROVING_DATA", str(ROOT / "data"))
     env["RUST_BACKTRACE"] = "0"
     r = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)],

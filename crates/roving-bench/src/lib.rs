@@ -196,21 +196,17 @@ impl PersonRef<'_> {
 pub const MINIFIED_JSON_LEN: usize = 1_010_316;
 
 /// Where the data file is: `$ROVING_BENCH_DATA` (the file) if set, else
-/// `1000people.json` in `$ROVING_SHARED_DATA` if set, else in the first
-/// `shared/data` found walking up from this crate (as the core's tests do).
+/// `1000people.json` in `$ROVING_DATA` if set, else in the repository's
+/// `data/` (as the core's tests do).
 pub fn data_path() -> PathBuf {
     if let Some(p) = std::env::var_os("ROVING_BENCH_DATA") {
         return PathBuf::from(p);
     }
-    if let Some(dir) = std::env::var_os("ROVING_SHARED_DATA") {
-        return PathBuf::from(dir).join(DATA_FILE);
+    match std::env::var_os("ROVING_DATA") {
+        Some(dir) => PathBuf::from(dir),
+        None => workspace_root().join("data"),
     }
-    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    here.ancestors()
-        .map(|d| d.join("shared/data"))
-        .find(|d| d.is_dir())
-        .unwrap_or_else(|| workspace_root().join("../shared/data"))
-        .join(DATA_FILE)
+    .join(DATA_FILE)
 }
 
 /// The data file's name.

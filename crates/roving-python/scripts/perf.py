@@ -20,7 +20,7 @@ import timeit
 import roving
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT = os.path.join(HERE, "..", "..", "..", "..", "shared", "data", "1000people.json")
+DEFAULT = os.path.join(HERE, "..", "..", "..", "data", "1000people.json")
 
 
 def best_all(fns: dict, repeat: int) -> dict:

@@ -12,8 +12,7 @@ use std::time::Duration;
 use heed::types::Bytes;
 use heed::{CommitOrAbort, Database, Env, EnvFlags, EnvOpenOptions, MdbError, WithoutTls};
 
-use crate::error::{readers_full_message, Result, StoreError, StoreErrorKind};
-use crate::snapshot::Snapshot;
+use crate::error::{Result, StoreError, StoreErrorKind};
 use crate::StoreOptions;
 
 /// Name of the LMDB database holding the records.
@@ -538,47 +537,6 @@ impl Shared {
             )));
         }
         Ok(())
-    }
-
-    /// Begins a read transaction and wraps it in a snapshot, adopting a map
-    /// grown by another process if needed.
-    pub(crate) fn snapshot(self: &Arc<Self>) -> Result<Arc<Snapshot>> {
-        match self.try_snapshot()? {
-            Some(snap) => Ok(snap),
-            None => {
-                self.remap(0)?;
-                match self.try_snapshot()? {
-                    Some(snap) => Ok(snap),
-                    None => Err(self.err(heed::Error::Mdb(MdbError::MapResized).into())),
-                }
-            }
-        }
-    }
-
-    /// Begins a read transaction and wraps it in a snapshot; `None` if
-    /// another process grew the map, which must be adopted (`remap(0)`)
-    /// first.
-    pub(crate) fn try_snapshot(self: &Arc<Self>) -> Result<Option<Arc<Snapshot>>> {
-        self.check_pid()?;
-        let txn = {
-            let _g = self.gate.read().unwrap_or_else(|e| e.into_inner());
-            match self.env.clone().static_read_txn() {
-                Ok(txn) => {
-                    self.live.fetch_add(1, Ordering::SeqCst);
-                    txn
-                }
-                Err(heed::Error::Mdb(MdbError::MapResized)) => return Ok(None),
-                Err(heed::Error::Mdb(MdbError::ReadersFull)) => {
-                    let slots = self.env.info().maximum_number_of_readers;
-                    return Err(self.err(
-                        StoreError::new(StoreErrorKind::Busy, readers_full_message(Some(slots)))
-                            .with_source(MdbError::ReadersFull),
-                    ));
-                }
-                Err(e) => return Err(self.err(e.into())),
-            }
-        };
-        Snapshot::new(self.clone(), txn).map(|s| Some(Arc::new(s)))
     }
 
     /// The number of transactions (snapshots, views' snapshots, a writer)

@@ -5,10 +5,10 @@ use std::ops::Bound;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use heed::{RoTxn, WithoutTls};
+use heed::{MdbError, RoTxn, WithoutTls};
 use roving::Document;
 
-use crate::error::{Result, StoreError, StoreErrorKind};
+use crate::error::{readers_full_message, Result, StoreError, StoreErrorKind};
 use crate::shared::{Shared, FORMAT_KEY};
 
 /// The committed state of a store at one moment (an LMDB read transaction).
@@ -32,8 +32,49 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
+    /// Begins a read transaction and wraps it in a snapshot, adopting a map
+    /// grown by another process if needed.
+    pub(crate) fn begin(shared: &Arc<Shared>) -> Result<Arc<Snapshot>> {
+        match Snapshot::try_begin(shared)? {
+            Some(snap) => Ok(snap),
+            None => {
+                shared.remap(0)?;
+                match Snapshot::try_begin(shared)? {
+                    Some(snap) => Ok(snap),
+                    None => Err(shared.err(heed::Error::Mdb(MdbError::MapResized).into())),
+                }
+            }
+        }
+    }
+
+    /// Begins a read transaction and wraps it in a snapshot; `None` if
+    /// another process grew the map, which must be adopted (`remap(0)`)
+    /// first.
+    pub(crate) fn try_begin(shared: &Arc<Shared>) -> Result<Option<Arc<Snapshot>>> {
+        shared.check_pid()?;
+        let txn = {
+            let _g = shared.gate.read().unwrap_or_else(|e| e.into_inner());
+            match shared.env.clone().static_read_txn() {
+                Ok(txn) => {
+                    shared.live.fetch_add(1, Ordering::SeqCst);
+                    txn
+                }
+                Err(heed::Error::Mdb(MdbError::MapResized)) => return Ok(None),
+                Err(heed::Error::Mdb(MdbError::ReadersFull)) => {
+                    let slots = shared.env.info().maximum_number_of_readers;
+                    return Err(shared.err(
+                        StoreError::new(StoreErrorKind::Busy, readers_full_message(Some(slots)))
+                            .with_source(MdbError::ReadersFull),
+                    ));
+                }
+                Err(e) => return Err(shared.err(e.into())),
+            }
+        };
+        Snapshot::new(shared.clone(), txn).map(|s| Some(Arc::new(s)))
+    }
+
     /// Wraps a transaction already counted in `shared.live`.
-    pub(crate) fn new(shared: Arc<Shared>, txn: RoTxn<'static, WithoutTls>) -> Result<Snapshot> {
+    fn new(shared: Arc<Shared>, txn: RoTxn<'static, WithoutTls>) -> Result<Snapshot> {
         let id = txn.id();
         let mut snap = Snapshot {
             shared,

@@ -178,7 +178,7 @@ impl Store {
     pub fn open(path: impl AsRef<Path>, options: &StoreOptions) -> Result<Store> {
         let path = path.as_ref();
         let shared = Shared::open(path, options).map_err(|e| e.with_path(path))?;
-        let snap = shared.snapshot()?;
+        let snap = Snapshot::begin(&shared)?;
         if options.populate {
             snap.populate();
         }
@@ -529,14 +529,14 @@ impl Store {
         // Committed: the changes are no longer pending, even if the sync
         // that follows fails.
         let synced = shared.sync_commit(self.sync);
-        self.snap = Some(shared.snapshot()?);
+        self.snap = Some(Snapshot::begin(&shared)?);
         synced
     }
 
     /// After a failed flush: make sure there is a snapshot to read.
     fn after_failure(&mut self, e: StoreError) -> StoreError {
         if self.snap.is_none() {
-            if let Ok(s) = self.shared.snapshot() {
+            if let Ok(s) = Snapshot::begin(&self.shared) {
                 self.snap = Some(s);
                 self.len.store(LEN_UNKNOWN, Ordering::Relaxed);
             }
@@ -596,7 +596,7 @@ impl Store {
         // end first only if the map must move to the size another process
         // gave it (`None`: every transaction of this process must end), or
         // if it holds the last free slot of the reader table.
-        let snap = match shared.try_snapshot() {
+        let snap = match Snapshot::try_begin(&shared) {
             Ok(Some(snap)) => snap,
             Err(e) if e.kind() != StoreErrorKind::Busy => return Err(e),
             first => {
@@ -612,7 +612,7 @@ impl Store {
                 }
                 self.snap = None;
                 self.len.store(LEN_UNKNOWN, Ordering::Relaxed);
-                shared.snapshot().map_err(|e| self.after_failure(e))?
+                Snapshot::begin(&shared).map_err(|e| self.after_failure(e))?
             }
         };
         self.pending.clear();

@@ -3,7 +3,11 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let op = args.get(1).map(String::as_str).unwrap_or("validate");
     let n: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(100);
-    let json = std::fs::read("../shared/data/1000people.json").unwrap();
+    let json = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../data/1000people.json"
+    ))
+    .unwrap();
     let doc = roving::json::from_json(&json).unwrap();
     let d = roving::Document::open(&doc).unwrap();
     let h = roving::KeyHandle::new("name");

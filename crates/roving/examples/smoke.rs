@@ -2,7 +2,7 @@
 fn main() {
     let path = std::env::args()
         .nth(1)
-        .unwrap_or("../shared/data/1000people.json".into());
+        .unwrap_or(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/1000people.json").into());
     let json = std::fs::read(&path).unwrap();
     let t = std::time::Instant::now();
     let doc = roving::json::from_json(&json).unwrap();

@@ -1,7 +1,7 @@
 //! The public types have the traits a user expects: `Send` and `Sync`
 //! (documents, values and encoders move to and are shared between
 //! threads), `Debug`, and `std::error::Error` for the error. A missing
-//! one fails to compile.
+//! one fails to compile. And they are small: an error is one word.
 
 fn send_sync<T: Send + Sync>() {}
 fn debug<T: std::fmt::Debug>() {}
@@ -75,4 +75,20 @@ fn arrays_and_maps_iterate_by_reference() {
         ints.push(v.as_i64().unwrap());
     }
     assert_eq!(ints, [1, 2]);
+}
+
+/// `Error` is boxed so that a `Result<T, Error>` is the size of `T` and a
+/// word; a `Value` is a few (four) words.
+#[test]
+fn errors_and_values_are_small() {
+    use std::mem::size_of;
+    let word = size_of::<usize>();
+    assert_eq!(size_of::<roving::Error>(), word);
+    assert_eq!(size_of::<roving::Result<()>>(), word);
+    assert!(size_of::<roving::Result<u64>>() <= size_of::<u64>() + word);
+    assert!(
+        size_of::<roving::Value<'_>>() <= 4 * word,
+        "{}",
+        size_of::<roving::Value<'_>>()
+    );
 }

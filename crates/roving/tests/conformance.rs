@@ -1,11 +1,11 @@
-//! JSONTestSuite (../shared/data/jsontestsuite/test_parsing): every `y_` case
+//! JSONTestSuite (`data/jsontestsuite/test_parsing`): every `y_` case
 //! converts to roving and back to JSON that parses to the same value; every
 //! `n_` case is rejected with an error; `i_` cases must not crash.
 
 mod common;
 
 fn suite() -> Vec<(String, Vec<u8>)> {
-    let dir = common::shared_data("jsontestsuite/test_parsing");
+    let dir = common::repo_data("jsontestsuite/test_parsing");
     let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|f| {

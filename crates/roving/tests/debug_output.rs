@@ -8,7 +8,7 @@ use roving::{Document, Encoder};
 
 #[test]
 fn debug_output_stays_short_for_a_large_document() {
-    let json = std::fs::read(common::shared_data("1000people.json")).unwrap();
+    let json = std::fs::read(common::repo_data("1000people.json")).unwrap();
     let bytes = roving::json::from_json(&json).unwrap();
     let doc = Document::open(&bytes).unwrap();
     let root = doc.root();

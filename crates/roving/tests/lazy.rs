@@ -10,7 +10,7 @@ use proptest::prelude::*;
 use roving::{Document, ErrorKind, KeyHandle, Value};
 
 fn people(n: usize) -> Vec<u8> {
-    let path = common::shared_data("1000people.json");
+    let path = common::repo_data("1000people.json");
     let all: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
     let some = serde_json::Value::Array(all.as_array().unwrap()[..n].to_vec());
     roving::json::from_json(serde_json::to_string(&some).unwrap().as_bytes()).unwrap()

@@ -18,7 +18,7 @@ fn json_docs() -> Vec<Vec<u8>> {
     .iter()
     .map(|j| roving::json::from_json(j.as_bytes()).unwrap())
     .collect();
-    let people = std::fs::read(common::shared_data("1000people.json")).unwrap();
+    let people = std::fs::read(common::repo_data("1000people.json")).unwrap();
     docs.push(roving::json::from_json(&people).unwrap());
     docs
 }

@@ -1,6 +1,6 @@
 """``roving bench``: the seed experiments, reproduced side by side.
 
-Five experiments, one per seed (see ``../shared/seeds``):
+Five experiments, one per seed (the write-ups the project started from):
 
 ========================  ====  ==========================================
 name                      seed  what
@@ -91,7 +91,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--data-dir",
         metavar="DIR",
         default=None,
-        help="directory holding 1000people.json (default: ../shared/data beside the repository)",
+        help="directory holding 1000people.json (default: the repository's data/)",
     )
     p.add_argument(
         "--repeats",
@@ -110,7 +110,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--readme",
         action="store_true",
-        help="afterwards, write the tables into README.md between the bench markers",
+        help="afterwards, write the tables into docs/BENCHMARKS.md between the bench markers",
     )
 
 

@@ -38,25 +38,17 @@ JSON_FAMILY = {"json", "orjson", "msgspec.json"}
 
 
 def find_data(cfg: Config, name: str = "1000people.json") -> str | None:
-    """Looks for a shared data file: --data-dir, $ROVING_BENCH_DATA,
-    $ROVING_SHARED_DATA, then the first ``shared/data`` found walking up from
-    the current directory or this package (CI clones beside ``shared/``)."""
-    cands = []
-    if cfg.data_dir:
-        cands.append(cfg.data_dir)
-    for var in ("ROVING_BENCH_DATA", "ROVING_SHARED_DATA"):
-        if os.environ.get(var):
-            cands.append(os.environ[var])
-    here = os.path.dirname(os.path.abspath(__file__))
-    for start in (os.getcwd(), here):
-        d = os.path.abspath(start)
-        while True:
-            cands.append(os.path.join(d, "shared", "data"))
-            parent = os.path.dirname(d)
-            if parent == d:
-                break
-            d = parent
+    """Looks for a data file: in --data-dir, $ROVING_BENCH_DATA, $ROVING_DATA,
+    then the ``data/`` directory of the roving repository this runs from."""
+    from . import repo_root
+
+    cands = [cfg.data_dir, os.environ.get("ROVING_BENCH_DATA"), os.environ.get("ROVING_DATA")]
+    root = repo_root()
+    if root is not None:
+        cands.append(os.path.join(root, "data"))
     for d in cands:
+        if not d:
+            continue
         p = os.path.join(d, name)
         if os.path.isfile(p):
             return os.path.normpath(p)
@@ -95,8 +87,8 @@ def run(cfg: Config) -> Experiment:
     path = find_data(cfg)
     if path is None:
         exp.notes.append(
-            "1000people.json was not found (looked in --data-dir, $ROVING_BENCH_DATA, $ROVING_SHARED_DATA "
-            "and shared/data in the parent directories): experiment not run."
+            "1000people.json was not found (looked in --data-dir, $ROVING_BENCH_DATA, $ROVING_DATA "
+            "and the repository's data/): experiment not run."
         )
         exp.skip("all", "data file 1000people.json not found")
         return exp

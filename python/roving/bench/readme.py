@@ -1,10 +1,11 @@
-"""The latest benchmark tables, for README.md and bench/results/SUMMARY.md.
+"""The latest benchmark tables, for docs/BENCHMARKS.md and bench/results/SUMMARY.md.
 
-``python scripts/readme_tables.py`` (or ``python -m roving.bench.readme``)
-reads ``bench/results/*.json`` and writes the tables into ``README.md``
-between the markers ``<!-- bench:start -->`` and ``<!-- bench:end -->``;
-nothing else in README.md is touched. Without the markers it writes
-``bench/results/SUMMARY.md`` only and says so.
+``python scripts/readme_tables.py`` (or ``python -m roving.bench.readme``,
+or ``roving bench --readme`` after a run) reads ``bench/results/*.json``
+and writes the tables into ``docs/BENCHMARKS.md`` between the markers
+``<!-- bench:start -->`` and ``<!-- bench:end -->``; nothing else in that
+file is touched (``scripts/bench_report.py`` writes its Rust section).
+Without the markers it writes ``bench/results/SUMMARY.md`` only and says so.
 """
 
 from __future__ import annotations
@@ -44,8 +45,11 @@ def render(
     notes: bool,
     results_link: str = "bench/results",
     charts: bool = True,
+    rust_tables: bool = True,
 ) -> str:
-    """Markdown for every experiment in ``results`` (as ``load_results`` gives)."""
+    """Markdown for every experiment in ``results`` (as ``load_results`` gives).
+    Without ``rust_tables`` the Rust experiment is one line pointing to the
+    Rust section that docs/BENCHMARKS.md has below the tables."""
     if not results:
         return "_No benchmark results yet: run `roving bench`._\n"
     from .harness import machine_line
@@ -90,6 +94,9 @@ def render(
         title = r.get("title", name)
         parts.append(f"### {title}\n")
         if name == "rust":
+            if not rust_tables:
+                parts.append("In [the Rust section](#rust) below.\n")
+                continue
             tabs = r.get("tables", [])[:2]
             for t in tabs:
                 parts.append(_table_md(t, notes=False))
@@ -121,28 +128,35 @@ def write_summary(out_dir: str) -> str:
     return path
 
 
-def replace_block(readme: str, block: str) -> str | None:
-    """README text with the bench block replaced, or None without markers."""
-    i = readme.find(START)
-    j = readme.find(END, i + len(START)) if i >= 0 else -1
+def replace_block(text: str, block: str) -> str | None:
+    """``text`` with the bench block replaced, or None without markers."""
+    i = text.find(START)
+    j = text.find(END, i + len(START)) if i >= 0 else -1
     if i < 0 or j < 0:
         return None
-    return readme[: i + len(START)] + "\n" + block.rstrip("\n") + "\n" + readme[j:]
+    return text[: i + len(START)] + "\n" + block.rstrip("\n") + "\n" + text[j:]
 
 
 def update_readme(out_dir: str, readme_path: str | None = None) -> str:
-    """Writes the tables into README.md between the markers; returns what
-    was written (README.md, or SUMMARY.md when the markers are absent)."""
+    """Writes the tables between the markers of ``readme_path`` (default
+    docs/BENCHMARKS.md, the target of ``roving bench --readme``); returns
+    what was written (that file, or SUMMARY.md when the markers are absent)."""
     from . import load_results, repo_root
 
     summary = write_summary(out_dir)
     if readme_path is None:
         root = repo_root() or os.getcwd()
-        readme_path = os.path.join(root, "README.md")
+        readme_path = os.path.join(root, "docs", "BENCHMARKS.md")
     results = load_results(out_dir)
     rel = os.path.relpath(out_dir, os.path.dirname(os.path.abspath(readme_path)))
-    # The PNG charts are not committed (.gitignore): no links to them from README.
-    block = render(results, notes=False, results_link=rel.replace(os.sep, "/"), charts=False)
+    # The PNG charts are not committed (.gitignore): no links to them.
+    block = render(
+        results,
+        notes=False,
+        results_link=rel.replace(os.sep, "/"),
+        charts=False,
+        rust_tables=False,
+    )
     try:
         with open(readme_path, encoding="utf-8") as f:
             text = f.read()
@@ -163,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
 
     p = argparse.ArgumentParser(
         prog="readme_tables",
-        description="Write the latest roving bench tables into README.md between "
+        description="Write the latest roving bench tables into docs/BENCHMARKS.md between "
         f"{START} and {END} (and bench/results/SUMMARY.md).",
     )
     p.add_argument(
@@ -176,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         "--readme",
         metavar="FILE",
         default=None,
-        help="README to update (default: README.md of the repository)",
+        help="file to update (default: docs/BENCHMARKS.md of the repository)",
     )
     args = p.parse_args(argv)
     out = args.results or default_out_dir()

@@ -89,9 +89,18 @@ def run_rust(
     return ok, md
 
 
+RUST_START = "<!-- bench-rust:start -->"
+RUST_END = "<!-- bench-rust:end -->"
+
+
 def fold(text: str) -> str:
-    """BENCHMARKS.md with its headings pushed one level down (it becomes a
-    section of the results) and its title dropped."""
+    """The Rust section of BENCHMARKS.md (between the bench-rust markers,
+    its headings already at the results' level); a file without the markers
+    whole, with its headings pushed one level down and its title dropped."""
+    i = text.find(RUST_START)
+    j = text.find(RUST_END, i) if i >= 0 else -1
+    if i >= 0 and j >= 0:
+        return text[i + len(RUST_START) : j].strip() + "\n"
     lines = text.splitlines()
     out = []
     for line in lines:

@@ -1,24 +1,16 @@
 #![allow(dead_code)]
 pub mod neutral;
 
-/// A file of the shared test data (`shared/data/` beside the repository):
-/// `$ROVING_SHARED_DATA` if set, else the first `shared/data` found walking
-/// up from this crate.
-pub fn shared_data(name: &str) -> std::path::PathBuf {
-    if let Some(dir) = std::env::var_os("ROVING_SHARED_DATA") {
-        return std::path::PathBuf::from(dir).join(name);
+/// A file of the repository's test data (`data/` at the root, see
+/// `data/README.md`), or of `$ROVING_DATA` if set (a directory laid out the
+/// same way).
+pub fn repo_data(name: &str) -> std::path::PathBuf {
+    match std::env::var_os("ROVING_DATA") {
+        Some(dir) => std::path::PathBuf::from(dir).join(name),
+        None => std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../data")
+            .join(name),
     }
-    let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    for dir in here.ancestors() {
-        let candidate = dir.join("shared/data");
-        if candidate.is_dir() {
-            return candidate.join(name);
-        }
-    }
-    panic!(
-        "shared/data not found above {} (set ROVING_SHARED_DATA)",
-        here.display()
-    );
 }
 
 /// xorshift64: reproducible pseudo-random numbers without another crate.

@@ -1,0 +1,145 @@
+"""Reading input files and stdin, writing output files and stdout."""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+import sys
+import tempfile
+
+from .errors import CliError, api
+
+
+def display_name(path: str) -> str:
+    """How a path is named in messages: ``-`` is ``<stdin>``."""
+    return "<stdin>" if path == "-" else path
+
+
+def read_input(path: str) -> bytes:
+    if path == "-":
+        return sys.stdin.buffer.read()
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        raise CliError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise CliError(f"{path}: is a directory") from None
+    except PermissionError:
+        raise CliError(f"{path}: permission denied") from None
+    except OSError as e:
+        raise CliError(f"{path}: {e.strerror or e}") from None
+
+
+def read_head(path: str, n: int = 64) -> bytes:
+    """The first ``n`` bytes of a file (none if it cannot be read)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(n)
+    except OSError:
+        return b""
+
+
+def check_file(path: str) -> None:
+    if path == "-":
+        return
+    if not os.path.exists(path):
+        raise CliError(f"{path}: no such file")
+    if os.path.isdir(path):
+        raise CliError(f"{path}: is a directory")
+    if not os.access(path, os.R_OK):
+        raise CliError(f"{path}: permission denied")
+
+
+def write_stdout(data: bytes) -> None:
+    """Writes all of ``data`` to stdout. Under ``python -u`` (or
+    ``PYTHONUNBUFFERED``) ``sys.stdout.buffer`` is the raw file, whose
+    ``write`` may write part of what it is given (a pipe whose reader went
+    away, a signal): the rest is written too, and a reader gone is then the
+    ``BrokenPipeError`` it should be."""
+    sys.stdout.flush()  # text written before, in order
+    out = sys.stdout.buffer
+    try:
+        # roving.dump's loop over short writes (one helper for both).
+        api()._write_all(out.write, data, isinstance(out, io.RawIOBase))
+    except BlockingIOError as e:  # a non-blocking stdout that is full
+        left = len(data) - e.characters_written
+        raise CliError(f"stdout: cannot write ({left:,} bytes left unwritten)") from None
+    except BrokenPipeError:
+        raise
+    except OSError as e:  # a write() of 0 bytes, a full disk...
+        raise CliError(f"stdout: cannot write: {e.strerror or e}") from None
+    out.flush()
+
+
+def write_output(path: str, data: bytes) -> None:
+    if path == "-":
+        write_stdout(data)
+        return
+    if path.endswith(tuple(sep for sep in (os.sep, os.altsep) if sep)):
+        # "out/" names a directory (a shell's `> out/` fails too): never a
+        # file "out" made or replaced.
+        raise CliError(f"{path}: is a directory name (it ends in {path[-1]})")
+    try:
+        st: os.stat_result | None = os.stat(path)  # through symlinks
+    except FileNotFoundError:
+        st = None
+    except OSError as e:
+        raise CliError(f"{path}: cannot write: {e.strerror or e}") from None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise CliError(f"{path}: is a directory")
+    if st is not None and not os.access(path, os.W_OK):
+        # A file the user may not write is not replaced (cp, sort -o and a
+        # shell's > refuse it too), although the directory would allow it.
+        raise CliError(f"{path}: cannot write: permission denied (the file is read-only)")
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        # A device, FIFO or socket (/dev/null, /dev/stdout, a named pipe):
+        # written into, as a shell's `>` does; the atomic replace below
+        # would put a plain file in its place.
+        try:
+            with open(path, "wb") as f:
+                f.write(data)
+        except OSError as e:
+            if isinstance(e, BrokenPipeError):
+                raise
+            raise CliError(f"{path}: cannot write: {e.strerror or e}") from None
+        return
+    # A regular file (or a new one) is replaced atomically; through a
+    # symlink, the file it points to is, and the link stays.
+    target = os.path.realpath(path)
+    d = os.path.dirname(target)
+    if not os.path.isdir(d):
+        raise CliError(f"{path}: directory {d} does not exist")
+    mode = _output_mode(target)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".roving-", dir=d)
+    except OSError as e:
+        raise CliError(f"{path}: cannot write: {e.strerror or e}") from None
+    try:
+        # mkstemp makes the file 0600: give it the mode open() would.
+        os.fchmod(fd, mode)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, target)
+    except OSError as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise CliError(f"{path}: cannot write: {e.strerror or e}") from None
+
+
+def _output_mode(path: str) -> int:
+    """The permissions of an output file: an existing file's own (it is
+    replaced, e.g. converted in place), else 0666 less the umask, as open()
+    gives a new file."""
+    try:
+        st = os.stat(path)
+        if stat.S_ISREG(st.st_mode):
+            return stat.S_IMODE(st.st_mode)
+    except OSError:
+        pass
+    mask = os.umask(0o022)  # the only way to read it; set back at once
+    os.umask(mask)
+    return 0o666 & ~mask

@@ -13,7 +13,9 @@ A ``.jsonl`` file is JSON Lines: read as an array of its lines' documents
 (blank lines skipped), and written from an array, one item per line.
 An output file is replaced atomically (a new file, with the old one's
 permissions, renamed over it); an existing one the user may not write is an
-error, as for ``cp`` and ``sort -o``.
+error, as for ``cp`` and ``sort -o``; a file that a ``roving.open()``
+document of this process maps is never truncated (as ``roving.dump``
+guarantees: the CLI writes through the package's writer).
 
 Errors are one line on stderr and a non-zero exit status: 1 for bad data
 or a failed operation, 2 for a bad command line (an option that does not

@@ -1,12 +1,18 @@
-"""Reading input files and stdin, writing output files and stdout."""
+"""Reading input files and stdin, writing output files and stdout.
+
+An output file is written by the package's writer (``roving.dump``'s):
+replaced atomically where it can be (a new file, with the old one's
+permissions, renamed over it), and never truncated while a ``roving.open()``
+Doc of this process maps it (whose next read would die of SIGBUS).
+"""
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import stat
 import sys
-import tempfile
 
 from .errors import CliError, api
 
@@ -74,6 +80,8 @@ def write_stdout(data: bytes) -> None:
 
 
 def write_output(path: str, data: bytes) -> None:
+    """Writes ``data`` to the file ``path`` (``-``: stdout) through the
+    package's writer, after the checks that make its errors the CLI's."""
     if path == "-":
         write_stdout(data)
         return
@@ -93,53 +101,23 @@ def write_output(path: str, data: bytes) -> None:
         # A file the user may not write is not replaced (cp, sort -o and a
         # shell's > refuse it too), although the directory would allow it.
         raise CliError(f"{path}: cannot write: permission denied (the file is read-only)")
-    if st is not None and not stat.S_ISREG(st.st_mode):
-        # A device, FIFO or socket (/dev/null, /dev/stdout, a named pipe):
-        # written into, as a shell's `>` does; the atomic replace below
-        # would put a plain file in its place.
-        try:
-            with open(path, "wb") as f:
-                f.write(data)
-        except OSError as e:
-            if isinstance(e, BrokenPipeError):
-                raise
-            raise CliError(f"{path}: cannot write: {e.strerror or e}") from None
-        return
-    # A regular file (or a new one) is replaced atomically; through a
-    # symlink, the file it points to is, and the link stays.
-    target = os.path.realpath(path)
-    d = os.path.dirname(target)
-    if not os.path.isdir(d):
-        raise CliError(f"{path}: directory {d} does not exist")
-    mode = _output_mode(target)
+    if st is None or stat.S_ISREG(st.st_mode):
+        d = os.path.dirname(os.path.realpath(path))
+        if not os.path.isdir(d):
+            raise CliError(f"{path}: directory {d} does not exist")
+    # A regular file (or a new one) is replaced atomically, through a
+    # symlink the file it points to (the link stays); a device, FIFO or
+    # socket (/dev/null, /dev/stdout, a named pipe) is written into, as a
+    # shell's `>` does.
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".roving-", dir=d)
+        api()._write_path(path, data)
+    except BrokenPipeError:
+        raise
     except OSError as e:
+        if e.errno == errno.EBUSY:
+            raise CliError(
+                f"{path}: cannot write: a roving.open() document of this process maps the "
+                "file, and it cannot be replaced here but only truncated, which would crash "
+                "that document's next read (SIGBUS); write to another path"
+            ) from None
         raise CliError(f"{path}: cannot write: {e.strerror or e}") from None
-    try:
-        # mkstemp makes the file 0600: give it the mode open() would.
-        os.fchmod(fd, mode)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, target)
-    except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise CliError(f"{path}: cannot write: {e.strerror or e}") from None
-
-
-def _output_mode(path: str) -> int:
-    """The permissions of an output file: an existing file's own (it is
-    replaced, e.g. converted in place), else 0666 less the umask, as open()
-    gives a new file."""
-    try:
-        st = os.stat(path)
-        if stat.S_ISREG(st.st_mode):
-            return stat.S_IMODE(st.st_mode)
-    except OSError:
-        pass
-    mask = os.umask(0o022)  # the only way to read it; set back at once
-    os.umask(mask)
-    return 0o666 & ~mask

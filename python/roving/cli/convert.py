@@ -8,6 +8,7 @@ from typing import Any
 
 from .._argtypes import spaces
 from .documents import (
+    add_from_option,
     article,
     ext_kind,
     from_json,
@@ -39,12 +40,7 @@ def register(sub: Any) -> None:
         choices=["json", "roving"],
         help="output format (default: from OUT's extension, else the other format)",
     )
-    c.add_argument(
-        "--from",
-        dest="from_",
-        choices=["json", "roving"],
-        help="input format (default: from IN's extension or content)",
-    )
+    add_from_option(c, "from IN's extension or content")
     c.add_argument(
         "--indent",
         type=spaces,

@@ -3,6 +3,7 @@ memory, roving validated, and values written as JSON text."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 from typing import Any
@@ -13,6 +14,16 @@ from .progress import Progress
 
 JSON_EXTS = {".json", ".geojson", ".jsonl"}
 ROVING_EXTS = {".rov", ".roving", ".rv"}
+
+
+def add_from_option(p: argparse.ArgumentParser, default: str = "by extension or content") -> None:
+    """Adds ``--from json|roving``, the input format (else found as ``default`` says)."""
+    p.add_argument(
+        "--from",
+        dest="from_",
+        choices=["json", "roving"],
+        help=f"input format (default: {default})",
+    )
 
 
 def ext_kind(path: str) -> str | None:

@@ -16,7 +16,7 @@ import uuid
 from typing import IO, Any
 
 from .._argtypes import count, spaces
-from .documents import load_document, to_json
+from .documents import add_from_option, load_document, to_json
 from .errors import CliError, api
 from .files import check_file, write_stdout
 
@@ -25,7 +25,7 @@ from .files import check_file, write_stdout
 Slot = tuple[str, int]
 #: A record as the walker gives it: (offset, end, kind, encoding, width,
 #: count, shape, slots, value).
-Record = tuple[int, int, str, str, int, int, "int | None", tuple[Slot, ...], Any]
+Record = tuple[int, int, str, str, int, int, int | None, tuple[Slot, ...], Any]
 
 #: Special constants, as dump prints them.
 _SPECIALS = {0: "null", 1: "bool false", 2: "bool true", 3: 'str ""', 4: "array[0]", 5: "map{0}"}
@@ -59,12 +59,7 @@ def register(sub: Any) -> None:
         action="store_true",
         help="show each record's byte offset and encoding",
     )
-    d.add_argument(
-        "--from",
-        dest="from_",
-        choices=["json", "roving"],
-        help="input format (default: by extension or content)",
-    )
+    add_from_option(d)
     d.set_defaults(func=run)
 
 

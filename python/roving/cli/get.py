@@ -9,6 +9,7 @@ from typing import Any
 
 from .._argtypes import spaces
 from .documents import (
+    add_from_option,
     article,
     damaged,
     ext_kind,
@@ -35,12 +36,7 @@ def register(sub: Any) -> None:
     g.add_argument("file", metavar="FILE")
     g.add_argument("path", metavar="PATH", help="e.g. '[123].name'")
     g.add_argument("--indent", type=spaces, metavar="N", help="indent the JSON by N spaces")
-    g.add_argument(
-        "--from",
-        dest="from_",
-        choices=["json", "roving"],
-        help="input format (default: by extension or content)",
-    )
+    add_from_option(g)
     g.set_defaults(func=run)
 
 

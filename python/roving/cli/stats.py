@@ -10,7 +10,7 @@ import json
 import os
 from typing import Any
 
-from .documents import load_document
+from .documents import add_from_option, load_document
 from .files import check_file, display_name
 from .progress import Progress
 
@@ -57,12 +57,7 @@ def register(sub: Any) -> None:
     )
     s.add_argument("file", metavar="FILE")
     s.add_argument("--json", action="store_true", help="print the numbers as JSON")
-    s.add_argument(
-        "--from",
-        dest="from_",
-        choices=["json", "roving"],
-        help="input format (default: by extension or content)",
-    )
+    add_from_option(s)
     s.set_defaults(func=run)
 
 

@@ -21,7 +21,7 @@ import roving
 root = pathlib.Path(sys.argv[1]).resolve()
 pkg = pathlib.Path(roving.__file__).resolve().parent
 assert root not in pkg.parents, f"imported from the source tree: {pkg}"
-for name in ("py.typed", "_roving.pyi", "cli.py", "_store.py"):
+for name in ("py.typed", "_roving.pyi", "cli/__init__.py", "_store.py"):
     assert (pkg / name).is_file(), f"{name} is missing from the installed package"
 value = {"name": "Ada", "n": [1, 2**70, -1.5], "raw": b"\x00\x01"}
 data = roving.dumps(value)

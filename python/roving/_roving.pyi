@@ -3,7 +3,7 @@
 from collections.abc import Callable, Iterator
 from os import PathLike
 from pathlib import Path
-from typing import Any, Final, Self, TypeVar, final, overload
+from typing import Any, Final, Self, TypeAlias, TypeVar, final, overload
 
 from typing_extensions import Buffer, disjoint_base
 
@@ -32,6 +32,8 @@ __all__ = [
     "_dict_direct",
     "_is_mapped",
     "_parse_path",
+    "_records",
+    "_root",
     "dumps",
     "from_json",
     "loads",
@@ -75,6 +77,13 @@ def open(source: str | Any, /, *, trusted: bool = False, validate: bool = False)
 def _dict_direct() -> bool: ...
 def _parse_path(path: str, /) -> list[int | str]: ...
 def _is_mapped(dev: int, ino: int, /) -> bool: ...
+
+# The core's record walker (roving::walk), for `roving stats` and `roving dump`.
+_Slot: TypeAlias = tuple[str, int]
+_Record: TypeAlias = tuple[int, int, str, str, int, int, int | None, tuple[_Slot, ...], Any]
+
+def _records(data: Buffer, /, *, values: bool = False) -> list[_Record]: ...
+def _root(data: Buffer, /) -> tuple[_Slot, _Record | None]: ...
 
 @final
 class Doc:

@@ -1008,3 +1008,37 @@ def test_a_stdout_that_takes_no_more_is_an_error_not_a_cut_output(
     err = capsys.readouterr().err
     want = "wrote 0 of" if zero else "bytes left unwritten)"
     assert err.startswith("roving get: error: stdout: cannot write") and want in err, err
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc")
+@pytest.mark.parametrize("how", ["proc", "long name"])
+def test_convert_refuses_to_truncate_a_file_this_process_maps(tmp_path: Path, how: str) -> None:
+    # The CLI writes through the package's writer, and so has its guard:
+    # where the output can only be written in place (a path under /proc/,
+    # a name too long for a temporary file beside it), a file that a
+    # roving.open() Doc of this process maps is refused (EBUSY), not
+    # truncated, which would kill the process (SIGBUS) at the Doc's next
+    # read. In a child process: a SIGBUS would take pytest with it.
+    out = tmp_path / ("m" * 250 if how == "long name" else "mapped.rov")
+    src = tmp_path / "in.json"
+    src.write_text("[1, 2, 3]")
+    code = f"""
+import os, roving
+from roving.cli import main
+p = {str(out)!r}
+roving.dump(list(range(20_000)), p)
+doc = roving.open(p)
+target = p if {how!r} == "long name" else f"/proc/self/fd/{{os.open(p, os.O_RDONLY)}}"
+status = main(["convert", {str(src)!r}, target, "--to", "roving"])
+assert doc.root[19_999] == 19_999 and roving.load(p)[19_999] == 19_999
+print(status)
+"""
+    env = dict(os.environ, ROVING_NO_PROGRESS="1")
+    r = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False
+    )
+    assert r.returncode == 0 and r.stdout.strip() == "1", (r.returncode, r.stdout, r.stderr)
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert lines[0].startswith("roving convert: error: ") and "maps the file" in lines[0], lines[0]
+    assert "SIGBUS" in lines[0] and "Traceback" not in r.stderr

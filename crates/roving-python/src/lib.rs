@@ -24,6 +24,7 @@ mod store;
 mod times;
 mod typed;
 mod view;
+mod walk;
 
 pub use buf::Buf;
 pub(crate) use encode::EncodeOptions;
@@ -468,6 +469,7 @@ fn _roving(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dictiter::_dict_direct, m)?)?;
     m.add_function(wrap_pyfunction!(_parse_path, m)?)?;
     m.add_function(wrap_pyfunction!(_is_mapped, m)?)?;
+    walk::register(m)?;
     m.add_function(wrap_pyfunction!(dumps, m)?)?;
     m.add_function(wrap_pyfunction!(loads, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;

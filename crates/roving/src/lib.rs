@@ -27,6 +27,7 @@ pub mod read;
 pub mod serde;
 pub mod timestamp;
 pub mod validate;
+pub mod walk;
 
 #[cfg(test)]
 mod test_rng;

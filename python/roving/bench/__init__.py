@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..cli import int_at_least
+from .._argtypes import int_at_least
 from . import exp_archiver, exp_contacts, exp_fleece, exp_repository, exp_simpleobject
 from .harness import Config, Experiment, machine_info, quick_config
 from .report import write_experiment

@@ -1,0 +1,255 @@
+"""``roving stats FILE``: where the bytes of a document go, by record kind
+and encoding, and what sharing (deduplication) saved. The records come
+from the core's walker (``roving::walk``): this module knows no byte
+positions."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from typing import Any
+
+from .documents import add_from_option, load_document
+from .files import check_file, display_name
+from .progress import Progress
+
+HEADER_LEN = 3  # the bytes before the first record: "RV" and the version
+
+#: Record kind -> stats section.
+SECTIONS = {
+    "str": "strings",
+    "int": "numbers",
+    "uint": "numbers",
+    "bigint": "numbers",
+    "float": "numbers",
+    "timestamp": "other scalars",
+    "bytes": "other scalars",
+    "ext": "other scalars",
+    "vector": "vectors",
+    "array": "containers",
+    "map": "containers",
+    "shape": "shapes",
+    "root": "root",
+}
+
+#: Special constant (slot) -> kind of value, for the value counts.
+_SPECIAL_KIND = {0: "null", 1: "bool", 2: "bool", 3: "str", 4: "array", 5: "map"}
+#: Record kind -> kind of value, for the value counts.
+_VALUE_KIND = {
+    "str": "str",
+    "int": "int",
+    "uint": "int",
+    "bigint": "int",
+    "float": "float",
+    "array": "array",
+    "map": "map",
+}
+
+
+def register(sub: Any) -> None:
+    """Adds the ``stats`` command to the subparsers ``sub``."""
+    s = sub.add_parser(
+        "stats",
+        help="show where the bytes of a document go",
+        description="Break the size of a document down: strings (and map keys), numbers, containers, "
+        "shapes (shared key lists), and what sharing repeated values saved. A .json FILE is converted first.",
+    )
+    s.add_argument("file", metavar="FILE")
+    s.add_argument("--json", action="store_true", help="print the numbers as JSON")
+    add_from_option(s)
+    s.set_defaults(func=run)
+
+
+def compute_stats(buf: bytes) -> dict[str, Any]:
+    """Where the bytes of a document go, by record kind, and what sharing
+    (deduplication) saved. Validates ``buf`` (a DecodeError if invalid)."""
+    from roving._roving import _records
+
+    recs = _records(buf)
+    sections: dict[str, dict[str, int]] = {}
+    encodings: dict[str, dict[str, int]] = {}
+    #: offset -> record index; child references per record (shape first for maps)
+    index = {r[0]: i for i, r in enumerate(recs)}
+    kinds = [r[2] for r in recs]
+    children: list[list[int]] = []
+    key_strings: set[int] = set()
+    n_slots = n_refs = n_ints = n_consts = slot_bytes = 0
+    values = dict.fromkeys(("null", "bool", "int", "float", "str", "array", "map", "other"), 0)
+
+    #: encoding -> [kind, records, bytes], in the order first met
+    by_enc: dict[str, list[Any]] = {}
+    for pos, end, kind, enc, width, count, shape, slots, _ in recs:
+        e = by_enc.get(enc)
+        if e is None:
+            e = by_enc[enc] = [kind, 0, 0]
+        e[1] += 1
+        e[2] += end - pos
+        kids: list[int] = []
+        if shape is not None:
+            kids.append(shape)
+        if slots:
+            slot_bytes += count * width
+            n_slots += count
+            is_shape = kind == "shape"
+            for skind, v in slots:
+                if skind == "ref":
+                    n_refs += 1
+                    kids.append(v)
+                    if is_shape:
+                        key_strings.add(v)
+                    else:
+                        values[_VALUE_KIND.get(kinds[index[v]], "other")] += 1
+                elif skind == "int":
+                    n_ints += 1
+                    if not is_shape:
+                        values["int"] += 1
+                else:
+                    n_consts += 1
+                    if not is_shape:
+                        values[_SPECIAL_KIND.get(v, "other")] += 1
+        children.append(kids)
+
+    # Each encoding is of one kind, so sections come in the order first met too.
+    for enc, (kind, n, nbytes) in by_enc.items():
+        encodings[enc] = {"records": n, "bytes": nbytes}
+        sec = sections.setdefault(SECTIONS[kind], {"records": 0, "bytes": 0})
+        sec["records"] += n
+        sec["bytes"] += nbytes
+
+    # Dedup: how many times each record would be written if every shared
+    # reference were a copy: the number of paths from the root to it.
+    paths = [0] * len(recs)
+    if recs:
+        paths[-1] = 1
+    for i in range(len(recs) - 1, -1, -1):
+        m = paths[i]
+        if m:
+            for c in children[i]:
+                paths[index[c]] += m
+    saved_by: dict[str, int] = {}
+    shared_records = 0
+    unreached = 0
+    for i, r in enumerate(recs):
+        m = paths[i]
+        if m > 1:
+            shared_records += 1
+            kind = "key strings" if (r[2] == "str" and r[0] in key_strings) else SECTIONS[r[2]]
+            saved_by[kind] = saved_by.get(kind, 0) + (m - 1) * (r[1] - r[0])
+        elif m == 0:
+            unreached += 1
+
+    key_bytes = sum(recs[index[p]][1] - p for p in key_strings)
+    total = len(buf)
+    saved = sum(saved_by.values())
+    return {
+        "bytes": total,
+        "header": HEADER_LEN,
+        "records": len(recs),
+        "sections": sections,
+        "encodings": encodings,
+        "key_strings": {"records": len(key_strings), "bytes": key_bytes},
+        "slots": {
+            "total": n_slots,
+            "inline ints": n_ints,
+            "constants": n_consts,
+            "references": n_refs,
+            "slot bytes": slot_bytes,
+        },
+        "values": values,
+        "dedup": {
+            "shared_records": shared_records,
+            "saved_bytes": saved,
+            "saved_by": saved_by,
+            "expanded_bytes": total + saved,
+            "unreachable_records": unreached,
+        },
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    check_file(args.file)
+    data, kind = load_document(args.file, args.from_)
+    with Progress(f"scanning {display_name(args.file)}"):
+        st = compute_stats(data)
+    st["file"] = display_name(args.file)
+    st["input"] = kind
+    if kind == "json":
+        st["json_bytes"] = os.path.getsize(args.file) if args.file != "-" else None
+    if args.json:
+        print(json.dumps(st, indent=2))
+        return 0
+    _print_stats(st)
+    return 0
+
+
+def _pct(n: float, total: float) -> str:
+    return f"{100.0 * n / total:5.1f}%" if total else "    -"
+
+
+def _print_stats(st: dict[str, Any]) -> None:
+    total = st["bytes"]
+    out = []
+    src = (
+        f" (converted from JSON, {st['json_bytes']:,} bytes)"
+        if st.get("input") == "json" and st.get("json_bytes")
+        else ""
+    )
+    out.append(f"{st['file']}: {total:,} bytes as roving{src}, {st['records']:,} records")
+    if st.get("input") == "json" and st.get("json_bytes"):
+        out.append(f"  roving / JSON size: {total / st['json_bytes']:.3f}")
+    out.append("")
+    out.append(f"  {'section':<16}{'bytes':>12}{'share':>8}{'records':>10}")
+    order = [
+        "strings",
+        "numbers",
+        "containers",
+        "shapes",
+        "vectors",
+        "other scalars",
+        "root",
+    ]
+    out.append(f"  {'header':<16}{st['header']:>12,}{_pct(st['header'], total):>8}{'':>10}")
+    for k in order:
+        s = st["sections"].get(k)
+        if not s:
+            continue
+        out.append(f"  {k:<16}{s['bytes']:>12,}{_pct(s['bytes'], total):>8}{s['records']:>10,}")
+    ks = st["key_strings"]
+    if ks["records"]:
+        out.append(
+            f"    of the strings, map keys: {ks['bytes']:,} bytes in {ks['records']:,} records (stored once, shared by the shapes)"
+        )
+    sl = st["slots"]
+    out.append(
+        f"    of the containers, shapes and root, slots: {sl['slot bytes']:,} bytes in {sl['total']:,} slots "
+        f"({sl['references']:,} references, {sl['inline ints']:,} inline ints, {sl['constants']:,} inline constants)"
+    )
+    out.append("")
+    v = st["values"]
+    out.append("  values: " + ", ".join(f"{n:,} {k}" for k, n in v.items() if n))
+    out.append(
+        "  encodings: "
+        + ", ".join(
+            f"{k} {e['records']:,} ({e['bytes']:,} B)"
+            for k, e in sorted(st["encodings"].items(), key=lambda kv: -kv[1]["bytes"])
+        )
+    )
+    out.append("")
+    d = st["dedup"]
+    if d["saved_bytes"]:
+        out.append(
+            f"  dedup: {d['shared_records']:,} {'record is' if d['shared_records'] == 1 else 'records are'}"
+            " shared; written once each instead of at every use,"
+        )
+        out.append(
+            f"         they save ~{d['saved_bytes']:,} bytes (the document would be ~{d['expanded_bytes']:,} bytes, "
+            f"{d['expanded_bytes'] / total:.2f}x, without sharing)"
+        )
+        for k, n in sorted(d["saved_by"].items(), key=lambda kv: -kv[1]):
+            out.append(f"         {k:<16}{n:>14,} bytes saved")
+    else:
+        out.append("  dedup: nothing is shared")
+    if d["unreachable_records"]:
+        out.append(f"  note: {d['unreachable_records']:,} records are not reachable from the root")
+    print("\n".join(out))

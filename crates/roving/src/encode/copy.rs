@@ -8,9 +8,24 @@ use super::{Encoder, Mark};
 use crate::error::Result;
 use crate::read::{ArrayIter, MapIter, Value};
 
+/// A container being copied by [`Encoder::write_value`]: what is left of
+/// it, and its offset in the source document (to write it again as a
+/// shared reference when it appears again; `None`: not shared).
 enum Frame<'a> {
-    Array(ArrayIter<'a>, Option<usize>),
-    Map(MapIter<'a>, Option<usize>),
+    /// An array and its elements not yet written.
+    Array {
+        /// The elements left.
+        elements: ArrayIter<'a>,
+        /// The array's offset in the source document.
+        offset: Option<usize>,
+    },
+    /// A map and its entries not yet written.
+    Map {
+        /// The entries left.
+        entries: MapIter<'a>,
+        /// The map's offset in the source document.
+        offset: Option<usize>,
+    },
 }
 
 impl Encoder {
@@ -42,7 +57,10 @@ impl Encoder {
                             self.reuse(*m)?;
                         } else {
                             self.begin_array()?;
-                            stack.push(Frame::Array(a.iter(), a.offset()));
+                            stack.push(Frame::Array {
+                                elements: a.iter(),
+                                offset: a.offset(),
+                            });
                         }
                     }
                     Value::Map(m) if !m.is_empty() => {
@@ -50,7 +68,10 @@ impl Encoder {
                             self.reuse(*mk)?;
                         } else {
                             self.begin_map()?;
-                            stack.push(Frame::Map(m.iter(), m.offset()));
+                            stack.push(Frame::Map {
+                                entries: m.iter(),
+                                offset: m.offset(),
+                            });
                         }
                     }
                     v => self.write_scalar(v)?,
@@ -58,28 +79,28 @@ impl Encoder {
             }
             match stack.last_mut() {
                 None => return Ok(()),
-                Some(Frame::Array(it, off)) => match it.next() {
+                Some(Frame::Array { elements, offset }) => match elements.next() {
                     Some(v) => next = Some(v),
                     None => {
-                        let off = *off;
+                        let offset = *offset;
                         stack.pop();
-                        let m = self.end_array()?;
-                        if let Some(o) = off {
-                            memo.insert(o, m);
+                        let mark = self.end_array()?;
+                        if let Some(offset) = offset {
+                            memo.insert(offset, mark);
                         }
                     }
                 },
-                Some(Frame::Map(it, off)) => match it.next() {
+                Some(Frame::Map { entries, offset }) => match entries.next() {
                     Some((k, v)) => {
                         self.key(k)?;
                         next = Some(v);
                     }
                     None => {
-                        let off = *off;
+                        let offset = *offset;
                         stack.pop();
-                        let m = self.end_map()?;
-                        if let Some(o) = off {
-                            memo.insert(o, m);
+                        let mark = self.end_map()?;
+                        if let Some(offset) = offset {
+                            memo.insert(offset, mark);
                         }
                     }
                 },

@@ -4,7 +4,7 @@ use std::hash::BuildHasher;
 
 use hashbrown::{DefaultHashBuilder, HashTable};
 
-use crate::layout::{read_varint, write_varint, SHORT_STR_MAX, TAG_SHORT_STR, TAG_STR};
+use crate::layout::{read_varint, varint_len, write_varint, SHORT_STR_MAX, TAG_SHORT_STR, TAG_STR};
 
 /// Tables up to this capacity are kept whatever the last document used.
 const SHRINK_ABOVE: usize = 4096;
@@ -107,7 +107,7 @@ impl WideTable {
             if st == 0 {
                 break;
             }
-            if st == t && super::key_eq(record_bytes(out, sr), s) {
+            if st == t && super::keys::key_eq(record_bytes(out, sr), s) {
                 return sr;
             }
             i = (i + 1) & mask;
@@ -233,6 +233,16 @@ fn write_long_record(out: &mut Vec<u8>, s: &[u8]) -> usize {
     }
     out.extend_from_slice(s);
     record
+}
+
+/// Size of the header of a string record of `len` bytes.
+#[inline]
+pub(super) fn str_header_len(len: usize) -> usize {
+    if len <= SHORT_STR_MAX {
+        1
+    } else {
+        1 + varint_len(len as u64)
+    }
 }
 
 /// The little-endian `u64` at `at` (8 bytes must be there).
@@ -383,7 +393,7 @@ impl StringTable {
                 let slot = slots[i & mask];
                 if slot as u32 as u64 == high {
                     let record = (slot >> 32) as usize;
-                    if super::key_eq(record_bytes(out, record), s) {
+                    if super::keys::key_eq(record_bytes(out, record), s) {
                         return record;
                     }
                 }

@@ -64,9 +64,6 @@ pub(crate) use value::DecimalMemo;
 pub use value::{BigInt, Ext, Value, MAX_DECIMAL_BITS, MAX_DECIMAL_DIGITS};
 pub use vector::{Scalar, Vector, VectorElement, VectorIter};
 
-/// Layout helpers that the encoder and serde's decoder still reach
-/// through `read` (their new home is [`crate::layout`]).
-pub(crate) use crate::layout::{bytes_at, map_shape_ref, str_record, Shape};
 pub(crate) use value::{record_value, special_value, text};
 
 use crate::error::{Error, ErrorKind, Result};

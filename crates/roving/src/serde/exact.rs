@@ -13,7 +13,7 @@ use serde::ser::{self, Serialize};
 
 use crate::encode::Encoder;
 use crate::error::{Error, ErrorKind, Result};
-use crate::format::ElemType;
+use crate::layout::ElemType;
 
 /// The names of typed vectors, by element type code.
 pub(crate) const VECTOR: [&str; 10] = [

@@ -112,7 +112,7 @@ impl<'a, 'e> ser::Serializer for &'a mut Serializer<'e> {
     }
     fn serialize_f32(self, v: f32) -> Result<()> {
         // Bit-exact (`as f64` may quiet a signalling NaN).
-        self.enc.f64(crate::format::f32_to_f64_exact(v))
+        self.enc.f64(crate::layout::f32_to_f64_exact(v))
     }
     #[inline]
     fn serialize_f64(self, v: f64) -> Result<()> {

@@ -28,7 +28,7 @@ use serde::ser::{Error as _, Serialize, SerializeMap, SerializeSeq, Serializer};
 
 use super::exact;
 use super::stack::on_enough_stack;
-use crate::format::ElemType;
+use crate::layout::ElemType;
 use crate::read::{DecimalMemo, Scalar, Value, Vector};
 use crate::Limits;
 

@@ -1,0 +1,242 @@
+//! Opening and closing arrays and maps: the stack of open containers
+//! ([`Frame`]s) and the records written when a container ends.
+
+use super::pending::Pending;
+use super::shapes::shape_ref;
+use super::{depth_error, encoder_state_error, Encoder, Mark};
+use crate::error::Result;
+use crate::layout::*;
+
+/// The kind of container [`Encoder::open`] starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FrameKind {
+    Array,
+    Map,
+}
+
+/// [`Frame::state`] of an array.
+pub(super) const ARRAY: u8 = 0;
+/// [`Frame::state`] of a map whose next item is a value.
+pub(super) const MAP_VALUE: u8 = 1;
+/// [`Frame::state`] of a map whose next item is a key (at first and after
+/// each value).
+pub(super) const MAP_KEY: u8 = 2;
+/// [`Frame::state`] outside every container.
+pub(super) const ROOT: u8 = 3;
+
+/// An open container (or the document outside every container): what it
+/// expects next, where its slots and keys start on the encoder's stacks,
+/// and the shape a map is predicted to have.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Frame {
+    /// What the container is and expects next: [`ARRAY`], [`MAP_VALUE`],
+    /// [`MAP_KEY`] or [`ROOT`]. Placing a value in an array or a map
+    /// expecting one doubles it (`ARRAY` stays, `MAP_VALUE` becomes
+    /// `MAP_KEY`), so that one comparison checks it.
+    pub(super) state: u8,
+    /// Index in `Encoder::slots` of the container's first slot.
+    pub(super) slots_start: usize,
+    /// Index in `Encoder::keys` of the map's first key looked up.
+    pub(super) keys_start: usize,
+    /// Running hash of the keys pushed to `Encoder::keys` so far.
+    pub(super) shape_hash: u64,
+    /// The shape this map is predicted to have (an index into
+    /// `Encoder::shapes`: the last shape ended at the same depth), or
+    /// [`NO_GUESS`]. While the keys written match the guess's keys in
+    /// order, they are only counted (`matched`), not looked up or pushed.
+    pub(super) guess: u32,
+    /// Keys of the guess matched so far.
+    pub(super) matched: u32,
+    /// The guess's keys are `Encoder::shape_keys[guess_keys..][..guess_len]`
+    /// ([`NO_KEYS`] without a guess). The entry after them is a
+    /// [`KEYS_END`](super::shapes::KEYS_END), which matches no key: the next key of the guess is
+    /// `shape_keys[guess_keys + matched]` if it matches, with no need to
+    /// check `matched < guess_len` first.
+    pub(super) guess_keys: usize,
+    /// Number of keys of the guess (0 without one).
+    pub(super) guess_len: u32,
+}
+
+/// `Frame::guess` of a frame without a (still valid) prediction.
+pub(super) const NO_GUESS: u32 = u32::MAX;
+
+/// `Frame::guess_keys` of a frame without a prediction (out of bounds,
+/// also when `matched`, then 0, is added with wrapping).
+pub(super) const NO_KEYS: usize = usize::MAX;
+
+/// The frame outside every container: no key expected, no prediction.
+pub(super) const ROOT_FRAME: Frame = Frame {
+    state: ROOT,
+    slots_start: 0,
+    keys_start: 0,
+    shape_hash: 0,
+    guess: NO_GUESS,
+    matched: 0,
+    guess_keys: NO_KEYS,
+    guess_len: 0,
+};
+
+impl Encoder {
+    /// Opens a container of `kind` inside the open one (or as the root),
+    /// a map with the shape predicted at its depth.
+    #[inline]
+    fn open(&mut self, kind: FrameKind) -> Result<()> {
+        if self.frames.len() >= self.max_depth {
+            return Err(depth_error(self.max_depth));
+        }
+        if self.top.state > MAP_VALUE {
+            if self.top.state == MAP_KEY {
+                return Err(encoder_state_error("a map value needs a key first"));
+            }
+            if self.root.is_some() {
+                return Err(encoder_state_error("a document has exactly one root value"));
+            }
+        }
+        let guess = match kind {
+            FrameKind::Map if self.predict => self
+                .depth_guess
+                .get(self.frames.len())
+                .copied()
+                .unwrap_or(NO_GUESS),
+            _ => NO_GUESS,
+        };
+        let (guess_keys, guess_len) = match self.shapes.get(guess as usize) {
+            Some(shape) => (shape.keys, shape.len as u32),
+            None => (NO_KEYS, 0),
+        };
+        let inner = Frame {
+            state: if kind == FrameKind::Map {
+                MAP_KEY
+            } else {
+                ARRAY
+            },
+            slots_start: self.slots.len(),
+            keys_start: self.keys.len(),
+            shape_hash: 0,
+            guess,
+            matched: 0,
+            guess_keys,
+            guess_len,
+        };
+        let outer = std::mem::replace(&mut self.top, inner);
+        self.frames.push(outer);
+        Ok(())
+    }
+
+    /// Starts an array; write its elements, then [`Encoder::end_array`].
+    #[inline]
+    pub fn begin_array(&mut self) -> Result<()> {
+        self.open(FrameKind::Array)
+    }
+
+    /// Starts a map; write `key`, value, `key`, value..., then [`Encoder::end_map`].
+    #[inline]
+    pub fn begin_map(&mut self) -> Result<()> {
+        self.open(FrameKind::Map)
+    }
+
+    /// Ends the open array. Returns a mark of it.
+    #[inline]
+    pub fn end_array(&mut self) -> Result<Mark> {
+        if self.top.state != ARRAY {
+            return Err(encoder_state_error("end_array without an open array"));
+        }
+        let Some(outer) = self.frames.pop() else {
+            return Err(encoder_state_error("end_array without an open array"));
+        };
+        let frame = std::mem::replace(&mut self.top, outer);
+        let n = self.slots.len() - frame.slots_start;
+        let pending = if n == 0 {
+            Pending::special(SPECIAL_EMPTY_ARRAY)
+        } else {
+            let (width, pos) =
+                self.write_container(frame.slots_start, |w| 1 + varint_len(n as u64) + n * w);
+            self.write_record(frame.slots_start, TAG_ARRAY, n as u64, width, pos);
+            Pending::record(pos)
+        };
+        self.slots.truncate(frame.slots_start);
+        self.place(pending)?;
+        Ok(Mark {
+            pending,
+            generation: self.generation,
+        })
+    }
+
+    /// Ends the open map. If a key was written twice, the map keeps the
+    /// first position and the last value. Returns a mark of it.
+    #[inline]
+    pub fn end_map(&mut self) -> Result<Mark> {
+        let frame = &self.top;
+        if frame.state != MAP_KEY {
+            if frame.state == MAP_VALUE {
+                return Err(encoder_state_error("a key without a value"));
+            }
+            return Err(encoder_state_error("end_map without an open map"));
+        }
+        let guessed = frame.guess != NO_GUESS && frame.guess_len == frame.matched;
+        if !guessed {
+            self.drop_guess();
+        }
+        let Some(outer) = self.frames.pop() else {
+            return Err(encoder_state_error("end_map without an open map"));
+        };
+        let frame = std::mem::replace(&mut self.top, outer);
+        let n = if guessed {
+            frame.matched as usize
+        } else {
+            self.keys.len() - frame.keys_start
+        };
+        let pending = if n == 0 {
+            Pending::special(SPECIAL_EMPTY_MAP)
+        } else {
+            let shape = if guessed {
+                frame.guess
+            } else {
+                self.shape(frame.keys_start, frame.slots_start, frame.shape_hash)
+            };
+            if !guessed {
+                // (A guessed shape came from `depth_guess` at this depth,
+                // where no map has ended since: it is there already.)
+                let depth = self.frames.len();
+                if depth >= self.depth_guess.len() {
+                    self.depth_guess.resize(depth + 1, NO_GUESS);
+                }
+                self.depth_guess[depth] = shape;
+            }
+            let Some(info) = self.shapes.get(shape as usize) else {
+                return Err(encoder_state_error("unknown shape"));
+            };
+            let (shape_pos, absolute_from, guess) = (info.pos, info.absolute_from, info.width);
+            let head = |pos: usize| {
+                let rel = ((pos - shape_pos) as u64) << 1;
+                let head = if rel >= absolute_from {
+                    ((shape_pos as u64) << 1) | 1
+                } else {
+                    rel
+                };
+                debug_assert_eq!(head, shape_ref(shape_pos, pos));
+                head
+            };
+            let here = self.out.len();
+            let pos = if self.write_record_as(frame.slots_start, TAG_MAP, head(here), guess) {
+                here
+            } else {
+                let n = self.slots.len() - frame.slots_start;
+                let (width, pos) = self.write_container(frame.slots_start, |w| 3 + n * w);
+                self.write_record(frame.slots_start, TAG_MAP, head(pos), width, pos);
+                if let Some(info) = self.shapes.get_mut(shape as usize) {
+                    info.width = width;
+                }
+                pos
+            };
+            Pending::record(pos)
+        };
+        self.slots.truncate(frame.slots_start);
+        self.keys.truncate(frame.keys_start);
+        self.place(pending)?;
+        Ok(Mark {
+            pending,
+            generation: self.generation,
+        })
+    }
+}

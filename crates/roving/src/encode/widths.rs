@@ -1,0 +1,157 @@
+//! Choosing a container's slot width: the narrowest that holds every
+//! reference, unless writing some integers as records makes it narrower.
+
+use super::pending::{Pending, PendingKind};
+use super::scalars::int_record_len;
+use super::Encoder;
+use crate::layout::*;
+
+impl Encoder {
+    /// Chooses the slot width of a container holding `slots[start..]`, writes records for integers too large to be
+    /// inline at that width, and returns (width, position of the container).
+    /// `size(w)` is the container record's size at width `w`.
+    #[inline(always)]
+    pub(super) fn write_container(
+        &mut self,
+        start: usize,
+        size: impl Fn(usize) -> usize,
+    ) -> (usize, usize) {
+        let here = self.out.len();
+        // Fast path: the narrowest width that holds every reference also
+        // holds every inline integer, so it is the best choice. The width
+        // a value needs depends only on its highest set bit, so the needs
+        // are OR-ed together and measured once: a reference needs
+        // `min(distance, target) << 2`, an integer `|v| << 3` (`!v` for a
+        // negative `v`, so that `-32..=31` needs one byte).
+        let (mut refs, mut ints) = (0u64, 0u64);
+        let here4 = (here as u64) << 2;
+        for p in &self.slots[start..] {
+            let v = p.0;
+            match v & 3 {
+                // `v` is `t << 2`, so `(here - t) << 2` is `here4 - v`.
+                SLOT_REL => refs |= (here4 - v).min(v),
+                SLOT_INT => {
+                    let i = (v as i64) >> 2;
+                    ints |= ((i ^ (i >> 63)) as u64) << 3;
+                }
+                _ => {}
+            }
+        }
+        let reference_width = need_width(refs);
+        if need_width(ints) <= reference_width {
+            return (reference_width, here);
+        }
+        self.write_wide_ints(start, reference_width, size)
+    }
+
+    /// [`Encoder::write_container`] when some integer is wider than the
+    /// references need: compares each width against writing the wide
+    /// integers as records instead.
+    ///
+    /// Only widths from `reference_width` (the narrowest that holds every reference
+    /// now; writing integer records first only moves the container away)
+    /// up to the first one that needs no integer record are candidates:
+    /// wider ones need none either and are bigger.
+    #[inline(never)]
+    fn write_wide_ints(
+        &mut self,
+        start: usize,
+        reference_width: usize,
+        size: impl Fn(usize) -> usize,
+    ) -> (usize, usize) {
+        let here = self.out.len();
+        let mut best = (usize::MAX, 8usize);
+        for &w in WIDTHS.iter().filter(|&&w| w >= reference_width) {
+            let (lo, hi) = inline_int_range(w);
+            let mut extra = 0usize;
+            for p in &self.slots[start..] {
+                if let PendingKind::Int(v) = p.kind() {
+                    if v < lo || v > hi {
+                        extra += int_record_len(v);
+                    }
+                }
+            }
+            let pos = here + extra;
+            let fits = |t: usize| reference_fits(t, pos, w);
+            // Every reference must fit: to earlier records, and to each
+            // integer record written now (at `here` onwards, in slot order;
+            // a middle one may be too far for a relative reference and too
+            // late for an absolute one even when the first one fits).
+            let mut at = here;
+            let ok = self.slots[start..].iter().all(|p| match p.kind() {
+                PendingKind::Record(t) => fits(t),
+                PendingKind::Int(v) if v < lo || v > hi => {
+                    let rec = at;
+                    at += int_record_len(v);
+                    fits(rec)
+                }
+                _ => true,
+            });
+            if ok {
+                let total = extra + size(w);
+                if total < best.0 {
+                    best = (total, w);
+                }
+                if extra == 0 {
+                    break;
+                }
+            }
+        }
+        let w = best.1;
+        let (lo, hi) = inline_int_range(w);
+        for i in start..self.slots.len() {
+            if let PendingKind::Int(v) = self.slots[i].kind() {
+                if v < lo || v > hi {
+                    let pos = self.int_record(v);
+                    self.slots[i] = Pending::record(pos);
+                }
+            }
+        }
+        (w, self.out.len())
+    }
+}
+
+/// Narrowest slot width (1, 2, 4, 8) whose bits hold `x`.
+#[inline]
+pub(super) fn need_width(x: u64) -> usize {
+    if x < 1 << 8 {
+        1
+    } else if x < 1 << 16 {
+        2
+    } else if x < 1 << 32 {
+        4
+    } else {
+        8
+    }
+}
+
+/// Narrowest slot width holding a reference from `pos` to `target`.
+#[inline]
+pub(super) fn width_of_reference(target: usize, pos: usize) -> usize {
+    need_width(((pos - target).min(target) as u64) << 2)
+}
+
+/// Whether `x` fits in `width` bytes.
+#[inline]
+fn fits_in(x: u64, width: usize) -> bool {
+    width >= 8 || x < (1u64 << (width * 8))
+}
+
+/// Whether a reference from a container at `pos` to `target` fits `width` bytes.
+#[inline]
+fn reference_fits(target: usize, pos: usize, width: usize) -> bool {
+    width_of_reference(target, pos) <= width
+}
+
+/// The slot of a reference from a container at `pos` to the record at
+/// `target` in a slot of `width` bytes: relative if the distance fits,
+/// else absolute.
+#[inline]
+pub(super) fn encode_reference(target: usize, pos: usize, width: usize) -> u64 {
+    let d = (pos - target) as u64;
+    if fits_in(d << 2, width) {
+        (d << 2) | SLOT_REL
+    } else {
+        ((target as u64) << 2) | SLOT_ABS
+    }
+}

@@ -1,10 +1,12 @@
 //! Record headers: where the payload of a string, byte string, extension,
 //! vector or map record is, and the element types of vectors.
 
+use super::root::root_slot;
 use super::shape::Shape;
+use super::slot::slot_pos;
 use super::tags::*;
 use super::varint::read_varint;
-use crate::error::ErrorKind;
+use crate::error::{Error, ErrorKind};
 
 /// Element type of a typed numeric vector.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -232,6 +234,246 @@ pub(crate) fn header_fault(buf: &[u8], pos: usize) -> (ErrorKind, usize) {
     }
 }
 
+/// The slots of a container record (array, map, shape or root): where
+/// the first one is, how many there are and their width in bytes. Slot
+/// `i` is at [`pos`](Self::pos)`(i)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SlotRun {
+    /// Position of the first slot.
+    pub(crate) first: usize,
+    /// Number of slots: elements of an array, values of a map, keys of a
+    /// shape, 1 for the root.
+    pub(crate) count: usize,
+    /// Slot width in bytes (1, 2, 4 or 8).
+    pub(crate) width: usize,
+}
+
+impl SlotRun {
+    /// Position of slot `i`.
+    #[inline(always)]
+    pub(crate) fn pos(&self, i: usize) -> usize {
+        slot_pos(self.first, i, self.width)
+    }
+}
+
+/// The parts of a record, decoded from its header by [`record_parts`]:
+/// its kind, its end, and where its slots, its shape (for a map) and its
+/// element type (for a vector) are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RecordParts {
+    /// The tag byte.
+    pub(crate) tag: u8,
+    /// The kind of record ([`RecordKind::of`] the tag; never
+    /// [`RecordKind::Unknown`]).
+    pub(crate) kind: RecordKind,
+    /// The position after the record's last byte (at most the buffer's
+    /// length).
+    pub(crate) end: usize,
+    /// The slots of an array, map, shape or root record, else `None`.
+    pub(crate) slots: Option<SlotRun>,
+    /// The position of a map's shape record, else `None`.
+    pub(crate) shape: Option<usize>,
+    /// The element type of a vector, else `None`.
+    pub(crate) elem: Option<ElemType>,
+}
+
+impl RecordParts {
+    /// How the record is encoded: `short str`, `str`, `i8` to `i64`,
+    /// `u64`, `bigint`, `f32`, `f64`, `decimal`, `timestamp`,
+    /// `timestamp+offset`, `bytes`, `ext`, `vector<T>` (`T` an
+    /// [`ElemType::name`]), and `array/W`, `map/W`, `shape/W`, `root/W` for
+    /// a slot width of `W` bytes. These are the labels `roving stats` and
+    /// `roving dump` print.
+    pub(crate) fn encoding(&self) -> &'static str {
+        use RecordKind as K;
+        const ARRAY: [&str; 4] = ["array/1", "array/2", "array/4", "array/8"];
+        const MAP: [&str; 4] = ["map/1", "map/2", "map/4", "map/8"];
+        const SHAPE: [&str; 4] = ["shape/1", "shape/2", "shape/4", "shape/8"];
+        const ROOT: [&str; 4] = ["root/1", "root/2", "root/4", "root/8"];
+        let w = tag_width_code(self.tag) as usize;
+        match self.kind {
+            K::I8 => "i8",
+            K::I16 => "i16",
+            K::I32 => "i32",
+            K::I64 => "i64",
+            K::U64 => "u64",
+            K::BigIntPos | K::BigIntNeg => "bigint",
+            K::F32 => "f32",
+            K::F64 => "f64",
+            K::FDec => "decimal",
+            K::Timestamp => "timestamp",
+            K::TimestampOffset => "timestamp+offset",
+            K::ShortStr => "short str",
+            K::Str => "str",
+            K::Bytes => "bytes",
+            K::Ext => "ext",
+            K::Vector => match self.elem {
+                Some(e) => e.vector_label(),
+                None => "vector",
+            },
+            K::Array => ARRAY[w],
+            K::Map => MAP[w],
+            K::Shape => SHAPE[w],
+            K::Root => ROOT[w],
+            K::Unknown => "unknown",
+        }
+    }
+}
+
+impl ElemType {
+    /// `vector<T>` for `T` the element type's [`name`](Self::name).
+    fn vector_label(self) -> &'static str {
+        use ElemType::*;
+        match self {
+            I8 => "vector<i8>",
+            U8 => "vector<u8>",
+            I16 => "vector<i16>",
+            U16 => "vector<u16>",
+            I32 => "vector<i32>",
+            U32 => "vector<u32>",
+            I64 => "vector<i64>",
+            U64 => "vector<u64>",
+            F32 => "vector<f32>",
+            F64 => "vector<f64>",
+        }
+    }
+}
+
+/// The parts of the record at `pos` ([`RecordParts`]), from its header
+/// alone: its content (UTF-8, slots, canonical forms) is not checked, and
+/// a map's shape is read for its key count. `None` if the header does not
+/// decode, the tag is unknown, or the record would end beyond `buf`
+/// ([`record_fault`] says which).
+pub(crate) fn record_parts(buf: &[u8], pos: usize) -> Option<RecordParts> {
+    use RecordKind as K;
+    let tag = *buf.get(pos)?;
+    let kind = RecordKind::of(tag);
+    let p = pos + 1;
+    let mut parts = RecordParts {
+        tag,
+        kind,
+        end: 0,
+        slots: None,
+        shape: None,
+        elem: None,
+    };
+    let slots = |first: usize, count: usize| {
+        let width = tag_width(tag);
+        let end = first.checked_add(count.checked_mul(width)?)?;
+        Some((
+            SlotRun {
+                first,
+                count,
+                width,
+            },
+            end,
+        ))
+    };
+    parts.end = match kind {
+        K::I8
+        | K::I16
+        | K::I32
+        | K::I64
+        | K::U64
+        | K::F32
+        | K::F64
+        | K::FDec
+        | K::Timestamp
+        | K::TimestampOffset => p + kind.fixed_payload()?,
+        K::ShortStr => p + short_str_len(tag),
+        K::Str | K::Bytes | K::BigIntPos | K::BigIntNeg => {
+            let b = length_prefixed(buf, pos)?;
+            b.as_ptr() as usize - buf.as_ptr() as usize + b.len()
+        }
+        K::Ext => {
+            let (_, b) = ext_record(buf, pos)?;
+            b.as_ptr() as usize - buf.as_ptr() as usize + b.len()
+        }
+        K::Vector => {
+            let (elem, start, len) = vector_record(buf, pos)?;
+            parts.elem = Some(elem);
+            start + len
+        }
+        K::Array => {
+            let (_, count, first) = container_header(buf, pos)?;
+            let (run, end) = slots(first, usize::try_from(count).ok()?)?;
+            parts.slots = Some(run);
+            end
+        }
+        K::Map => {
+            let (shape, first) = map_shape_ref(buf, pos)?;
+            let (run, end) = slots(first, Shape::at(buf, shape)?.count)?;
+            (parts.slots, parts.shape) = (Some(run), Some(shape));
+            end
+        }
+        K::Shape => {
+            let s = Shape::at(buf, pos)?;
+            s.count.checked_mul(s.slot_width())?;
+            parts.slots = Some(SlotRun {
+                first: s.key_slot(0),
+                count: s.count,
+                width: s.slot_width(),
+            });
+            s.end()
+        }
+        K::Root => {
+            let (run, end) = slots(root_slot(pos), 1)?;
+            parts.slots = Some(run);
+            // The slot, then the tag again.
+            end + 1
+        }
+        K::Unknown => return None,
+    };
+    (parts.end <= buf.len()).then_some(parts)
+}
+
+/// Why the record at `pos` does not decode ([`record_parts`] gave
+/// `None`): an unknown tag, an unknown vector element type, a map whose
+/// shape reference is not a shape, or else a header or payload cut short.
+#[cold]
+pub(crate) fn record_fault(buf: &[u8], pos: usize) -> Error {
+    use RecordKind as K;
+    let short = || Error::at(ErrorKind::Truncated, pos).with_message("a record does not decode");
+    let Some(&tag) = buf.get(pos) else {
+        return short();
+    };
+    match RecordKind::of(tag) {
+        K::Unknown => Error::at(ErrorKind::UnknownTag(tag), pos),
+        K::Vector => match buf.get(pos + 1) {
+            Some(&code) if ElemType::from_code(code).is_none() => {
+                Error::at(ErrorKind::UnknownTag(code), pos + 1)
+            }
+            _ => short(),
+        },
+        K::Map => match map_shape_ref(buf, pos) {
+            Some((shape, _)) if Shape::at(buf, shape).is_none() => {
+                Error::at(ErrorKind::WrongTarget, pos + 1)
+                    .with_message("a map's shape is not a shape")
+            }
+            _ => short(),
+        },
+        K::I8
+        | K::I16
+        | K::I32
+        | K::I64
+        | K::U64
+        | K::BigIntPos
+        | K::BigIntNeg
+        | K::F32
+        | K::F64
+        | K::FDec
+        | K::Timestamp
+        | K::TimestampOffset
+        | K::ShortStr
+        | K::Str
+        | K::Bytes
+        | K::Ext
+        | K::Array
+        | K::Shape
+        | K::Root => short(),
+    }
+}
+
 /// The end of the record at `pos` (the position after its last byte),
 /// from its header alone: its content (UTF-8, slots, canonical forms) is
 /// not checked, and a map's shape is read for its key count. `None` if
@@ -246,52 +488,7 @@ pub(crate) fn header_fault(buf: &[u8], pos: usize) -> (ErrorKind, usize) {
 /// # Ok::<(), roving::Error>(())
 /// ```
 pub fn record_end(buf: &[u8], pos: usize) -> Option<usize> {
-    use RecordKind as K;
-    let tag = *buf.get(pos)?;
-    let p = pos + 1;
-    let end = match RecordKind::of(tag) {
-        K::I8
-        | K::I16
-        | K::I32
-        | K::I64
-        | K::U64
-        | K::F32
-        | K::F64
-        | K::FDec
-        | K::Timestamp
-        | K::TimestampOffset => p + RecordKind::of(tag).fixed_payload()?,
-        K::ShortStr => p + short_str_len(tag),
-        K::Str | K::Bytes | K::BigIntPos | K::BigIntNeg => {
-            let b = length_prefixed(buf, pos)?;
-            b.as_ptr() as usize - buf.as_ptr() as usize + b.len()
-        }
-        K::Ext => {
-            let (_, b) = ext_record(buf, pos)?;
-            b.as_ptr() as usize - buf.as_ptr() as usize + b.len()
-        }
-        K::Vector => {
-            let (_, start, len) = vector_record(buf, pos)?;
-            start + len
-        }
-        K::Array => {
-            let (_, count, slots) = container_header(buf, pos)?;
-            let len = usize::try_from(count).ok()?.checked_mul(tag_width(tag))?;
-            slots.checked_add(len)?
-        }
-        K::Map => {
-            let (shape, values) = map_shape_ref(buf, pos)?;
-            let count = Shape::at(buf, shape)?.count;
-            values.checked_add(count.checked_mul(tag_width(tag))?)?
-        }
-        K::Shape => {
-            let s = Shape::at(buf, pos)?;
-            s.count.checked_mul(s.slot_width())?;
-            s.end()
-        }
-        K::Root => p + tag_width(tag) + 1,
-        K::Unknown => return None,
-    };
-    (end <= buf.len()).then_some(end)
+    record_parts(buf, pos).map(|r| r.end)
 }
 
 #[cfg(test)]

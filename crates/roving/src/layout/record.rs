@@ -530,4 +530,165 @@ mod tests {
             assert_eq!(pos, d.len());
         }
     }
+
+    /// The smallest record of each tag (empty payloads, zero fields; a map
+    /// after an empty shape), at its position in the returned buffer.
+    fn smallest_record(tag: u8) -> (Vec<u8>, usize) {
+        use RecordKind as K;
+        let w = tag_width(tag);
+        match RecordKind::of(tag) {
+            K::ShortStr => ([vec![tag], vec![b'x'; short_str_len(tag)]].concat(), 0),
+            K::Str | K::Bytes | K::BigIntPos | K::BigIntNeg => (vec![tag, 0], 0),
+            K::Ext => (vec![tag, 7, 0], 0),
+            // Element type f64, count 0, padding to the data at 8.
+            K::Vector => (vec![tag, 9, 0, 0, 0, 0, 0, 0], 0),
+            K::Array | K::Shape => (vec![tag, 0], 0),
+            // An empty shape at 0, then the map: shape reference 2 back.
+            K::Map => (vec![TAG_SHAPE, 0, tag, 2 << 1], 2),
+            // One slot (the constant null), then the tag again.
+            K::Root => ([vec![tag, 0b11], vec![0; w - 1], vec![tag]].concat(), 0),
+            k => (vec![tag; 1 + k.fixed_payload().unwrap_or(0)], 0),
+        }
+    }
+
+    /// Every tag's record has the parts and the encoding label its tag
+    /// says; unknown tags have none.
+    #[test]
+    fn parts_and_labels_of_every_tag() {
+        use RecordKind as K;
+        for tag in 0..=255u8 {
+            let kind = RecordKind::of(tag);
+            if kind == K::Unknown {
+                assert_eq!(record_parts(&[tag; 32], 0), None, "{tag:#x}");
+                continue;
+            }
+            let (buf, pos) = smallest_record(tag);
+            let p = record_parts(&buf, pos).unwrap_or_else(|| panic!("{tag:#x}"));
+            assert_eq!((p.tag, p.kind, p.end), (tag, kind, buf.len()), "{tag:#x}");
+            assert_eq!(record_end(&buf, pos), Some(buf.len()));
+            let w = tag_width(tag);
+            let label = match kind {
+                K::I8 | K::I16 | K::I32 | K::I64 => {
+                    format!("i{}", 8 * kind.fixed_payload().unwrap())
+                }
+                K::U64 => "u64".into(),
+                K::F32 => "f32".into(),
+                K::F64 => "f64".into(),
+                K::FDec => "decimal".into(),
+                K::BigIntPos | K::BigIntNeg => "bigint".into(),
+                K::Timestamp => "timestamp".into(),
+                K::TimestampOffset => "timestamp+offset".into(),
+                K::ShortStr => "short str".into(),
+                K::Str => "str".into(),
+                K::Bytes => "bytes".into(),
+                K::Ext => "ext".into(),
+                K::Vector => "vector<f64>".into(),
+                K::Array => format!("array/{w}"),
+                K::Map => format!("map/{w}"),
+                K::Shape => format!("shape/{w}"),
+                K::Root => format!("root/{w}"),
+                K::Unknown => unreachable!(),
+            };
+            assert_eq!(p.encoding(), label, "{tag:#x}");
+            let slots = match kind {
+                K::Array | K::Shape => Some(SlotRun {
+                    first: 2,
+                    count: 0,
+                    width: w,
+                }),
+                K::Map => Some(SlotRun {
+                    first: 4,
+                    count: 0,
+                    width: w,
+                }),
+                K::Root => Some(SlotRun {
+                    first: 1,
+                    count: 1,
+                    width: w,
+                }),
+                _ => None,
+            };
+            assert_eq!(p.slots, slots, "{tag:#x}");
+            assert_eq!(p.shape, (kind == K::Map).then_some(0));
+            assert_eq!(p.elem, (kind == K::Vector).then_some(ElemType::F64));
+            // Every cut of the record is `None`, and a fault.
+            for cut in pos..buf.len() {
+                assert_eq!(
+                    record_parts(&buf[..cut], pos),
+                    None,
+                    "{tag:#x} cut at {cut}"
+                );
+                let e = record_fault(&buf[..cut], pos);
+                assert_eq!(e.kind(), &ErrorKind::Truncated, "{tag:#x} cut at {cut}");
+            }
+        }
+    }
+
+    /// The slot runs of records of an encoded document: counts, widths,
+    /// slot positions and a map's shape.
+    #[test]
+    fn slot_runs_of_a_document() {
+        let doc = crate::json::from_json(br#"[1, "ab", {"k": 2, "l": 3}]"#).unwrap();
+        let mut pos = HEADER_LEN;
+        let mut found = Vec::new();
+        while pos < doc.len() {
+            let p = record_parts(&doc, pos).unwrap();
+            if let Some(run) = p.slots {
+                assert_eq!(run.width, tag_width(p.tag));
+                // The slots end the record, but for a shape's hash index
+                // and the root's repeated tag.
+                let after = match p.kind {
+                    RecordKind::Root => p.end - 1,
+                    _ => p.end,
+                };
+                assert!(run.pos(run.count) <= after);
+                assert!(p.kind == RecordKind::Shape || run.pos(run.count) == after);
+                found.push((p.kind, run.count, p.shape.is_some()));
+            }
+            if p.kind == RecordKind::Root {
+                assert_eq!(p.slots.unwrap().first, root_slot(pos));
+            }
+            pos = p.end;
+        }
+        assert_eq!(pos, doc.len());
+        assert_eq!(
+            found,
+            [
+                (RecordKind::Shape, 2, false),
+                (RecordKind::Map, 2, true),
+                (RecordKind::Array, 3, false),
+                (RecordKind::Root, 1, false),
+            ]
+        );
+    }
+
+    /// Why a record does not decode: the error kind and where.
+    #[test]
+    fn faults() {
+        let fault = |buf: &[u8], pos| {
+            assert_eq!(record_parts(buf, pos), None);
+            let e = record_fault(buf, pos);
+            (e.kind().clone(), e.offset())
+        };
+        assert_eq!(fault(&[0, 0x00], 1), (ErrorKind::UnknownTag(0), Some(1)));
+        assert_eq!(
+            fault(&[TAG_VECTOR, 10, 0], 0),
+            (ErrorKind::UnknownTag(10), Some(1))
+        );
+        // A map whose shape reference (2 back) is a string, not a shape.
+        assert_eq!(
+            fault(&[0x80, 0, TAG_MAP, 2 << 1], 2),
+            (ErrorKind::WrongTarget, Some(3))
+        );
+        // A shape reference that does not point back.
+        assert_eq!(
+            fault(&[TAG_MAP, 2 << 1], 0),
+            (ErrorKind::Truncated, Some(0))
+        );
+        assert_eq!(
+            fault(&[TAG_STR, 5, b'a'], 0),
+            (ErrorKind::Truncated, Some(0))
+        );
+        assert_eq!(fault(&[], 0), (ErrorKind::Truncated, Some(0)));
+    }
 }

@@ -220,18 +220,20 @@ fn scalar_roots_and_constants() {
     }
 }
 
-#[test]
-fn invalid_input_is_an_error_not_a_panic() {
-    let good = roving::json::from_json(br#"{"a":[1,"two",3.5],"b":{"c":null}}"#).unwrap();
+/// Every truncation of `good` (a valid document) is an error, and every
+/// bit flip is an error or a document walked to the end; `root` and
+/// `record_at` never panic on them.
+fn check_truncations_and_flips(good: &[u8]) {
     // Lazily opened damaged documents: records() validates them.
     for cut in 0..good.len() {
         if let Ok(doc) = Document::open_lazy(&good[..cut]) {
             assert!(walk::records(&doc).is_err(), "cut at {cut}");
+            let _ = walk::root(&doc);
         }
     }
     for i in 0..good.len() {
         for bit in 0..8 {
-            let mut b = good.clone();
+            let mut b = good.to_vec();
             b[i] ^= 1 << bit;
             let Ok(doc) = Document::open_lazy(&b) else {
                 continue;
@@ -241,13 +243,23 @@ fn invalid_input_is_an_error_not_a_panic() {
                     // A flip that leaves a valid document: walked to the end.
                     let recs = it.collect::<roving::Result<Vec<_>>>().unwrap();
                     check_tiling(&b, &recs);
+                    let root = walk::root(&doc).unwrap();
+                    assert_eq!(root.offset(), recs.last().unwrap().offset());
                 }
                 Err(e) => assert!(e.offset().is_some() || !e.to_string().is_empty()),
             }
             let _ = walk::root(&doc);
-            let _ = walk::record_at(&doc, i);
+            if let Ok(r) = walk::record_at(&doc, i) {
+                let _ = (r.slots().count(), r.value(), r.encoding());
+            }
         }
     }
+}
+
+#[test]
+fn invalid_input_is_an_error_not_a_panic() {
+    let good = roving::json::from_json(br#"{"a":[1,"two",3.5],"b":{"c":null}}"#).unwrap();
+    check_truncations_and_flips(&good);
     // Not a document at all.
     assert!(Document::open_lazy(b"{}").is_err());
 }
@@ -383,34 +395,7 @@ fn every_record_type_is_walked() {
 
 #[test]
 fn every_truncation_and_bit_flip_of_every_record_type() {
-    let good = every_record_type();
-    for cut in 0..good.len() {
-        if let Ok(doc) = Document::open_lazy(&good[..cut]) {
-            assert!(walk::records(&doc).is_err(), "cut at {cut}");
-            let _ = walk::root(&doc);
-        }
-    }
-    for i in 0..good.len() {
-        for bit in 0..8 {
-            let mut b = good.clone();
-            b[i] ^= 1 << bit;
-            let Ok(doc) = Document::open_lazy(&b) else {
-                continue;
-            };
-            if let Ok(it) = walk::records(&doc) {
-                // A flip that leaves a valid document: walked to the end.
-                let recs = it.collect::<roving::Result<Vec<_>>>().unwrap();
-                check_tiling(&b, &recs);
-                assert_eq!(
-                    walk::root(&doc).unwrap().offset(),
-                    recs.last().unwrap().offset()
-                );
-            }
-            if let Ok(r) = walk::record_at(&doc, i) {
-                let _ = (r.slots().count(), r.value(), r.encoding());
-            }
-        }
-    }
+    check_truncations_and_flips(&every_record_type());
 }
 
 #[test]

@@ -12,7 +12,9 @@
 //! The walker reads only validated documents: [`records`] validates a
 //! lazily opened [`Document`] first (O(n), see [`Document::validated`]).
 //! Every read is still bounds-checked, so it never panics, whatever the
-//! bytes; a record that does not decode is an [`Error`].
+//! bytes; a record that does not decode is an [`Error`]. The walker knows
+//! no byte position itself: where a record ends and where its slots, its
+//! shape and its encoding are come from [`crate::layout`].
 //!
 //! ```
 //! use roving::walk::{self, Kind, Slot};
@@ -30,7 +32,7 @@
 //! ```
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::format::*;
+use crate::layout::{self, RecordKind, RecordParts, SlotRun};
 use crate::read::{Document, Value};
 
 /// What a record holds.
@@ -65,6 +67,39 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// The kind of the records of a [`RecordKind`]: the integer kinds
+    /// `I8` to `I64` are [`Int`](Kind::Int), both big integer signs
+    /// [`BigInt`](Kind::BigInt), the three float encodings
+    /// [`Float`](Kind::Float), both string forms [`Str`](Kind::Str);
+    /// `None` for [`RecordKind::Unknown`].
+    ///
+    /// ```
+    /// use roving::layout::RecordKind;
+    /// use roving::walk::Kind;
+    /// assert_eq!(Kind::of(RecordKind::ShortStr), Some(Kind::Str));
+    /// assert_eq!(Kind::of(RecordKind::FDec), Some(Kind::Float));
+    /// assert_eq!(Kind::of(RecordKind::Unknown), None);
+    /// ```
+    pub fn of(kind: RecordKind) -> Option<Kind> {
+        use RecordKind as K;
+        Some(match kind {
+            K::ShortStr | K::Str => Kind::Str,
+            K::I8 | K::I16 | K::I32 | K::I64 => Kind::Int,
+            K::U64 => Kind::UInt,
+            K::BigIntPos | K::BigIntNeg => Kind::BigInt,
+            K::F32 | K::F64 | K::FDec => Kind::Float,
+            K::Timestamp | K::TimestampOffset => Kind::Timestamp,
+            K::Bytes => Kind::Bytes,
+            K::Ext => Kind::Ext,
+            K::Vector => Kind::Vector,
+            K::Array => Kind::Array,
+            K::Map => Kind::Map,
+            K::Shape => Kind::Shape,
+            K::Root => Kind::Root,
+            K::Unknown => return None,
+        })
+    }
+
     /// The lowercase name (`"str"`, `"uint"`, `"array"`, ...).
     pub fn name(self) -> &'static str {
         match self {
@@ -86,7 +121,18 @@ impl Kind {
 
     /// True for arrays, maps, shapes and the root: the records with slots.
     pub fn has_slots(self) -> bool {
-        matches!(self, Kind::Array | Kind::Map | Kind::Shape | Kind::Root)
+        match self {
+            Kind::Array | Kind::Map | Kind::Shape | Kind::Root => true,
+            Kind::Str
+            | Kind::Int
+            | Kind::UInt
+            | Kind::BigInt
+            | Kind::Float
+            | Kind::Timestamp
+            | Kind::Bytes
+            | Kind::Ext
+            | Kind::Vector => false,
+        }
     }
 }
 
@@ -107,16 +153,9 @@ pub enum Slot {
 pub struct Record<'a> {
     buf: &'a [u8],
     offset: usize,
-    end: usize,
-    tag: u8,
     kind: Kind,
-    encoding: &'static str,
-    /// Slot width in bytes (0 for records without slots).
-    width: usize,
-    /// Offset of the first slot.
-    slots_at: usize,
-    count: usize,
-    shape: Option<usize>,
+    /// Its end, slots, shape and element type, as the layout decodes them.
+    parts: RecordParts,
 }
 
 impl<'a> Record<'a> {
@@ -127,12 +166,12 @@ impl<'a> Record<'a> {
 
     /// Byte offset just past the record: the next record's offset.
     pub fn end(&self) -> usize {
-        self.end
+        self.parts.end
     }
 
     /// Size of the record in bytes (tag included).
     pub fn len(&self) -> usize {
-        self.end - self.offset
+        self.parts.end - self.offset
     }
 
     /// Always false: a record has at least its tag byte.
@@ -142,7 +181,7 @@ impl<'a> Record<'a> {
 
     /// The tag byte.
     pub fn tag(&self) -> u8 {
-        self.tag
+        self.parts.tag
     }
 
     /// What the record holds.
@@ -156,30 +195,30 @@ impl<'a> Record<'a> {
     /// and `array/W`, `map/W`, `shape/W`, `root/W` for a slot width of `W`
     /// bytes.
     pub fn encoding(&self) -> &'static str {
-        self.encoding
+        self.parts.encoding()
     }
 
     /// Slot width in bytes (1, 2, 4 or 8) of arrays, maps, shapes and the
     /// root; 0 for other records.
     pub fn width(&self) -> usize {
-        self.width
+        self.parts.slots.map_or(0, |s| s.width)
     }
 
     /// Number of slots: elements of an array, values of a map, keys of a
     /// shape, 1 for the root, 0 for other records.
     pub fn slot_count(&self) -> usize {
-        self.count
+        self.parts.slots.map_or(0, |s| s.count)
     }
 
     /// Bytes taken by the slots: [`slot_count`](Self::slot_count) times
     /// [`width`](Self::width).
     pub fn slot_bytes(&self) -> usize {
-        self.count * self.width
+        self.parts.slots.map_or(0, |s| s.count * s.width)
     }
 
     /// The offset of a map's shape record (`None` for other records).
     pub fn shape(&self) -> Option<usize> {
-        self.shape
+        self.parts.shape
     }
 
     /// The decoded slots, in order (none for records without slots). A
@@ -188,10 +227,9 @@ impl<'a> Record<'a> {
     pub fn slots(&self) -> Slots<'a> {
         Slots {
             buf: self.buf,
-            at: self.slots_at,
-            width: self.width,
+            run: self.parts.slots.unwrap_or(NO_SLOTS),
             base: self.offset,
-            left: self.count,
+            next: 0,
         }
     }
 
@@ -200,14 +238,21 @@ impl<'a> Record<'a> {
     /// and the root, whose values are their slots.
     pub fn value(&self) -> Option<Value<'a>> {
         match self.kind {
-            k if k.has_slots() => None,
+            Kind::Array | Kind::Map | Kind::Shape | Kind::Root => None,
             // Checked here: `record_at` may be given an offset inside a
             // record, whose bytes need not be UTF-8.
-            Kind::Str => crate::read::str_record(self.buf, self.offset)
+            Kind::Str => layout::str_record(self.buf, self.offset)
                 .and_then(|b| simdutf8::basic::from_utf8(b).ok())
                 .map(Value::Str),
             // No other value depends on validation for its safety.
-            _ => Some(crate::read::record_value(self.buf, self.offset, 0)),
+            Kind::Int
+            | Kind::UInt
+            | Kind::BigInt
+            | Kind::Float
+            | Kind::Timestamp
+            | Kind::Bytes
+            | Kind::Ext
+            | Kind::Vector => Some(crate::read::record_value(self.buf, self.offset, 0)),
         }
     }
 }
@@ -216,31 +261,38 @@ impl<'a> Record<'a> {
 #[derive(Clone, Debug)]
 pub struct Slots<'a> {
     buf: &'a [u8],
-    at: usize,
-    width: usize,
+    run: SlotRun,
+    /// The record's offset, which relative references count back from.
     base: usize,
-    left: usize,
+    /// Index of the next slot.
+    next: usize,
 }
+
+/// The slots of a record without slots.
+const NO_SLOTS: SlotRun = SlotRun {
+    first: 0,
+    count: 0,
+    width: 0,
+};
 
 impl Iterator for Slots<'_> {
     type Item = Slot;
 
     fn next(&mut self) -> Option<Slot> {
-        if self.left == 0 {
+        if self.next >= self.run.count {
             return None;
         }
-        self.left -= 1;
-        let s = slot(self.buf, self.at, self.width, self.base);
-        self.at += self.width;
+        let s = slot(self.buf, self.run, self.next, self.base);
+        self.next += 1;
         if s.is_none() {
             // Checked when the record was read: cannot happen.
-            self.left = 0;
+            self.next = self.run.count;
         }
         s
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (0, Some(self.left))
+        (0, Some(self.run.count - self.next))
     }
 }
 
@@ -262,7 +314,7 @@ impl<'a> Iterator for Records<'a> {
         }
         let r = read_record(self.buf, self.pos);
         self.pos = match &r {
-            Ok(rec) => rec.end,
+            Ok(rec) => rec.end(),
             Err(_) => self.buf.len(), // stop
         };
         Some(r)
@@ -286,7 +338,7 @@ pub fn records<'a>(doc: &Document<'a>) -> Result<Records<'a>> {
     let doc = doc.validated()?;
     Ok(Records {
         buf: doc.as_bytes(),
-        pos: crate::format::HEADER_LEN,
+        pos: layout::HEADER_LEN,
     })
 }
 
@@ -295,7 +347,7 @@ pub fn records<'a>(doc: &Document<'a>) -> Result<Records<'a>> {
 pub fn root<'a>(doc: &Document<'a>) -> Result<Record<'a>> {
     let doc = doc.validated()?;
     let buf = doc.as_bytes();
-    let (_, pos) = crate::read::locate_root(buf)?;
+    let (_, pos) = layout::locate_root(buf)?;
     read_record(buf, pos)
 }
 
@@ -307,183 +359,42 @@ pub fn root<'a>(doc: &Document<'a>) -> Result<Record<'a>> {
 pub fn record_at<'a>(doc: &Document<'a>, offset: usize) -> Result<Record<'a>> {
     let doc = doc.validated()?;
     let buf = doc.as_bytes();
-    if offset < crate::format::HEADER_LEN {
+    if offset < layout::HEADER_LEN {
         return Err(Error::at(ErrorKind::BadReference, offset)
             .with_message("not a record offset (inside the header)"));
     }
     read_record(buf, offset)
 }
 
-// ---- byte layout -----------------------------------------------------------
+// ---- records from the layout ------------------------------------------------
 //
-// Where a record ends and where its slots are: the only code of this module
-// that knows byte positions. It reads through the format module and the
-// reader's helpers; every read is checked, so bytes that do not decode are
-// an error, not a panic.
+// Every position below comes from `crate::layout`: `record_parts` for a
+// record's end, slots, shape and element type, `read_slot` for a slot.
 
-/// The slot at `at` of width `width` of the record at `base`, decoded.
-fn slot(buf: &[u8], at: usize, width: usize, base: usize) -> Option<Slot> {
-    Some(match crate::read::read_slot(buf, at, width, base)? {
-        crate::read::Slot::Int(i) => Slot::Int(i),
-        crate::read::Slot::Special(s) => Slot::Special(s),
-        crate::read::Slot::Ref(p) => Slot::Ref(p),
+/// Slot `i` of `run`, of the record at `base`, decoded.
+fn slot(buf: &[u8], run: SlotRun, i: usize, base: usize) -> Option<Slot> {
+    Some(match layout::read_slot(buf, run.pos(i), run.width, base)? {
+        layout::Slot::Int(i) => Slot::Int(i),
+        layout::Slot::Special(s) => Slot::Special(s),
+        layout::Slot::Ref(p) => Slot::Ref(p),
     })
-}
-
-/// Fixed-size records: (payload length, kind, encoding).
-fn fixed(tag: u8) -> Option<(usize, Kind, &'static str)> {
-    Some(match tag {
-        TAG_I8 => (1, Kind::Int, "i8"),
-        TAG_I16 => (2, Kind::Int, "i16"),
-        TAG_I32 => (4, Kind::Int, "i32"),
-        TAG_I64 => (8, Kind::Int, "i64"),
-        TAG_U64 => (8, Kind::UInt, "u64"),
-        TAG_F32 => (4, Kind::Float, "f32"),
-        TAG_F64 => (8, Kind::Float, "f64"),
-        TAG_F_DEC => (5, Kind::Float, "decimal"),
-        TAG_TIMESTAMP => (12, Kind::Timestamp, "timestamp"),
-        TAG_TIMESTAMP_OFFSET => (16, Kind::Timestamp, "timestamp+offset"),
-        _ => return None,
-    })
-}
-
-fn vector_encoding(e: ElemType) -> &'static str {
-    use ElemType::*;
-    match e {
-        I8 => "vector<i8>",
-        U8 => "vector<u8>",
-        I16 => "vector<i16>",
-        U16 => "vector<u16>",
-        I32 => "vector<i32>",
-        U32 => "vector<u32>",
-        I64 => "vector<i64>",
-        U64 => "vector<u64>",
-        F32 => "vector<f32>",
-        F64 => "vector<f64>",
-    }
-}
-
-fn slotted_encoding(base: u8, w: u8) -> &'static str {
-    const NAMES: [[&str; 4]; 4] = [
-        ["array/1", "array/2", "array/4", "array/8"],
-        ["map/1", "map/2", "map/4", "map/8"],
-        ["shape/1", "shape/2", "shape/4", "shape/8"],
-        ["root/1", "root/2", "root/4", "root/8"],
-    ];
-    NAMES[((base - TAG_ARRAY) / 4) as usize & 3][w as usize & 3]
-}
-
-/// `start + len` if it is within the buffer.
-fn span(buf: &[u8], start: usize, len: u64) -> Option<usize> {
-    let end = start.checked_add(usize::try_from(len).ok()?)?;
-    (end <= buf.len()).then_some(end)
-}
-
-/// `count * width` bytes from `start`, if within the buffer.
-fn slots_end(buf: &[u8], start: usize, count: u64, width: usize) -> Option<usize> {
-    span(buf, start, count.checked_mul(width as u64)?)
 }
 
 /// Reads the record at `pos` (and checks that all its slots decode).
 fn read_record(buf: &[u8], pos: usize) -> Result<Record<'_>> {
-    let bad = || Error::at(ErrorKind::Truncated, pos).with_message("a record does not decode");
-    let tag = *buf.get(pos).ok_or_else(bad)?;
-    let p = pos + 1;
-    let mut r = Record {
+    let fault = || layout::record_fault(buf, pos);
+    let parts = layout::record_parts(buf, pos).ok_or_else(fault)?;
+    // `record_parts` gives no unknown kind: cannot fail.
+    let kind = Kind::of(parts.kind).ok_or_else(fault)?;
+    if let Some(run) = parts.slots {
+        if let Some(i) = (0..run.count).find(|&i| slot(buf, run, i, pos).is_none()) {
+            return Err(Error::at(ErrorKind::BadReference, run.pos(i)));
+        }
+    }
+    Ok(Record {
         buf,
         offset: pos,
-        end: 0,
-        tag,
-        kind: Kind::Str,
-        encoding: "",
-        width: 0,
-        slots_at: 0,
-        count: 0,
-        shape: None,
-    };
-    let varint = |at: usize| read_varint(buf, at).ok_or_else(bad);
-    if tag & 0xC0 == TAG_SHORT_STR {
-        r.end = span(buf, p, (tag & 0x3F) as u64).ok_or_else(bad)?;
-        r.encoding = "short str";
-        return Ok(r);
-    }
-    if let Some((len, kind, enc)) = fixed(tag) {
-        (r.end, r.kind, r.encoding) = (span(buf, p, len as u64).ok_or_else(bad)?, kind, enc);
-        return Ok(r);
-    }
-    match tag {
-        TAG_STR | TAG_BIGINT_POS | TAG_BIGINT_NEG | TAG_BYTES => {
-            let (len, q) = varint(p)?;
-            r.end = span(buf, q, len).ok_or_else(bad)?;
-            (r.kind, r.encoding) = match tag {
-                TAG_STR => (Kind::Str, "str"),
-                TAG_BYTES => (Kind::Bytes, "bytes"),
-                _ => (Kind::BigInt, "bigint"),
-            };
-        }
-        TAG_EXT => {
-            let (_, q) = varint(p)?;
-            let (len, q) = varint(q)?;
-            r.end = span(buf, q, len).ok_or_else(bad)?;
-            (r.kind, r.encoding) = (Kind::Ext, "ext");
-        }
-        TAG_VECTOR => {
-            let code = *buf.get(p).ok_or_else(bad)?;
-            let elem = ElemType::from_code(code)
-                .ok_or_else(|| Error::at(ErrorKind::UnknownTag(code), p))?;
-            let (count, q) = varint(p + 1)?;
-            let start = crate::read::vector_data_start(q, elem);
-            let len = count.checked_mul(elem.size() as u64).ok_or_else(bad)?;
-            r.end = span(buf, start, len).ok_or_else(bad)?;
-            (r.kind, r.encoding) = (Kind::Vector, vector_encoding(elem));
-        }
-        0x10..=0x1F => {
-            let base = tag & !3;
-            r.width = WIDTHS[(tag & 3) as usize];
-            r.encoding = slotted_encoding(base, tag & 3);
-            let count = match base {
-                TAG_ARRAY => {
-                    r.kind = Kind::Array;
-                    let (count, q) = varint(p)?;
-                    (r.slots_at, r.end) = (q, slots_end(buf, q, count, r.width).ok_or_else(bad)?);
-                    count
-                }
-                TAG_MAP => {
-                    r.kind = Kind::Map;
-                    let (shape, q) = crate::read::map_shape_ref(buf, pos).ok_or_else(bad)?;
-                    let sh = crate::read::Shape::at(buf, shape).ok_or_else(|| {
-                        Error::at(ErrorKind::WrongTarget, p)
-                            .with_message("a map's shape is not a shape")
-                    })?;
-                    r.shape = Some(shape);
-                    let count = sh.count as u64;
-                    (r.slots_at, r.end) = (q, slots_end(buf, q, count, r.width).ok_or_else(bad)?);
-                    count
-                }
-                TAG_SHAPE => {
-                    r.kind = Kind::Shape;
-                    let sh = crate::read::Shape::at(buf, pos).ok_or_else(bad)?;
-                    let (count, q) = varint(p)?;
-                    r.slots_at = q;
-                    r.end = Some(sh.end()).filter(|&e| e <= buf.len()).ok_or_else(bad)?;
-                    count
-                }
-                _ => {
-                    r.kind = Kind::Root;
-                    r.slots_at = p;
-                    // The slot, then the tag again.
-                    r.end = span(buf, p, r.width as u64 + 1).ok_or_else(bad)?;
-                    1
-                }
-            };
-            r.count = usize::try_from(count).map_err(|_| bad())?;
-            if let Some(i) =
-                (0..r.count).find(|&i| slot(buf, r.slots_at + i * r.width, r.width, pos).is_none())
-            {
-                return Err(Error::at(ErrorKind::BadReference, r.slots_at + i * r.width));
-            }
-        }
-        _ => return Err(Error::at(ErrorKind::UnknownTag(tag), pos)),
-    }
-    Ok(r)
+        kind,
+        parts,
+    })
 }

@@ -220,18 +220,20 @@ fn scalar_roots_and_constants() {
     }
 }
 
-#[test]
-fn invalid_input_is_an_error_not_a_panic() {
-    let good = roving::json::from_json(br#"{"a":[1,"two",3.5],"b":{"c":null}}"#).unwrap();
+/// Every truncation of `good` (a valid document) is an error, and every
+/// bit flip is an error or a document walked to the end; `root` and
+/// `record_at` never panic on them.
+fn check_truncations_and_flips(good: &[u8]) {
     // Lazily opened damaged documents: records() validates them.
     for cut in 0..good.len() {
         if let Ok(doc) = Document::open_lazy(&good[..cut]) {
             assert!(walk::records(&doc).is_err(), "cut at {cut}");
+            let _ = walk::root(&doc);
         }
     }
     for i in 0..good.len() {
         for bit in 0..8 {
-            let mut b = good.clone();
+            let mut b = good.to_vec();
             b[i] ^= 1 << bit;
             let Ok(doc) = Document::open_lazy(&b) else {
                 continue;
@@ -241,13 +243,23 @@ fn invalid_input_is_an_error_not_a_panic() {
                     // A flip that leaves a valid document: walked to the end.
                     let recs = it.collect::<roving::Result<Vec<_>>>().unwrap();
                     check_tiling(&b, &recs);
+                    let root = walk::root(&doc).unwrap();
+                    assert_eq!(root.offset(), recs.last().unwrap().offset());
                 }
                 Err(e) => assert!(e.offset().is_some() || !e.to_string().is_empty()),
             }
             let _ = walk::root(&doc);
-            let _ = walk::record_at(&doc, i);
+            if let Ok(r) = walk::record_at(&doc, i) {
+                let _ = (r.slots().count(), r.value(), r.encoding());
+            }
         }
     }
+}
+
+#[test]
+fn invalid_input_is_an_error_not_a_panic() {
+    let good = roving::json::from_json(br#"{"a":[1,"two",3.5],"b":{"c":null}}"#).unwrap();
+    check_truncations_and_flips(&good);
     // Not a document at all.
     assert!(Document::open_lazy(b"{}").is_err());
 }
@@ -270,4 +282,141 @@ fn record_at_any_offset_never_panics() {
             let _ = r.value();
         }
     }
+}
+
+/// A document with a record of every type: integers of 16 to 64 bits (the
+/// encoder writes the values of `i8` inline, in slots of 2 bytes), a
+/// big integer, floats of the three encodings, both timestamps, short and
+/// long strings, bytes, an extension value, vectors, arrays, maps of a
+/// shape with a hash index (more than 8 keys), and slots of 2 bytes.
+fn every_record_type() -> Vec<u8> {
+    let mut enc = Encoder::new();
+    enc.begin_array().unwrap();
+    for i in [-100i64, -30_000, 1 << 20, 1 << 40] {
+        enc.i64(i).unwrap();
+    }
+    enc.u64(u64::MAX).unwrap();
+    enc.i128(1i128 << 100).unwrap();
+    enc.i128(-(1i128 << 100)).unwrap();
+    for f in [0.1, 1.5, 1e300] {
+        enc.f64(f).unwrap();
+    }
+    enc.timestamp(Timestamp::new(7, 8, None).unwrap()).unwrap();
+    enc.timestamp(Timestamp::new(7, 8, Some(-3600)).unwrap())
+        .unwrap();
+    enc.str("short").unwrap();
+    enc.str(&"long ".repeat(20)).unwrap();
+    enc.bytes(b"\x00\xff").unwrap();
+    enc.ext(42, b"payload").unwrap();
+    enc.vector(&[1.5f64, -2.5]).unwrap();
+    enc.vector(&[1u8, 2, 3]).unwrap();
+    enc.vector(&[-1i32]).unwrap();
+    for row in 0..2 {
+        enc.begin_map().unwrap();
+        for k in 0..10 {
+            enc.key(&format!("k{k}")).unwrap();
+            enc.i64(row * 10 + k).unwrap();
+        }
+        enc.end_map().unwrap();
+    }
+    enc.end_array().unwrap();
+    enc.finish().unwrap()
+}
+
+#[test]
+fn every_record_type_is_walked() {
+    let bytes = every_record_type();
+    let recs = all(&bytes);
+    check_tiling(&bytes, &recs);
+    let encodings: Vec<&str> = recs.iter().map(|r| r.encoding()).collect();
+    for want in [
+        "i16",
+        "i32",
+        "i64",
+        "u64",
+        "bigint",
+        "decimal",
+        "f32",
+        "f64",
+        "timestamp",
+        "timestamp+offset",
+        "short str",
+        "str",
+        "bytes",
+        "ext",
+        "vector<f64>",
+        "vector<u8>",
+        "vector<i32>",
+        "map/1",
+        "shape/1",
+        "array/2",
+        "root/1",
+    ] {
+        assert!(encodings.contains(&want), "{want} in {encodings:?}");
+    }
+    for r in &recs {
+        // The walk agrees with the layout's own record end.
+        assert_eq!(
+            roving::layout::record_end(&bytes, r.offset()),
+            Some(r.end())
+        );
+        assert_eq!(r.slots().count(), r.slot_count());
+        assert_eq!(r.slot_bytes(), r.slot_count() * r.width());
+        assert_eq!(r.shape().is_some(), r.kind() == Kind::Map);
+        assert!(
+            r.encoding().starts_with(r.kind().name())
+                || matches!(
+                    (r.kind(), r.encoding()),
+                    (Kind::Str, "short str")
+                        | (Kind::Int, "i8" | "i16" | "i32" | "i64")
+                        | (Kind::UInt, "u64")
+                        | (Kind::Float, "f32" | "f64" | "decimal")
+                ),
+            "{:?} {}",
+            r.kind(),
+            r.encoding()
+        );
+        if r.kind().has_slots() {
+            assert!(r.value().is_none());
+        } else {
+            assert!(r.value().is_some(), "{}", r.encoding());
+        }
+    }
+    // Random access at every offset: a record, or an error.
+    let doc = Document::open(&bytes).unwrap();
+    for off in 0..bytes.len() + 2 {
+        if let Ok(r) = walk::record_at(&doc, off) {
+            assert!(r.end() <= bytes.len());
+            assert_eq!(r.slots().count(), r.slot_count());
+            let _ = r.value();
+        }
+    }
+}
+
+#[test]
+fn every_truncation_and_bit_flip_of_every_record_type() {
+    check_truncations_and_flips(&every_record_type());
+}
+
+#[test]
+fn record_at_errors_say_why() {
+    use roving::ErrorKind;
+    let bytes = roving::json::from_json(br#"["x", 1e300]"#).unwrap();
+    let doc = Document::open(&bytes).unwrap();
+    let recs = all(&bytes);
+    // Inside the string "x": its byte 0x78 is no tag.
+    let x = recs.iter().find(|r| r.encoding() == "short str").unwrap();
+    let e = walk::record_at(&doc, x.offset() + 1).unwrap_err();
+    assert_eq!(
+        (e.kind(), e.offset()),
+        (&ErrorKind::UnknownTag(b'x'), Some(x.offset() as u64 + 1))
+    );
+    // The header is no record.
+    for off in 0..roving::format::HEADER_LEN {
+        let e = walk::record_at(&doc, off).unwrap_err();
+        assert_eq!(e.kind(), &ErrorKind::BadReference);
+    }
+    // Past the end: cut short.
+    let e = walk::record_at(&doc, bytes.len()).unwrap_err();
+    assert_eq!(e.kind(), &ErrorKind::Truncated);
 }

@@ -13,7 +13,8 @@
 //!   [`read_uint`]);
 //! * `slot.rs`: slot kinds, the special constants, the inline integer range;
 //! * `record.rs`: where the payload of each record is ([`record_end`],
-//!   [`ElemType`] for vectors);
+//!   [`ElemType`] for vectors), and the parts of a whole record (its end,
+//!   slots, shape, element type and encoding label: `record_parts`);
 //! * `shape.rs`: the shape header, its hash index and the key hash;
 //! * `root.rs`: the trailer that locates the root record;
 //! * `float.rs`: decimal floats and exact binary32 conversions;
@@ -48,8 +49,8 @@ pub use varint::*;
 
 pub(crate) use record::{
     bytes_at, container_header, ext_record, fixed, header_fault, is_small_int, length_prefixed,
-    map_header, map_shape_ref, shape_target, small_int_record, str_record, timestamp_record,
-    vector_data_start, vector_record,
+    map_header, map_shape_ref, record_fault, record_parts, shape_target, small_int_record,
+    str_record, timestamp_record, vector_data_start, vector_record, RecordParts, SlotRun,
 };
 pub(crate) use root::{is_header, locate_root, root_slot};
 pub(crate) use shape::Shape;

@@ -1,10 +1,12 @@
 //! Record headers: where the payload of a string, byte string, extension,
 //! vector or map record is, and the element types of vectors.
 
+use super::root::root_slot;
 use super::shape::Shape;
+use super::slot::slot_pos;
 use super::tags::*;
 use super::varint::read_varint;
-use crate::error::ErrorKind;
+use crate::error::{Error, ErrorKind};
 
 /// Element type of a typed numeric vector.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -232,6 +234,246 @@ pub(crate) fn header_fault(buf: &[u8], pos: usize) -> (ErrorKind, usize) {
     }
 }
 
+/// The slots of a container record (array, map, shape or root): where
+/// the first one is, how many there are and their width in bytes. Slot
+/// `i` is at [`pos`](Self::pos)`(i)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SlotRun {
+    /// Position of the first slot.
+    pub(crate) first: usize,
+    /// Number of slots: elements of an array, values of a map, keys of a
+    /// shape, 1 for the root.
+    pub(crate) count: usize,
+    /// Slot width in bytes (1, 2, 4 or 8).
+    pub(crate) width: usize,
+}
+
+impl SlotRun {
+    /// Position of slot `i`.
+    #[inline(always)]
+    pub(crate) fn pos(&self, i: usize) -> usize {
+        slot_pos(self.first, i, self.width)
+    }
+}
+
+/// The parts of a record, decoded from its header by [`record_parts`]:
+/// its kind, its end, and where its slots, its shape (for a map) and its
+/// element type (for a vector) are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RecordParts {
+    /// The tag byte.
+    pub(crate) tag: u8,
+    /// The kind of record ([`RecordKind::of`] the tag; never
+    /// [`RecordKind::Unknown`]).
+    pub(crate) kind: RecordKind,
+    /// The position after the record's last byte (at most the buffer's
+    /// length).
+    pub(crate) end: usize,
+    /// The slots of an array, map, shape or root record, else `None`.
+    pub(crate) slots: Option<SlotRun>,
+    /// The position of a map's shape record, else `None`.
+    pub(crate) shape: Option<usize>,
+    /// The element type of a vector, else `None`.
+    pub(crate) elem: Option<ElemType>,
+}
+
+impl RecordParts {
+    /// How the record is encoded: `short str`, `str`, `i8` to `i64`,
+    /// `u64`, `bigint`, `f32`, `f64`, `decimal`, `timestamp`,
+    /// `timestamp+offset`, `bytes`, `ext`, `vector<T>` (`T` an
+    /// [`ElemType::name`]), and `array/W`, `map/W`, `shape/W`, `root/W` for
+    /// a slot width of `W` bytes. These are the labels `roving stats` and
+    /// `roving dump` print.
+    pub(crate) fn encoding(&self) -> &'static str {
+        use RecordKind as K;
+        const ARRAY: [&str; 4] = ["array/1", "array/2", "array/4", "array/8"];
+        const MAP: [&str; 4] = ["map/1", "map/2", "map/4", "map/8"];
+        const SHAPE: [&str; 4] = ["shape/1", "shape/2", "shape/4", "shape/8"];
+        const ROOT: [&str; 4] = ["root/1", "root/2", "root/4", "root/8"];
+        let w = tag_width_code(self.tag) as usize;
+        match self.kind {
+            K::I8 => "i8",
+            K::I16 => "i16",
+            K::I32 => "i32",
+            K::I64 => "i64",
+            K::U64 => "u64",
+            K::BigIntPos | K::BigIntNeg => "bigint",
+            K::F32 => "f32",
+            K::F64 => "f64",
+            K::FDec => "decimal",
+            K::Timestamp => "timestamp",
+            K::TimestampOffset => "timestamp+offset",
+            K::ShortStr => "short str",
+            K::Str => "str",
+            K::Bytes => "bytes",
+            K::Ext => "ext",
+            K::Vector => match self.elem {
+                Some(e) => e.vector_label(),
+                None => "vector",
+            },
+            K::Array => ARRAY[w],
+            K::Map => MAP[w],
+            K::Shape => SHAPE[w],
+            K::Root => ROOT[w],
+            K::Unknown => "unknown",
+        }
+    }
+}
+
+impl ElemType {
+    /// `vector<T>` for `T` the element type's [`name`](Self::name).
+    fn vector_label(self) -> &'static str {
+        use ElemType::*;
+        match self {
+            I8 => "vector<i8>",
+            U8 => "vector<u8>",
+            I16 => "vector<i16>",
+            U16 => "vector<u16>",
+            I32 => "vector<i32>",
+            U32 => "vector<u32>",
+            I64 => "vector<i64>",
+            U64 => "vector<u64>",
+            F32 => "vector<f32>",
+            F64 => "vector<f64>",
+        }
+    }
+}
+
+/// The parts of the record at `pos` ([`RecordParts`]), from its header
+/// alone: its content (UTF-8, slots, canonical forms) is not checked, and
+/// a map's shape is read for its key count. `None` if the header does not
+/// decode, the tag is unknown, or the record would end beyond `buf`
+/// ([`record_fault`] says which).
+pub(crate) fn record_parts(buf: &[u8], pos: usize) -> Option<RecordParts> {
+    use RecordKind as K;
+    let tag = *buf.get(pos)?;
+    let kind = RecordKind::of(tag);
+    let p = pos + 1;
+    let mut parts = RecordParts {
+        tag,
+        kind,
+        end: 0,
+        slots: None,
+        shape: None,
+        elem: None,
+    };
+    let slots = |first: usize, count: usize| {
+        let width = tag_width(tag);
+        let end = first.checked_add(count.checked_mul(width)?)?;
+        Some((
+            SlotRun {
+                first,
+                count,
+                width,
+            },
+            end,
+        ))
+    };
+    parts.end = match kind {
+        K::I8
+        | K::I16
+        | K::I32
+        | K::I64
+        | K::U64
+        | K::F32
+        | K::F64
+        | K::FDec
+        | K::Timestamp
+        | K::TimestampOffset => p + kind.fixed_payload()?,
+        K::ShortStr => p + short_str_len(tag),
+        K::Str | K::Bytes | K::BigIntPos | K::BigIntNeg => {
+            let b = length_prefixed(buf, pos)?;
+            b.as_ptr() as usize - buf.as_ptr() as usize + b.len()
+        }
+        K::Ext => {
+            let (_, b) = ext_record(buf, pos)?;
+            b.as_ptr() as usize - buf.as_ptr() as usize + b.len()
+        }
+        K::Vector => {
+            let (elem, start, len) = vector_record(buf, pos)?;
+            parts.elem = Some(elem);
+            start + len
+        }
+        K::Array => {
+            let (_, count, first) = container_header(buf, pos)?;
+            let (run, end) = slots(first, usize::try_from(count).ok()?)?;
+            parts.slots = Some(run);
+            end
+        }
+        K::Map => {
+            let (shape, first) = map_shape_ref(buf, pos)?;
+            let (run, end) = slots(first, Shape::at(buf, shape)?.count)?;
+            (parts.slots, parts.shape) = (Some(run), Some(shape));
+            end
+        }
+        K::Shape => {
+            let s = Shape::at(buf, pos)?;
+            s.count.checked_mul(s.slot_width())?;
+            parts.slots = Some(SlotRun {
+                first: s.key_slot(0),
+                count: s.count,
+                width: s.slot_width(),
+            });
+            s.end()
+        }
+        K::Root => {
+            let (run, end) = slots(root_slot(pos), 1)?;
+            parts.slots = Some(run);
+            // The slot, then the tag again.
+            end + 1
+        }
+        K::Unknown => return None,
+    };
+    (parts.end <= buf.len()).then_some(parts)
+}
+
+/// Why the record at `pos` does not decode ([`record_parts`] gave
+/// `None`): an unknown tag, an unknown vector element type, a map whose
+/// shape reference is not a shape, or else a header or payload cut short.
+#[cold]
+pub(crate) fn record_fault(buf: &[u8], pos: usize) -> Error {
+    use RecordKind as K;
+    let short = || Error::at(ErrorKind::Truncated, pos).with_message("a record does not decode");
+    let Some(&tag) = buf.get(pos) else {
+        return short();
+    };
+    match RecordKind::of(tag) {
+        K::Unknown => Error::at(ErrorKind::UnknownTag(tag), pos),
+        K::Vector => match buf.get(pos + 1) {
+            Some(&code) if ElemType::from_code(code).is_none() => {
+                Error::at(ErrorKind::UnknownTag(code), pos + 1)
+            }
+            _ => short(),
+        },
+        K::Map => match map_shape_ref(buf, pos) {
+            Some((shape, _)) if Shape::at(buf, shape).is_none() => {
+                Error::at(ErrorKind::WrongTarget, pos + 1)
+                    .with_message("a map's shape is not a shape")
+            }
+            _ => short(),
+        },
+        K::I8
+        | K::I16
+        | K::I32
+        | K::I64
+        | K::U64
+        | K::BigIntPos
+        | K::BigIntNeg
+        | K::F32
+        | K::F64
+        | K::FDec
+        | K::Timestamp
+        | K::TimestampOffset
+        | K::ShortStr
+        | K::Str
+        | K::Bytes
+        | K::Ext
+        | K::Array
+        | K::Shape
+        | K::Root => short(),
+    }
+}
+
 /// The end of the record at `pos` (the position after its last byte),
 /// from its header alone: its content (UTF-8, slots, canonical forms) is
 /// not checked, and a map's shape is read for its key count. `None` if
@@ -246,52 +488,7 @@ pub(crate) fn header_fault(buf: &[u8], pos: usize) -> (ErrorKind, usize) {
 /// # Ok::<(), roving::Error>(())
 /// ```
 pub fn record_end(buf: &[u8], pos: usize) -> Option<usize> {
-    use RecordKind as K;
-    let tag = *buf.get(pos)?;
-    let p = pos + 1;
-    let end = match RecordKind::of(tag) {
-        K::I8
-        | K::I16
-        | K::I32
-        | K::I64
-        | K::U64
-        | K::F32
-        | K::F64
-        | K::FDec
-        | K::Timestamp
-        | K::TimestampOffset => p + RecordKind::of(tag).fixed_payload()?,
-        K::ShortStr => p + short_str_len(tag),
-        K::Str | K::Bytes | K::BigIntPos | K::BigIntNeg => {
-            let b = length_prefixed(buf, pos)?;
-            b.as_ptr() as usize - buf.as_ptr() as usize + b.len()
-        }
-        K::Ext => {
-            let (_, b) = ext_record(buf, pos)?;
-            b.as_ptr() as usize - buf.as_ptr() as usize + b.len()
-        }
-        K::Vector => {
-            let (_, start, len) = vector_record(buf, pos)?;
-            start + len
-        }
-        K::Array => {
-            let (_, count, slots) = container_header(buf, pos)?;
-            let len = usize::try_from(count).ok()?.checked_mul(tag_width(tag))?;
-            slots.checked_add(len)?
-        }
-        K::Map => {
-            let (shape, values) = map_shape_ref(buf, pos)?;
-            let count = Shape::at(buf, shape)?.count;
-            values.checked_add(count.checked_mul(tag_width(tag))?)?
-        }
-        K::Shape => {
-            let s = Shape::at(buf, pos)?;
-            s.count.checked_mul(s.slot_width())?;
-            s.end()
-        }
-        K::Root => p + tag_width(tag) + 1,
-        K::Unknown => return None,
-    };
-    (end <= buf.len()).then_some(end)
+    record_parts(buf, pos).map(|r| r.end)
 }
 
 #[cfg(test)]
@@ -332,5 +529,166 @@ mod tests {
             }
             assert_eq!(pos, d.len());
         }
+    }
+
+    /// The smallest record of each tag (empty payloads, zero fields; a map
+    /// after an empty shape), at its position in the returned buffer.
+    fn smallest_record(tag: u8) -> (Vec<u8>, usize) {
+        use RecordKind as K;
+        let w = tag_width(tag);
+        match RecordKind::of(tag) {
+            K::ShortStr => ([vec![tag], vec![b'x'; short_str_len(tag)]].concat(), 0),
+            K::Str | K::Bytes | K::BigIntPos | K::BigIntNeg => (vec![tag, 0], 0),
+            K::Ext => (vec![tag, 7, 0], 0),
+            // Element type f64, count 0, padding to the data at 8.
+            K::Vector => (vec![tag, 9, 0, 0, 0, 0, 0, 0], 0),
+            K::Array | K::Shape => (vec![tag, 0], 0),
+            // An empty shape at 0, then the map: shape reference 2 back.
+            K::Map => (vec![TAG_SHAPE, 0, tag, 2 << 1], 2),
+            // One slot (the constant null), then the tag again.
+            K::Root => ([vec![tag, 0b11], vec![0; w - 1], vec![tag]].concat(), 0),
+            k => (vec![tag; 1 + k.fixed_payload().unwrap_or(0)], 0),
+        }
+    }
+
+    /// Every tag's record has the parts and the encoding label its tag
+    /// says; unknown tags have none.
+    #[test]
+    fn parts_and_labels_of_every_tag() {
+        use RecordKind as K;
+        for tag in 0..=255u8 {
+            let kind = RecordKind::of(tag);
+            if kind == K::Unknown {
+                assert_eq!(record_parts(&[tag; 32], 0), None, "{tag:#x}");
+                continue;
+            }
+            let (buf, pos) = smallest_record(tag);
+            let p = record_parts(&buf, pos).unwrap_or_else(|| panic!("{tag:#x}"));
+            assert_eq!((p.tag, p.kind, p.end), (tag, kind, buf.len()), "{tag:#x}");
+            assert_eq!(record_end(&buf, pos), Some(buf.len()));
+            let w = tag_width(tag);
+            let label = match kind {
+                K::I8 | K::I16 | K::I32 | K::I64 => {
+                    format!("i{}", 8 * kind.fixed_payload().unwrap())
+                }
+                K::U64 => "u64".into(),
+                K::F32 => "f32".into(),
+                K::F64 => "f64".into(),
+                K::FDec => "decimal".into(),
+                K::BigIntPos | K::BigIntNeg => "bigint".into(),
+                K::Timestamp => "timestamp".into(),
+                K::TimestampOffset => "timestamp+offset".into(),
+                K::ShortStr => "short str".into(),
+                K::Str => "str".into(),
+                K::Bytes => "bytes".into(),
+                K::Ext => "ext".into(),
+                K::Vector => "vector<f64>".into(),
+                K::Array => format!("array/{w}"),
+                K::Map => format!("map/{w}"),
+                K::Shape => format!("shape/{w}"),
+                K::Root => format!("root/{w}"),
+                K::Unknown => unreachable!(),
+            };
+            assert_eq!(p.encoding(), label, "{tag:#x}");
+            let slots = match kind {
+                K::Array | K::Shape => Some(SlotRun {
+                    first: 2,
+                    count: 0,
+                    width: w,
+                }),
+                K::Map => Some(SlotRun {
+                    first: 4,
+                    count: 0,
+                    width: w,
+                }),
+                K::Root => Some(SlotRun {
+                    first: 1,
+                    count: 1,
+                    width: w,
+                }),
+                _ => None,
+            };
+            assert_eq!(p.slots, slots, "{tag:#x}");
+            assert_eq!(p.shape, (kind == K::Map).then_some(0));
+            assert_eq!(p.elem, (kind == K::Vector).then_some(ElemType::F64));
+            // Every cut of the record is `None`, and a fault.
+            for cut in pos..buf.len() {
+                assert_eq!(
+                    record_parts(&buf[..cut], pos),
+                    None,
+                    "{tag:#x} cut at {cut}"
+                );
+                let e = record_fault(&buf[..cut], pos);
+                assert_eq!(e.kind(), &ErrorKind::Truncated, "{tag:#x} cut at {cut}");
+            }
+        }
+    }
+
+    /// The slot runs of records of an encoded document: counts, widths,
+    /// slot positions and a map's shape.
+    #[test]
+    fn slot_runs_of_a_document() {
+        let doc = crate::json::from_json(br#"[1, "ab", {"k": 2, "l": 3}]"#).unwrap();
+        let mut pos = HEADER_LEN;
+        let mut found = Vec::new();
+        while pos < doc.len() {
+            let p = record_parts(&doc, pos).unwrap();
+            if let Some(run) = p.slots {
+                assert_eq!(run.width, tag_width(p.tag));
+                // The slots end the record, but for a shape's hash index
+                // and the root's repeated tag.
+                let after = match p.kind {
+                    RecordKind::Root => p.end - 1,
+                    _ => p.end,
+                };
+                assert!(run.pos(run.count) <= after);
+                assert!(p.kind == RecordKind::Shape || run.pos(run.count) == after);
+                found.push((p.kind, run.count, p.shape.is_some()));
+            }
+            if p.kind == RecordKind::Root {
+                assert_eq!(p.slots.unwrap().first, root_slot(pos));
+            }
+            pos = p.end;
+        }
+        assert_eq!(pos, doc.len());
+        assert_eq!(
+            found,
+            [
+                (RecordKind::Shape, 2, false),
+                (RecordKind::Map, 2, true),
+                (RecordKind::Array, 3, false),
+                (RecordKind::Root, 1, false),
+            ]
+        );
+    }
+
+    /// Why a record does not decode: the error kind and where.
+    #[test]
+    fn faults() {
+        let fault = |buf: &[u8], pos| {
+            assert_eq!(record_parts(buf, pos), None);
+            let e = record_fault(buf, pos);
+            (e.kind().clone(), e.offset())
+        };
+        assert_eq!(fault(&[0, 0x00], 1), (ErrorKind::UnknownTag(0), Some(1)));
+        assert_eq!(
+            fault(&[TAG_VECTOR, 10, 0], 0),
+            (ErrorKind::UnknownTag(10), Some(1))
+        );
+        // A map whose shape reference (2 back) is a string, not a shape.
+        assert_eq!(
+            fault(&[0x80, 0, TAG_MAP, 2 << 1], 2),
+            (ErrorKind::WrongTarget, Some(3))
+        );
+        // A shape reference that does not point back.
+        assert_eq!(
+            fault(&[TAG_MAP, 2 << 1], 0),
+            (ErrorKind::Truncated, Some(0))
+        );
+        assert_eq!(
+            fault(&[TAG_STR, 5, b'a'], 0),
+            (ErrorKind::Truncated, Some(0))
+        );
+        assert_eq!(fault(&[], 0), (ErrorKind::Truncated, Some(0)));
     }
 }

@@ -79,7 +79,12 @@ fn new_instance<'py>(cls: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
 /// Field values of one dataclass instance (inline for up to
 /// `FIELD_VALUES_INLINE` fields: no allocation per instance).
 enum FieldValues<'py> {
-    Inline([Option<Bound<'py, PyAny>>; FIELD_VALUES_INLINE], usize),
+    /// Up to `FIELD_VALUES_INLINE` fields, the first `len` of `values` used.
+    Inline {
+        values: [Option<Bound<'py, PyAny>>; FIELD_VALUES_INLINE],
+        len: usize,
+    },
+    /// More fields than that.
     Heap(Vec<Option<Bound<'py, PyAny>>>),
 }
 
@@ -88,7 +93,10 @@ pub(super) const FIELD_VALUES_INLINE: usize = 16;
 impl<'py> FieldValues<'py> {
     pub(super) fn new(n: usize) -> FieldValues<'py> {
         if n <= FIELD_VALUES_INLINE {
-            FieldValues::Inline(std::array::from_fn(|_| None), n)
+            FieldValues::Inline {
+                values: std::array::from_fn(|_| None),
+                len: n,
+            }
         } else {
             let mut v = Vec::new();
             v.resize_with(n, || None);
@@ -98,7 +106,7 @@ impl<'py> FieldValues<'py> {
 
     fn slice(&mut self) -> &mut [Option<Bound<'py, PyAny>>] {
         match self {
-            FieldValues::Inline(a, n) => &mut a[..*n],
+            FieldValues::Inline { values, len } => &mut values[..*len],
             FieldValues::Heap(v) => v,
         }
     }

@@ -68,9 +68,20 @@ pub fn to_json_pretty(value: Value<'_>, indent: usize) -> Result<String> {
     Ok(String::from_utf8(out).unwrap_or_default())
 }
 
+/// An open container of the writer's explicit stack.
 enum Frame<'a> {
-    Array(ArrayIter<'a>, bool),
-    Map(MapIter<'a>, bool),
+    /// An array: the elements not yet written.
+    Array {
+        elements: ArrayIter<'a>,
+        /// No element written yet (no comma before the next).
+        first: bool,
+    },
+    /// A map: the entries not yet written.
+    Map {
+        entries: MapIter<'a>,
+        /// No entry written yet (no comma before the next).
+        first: bool,
+    },
 }
 
 /// What the writer spends of its expansion limit ([`Limits::max_values`]):
@@ -145,14 +156,20 @@ pub fn write_json(value: Value<'_>, opts: &JsonOptions, out: &mut Vec<u8>) -> Re
                         return Err(depth_error(opts));
                     }
                     out.push(b'[');
-                    stack.push(Frame::Array(a.iter(), true));
+                    stack.push(Frame::Array {
+                        elements: a.iter(),
+                        first: true,
+                    });
                 }
                 Value::Map(m) if !m.is_empty() => {
                     if stack.len() >= opts.limits.max_depth {
                         return Err(depth_error(opts));
                     }
                     out.push(b'{');
-                    stack.push(Frame::Map(m.iter(), true));
+                    stack.push(Frame::Map {
+                        entries: m.iter(),
+                        first: true,
+                    });
                 }
                 v => scalar(v, opts, stack.len(), &mut budget, out)?,
             }
@@ -160,7 +177,7 @@ pub fn write_json(value: Value<'_>, opts: &JsonOptions, out: &mut Vec<u8>) -> Re
         let depth = stack.len();
         match stack.last_mut() {
             None => return Ok(()),
-            Some(Frame::Array(it, first)) => match it.next() {
+            Some(Frame::Array { elements, first }) => match elements.next() {
                 Some(v) => {
                     if !*first {
                         out.push(b',');
@@ -175,7 +192,7 @@ pub fn write_json(value: Value<'_>, opts: &JsonOptions, out: &mut Vec<u8>) -> Re
                     out.push(b']');
                 }
             },
-            Some(Frame::Map(it, first)) => match it.next() {
+            Some(Frame::Map { entries, first }) => match entries.next() {
                 Some((k, v)) => {
                     if !*first {
                         out.push(b',');

@@ -21,13 +21,26 @@ enum Atom<'a> {
     Bool(bool),
     Int(i64),
     UInt(u64),
-    BigInt(bool, &'a [u8]),
+    BigInt {
+        negative: bool,
+        magnitude: &'a [u8],
+    },
     Float(u64),
     Str(&'a [u8]),
     Bytes(&'a [u8]),
-    Timestamp(i64, u32, Option<i32>),
-    Ext(u64, &'a [u8]),
-    Vector(ElemType, &'a [u8]),
+    Timestamp {
+        seconds: i64,
+        nanos: u32,
+        offset: Option<i32>,
+    },
+    Ext {
+        type_id: u64,
+        data: &'a [u8],
+    },
+    Vector {
+        elem: ElemType,
+        raw: &'a [u8],
+    },
 }
 
 const ARRAY: u32 = 0;
@@ -124,13 +137,26 @@ impl<'a> Canon<'a> {
             Value::Bool(b) => Atom::Bool(b),
             Value::Int(i) => Atom::Int(i),
             Value::UInt(u) => Atom::UInt(u),
-            Value::BigInt(b) => Atom::BigInt(b.negative, b.magnitude),
+            Value::BigInt(b) => Atom::BigInt {
+                negative: b.negative,
+                magnitude: b.magnitude,
+            },
             Value::Float(f) => Atom::Float(f.to_bits()),
             Value::Str(s) => Atom::Str(s.as_bytes()),
             Value::Bytes(b) => Atom::Bytes(b),
-            Value::Timestamp(t) => Atom::Timestamp(t.seconds, t.nanos, t.offset),
-            Value::Ext(e) => Atom::Ext(e.type_id, e.data),
-            Value::Vector(x) => Atom::Vector(x.elem_type(), x.raw()),
+            Value::Timestamp(t) => Atom::Timestamp {
+                seconds: t.seconds,
+                nanos: t.nanos,
+                offset: t.offset,
+            },
+            Value::Ext(e) => Atom::Ext {
+                type_id: e.type_id,
+                data: e.data,
+            },
+            Value::Vector(x) => Atom::Vector {
+                elem: x.elem_type(),
+                raw: x.raw(),
+            },
         };
         let id = match self.atoms.get(&a) {
             Some(&id) => id,

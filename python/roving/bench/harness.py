@@ -40,6 +40,8 @@ class Config:
     max_number: int = 1_000_000
     out_dir: str = "bench/results"
     data_dir: str | None = None
+    #: ``--corpus DIR``: the corpus experiment's JSON files (default: the repository's).
+    corpus_dir: str | None = None
     charts: bool = True
     #: The clock: wall time (default), or this process's CPU time (``--cpu-time``),
     #: which other work on a shared machine disturbs less but which leaves out
@@ -107,6 +109,7 @@ def measure(
     repeats: int | None = None,
     warmup: int = 1,
     single: bool = False,
+    gc_on: bool = False,
 ) -> Timing:
     """Times ``fn()``: warm-up, then ``repeats`` timed repeats.
 
@@ -114,7 +117,9 @@ def measure(
     repeat lasts at least ``cfg.min_time``) and reported per call. With
     ``setup`` (run before every call, outside the timing) or ``single``,
     each repeat is exactly one call. The garbage collector is collected
-    before and disabled during each repeat, as :mod:`timeit` does.
+    before and disabled during each repeat, as :mod:`timeit` does; with
+    ``gc_on`` it stays enabled during the repeat, as in a user's program
+    (its collections triggered by the allocations are then part of the time).
     """
     repeats = repeats or cfg.repeats
     if setup is not None:
@@ -124,7 +129,7 @@ def measure(
     for _ in range(repeats):
         if setup is not None:
             setup()
-        times.append(_time_batch(fn, number, cfg.clock) / number)
+        times.append(_time_batch(fn, number, cfg.clock, gc_on=gc_on) / number)
     return Timing.of(times, number)
 
 
@@ -209,11 +214,18 @@ def measure_pair(
 
 
 def _time_batch(
-    fn: Callable[[], Any], number: int, clock: Callable[[], float] = time.perf_counter
+    fn: Callable[[], Any],
+    number: int,
+    clock: Callable[[], float] = time.perf_counter,
+    *,
+    gc_on: bool = False,
 ) -> float:
     gc.collect()
     was_enabled = gc.isenabled()
-    gc.disable()
+    if gc_on:
+        gc.enable()
+    else:
+        gc.disable()
     try:
         if number == 1:
             t0 = clock()
@@ -227,6 +239,8 @@ def _time_batch(
     finally:
         if was_enabled:
             gc.enable()
+        else:
+            gc.disable()
 
 
 # ---------------------------------------------------------------------------
@@ -346,8 +360,11 @@ def fmt_ratio(x: float | None) -> str:
     return f"{x:.2f}x"
 
 
-def fmt_verdict(ok: bool | None) -> str:
-    """A target's verdict in a results table."""
+def fmt_verdict(ok: bool | None, *, at_size: bool = True) -> str:
+    """A target's verdict in a results table. ``at_size=False``: measured at
+    another size than the target names (``--quick``), so no verdict."""
+    if not at_size:
+        return "not measured at this size"
     if ok is None:
         return "not measured"
     return "met" if ok else "**missed**"

@@ -255,44 +255,74 @@ def check_equal(expected: Any, actual: Any, path: str = "$") -> None:
     """Checks ``actual`` is exactly ``expected``: same types (bool is not int,
     tuple is not list), floats bit for bit, dict keys in the same order.
     Raises :class:`Mismatch` naming the path of the first difference."""
+    _check_equal(expected, actual, (path,))
+
+
+#: A path into the data, built only when a difference is reported:
+#: ``(text,)`` or ``(parent, text)``.
+_Path = tuple[Any, ...]
+
+#: Types compared with ``==`` alone once their types are the same.
+_PLAIN = frozenset({str, int, bool, type(None), bytes})
+
+
+def _path_text(p: _Path) -> str:
+    parts: list[str] = []
+    while len(p) == 2:
+        p, text = p
+        parts.append(text)
+    parts.append(p[0])
+    return "".join(reversed(parts))
+
+
+def _check_equal(expected: Any, actual: Any, where: _Path) -> None:
     te, ta = type(expected), type(actual)
     if te is not ta:
-        raise Mismatch(f"{path}: expected {te.__name__}, got {ta.__name__}")
-    if te is float:
+        raise Mismatch(f"{_path_text(where)}: expected {te.__name__}, got {ta.__name__}")
+    if te in _PLAIN:
+        if expected != actual:
+            e, a = repr(expected), repr(actual)
+            raise Mismatch(f"{_path_text(where)}: expected {e[:60]}, got {a[:60]}")
+    elif te is float:
         if struct.pack("<d", expected) != struct.pack("<d", actual):
-            raise Mismatch(f"{path}: expected {expected!r}, got {actual!r}")
+            raise Mismatch(f"{_path_text(where)}: expected {expected!r}, got {actual!r}")
     elif te is dict:
         ke, ka = list(expected), list(actual)
         if ke != ka:
+            path = _path_text(where)
             if set(ke) == set(ka):
                 raise Mismatch(f"{path}: same keys, different order")
             missing = [k for k in ke if k not in actual][:3]
             extra = [k for k in ka if k not in expected][:3]
             raise Mismatch(f"{path}: keys differ (missing {missing}, extra {extra})")
         for k in ke:
-            check_equal(expected[k], actual[k], f"{path}.{k}")
+            _check_equal(expected[k], actual[k], (where, f".{k}"))
     elif te in (list, tuple):
         if len(expected) != len(actual):
-            raise Mismatch(f"{path}: expected {len(expected)} items, got {len(actual)}")
+            raise Mismatch(
+                f"{_path_text(where)}: expected {len(expected)} items, got {len(actual)}"
+            )
         for i, (a, b) in enumerate(zip(expected, actual, strict=False)):
-            check_equal(a, b, f"{path}[{i}]")
+            _check_equal(a, b, (where, f"[{i}]"))
     elif te in (set, frozenset):
         if expected != actual:
-            raise Mismatch(f"{path}: sets differ ({len(expected)} vs {len(actual)} items)")
+            raise Mismatch(
+                f"{_path_text(where)}: sets differ ({len(expected)} vs {len(actual)} items)"
+            )
     elif dataclasses.is_dataclass(expected):
         for f in dataclasses.fields(expected):
-            check_equal(getattr(expected, f.name), getattr(actual, f.name), f"{path}.{f.name}")
+            _check_equal(getattr(expected, f.name), getattr(actual, f.name), (where, f".{f.name}"))
     elif isinstance(expected, _dt.datetime):
         if (
             expected != actual
             or expected.tzinfo != actual.tzinfo
             or expected.utcoffset() != actual.utcoffset()
         ):
-            raise Mismatch(f"{path}: expected {expected!r}, got {actual!r}")
+            raise Mismatch(f"{_path_text(where)}: expected {expected!r}, got {actual!r}")
     else:
         if expected != actual:
             e, a = repr(expected), repr(actual)
-            raise Mismatch(f"{path}: expected {e[:60]}, got {a[:60]}")
+            raise Mismatch(f"{_path_text(where)}: expected {e[:60]}, got {a[:60]}")
 
 
 def verify(name: str, expected: Any, roundtrip: Callable[[], Any]) -> None:

@@ -4,7 +4,15 @@ Times are powers of two, so that the clock's sums are exact."""
 
 from __future__ import annotations
 
-from roving.bench.harness import Config, Experiment, measure, measure_pair
+import pytest
+from roving.bench.harness import (
+    Config,
+    Experiment,
+    Mismatch,
+    check_equal,
+    measure,
+    measure_pair,
+)
 
 A = 2.0**-11
 B = 2.0**-12
@@ -105,3 +113,19 @@ def test_experiment_pair_records_both_and_survives_a_failure() -> None:
     assert any("paired dumps failed: ValueError: no" in n for n in exp.notes)
     exp.skip("D", "missing")
     assert exp.pair("dumps", ("A", a), ("D", a)) is None
+
+
+def test_check_equal_names_the_path_of_the_first_difference() -> None:
+    check_equal({"a": [1, 2.5, None, True, "x", b"y"]}, {"a": [1, 2.5, None, True, "x", b"y"]})
+    cases = [
+        ({"a": [1, {"b": 2.0}]}, {"a": [1, {"b": 2}]}, "$.a[1].b: expected float, got int"),
+        ({"a": [{"b": -0.0}]}, {"a": [{"b": 0.0}]}, "$.a[0].b: expected -0.0, got 0.0"),
+        ([True], [1], "$[0]: expected bool, got int"),
+        ({"x": {"y": "a"}}, {"x": {"y": "b"}}, "$.x.y: expected 'a', got 'b'"),
+        ({"a": 1, "b": 2}, {"b": 2, "a": 1}, "$: same keys, different order"),
+        ([[1, 2]], [[1]], "$[0]: expected 2 items, got 1"),
+    ]
+    for expected, actual, message in cases:
+        with pytest.raises(Mismatch) as e:
+            check_equal(expected, actual)
+        assert str(e.value) == message

@@ -16,6 +16,7 @@ EXPERIMENTS = [
     "archiver-20000-ints",
     "simpleobject",
     "contacts",
+    "corpus",
 ]
 
 

@@ -1,6 +1,7 @@
 """``roving bench``: the seed experiments, reproduced side by side.
 
-Five experiments, one per seed (the write-ups the project started from):
+Five experiments, one per seed (the write-ups the project started from), and
+the corpus of JSON files and generated shapes:
 
 ========================  ====  ==========================================
 name                      seed  what
@@ -10,6 +11,7 @@ repository                000   BBItem flush/reload; issue 4's Store rows
 archiver-20000-ints       001   20,000 ints, keyless and keyed
 simpleobject              002   100,000 small objects, each to its own bytes
 contacts                  003   two sets of strings
+corpus                    -     JSON files and generated shapes vs peers
 ========================  ====  ==========================================
 
 Each experiment checks that every contender round-trips its data exactly,
@@ -30,7 +32,14 @@ from collections.abc import Callable
 from typing import Any
 
 from .._argtypes import int_at_least
-from . import exp_archiver, exp_contacts, exp_fleece, exp_repository, exp_simpleobject
+from . import (
+    exp_archiver,
+    exp_contacts,
+    exp_corpus,
+    exp_fleece,
+    exp_repository,
+    exp_simpleobject,
+)
 from .harness import Config, Experiment, machine_info, quick_config
 from .report import write_experiment
 
@@ -41,6 +50,7 @@ EXPERIMENTS: dict[str, Callable[[Config], Experiment]] = {
     exp_archiver.NAME: exp_archiver.run,
     exp_simpleobject.NAME: exp_simpleobject.run,
     exp_contacts.NAME: exp_contacts.run,
+    exp_corpus.NAME: exp_corpus.run,
 }
 
 ALIASES = {
@@ -92,6 +102,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="DIR",
         default=None,
         help="directory holding 1000people.json (default: the repository's data/)",
+    )
+    p.add_argument(
+        "--corpus",
+        metavar="DIR",
+        default=None,
+        help="run the corpus experiment on the JSON files of DIR instead of the repository's "
+        "corpus and generated shapes (an entry that is not a JSON file is skipped with its reason)",
     )
     p.add_argument(
         "--repeats",
@@ -197,6 +214,10 @@ def run(args: argparse.Namespace, progress: Callable[[str], None] | None = None)
         cfg.repeats = args.repeats
     cfg.out_dir = out
     cfg.data_dir = args.data_dir
+    if args.corpus is not None:
+        if not os.path.isdir(args.corpus):
+            raise BenchError(f"{args.corpus}: --corpus needs a folder of JSON files")
+        cfg.corpus_dir = args.corpus
     cfg.charts = not args.no_chart
     if args.cpu_time:
         cfg.clock = time.process_time

@@ -40,6 +40,8 @@ class Config:
     max_number: int = 1_000_000
     out_dir: str = "bench/results"
     data_dir: str | None = None
+    #: ``--corpus DIR``: the corpus experiment's JSON files (default: the repository's).
+    corpus_dir: str | None = None
     charts: bool = True
     #: The clock: wall time (default), or this process's CPU time (``--cpu-time``),
     #: which other work on a shared machine disturbs less but which leaves out
@@ -107,6 +109,7 @@ def measure(
     repeats: int | None = None,
     warmup: int = 1,
     single: bool = False,
+    gc_on: bool = False,
 ) -> Timing:
     """Times ``fn()``: warm-up, then ``repeats`` timed repeats.
 
@@ -114,7 +117,9 @@ def measure(
     repeat lasts at least ``cfg.min_time``) and reported per call. With
     ``setup`` (run before every call, outside the timing) or ``single``,
     each repeat is exactly one call. The garbage collector is collected
-    before and disabled during each repeat, as :mod:`timeit` does.
+    before and disabled during each repeat, as :mod:`timeit` does; with
+    ``gc_on`` it stays enabled during the repeat, as in a user's program
+    (its collections triggered by the allocations are then part of the time).
     """
     repeats = repeats or cfg.repeats
     if setup is not None:
@@ -124,7 +129,7 @@ def measure(
     for _ in range(repeats):
         if setup is not None:
             setup()
-        times.append(_time_batch(fn, number, cfg.clock) / number)
+        times.append(_time_batch(fn, number, cfg.clock, gc_on=gc_on) / number)
     return Timing.of(times, number)
 
 
@@ -209,11 +214,18 @@ def measure_pair(
 
 
 def _time_batch(
-    fn: Callable[[], Any], number: int, clock: Callable[[], float] = time.perf_counter
+    fn: Callable[[], Any],
+    number: int,
+    clock: Callable[[], float] = time.perf_counter,
+    *,
+    gc_on: bool = False,
 ) -> float:
     gc.collect()
     was_enabled = gc.isenabled()
-    gc.disable()
+    if gc_on:
+        gc.enable()
+    else:
+        gc.disable()
     try:
         if number == 1:
             t0 = clock()
@@ -227,6 +239,8 @@ def _time_batch(
     finally:
         if was_enabled:
             gc.enable()
+        else:
+            gc.disable()
 
 
 # ---------------------------------------------------------------------------
@@ -241,44 +255,74 @@ def check_equal(expected: Any, actual: Any, path: str = "$") -> None:
     """Checks ``actual`` is exactly ``expected``: same types (bool is not int,
     tuple is not list), floats bit for bit, dict keys in the same order.
     Raises :class:`Mismatch` naming the path of the first difference."""
+    _check_equal(expected, actual, (path,))
+
+
+#: A path into the data, built only when a difference is reported:
+#: ``(text,)`` or ``(parent, text)``.
+_Path = tuple[Any, ...]
+
+#: Types compared with ``==`` alone once their types are the same.
+_PLAIN = frozenset({str, int, bool, type(None), bytes})
+
+
+def _path_text(p: _Path) -> str:
+    parts: list[str] = []
+    while len(p) == 2:
+        p, text = p
+        parts.append(text)
+    parts.append(p[0])
+    return "".join(reversed(parts))
+
+
+def _check_equal(expected: Any, actual: Any, where: _Path) -> None:
     te, ta = type(expected), type(actual)
     if te is not ta:
-        raise Mismatch(f"{path}: expected {te.__name__}, got {ta.__name__}")
-    if te is float:
+        raise Mismatch(f"{_path_text(where)}: expected {te.__name__}, got {ta.__name__}")
+    if te in _PLAIN:
+        if expected != actual:
+            e, a = repr(expected), repr(actual)
+            raise Mismatch(f"{_path_text(where)}: expected {e[:60]}, got {a[:60]}")
+    elif te is float:
         if struct.pack("<d", expected) != struct.pack("<d", actual):
-            raise Mismatch(f"{path}: expected {expected!r}, got {actual!r}")
+            raise Mismatch(f"{_path_text(where)}: expected {expected!r}, got {actual!r}")
     elif te is dict:
         ke, ka = list(expected), list(actual)
         if ke != ka:
+            path = _path_text(where)
             if set(ke) == set(ka):
                 raise Mismatch(f"{path}: same keys, different order")
             missing = [k for k in ke if k not in actual][:3]
             extra = [k for k in ka if k not in expected][:3]
             raise Mismatch(f"{path}: keys differ (missing {missing}, extra {extra})")
         for k in ke:
-            check_equal(expected[k], actual[k], f"{path}.{k}")
+            _check_equal(expected[k], actual[k], (where, f".{k}"))
     elif te in (list, tuple):
         if len(expected) != len(actual):
-            raise Mismatch(f"{path}: expected {len(expected)} items, got {len(actual)}")
+            raise Mismatch(
+                f"{_path_text(where)}: expected {len(expected)} items, got {len(actual)}"
+            )
         for i, (a, b) in enumerate(zip(expected, actual, strict=False)):
-            check_equal(a, b, f"{path}[{i}]")
+            _check_equal(a, b, (where, f"[{i}]"))
     elif te in (set, frozenset):
         if expected != actual:
-            raise Mismatch(f"{path}: sets differ ({len(expected)} vs {len(actual)} items)")
+            raise Mismatch(
+                f"{_path_text(where)}: sets differ ({len(expected)} vs {len(actual)} items)"
+            )
     elif dataclasses.is_dataclass(expected):
         for f in dataclasses.fields(expected):
-            check_equal(getattr(expected, f.name), getattr(actual, f.name), f"{path}.{f.name}")
+            _check_equal(getattr(expected, f.name), getattr(actual, f.name), (where, f".{f.name}"))
     elif isinstance(expected, _dt.datetime):
         if (
             expected != actual
             or expected.tzinfo != actual.tzinfo
             or expected.utcoffset() != actual.utcoffset()
         ):
-            raise Mismatch(f"{path}: expected {expected!r}, got {actual!r}")
+            raise Mismatch(f"{_path_text(where)}: expected {expected!r}, got {actual!r}")
     else:
         if expected != actual:
             e, a = repr(expected), repr(actual)
-            raise Mismatch(f"{path}: expected {e[:60]}, got {a[:60]}")
+            raise Mismatch(f"{_path_text(where)}: expected {e[:60]}, got {a[:60]}")
 
 
 def verify(name: str, expected: Any, roundtrip: Callable[[], Any]) -> None:
@@ -346,8 +390,11 @@ def fmt_ratio(x: float | None) -> str:
     return f"{x:.2f}x"
 
 
-def fmt_verdict(ok: bool | None) -> str:
-    """A target's verdict in a results table."""
+def fmt_verdict(ok: bool | None, *, at_size: bool = True) -> str:
+    """A target's verdict in a results table. ``at_size=False``: measured at
+    another size than the target names (``--quick``), so no verdict."""
+    if not at_size:
+        return "not measured at this size"
     if ok is None:
         return "not measured"
     return "met" if ok else "**missed**"

@@ -21,6 +21,7 @@ PEER_PACKAGES = [
     "msgpack",
     "ormsgpack",
     "cbor2",
+    "pyfory",
     "protobuf",
     "matplotlib",
 ]

@@ -16,7 +16,6 @@ import glob
 import json
 import math
 import os
-import pickle
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -42,9 +41,6 @@ TARGETS = [
     ("loads vs the faster of orjson.loads and msgspec.msgpack.decode", 1.0, "loads"),
     ("dumps vs orjson.dumps", 1.25, "dumps"),
 ]
-
-#: The peers, in the order of the tables.
-PEERS = ["orjson", "msgspec.msgpack", "msgpack", "ormsgpack", "cbor2", "pickle", "pyfory"]
 
 
 @dataclass
@@ -147,6 +143,31 @@ def user_files(folder: str) -> list[str]:
 
 
 Codec = tuple[str, Callable[[Any], bytes], Callable[[bytes], Any]]
+#: A contender's ``dumps`` and ``loads``.
+DumpsLoads = tuple[Callable[[Any], bytes], Callable[[bytes], Any]]
+
+
+def _msgspec_msgpack(m: Any) -> DumpsLoads:
+    encoder, decoder = m.msgpack.Encoder(), m.msgpack.Decoder()
+    return encoder.encode, decoder.decode
+
+
+def _pyfory(m: Any) -> DumpsLoads:
+    fory = m.Fory(xlang=False, ref=False, strict=False)
+    return fory.serialize, fory.deserialize
+
+
+#: The peers, in the order of the tables: (contender name, module, its
+#: ``dumps`` and ``loads`` from the module).
+PEERS: list[tuple[str, str, Callable[[Any], DumpsLoads]]] = [
+    ("orjson", "orjson", lambda m: (m.dumps, m.loads)),
+    ("msgspec.msgpack", "msgspec", _msgspec_msgpack),
+    ("msgpack", "msgpack", lambda m: (m.packb, m.unpackb)),
+    ("ormsgpack", "ormsgpack", lambda m: (m.packb, m.unpackb)),
+    ("cbor2", "cbor2", lambda m: (m.dumps, m.loads)),
+    ("pickle", "pickle", lambda m: (lambda o: m.dumps(o, protocol=5), m.loads)),
+    ("pyfory", "pyfory", _pyfory),
+]
 
 
 def codecs(exp: Experiment) -> list[Codec]:
@@ -157,42 +178,17 @@ def codecs(exp: Experiment) -> list[Codec]:
         out.append(("roving", rv.dumps, rv.loads))
     except RovingMissing as e:
         exp.skip("roving", str(e))
-    orjson = optional("orjson")
-    if orjson is not None:
-        out.append(("orjson", orjson.dumps, orjson.loads))
-    else:
-        exp.skip("orjson", missing_note("orjson"))
-    msgspec = optional("msgspec")
-    if msgspec is not None:
-        me, md = msgspec.msgpack.Encoder(), msgspec.msgpack.Decoder()
-        out.append(("msgspec.msgpack", me.encode, md.decode))
-    else:
-        exp.skip("msgspec.msgpack", missing_note("msgspec"))
-    msgpack = optional("msgpack")
-    if msgpack is not None:
-        out.append(("msgpack", msgpack.packb, msgpack.unpackb))
-    else:
-        exp.skip("msgpack", missing_note("msgpack"))
-    ormsgpack = optional("ormsgpack")
-    if ormsgpack is not None:
-        out.append(("ormsgpack", ormsgpack.packb, ormsgpack.unpackb))
-    else:
-        exp.skip("ormsgpack", missing_note("ormsgpack"))
-    cbor2 = optional("cbor2")
-    if cbor2 is not None:
-        out.append(("cbor2", cbor2.dumps, cbor2.loads))
-    else:
-        exp.skip("cbor2", missing_note("cbor2"))
-    out.append(("pickle", lambda o: pickle.dumps(o, protocol=5), pickle.loads))
-    pyfory = optional("pyfory")
-    if pyfory is not None:
+    for name, module_name, pair in PEERS:
+        module = optional(module_name)
+        if module is None:
+            exp.skip(name, missing_note(module_name))
+            continue
         try:
-            fory = pyfory.Fory(xlang=False, ref=False, strict=False)
-            out.append(("pyfory", fory.serialize, fory.deserialize))
+            dumps, loads = pair(module)
         except Exception as e:  # noqa: BLE001 - a peer failing is a result
-            exp.skip("pyfory", f"cannot be set up: {type(e).__name__}: {e}")
-    else:
-        exp.skip("pyfory", missing_note("pyfory"))
+            exp.skip(name, f"cannot be set up: {type(e).__name__}: {e}")
+            continue
+        out.append((name, dumps, loads))
     return out
 
 

@@ -49,7 +49,8 @@ __all__ = [
 ]
 
 MAGIC = b"RV"
-VERSION = 1
+VERSION = 1  # what encode() writes
+VERSIONS = (1, 2)  # what validate_and_decode() reads (section 19)
 WIDTHS = (1, 2, 4, 8)  # section 3: slot width by width code (tag & 3)
 
 # Section 6.1, the tag table.
@@ -503,7 +504,7 @@ def validate_and_decode(data: bytes) -> Any:
         raise RefError("BadMagic", 0, "not RV")
     if data[:2] != MAGIC:
         raise RefError("BadMagic", 0, "not RV")
-    if data[2] != VERSION:
+    if data[2] not in VERSIONS:
         raise RefError("UnsupportedVersion", 2, f"version {data[2]}")
     # Rule 2: trailer (section 4.3).
     if n <= 3:

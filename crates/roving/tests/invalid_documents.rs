@@ -17,8 +17,8 @@ fn short_and_foreign_inputs_are_told_apart() {
     assert_eq!(kind(b"X"), ErrorKind::BadMagic);
     assert_eq!(kind(b"{}"), ErrorKind::BadMagic);
     assert_eq!(
-        kind(b"RV\x02\x1c\x03\x1c"),
-        ErrorKind::UnsupportedVersion(2)
+        kind(b"RV\x03\x1c\x03\x1c"),
+        ErrorKind::UnsupportedVersion(3)
     );
     assert_eq!(kind(b"RV\x01"), ErrorKind::BadTrailer);
     let lazy = |b: &[u8]| Document::open_lazy(b).unwrap_err().kind().clone();

@@ -732,6 +732,12 @@ fn decode_only_fixed() -> Vec<(&'static str, &'static str, &'static str, J)> {
             map(&[("", int(5))]),
         ),
         (
+            "version_2_plain",
+            "a version 2 header on a document of version 1 records only",
+            concat!("525602", "1c031c"),
+            json!(null),
+        ),
+        (
             "map_zero_key_shape",
             "a map record of a shape with no keys is {}",
             concat!("525601", "1800", "1404", "1c081c"),
@@ -751,9 +757,9 @@ fn reject_cases() -> Vec<(String, String, String, &'static str)> {
     add("magic_only", "just the magic", h("5256"), "Truncated");
     add("bad_magic", "not RV", h("585601 1c031c"), "BadMagic");
     add(
-        "version_2",
+        "version_3",
         "a future major version",
-        h("525602 1c031c"),
+        h("525603 1c031c"),
         "UnsupportedVersion",
     );
     add("header_only", "no root record", h("525601"), "BadTrailer");

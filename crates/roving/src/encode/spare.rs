@@ -39,7 +39,7 @@ pub(crate) fn encode_document(
         capacity.unwrap_or_else(|| next_capacity(LAST_LEN.try_with(|c| c.get()).unwrap_or(0)));
     enc.out = Vec::with_capacity(cap.max(HEADER_LEN));
     enc.out.extend_from_slice(&MAGIC);
-    enc.out.push(VERSION);
+    enc.out.push(VERSION_1);
     enc.max_depth = max_depth;
     let done = write(&mut enc).and_then(|()| enc.finish_root());
     let mut doc = std::mem::take(&mut enc.out);

@@ -1,7 +1,7 @@
 //! The header and the trailer: locating the root record from the end of a
 //! document.
 
-use super::tags::{is_root, tag_width, HEADER_LEN, MAGIC, VERSION};
+use super::tags::{is_root, tag_width, HEADER_LEN, MAGIC, VERSION, VERSION_1, VERSION_2};
 use crate::error::{Error, ErrorKind, Result};
 
 /// The error of bytes that do not start with `RV`; where they start like
@@ -36,7 +36,7 @@ pub(crate) fn locate_root(buf: &[u8]) -> Result<(usize, usize)> {
     }
     match buf.get(2) {
         None => return Err(Error::at(ErrorKind::Truncated, buf.len())),
-        Some(&VERSION) => {}
+        Some(&(VERSION_1..=VERSION)) => {}
         Some(&v) => return Err(Error::at(ErrorKind::UnsupportedVersion(v), 2)),
     }
     let last = match buf.last() {
@@ -64,7 +64,20 @@ pub(crate) const fn root_slot(root_pos: usize) -> usize {
 }
 
 /// True if `header` (the first three bytes at some position) is a
-/// document header: `RV` and the version.
+/// document header: `RV` and a version this crate reads.
 pub(crate) fn is_header(bytes: &[u8]) -> bool {
-    bytes.starts_with(&[MAGIC[0], MAGIC[1], VERSION])
+    matches!(bytes, [m0, m1, v, ..] if [*m0, *m1] == MAGIC && (VERSION_1..=VERSION).contains(v))
+}
+
+/// The format version of a document whose header was checked (byte 2).
+#[inline(always)]
+pub(crate) fn doc_version(buf: &[u8]) -> u8 {
+    buf.get(2).copied().unwrap_or(VERSION_1)
+}
+
+/// True if the document in `buf` may hold version 2 records.
+#[allow(dead_code)] // until the first version 2 record lands
+#[inline(always)]
+pub(crate) fn allows_v2(buf: &[u8]) -> bool {
+    doc_version(buf) >= VERSION_2
 }

@@ -3,8 +3,15 @@
 
 /// The first two bytes of every document: ASCII `R`, `V`.
 pub const MAGIC: [u8; 2] = *b"RV";
-/// Major format version written and understood by this crate.
-pub const VERSION: u8 = 1;
+/// Newest format version this crate reads. It writes [`VERSION_1`] unless a
+/// document holds a record that only version 2 defines (the writer marks
+/// it with `Encoder::require_version`).
+pub const VERSION: u8 = VERSION_2;
+/// Format version 1: the records of `docs/FORMAT.md` sections 6.1-6.13.
+pub const VERSION_1: u8 = 1;
+/// Format version 2: version 1 plus the records that section 6.14 on adds.
+/// A version 1 document that holds one of them is invalid.
+pub const VERSION_2: u8 = 2;
 /// Length of the header (`MAGIC` + version byte).
 pub const HEADER_LEN: usize = 3;
 

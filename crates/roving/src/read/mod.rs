@@ -188,6 +188,18 @@ impl<'a> Document<'a> {
         Ok(Document { buf, root, lazy: 0 })
     }
 
+    /// The format version in the header: 1, or 2 for a document that may
+    /// hold the records version 2 adds (`docs/FORMAT.md`, section 19).
+    ///
+    /// ```
+    /// let doc = roving::Document::open(b"RV\x01\x1c\x03\x1c")?;
+    /// assert_eq!(doc.version(), 1);
+    /// # Ok::<(), roving::Error>(())
+    /// ```
+    pub fn version(&self) -> u8 {
+        crate::layout::doc_version(self.buf)
+    }
+
     /// The root value. O(1). (In a lazily opened document, a root that does
     /// not decode reads as `Null`; [`try_root`](Self::try_root) reports it.)
     #[inline]

@@ -1,7 +1,7 @@
 """``roving bench``: the seed experiments, reproduced side by side.
 
-Five experiments, one per seed (the write-ups the project started from), and
-the corpus of JSON files and generated shapes:
+Five experiments, one per seed (the write-ups the project started from), the
+corpus of JSON files and generated shapes, and the scaling runs:
 
 ========================  ====  ==========================================
 name                      seed  what
@@ -12,6 +12,7 @@ archiver-20000-ints       001   20,000 ints, keyless and keyed
 simpleobject              002   100,000 small objects, each to its own bytes
 contacts                  003   two sets of strings
 corpus                    -     JSON files and generated shapes vs peers
+scaling                   -     cost per MB from 1 MB to 1 GB; the Store to 5M
 ========================  ====  ==========================================
 
 Each experiment checks that every contender round-trips its data exactly,
@@ -38,6 +39,7 @@ from . import (
     exp_corpus,
     exp_fleece,
     exp_repository,
+    exp_scaling,
     exp_simpleobject,
 )
 from .harness import Config, Experiment, machine_info, quick_config
@@ -51,6 +53,7 @@ EXPERIMENTS: dict[str, Callable[[Config], Experiment]] = {
     exp_simpleobject.NAME: exp_simpleobject.run,
     exp_contacts.NAME: exp_contacts.run,
     exp_corpus.NAME: exp_corpus.run,
+    exp_scaling.NAME: exp_scaling.run,
 }
 
 ALIASES = {
@@ -109,6 +112,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help="run the corpus experiment on the JSON files of DIR instead of the repository's "
         "corpus and generated shapes (an entry that is not a JSON file is skipped with its reason)",
+    )
+    p.add_argument(
+        "--large",
+        action="store_true",
+        help="the scaling experiment also runs 1 GB documents and 5,000,000 Store records "
+        "(needs about 20 GB of memory and tens of minutes)",
     )
     p.add_argument(
         "--repeats",
@@ -219,6 +228,7 @@ def run(args: argparse.Namespace, progress: Callable[[str], None] | None = None)
             raise BenchError(f"{args.corpus}: --corpus needs a folder of JSON files")
         cfg.corpus_dir = args.corpus
     cfg.charts = not args.no_chart
+    cfg.large = args.large
     if args.cpu_time:
         cfg.clock = time.process_time
         cfg.clock_name = "cpu"

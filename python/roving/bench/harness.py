@@ -42,6 +42,8 @@ class Config:
     data_dir: str | None = None
     #: ``--corpus DIR``: the corpus experiment's JSON files (default: the repository's).
     corpus_dir: str | None = None
+    #: ``--large``: the scaling experiment adds 1 GB documents and 5M Store records.
+    large: bool = False
     charts: bool = True
     #: The clock: wall time (default), or this process's CPU time (``--cpu-time``),
     #: which other work on a shared machine disturbs less but which leaves out
@@ -484,6 +486,8 @@ ChartBar = tuple[str, float | None]
 #: One chart panel: (title, bars) in seconds, or (title, bars, unit) with the
 #: unit "s" or "bytes" (see :func:`roving.bench.report.draw_chart`).
 ChartPanel = tuple[str, list[ChartBar]] | tuple[str, list[ChartBar], str]
+#: A line chart: title, series name -> [(x, y)], x label, y label (both axes log).
+LinePanel = tuple[str, dict[str, list[tuple[float, float]]], str, str]
 
 
 @dataclass
@@ -503,6 +507,8 @@ class Experiment:
     #: Chart spec: the panels (:data:`ChartPanel`), filled by the experiment.
     chart: list[ChartPanel] = field(default_factory=list)
     chart_unit: str = "time (lower is better)"
+    #: Line charts (:data:`LinePanel`), drawn below the bar panels.
+    lines: list[LinePanel] = field(default_factory=list)
     started: float = field(default_factory=time.time)
     #: 1-minute load average when the experiment started (None where unknown).
     load: float | None = field(default_factory=lambda: load_average())

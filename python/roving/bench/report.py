@@ -20,7 +20,7 @@ def write_experiment(
     md = exp.markdown(machine)
     png_path = os.path.join(out_dir, f"{exp.name}.png")
     png_note = None
-    if chart and exp.chart:
+    if chart and (exp.chart or exp.lines):
         png_note = draw_chart(exp, png_path)
         if png_note is None:
             paths["png"] = png_path
@@ -69,14 +69,18 @@ def draw_chart(exp: Experiment, path: str) -> str | None:
         bars = [(label, v) for label, v in all_bars if v is not None and v > 0]
         if bars:
             panels.append((title, bars, unit))
-    if not panels:
+    lines = [p for p in exp.lines if any(p[1].values())]
+    if not panels and not lines:
         return "no measurements"
-    ncols = 2 if len(panels) > 1 else 1
-    nrows = math.ceil(len(panels) / ncols)
-    height = max(len(p[1]) for p in panels) * 0.28 + 1.2
+    total = len(panels) + len(lines)
+    ncols = 2 if total > 1 else 1
+    nrows = math.ceil(total / ncols)
+    height = max([len(p[1]) * 0.28 + 1.2 for p in panels] + [3.6 if lines else 0])
     fig, axes = plt.subplots(nrows, ncols, figsize=(6.2 * ncols, height * nrows), squeeze=False)
-    for ax in axes.flat[len(panels) :]:
+    for ax in axes.flat[total:]:
         ax.set_visible(False)
+    for ax, (title, series, xlabel, ylabel) in zip(axes.flat[len(panels) :], lines, strict=False):
+        _draw_lines(ax, title, series, xlabel, ylabel)
     for ax, (title, bars, unit) in zip(axes.flat, panels, strict=False):
         labels = [b[0] for b in bars]
         values = [b[1] for b in bars]
@@ -108,6 +112,25 @@ def draw_chart(exp: Experiment, path: str) -> str | None:
     plt.close(fig)
     os.replace(tmp, path)
     return None
+
+
+def _draw_lines(
+    ax: Any, title: str, series: dict[str, list[tuple[float, float]]], xlabel: str, ylabel: str
+) -> None:
+    """One line per series, both axes logarithmic (roving's in red shades)."""
+    for name, points in series.items():
+        pts = [(x, y) for x, y in points if x > 0 and y > 0]
+        if not pts:
+            continue
+        style = "-" if name.startswith("roving") else "--"
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], style, marker="o", label=name)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_title(title, fontsize=10)
+    ax.set_xlabel(xlabel, fontsize=8)
+    ax.set_ylabel(ylabel, fontsize=8)
+    ax.tick_params(labelsize=8)
+    ax.legend(fontsize=7)
 
 
 def _time_scale(values: list[float]) -> tuple[float, str]:

@@ -58,6 +58,9 @@ pub enum Kind {
     Vector,
     /// An array: one slot per element.
     Array,
+    /// An array of numbers of one element type, packed (version 2): no
+    /// slots.
+    NumArray,
     /// A map: a shape reference, then one slot per value.
     Map,
     /// A shape: the key list of maps (one slot per key), with its hash index.
@@ -93,6 +96,7 @@ impl Kind {
             K::Ext => Kind::Ext,
             K::Vector => Kind::Vector,
             K::Array => Kind::Array,
+            K::NumArray => Kind::NumArray,
             K::Map => Kind::Map,
             K::Shape => Kind::Shape,
             K::Root => Kind::Root,
@@ -113,6 +117,7 @@ impl Kind {
             Kind::Ext => "ext",
             Kind::Vector => "vector",
             Kind::Array => "array",
+            Kind::NumArray => "numbers",
             Kind::Map => "map",
             Kind::Shape => "shape",
             Kind::Root => "root",
@@ -131,7 +136,8 @@ impl Kind {
             | Kind::Timestamp
             | Kind::Bytes
             | Kind::Ext
-            | Kind::Vector => false,
+            | Kind::Vector
+            | Kind::NumArray => false,
         }
     }
 }
@@ -234,7 +240,8 @@ impl<'a> Record<'a> {
     }
 
     /// The value of a scalar record (string, number, timestamp, byte
-    /// string, extension value, vector); `None` for arrays, maps, shapes
+    /// string, extension value, vector) or of a number array (an array
+    /// whose elements are in the record); `None` for arrays, maps, shapes
     /// and the root, whose values are their slots.
     pub fn value(&self) -> Option<Value<'a>> {
         match self.kind {
@@ -253,6 +260,8 @@ impl<'a> Record<'a> {
             | Kind::Bytes
             | Kind::Ext
             | Kind::Vector => Some(crate::read::record_value(self.buf, self.offset, 0)),
+            // An array, whose elements are in the record itself.
+            Kind::NumArray => Some(crate::read::record_value(self.buf, self.offset, 0)),
         }
     }
 }

@@ -9,7 +9,7 @@ use super::slot_deserializer::SlotDeserializer;
 use super::slots::Slots;
 use super::Deserializer;
 use crate::error::{Error, Result};
-use crate::read::{Scalar, Value, Vector};
+use crate::read::{Numbers, Scalar, Value, Vector};
 
 /// The elements of an array.
 pub(super) struct ArrayElements<'de, 'b> {
@@ -77,6 +77,38 @@ impl<'de> de::SeqAccess<'de> for VectorElements<'de, '_> {
     }
     fn size_hint(&self) -> Option<usize> {
         Some(self.vector.len() - self.next)
+    }
+}
+
+/// The elements of a number array record, each read as the [`Value`] it
+/// is (an `Int`, `UInt` or `Float`), as the same array of slots reads.
+pub(super) struct NumberElements<'de, 'b> {
+    /// The elements.
+    pub(super) numbers: Numbers<'de>,
+    /// Index of the next element.
+    pub(super) next: usize,
+    /// State shared by the whole decoding.
+    pub(super) context: &'b Context<'de>,
+}
+
+impl<'de> de::SeqAccess<'de> for NumberElements<'de, '_> {
+    type Error = Error;
+    #[inline]
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        let i = self.next;
+        let Some(value) = self.numbers.get(i) else {
+            return Ok(None);
+        };
+        self.next += 1;
+        seed.deserialize(Deserializer {
+            value,
+            context: self.context,
+        })
+        .map(Some)
+        .map_err(|e: Error| e.prefix_path(&format!("[{i}]")))
+    }
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.numbers.len() - self.next)
     }
 }
 

@@ -205,15 +205,31 @@ impl<'a> Record<'a> {
     }
 
     /// Slot width in bytes (1, 2, 4 or 8) of arrays, maps, shapes and the
-    /// root; 0 for other records.
+    /// root; the element size of a number array (1, 2, 4 or 8); 0 for
+    /// other records.
     pub fn width(&self) -> usize {
-        self.parts.slots.map_or(0, |s| s.width)
+        match self.numbers() {
+            Some(p) => p.elem.size(),
+            None => self.parts.slots.map_or(0, |s| s.width),
+        }
     }
 
     /// Number of slots: elements of an array, values of a map, keys of a
-    /// shape, 1 for the root, 0 for other records.
+    /// shape, 1 for the root; the elements of a number array (which has
+    /// no slots); 0 for other records.
     pub fn slot_count(&self) -> usize {
-        self.parts.slots.map_or(0, |s| s.count)
+        match self.numbers() {
+            Some(p) => p.count,
+            None => self.parts.slots.map_or(0, |s| s.count),
+        }
+    }
+
+    /// The header of a number array record (`None` for other records).
+    fn numbers(&self) -> Option<layout::NumArrayParts> {
+        match self.kind {
+            Kind::NumArray => layout::num_array_record(self.buf, self.offset),
+            _ => None,
+        }
     }
 
     /// Bytes taken by the slots: [`slot_count`](Self::slot_count) times

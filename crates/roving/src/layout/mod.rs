@@ -51,7 +51,7 @@ pub use slot::{
 pub use tags::*;
 pub use varint::*;
 
-pub(crate) use numarray::{num_array_record, num_at, Num};
+pub(crate) use numarray::{num_array_record, num_at, Num, NumArrayParts};
 pub(crate) use record::{
     bytes_at, container_header, ext_record, fixed, header_fault, is_small_int, length_prefixed,
     map_header, map_shape_ref, record_fault, record_parts, shape_target, small_int_record,

@@ -922,13 +922,15 @@ impl<'py, 'a> Decoder<'py, 'a> {
                 return Ok(unsafe { Bound::from_borrowed_ptr(py, p) });
             }
         }
-        if let Some(numbers) = a.numbers() {
-            return self.numbers(off, numbers);
-        }
         let raw = match off {
             Some(o) if !self.doc.is_empty() => array_parts(self.doc, o),
             _ => None,
         };
+        if raw.is_none() {
+            if let Some(numbers) = a.numbers() {
+                return self.numbers(off, numbers);
+            }
+        }
         let mut items = a.iter();
         let n = match raw {
             Some((n, _, _)) => n,

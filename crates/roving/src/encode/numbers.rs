@@ -74,14 +74,8 @@ impl Encoder {
         };
         let n = self.slots.len() - start;
         self.out.truncate(out_start);
-        self.out.push(elem.tag());
-        write_varint(&mut self.out, n as u64);
-        if let NumElem::Decimal(e) = elem {
-            self.out.push(e as u8);
-        }
-        self.out.extend_from_slice(&scratch);
+        self.put_numbers(elem, n, &scratch);
         self.scratch = scratch;
-        self.require_version(VERSION_2);
         Some(out_start)
     }
 
@@ -167,46 +161,168 @@ impl Encoder {
     /// (`-0.0`, NaN, infinities, values of more digits) or a mantissa does
     /// not fit `i32` at the smallest exponent.
     fn decimals(&self, out_start: usize, scratch: &mut Vec<u8>) -> Option<i8> {
-        // (mantissa, exponent) of each element; `None` for +0.0, which any
-        // exponent holds.
         let mut decs: Vec<Option<(i32, i8)>> = Vec::new();
         let mut ok = true;
         for_each_record(&self.out, out_start, |tag, payload| {
             let d = match tag {
                 TAG_F_DEC => {
                     let m = i32::from_le_bytes(payload[1..5].try_into().unwrap_or([0; 4]));
-                    (m != 0).then_some((m, payload[0] as i8))
+                    Some((m != 0).then_some((m, payload[0] as i8)))
                 }
-                _ => {
-                    let v = float_value(tag, payload);
-                    if v.to_bits() == 0 {
-                        None
-                    } else {
-                        let d = short_decimal(v);
-                        ok &= d.is_some();
-                        d
-                    }
-                }
+                _ => decimal_of(float_value(tag, payload)),
             };
-            decs.push(d);
+            ok &= d.is_some();
+            decs.push(d.flatten());
         });
         if !ok {
             return None;
         }
-        let e = decs.iter().flatten().map(|&(_, e)| e).min()?;
-        for d in &decs {
-            let m = match *d {
-                None => 0,
-                Some((m, de)) => {
-                    let k = (de - e) as u32;
-                    let m = (m as i64).checked_mul(10i64.checked_pow(k)?)?;
-                    i32::try_from(m).ok()?
-                }
-            };
-            scratch.extend_from_slice(&m.to_le_bytes());
-        }
-        Some(e)
+        put_decimals(&decs, scratch)
     }
+
+    /// Writes an array of the floats `xs` as `begin_array`, an `f64` call
+    /// per element and `end_array` would, without writing a record per
+    /// element first: one number array record (or the empty array
+    /// constant). Returns a mark of it.
+    ///
+    /// ```
+    /// let mut a = roving::Encoder::new();
+    /// a.array_f64(&[0.5, 0.1, -2.0])?;
+    /// let mut b = roving::Encoder::new();
+    /// b.begin_array()?;
+    /// for x in [0.5, 0.1, -2.0] {
+    ///     b.f64(x)?;
+    /// }
+    /// b.end_array()?;
+    /// assert_eq!(a.finish()?, b.finish()?);
+    /// # Ok::<(), roving::Error>(())
+    /// ```
+    pub fn array_f64(&mut self, xs: &[f64]) -> crate::Result<super::Mark> {
+        self.begin_array()?;
+        if xs.is_empty() {
+            return self.end_array();
+        }
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.clear();
+        // As `f64` chooses each element's record, and `pack_numbers` the array's.
+        let elem = if xs
+            .iter()
+            .all(|&v| f32_to_f64_exact(v as f32).to_bits() == v.to_bits())
+        {
+            for &v in xs {
+                scratch.extend_from_slice(&(v as f32).to_le_bytes());
+            }
+            NumElem::Binary(ElemType::F32)
+        } else {
+            let decs: Option<Vec<Option<(i32, i8)>>> = xs.iter().map(|&v| decimal_of(v)).collect();
+            match decs.and_then(|d| put_decimals(&d, &mut scratch)) {
+                Some(e) => NumElem::Decimal(e),
+                None => {
+                    scratch.clear();
+                    for &v in xs {
+                        scratch.extend_from_slice(&v.to_le_bytes());
+                    }
+                    NumElem::Binary(ElemType::F64)
+                }
+            }
+        };
+        let pos = self.out.len();
+        self.put_numbers(elem, xs.len(), &scratch);
+        self.scratch = scratch;
+        self.close_packed(pos)
+    }
+
+    /// Writes an array of the integers `xs` as `begin_array`, an `i64`
+    /// call per element and `end_array` would: one number array record
+    /// (or the empty array constant). Returns a mark of it.
+    ///
+    /// ```
+    /// let mut a = roving::Encoder::new();
+    /// a.array_i64(&[1, -300, 1 << 62])?;
+    /// let mut b = roving::Encoder::new();
+    /// b.begin_array()?;
+    /// for x in [1, -300, 1 << 62] {
+    ///     b.i64(x)?;
+    /// }
+    /// b.end_array()?;
+    /// assert_eq!(a.finish()?, b.finish()?);
+    /// # Ok::<(), roving::Error>(())
+    /// ```
+    pub fn array_i64(&mut self, xs: &[i64]) -> crate::Result<super::Mark> {
+        self.begin_array()?;
+        if xs.is_empty() {
+            return self.end_array();
+        }
+        let lo = xs.iter().copied().min().unwrap_or(0).min(0);
+        let hi = xs.iter().copied().max().unwrap_or(0).max(0) as u64;
+        let e = int_elem(lo, hi).unwrap_or(ElemType::I64);
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.clear();
+        for &v in xs {
+            scratch.extend_from_slice(&v.to_le_bytes()[..e.size()]);
+        }
+        let pos = self.out.len();
+        self.put_numbers(NumElem::Binary(e), xs.len(), &scratch);
+        self.scratch = scratch;
+        self.close_packed(pos)
+    }
+
+    /// Writes a number array record of `n` elements `data`, stored as `elem`.
+    fn put_numbers(&mut self, elem: NumElem, n: usize, data: &[u8]) {
+        self.out.push(elem.tag());
+        write_varint(&mut self.out, n as u64);
+        if let NumElem::Decimal(e) = elem {
+            self.out.push(e as u8);
+        }
+        self.out.extend_from_slice(data);
+        self.require_version(VERSION_2);
+    }
+
+    /// Ends the array opened by `array_f64` or `array_i64` (which wrote no
+    /// slot) with the number array record at `pos` as its value.
+    fn close_packed(&mut self, pos: usize) -> crate::Result<super::Mark> {
+        let Some(outer) = self.frames.pop() else {
+            return Err(crate::Error::new(crate::ErrorKind::EncoderState)
+                .with_message("end_array without an open array"));
+        };
+        self.top = outer;
+        let pending = super::pending::Pending::record(pos);
+        self.place(pending)?;
+        Ok(super::Mark {
+            pending,
+            generation: self.generation,
+        })
+    }
+}
+
+/// The decimal form of the float `v` in a number array: `Some(None)` for
+/// `+0.0` (any exponent holds it), `Some((m, e))` for the decimal float
+/// record of `v` (its shortest decimal), `None` if it has none (`-0.0`,
+/// NaN, infinities, too many digits).
+#[inline]
+fn decimal_of(v: f64) -> Option<Option<(i32, i8)>> {
+    if v.to_bits() == 0 {
+        return Some(None);
+    }
+    short_decimal(v).map(Some)
+}
+
+/// Appends the mantissas `decs` (`None`: `+0.0`) scaled to their smallest
+/// exponent, and returns it; `None` if one does not fit `i32` there.
+fn put_decimals(decs: &[Option<(i32, i8)>], scratch: &mut Vec<u8>) -> Option<i8> {
+    let e = decs.iter().flatten().map(|&(_, e)| e).min()?;
+    for d in decs {
+        let m = match *d {
+            None => 0,
+            Some((m, de)) => {
+                let k = (de - e) as u32;
+                let m = (m as i64).checked_mul(10i64.checked_pow(k)?)?;
+                i32::try_from(m).ok()?
+            }
+        };
+        scratch.extend_from_slice(&m.to_le_bytes());
+    }
+    Some(e)
 }
 
 /// Calls `f(tag, payload)` for each record from `from` to the end of

@@ -2,6 +2,8 @@
 //! the encoder packs and how, and that every reader reads them as the
 //! array of slots they stand for.
 
+mod common;
+
 use roving::layout::{ElemType, NumElem};
 use roving::{Document, Encoder, ErrorKind, Value};
 
@@ -278,9 +280,5 @@ fn version_1_documents_refuse_number_arrays() {
 }
 
 fn hex(s: &str) -> Vec<u8> {
-    let s: String = s.split_whitespace().collect();
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
+    common::neutral::unhex(&s.replace(' ', ""))
 }

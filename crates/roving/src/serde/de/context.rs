@@ -6,7 +6,7 @@ use std::cell::{Cell, RefCell};
 use serde::de::{self, Visitor};
 
 use super::maps::{MapEntries, StructEntries};
-use super::sequences::{ArrayElements, ByteStringElements, ExpectedLength, NumberElements};
+use super::sequences::{ArrayElements, ByteStringElements, ExpectedLength, ValueElements};
 use super::slots::Slots;
 use crate::error::{Error, ErrorKind, Result};
 use crate::layout::WIDTHS;
@@ -224,25 +224,12 @@ impl<'de> Context<'de> {
             return self.visit_numbers(numbers, visitor);
         }
         let (at, len, width) = a.parts().unwrap_or((0, 0, 1));
-        let depth = self.enter(len)?;
-        let mut elements = ArrayElements {
+        let elements = ArrayElements {
             context: self,
             slots: Slots::new(self.document, at, len, width, a.pos()),
             next: 0,
         };
-        let r = self.at_level(depth, || visitor.visit_seq(&mut elements));
-        self.leave(depth);
-        let v = r?;
-        // A visitor that stopped early (a tuple, an array, a struct read
-        // from an array) left elements unread: an error, as in serde_json,
-        // rather than dropping them.
-        if elements.next < len {
-            return Err(de::Error::invalid_length(
-                len,
-                &ExpectedLength(elements.next),
-            ));
-        }
-        Ok(v)
+        self.visit_level(len, elements, |e| e.next, visitor)
     }
 
     /// The elements of a number array record to `visitor`, as a sequence
@@ -253,20 +240,35 @@ impl<'de> Context<'de> {
         numbers: Numbers<'de>,
         visitor: V,
     ) -> Result<V::Value> {
-        let len = numbers.len();
-        let depth = self.enter(len)?;
-        let mut elements = NumberElements {
-            numbers,
+        let elements = ValueElements {
+            elements: numbers,
             next: 0,
             context: self,
         };
+        self.visit_level(numbers.len(), elements, |e| e.next, visitor)
+    }
+
+    /// Visits the `len` `elements` of an array (`read(elements)`: how many
+    /// were read) as one container level with `visitor`.
+    #[inline(always)]
+    fn visit_level<V: Visitor<'de>, S: de::SeqAccess<'de, Error = Error>>(
+        &self,
+        len: usize,
+        mut elements: S,
+        read: impl Fn(&S) -> usize,
+        visitor: V,
+    ) -> Result<V::Value> {
+        let depth = self.enter(len)?;
         let r = self.at_level(depth, || visitor.visit_seq(&mut elements));
         self.leave(depth);
         let v = r?;
-        if elements.next < len {
+        // A visitor that stopped early (a tuple, an array, a struct read
+        // from an array) left elements unread: an error, as in serde_json,
+        // rather than dropping them.
+        if read(&elements) < len {
             return Err(de::Error::invalid_length(
                 len,
-                &ExpectedLength(elements.next),
+                &ExpectedLength(read(&elements)),
             ));
         }
         Ok(v)

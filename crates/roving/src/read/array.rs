@@ -2,8 +2,8 @@
 
 use crate::error::{ErrorKind, Result};
 use crate::layout::{
-    container_header, is_array, num_array_record, num_at, read_slot, slot_pos, tag_width, Num,
-    NumElem,
+    container_header, is_array, num_array_record, num_at, read_slot, slot_pos, tag_width, ElemType,
+    Num, NumElem, TAG_NUM_ARRAY,
 };
 use crate::read::value::{check_slot, malformed, slot_value, slot_value_each, Value, LAZY};
 
@@ -17,7 +17,8 @@ pub struct Array<'a> {
 }
 
 /// An array's header, decoded: where its elements are and how they are
-/// stored.
+/// stored. (Three words, as before number arrays: it is copied into every
+/// `ArrayIter`.)
 #[derive(Clone, Copy, Debug)]
 struct Header {
     /// Position of the first slot (of a number array: of the first
@@ -26,10 +27,11 @@ struct Header {
     /// Number of elements.
     len: usize,
     /// Slot width in bytes (of a number array: element size).
-    width: usize,
-    /// `None` for an array record (slots), else how a number array
-    /// record's elements are stored.
-    packed: Option<NumElem>,
+    width: u32,
+    /// 0 for an array record (slots), else a number array record's tag.
+    packed: u8,
+    /// The exponent of a decimal number array (`3A`).
+    exp: i8,
 }
 
 impl Header {
@@ -38,8 +40,29 @@ impl Header {
         slots: 0,
         len: 0,
         width: 1,
-        packed: None,
+        packed: 0,
+        exp: 0,
     };
+
+    /// Slot width (element size) in bytes.
+    #[inline(always)]
+    fn width(&self) -> usize {
+        self.width as usize
+    }
+
+    /// How a number array's elements are stored (`None` for slots).
+    #[inline(always)]
+    fn packed(&self) -> Option<NumElem> {
+        if self.packed == 0 {
+            return None;
+        }
+        Some(
+            match ElemType::from_code(self.packed.wrapping_sub(TAG_NUM_ARRAY)) {
+                Some(e) => NumElem::Binary(e),
+                None => NumElem::Decimal(self.exp),
+            },
+        )
+    }
 }
 
 /// Element `i` of a number array (`h.packed` is `Some`), in bounds.
@@ -102,6 +125,7 @@ impl<'a> Numbers<'a> {
     }
 
     /// Element `i` (an `Int`, `UInt` or `Float`), or `None` past the end.
+    #[inline]
     pub fn get(&self, i: usize) -> Option<Value<'a>> {
         (i < self.len()).then(|| packed_value(self.data, self.elem, 0, i))
     }
@@ -147,8 +171,9 @@ impl<'a> Array<'a> {
         Some(Header {
             slots,
             len: usize::try_from(len).ok().filter(|&l| l <= self.buf.len())?,
-            width: tag_width(tag),
-            packed: None,
+            width: tag_width(tag) as u32,
+            packed: 0,
+            exp: 0,
         })
     }
 
@@ -160,8 +185,12 @@ impl<'a> Array<'a> {
         Some(Header {
             slots: p.data,
             len: p.count,
-            width: p.elem.size(),
-            packed: Some(p.elem),
+            width: p.elem.size() as u32,
+            packed: p.elem.tag(),
+            exp: match p.elem {
+                NumElem::Decimal(e) => e,
+                NumElem::Binary(_) => 0,
+            },
         })
     }
 
@@ -172,8 +201,8 @@ impl<'a> Array<'a> {
     #[inline(always)]
     pub(crate) fn parts(&self) -> Option<(usize, usize, usize)> {
         self.header()
-            .filter(|h| h.packed.is_none())
-            .map(|h| (h.slots, h.len, h.width))
+            .filter(|h| h.packed == 0)
+            .map(|h| (h.slots, h.len, h.width()))
     }
 
     /// The elements as stored, if this array is a number array record
@@ -183,8 +212,8 @@ impl<'a> Array<'a> {
     #[inline]
     pub fn numbers(&self) -> Option<Numbers<'a>> {
         let h = self.header()?;
-        let elem = h.packed?;
-        let data = self.buf.get(h.slots..h.slots + h.len * h.width)?;
+        let elem = h.packed()?;
+        let data = self.buf.get(h.slots..h.slots + h.len * h.width())?;
         Some(Numbers { elem, data })
     }
 
@@ -218,10 +247,15 @@ impl<'a> Array<'a> {
         if i >= h.len {
             return None;
         }
-        if let Some(elem) = h.packed {
+        if let Some(elem) = h.packed() {
             return Some(packed_value(self.buf, elem, h.slots, i));
         }
-        let slot = read_slot(self.buf, slot_pos(h.slots, i, h.width), h.width, self.pos());
+        let slot = read_slot(
+            self.buf,
+            slot_pos(h.slots, i, h.width()),
+            h.width(),
+            self.pos(),
+        );
         Some(slot_value(self.buf, slot, self.lazy()))
     }
 
@@ -244,13 +278,13 @@ impl<'a> Array<'a> {
         if i >= h.len {
             return Ok(None);
         }
-        if let Some(elem) = h.packed {
+        if let Some(elem) = h.packed() {
             return Ok(Some(packed_value(self.buf, elem, h.slots, i)));
         }
-        let at = slot_pos(h.slots, i, h.width);
-        let v = slot_value(self.buf, read_slot(self.buf, at, h.width, pos), LAZY);
+        let at = slot_pos(h.slots, i, h.width());
+        let v = slot_value(self.buf, read_slot(self.buf, at, h.width(), pos), LAZY);
         if v.is_null() {
-            check_slot(self.buf, at, h.width, pos)?;
+            check_slot(self.buf, at, h.width(), pos)?;
         }
         Ok(Some(v))
     }
@@ -268,6 +302,7 @@ impl<'a> Array<'a> {
     }
 
     /// The elements, in order.
+    #[inline]
     pub fn iter(&self) -> ArrayIter<'a> {
         let h = self.header().unwrap_or(Header::EMPTY);
         ArrayIter {
@@ -352,13 +387,13 @@ impl<'a> ArraySlots<'a> {
         if i >= self.h.len {
             return None;
         }
-        if let Some(elem) = self.h.packed {
+        if let Some(elem) = self.h.packed() {
             return Some(packed_value(self.buf, elem, self.h.slots, i));
         }
         let slot = read_slot(
             self.buf,
-            slot_pos(self.h.slots, i, self.h.width),
-            self.h.width,
+            slot_pos(self.h.slots, i, self.h.width()),
+            self.h.width(),
             self.base,
         );
         Some(slot_value_each(self.buf, slot, self.lazy))
@@ -381,10 +416,10 @@ pub struct ArrayIter<'a> {
 impl<'a> ArrayIter<'a> {
     #[inline(always)]
     fn value(&self, i: usize) -> Value<'a> {
-        if let Some(elem) = self.h.packed {
+        if let Some(elem) = self.h.packed() {
             return packed_value(self.buf, elem, self.h.slots, i);
         }
-        let w = self.h.width;
+        let w = self.h.width();
         let slot = read_slot(self.buf, slot_pos(self.h.slots, i, w), w, self.base);
         slot_value(self.buf, slot, self.lazy)
     }

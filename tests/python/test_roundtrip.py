@@ -502,12 +502,17 @@ def test_typed_ndarray_needs_rows_of_one_shape_and_dtype() -> None:
         ),
         ([np.zeros(2), np.zeros(2, dtype="i1")], r"got \(2,\) int8 after \(2,\) float64"),
         ([], "got an empty array"),
-        ([[1, 2]], r"expected ndarray, got int at \$\[0\]\[0\]"),
+        # (Not [[1, 2]]: a list of only numbers is a number array, which
+        # reads as a row; see the end.)
+        ([[1, "x"]], r"expected ndarray, got int at \$\[0\]\[0\]"),
         ("text", "expected ndarray, got str"),
     ]
     for value, why in bad:
         with pytest.raises(roving.ValidationError, match=why):
             roving.loads(roving.dumps(value), type=np.ndarray)
+    # Lists of only numbers (number arrays, format version 2) are rows.
+    rows = roving.loads(roving.dumps([[1, 2], [3, 4]]), type=np.ndarray)
+    assert rows.dtype == np.int64 and rows.tolist() == [[1, 2], [3, 4]]
 
 
 def test_numpy_datetime64_is_a_timestamp() -> None:

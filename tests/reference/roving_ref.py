@@ -61,6 +61,7 @@ T_TS, T_TS_OFF = 0x0A, 0x0B
 T_STR, T_BYTES, T_EXT, T_VECTOR = 0x0C, 0x0D, 0x0E, 0x0F
 T_ARRAY, T_MAP, T_SHAPE, T_ROOT = 0x10, 0x14, 0x18, 0x1C  # each + width code
 T_SHORT_STR = 0x80  # 0x80..=0xBF, length in the tag
+T_NUMS, T_NUMS_DEC = 0x30, 0x3A  # section 6.14 (version 2): 0x30 + vector type, decimal
 
 # Section 9: vector element types by type byte: (name, element size).
 VECTOR_TYPES = (
@@ -306,6 +307,8 @@ class _Scanner:
             return self.shape(start, tag)
         if is_root_tag(tag):
             return self.root(start, tag)
+        if T_NUMS <= tag <= T_NUMS_DEC and self.data[2] >= 2:
+            return self.number_array(start, tag)
         raise RefError("UnknownTag", start, f"tag {tag:#04x} is not defined in v1")
 
     def big_integer(self, start: int, tag: int) -> tuple[int, Record]:
@@ -387,6 +390,34 @@ class _Scanner:
         p += pad
         raw = self.take(p, count * size, "vector data")
         return p + count * size, Record(T_VECTOR, {"vector": name, "data": raw.hex()})
+
+    def number_array(self, start: int, tag: int) -> tuple[int, Record]:
+        """Section 6.14 (version 2): varint n, then n packed numbers of one
+        vector element type, or an i8 exponent and n i32 decimal mantissas."""
+        count, p = self.varint(start + 1, "number array count")
+        if tag == T_NUMS_DEC:
+            e = self.sint(p, 1, "decimal exponent")
+            if abs(e) > 22:
+                raise RefError("NonCanonical", p, f"decimal number array exponent {e}")
+            raw = self.take(p + 1, count * 4, "decimal mantissas")
+            items: list[Any] = []
+            for i in range(count):
+                m = int.from_bytes(raw[4 * i : 4 * i + 4], "little", signed=True)
+                bits = struct.unpack("<Q", struct.pack("<d", float(f"{m}e{e}")))[0]
+                items.append(float_value(bits))
+            return p + 1 + count * 4, Record(tag, items)
+        name, size = VECTOR_TYPES[tag - T_NUMS]
+        raw = self.take(p, count * size, "number array elements")
+        items = []
+        for i in range(count):
+            b = raw[size * i : size * i + size]
+            if name == "f32":
+                items.append(float_value(widen_f32_bits(int.from_bytes(b, "little"))))
+            elif name == "f64":
+                items.append(float_value(int.from_bytes(b, "little")))
+            else:
+                items.append(int_value(int.from_bytes(b, "little", signed=name[0] == "i")))
+        return p + count * size, Record(tag, items)
 
     def array(self, start: int, tag: int) -> tuple[int, Record]:
         """Section 6.10: varint count, count slots; base = the array's tag."""
@@ -619,6 +650,7 @@ class _Open:
     items: list[tuple[str, int]]
     keys: list[int | None]  # map: key string record offset (None: the empty key)
     share: str | None  # the name to remember the container under, if shared
+    start: int = 0  # the output's length when it opened (section 14, number arrays)
 
 
 class _Encoder:
@@ -628,6 +660,8 @@ class _Encoder:
         self.string_at: dict[int, bytes] = {}  # and back, for key hashes
         self.shapes: dict[tuple[int | None, ...], int] = {}  # key records -> shape
         self.shared: dict[str, tuple[str, int]] = {}  # share name -> slot item
+        self.version = VERSION  # 2 once a number array record is written
+        self.marked = 0  # one past the last record remembered under a share name
 
     @property
     def here(self) -> int:
@@ -724,9 +758,86 @@ class _Encoder:
             return (base - target) << 2
         return (target << 2) | 2
 
+    def number_array(self, c: _Open) -> bytes | None:
+        """Section 14, "Number arrays": the number array record of an array
+        whose items are only integers (inline, or records 01..05) or only
+        float records (08, 09, 20), laid one after the other from where the
+        array opened, none of them shared; else None."""
+        if not c.items or self.marked > c.start:
+            return None
+        sizes = {T_I8: 1, T_I16: 2, T_I32: 4, T_I64: 8, T_U64: 8, T_F32: 4, T_F64: 8, T_FDEC: 5}
+        ints: list[int] = []
+        floats: list[tuple[int, bytes]] = []
+        at = c.start
+        for kind, v in c.items:
+            if kind == "int":
+                ints.append(v)
+                continue
+            if kind != "ref" or v != at or self.out[at] not in sizes:
+                return None
+            tag = self.out[at]
+            payload = bytes(self.out[at + 1 : at + 1 + sizes[tag]])
+            at += 1 + sizes[tag]
+            if tag in (T_F32, T_F64, T_FDEC):
+                floats.append((tag, payload))
+            else:
+                ints.append(int.from_bytes(payload, "little", signed=tag != T_U64))
+        if at != self.here or (ints and floats):
+            return None
+        n = varint(len(c.items))
+        if ints:
+            lo, hi = min(ints), max(ints)
+            for code, (name, size) in enumerate(VECTOR_TYPES[:8]):
+                signed = name[0] == "i"
+                low = -(1 << (8 * size - 1)) if signed else 0
+                high = (1 << (8 * size - (1 if signed else 0))) - 1
+                if low <= lo and hi <= high:
+                    data = b"".join(v.to_bytes(size, "little", signed=signed) for v in ints)
+                    return bytes([T_NUMS + code]) + n + data
+            return None  # negative and above 2^63 - 1
+        if all(tag == T_F32 for tag, _ in floats):
+            return bytes([T_NUMS + 8]) + n + b"".join(p for _, p in floats)
+
+        def bits_of(tag: int, p: bytes) -> int:
+            if tag == T_F32:
+                return widen_f32_bits(int.from_bytes(p, "little"))
+            if tag == T_F64:
+                return int.from_bytes(p, "little")
+            m, e = (
+                int.from_bytes(p[1:], "little", signed=True),
+                int.from_bytes(p[:1], "little", signed=True),
+            )
+            return struct.unpack("<Q", struct.pack("<d", float(f"{m}e{e}")))[0]
+
+        all_bits = [bits_of(tag, p) for tag, p in floats]
+        f64 = bytes([T_NUMS + 9]) + n + b"".join(b.to_bytes(8, "little") for b in all_bits)
+        if any(tag == T_F64 for tag, _ in floats):
+            return f64
+        decs: list[tuple[int, int] | None] = []  # None: +0.0, at any exponent
+        for bits in all_bits:
+            if bits == 0:
+                decs.append(None)
+                continue
+            d = decimal_of(bits)
+            if d is None:  # -0.0, NaN, infinities, or too many digits
+                return f64
+            decs.append(d)
+        e = min(d[1] for d in decs if d is not None)
+        ms = [0 if d is None else d[0] * 10 ** (d[1] - e) for d in decs]
+        if not all(-(1 << 31) <= m < 1 << 31 for m in ms):
+            return f64
+        data = b"".join(m.to_bytes(4, "little", signed=True) for m in ms)
+        return bytes([T_NUMS_DEC]) + n + e.to_bytes(1, "little", signed=True) + data
+
     def close(self, c: _Open) -> tuple[str, int]:
         """Ends a container: chooses its width (section 14, "Containers") and
         writes its integer records and then the container record."""
+        if c.kind == "array":
+            packed = self.number_array(c)
+            if packed is not None:
+                del self.out[c.start :]
+                self.version = 2
+                return ("ref", self.write(packed))
         shape = None
         if c.kind == "map":
             # Section 8.5: a repeated key keeps its first position and its last
@@ -835,6 +946,7 @@ def encode(value: Any) -> bytes:
             if top.share is not None:
                 enc.shared[top.share] = item
             if not stack:
+                enc.out[2] = enc.version
                 return bytes(enc.out)
             stack[-1].items.append(item)
             continue
@@ -849,13 +961,15 @@ def encode(value: Any) -> bytes:
             top.items.append(enc.shared[v["again"]])
             continue
         if isinstance(v, list) and v:
-            stack.append(_Open("array", v[::-1], [], [], share))
+            stack.append(_Open("array", v[::-1], [], [], share, enc.here))
         elif isinstance(v, dict) and "map" in v and v["map"]:
             stack.append(_Open("map", v["map"][::-1], [], [], share))
         else:
             item = enc.scalar(v)
             if share is not None:
                 enc.shared[share] = item
+                if item[0] == "ref":  # its record stays where it is
+                    enc.marked = max(enc.marked, item[1] + 1)
             top.items.append(item)
 
 

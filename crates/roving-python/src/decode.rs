@@ -13,10 +13,11 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDate, PyDelta, PyTime, PyTzInfo};
 
 use roving::format::{
-    f_dec_value, read_uint, read_varint, SLOT_INT, SLOT_SPECIAL, SPECIAL_FALSE, SPECIAL_NULL,
-    SPECIAL_TRUE, TAG_ARRAY, TAG_F64, TAG_F_DEC, TAG_I16, TAG_I32, TAG_I64, TAG_I8, TAG_MAP,
-    TAG_SHAPE, TAG_SHORT_STR, WIDTHS,
+    f32_to_f64_exact, f_dec_value, read_uint, read_varint, SLOT_INT, SLOT_SPECIAL, SPECIAL_FALSE,
+    SPECIAL_NULL, SPECIAL_TRUE, TAG_ARRAY, TAG_F64, TAG_F_DEC, TAG_I16, TAG_I32, TAG_I64, TAG_I8,
+    TAG_MAP, TAG_SHAPE, TAG_SHORT_STR, WIDTHS,
 };
+use roving::read::Numbers;
 use roving::{Array, Limits, Map, Value};
 
 use crate::dictiter;
@@ -925,6 +926,11 @@ impl<'py, 'a> Decoder<'py, 'a> {
             Some(o) if !self.doc.is_empty() => array_parts(self.doc, o),
             _ => None,
         };
+        if raw.is_none() {
+            if let Some(numbers) = a.numbers() {
+                return self.numbers(off, numbers);
+            }
+        }
         let mut items = a.iter();
         let n = match raw {
             Some((n, _, _)) => n,
@@ -1190,6 +1196,52 @@ impl<'py, 'a> Decoder<'py, 'a> {
         }
     }
 
+    /// Converts a number array record (`off` its offset) to a list: one
+    /// tight loop per element type, each element's bytes read and made a
+    /// Python int or float directly.
+    #[inline(never)]
+    fn numbers(&mut self, off: Option<usize>, numbers: Numbers<'a>) -> PyResult<Bound<'py, PyAny>> {
+        use roving::layout::{ElemType as E, NumElem};
+        let py = self.py;
+        let n = numbers.len();
+        self.charge(n)?;
+        // SAFETY: PyList_New returns a new list of `n` NULL items or NULL.
+        let list =
+            unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyList_New(n as ffi::Py_ssize_t))? };
+        if let Some(o) = off {
+            self.memo_insert(o, &list);
+        }
+        let raw = numbers.raw();
+        // The constructors below return a new reference or NULL with an
+        // exception set (which `fill` reports).
+        // SAFETY: the thread is attached (we hold `py`).
+        let int = |v: i64| unsafe { ffi::PyLong_FromLongLong(v) };
+        // SAFETY: as above.
+        let float = |v: f64| unsafe { ffi::PyFloat_FromDouble(v) };
+        let l = list.as_ptr();
+        match numbers.elem() {
+            NumElem::Binary(E::I8) => fill::<1>(py, l, raw, |b| int(b[0] as i8 as i64)),
+            NumElem::Binary(E::U8) => fill::<1>(py, l, raw, |b| int(b[0] as i64)),
+            NumElem::Binary(E::I16) => fill::<2>(py, l, raw, |b| int(i16::from_le_bytes(b) as i64)),
+            NumElem::Binary(E::U16) => fill::<2>(py, l, raw, |b| int(u16::from_le_bytes(b) as i64)),
+            NumElem::Binary(E::I32) => fill::<4>(py, l, raw, |b| int(i32::from_le_bytes(b) as i64)),
+            NumElem::Binary(E::U32) => fill::<4>(py, l, raw, |b| int(u32::from_le_bytes(b) as i64)),
+            NumElem::Binary(E::I64) => fill::<8>(py, l, raw, |b| int(i64::from_le_bytes(b))),
+            NumElem::Binary(E::U64) => fill::<8>(py, l, raw, |b| {
+                // SAFETY: as above.
+                unsafe { ffi::PyLong_FromUnsignedLongLong(u64::from_le_bytes(b)) }
+            }),
+            NumElem::Binary(E::F32) => fill::<4>(py, l, raw, |b| {
+                float(f32_to_f64_exact(f32::from_le_bytes(b)))
+            }),
+            NumElem::Binary(E::F64) => fill::<8>(py, l, raw, |b| float(f64::from_le_bytes(b))),
+            NumElem::Decimal(e) => {
+                fill::<4>(py, l, raw, |b| float(f_dec_value(i32::from_le_bytes(b), e)))
+            }
+        }?;
+        Ok(list)
+    }
+
     fn vector(&mut self, v: roving::Vector<'a>) -> PyResult<Bound<'py, PyAny>> {
         let off = v.offset();
         if let Some(p) = self.memo.get(off) {
@@ -1202,6 +1254,59 @@ impl<'py, 'a> Decoder<'py, 'a> {
         self.memo_insert(off, &o);
         Ok(o)
     }
+}
+
+/// A number array's elements as a new numpy array (an `array.array`
+/// without numpy) of the dtype numpy gives the same numbers as a list:
+/// `float64` for floats, `int64` for integers (`uint64` if one is above
+/// `2^63 - 1`), whatever element type the record stores them in.
+pub(crate) fn numbers_array<'py>(
+    py: Python<'py>,
+    numbers: Numbers<'_>,
+) -> PyResult<Bound<'py, PyAny>> {
+    use roving::layout::ElemType;
+    let mut out = Vec::with_capacity(numbers.len() * 8);
+    let mut elem = ElemType::I64;
+    for i in 0..numbers.len() {
+        match numbers.get(i) {
+            Some(Value::Float(f)) => {
+                elem = ElemType::F64;
+                out.extend_from_slice(&f.to_le_bytes());
+            }
+            Some(Value::Int(v)) => out.extend_from_slice(&v.to_le_bytes()),
+            Some(Value::UInt(v)) => {
+                elem = ElemType::U64;
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+            _ => out.extend_from_slice(&[0; 8]),
+        }
+    }
+    pytypes::vector_to_py(py, elem, &out)
+}
+
+/// Sets the items of `list` (a new list of `raw.len() / N` NULL items) to
+/// `make` of each `N` bytes of `raw`, a new reference or NULL with an
+/// exception set (then the error; the list, partly filled, stays valid).
+#[inline(always)]
+fn fill<const N: usize>(
+    py: Python<'_>,
+    list: *mut ffi::PyObject,
+    raw: &[u8],
+    make: impl Fn([u8; N]) -> *mut ffi::PyObject,
+) -> PyResult<()> {
+    for (i, c) in raw.chunks_exact(N).enumerate() {
+        let Ok(b) = <[u8; N]>::try_from(c) else {
+            continue; // unreachable: chunks of N bytes
+        };
+        let item = make(b);
+        if item.is_null() {
+            return Err(PyErr::fetch(py));
+        }
+        // SAFETY: `list` is a list of raw.len() / N items, i is below that;
+        // it steals the new reference.
+        unsafe { ffi::PyList_SET_ITEM(list, i as ffi::Py_ssize_t, item) };
+    }
+    Ok(())
 }
 
 /// `off`, or `usize::MAX` for `None`.

@@ -863,6 +863,13 @@ impl View {
             ));
         }
         let np = py.import("numpy")?;
+        if let Value::Array(a) = self.value {
+            if let Some(numbers) = a.numbers() {
+                // A number array: no list of Python numbers in between.
+                let arr = decode::numbers_array(py, numbers)?;
+                return np.getattr("asarray")?.call1((arr, dtype));
+            }
+        }
         np.getattr("asarray")?.call1((self.to_python(py)?, dtype))
     }
 

@@ -53,6 +53,14 @@ fn value<'py>(py: Python<'py>, r: &Record<'_>, doc: &[u8]) -> PyResult<Bound<'py
             }
             (vec.len(), first).into_pyobject(py)?.into_any()
         }
+        // A number array (the only array a record's value is), as a vector.
+        Value::Array(a) => {
+            let first = PyList::empty(py);
+            for x in a.iter().take(8) {
+                first.append(decode::scalar(py, x, doc)?)?;
+            }
+            (a.len(), first).into_pyobject(py)?.into_any()
+        }
         v => decode::scalar(py, v, doc)?,
     })
 }

@@ -103,7 +103,12 @@ fn text(b: &[u8]) -> String {
 /// Annotates every record of a document, front to back.
 fn annotate(b: &[u8]) -> String {
     let mut out = String::new();
-    line(&mut out, 0, &b[..3], "header: \"RV\", version 1");
+    line(
+        &mut out,
+        0,
+        &b[..3],
+        &format!("header: \"RV\", version {}", b[2]),
+    );
     let mut p = HEADER_LEN;
     while p < b.len() {
         let tag = b[p];
@@ -379,6 +384,27 @@ fn annotate(b: &[u8]) -> String {
                 );
                 p += 2 + w;
             }
+            t @ TAG_NUM_ARRAY..=TAG_NUM_ARRAY_DEC => {
+                let (n, mut q) = varint(b, p + 1);
+                let (name, size) = match ElemType::from_code(t - TAG_NUM_ARRAY) {
+                    Some(e) => (e.name().to_string(), e.size()),
+                    None => {
+                        q += 1;
+                        (format!("decimal, exponent {}", b[q - 1] as i8), 4)
+                    }
+                };
+                line(
+                    &mut out,
+                    p,
+                    &b[p..q],
+                    &format!("number array (version 2) of {name}, varint count {n}"),
+                );
+                for i in 0..n as usize {
+                    let at = q + i * size;
+                    line(&mut out, at, &b[at..at + size], &format!("  element {i}"));
+                }
+                p = q + n as usize * size;
+            }
             t => panic!("unknown tag {t:#04x} at {p}"),
         }
         assert!(p > start);
@@ -594,8 +620,9 @@ fn main() -> Res<()> {
     built(
         "Negative zero and NaN",
         "array of `-0.0`, `NaN`, `+inf`",
-        "All three are exact binary32 values. Their JSON forms show what JSON cannot \
-         carry: NaN and infinity become `null`.",
+        "All three are exact binary32 values, so the array is a number array of f32 \
+         (section 6.14; version 2). Their JSON forms show what JSON cannot carry: NaN \
+         and infinity become `null`.",
         |e| {
             e.begin_array()?;
             e.f64(-0.0)?;

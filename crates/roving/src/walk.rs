@@ -58,6 +58,9 @@ pub enum Kind {
     Vector,
     /// An array: one slot per element.
     Array,
+    /// An array of numbers of one element type, packed (version 2): no
+    /// slots.
+    NumArray,
     /// A map: a shape reference, then one slot per value.
     Map,
     /// A shape: the key list of maps (one slot per key), with its hash index.
@@ -93,6 +96,7 @@ impl Kind {
             K::Ext => Kind::Ext,
             K::Vector => Kind::Vector,
             K::Array => Kind::Array,
+            K::NumArray => Kind::NumArray,
             K::Map => Kind::Map,
             K::Shape => Kind::Shape,
             K::Root => Kind::Root,
@@ -113,6 +117,7 @@ impl Kind {
             Kind::Ext => "ext",
             Kind::Vector => "vector",
             Kind::Array => "array",
+            Kind::NumArray => "numbers",
             Kind::Map => "map",
             Kind::Shape => "shape",
             Kind::Root => "root",
@@ -131,7 +136,8 @@ impl Kind {
             | Kind::Timestamp
             | Kind::Bytes
             | Kind::Ext
-            | Kind::Vector => false,
+            | Kind::Vector
+            | Kind::NumArray => false,
         }
     }
 }
@@ -199,15 +205,31 @@ impl<'a> Record<'a> {
     }
 
     /// Slot width in bytes (1, 2, 4 or 8) of arrays, maps, shapes and the
-    /// root; 0 for other records.
+    /// root; the element size of a number array (1, 2, 4 or 8); 0 for
+    /// other records.
     pub fn width(&self) -> usize {
-        self.parts.slots.map_or(0, |s| s.width)
+        match self.numbers() {
+            Some(p) => p.elem.size(),
+            None => self.parts.slots.map_or(0, |s| s.width),
+        }
     }
 
     /// Number of slots: elements of an array, values of a map, keys of a
-    /// shape, 1 for the root, 0 for other records.
+    /// shape, 1 for the root; the elements of a number array (which has
+    /// no slots); 0 for other records.
     pub fn slot_count(&self) -> usize {
-        self.parts.slots.map_or(0, |s| s.count)
+        match self.numbers() {
+            Some(p) => p.count,
+            None => self.parts.slots.map_or(0, |s| s.count),
+        }
+    }
+
+    /// The header of a number array record (`None` for other records).
+    fn numbers(&self) -> Option<layout::NumArrayParts> {
+        match self.kind {
+            Kind::NumArray => layout::num_array_record(self.buf, self.offset),
+            _ => None,
+        }
     }
 
     /// Bytes taken by the slots: [`slot_count`](Self::slot_count) times
@@ -234,7 +256,8 @@ impl<'a> Record<'a> {
     }
 
     /// The value of a scalar record (string, number, timestamp, byte
-    /// string, extension value, vector); `None` for arrays, maps, shapes
+    /// string, extension value, vector) or of a number array (an array
+    /// whose elements are in the record); `None` for arrays, maps, shapes
     /// and the root, whose values are their slots.
     pub fn value(&self) -> Option<Value<'a>> {
         match self.kind {
@@ -253,6 +276,8 @@ impl<'a> Record<'a> {
             | Kind::Bytes
             | Kind::Ext
             | Kind::Vector => Some(crate::read::record_value(self.buf, self.offset, 0)),
+            // An array, whose elements are in the record itself.
+            Kind::NumArray => Some(crate::read::record_value(self.buf, self.offset, 0)),
         }
     }
 }

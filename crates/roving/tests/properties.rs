@@ -285,3 +285,127 @@ fn serde_structs_borrow() {
     assert_eq!(e.path(), Some("$[1].views"), "{e}");
     assert!(e.to_string().contains("at $[1].views"), "{e}");
 }
+
+/// Arrays of only integers of one range (each of the eight integer
+/// element types' ranges, and a mix), or of only floats (binary32 values,
+/// short decimals at several exponents, any binary64, zeros).
+fn number_array() -> impl Strategy<Value = Vec<J>> {
+    let int = |lo: i128, hi: i128| (lo..=hi).prop_map(|i| json!({ "int": i.to_string() }));
+    let float = |f: f64| json!({ "float": format!("{:016x}", f.to_bits()) });
+    let ints = prop_oneof![
+        int(i8::MIN.into(), i8::MAX.into()),
+        int(0, u8::MAX.into()),
+        int(i16::MIN.into(), i16::MAX.into()),
+        int(0, u16::MAX.into()),
+        int(i32::MIN.into(), i32::MAX.into()),
+        int(0, u32::MAX.into()),
+        int(i64::MIN.into(), i64::MAX.into()),
+        int(0, u64::MAX.into()),
+        int(-(1 << 61) - 2, 1 << 61),
+    ];
+    let floats = prop_oneof![
+        any::<f32>().prop_map(move |f| float(f as f64)),
+        (-1_000_000_000i32..1_000_000_000, 0u32..10)
+            .prop_map(move |(m, e)| float(m as f64 / 10f64.powi(e as i32))),
+        (-1000i32..1000, 0i32..23).prop_map(move |(m, e)| float(m as f64 * 10f64.powi(e))),
+        any::<f64>().prop_map(float),
+        prop::sample::select(vec![0.0, -0.0, f64::NAN, f64::INFINITY, 0.1]).prop_map(float),
+    ];
+    prop_oneof![
+        // One strategy for all elements (one range or one kind of float),
+        // or each element its own.
+        prop::collection::vec(int(-100, 100), 1..40),
+        (0usize..9).prop_flat_map(move |k| {
+            let r = [
+                (i8::MIN as i128, i8::MAX as i128),
+                (0, u8::MAX as i128),
+                (i16::MIN as i128, i16::MAX as i128),
+                (0, u16::MAX as i128),
+                (i32::MIN as i128, i32::MAX as i128),
+                (0, u32::MAX as i128),
+                (i64::MIN as i128, i64::MAX as i128),
+                (0, u64::MAX as i128),
+                (-(1i128 << 61) - 2, 1 << 61),
+            ][k];
+            prop::collection::vec(int(r.0, r.1), 1..40)
+        }),
+        prop::collection::vec(ints, 1..40),
+        prop::collection::vec(floats.clone(), 1..40),
+        (0usize..3).prop_flat_map(move |k| {
+            let f = [
+                (-1_000_000i32..1_000_000)
+                    .prop_map(move |m| float(m as f64 / 1e6))
+                    .boxed(),
+                any::<f32>().prop_map(move |f| float(f as f64)).boxed(),
+                (-100i32..100)
+                    .prop_map(move |m| float(m as f64 / 100.0))
+                    .boxed(),
+            ];
+            prop::collection::vec(f[k].clone(), 1..40)
+        }),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2048, ..ProptestConfig::default() })]
+
+    /// An array of only numbers round-trips exactly, packed as a number
+    /// array whenever one element type holds all its elements, and reads
+    /// as the same array written with slots (the numbers and a null).
+    #[test]
+    fn number_arrays_round_trip(xs in number_array()) {
+        let v = J::Array(xs.clone());
+        let bytes = encode_doc(&v);
+        let doc = roving::Document::open(&bytes).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(normalize(&from_value(doc.root())), normalize(&v));
+        let a = doc.root().as_array().unwrap();
+        let ints: Option<Vec<i128>> = xs.iter().map(|x| x["int"].as_str()?.parse().ok()).collect();
+        let fits = ints.as_ref().is_none_or(|i| {
+            let (lo, hi) = (*i.iter().min().unwrap(), *i.iter().max().unwrap());
+            lo >= 0 || hi <= i64::MAX as i128
+        });
+        prop_assert_eq!(a.numbers().is_some(), fits);
+        prop_assert_eq!(doc.version(), if fits { 2 } else { 1 });
+        // The same numbers in an array of slots (a null keeps it one).
+        let mut with_null = xs.clone();
+        with_null.push(J::Null);
+        let slots = encode_doc(&J::Array(with_null));
+        let sdoc = roving::Document::open(&slots).unwrap();
+        let s = sdoc.root().as_array().unwrap();
+        prop_assert!(s.numbers().is_none());
+        for (i, x) in a.iter().enumerate() {
+            prop_assert!(x == s.get(i).unwrap(), "element {}", i);
+        }
+        // A copy writes the same bytes; JSON and serde read the same.
+        let mut e = roving::Encoder::new();
+        e.write_value(doc.root()).unwrap();
+        prop_assert_eq!(e.finish().unwrap(), bytes.clone());
+        let json_a = roving::json::to_json(doc.root()).unwrap();
+        let json_s = roving::json::to_json(sdoc.root()).unwrap();
+        prop_assert_eq!(format!("{},null]", &json_a[..json_a.len() - 1]), json_s);
+        // The one-call writers give the same bytes.
+        let floats: Option<Vec<f64>> = xs
+            .iter()
+            .map(|x| Some(f64::from_bits(u64::from_str_radix(x["float"].as_str()?, 16).ok()?)))
+            .collect();
+        if let Some(f) = floats {
+            let mut e = roving::Encoder::new();
+            e.array_f64(&f).unwrap();
+            prop_assert_eq!(e.finish().unwrap(), bytes.clone());
+        }
+        let small: Option<Vec<i64>> = ints
+            .as_ref()
+            .and_then(|i| i.iter().map(|&v| i64::try_from(v).ok()).collect());
+        if let Some(i) = small {
+            let mut e = roving::Encoder::new();
+            e.array_i64(&i).unwrap();
+            prop_assert_eq!(e.finish().unwrap(), bytes.clone());
+        }
+        if let Some(ints) = ints.filter(|_| fits) {
+            if ints.iter().all(|&i| i64::try_from(i).is_ok()) {
+                let got: Vec<i64> = roving::from_slice(&bytes).unwrap();
+                prop_assert_eq!(got.iter().map(|&i| i as i128).collect::<Vec<_>>(), ints);
+            }
+        }
+    }
+}

@@ -448,8 +448,13 @@ fn valid_cases() -> Vec<(&'static str, &'static str, J)> {
         ("array_empty", "the empty array is an immediate", json!([])),
         (
             "array_ints",
-            "[1, 2, 3]: inline ints in 1-byte slots",
+            "[1, 2, 3]: only ints, a number array of i8 (version 2)",
             json!([int(1), int(2), int(3)]),
+        ),
+        (
+            "array_ints_slots",
+            "[1, 2, 3, null]: inline ints in 1-byte slots",
+            json!([int(1), int(2), int(3), J::Null]),
         ),
         (
             "array_mixed",
@@ -464,13 +469,134 @@ fn valid_cases() -> Vec<(&'static str, &'static str, J)> {
         ),
         (
             "array_wide_int",
-            "one large int widens the slots or gets its own record",
+            "one large int makes a number array of i32 (version 2)",
             json!([int(1), int(100_000), int(2)]),
         ),
         (
+            "array_wide_int_slots",
+            "with a null too: one large int widens the slots or gets its own record",
+            json!([int(1), int(100_000), int(2), J::Null]),
+        ),
+        (
             "array_70",
-            "70 elements",
+            "70 ints: a number array of i8 (version 2)",
             J::Array((0..70).map(int).collect()),
+        ),
+        (
+            "array_70_slots",
+            "70 elements, 69 ints and a null: 2-byte slots",
+            J::Array((0..69).map(int).chain([J::Null]).collect()),
+        ),
+        (
+            "numbers_i8",
+            "ints in -128..=127: a number array of i8 (30)",
+            json!([int(-128), int(0), int(127)]),
+        ),
+        (
+            "numbers_u8",
+            "ints in 0..=255: u8 (31)",
+            json!([int(0), int(128), int(255)]),
+        ),
+        (
+            "numbers_i16",
+            "ints in i16: i16 (32)",
+            json!([int(-1), int(128), int(-32768), int(32767)]),
+        ),
+        (
+            "numbers_u16",
+            "ints in 0..=65535: u16 (33)",
+            json!([int(40_000), int(65_535)]),
+        ),
+        (
+            "numbers_i32",
+            "ints in i32: i32 (34)",
+            json!([int(-1), int(65_536), int(i32::MIN)]),
+        ),
+        (
+            "numbers_u32",
+            "ints in 0..=2^32-1: u32 (35)",
+            json!([int(u32::MAX), int(7)]),
+        ),
+        (
+            "numbers_i64",
+            "ints in i64: i64 (36); inline and record elements alike",
+            json!([int(i64::MIN), int(-1), int(1u64 << 62), int(i64::MAX)]),
+        ),
+        (
+            "numbers_u64",
+            "ints in 0..=2^64-1, one above 2^63-1: u64 (37)",
+            json!([int(0), int(u64::MAX), int(1u64 << 63)]),
+        ),
+        (
+            "numbers_u64_negative",
+            "a negative int and one above 2^63-1: no element type holds both, slots",
+            json!([int(-1), int(1u64 << 63)]),
+        ),
+        (
+            "numbers_bigint",
+            "an int beyond 64 bits: slots",
+            json!([int(1), int("18446744073709551616")]),
+        ),
+        (
+            "numbers_f32",
+            "floats exact as binary32 (-0.0, inf and NaN too): f32 (38)",
+            json!([
+                float(1.5),
+                float(-0.0),
+                float(f64::INFINITY),
+                float(f64::NAN)
+            ]),
+        ),
+        (
+            "numbers_f64",
+            "a float that needs binary64: f64 (39)",
+            json!([float(0.1), float(std::f64::consts::PI)]),
+        ),
+        (
+            "numbers_f64_negative_zero",
+            "a short decimal and -0.0, which has no decimal form: f64",
+            json!([float(0.1), float(-0.0)]),
+        ),
+        (
+            "numbers_decimal",
+            "short decimals at one exponent, the smallest: decimal (3A), e = -2",
+            json!([
+                float(0.1),
+                float(2.25),
+                float(0.0),
+                float(100.0),
+                float(-45.5)
+            ]),
+        ),
+        (
+            "numbers_decimal_coordinates",
+            "coordinates of 6 decimals: decimal, e = -6",
+            json!([float(-45.848157), float(12.5), float(170.000001)]),
+        ),
+        (
+            "numbers_decimal_wide",
+            "a mantissa beyond i32 at the common exponent: f64",
+            json!([float(3e10), float(0.1)]),
+        ),
+        (
+            "numbers_decimal_positive_exponent",
+            "3e10 and 5e10: decimal, e = 10",
+            json!([float(3e10), float(5e10)]),
+        ),
+        (
+            "numbers_mixed",
+            "an int and a float: slots",
+            json!([int(1), float(1.5)]),
+        ),
+        (
+            "numbers_nested",
+            "number arrays inside an array of slots",
+            json!([[int(1), int(2)], [float(0.5)], [float(0.1)]]),
+        ),
+        (
+            "numbers_shared",
+            "one number array referenced twice",
+            json!([{ "share": "n", "value": [int(300), int(-2)] }, { "again": "n" }]),
         ),
         (
             "map_empty",
@@ -592,6 +718,17 @@ fn valid_cases() -> Vec<(&'static str, &'static str, J)> {
             "float_json_forms",
             "floats at the boundaries of plain and exponent notation in JSON (section 17.2)",
             J::Array(JSON_FLOATS.iter().map(|&f| float(f)).collect()),
+        ),
+        (
+            "float_json_forms_records",
+            "float_json_forms and a null: each float in its own record (08, 09, 20)",
+            J::Array(
+                JSON_FLOATS
+                    .iter()
+                    .map(|&f| float(f))
+                    .chain([J::Null])
+                    .collect(),
+            ),
         ),
         (
             "shared_subtree",
@@ -743,6 +880,39 @@ fn decode_only_fixed() -> Vec<(&'static str, &'static str, &'static str, J)> {
             concat!("525601", "1800", "1404", "1c081c"),
             map(&[]),
         ),
+        (
+            "numbers_zero_count",
+            "a number array record of count 0 (30 00) is []",
+            concat!("525602", "3000", "1c081c"),
+            json!([]),
+        ),
+        (
+            "numbers_u64_small",
+            "a u64 number array of small values (the encoder writes i8)",
+            concat!(
+                "525602",
+                "3702",
+                "0100000000000000",
+                "0200000000000000",
+                "1c481c"
+            ),
+            json!([int(1), int(2)]),
+        ),
+        (
+            "numbers_decimal_trailing_zeros",
+            "a decimal number array whose mantissas could be shorter (10, 20 at e = -2)",
+            concat!("525602", "3a02", "fe", "0a000000", "14000000", "1c2c1c"),
+            json!([float(0.1), float(0.2)]),
+        ),
+        (
+            "numbers_decimal_exponent_22",
+            "a decimal number array of exponent 22 and -22",
+            concat!(
+                "525602", "3a01", "16", "01000000", "3a01", "ea", "01000000", "1002", "381c",
+                "1c101c"
+            ),
+            json!([[float(1e22)], [float(1e-22)]]),
+        ),
     ]
 }
 
@@ -763,6 +933,48 @@ fn reject_cases() -> Vec<(String, String, String, &'static str)> {
         "UnsupportedVersion",
     );
     add("header_only", "no root record", h("525601"), "BadTrailer");
+    add(
+        "numbers_in_version_1",
+        "a number array record in a version 1 document",
+        h("525601 3002 0102 1c101c"),
+        "UnknownTag",
+    );
+    add(
+        "numbers_reserved_tag",
+        "tag 3B, reserved",
+        h("525602 3b00 1c081c"),
+        "UnknownTag",
+    );
+    add(
+        "numbers_truncated",
+        "a number array of 10 i8 elements with 2 bytes, then the root",
+        h("525602 300a 0102 1c101c"),
+        "Truncated",
+    );
+    add(
+        "numbers_count_overflow",
+        "a u64 number array of 2^64-1 elements: the size overflows",
+        h("525602 37ffffffffffffffffff01 1c2c1c"),
+        "BadLength",
+    );
+    add(
+        "numbers_decimal_exponent_23",
+        "a decimal number array of exponent 23",
+        h("525602 3a01 17 01000000 1c1c1c"),
+        "NonCanonical",
+    );
+    add(
+        "numbers_decimal_exponent_minus_23",
+        "a decimal number array of exponent -23",
+        h("525602 3a01 e9 01000000 1c1c1c"),
+        "NonCanonical",
+    );
+    add(
+        "numbers_root_tag_inside",
+        "a number array whose elements run over the root record",
+        h("525602 3005 0102 1c101c"),
+        "BadTrailer",
+    );
     add(
         "no_trailer",
         "the last byte is not a root tag",

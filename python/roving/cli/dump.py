@@ -152,7 +152,7 @@ class _Dumper:
             text = f"bytes[{len(val)}] {val[:24].hex()}" + ("…" if len(val) > 24 else "")
         elif rkind == "ext":
             text = _ext_value_text(val)
-        elif rkind == "vector":
+        elif rkind in ("vector", "numbers"):
             n, first = val
             text = (
                 f"{enc}[{n}] ["

@@ -27,6 +27,7 @@ SECTIONS = {
     "bytes": "other scalars",
     "ext": "other scalars",
     "vector": "vectors",
+    "numbers": "numbers",
     "array": "containers",
     "map": "containers",
     "shape": "shapes",
@@ -43,8 +44,13 @@ _VALUE_KIND = {
     "bigint": "int",
     "float": "float",
     "array": "array",
+    "numbers": "array",
     "map": "map",
 }
+
+
+#: Encodings of number arrays whose elements are floats.
+_FLOAT_NUMBERS = ("numbers<f32>", "numbers<f64>", "numbers<decimal>")
 
 
 def register(sub: Any) -> None:
@@ -85,6 +91,8 @@ def compute_stats(buf: bytes) -> dict[str, Any]:
             e = by_enc[enc] = [kind, 0, 0]
         e[1] += 1
         e[2] += end - pos
+        if kind == "numbers":  # a number array: its elements are in the record
+            values["float" if enc in _FLOAT_NUMBERS else "int"] += count
         kids: list[int] = []
         if shape is not None:
             kids.append(shape)

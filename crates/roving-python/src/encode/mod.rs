@@ -84,6 +84,11 @@ struct Tables {
     /// there: the dicts of one level (records) usually have the same keys
     /// in the same order, so a key is mostly found by one comparison.
     seqs: Vec<Vec<(usize, KeyId)>>,
+    /// The numbers of a list of only floats or only ints, read before it
+    /// is written in one call (`sequence.rs`, `number_list`).
+    floats: Vec<f64>,
+    /// As `floats`, for ints.
+    ints: Vec<i64>,
 }
 
 /// Tables larger than this (entries) are dropped rather than kept.
@@ -107,6 +112,12 @@ impl Tables {
         }
         if self.keep.capacity() > KEEP_TABLE_MAX {
             self.keep = Vec::new();
+        }
+        if self.floats.capacity() > KEEP_TABLE_MAX {
+            self.floats = Vec::new();
+        }
+        if self.ints.capacity() > KEEP_TABLE_MAX {
+            self.ints = Vec::new();
         }
         for s in &mut self.seqs {
             s.clear();

@@ -12,6 +12,10 @@ use super::State;
 
 impl<'py> State<'py, '_> {
     pub(super) unsafe fn list(&mut self, o: *mut ffi::PyObject) -> Result<Mark, Box<Fail>> {
+        // SAFETY: `o` is a live list (caller's contract).
+        if let Some(m) = unsafe { self.number_list(o) } {
+            return m;
+        }
         self.enc.begin_array()?;
         let mut i = 0;
         // SAFETY: `o` is a live list; the size is re-read at each step (a
@@ -39,6 +43,64 @@ impl<'py> State<'py, '_> {
             }
         }
         Ok(self.enc.end_array()?)
+    }
+
+    /// A list of only floats, or only ints within `i64` (exact types, not
+    /// subclasses, so no Python code runs), written in one call
+    /// (`Encoder::array_f64`, `array_i64`: the bytes the element-by-element
+    /// path writes, without a record per element first); `None` for any
+    /// other list (then nothing was written).
+    ///
+    /// # Safety
+    /// `o` must be a live list.
+    unsafe fn number_list(&mut self, o: *mut ffi::PyObject) -> Option<Result<Mark, Box<Fail>>> {
+        // SAFETY: `o` is a live list; no Python code runs below (only exact
+        // floats and ints are read), so its size and items stay as they are.
+        unsafe {
+            let n = ffi::PyList_GET_SIZE(o);
+            if n == 0 {
+                return None;
+            }
+            let first = ffi::Py_TYPE(ffi::PyList_GET_ITEM(o, 0));
+            if first == tp!(PyFloat_Type) {
+                let mut xs = std::mem::take(&mut self.tables.floats);
+                xs.clear();
+                for i in 0..n {
+                    let v = ffi::PyList_GET_ITEM(o, i);
+                    if ffi::Py_TYPE(v) != tp!(PyFloat_Type) {
+                        self.tables.floats = xs;
+                        return None;
+                    }
+                    xs.push(ffi::PyFloat_AS_DOUBLE(v));
+                }
+                let r = self.enc.array_f64(&xs).map_err(Into::into);
+                self.tables.floats = xs;
+                return Some(r);
+            }
+            if first == tp!(PyLong_Type) {
+                let mut xs = std::mem::take(&mut self.tables.ints);
+                xs.clear();
+                for i in 0..n {
+                    let v = ffi::PyList_GET_ITEM(o, i);
+                    let mut overflow = 0;
+                    let x = if ffi::Py_TYPE(v) == tp!(PyLong_Type) {
+                        ffi::PyLong_AsLongLongAndOverflow(v, &mut overflow)
+                    } else {
+                        overflow = 1;
+                        0
+                    };
+                    if overflow != 0 {
+                        self.tables.ints = xs;
+                        return None;
+                    }
+                    xs.push(x);
+                }
+                let r = self.enc.array_i64(&xs).map_err(Into::into);
+                self.tables.ints = xs;
+                return Some(r);
+            }
+            None
+        }
     }
 
     pub(super) unsafe fn tuple(&mut self, o: *mut ffi::PyObject) -> Result<Mark, Box<Fail>> {

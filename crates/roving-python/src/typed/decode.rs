@@ -293,7 +293,12 @@ impl<'py, 'a, 'p> TypedDecoder<'py, 'a, 'p> {
                 Value::Vector(vec) => {
                     pytypes::vector_to_py(py, vec.elem_type(), vec.raw()).map_err(decode_fail)
                 }
-                Value::Array(a) => self.ndarray_rows(plan, a),
+                Value::Array(a) => match a.numbers() {
+                    // A number array (version 2): its numbers, as numpy
+                    // makes them from a list.
+                    Some(numbers) => decode::numbers_array(py, numbers).map_err(decode_fail),
+                    None => self.ndarray_rows(plan, a),
+                },
                 _ => Err(mismatch(plan, &v)),
             },
             Plan::List { .. }

@@ -55,6 +55,10 @@ pub(super) struct Frame {
     pub(super) guess_keys: usize,
     /// Number of keys of the guess (0 without one).
     pub(super) guess_len: u32,
+    /// Length of the output when the container opened: where an array's
+    /// first element record is, if it has one (see
+    /// [`Encoder::pack_numbers`]).
+    pub(super) out_start: usize,
 }
 
 /// `Frame::guess` of a frame without a (still valid) prediction.
@@ -74,6 +78,7 @@ pub(super) const ROOT_FRAME: Frame = Frame {
     matched: 0,
     guess_keys: NO_KEYS,
     guess_len: 0,
+    out_start: 0,
 };
 
 impl Encoder {
@@ -117,6 +122,7 @@ impl Encoder {
             matched: 0,
             guess_keys,
             guess_len,
+            out_start: self.out.len(),
         };
         let outer = std::mem::replace(&mut self.top, inner);
         self.frames.push(outer);
@@ -148,6 +154,8 @@ impl Encoder {
         let n = self.slots.len() - frame.slots_start;
         let pending = if n == 0 {
             Pending::special(SPECIAL_EMPTY_ARRAY)
+        } else if let Some(pos) = self.pack_numbers(frame.slots_start, frame.out_start) {
+            Pending::record(pos)
         } else {
             let (width, pos) =
                 self.write_container(frame.slots_start, |w| 1 + varint_len(n as u64) + n * w);

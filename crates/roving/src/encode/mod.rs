@@ -16,6 +16,8 @@
 //! - `decimal`: the shortest decimal form of a float (decimal float records);
 //! - `containers`: opening and closing arrays and maps;
 //! - `keys`: writing map keys, with the predicted shape's fast path;
+//! - `numbers`: an array of only integers or only floats, written packed
+//!   as a number array record (format version 2) when it ends;
 //! - `key_cache`: a key's string record by the key's address;
 //! - `shapes`: finding or writing the shape of a map;
 //! - `widths`: choosing a container's slot width;
@@ -30,6 +32,7 @@ mod copy;
 mod decimal;
 mod key_cache;
 mod keys;
+mod numbers;
 mod pending;
 mod records;
 mod scalars;
@@ -172,6 +175,13 @@ pub struct Encoder {
     /// Whether maps start with a predicted shape (off only in tests, which
     /// check that prediction changes no byte).
     predict: bool,
+    /// One past the highest record position a [`Mark`] taken by
+    /// [`Encoder::mark`] holds: an array whose element records start
+    /// below it is not packed (its records must stay where the mark says).
+    /// Atomic only so that `mark` can take `&self` and `Encoder` stay `Sync`.
+    marked: std::sync::atomic::AtomicUsize,
+    /// Scratch space of [`Encoder::pack_numbers`] (kept for its allocation).
+    scratch: Vec<u8>,
 }
 
 /// Says how far the document is (bytes written, open containers, shapes),
@@ -225,6 +235,8 @@ impl Encoder {
             version: VERSION_1,
             max_depth: DEFAULT_MAX_DEPTH,
             predict: true,
+            marked: std::sync::atomic::AtomicUsize::new(0),
+            scratch: Vec::new(),
         }
     }
 
@@ -275,13 +287,13 @@ impl Encoder {
         self.depth_guess.clear();
         self.root = None;
         self.version = VERSION_1;
+        *self.marked.get_mut() = 0;
         self.generation = next_generation();
     }
 
     /// Marks the document as needing format `version` (at least): a writer
     /// of a record that only version 2 defines calls this, and the header
     /// says the highest version asked for when the document is finished.
-    #[allow(dead_code)] // until the first version 2 record lands
     #[inline(always)]
     pub(crate) fn require_version(&mut self, version: u8) {
         self.version = self.version.max(version);
@@ -325,6 +337,11 @@ impl Encoder {
         } else {
             self.slots.last().copied()
         };
+        if let Some(PendingKind::Record(t)) = last.map(|p| p.kind()) {
+            // Its record stays where it is (see `pack_numbers`).
+            self.marked
+                .fetch_max(t + 1, std::sync::atomic::Ordering::Relaxed);
+        }
         last.map(|pending| Mark {
             pending,
             generation: self.generation,

@@ -72,5 +72,6 @@ impl Encoder {
             && self.shapes.capacity() <= MAX
             && self.shape_keys.capacity() <= MAX
             && self.depth_guess.capacity() <= MAX
+            && self.scratch.capacity() <= MAX
     }
 }

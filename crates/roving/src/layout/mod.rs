@@ -18,12 +18,15 @@
 //! * `shape.rs`: the shape header, its hash index and the key hash;
 //! * `root.rs`: the trailer that locates the root record;
 //! * `float.rs`: decimal floats and exact binary32 conversions;
+//! * `numarray.rs`: number array records (version 2): their element
+//!   types ([`NumElem`]), header and elements;
 //! * [`ext`]: the well-known extension type ids and their payload codecs.
 //!
 //! `docs/FORMAT.md` is the normative description; this module mirrors it.
 //! It is also reachable as `roving::format`, its former name.
 
 mod float;
+mod numarray;
 mod record;
 mod root;
 mod shape;
@@ -34,6 +37,7 @@ mod varint;
 pub mod ext;
 
 pub use float::*;
+pub use numarray::NumElem;
 pub use record::{record_end, ElemType};
 pub use shape::{
     bytes_eq, index_entry_width, index_home, index_table_size, key_hash, short_key_hash,
@@ -47,12 +51,12 @@ pub use slot::{
 pub use tags::*;
 pub use varint::*;
 
+pub(crate) use numarray::{num_array_record, num_at, Num, NumArrayParts};
 pub(crate) use record::{
     bytes_at, container_header, ext_record, fixed, header_fault, is_small_int, length_prefixed,
     map_header, map_shape_ref, record_fault, record_parts, shape_target, small_int_record,
     str_record, timestamp_record, vector_data_start, vector_record, RecordParts, SlotRun,
 };
-#[allow(unused_imports)] // allows_v2: until the first version 2 record lands
 pub(crate) use root::{allows_v2, doc_version, is_header, locate_root, root_slot};
 pub(crate) use shape::Shape;
 pub(crate) use slot::{decode_slot, read_slot, ref_target, slot_pos, Slot};

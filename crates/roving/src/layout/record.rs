@@ -1,6 +1,7 @@
 //! Record headers: where the payload of a string, byte string, extension,
 //! vector or map record is, and the element types of vectors.
 
+use super::numarray::{num_array_record, NumElem};
 use super::root::root_slot;
 use super::shape::Shape;
 use super::slot::slot_pos;
@@ -315,6 +316,7 @@ impl RecordParts {
             K::Map => MAP[w],
             K::Shape => SHAPE[w],
             K::Root => ROOT[w],
+            K::NumArray => NumElem::label(self.tag),
             K::Unknown => "unknown",
         }
     }
@@ -422,6 +424,7 @@ pub(crate) fn record_parts(buf: &[u8], pos: usize) -> Option<RecordParts> {
             // The slot, then the tag again.
             end + 1
         }
+        K::NumArray => num_array_record(buf, pos)?.end(),
         K::Unknown => return None,
     };
     (parts.end <= buf.len()).then_some(parts)
@@ -470,7 +473,8 @@ pub(crate) fn record_fault(buf: &[u8], pos: usize) -> Error {
         | K::Ext
         | K::Array
         | K::Shape
-        | K::Root => short(),
+        | K::Root
+        | K::NumArray => short(),
     }
 }
 
@@ -543,6 +547,9 @@ mod tests {
             // Element type f64, count 0, padding to the data at 8.
             K::Vector => (vec![tag, 9, 0, 0, 0, 0, 0, 0], 0),
             K::Array | K::Shape => (vec![tag, 0], 0),
+            // Count 0 (and the exponent of a decimal one).
+            K::NumArray if tag == TAG_NUM_ARRAY_DEC => (vec![tag, 0, 0], 0),
+            K::NumArray => (vec![tag, 0], 0),
             // An empty shape at 0, then the map: shape reference 2 back.
             K::Map => (vec![TAG_SHAPE, 0, tag, 2 << 1], 2),
             // One slot (the constant null), then the tag again.
@@ -587,6 +594,10 @@ mod tests {
                 K::Map => format!("map/{w}"),
                 K::Shape => format!("shape/{w}"),
                 K::Root => format!("root/{w}"),
+                K::NumArray => match ElemType::from_code(tag - TAG_NUM_ARRAY) {
+                    Some(e) => format!("numbers<{}>", e.name()),
+                    None => "numbers<decimal>".into(),
+                },
                 K::Unknown => unreachable!(),
             };
             assert_eq!(p.encoding(), label, "{tag:#x}");

@@ -60,6 +60,13 @@ pub const TAG_MAP: u8 = 0x14;
 pub const TAG_SHAPE: u8 = 0x18;
 /// Root records, one tag per slot width; the last record of a document.
 pub const TAG_ROOT: u8 = 0x1C;
+/// Number array records (version 2), one tag per element type: `0x30 + t`
+/// for `t` a vector element type code (0..=9, [`ElemType`](super::ElemType)),
+/// and [`TAG_NUM_ARRAY_DEC`] for decimal mantissas.
+pub const TAG_NUM_ARRAY: u8 = 0x30;
+/// Number array record of decimal mantissas (version 2): `i8` exponent,
+/// then `i32` mantissas.
+pub const TAG_NUM_ARRAY_DEC: u8 = 0x3A;
 /// First short-string tag: `0x80 + len` for strings of 0..=63 bytes.
 pub const TAG_SHORT_STR: u8 = 0x80;
 /// Longest string that uses a short-string tag.
@@ -132,6 +139,12 @@ pub const fn is_map(tag: u8) -> bool {
 #[inline(always)]
 pub const fn is_shape(tag: u8) -> bool {
     tag & !3 == TAG_SHAPE
+}
+
+/// True for a number array tag (`30`-`3A`, version 2).
+#[inline(always)]
+pub const fn is_num_array(tag: u8) -> bool {
+    tag >= TAG_NUM_ARRAY && tag <= TAG_NUM_ARRAY_DEC
 }
 
 /// True for a root tag (`1C`-`1F`).
@@ -208,6 +221,9 @@ pub enum RecordKind {
     Shape,
     /// `1C`-`1F`: the root record; not a value.
     Root,
+    /// `30`-`3A` (version 2): an array of numbers of one element type,
+    /// packed.
+    NumArray,
     /// Any other tag: not a record of this format version.
     Unknown,
 }
@@ -243,6 +259,7 @@ impl RecordKind {
             t if is_map(t) => Map,
             t if is_shape(t) => Shape,
             t if is_root(t) => Root,
+            t if is_num_array(t) => NumArray,
             t if is_short_str(t) => ShortStr,
             // The one catch-all over tag bytes: every byte that is not a
             // tag above is undefined.
@@ -258,6 +275,7 @@ impl RecordKind {
         match self {
             I8 | I16 | I32 | I64 | U64 | BigIntPos | BigIntNeg | F32 | F64 | FDec | Timestamp
             | TimestampOffset | ShortStr | Str | Bytes | Ext | Vector | Array | Map => true,
+            NumArray => true,
             Shape | Root | Unknown => false,
         }
     }
@@ -277,6 +295,7 @@ impl RecordKind {
             TimestampOffset => Some(TIMESTAMP_OFFSET_PAYLOAD),
             BigIntPos | BigIntNeg | ShortStr | Str | Bytes | Ext | Vector | Array | Map | Shape
             | Root | Unknown => None,
+            NumArray => None,
         }
     }
 }
@@ -333,10 +352,11 @@ mod tests {
             assert_eq!(k == RecordKind::ShortStr, is_short_str(b));
             assert_eq!(k == RecordKind::Array, is_array(b));
             assert_eq!(k == RecordKind::Map, is_map(b));
+            assert_eq!(k == RecordKind::NumArray, is_num_array(b));
             assert_eq!(is_value_tag(b), k.is_value());
             assert_eq!(
                 k.is_value(),
-                matches!(b, 0x01..=0x17 | TAG_F_DEC) || is_short_str(b),
+                matches!(b, 0x01..=0x17 | TAG_F_DEC | 0x30..=0x3A) || is_short_str(b),
                 "{b:#x}"
             );
         }

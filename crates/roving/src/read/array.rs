@@ -1,7 +1,10 @@
 //! Arrays read in place: O(1) indexing.
 
 use crate::error::{ErrorKind, Result};
-use crate::layout::{container_header, read_slot, slot_pos, tag_width};
+use crate::layout::{
+    container_header, is_array, num_array_record, num_at, read_slot, slot_pos, tag_width, ElemType,
+    Num, NumElem, TAG_NUM_ARRAY,
+};
 use crate::read::value::{check_slot, malformed, slot_value, slot_value_each, Value, LAZY};
 
 /// An array inside a document: a position; its header is decoded on use,
@@ -13,11 +16,22 @@ pub struct Array<'a> {
     at: usize,
 }
 
+/// An array's header, decoded: where its elements are and how they are
+/// stored. (Three words, as before number arrays: it is copied into every
+/// `ArrayIter`.)
 #[derive(Clone, Copy, Debug)]
 struct Header {
+    /// Position of the first slot (of a number array: of the first
+    /// element's bytes).
     slots: usize,
+    /// Number of elements.
     len: usize,
-    width: usize,
+    /// Slot width in bytes (of a number array: element size).
+    width: u32,
+    /// 0 for an array record (slots), else a number array record's tag.
+    packed: u8,
+    /// The exponent of a decimal number array (`3A`).
+    exp: i8,
 }
 
 impl Header {
@@ -26,7 +40,95 @@ impl Header {
         slots: 0,
         len: 0,
         width: 1,
+        packed: 0,
+        exp: 0,
     };
+
+    /// Slot width (element size) in bytes.
+    #[inline(always)]
+    fn width(&self) -> usize {
+        self.width as usize
+    }
+
+    /// How a number array's elements are stored (`None` for slots).
+    #[inline(always)]
+    fn packed(&self) -> Option<NumElem> {
+        if self.packed == 0 {
+            return None;
+        }
+        Some(
+            match ElemType::from_code(self.packed.wrapping_sub(TAG_NUM_ARRAY)) {
+                Some(e) => NumElem::Binary(e),
+                None => NumElem::Decimal(self.exp),
+            },
+        )
+    }
+}
+
+/// Element `i` of a number array (`h.packed` is `Some`), in bounds.
+#[inline(always)]
+fn packed_value<'a>(buf: &'a [u8], elem: NumElem, data: usize, i: usize) -> Value<'a> {
+    match num_at(buf, elem, data, i) {
+        Some(Num::Int(v)) => Value::Int(v),
+        Some(Num::UInt(v)) => Value::UInt(v),
+        Some(Num::Float(v)) => Value::Float(v),
+        None => Value::Null,
+    }
+}
+
+/// The elements of a number array record, as stored: their element type
+/// and their little-endian bytes ([`Array::numbers`]), for readers that
+/// convert a whole array at once.
+///
+/// ```
+/// use roving::layout::{ElemType, NumElem};
+/// let mut enc = roving::Encoder::new();
+/// enc.begin_array()?;
+/// for x in [1.5, -2.0, 0.25] {
+///     enc.f64(x)?;
+/// }
+/// enc.end_array()?;
+/// let bytes = enc.finish()?;
+/// let doc = roving::Document::open(&bytes)?;
+/// let numbers = doc.root().as_array().unwrap().numbers().unwrap();
+/// assert_eq!(numbers.elem(), NumElem::Binary(ElemType::F32));
+/// assert_eq!(numbers.len(), 3);
+/// assert_eq!(numbers.get(1).and_then(|v| v.as_f64()), Some(-2.0));
+/// # Ok::<(), roving::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Numbers<'a> {
+    elem: NumElem,
+    data: &'a [u8],
+}
+
+impl<'a> Numbers<'a> {
+    /// How the elements are stored.
+    pub fn elem(&self) -> NumElem {
+        self.elem
+    }
+
+    /// The elements' bytes: `len() * elem().size()` bytes, little endian,
+    /// not aligned (of a decimal array: the `i32` mantissas).
+    pub fn raw(&self) -> &'a [u8] {
+        self.data
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.data.len() / self.elem.size()
+    }
+
+    /// True if there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
+    /// Element `i` (an `Int`, `UInt` or `Float`), or `None` past the end.
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<Value<'a>> {
+        (i < self.len()).then(|| packed_value(self.data, self.elem, 0, i))
+    }
 }
 
 record_accessors!(Array);
@@ -63,19 +165,56 @@ impl<'a> Array<'a> {
     #[inline(always)]
     fn header(&self) -> Option<Header> {
         let (tag, len, slots) = container_header(self.buf, self.pos())?;
+        if !is_array(tag) {
+            return self.packed_header();
+        }
         Some(Header {
             slots,
             len: usize::try_from(len).ok().filter(|&l| l <= self.buf.len())?,
-            width: tag_width(tag),
+            width: tag_width(tag) as u32,
+            packed: 0,
+            exp: 0,
         })
     }
 
-    /// The decoded header: position of the first slot, number of
-    /// elements and slot width (`None` for the empty immediate or a header
-    /// that does not decode).
+    /// The header of a number array record (`None` if it does not decode
+    /// or its elements do not end within the document).
+    #[inline(never)]
+    fn packed_header(&self) -> Option<Header> {
+        let p = num_array_record(self.buf, self.pos())?;
+        Some(Header {
+            slots: p.data,
+            len: p.count,
+            width: p.elem.size() as u32,
+            packed: p.elem.tag(),
+            exp: match p.elem {
+                NumElem::Decimal(e) => e,
+                NumElem::Binary(_) => 0,
+            },
+        })
+    }
+
+    /// The decoded header of an array record: position of the first
+    /// slot, number of elements and slot width (`None` for the empty
+    /// immediate, a header that does not decode, or a number array,
+    /// which has no slots: see [`numbers`](Self::numbers)).
     #[inline(always)]
     pub(crate) fn parts(&self) -> Option<(usize, usize, usize)> {
-        self.header().map(|h| (h.slots, h.len, h.width))
+        self.header()
+            .filter(|h| h.packed == 0)
+            .map(|h| (h.slots, h.len, h.width()))
+    }
+
+    /// The elements as stored, if this array is a number array record
+    /// (format version 2: numbers of one element type, packed, which the
+    /// encoder writes for an array of only integers or only floats);
+    /// `None` for an array of slots.
+    #[inline]
+    pub fn numbers(&self) -> Option<Numbers<'a>> {
+        let h = self.header()?;
+        let elem = h.packed()?;
+        let data = self.buf.get(h.slots..h.slots + h.len * h.width())?;
+        Some(Numbers { elem, data })
     }
 
     /// Number of elements.
@@ -108,7 +247,15 @@ impl<'a> Array<'a> {
         if i >= h.len {
             return None;
         }
-        let slot = read_slot(self.buf, slot_pos(h.slots, i, h.width), h.width, self.pos());
+        if let Some(elem) = h.packed() {
+            return Some(packed_value(self.buf, elem, h.slots, i));
+        }
+        let slot = read_slot(
+            self.buf,
+            slot_pos(h.slots, i, h.width()),
+            h.width(),
+            self.pos(),
+        );
         Some(slot_value(self.buf, slot, self.lazy()))
     }
 
@@ -131,10 +278,13 @@ impl<'a> Array<'a> {
         if i >= h.len {
             return Ok(None);
         }
-        let at = slot_pos(h.slots, i, h.width);
-        let v = slot_value(self.buf, read_slot(self.buf, at, h.width, pos), LAZY);
+        if let Some(elem) = h.packed() {
+            return Ok(Some(packed_value(self.buf, elem, h.slots, i)));
+        }
+        let at = slot_pos(h.slots, i, h.width());
+        let v = slot_value(self.buf, read_slot(self.buf, at, h.width(), pos), LAZY);
         if v.is_null() {
-            check_slot(self.buf, at, h.width, pos)?;
+            check_slot(self.buf, at, h.width(), pos)?;
         }
         Ok(Some(v))
     }
@@ -152,6 +302,7 @@ impl<'a> Array<'a> {
     }
 
     /// The elements, in order.
+    #[inline]
     pub fn iter(&self) -> ArrayIter<'a> {
         let h = self.header().unwrap_or(Header::EMPTY);
         ArrayIter {
@@ -236,10 +387,13 @@ impl<'a> ArraySlots<'a> {
         if i >= self.h.len {
             return None;
         }
+        if let Some(elem) = self.h.packed() {
+            return Some(packed_value(self.buf, elem, self.h.slots, i));
+        }
         let slot = read_slot(
             self.buf,
-            slot_pos(self.h.slots, i, self.h.width),
-            self.h.width,
+            slot_pos(self.h.slots, i, self.h.width()),
+            self.h.width(),
             self.base,
         );
         Some(slot_value_each(self.buf, slot, self.lazy))
@@ -262,7 +416,10 @@ pub struct ArrayIter<'a> {
 impl<'a> ArrayIter<'a> {
     #[inline(always)]
     fn value(&self, i: usize) -> Value<'a> {
-        let w = self.h.width;
+        if let Some(elem) = self.h.packed() {
+            return packed_value(self.buf, elem, self.h.slots, i);
+        }
+        let w = self.h.width();
         let slot = read_slot(self.buf, slot_pos(self.h.slots, i, w), w, self.base);
         slot_value(self.buf, slot, self.lazy)
     }

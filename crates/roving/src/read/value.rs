@@ -328,9 +328,24 @@ fn record_error(buf: &[u8], p: usize) -> Error {
         // (Arrays and maps never get here: they always read as a value.)
         I8 | I16 | I32 | I64 | U64 | BigIntPos | BigIntNeg | F32 | F64 | FDec | Bytes | Ext
         | Array | Map => ErrorKind::Truncated,
+        NumArray => num_array_error(buf, p, tag),
         Unknown => ErrorKind::UnknownTag(tag),
     };
     malformed(kind, p)
+}
+
+/// Why the number array record at `p` (tag `tag`) has no value: in a
+/// version 1 document, an unknown tag; else a decimal exponent out of
+/// range, or elements beyond the input.
+#[cold]
+fn num_array_error(buf: &[u8], p: usize, tag: u8) -> ErrorKind {
+    if !allows_v2(buf) {
+        return ErrorKind::UnknownTag(tag);
+    }
+    match num_array_record(buf, p) {
+        Some(_) => ErrorKind::NonCanonical,
+        None => ErrorKind::Truncated,
+    }
 }
 
 /// The value of the record at `pos` (`Null` if malformed). `lazy` (0 or
@@ -419,8 +434,28 @@ fn other_record(buf: &[u8], pos: usize, kind: RecordKind, lazy: usize) -> Option
         K::Vector => Value::Vector(Vector::at(buf, pos)?),
         K::Array => Value::Array(Array::at(buf, pos | lazy)),
         K::Map => Value::Map(Map::at(buf, pos | lazy)),
+        K::NumArray => num_array_value(buf, pos, lazy)?,
         K::Shape | K::Root | K::Unknown => return None,
     })
+}
+
+/// The value of the number array record at `pos`: an array, whose
+/// elements are read from the record's bytes. A lazily opened document
+/// (`lazy` set) must be of version 2 and a decimal one's exponent in range
+/// (`None` otherwise: it reads as `Null`).
+#[inline(never)]
+fn num_array_value(buf: &[u8], pos: usize, lazy: usize) -> Option<Value<'_>> {
+    if lazy != 0 {
+        if !allows_v2(buf) {
+            return None;
+        }
+        if let NumElem::Decimal(e) = num_array_record(buf, pos)?.elem {
+            if e.unsigned_abs() > F_DEC_MAX_EXP as u8 {
+                return None;
+            }
+        }
+    }
+    Some(Value::Array(Array::at(buf, pos | lazy)))
 }
 
 impl<'a> Value<'a> {

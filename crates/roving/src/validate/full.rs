@@ -173,6 +173,7 @@ impl Validator<'_, '_> {
             kind @ (ShortStr | I8 | I16 | I32 | I64 | U64 | F32 | F64 | BigIntPos | BigIntNeg
             | Timestamp | TimestampOffset | Bytes | Ext | Vector | Shape | Root
             | Unknown) => self.other_record(pos, kind),
+            NumArray => self.num_array(pos),
         }
     }
 
@@ -334,8 +335,38 @@ impl Validator<'_, '_> {
             }
             Unknown => Err(unknown_tag(buf, tag, pos)),
             // Checked by `record`, which never passes them here.
-            Str | FDec | Array | Map => self.record(pos),
+            Str | FDec | Array | Map | NumArray => self.record(pos),
         }
+    }
+
+    /// Validates a number array record (`30`-`3A`): only in a version 2
+    /// document [UnknownTag otherwise, as for a version 1 reader], its
+    /// elements within the input, and a decimal one's exponent in
+    /// -22..=22 [NonCanonical, as for a decimal float record].
+    #[inline(never)]
+    fn num_array(&self, pos: usize) -> Result<usize> {
+        let buf = self.buf;
+        let tag = buf[pos];
+        if !allows_v2(buf) {
+            return Err(unknown_tag(buf, tag, pos));
+        }
+        let (count, mut q) = self.varint(pos + 1)?;
+        let size = match ElemType::from_code(tag.wrapping_sub(TAG_NUM_ARRAY)) {
+            Some(e) => e.size(),
+            None => {
+                // `3A`: the exponent, then i32 mantissas.
+                self.span(q, 1, pos)?;
+                if (buf[q] as i8).unsigned_abs() > F_DEC_MAX_EXP as u8 {
+                    return err(ErrorKind::NonCanonical, q);
+                }
+                q += 1;
+                4
+            }
+        };
+        let len = count
+            .checked_mul(size as u64)
+            .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
+        self.span(q, len, pos)
     }
 
     /// Checks the value slots in `buf[p..end]` (in bounds) of the container at `base`.

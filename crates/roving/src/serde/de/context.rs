@@ -6,12 +6,12 @@ use std::cell::{Cell, RefCell};
 use serde::de::{self, Visitor};
 
 use super::maps::{MapEntries, StructEntries};
-use super::sequences::{ArrayElements, ByteStringElements, ExpectedLength};
+use super::sequences::{ArrayElements, ByteStringElements, ExpectedLength, ValueElements};
 use super::slots::Slots;
 use crate::error::{Error, ErrorKind, Result};
 use crate::layout::WIDTHS;
 use crate::layout::{map_shape_ref, Shape};
-use crate::read::{Array, DecimalMemo, Map};
+use crate::read::{Array, DecimalMemo, Map, Numbers};
 use crate::serde::stack;
 
 /// Maximum number of `Option::Some` and newtype levels in a row with no
@@ -220,23 +220,55 @@ impl<'de> Context<'de> {
         visitor: V,
     ) -> Result<V::Value> {
         self.same_document(a.buf())?;
+        if let Some(numbers) = a.numbers() {
+            return self.visit_numbers(numbers, visitor);
+        }
         let (at, len, width) = a.parts().unwrap_or((0, 0, 1));
-        let depth = self.enter(len)?;
-        let mut elements = ArrayElements {
+        let elements = ArrayElements {
             context: self,
             slots: Slots::new(self.document, at, len, width, a.pos()),
             next: 0,
         };
+        self.visit_level(len, elements, |e| e.next, visitor)
+    }
+
+    /// The elements of a number array record to `visitor`, as a sequence
+    /// (as [`Self::visit_array`] gives the same array of slots).
+    #[inline(never)]
+    fn visit_numbers<V: Visitor<'de>>(
+        &self,
+        numbers: Numbers<'de>,
+        visitor: V,
+    ) -> Result<V::Value> {
+        let elements = ValueElements {
+            elements: numbers,
+            next: 0,
+            context: self,
+        };
+        self.visit_level(numbers.len(), elements, |e| e.next, visitor)
+    }
+
+    /// Visits the `len` `elements` of an array (`read(elements)`: how many
+    /// were read) as one container level with `visitor`.
+    #[inline(always)]
+    fn visit_level<V: Visitor<'de>, S: de::SeqAccess<'de, Error = Error>>(
+        &self,
+        len: usize,
+        mut elements: S,
+        read: impl Fn(&S) -> usize,
+        visitor: V,
+    ) -> Result<V::Value> {
+        let depth = self.enter(len)?;
         let r = self.at_level(depth, || visitor.visit_seq(&mut elements));
         self.leave(depth);
         let v = r?;
         // A visitor that stopped early (a tuple, an array, a struct read
         // from an array) left elements unread: an error, as in serde_json,
         // rather than dropping them.
-        if elements.next < len {
+        if read(&elements) < len {
             return Err(de::Error::invalid_length(
                 len,
-                &ExpectedLength(elements.next),
+                &ExpectedLength(read(&elements)),
             ));
         }
         Ok(v)

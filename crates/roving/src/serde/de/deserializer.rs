@@ -5,7 +5,7 @@ use serde::de::{self, IntoDeserializer, Visitor};
 
 use super::context::Context;
 use super::enums::EnumVariant;
-use super::sequences::{ExpectedLength, ExtensionParts, VectorElements};
+use super::sequences::{ExpectedLength, ExtensionParts, ValueElements};
 use crate::error::{Error, ErrorKind, Result};
 use crate::read::Value;
 
@@ -105,8 +105,8 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
                 // Its elements are values.
                 self.context
                     .payload(v.len().saturating_mul(crate::BYTES_PER_VALUE))?;
-                let mut elements = VectorElements {
-                    vector: v,
+                let mut elements = ValueElements {
+                    elements: v,
                     next: 0,
                     context: self.context,
                 };

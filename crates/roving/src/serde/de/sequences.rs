@@ -9,7 +9,7 @@ use super::slot_deserializer::SlotDeserializer;
 use super::slots::Slots;
 use super::Deserializer;
 use crate::error::{Error, Result};
-use crate::read::{Scalar, Value, Vector};
+use crate::read::{Numbers, Scalar, Value, Vector};
 
 /// The elements of an array.
 pub(super) struct ArrayElements<'de, 'b> {
@@ -44,39 +44,71 @@ impl<'de> de::SeqAccess<'de> for ArrayElements<'de, '_> {
     }
 }
 
-/// The elements of a typed vector, each read as the [`Value`] it is (so
-/// that an `f32` element, widened exactly, reads back into an `f32` bit
-/// for bit, NaN payloads included).
-pub(super) struct VectorElements<'de, 'b> {
-    /// The vector.
-    pub(super) vector: Vector<'de>,
+/// Elements read by index as [`Value`]s: a typed vector's and a number
+/// array's ([`ValueElements`]).
+pub(super) trait IndexedValues<'de> {
+    /// Number of elements.
+    fn count(&self) -> usize;
+    /// Element `i`, `None` past the end.
+    fn value(&self, i: usize) -> Option<Value<'de>>;
+}
+
+/// A typed vector's elements, each the [`Value`] it is (so that an `f32`
+/// element, widened exactly, reads back into an `f32` bit for bit, NaN
+/// payloads included).
+impl<'de> IndexedValues<'de> for Vector<'de> {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn value(&self, i: usize) -> Option<Value<'de>> {
+        Some(match self.get(i)? {
+            Scalar::Int(i) => Value::Int(i),
+            Scalar::UInt(u) => Value::UInt(u),
+            Scalar::Float(f) => Value::Float(f),
+        })
+    }
+}
+
+/// A number array record's elements, each the [`Value`] it is (an `Int`,
+/// `UInt` or `Float`), as the same array of slots reads.
+impl<'de> IndexedValues<'de> for Numbers<'de> {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    #[inline]
+    fn value(&self, i: usize) -> Option<Value<'de>> {
+        self.get(i)
+    }
+}
+
+/// The elements of a typed vector or a number array, as a sequence.
+pub(super) struct ValueElements<'de, 'b, E> {
+    /// The elements.
+    pub(super) elements: E,
     /// Index of the next element.
     pub(super) next: usize,
     /// State shared by the whole decoding.
     pub(super) context: &'b Context<'de>,
 }
 
-impl<'de> de::SeqAccess<'de> for VectorElements<'de, '_> {
+impl<'de, E: IndexedValues<'de>> de::SeqAccess<'de> for ValueElements<'de, '_, E> {
     type Error = Error;
+    #[inline]
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
-        let Some(element) = self.vector.get(self.next) else {
+        let i = self.next;
+        let Some(value) = self.elements.value(i) else {
             return Ok(None);
         };
         self.next += 1;
-        let value = match element {
-            Scalar::Int(i) => Value::Int(i),
-            Scalar::UInt(u) => Value::UInt(u),
-            Scalar::Float(f) => Value::Float(f),
-        };
         seed.deserialize(Deserializer {
             value,
             context: self.context,
         })
         .map(Some)
-        .map_err(|e: Error| e.prefix_path(&format!("[{}]", self.next - 1)))
+        .map_err(|e: Error| e.prefix_path(&format!("[{i}]")))
     }
     fn size_hint(&self) -> Option<usize> {
-        Some(self.vector.len() - self.next)
+        Some(self.elements.count() - self.next)
     }
 }
 

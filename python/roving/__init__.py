@@ -71,7 +71,9 @@ Functions
     ``roving.open(pathlib.Path(p).read_bytes())``.
 ``from_json(bytes | str) -> bytes``, ``to_json(data, *, indent=None) -> bytes``
     JSON conversion on the core's streaming converter. ``to_json`` writes
-    timestamps as RFC 3339 text, dates as ``"YYYY-MM-DD"``, UUIDs and
+    timestamps as RFC 3339 text (aware UTC with ``Z``, other offsets as
+    ``+HH:MM``, a naive datetime with no offset: ``"2024-01-01T09:00:00"``,
+    which no JSON reader takes for UTC), dates as ``"YYYY-MM-DD"``, UUIDs and
     Decimals as their text, times as ``time.isoformat()`` does
     (``"01:02:03.000004+05:30"``, without ``fold``), timedeltas as ISO 8601
     durations in msgspec's form (``"P1DT2.5S"``, ``"-PT0.000001S"``,
@@ -202,7 +204,8 @@ message and ``.path`` say where: ``expected int, got str at $[3].views``
 (for a union that several members could have taken, each member's reason:
 ``no member of A | B matches (A: missing required field 'x'; B: ...)``).
 ``float`` accepts integers; ``UUID`` and ``Decimal`` also accept strings,
-``datetime`` RFC 3339 text (what ``to_json`` writes for a timestamp),
+``datetime`` RFC 3339 text (what ``to_json`` writes for a timestamp;
+text without an offset gives a naive datetime, ``Z`` an aware UTC one),
 ``date`` ``YYYY-MM-DD`` text, ``time`` ``HH:MM:SS[.ffffff]`` text with
 an optional ``Z`` or ``+HH:MM[:SS[.ffffff]]`` offset (``isoformat()``'s
 and RFC 3339's forms; 1 to 6 fraction digits), ``timedelta`` an ISO 8601

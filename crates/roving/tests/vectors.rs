@@ -527,7 +527,7 @@ fn valid_cases() -> Vec<(&'static str, &'static str, J)> {
         ),
         (
             "timestamp_epoch",
-            "1970-01-01T00:00:00Z",
+            "1970-01-01T00:00:00, no offset",
             json!({ "timestamp": { "seconds": "0", "nanos": 0, "offset": null } }),
         ),
         (

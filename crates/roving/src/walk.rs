@@ -92,6 +92,7 @@ impl Kind {
             K::Bytes => Kind::Bytes,
             K::Ext => Kind::Ext,
             K::Vector => Kind::Vector,
+            K::ShapedVector => Kind::Vector,
             K::Array => Kind::Array,
             K::Map => Kind::Map,
             K::Shape => Kind::Shape,

@@ -281,7 +281,6 @@ impl Encoder {
     /// Marks the document as needing format `version` (at least): a writer
     /// of a record that only version 2 defines calls this, and the header
     /// says the highest version asked for when the document is finished.
-    #[allow(dead_code)] // until the first version 2 record lands
     #[inline(always)]
     pub(crate) fn require_version(&mut self, version: u8) {
         self.version = self.version.max(version);

@@ -203,6 +203,66 @@ impl Encoder {
         self.place(Pending::record(pos))
     }
 
+    /// Writes a typed numeric vector of two or more dimensions (`shape`,
+    /// outermost first) from its elements in row-major (C) order: a shaped
+    /// vector record (`23`), which makes the document a version 2 one.
+    /// An error unless `shape` has 2 to [`SHAPED_VECTOR_MAX_NDIM`]
+    /// dimensions whose product is `data.len()`.
+    ///
+    /// ```
+    /// let mut enc = roving::Encoder::new();
+    /// enc.shaped_vector(&[2, 2], &[1.5f64, 2.5, 3.5, 4.5])?;
+    /// let bytes = enc.finish()?;
+    /// assert_eq!(bytes[2], 2); // format version 2
+    /// let doc = roving::Document::open(&bytes)?;
+    /// let v = doc.root().as_vector().unwrap();
+    /// assert_eq!(v.shape(), [2, 2]);
+    /// assert_eq!(v.to_vec::<f64>(), Some(vec![1.5, 2.5, 3.5, 4.5]));
+    /// # Ok::<(), roving::Error>(())
+    /// ```
+    pub fn shaped_vector<T: VectorElement>(&mut self, shape: &[usize], data: &[T]) -> Result<()> {
+        let bytes: &[u8] = bytemuck::cast_slice(data);
+        if cfg!(target_endian = "big") {
+            let size = T::ELEM.size();
+            let le: Vec<u8> = bytes
+                .chunks_exact(size)
+                .flat_map(|c| c.iter().rev().copied())
+                .collect();
+            return self.shaped_vector_raw(T::ELEM, shape, &le);
+        }
+        self.shaped_vector_raw(T::ELEM, shape, bytes)
+    }
+
+    /// [`shaped_vector`](Self::shaped_vector) from little-endian element
+    /// bytes, row-major.
+    pub fn shaped_vector_raw(
+        &mut self,
+        elem: ElemType,
+        shape: &[usize],
+        data: &[u8],
+    ) -> Result<()> {
+        let bad = |why: &str| Err(Error::new(ErrorKind::Unsupported).with_message(why.to_string()));
+        if !(2..=SHAPED_VECTOR_MAX_NDIM).contains(&shape.len()) {
+            return bad("a shaped vector has 2 to 64 dimensions");
+        }
+        let count = shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
+        if count.and_then(|n| n.checked_mul(elem.size())) != Some(data.len()) {
+            return bad("the product of a shaped vector's dimensions is not its element count");
+        }
+        self.require_version(VERSION_2);
+        let pos = self.out.len();
+        self.out.push(TAG_SHAPED_VECTOR);
+        self.out.push(elem as u8);
+        write_varint(&mut self.out, shape.len() as u64);
+        for &d in shape {
+            write_varint(&mut self.out, d as u64);
+        }
+        let start = self.out.len().next_multiple_of(elem.size());
+        self.out.resize(start, 0);
+        self.out.extend_from_slice(data);
+        self.place(Pending::record(pos))
+    }
+
     /// Writes the integer record of `v` (the narrowest of `i8` to `i64`)
     /// and returns its position.
     pub(super) fn int_record(&mut self, v: i64) -> usize {

@@ -173,6 +173,7 @@ impl Validator<'_, '_> {
             kind @ (ShortStr | I8 | I16 | I32 | I64 | U64 | F32 | F64 | BigIntPos | BigIntNeg
             | Timestamp | TimestampOffset | Bytes | Ext | Vector | Shape | Root
             | Unknown) => self.other_record(pos, kind),
+            ShapedVector => self.shaped_vector(pos),
         }
     }
 
@@ -334,8 +335,51 @@ impl Validator<'_, '_> {
             }
             Unknown => Err(unknown_tag(buf, tag, pos)),
             // Checked by `record`, which never passes them here.
-            Str | FDec | Array | Map => self.record(pos),
+            Str | FDec | Array | Map | ShapedVector => self.record(pos),
         }
+    }
+
+    /// Validates the shaped vector record (`23`) at `pos` (rule 11a):
+    /// a version 2 document, a defined element type, `ndim` of 2 to
+    /// [`SHAPED_VECTOR_MAX_NDIM`], dimensions whose product times the
+    /// element size does not overflow, zero padding, the data in bounds.
+    #[inline(never)]
+    fn shaped_vector(&mut self, pos: usize) -> Result<usize> {
+        let buf = self.buf;
+        if !allows_v2(buf) {
+            return Err(unknown_tag(buf, buf[pos], pos)
+                .with_message("a version 2 record in a version 1 document"));
+        }
+        let p = pos + 1;
+        let code = *buf
+            .get(p)
+            .ok_or_else(|| Error::at(ErrorKind::Truncated, p))?;
+        let elem =
+            ElemType::from_code(code).ok_or_else(|| Error::at(ErrorKind::UnknownTag(code), p))?;
+        let (ndim, mut q) = self.varint(p + 1)?;
+        if ndim < 2 {
+            return err(ErrorKind::NonCanonical, p + 1);
+        }
+        if ndim > SHAPED_VECTOR_MAX_NDIM as u64 {
+            return err(ErrorKind::BadLength, p + 1);
+        }
+        let mut count = 1u64;
+        for _ in 0..ndim {
+            let (d, r) = self.varint(q)?;
+            count = count
+                .checked_mul(d)
+                .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
+            q = r;
+        }
+        let start = vector_data_start(q, elem);
+        let pad_end = self.span(q, (start - q) as u64, pos)?;
+        if buf[q..pad_end].iter().any(|&b| b != 0) {
+            return err(ErrorKind::NonCanonical, q);
+        }
+        let len = count
+            .checked_mul(elem.size() as u64)
+            .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
+        self.span(start, len, pos)
     }
 
     /// Checks the value slots in `buf[p..end]` (in bounds) of the container at `base`.

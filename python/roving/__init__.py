@@ -133,10 +133,10 @@ datetime.timedelta                ext ``EXT_TIMEDELTA`` = 5: seconds,        tim
 numpy 1-D int8..uint64, float32,  typed vector (little endian, aligned)      numpy array (if numpy
 float64 arrays; array.array                                                  is installed, else
                                                                              array.array)
-numpy arrays of 2 or more         array of its rows, each written as an      list of the rows
-dimensions (same dtypes)          array one dimension less, down to typed    (numpy arrays); with
-                                  vectors                                    ``type=numpy.ndarray``
-                                                                             the array
+numpy arrays of 2 or more         shaped vector (format version 2): its      numpy array of that
+dimensions (same dtypes)          shape, then its data row-major (a          shape (without numpy,
+                                  C-contiguous copy if needed)               nested lists of
+                                                                             array.array rows)
 roving.Ext(type_id, data)         ext value (other type ids)                 roving.Ext
 ================================  =========================================  ======================
 
@@ -154,13 +154,15 @@ so finer timestamps (a ``datetime64[ns]``'s, or other tools') are
 truncated. ``numpy.datetime64`` NaT, units finer than nanoseconds,
 ``numpy.timedelta64`` and datetime64/timedelta64 arrays are not supported
 (never silently written as integers), and neither are bool, float16,
-complex or object arrays, nor arrays of 2 or more dimensions with an empty
-axis before the last (``(0, 3)``: the rows could not keep the shape): they
+complex, object or 0-d arrays: they
 go to ``default=`` (``default=lambda a: a.tolist()`` writes lists), as
 do masked arrays (their data alone would lose the mask); other ndarray
 subclasses (``numpy.matrix``) are written as their plain ndarray. An array
-of many short rows costs a record per row: for a ``(1_000_000, 3)`` array,
-writing ``a.ravel()`` and its shape is smaller and faster. Type ids 1 to 63 are reserved for
+of 2 or more dimensions keeps its shape (empty axes too) and dtype: one
+record, its data aligned, read back in place by views
+(``roving.open(b).root`` is a read-only numpy view of the bytes); typed
+``loads`` reads it as ``numpy.ndarray``, or as nested lists or tuples
+(``list[list[float]]``), or ``list[numpy.ndarray]`` of its rows. Type ids 1 to 63 are reserved for
 this package's own types (1 to 5 are used; later versions may give the
 others a meaning): applications should choose ids of 64 and up for their
 ``roving.Ext`` values, which come back as ``roving.Ext``. A ``roving.Ext``

@@ -596,6 +596,18 @@ def test_dump_rich_types(tmp_path: Path) -> None:
     assert st["header"] + sum(s["bytes"] for s in st["sections"].values()) == f.stat().st_size
 
 
+def test_dump_and_stats_of_a_shaped_vector(tmp_path: Path) -> None:
+    np = pytest.importorskip("numpy")
+    f = tmp_path / "m.rov"
+    f.write_bytes(roving.dumps({"m": np.arange(6, dtype="<u2").reshape(2, 3)}))
+    p = run("dump", str(f))
+    assert p.returncode == 0, p.stderr
+    assert "  m: shaped vector<u16>[2x3] [0, 1, 2, 3, 4, 5]" in p.stdout.decode().splitlines()
+    assert json.loads(run("get", str(f), "m").stdout) == [[0, 1, 2], [3, 4, 5]]
+    st = json.loads(run("stats", "--json", str(f)).stdout)
+    assert st["header"] + sum(s["bytes"] for s in st["sections"].values()) == f.stat().st_size
+
+
 def test_dump_integer_too_long_for_decimal_text(tmp_path: Path) -> None:
     # Python refuses str() of an int over 4300 digits; dump must not fail on
     # one. (JSON text cannot carry one: from_json stops at 4300 digits too.)

@@ -51,7 +51,9 @@ fn value<'py>(py: Python<'py>, r: &Record<'_>, doc: &[u8]) -> PyResult<Bound<'py
                     roving::read::Scalar::Float(f) => first.append(f)?,
                 }
             }
-            (vec.len(), first).into_pyobject(py)?.into_any()
+            (vec.len(), first, vec.shape())
+                .into_pyobject(py)?
+                .into_any()
         }
         v => decode::scalar(py, v, doc)?,
     })

@@ -153,9 +153,10 @@ class _Dumper:
         elif rkind == "ext":
             text = _ext_value_text(val)
         elif rkind == "vector":
-            n, first = val
+            n, first, shape = val
+            dims = "x".join(str(d) for d in shape)  # [2x3] for a shaped vector
             text = (
-                f"{enc}[{n}] ["
+                f"{enc}[{dims}] ["
                 + ", ".join(_fmt_float(x) if isinstance(x, float) else str(x) for x in first)
                 + (", …" if n > len(first) else "")
                 + "]"

@@ -173,16 +173,7 @@ impl Encoder {
 
     /// Writes a typed numeric vector, its data aligned to the element size.
     pub fn vector<T: VectorElement>(&mut self, data: &[T]) -> Result<()> {
-        let bytes: &[u8] = bytemuck::cast_slice(data);
-        if cfg!(target_endian = "big") {
-            let size = T::ELEM.size();
-            let le: Vec<u8> = bytes
-                .chunks_exact(size)
-                .flat_map(|c| c.iter().rev().copied())
-                .collect();
-            return self.vector_raw(T::ELEM, &le);
-        }
-        self.vector_raw(T::ELEM, bytes)
+        self.vector_raw(T::ELEM, &le_bytes(data))
     }
 
     /// Writes a typed numeric vector from little-endian element bytes
@@ -221,16 +212,7 @@ impl Encoder {
     /// # Ok::<(), roving::Error>(())
     /// ```
     pub fn shaped_vector<T: VectorElement>(&mut self, shape: &[usize], data: &[T]) -> Result<()> {
-        let bytes: &[u8] = bytemuck::cast_slice(data);
-        if cfg!(target_endian = "big") {
-            let size = T::ELEM.size();
-            let le: Vec<u8> = bytes
-                .chunks_exact(size)
-                .flat_map(|c| c.iter().rev().copied())
-                .collect();
-            return self.shaped_vector_raw(T::ELEM, shape, &le);
-        }
-        self.shaped_vector_raw(T::ELEM, shape, bytes)
+        self.shaped_vector_raw(T::ELEM, shape, &le_bytes(data))
     }
 
     /// [`shaped_vector`](Self::shaped_vector) from little-endian element
@@ -282,6 +264,20 @@ impl Encoder {
         }
         pos
     }
+}
+
+/// The little-endian bytes of `data`: the slice itself on a little-endian
+/// host, else a copy with each element's bytes reversed.
+fn le_bytes<T: VectorElement>(data: &[T]) -> std::borrow::Cow<'_, [u8]> {
+    let bytes: &[u8] = bytemuck::cast_slice(data);
+    if cfg!(target_endian = "big") {
+        let size = T::ELEM.size();
+        return bytes
+            .chunks_exact(size)
+            .flat_map(|c| c.iter().rev().copied())
+            .collect();
+    }
+    bytes.into()
 }
 
 /// Appends the first `len` bytes of `rec` to `out`, as one fixed-size

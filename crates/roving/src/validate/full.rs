@@ -313,15 +313,7 @@ impl Validator<'_, '_> {
                 let elem = ElemType::from_code(code)
                     .ok_or_else(|| Error::at(ErrorKind::UnknownTag(code), p))?;
                 let (count, q) = self.varint(p + 1)?;
-                let start = vector_data_start(q, elem);
-                let pad_end = self.span(q, (start - q) as u64, pos)?;
-                if buf[q..pad_end].iter().any(|&b| b != 0) {
-                    return err(ErrorKind::NonCanonical, q);
-                }
-                let len = count
-                    .checked_mul(elem.size() as u64)
-                    .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
-                self.span(start, len, pos)
+                self.vector_data(pos, q, count, elem)
             }
             Shape => self.shape(pos, tag_width(tag)),
             Root => {
@@ -371,9 +363,17 @@ impl Validator<'_, '_> {
                 .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
             q = r;
         }
+        self.vector_data(pos, q, count, elem)
+    }
+
+    /// The padding at `q` and the data of `count` elements of a vector or
+    /// shaped vector record at `pos` (rule 11): zero padding to the element
+    /// size, the data within the input; returns the record's end.
+    #[inline(always)]
+    fn vector_data(&self, pos: usize, q: usize, count: u64, elem: ElemType) -> Result<usize> {
         let start = vector_data_start(q, elem);
         let pad_end = self.span(q, (start - q) as u64, pos)?;
-        if buf[q..pad_end].iter().any(|&b| b != 0) {
+        if self.buf[q..pad_end].iter().any(|&b| b != 0) {
             return err(ErrorKind::NonCanonical, q);
         }
         let len = count

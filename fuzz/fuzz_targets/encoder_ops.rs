@@ -23,6 +23,8 @@ enum M {
     Ts(Timestamp),
     Ext(u64, Vec<u8>),
     Vector(u8, Vec<u8>),
+    /// A shaped vector: element type, shape, data.
+    Shaped(u8, Vec<usize>, Vec<u8>),
     Array(Vec<Rc<M>>),
     /// Keys in first-written order, each with its last value.
     Map(Vec<(String, Rc<M>)>),
@@ -63,7 +65,12 @@ fn same(m: &M, v: Value<'_>, budget: &mut u32) -> bool {
         (M::Bytes(a), Value::Bytes(b)) => a == b,
         (M::Ts(a), Value::Timestamp(b)) => *a == b,
         (M::Ext(t, d), Value::Ext(x)) => *t == x.type_id && d.as_slice() == x.data,
-        (M::Vector(e, d), Value::Vector(x)) => *e == x.elem_type() as u8 && d.as_slice() == x.raw(),
+        (M::Vector(e, d), Value::Vector(x)) => {
+            *e == x.elem_type() as u8 && d.as_slice() == x.raw() && x.ndim() == 1
+        }
+        (M::Shaped(e, s, d), Value::Vector(x)) => {
+            *e == x.elem_type() as u8 && d.as_slice() == x.raw() && x.shape() == *s
+        }
         (M::Array(a), Value::Array(b)) if a.is_empty() => b.is_empty(),
         (M::Array(a), Value::Array(b)) => {
             a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| same(x, y, budget))
@@ -321,6 +328,26 @@ fuzz_target!(|data: &[u8]| {
                 check(&e.ext(id, &d), ok, "ext");
                 if ok {
                     model.place(Rc::new(M::Ext(id, d)));
+                }
+            }
+            11 if input.u8() % 2 == 1 => {
+                // A shaped vector of 1 to 3 dimensions (1: refused) of 0 to
+                // 4 each, its data usually of the right length.
+                let code = input.u8() % 10;
+                let elem = ElemType::from_code(code).expect("codes 0..=9");
+                let ndim = 1 + (input.u8() % 3) as usize;
+                let shape: Vec<usize> = (0..ndim).map(|_| (input.u8() % 5) as usize).collect();
+                let want = shape.iter().product::<usize>() * elem.size();
+                let n = want + (input.u8() % 8 == 0) as usize;
+                let d = input.take(n);
+                let fits = ndim >= 2 && d.len() == want;
+                check(
+                    &e.shaped_vector_raw(elem, &shape, &d),
+                    ok && fits,
+                    "shaped_vector_raw",
+                );
+                if ok && fits {
+                    model.place(Rc::new(M::Shaped(code, shape, d)));
                 }
             }
             11 => {

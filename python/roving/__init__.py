@@ -71,7 +71,9 @@ Functions
     ``roving.open(pathlib.Path(p).read_bytes())``.
 ``from_json(bytes | str) -> bytes``, ``to_json(data, *, indent=None) -> bytes``
     JSON conversion on the core's streaming converter. ``to_json`` writes
-    timestamps as RFC 3339 text, dates as ``"YYYY-MM-DD"``, UUIDs and
+    timestamps as RFC 3339 text (aware UTC with ``Z``, other offsets as
+    ``+HH:MM``, a naive datetime with no offset: ``"2024-01-01T09:00:00"``,
+    which no JSON reader takes for UTC), dates as ``"YYYY-MM-DD"``, UUIDs and
     Decimals as their text, times as ``time.isoformat()`` does
     (``"01:02:03.000004+05:30"``, without ``fold``), timedeltas as ISO 8601
     durations in msgspec's form (``"P1DT2.5S"``, ``"-PT0.000001S"``,
@@ -131,10 +133,10 @@ datetime.timedelta                ext ``EXT_TIMEDELTA`` = 5: seconds,        tim
 numpy 1-D int8..uint64, float32,  typed vector (little endian, aligned)      numpy array (if numpy
 float64 arrays; array.array                                                  is installed, else
                                                                              array.array)
-numpy arrays of 2 or more         array of its rows, each written as an      list of the rows
-dimensions (same dtypes)          array one dimension less, down to typed    (numpy arrays); with
-                                  vectors                                    ``type=numpy.ndarray``
-                                                                             the array
+numpy arrays of 2 or more         shaped vector (format version 2): its      numpy array of that
+dimensions (same dtypes)          shape, then its data row-major (a          shape (without numpy,
+                                  C-contiguous copy if needed)               nested lists of
+                                                                             array.array rows)
 roving.Ext(type_id, data)         ext value (other type ids)                 roving.Ext
 ================================  =========================================  ======================
 
@@ -152,13 +154,15 @@ so finer timestamps (a ``datetime64[ns]``'s, or other tools') are
 truncated. ``numpy.datetime64`` NaT, units finer than nanoseconds,
 ``numpy.timedelta64`` and datetime64/timedelta64 arrays are not supported
 (never silently written as integers), and neither are bool, float16,
-complex or object arrays, nor arrays of 2 or more dimensions with an empty
-axis before the last (``(0, 3)``: the rows could not keep the shape): they
+complex, object or 0-d arrays: they
 go to ``default=`` (``default=lambda a: a.tolist()`` writes lists), as
 do masked arrays (their data alone would lose the mask); other ndarray
 subclasses (``numpy.matrix``) are written as their plain ndarray. An array
-of many short rows costs a record per row: for a ``(1_000_000, 3)`` array,
-writing ``a.ravel()`` and its shape is smaller and faster. Type ids 1 to 63 are reserved for
+of 2 or more dimensions keeps its shape (empty axes too) and dtype: one
+record, its data aligned, read back in place by views
+(``roving.open(b).root`` is a read-only numpy view of the bytes); typed
+``loads`` reads it as ``numpy.ndarray``, or as nested lists or tuples
+(``list[list[float]]``), or ``list[numpy.ndarray]`` of its rows. Type ids 1 to 63 are reserved for
 this package's own types (1 to 5 are used; later versions may give the
 others a meaning): applications should choose ids of 64 and up for their
 ``roving.Ext`` values, which come back as ``roving.Ext``. A ``roving.Ext``
@@ -202,7 +206,8 @@ message and ``.path`` say where: ``expected int, got str at $[3].views``
 (for a union that several members could have taken, each member's reason:
 ``no member of A | B matches (A: missing required field 'x'; B: ...)``).
 ``float`` accepts integers; ``UUID`` and ``Decimal`` also accept strings,
-``datetime`` RFC 3339 text (what ``to_json`` writes for a timestamp),
+``datetime`` RFC 3339 text (what ``to_json`` writes for a timestamp;
+text without an offset gives a naive datetime, ``Z`` an aware UTC one),
 ``date`` ``YYYY-MM-DD`` text, ``time`` ``HH:MM:SS[.ffffff]`` text with
 an optional ``Z`` or ``+HH:MM[:SS[.ffffff]]`` offset (``isoformat()``'s
 and RFC 3339's forms; 1 to 6 fraction digits), ``timedelta`` an ISO 8601

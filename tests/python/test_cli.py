@@ -555,6 +555,11 @@ def test_dump_rich_types(tmp_path: Path) -> None:
         "vec": array.array("d", [0.5, 1.5]),
         "nan": float("nan"),
         "clock": dt.time(1, 2, 3, 4, tzinfo=dt.timezone(dt.timedelta(hours=5, minutes=30)), fold=1),
+        "naive": dt.datetime(2024, 5, 6, 7, 8, 9),
+        "utc": dt.datetime(2024, 5, 6, 7, 8, 9, tzinfo=dt.UTC),
+        "west": dt.datetime(
+            2024, 5, 6, 7, 8, 9, tzinfo=dt.timezone(-dt.timedelta(hours=3, seconds=5))
+        ),
         "span": dt.timedelta(days=-1, seconds=5, microseconds=6),
     }
     f = tmp_path / "types.rov"
@@ -562,7 +567,7 @@ def test_dump_rich_types(tmp_path: Path) -> None:
     p = run("dump", str(f))
     assert p.returncode == 0, p.stderr
     lines = p.stdout.decode().splitlines()
-    assert lines[0] == "map{12}"
+    assert lines[0] == "map{15}"
     for want in [
         "  big: int 1267650600228229401496703205376",
         "  neg: int -1180591620717411303424",
@@ -575,12 +580,30 @@ def test_dump_rich_types(tmp_path: Path) -> None:
         "  vec: vector<f64>[2] [0.5, 1.5]",
         "  nan: float NaN",
         "  clock: time 01:02:03.000004+05:30 fold=1",
+        # A naive datetime has no offset, and none is shown (not `Z`, UTC).
+        "  naive: timestamp 2024-05-06T07:08:09",
+        "  utc: timestamp 2024-05-06T07:08:09Z",
+        "  west: timestamp 2024-05-06T07:08:09-03:00:05",
         "  span: timedelta -1 day, 0:00:05.000006",
     ]:
         assert want in lines, (want, lines)
     # get and convert write them as JSON text, as to_json does.
     assert run("get", str(f), "span").stdout.strip() == b'"-PT86394.999994S"'
     assert run("get", str(f), "clock").stdout.strip() == b'"01:02:03.000004+05:30"'
+    assert run("get", str(f), "naive").stdout.strip() == b'"2024-05-06T07:08:09"'
+    assert run("get", str(f), "utc").stdout.strip() == b'"2024-05-06T07:08:09Z"'
+    st = json.loads(run("stats", "--json", str(f)).stdout)
+    assert st["header"] + sum(s["bytes"] for s in st["sections"].values()) == f.stat().st_size
+
+
+def test_dump_and_stats_of_a_shaped_vector(tmp_path: Path) -> None:
+    np = pytest.importorskip("numpy")
+    f = tmp_path / "m.rov"
+    f.write_bytes(roving.dumps({"m": np.arange(6, dtype="<u2").reshape(2, 3)}))
+    p = run("dump", str(f))
+    assert p.returncode == 0, p.stderr
+    assert "  m: shaped vector<u16>[2x3] [0, 1, 2, 3, 4, 5]" in p.stdout.decode().splitlines()
+    assert json.loads(run("get", str(f), "m").stdout) == [[0, 1, 2], [3, 4, 5]]
     st = json.loads(run("stats", "--json", str(f)).stdout)
     assert st["header"] + sum(s["bytes"] for s in st["sections"].values()) == f.stat().st_size
 

@@ -108,7 +108,7 @@ def test_to_json_writes_dates_uuids_and_decimals_as_their_text() -> None:
         "day": "2020-01-02",
         "id": "12345678-1234-5678-9abc-def012345678",
         "price": "-1.250",
-        "at": "2020-01-02T03:04:05+00:00",
+        "at": "2020-01-02T03:04:05Z",  # aware UTC: Z
         "other": {"$ext": 9, "$base64": "AA=="},
     }
     assert roving.open(b).to_json() == text
@@ -117,6 +117,35 @@ def test_to_json_writes_dates_uuids_and_decimals_as_their_text() -> None:
     # unknown extension stays the JSON object it became).
     back = roving.loads(roving.from_json(text), type=Row)
     assert back == dataclasses.replace(row, other={"$ext": 9, "$base64": "AA=="})
+
+
+def test_to_json_writes_naive_datetimes_without_an_offset() -> None:
+    # A naive datetime has no offset (record 0A): its text has none either,
+    # so that no JSON reader takes it for UTC. Aware UTC is `Z` (record 0B,
+    # offset 0); another offset is written as it is.
+    naive = dt.datetime(2024, 1, 1, 9, 0, 0)
+    utc = dt.datetime(2024, 1, 1, 9, 0, 0, tzinfo=dt.UTC)
+    tokyo = dt.datetime(2024, 1, 1, 9, 0, 0, 500000, tzinfo=dt.timezone(dt.timedelta(hours=9)))
+    zero = dt.datetime(2024, 1, 1, 9, 0, 0, tzinfo=dt.timezone(dt.timedelta(0), "GMT"))
+    b = roving.dumps([naive, utc, tokyo, zero])
+    assert b[3] == 0x0A  # the naive one: a timestamp without offset
+    want = b'["2024-01-01T09:00:00","2024-01-01T09:00:00Z","2024-01-01T09:00:00.500+09:00","2024-01-01T09:00:00Z"]'
+    assert roving.to_json(b) == want
+    assert roving.open(b).to_json() == want
+    # Python reads each text back as the datetime it came from, naive or not.
+    texts = json.loads(want)
+    assert [dt.datetime.fromisoformat(t) for t in texts] == [naive, utc, tokyo, zero]
+    assert dt.datetime.fromisoformat(texts[0]).tzinfo is None
+    # So does typed loads of the text, and loads of the document itself.
+    back = roving.loads(roving.from_json(want), type=list[dt.datetime])
+    assert back == [naive, utc, tokyo, zero]
+    assert [x.utcoffset() for x in back] == [
+        None,
+        dt.timedelta(0),
+        dt.timedelta(hours=9),
+        dt.timedelta(0),
+    ]
+    assert [x.utcoffset() for x in roving.loads(b)] == [x.utcoffset() for x in back]
 
 
 def test_from_json_of_a_str_with_a_lone_surrogate_is_a_decode_error() -> None:

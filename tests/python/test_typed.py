@@ -513,8 +513,13 @@ def test_datetime_and_date_accept_iso_text() -> None:
         assert got == Stamped(at=at, day=day)
         assert (got.at.tzinfo is None) == (at.tzinfo is None)
     # Nanosecond text is truncated to microseconds, as timestamps are.
-    got = roving.loads(enc("2023-11-14T23:13:20.123456789Z"), type=dt.datetime)
+    got = roving.loads(enc("2023-11-14T23:13:20.123456789"), type=dt.datetime)
     assert got == dt.datetime(2023, 11, 14, 23, 13, 20, 123456)
+    assert got.tzinfo is None
+    # `Z` is UTC: an aware datetime (text without an offset is naive).
+    got = roving.loads(enc("2023-11-14T23:13:20.123456789Z"), type=dt.datetime)
+    assert got == dt.datetime(2023, 11, 14, 23, 13, 20, 123456, tzinfo=dt.UTC)
+    assert got.tzinfo is dt.UTC
     # In a union, text that is no timestamp falls through to str.
     doc = enc({"at": "2000-01-01T00:00:00+00:00", "day": "2000-01-01", "note": "hello"})
     assert roving.loads(doc, type=Stamped).note == "hello"

@@ -11,7 +11,8 @@ returns the root value in the neutral notation of ``tests/vectors/README.md``:
 * ``{"int": "<decimal>"}``, ``{"float": "<16 hex digits of the bits>"}``,
   ``{"bytes": "<hex>"}``, ``{"map": [[key, value], ...]}``,
   ``{"timestamp": {"seconds": "<decimal>", "nanos": n, "offset": s | None}}``,
-  ``{"vector": "<type>", "data": "<hex>"}``, ``{"ext": id, "data": "<hex>"}``.
+  ``{"vector": "<type>", "data": "<hex>"}`` (a shaped vector, section 6.17,
+  also has ``"shape": [d0, d1, ...]``), ``{"ext": id, "data": "<hex>"}``.
 
 A shared subtree decodes to its value (the same Python object in each place).
 
@@ -60,6 +61,8 @@ T_F32, T_F64, T_FDEC = 0x08, 0x09, 0x20
 T_TS, T_TS_OFF = 0x0A, 0x0B
 T_STR, T_BYTES, T_EXT, T_VECTOR = 0x0C, 0x0D, 0x0E, 0x0F
 T_ARRAY, T_MAP, T_SHAPE, T_ROOT = 0x10, 0x14, 0x18, 0x1C  # each + width code
+T_SHAPED_VECTOR = 0x23  # version 2 (section 6.17)
+SHAPED_VECTOR_MAX_NDIM = 64
 T_SHORT_STR = 0x80  # 0x80..=0xBF, length in the tag
 T_NUMS, T_NUMS_DEC = 0x30, 0x3A  # section 6.14 (version 2): 0x30 + vector type, decimal
 
@@ -309,6 +312,8 @@ class _Scanner:
             return self.root(start, tag)
         if T_NUMS <= tag <= T_NUMS_DEC and self.data[2] >= 2:
             return self.number_array(start, tag)
+        if tag == T_SHAPED_VECTOR:
+            return self.shaped_vector(start)
         raise RefError("UnknownTag", start, f"tag {tag:#04x} is not defined in v1")
 
     def big_integer(self, start: int, tag: int) -> tuple[int, Record]:
@@ -418,6 +423,37 @@ class _Scanner:
             else:
                 items.append(int_value(int.from_bytes(b, "little", signed=name[0] == "i")))
         return p + count * size, Record(tag, items)
+
+    def shaped_vector(self, start: int) -> tuple[int, Record]:
+        """Section 6.17 (rule 11): a version 2 record; element types and
+        padding as section 9; 2 to 64 dimensions, row-major data."""
+        if self.data[2] < 2:
+            raise RefError("UnknownTag", start, "tag 0x23 (version 2) in a version 1 document")
+        etype = self.uint(start + 1, 1, "shaped vector element type")
+        if etype >= len(VECTOR_TYPES):
+            raise RefError("UnknownTag", start + 1, f"vector element type {etype}")
+        name, size = VECTOR_TYPES[etype]
+        ndim, p = self.varint(start + 2, "shaped vector ndim")
+        if ndim < 2:
+            raise RefError("NonCanonical", start + 2, f"a shaped vector of {ndim} dimensions")
+        if ndim > SHAPED_VECTOR_MAX_NDIM:
+            raise RefError("BadLength", start + 2, f"a shaped vector of {ndim} dimensions")
+        shape = []
+        for _ in range(ndim):
+            d, p = self.varint(p, "shaped vector dimension")
+            shape.append(d)
+        count = 1
+        for d in shape:
+            count *= d
+        if count * size >= 1 << 64:
+            raise RefError("BadLength", start, "the data size of a shaped vector overflows")
+        pad = -p % size  # to a multiple of the element size from the document start
+        if any(self.take(p, pad, "shaped vector padding")):
+            raise RefError("NonCanonical", p, "shaped vector padding is not zero")
+        p += pad
+        raw = self.take(p, count * size, "shaped vector data")
+        value = {"vector": name, "shape": shape, "data": raw.hex()}
+        return p + count * size, Record(T_SHAPED_VECTOR, value)
 
     def array(self, start: int, tag: int) -> tuple[int, Record]:
         """Section 6.10: varint count, count slots; base = the array's tag."""
@@ -738,6 +774,15 @@ class _Encoder:
                 return ("ref", self.write(bytes([T_TS]) + rec))
             rec += ts["offset"].to_bytes(4, "little", signed=True)
             return ("ref", self.write(bytes([T_TS_OFF]) + rec))
+        if "vector" in value and "shape" in value:
+            # Section 6.17: a version 2 record, so the document is version 2.
+            code, size = VECTOR_SIZES[value["vector"]]
+            raw = bytes.fromhex(value["data"])
+            head = bytes([T_SHAPED_VECTOR, code]) + varint(len(value["shape"]))
+            head += b"".join(varint(d) for d in value["shape"])
+            pad = -(self.here + len(head)) % size
+            self.out[2] = max(self.out[2], 2)
+            return ("ref", self.write(head + bytes(pad) + raw))
         if "vector" in value:
             code, size = VECTOR_SIZES[value["vector"]]
             raw = bytes.fromhex(value["data"])

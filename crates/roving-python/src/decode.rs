@@ -1250,7 +1250,7 @@ impl<'py, 'a> Decoder<'py, 'a> {
             return Ok(unsafe { Bound::from_borrowed_ptr(self.py, p) });
         }
         self.charge(1)?;
-        let o = pytypes::vector_to_py(self.py, v.elem_type(), v.raw())?;
+        let o = pytypes::vector_value_to_py(self.py, v)?;
         self.memo_insert(off, &o);
         Ok(o)
     }
@@ -1383,7 +1383,7 @@ pub(crate) fn scalar<'py>(
         Value::Bytes(b) => Ok(PyBytes::new(py, b).into_any()),
         Value::Timestamp(t) => timestamp(py, t),
         Value::Ext(e) => ext(py, e.type_id, e.data, doc),
-        Value::Vector(vec) => pytypes::vector_to_py(py, vec.elem_type(), vec.raw()),
+        Value::Vector(vec) => pytypes::vector_value_to_py(py, vec),
         Value::Array(_) | Value::Map(_) => Decoder::new(py, &[]).value(v),
     }
 }

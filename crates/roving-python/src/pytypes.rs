@@ -184,6 +184,57 @@ pub(crate) fn array_typecode(e: ElemType) -> &'static str {
     }
 }
 
+/// A vector read from a document as a new Python object: for one dimension
+/// as [`vector_to_py`]; a shaped vector as a writable numpy array of its
+/// shape (a copy), or without numpy nested lists of `array.array` rows.
+pub(crate) fn vector_value_to_py<'py>(
+    py: Python<'py>,
+    v: roving::Vector<'_>,
+) -> PyResult<Bound<'py, PyAny>> {
+    if v.ndim() < 2 {
+        return vector_to_py(py, v.elem_type(), v.raw());
+    }
+    let shape = v.shape();
+    if numpy_import(py).is_some() {
+        let flat = vector_to_py(py, v.elem_type(), v.raw())?;
+        return reshape(py, &flat, &shape);
+    }
+    nested_rows(py, v.elem_type(), v.raw(), &shape)
+}
+
+/// `a.reshape(shape)` (a view of `a`, which is contiguous).
+pub(crate) fn reshape<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    shape: &[usize],
+) -> PyResult<Bound<'py, PyAny>> {
+    let shape = pyo3::types::PyTuple::new(py, shape)?;
+    a.call_method1(pyo3::intern!(py, "reshape"), (shape,))
+}
+
+/// The rows of a shaped vector's data `raw` as nested lists, down to
+/// `array.array`s of the last dimension (without numpy).
+fn nested_rows<'py>(
+    py: Python<'py>,
+    elem: ElemType,
+    raw: &[u8],
+    shape: &[usize],
+) -> PyResult<Bound<'py, PyAny>> {
+    let [n, rest @ ..] = shape else {
+        return vector_to_py(py, elem, raw);
+    };
+    if rest.is_empty() {
+        return vector_to_py(py, elem, raw);
+    }
+    let row = rest.iter().product::<usize>() * elem.size();
+    let out = pyo3::types::PyList::empty(py);
+    for i in 0..*n {
+        let part = raw.get(i * row..(i + 1) * row).unwrap_or_default();
+        out.append(nested_rows(py, elem, part, rest)?)?;
+    }
+    Ok(out.into_any())
+}
+
 /// A vector (its raw little-endian bytes) as a new Python object: a writable
 /// numpy array if numpy is installed, else an `array.array`.
 pub(crate) fn vector_to_py<'py>(

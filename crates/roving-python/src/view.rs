@@ -386,10 +386,15 @@ fn vector_view(
             kw.set_item("dtype", dt)?;
             kw.set_item("count", vec.len())?;
             kw.set_item("offset", off)?;
-            return Ok(np.frombuffer.bind(py).call((r,), Some(&kw))?.unbind());
+            let a = np.frombuffer.bind(py).call((r,), Some(&kw))?;
+            if vec.ndim() > 1 {
+                // A shaped vector: the same data seen with its shape (a view).
+                return Ok(pytypes::reshape(py, &a, &vec.shape())?.unbind());
+            }
+            return Ok(a.unbind());
         }
     }
-    Ok(pytypes::vector_to_py(py, vec.elem_type(), vec.raw())?.unbind())
+    Ok(pytypes::vector_value_to_py(py, vec)?.unbind())
 }
 
 fn scalar_to_py(py: Python<'_>, s: Scalar) -> PyResult<Py<PyAny>> {
@@ -454,6 +459,11 @@ fn getitem(
                 Some(x) => to_view_or_value(py, buf, x),
                 None => Err(PyIndexError::new_err("array index out of range")),
             }
+        }
+        // A shaped vector: indexed as the numpy array it reads as (a row,
+        // an element, a slice).
+        Value::Vector(vec) if vec.ndim() > 1 => {
+            Ok(vector_view(py, buf, vec)?.bind(py).get_item(key)?.unbind())
         }
         Value::Vector(vec) => {
             let i = index_arg(py, key, "vector")?;
@@ -553,7 +563,8 @@ fn len(py: Python<'_>, v: Value<'_>) -> PyResult<usize> {
     match v {
         Value::Map(m) => map_len(py, m),
         Value::Array(a) => array_len(py, a),
-        Value::Vector(x) => Ok(x.len()),
+        // A shaped vector's length is its first dimension, as numpy's.
+        Value::Vector(x) => Ok(x.shape()[0]),
         other => Err(type_error(&other, "has no len()")),
     }
 }
@@ -675,6 +686,20 @@ fn eq_in(
             }
             true
         }
+        // A shaped vector: equal to what has its shape and elements
+        // (`numpy.array_equal`; without numpy, its nested rows' `==`).
+        Value::Vector(vec) if vec.ndim() > 1 => {
+            let a = pytypes::vector_value_to_py(py, vec)?;
+            let same = match pytypes::numpy_import(py) {
+                Some(_) => py
+                    .import("numpy")?
+                    .getattr("array_equal")?
+                    .call1((a, o))
+                    .and_then(|r| r.is_truthy()),
+                None => a.eq(o),
+            };
+            same.unwrap_or(false)
+        }
         Value::Vector(vec) => {
             let n = match o.len() {
                 Ok(n) => n,
@@ -753,7 +778,7 @@ fn iter(
     let n = match v {
         Value::Map(m) => map_len(py, m)?,
         Value::Array(a) => array_len(py, a)?,
-        Value::Vector(x) => x.len(),
+        Value::Vector(x) => x.shape()[0],
         other => return Err(type_error(&other, "is not iterable")),
     };
     Py::new(
@@ -1053,6 +1078,10 @@ impl ViewIter {
             (Value::Array(a), _) => {
                 let v = a.try_get(i).map_err(bad(py))?;
                 to_view_or_value(py, buf, v.unwrap_or(Value::Null))?
+            }
+            // A shaped vector's rows, as numpy iterates its arrays.
+            (Value::Vector(x), _) if x.ndim() > 1 => {
+                vector_view(py, buf, x)?.bind(py).get_item(i)?.unbind()
             }
             (Value::Vector(x), _) => scalar_to_py(py, x.get(i).unwrap_or(Scalar::Int(0)))?,
             _ => return Ok(None),

@@ -27,7 +27,8 @@ fn slot<'py>(py: Python<'py>, s: Slot) -> PyResult<Bound<'py, PyTuple>> {
 /// nanoseconds nor every year); an extension value as the package decodes
 /// it (`date`, `UUID`, `Decimal`, `time`, `timedelta`, else `roving.Ext`,
 /// which a malformed payload of the package's own types also gives); a
-/// vector as `(count, [its first 8 elements])`.
+/// vector or a number array as `(count, [its first 8 elements], shape)`
+/// (a number array's and a 1-D vector's shape is `[count]`).
 fn value<'py>(py: Python<'py>, r: &Record<'_>, doc: &[u8]) -> PyResult<Bound<'py, PyAny>> {
     let Some(v) = r.value() else {
         return Ok(py.None().into_bound(py));
@@ -51,7 +52,9 @@ fn value<'py>(py: Python<'py>, r: &Record<'_>, doc: &[u8]) -> PyResult<Bound<'py
                     roving::read::Scalar::Float(f) => first.append(f)?,
                 }
             }
-            (vec.len(), first).into_pyobject(py)?.into_any()
+            (vec.len(), first, vec.shape())
+                .into_pyobject(py)?
+                .into_any()
         }
         // A number array (the only array a record's value is), as a vector.
         Value::Array(a) => {
@@ -59,7 +62,7 @@ fn value<'py>(py: Python<'py>, r: &Record<'_>, doc: &[u8]) -> PyResult<Bound<'py
             for x in a.iter().take(8) {
                 first.append(decode::scalar(py, x, doc)?)?;
             }
-            (a.len(), first).into_pyobject(py)?.into_any()
+            (a.len(), first, [a.len()]).into_pyobject(py)?.into_any()
         }
         v => decode::scalar(py, v, doc)?,
     })

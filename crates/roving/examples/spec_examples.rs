@@ -641,7 +641,7 @@ fn main() -> Res<()> {
     )?;
     built(
         "Timestamp without offset",
-        "1970-01-01T00:00:01Z",
+        "1970-01-01T00:00:01, no offset (a naive date and time)",
         "",
         |e| e.timestamp(Timestamp::new(1, 0, None).unwrap()),
     )?;

@@ -5,7 +5,10 @@
 ///
 /// The offset does not change the instant; it says which local time the
 /// writer meant (`2024-01-01T09:00:00+09:00` and `2024-01-01T00:00:00Z` are
-/// the same instant with different offsets).
+/// the same instant with different offsets). Offset 0 is UTC (`Z`). A
+/// timestamp without an offset (`offset: None`, record `0A`) is a date and
+/// time with no offset, such as a naive Python `datetime`: its text has no
+/// offset (`2024-01-01T09:00:00`), and its seconds count as if it were UTC.
 ///
 /// Timestamps are equal when instant and offset are, and they order by
 /// instant, then by offset (none first), so that sorting agrees with `==`:
@@ -66,10 +69,11 @@ impl Timestamp {
         })
     }
 
-    /// RFC 3339 text, in the recorded offset (or `Z` without one), with as many
-    /// fraction digits as needed (none, 3, 6 or 9).
+    /// RFC 3339 text, in the recorded offset (`Z` for offset 0, nothing
+    /// without an offset: `2024-01-01T09:00:00`, a local date and time as
+    /// in ISO 8601), with as many fraction digits as needed (none, 3, 6 or 9).
     /// Years outside 0000..=9999 are written with a sign and at least four
-    /// digits (`+10000-01-01T00:00:00Z`, `-0001-12-31T23:59:59Z`), and
+    /// digits (`+10000-01-01T00:00:00Z`, `-0001-12-31T23:59:59`), and
     /// offsets that are not whole minutes as `+HH:MM:SS`: both go beyond
     /// RFC 3339, which has neither.
     pub fn to_rfc3339(&self) -> String {
@@ -99,7 +103,8 @@ impl Timestamp {
             }
         }
         match self.offset {
-            None => s.push('Z'),
+            None => {}
+            Some(0) => s.push('Z'),
             Some(o) => {
                 let sign = if o < 0 { '-' } else { '+' };
                 let a = o.unsigned_abs();
@@ -133,8 +138,9 @@ fn not_a_system_time(seconds: i64, nanos: u32) -> crate::Error {
     ))
 }
 
-/// The instant of a `SystemTime`, with no offset (`Z`), exact to the
-/// nanosecond; an error if its seconds do not fit in an `i64`.
+/// The instant of a `SystemTime`, in UTC (offset 0, `Z`: a `SystemTime`
+/// is an instant), exact to the nanosecond; an error if its seconds do
+/// not fit in an `i64`.
 ///
 /// ```
 /// use std::time::SystemTime;
@@ -161,7 +167,7 @@ impl TryFrom<std::time::SystemTime> for Timestamp {
             }
         };
         seconds
-            .and_then(|s| Timestamp::new(s, nanos, None))
+            .and_then(|s| Timestamp::new(s, nanos, Some(0)))
             .ok_or_else(|| {
                 crate::Error::new(crate::ErrorKind::Unsupported)
                     .with_message("SystemTime out of the range of a timestamp (i64 seconds)")
@@ -204,8 +210,10 @@ impl std::str::FromStr for Timestamp {
 
     /// Parses RFC 3339 text as [`Timestamp::to_rfc3339`] writes it (and
     /// any other RFC 3339 timestamp): `YYYY-MM-DDTHH:MM:SS`, an optional
-    /// fraction of up to nine digits, then `Z` (no offset: `offset` is
-    /// `None`) or `+HH:MM` / `-HH:MM`, optionally `:SS`. A year may also
+    /// fraction of up to nine digits, then `Z` (UTC: `offset` is
+    /// `Some(0)`), `+HH:MM` / `-HH:MM`, optionally `:SS`, or nothing (no
+    /// offset, as `to_rfc3339` writes a timestamp without one: `offset`
+    /// is `None`; ISO 8601's local time, beyond RFC 3339). A year may also
     /// be a sign and four or more digits (`+10000-01-01T...`,
     /// `-0001-12-31T...`), as `to_rfc3339` writes years outside
     /// 0000..=9999; `t` and `z` may be lower case. Leap seconds (`:60`)
@@ -295,12 +303,13 @@ fn parse_rfc3339(b: &[u8]) -> Option<Timestamp> {
         let frac = digits(b, &mut { start }, n)?;
         nanos = frac * 10u32.pow(9 - n as u32);
     }
-    let offset = match b.get(i)? {
-        b'Z' | b'z' => {
+    let offset = match b.get(i) {
+        None => None,
+        Some(b'Z' | b'z') => {
             i += 1;
-            None
+            Some(0)
         }
-        &c @ (b'+' | b'-') => {
+        Some(&c @ (b'+' | b'-')) => {
             i += 1;
             let h = digits(b, &mut i, 2)?;
             byte(b, &mut i, b':')?;
@@ -404,6 +413,8 @@ mod tests {
     #[test]
     fn rfc3339() {
         let t = Timestamp::new(0, 0, None).unwrap();
+        assert_eq!(t.to_rfc3339(), "1970-01-01T00:00:00");
+        let t = Timestamp::new(0, 0, Some(0)).unwrap();
         assert_eq!(t.to_rfc3339(), "1970-01-01T00:00:00Z");
         let t = Timestamp::new(1_700_000_000, 123_000_000, Some(3600)).unwrap();
         assert_eq!(t.to_rfc3339(), "2023-11-14T23:13:20.123+01:00");
@@ -458,14 +469,23 @@ mod tests {
         let t: Timestamp = "1985-04-12t23:20:50.52z".parse().unwrap();
         assert_eq!(
             (t.seconds, t.nanos, t.offset),
-            (482_196_050, 520_000_000, None)
+            (482_196_050, 520_000_000, Some(0))
         );
+        // No offset: a date and time without one (what `to_rfc3339`
+        // writes for `offset: None`); `+00:00` and `-00:00` are UTC.
+        let t: Timestamp = "2023-11-14T23:13:20".parse().unwrap();
+        assert_eq!((t.seconds, t.offset), (1_700_003_600, None));
+        for utc in ["2023-11-14T23:13:20+00:00", "2023-11-14T23:13:20-00:00"] {
+            let t: Timestamp = utc.parse().unwrap();
+            assert_eq!((t.seconds, t.offset), (1_700_003_600, Some(0)), "{utc}");
+        }
         let t: Timestamp = "1996-12-19T16:39:57-08:00".parse().unwrap();
         assert_eq!((t.seconds, t.offset), (851_042_397, Some(-28_800)));
         for bad in [
             "",
             "2023-11-14",
-            "2023-11-14T23:13:20",
+            "2023-11-14T23:13",
+            "2023-11-14T23:13:20.",
             "2023-11-14 23:13:20Z",
             "23-11-14T23:13:20Z",
             "02023-11-14T23:13:20Z",

@@ -95,6 +95,7 @@ impl Kind {
             K::Bytes => Kind::Bytes,
             K::Ext => Kind::Ext,
             K::Vector => Kind::Vector,
+            K::ShapedVector => Kind::Vector,
             K::Array => Kind::Array,
             K::NumArray => Kind::NumArray,
             K::Map => Kind::Map,

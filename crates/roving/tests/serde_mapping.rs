@@ -136,7 +136,7 @@ fn serde_any_value_forms() {
     assert_eq!(
         v,
         serde_json::json!([
-            "1970-01-01T00:00:00Z",
+            "1970-01-01T00:00:00",
             [9, {"bytes": [97, 98]}],
             big,
             [1, 2]

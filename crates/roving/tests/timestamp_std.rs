@@ -26,7 +26,7 @@ fn system_time_round_trips() {
         (-86_400 * 365 * 100, 1),
         (253_402_300_799, 999_999_999),
     ] {
-        let t = Timestamp::new(secs, nanos, None).unwrap();
+        let t = Timestamp::new(secs, nanos, Some(0)).unwrap();
         let st = SystemTime::try_from(t).unwrap();
         let expected = if secs >= 0 {
             UNIX_EPOCH + Duration::new(secs as u64, nanos)
@@ -40,11 +40,16 @@ fn system_time_round_trips() {
 
 #[test]
 fn the_offset_does_not_change_the_instant() {
-    let utc = Timestamp::new(1_700_000_000, 5, None).unwrap();
+    let utc = Timestamp::new(1_700_000_000, 5, Some(0)).unwrap();
     let local = Timestamp::new(1_700_000_000, 5, Some(-5 * 3600)).unwrap();
+    let none = Timestamp::new(1_700_000_000, 5, None).unwrap();
     assert_eq!(
         SystemTime::try_from(utc).unwrap(),
         SystemTime::try_from(local).unwrap()
+    );
+    assert_eq!(
+        SystemTime::try_from(utc).unwrap(),
+        SystemTime::try_from(none).unwrap()
     );
 }
 
@@ -53,7 +58,9 @@ fn now_converts() {
     let now = SystemTime::now();
     let t = Timestamp::try_from(now).unwrap();
     assert!(t.seconds > 1_600_000_000);
-    assert_eq!(t.offset, None);
+    // A SystemTime is an instant: UTC, offset 0, shown with `Z`.
+    assert_eq!(t.offset, Some(0));
+    assert!(t.to_string().ends_with('Z'), "{t}");
     assert_eq!(SystemTime::try_from(t).unwrap(), now);
 }
 
@@ -85,7 +92,7 @@ fn the_extremes_round_trip_on_unix() {
         (i64::MIN + 1, 0),
         (i64::MAX, Timestamp::MAX_NANOS),
     ] {
-        let t = Timestamp::new(secs, nanos, None).unwrap();
+        let t = Timestamp::new(secs, nanos, Some(0)).unwrap();
         let st = SystemTime::try_from(t).unwrap();
         assert_eq!(Timestamp::try_from(st).unwrap(), t, "{secs} {nanos}");
     }

@@ -38,7 +38,7 @@ fn event(i: u64) -> Event<'static> {
         payload: b"\x00\x01\xff",
         score: (i % 3 == 0).then_some(0.5),
         attrs: BTreeMap::from([("w", 3), ("h", 4)]),
-        at: Timestamp::new(1_700_000_000 + i as i64, 0, None).unwrap(),
+        at: Timestamp::new(1_700_000_000 + i as i64, 0, Some(0)).unwrap(),
         big: u128::MAX - i as u128,
         action: match i % 3 {
             0 => Action::Click { x: 1, y: 2 },

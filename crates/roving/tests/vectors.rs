@@ -34,6 +34,103 @@ fn vector(elem: &str, data: &[u8]) -> J {
     json!({ "vector": elem, "data": to_hex(data) })
 }
 
+fn shaped(elem: &str, shape: &[usize], data: &[u8]) -> J {
+    json!({ "vector": elem, "shape": shape, "data": to_hex(data) })
+}
+
+/// Shaped vectors (record `23`, version 2): valid cases.
+fn shaped_vector_cases() -> Vec<(&'static str, &'static str, J)> {
+    let f64s = |xs: &[f64]| xs.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    vec![
+        (
+            "shaped_vector_f64",
+            "a 2 x 3 f64 shaped vector (version 2); its data starts at offset 8, no padding",
+            shaped("f64", &[2, 3], &f64s(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0])),
+        ),
+        (
+            "shaped_vector_u16_3d",
+            "a 2 x 1 x 2 u16 shaped vector, one byte of padding",
+            shaped("u16", &[2, 1, 2], &[1, 0, 2, 0, 3, 0, 4, 0]),
+        ),
+        (
+            "shaped_vector_i8",
+            "a 2 x 2 i8 shaped vector, no padding",
+            shaped("i8", &[2, 2], &[0xff, 0x00, 0x7f, 0x80]),
+        ),
+        (
+            "shaped_vector_empty",
+            "a 0 x 3 f32 shaped vector: no elements, padding still",
+            shaped("f32", &[0, 3], &[]),
+        ),
+        (
+            "shaped_vector_in_array",
+            "an i32 shaped vector after a u8 vector in an array",
+            json!([
+                vector("u8", &[9]),
+                shaped("i32", &[1, 2], &[1, 0, 0, 0, 0xfe, 0xff, 0xff, 0xff])
+            ]),
+        ),
+    ]
+}
+
+/// Shaped vectors: bytes that must be rejected (name, description, hex,
+/// kind), made by damaging a valid one:
+/// `52 56 02 | 23 03 03 02 01 02 | 00 | 01 00 02 00 03 00 04 00 | 1c 3c 1c`
+/// (a 2 x 1 x 2 u16 shaped vector, one byte of padding at offset 9).
+fn shaped_vector_rejects() -> Vec<(&'static str, &'static str, String, &'static str)> {
+    let good = encode_doc(&shaped("u16", &[2, 1, 2], &[1, 0, 2, 0, 3, 0, 4, 0]));
+    assert_eq!(to_hex(&good[..10]), "52560223030302010200");
+    let damaged = |at: usize, byte: u8| {
+        let mut b = good.clone();
+        b[at] = byte;
+        to_hex(&b)
+    };
+    vec![
+        (
+            "shaped_vector_in_v1",
+            "a shaped vector (a version 2 record) in a version 1 document",
+            damaged(2, 1),
+            "UnknownTag",
+        ),
+        (
+            "shaped_vector_ndim_1",
+            "a shaped vector of 1 dimension",
+            damaged(5, 1),
+            "NonCanonical",
+        ),
+        (
+            "shaped_vector_ndim_0",
+            "a shaped vector of 0 dimensions",
+            damaged(5, 0),
+            "NonCanonical",
+        ),
+        (
+            "shaped_vector_padding",
+            "non-zero padding before a shaped vector's data",
+            damaged(9, 1),
+            "NonCanonical",
+        ),
+        (
+            "shaped_vector_elem_type",
+            "element type 10 is not defined",
+            damaged(4, 10),
+            "UnknownTag",
+        ),
+        (
+            "shaped_vector_truncated",
+            "a shaped vector whose data runs past the end (2 x 5 x 2)",
+            damaged(6, 5),
+            "Truncated",
+        ),
+        (
+            "shaped_vector_overflow",
+            "an i8 shaped vector of 2^62 x 2^62 elements: the product overflows",
+            "525602 2300 02 808080808080808040 808080808080808040 1c541c".replace(' ', ""),
+            "BadLength",
+        ),
+    ]
+}
+
 /// Floats whose JSON text shows where section 17.2 switches between plain
 /// and exponent notation, and how exponents are written.
 const JSON_FLOATS: [f64; 24] = [
@@ -653,7 +750,7 @@ fn valid_cases() -> Vec<(&'static str, &'static str, J)> {
         ),
         (
             "timestamp_epoch",
-            "1970-01-01T00:00:00Z",
+            "1970-01-01T00:00:00, no offset",
             json!({ "timestamp": { "seconds": "0", "nanos": 0, "offset": null } }),
         ),
         (
@@ -923,6 +1020,9 @@ fn reject_cases() -> Vec<(String, String, String, &'static str)> {
         v.push((name.to_string(), desc.to_string(), hex, kind));
     };
     let h = |s: &str| s.replace(' ', "");
+    for (name, desc, hex, kind) in shaped_vector_rejects() {
+        add(name, desc, hex, kind);
+    }
     add("empty_input", "no bytes at all", String::new(), "Truncated");
     add("magic_only", "just the magic", h("5256"), "Truncated");
     add("bad_magic", "not RV", h("585601 1c031c"), "BadMagic");
@@ -1520,7 +1620,7 @@ fn write_all() {
         let text = serde_json::to_string_pretty(&case).unwrap() + "\n";
         std::fs::write(d.join(format!("{name}.json")), text).unwrap();
     };
-    for (name, desc, value) in valid_cases() {
+    for (name, desc, value) in valid_cases().into_iter().chain(shaped_vector_cases()) {
         let hex = to_hex(&encode_doc(&value));
         write(
             name,
@@ -1569,8 +1669,11 @@ fn golden_vectors() {
         "expected at least 60 vectors, found {}",
         files.len()
     );
-    let expected =
-        valid_cases().len() + ext_cases().len() + decode_only_cases().len() + reject_cases().len();
+    let expected = valid_cases().len()
+        + ext_cases().len()
+        + decode_only_cases().len()
+        + reject_cases().len()
+        + shaped_vector_cases().len();
     assert_eq!(
         files.len(),
         expected,

@@ -269,8 +269,8 @@ def _measure(
     blob = enc(data)
     res.size = len(blob)
     exp.size(who, "size", len(blob), {"file": doc.name})
-    res.dumps = exp.time(who, "dumps", lambda: enc(data), params={"file": doc.name}, gc_on=True)
-    res.loads = exp.time(who, "loads", lambda: dec(blob), params={"file": doc.name}, gc_on=True)
+    res.dumps = exp.time(who, "dumps", lambda: enc(data), params={"file": doc.name})
+    res.loads = exp.time(who, "loads", lambda: dec(blob), params={"file": doc.name})
     if res.dumps is None or res.loads is None:
         res.note = exp.skipped.get(who, "")
     return res

@@ -246,10 +246,9 @@ def run(cfg: Config) -> Experiment:
         "`roving.dumps` (the `roving (loads)` row)."
     )
     tb.notes.append(
-        "The garbage collector is off while a repeat is timed, as `timeit` does. An application "
-        "runs with it on, and then the peers' loads also pay the collections their new "
-        "containers trigger, while `roving.loads` pauses the collector as it builds its "
-        "objects: the parse times here leave that cost out of the peers' figures, not roving's."
+        "The garbage collector stays on while a repeat is timed, as in an application (not as "
+        "`timeit` does): the peers' loads pay the collections their new containers trigger, "
+        "and `roving.loads` pauses the collector as it builds its objects."
     )
     exp.tables.append(tb)
     _python_targets(exp, rows, paired)

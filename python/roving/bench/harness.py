@@ -111,7 +111,6 @@ def measure(
     repeats: int | None = None,
     warmup: int = 1,
     single: bool = False,
-    gc_on: bool = False,
 ) -> Timing:
     """Times ``fn()``: warm-up, then ``repeats`` timed repeats.
 
@@ -119,9 +118,9 @@ def measure(
     repeat lasts at least ``cfg.min_time``) and reported per call. With
     ``setup`` (run before every call, outside the timing) or ``single``,
     each repeat is exactly one call. The garbage collector is collected
-    before and disabled during each repeat, as :mod:`timeit` does; with
-    ``gc_on`` it stays enabled during the repeat, as in a user's program
-    (its collections triggered by the allocations are then part of the time).
+    before each repeat and stays enabled during it, as in a user's program
+    (unlike :mod:`timeit`): the collections that the allocations trigger
+    are part of the time, for roving and the peers alike.
     """
     repeats = repeats or cfg.repeats
     if setup is not None:
@@ -131,7 +130,7 @@ def measure(
     for _ in range(repeats):
         if setup is not None:
             setup()
-        times.append(_time_batch(fn, number, cfg.clock, gc_on=gc_on) / number)
+        times.append(_time_batch(fn, number, cfg.clock) / number)
     return Timing.of(times, number)
 
 
@@ -219,15 +218,12 @@ def _time_batch(
     fn: Callable[[], Any],
     number: int,
     clock: Callable[[], float] = time.perf_counter,
-    *,
-    gc_on: bool = False,
 ) -> float:
+    """Times ``number`` calls of ``fn`` after a collection, with the garbage
+    collector enabled (whatever the caller's setting, restored after)."""
     gc.collect()
     was_enabled = gc.isenabled()
-    if gc_on:
-        gc.enable()
-    else:
-        gc.disable()
+    gc.enable()
     try:
         if number == 1:
             t0 = clock()
@@ -239,9 +235,7 @@ def _time_batch(
             fn()
         return clock() - t0
     finally:
-        if was_enabled:
-            gc.enable()
-        else:
+        if not was_enabled:
             gc.disable()
 
 

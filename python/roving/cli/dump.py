@@ -153,9 +153,10 @@ class _Dumper:
         elif rkind == "ext":
             text = _ext_value_text(val)
         elif rkind in ("vector", "numbers"):
-            n, first = val
+            n, first, shape = val
+            dims = "x".join(str(d) for d in shape)  # [2x3] for a shaped vector
             text = (
-                f"{enc}[{n}] ["
+                f"{enc}[{dims}] ["
                 + ", ".join(_fmt_float(x) if isinstance(x, float) else str(x) for x in first)
                 + (", …" if n > len(first) else "")
                 + "]"
@@ -216,8 +217,12 @@ def _fmt_timestamp(secs: int, nanos: int, off: int | None) -> str:
         frac = f".{nanos:09d}".rstrip("0") if nanos else ""
         base = d.strftime("%Y-%m-%dT%H:%M:%S") + (frac if frac != "." else "")
         if off is None:
+            return base  # no offset recorded: none shown (it is not UTC)
+        if off == 0:
             return base + "Z"
-        return base + d.strftime("%z")[:3] + ":" + d.strftime("%z")[3:]
+        h, rest = divmod(abs(off), 3600)
+        m, s = divmod(rest, 60)
+        return base + f"{'-' if off < 0 else '+'}{h:02d}:{m:02d}" + (f":{s:02d}" if s else "")
     except (OverflowError, OSError, ValueError):
         return f"{secs}s+{nanos}ns" + (f" offset {off}s" if off is not None else "")
 

@@ -510,7 +510,7 @@ impl<'py, 'd> State<'py, 'd> {
             let code: String = ob.getattr(pyo3::intern!(py, "typecode"))?.extract()?;
             let size: usize = ob.getattr(pyo3::intern!(py, "itemsize"))?.extract()?;
             if let Some(e) = array_elem(&code, size) {
-                return self.tracked_vector(&ob, parent_refs, e);
+                return self.tracked_vector(&ob, parent_refs, e, None);
             }
         }
         if let Some(np) = pytypes::numpy_loaded(py) {

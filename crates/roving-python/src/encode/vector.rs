@@ -1,23 +1,26 @@
 //! Writing typed vectors: `array.array` and numpy arrays (of 2 or more
-//! dimensions as arrays of their rows).
+//! dimensions as shaped vectors, which keep their shape).
 
 use pyo3::ffi;
 use pyo3::prelude::*;
 
 use roving::ElemType;
 
-use crate::error_path::PathStep;
 use crate::pytypes;
 
 use super::failure::{fail_msg, EncodeResult};
 use super::{MemoEntry, State};
 
 impl<'py> State<'py, '_> {
+    /// A buffer of elements `elem` (C-contiguous, little-endian) as a
+    /// vector, or with `shape` (2 or more dimensions) as a shaped vector;
+    /// an object referenced elsewhere too is written once and shared.
     pub(super) fn tracked_vector(
         &mut self,
         ob: &Bound<'py, PyAny>,
         parent_refs: isize,
         elem: ElemType,
+        shape: Option<&[usize]>,
     ) -> EncodeResult {
         let o = ob.as_ptr();
         // SAFETY: `o` is alive through `ob`.
@@ -35,14 +38,20 @@ impl<'py> State<'py, '_> {
         // SAFETY: the buffer export keeps `len_bytes` bytes at `buf_ptr`
         // readable while `b` lives; we hold the GIL, so no Python code runs.
         let s = unsafe { std::slice::from_raw_parts(b.buf_ptr() as *const u8, b.len_bytes()) };
-        if cfg!(target_endian = "big") {
+        let le;
+        let s = if cfg!(target_endian = "big") {
             let mut v = s.to_vec();
             for c in v.chunks_exact_mut(elem.size()) {
                 c.reverse();
             }
-            self.enc.vector_raw(elem, &v)?;
+            le = v;
+            &le[..]
         } else {
-            self.enc.vector_raw(elem, s)?;
+            s
+        };
+        match shape {
+            Some(shape) => self.enc.shaped_vector_raw(elem, shape, s)?,
+            None => self.enc.vector_raw(elem, s)?,
         }
         if shared {
             if let Some(m) = self.enc.mark() {
@@ -79,22 +88,6 @@ impl<'py> State<'py, '_> {
         self.owned(plain, 1)
     }
 
-    /// A numpy array of 2 or more dimensions (integers or floats, no axis
-    /// before the last empty): an array of its rows, each written as a
-    /// numpy array of one dimension less, down to typed vectors.
-    fn numpy_rows(&mut self, ob: &Bound<'py, PyAny>) -> EncodeResult {
-        self.enc.begin_array()?;
-        for (i, row) in ob.try_iter()?.enumerate() {
-            // A new view of the row, held by us alone.
-            if let Err(mut f) = self.owned(row?, 1) {
-                f.path.push(PathStep::Index(i));
-                return Err(f);
-            }
-        }
-        self.enc.end_array()?;
-        Ok(())
-    }
-
     pub(super) fn numpy(
         &mut self,
         ob: &Bound<'py, PyAny>,
@@ -120,23 +113,7 @@ impl<'py> State<'py, '_> {
             _ => None,
         };
         let elem = match (elem, ndim) {
-            (Some(e), 1) => e,
-            (Some(_), 2..) => {
-                // An array of its rows (each an array of rows, down to
-                // vectors), unless an axis before the last is empty: then
-                // the nesting could not tell the shape.
-                let shape: Vec<usize> = ob.getattr(pyo3::intern!(py, "shape"))?.extract()?;
-                if !shape[..ndim - 1].contains(&0) {
-                    return self.numpy_rows(ob);
-                }
-                return self.call_default(ob, from, || {
-                    Err(fail_msg(format!(
-                        "cannot encode numpy array of shape {} (an axis before the last is \
-                         empty, so nested arrays could not keep the shape)",
-                        ob.getattr(pyo3::intern!(py, "shape"))?.repr()?
-                    )))
-                });
-            }
+            (Some(e), 1..) => e,
             _ => {
                 return self.call_default(ob, from, || {
                     let shape = ob.getattr(pyo3::intern!(py, "shape"))?.repr()?.to_string();
@@ -146,6 +123,13 @@ impl<'py> State<'py, '_> {
                     )))
                 });
             }
+        };
+        // Two or more dimensions: a shaped vector (row-major, as the
+        // C-contiguous copy below is).
+        let shape: Option<Vec<usize>> = if ndim > 1 {
+            Some(ob.getattr(pyo3::intern!(py, "shape"))?.extract()?)
+        } else {
+            None
         };
         // Little-endian, C-contiguous data.
         let le = pytypes::dtype_str(elem);
@@ -165,7 +149,7 @@ impl<'py> State<'py, '_> {
             arr.call_method1(pyo3::intern!(py, "copy"), ("C",))?
         };
         let parent_refs = if arr.is(ob) { parent_refs } else { 1 };
-        self.tracked_vector(&arr, parent_refs, elem)
+        self.tracked_vector(&arr, parent_refs, elem, shape.as_deref())
     }
 }
 

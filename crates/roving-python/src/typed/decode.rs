@@ -284,15 +284,15 @@ impl<'py, 'a, 'p> TypedDecoder<'py, 'a, 'p> {
                 _ => Err(mismatch(plan, &v)),
             },
             Plan::Vector => match v {
+                // `array.array` has one dimension: a shaped vector is not one.
+                Value::Vector(vec) if vec.ndim() > 1 => Err(mismatch(plan, &v)),
                 Value::Vector(vec) => {
                     pytypes::vector_to_py(py, vec.elem_type(), vec.raw()).map_err(decode_fail)
                 }
                 _ => Err(mismatch(plan, &v)),
             },
             Plan::NdArray => match v {
-                Value::Vector(vec) => {
-                    pytypes::vector_to_py(py, vec.elem_type(), vec.raw()).map_err(decode_fail)
-                }
+                Value::Vector(vec) => pytypes::vector_value_to_py(py, vec).map_err(decode_fail),
                 Value::Array(a) => match a.numbers() {
                     // A number array (version 2): its numbers, as numpy
                     // makes them from a list.

@@ -158,6 +158,9 @@ impl<'py, 'a, 'p> TypedDecoder<'py, 'a, 'p> {
                 s.decoder.leave();
                 s.collect(plan, out)
             }),
+            Value::Vector(vec) if vec.ndim() > 1 && !matches!(plan, Plan::Tuple { .. }) => {
+                self.shaped_rows(plan, vec, &vec.shape(), 0)
+            }
             Value::Vector(vec) if !matches!(plan, Plan::Tuple { .. }) => {
                 let n = vec.len();
                 self.enter(n)?;
@@ -186,6 +189,66 @@ impl<'py, 'a, 'p> TypedDecoder<'py, 'a, 'p> {
             }
             _ => Err(mismatch(plan, &v)),
         }
+    }
+
+    /// The part of a shaped vector of dimensions `dims` (a suffix of its
+    /// shape) from element `first`, read with the sequence plan `plan`
+    /// (`list[list[float]]`, ...): its rows with the item plan, down to the
+    /// elements; a row read as `numpy.ndarray` or `Any` is the ndarray of
+    /// that row (a copy), as untyped `loads` gives the whole one.
+    fn shaped_rows(
+        &mut self,
+        plan: &'p Plan,
+        vec: roving::Vector<'a>,
+        dims: &[usize],
+        first: usize,
+    ) -> DecodeResult<'py> {
+        let py = self.py();
+        let p = match plan {
+            Plan::List { item: p }
+            | Plan::Set { item: p, .. }
+            | Plan::HomogeneousTuple { item: p } => &**p,
+            _ => return Err(mismatch(plan, &Value::Vector(vec))),
+        };
+        let [n, rest @ ..] = dims else {
+            return Err(mismatch(plan, &Value::Vector(vec)));
+        };
+        // Saturating: a product that overflows has a 0 further on.
+        let stride = rest.iter().fold(1usize, |a, &d| a.saturating_mul(d));
+        self.enter(*n)?;
+        let mut out = Vec::with_capacity(*n);
+        for i in 0..*n {
+            let at = first.saturating_add(i.saturating_mul(stride));
+            let o = if rest.is_empty() {
+                let item = match vec.get(at) {
+                    Some(Scalar::Int(x)) => Value::Int(x),
+                    Some(Scalar::UInt(x)) => Value::UInt(x),
+                    Some(Scalar::Float(x)) => Value::Float(x),
+                    None => Value::Null,
+                };
+                self.value(p, item)
+            } else {
+                match p {
+                    Plan::List { .. } | Plan::Set { .. } | Plan::HomogeneousTuple { .. } => {
+                        self.shaped_rows(p, vec, rest, at)
+                    }
+                    Plan::NdArray | Plan::Any => {
+                        let size = vec.elem_type().size();
+                        let bytes = vec
+                            .raw()
+                            .get(at * size..(at + stride) * size)
+                            .unwrap_or_default();
+                        pytypes::vector_to_py(py, vec.elem_type(), bytes)
+                            .and_then(|a| pytypes::reshape(py, &a, rest))
+                            .map_err(decode_fail)
+                    }
+                    _ => Err(mismatch(p, &Value::Vector(vec))),
+                }
+            };
+            out.push(o.map_err(|f| with_step(f, PathStep::Index(i)))?);
+        }
+        self.decoder.leave();
+        self.collect(plan, out)
     }
 
     pub(super) fn collect(

@@ -121,6 +121,9 @@ impl Encoder {
             Value::Bytes(b) => self.bytes(b),
             Value::Timestamp(t) => self.timestamp(t),
             Value::Ext(e) => self.ext(e.type_id, e.data),
+            Value::Vector(x) if x.ndim() > 1 => {
+                self.shaped_vector_raw(x.elem_type(), &x.shape(), x.raw())
+            }
             Value::Vector(x) => self.vector_raw(x.elem_type(), x.raw()),
             Value::Array(_) => {
                 self.begin_array()?;

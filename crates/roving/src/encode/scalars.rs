@@ -173,16 +173,7 @@ impl Encoder {
 
     /// Writes a typed numeric vector, its data aligned to the element size.
     pub fn vector<T: VectorElement>(&mut self, data: &[T]) -> Result<()> {
-        let bytes: &[u8] = bytemuck::cast_slice(data);
-        if cfg!(target_endian = "big") {
-            let size = T::ELEM.size();
-            let le: Vec<u8> = bytes
-                .chunks_exact(size)
-                .flat_map(|c| c.iter().rev().copied())
-                .collect();
-            return self.vector_raw(T::ELEM, &le);
-        }
-        self.vector_raw(T::ELEM, bytes)
+        self.vector_raw(T::ELEM, &le_bytes(data))
     }
 
     /// Writes a typed numeric vector from little-endian element bytes
@@ -198,6 +189,57 @@ impl Encoder {
         self.out.push(elem as u8);
         write_varint(&mut self.out, (data.len() / size) as u64);
         let start = self.out.len().next_multiple_of(size);
+        self.out.resize(start, 0);
+        self.out.extend_from_slice(data);
+        self.place(Pending::record(pos))
+    }
+
+    /// Writes a typed numeric vector of two or more dimensions (`shape`,
+    /// outermost first) from its elements in row-major (C) order: a shaped
+    /// vector record (`23`), which makes the document a version 2 one.
+    /// An error unless `shape` has 2 to [`SHAPED_VECTOR_MAX_NDIM`]
+    /// dimensions whose product is `data.len()`.
+    ///
+    /// ```
+    /// let mut enc = roving::Encoder::new();
+    /// enc.shaped_vector(&[2, 2], &[1.5f64, 2.5, 3.5, 4.5])?;
+    /// let bytes = enc.finish()?;
+    /// assert_eq!(bytes[2], 2); // format version 2
+    /// let doc = roving::Document::open(&bytes)?;
+    /// let v = doc.root().as_vector().unwrap();
+    /// assert_eq!(v.shape(), [2, 2]);
+    /// assert_eq!(v.to_vec::<f64>(), Some(vec![1.5, 2.5, 3.5, 4.5]));
+    /// # Ok::<(), roving::Error>(())
+    /// ```
+    pub fn shaped_vector<T: VectorElement>(&mut self, shape: &[usize], data: &[T]) -> Result<()> {
+        self.shaped_vector_raw(T::ELEM, shape, &le_bytes(data))
+    }
+
+    /// [`shaped_vector`](Self::shaped_vector) from little-endian element
+    /// bytes, row-major.
+    pub fn shaped_vector_raw(
+        &mut self,
+        elem: ElemType,
+        shape: &[usize],
+        data: &[u8],
+    ) -> Result<()> {
+        let bad = |why: &str| Err(Error::new(ErrorKind::Unsupported).with_message(why.to_string()));
+        if !(2..=SHAPED_VECTOR_MAX_NDIM).contains(&shape.len()) {
+            return bad("a shaped vector has 2 to 64 dimensions");
+        }
+        let count = shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
+        if count.and_then(|n| n.checked_mul(elem.size())) != Some(data.len()) {
+            return bad("the product of a shaped vector's dimensions is not its element count");
+        }
+        self.require_version(VERSION_2);
+        let pos = self.out.len();
+        self.out.push(TAG_SHAPED_VECTOR);
+        self.out.push(elem as u8);
+        write_varint(&mut self.out, shape.len() as u64);
+        for &d in shape {
+            write_varint(&mut self.out, d as u64);
+        }
+        let start = self.out.len().next_multiple_of(elem.size());
         self.out.resize(start, 0);
         self.out.extend_from_slice(data);
         self.place(Pending::record(pos))
@@ -222,6 +264,20 @@ impl Encoder {
         }
         pos
     }
+}
+
+/// The little-endian bytes of `data`: the slice itself on a little-endian
+/// host, else a copy with each element's bytes reversed.
+fn le_bytes<T: VectorElement>(data: &[T]) -> std::borrow::Cow<'_, [u8]> {
+    let bytes: &[u8] = bytemuck::cast_slice(data);
+    if cfg!(target_endian = "big") {
+        let size = T::ELEM.size();
+        return bytes
+            .chunks_exact(size)
+            .flat_map(|c| c.iter().rev().copied())
+            .collect();
+    }
+    bytes.into()
 }
 
 /// Appends the first `len` bytes of `rec` to `out`, as one fixed-size

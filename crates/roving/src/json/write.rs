@@ -304,7 +304,8 @@ fn scalar(
     Ok(())
 }
 
-/// Writes a vector as an array of numbers, taking each element from the
+/// Writes a vector as an array of numbers (a shaped vector as nested
+/// arrays, row-major), taking each element and each inner array from the
 /// budget (the vector itself was taken already).
 fn write_vector(
     vec: Vector<'_>,
@@ -313,14 +314,30 @@ fn write_vector(
     budget: &mut Budget,
     out: &mut Vec<u8>,
 ) -> Result<()> {
+    if vec.ndim() > 1 {
+        return write_rows(vec, &vec.shape(), 0, opts, depth, budget, out);
+    }
+    write_elements(vec, 0, vec.len(), opts, depth, budget, out)
+}
+
+/// Writes elements `first..first + n` of `vec` as an array of numbers.
+fn write_elements(
+    vec: Vector<'_>,
+    first: usize,
+    n: usize,
+    opts: &JsonOptions,
+    depth: usize,
+    budget: &mut Budget,
+    out: &mut Vec<u8>,
+) -> Result<()> {
     out.push(b'[');
-    for i in 0..vec.len() {
+    for i in 0..n {
         budget.take(1, 0, out)?;
         if i > 0 {
             out.push(b',');
         }
         newline(opts, depth + 1, out)?;
-        match vec.get(i) {
+        match vec.get(first + i) {
             Some(Scalar::Int(x)) => out.extend_from_slice(itoa::Buffer::new().format(x).as_bytes()),
             Some(Scalar::UInt(x)) => {
                 out.extend_from_slice(itoa::Buffer::new().format(x).as_bytes())
@@ -329,7 +346,45 @@ fn write_vector(
             None => out.extend_from_slice(b"null"),
         }
     }
-    if !vec.is_empty() {
+    if n > 0 {
+        newline(opts, depth, out)?;
+    }
+    out.push(b']');
+    Ok(())
+}
+
+/// Writes the part of a shaped vector of dimensions `dims` (a suffix of
+/// its shape, at least one) that starts at element `first` as nested
+/// arrays. Recursion is bounded by the number of dimensions (at most 64).
+fn write_rows(
+    vec: Vector<'_>,
+    dims: &[usize],
+    first: usize,
+    opts: &JsonOptions,
+    depth: usize,
+    budget: &mut Budget,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let [n, rest @ ..] = dims else {
+        return Ok(());
+    };
+    if rest.is_empty() {
+        return write_elements(vec, first, *n, opts, depth, budget, out);
+    }
+    // Saturating: a product that overflows has a 0 further on (the whole
+    // product fits), which makes the stride 0.
+    let stride = rest.iter().fold(1usize, |a, &d| a.saturating_mul(d));
+    out.push(b'[');
+    for i in 0..*n {
+        budget.take(1, 0, out)?;
+        if i > 0 {
+            out.push(b',');
+        }
+        newline(opts, depth + 1, out)?;
+        let at = first.saturating_add(i.saturating_mul(stride));
+        write_rows(vec, rest, at, opts, depth + 1, budget, out)?;
+    }
+    if *n > 0 {
         newline(opts, depth, out)?;
     }
     out.push(b']');

@@ -2,7 +2,7 @@
 //! vector or map record is, and the element types of vectors.
 
 use super::numarray::{num_array_record, NumElem};
-use super::root::root_slot;
+use super::root::{allows_v2, root_slot};
 use super::shape::Shape;
 use super::slot::slot_pos;
 use super::tags::*;
@@ -222,6 +222,75 @@ pub(crate) fn vector_record(buf: &[u8], pos: usize) -> Option<(ElemType, usize, 
     Some((elem, start, len))
 }
 
+/// The header of a shaped vector record (`23`), as
+/// [`shaped_vector_record`] decodes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ShapedVectorRecord {
+    /// The element type.
+    pub(crate) elem: ElemType,
+    /// Position of the `ndim` varint: the shape's bytes run from here to
+    /// [`dims_end`](Self::dims_end).
+    pub(crate) shape_at: usize,
+    /// Number of dimensions (2 to [`SHAPED_VECTOR_MAX_NDIM`]).
+    pub(crate) ndim: usize,
+    /// Position after the last dimension (where the padding starts).
+    pub(crate) dims_end: usize,
+    /// Position of the data (a multiple of the element size).
+    pub(crate) start: usize,
+    /// Length of the data in bytes: the product of the dimensions times
+    /// the element size.
+    pub(crate) len: usize,
+}
+
+/// The shaped vector record at `pos` (`23`): its element type, shape and
+/// data (in bounds, the product of the dimensions without overflow, `ndim`
+/// in 2..=[`SHAPED_VECTOR_MAX_NDIM`]). Neither the padding nor the
+/// document's version is checked here.
+#[inline]
+pub(crate) fn shaped_vector_record(buf: &[u8], pos: usize) -> Option<ShapedVectorRecord> {
+    if *buf.get(pos)? != TAG_SHAPED_VECTOR {
+        return None;
+    }
+    let elem = ElemType::from_code(*buf.get(pos + 1)?)?;
+    let shape_at = pos + 2;
+    let (ndim, mut p) = read_varint(buf, shape_at)?;
+    let ndim = usize::try_from(ndim).ok()?;
+    if !(2..=SHAPED_VECTOR_MAX_NDIM).contains(&ndim) {
+        return None;
+    }
+    let mut count = 1usize;
+    for _ in 0..ndim {
+        let (d, q) = read_varint(buf, p)?;
+        count = count.checked_mul(usize::try_from(d).ok()?)?;
+        p = q;
+    }
+    let start = vector_data_start(p, elem);
+    let len = count.checked_mul(elem.size())?;
+    buf.get(start..start.checked_add(len)?)?;
+    Some(ShapedVectorRecord {
+        elem,
+        shape_at,
+        ndim,
+        dims_end: p,
+        start,
+        len,
+    })
+}
+
+/// The dimensions of a shape: `ndim` varints from `p` (decoded by
+/// [`shaped_vector_record`] before, so they read).
+pub(crate) fn shape_dims(buf: &[u8], mut p: usize, ndim: usize) -> Vec<usize> {
+    let mut dims = Vec::with_capacity(ndim);
+    for _ in 0..ndim {
+        let Some((d, q)) = read_varint(buf, p) else {
+            break;
+        };
+        dims.push(d as usize);
+        p = q;
+    }
+    dims
+}
+
 /// Why the container header at `pos` (a tag and a varint) does not
 /// decode: the error kind and its offset.
 #[cold]
@@ -312,6 +381,10 @@ impl RecordParts {
                 Some(e) => e.vector_label(),
                 None => "vector",
             },
+            K::ShapedVector => match self.elem {
+                Some(e) => e.shaped_vector_label(),
+                None => "shaped vector",
+            },
             K::Array => ARRAY[w],
             K::Map => MAP[w],
             K::Shape => SHAPE[w],
@@ -323,6 +396,23 @@ impl RecordParts {
 }
 
 impl ElemType {
+    /// `shaped vector<T>` for `T` the element type's [`name`](Self::name).
+    fn shaped_vector_label(self) -> &'static str {
+        use ElemType::*;
+        match self {
+            I8 => "shaped vector<i8>",
+            U8 => "shaped vector<u8>",
+            I16 => "shaped vector<i16>",
+            U16 => "shaped vector<u16>",
+            I32 => "shaped vector<i32>",
+            U32 => "shaped vector<u32>",
+            I64 => "shaped vector<i64>",
+            U64 => "shaped vector<u64>",
+            F32 => "shaped vector<f32>",
+            F64 => "shaped vector<f64>",
+        }
+    }
+
     /// `vector<T>` for `T` the element type's [`name`](Self::name).
     fn vector_label(self) -> &'static str {
         use ElemType::*;
@@ -396,6 +486,15 @@ pub(crate) fn record_parts(buf: &[u8], pos: usize) -> Option<RecordParts> {
             parts.elem = Some(elem);
             start + len
         }
+        K::ShapedVector => {
+            // A version 2 record: unknown in a version 1 document.
+            if !allows_v2(buf) {
+                return None;
+            }
+            let r = shaped_vector_record(buf, pos)?;
+            parts.elem = Some(r.elem);
+            r.start + r.len
+        }
         K::Array => {
             let (_, count, first) = container_header(buf, pos)?;
             let (run, end) = slots(first, usize::try_from(count).ok()?)?;
@@ -448,6 +547,7 @@ pub(crate) fn record_fault(buf: &[u8], pos: usize) -> Error {
             }
             _ => short(),
         },
+        K::ShapedVector => shaped_vector_fault(buf, pos),
         K::Map => match map_shape_ref(buf, pos) {
             Some((shape, _)) if Shape::at(buf, shape).is_none() => {
                 Error::at(ErrorKind::WrongTarget, pos + 1)
@@ -475,6 +575,41 @@ pub(crate) fn record_fault(buf: &[u8], pos: usize) -> Error {
         | K::Shape
         | K::Root
         | K::NumArray => short(),
+    }
+}
+
+/// Why the shaped vector record at `pos` does not decode: a version 1
+/// document, an unknown element type, a bad `ndim`, a product of the
+/// dimensions that overflows, or a header or data cut short.
+#[cold]
+fn shaped_vector_fault(buf: &[u8], pos: usize) -> Error {
+    if !allows_v2(buf) {
+        return Error::at(ErrorKind::UnknownTag(TAG_SHAPED_VECTOR), pos)
+            .with_message("a version 2 record in a version 1 document");
+    }
+    let short = || Error::at(ErrorKind::Truncated, pos).with_message("a record does not decode");
+    match buf.get(pos + 1) {
+        Some(&code) if ElemType::from_code(code).is_none() => {
+            return Error::at(ErrorKind::UnknownTag(code), pos + 1)
+        }
+        None => return short(),
+        Some(_) => {}
+    }
+    if let Some(r) = shaped_vector_record(buf, pos) {
+        if buf[r.dims_end..r.start].iter().any(|&b| b != 0) {
+            return Error::at(ErrorKind::NonCanonical, r.dims_end)
+                .with_message("a shaped vector's padding is not zero");
+        }
+    }
+    match read_varint(buf, pos + 2) {
+        Some((n, _)) if n < 2 => Error::at(ErrorKind::NonCanonical, pos + 2)
+            .with_message("a shaped vector has 2 or more dimensions"),
+        Some((n, _)) if n > SHAPED_VECTOR_MAX_NDIM as u64 => {
+            Error::at(ErrorKind::BadLength, pos + 2).with_message(format!(
+                "a shaped vector has at most {SHAPED_VECTOR_MAX_NDIM} dimensions"
+            ))
+        }
+        _ => short(),
     }
 }
 
@@ -546,6 +681,9 @@ mod tests {
             K::Ext => (vec![tag, 7, 0], 0),
             // Element type f64, count 0, padding to the data at 8.
             K::Vector => (vec![tag, 9, 0, 0, 0, 0, 0, 0], 0),
+            // In a version 2 document (after its header): element type
+            // f64, 2 dimensions of 0, the data at 8.
+            K::ShapedVector => (vec![b'R', b'V', VERSION_2, tag, 9, 2, 0, 0], 3),
             K::Array | K::Shape => (vec![tag, 0], 0),
             // Count 0 (and the exponent of a decimal one).
             K::NumArray if tag == TAG_NUM_ARRAY_DEC => (vec![tag, 0, 0], 0),
@@ -590,6 +728,7 @@ mod tests {
                 K::Bytes => "bytes".into(),
                 K::Ext => "ext".into(),
                 K::Vector => "vector<f64>".into(),
+                K::ShapedVector => "shaped vector<f64>".into(),
                 K::Array => format!("array/{w}"),
                 K::Map => format!("map/{w}"),
                 K::Shape => format!("shape/{w}"),
@@ -621,7 +760,8 @@ mod tests {
             };
             assert_eq!(p.slots, slots, "{tag:#x}");
             assert_eq!(p.shape, (kind == K::Map).then_some(0));
-            assert_eq!(p.elem, (kind == K::Vector).then_some(ElemType::F64));
+            let vector = matches!(kind, K::Vector | K::ShapedVector);
+            assert_eq!(p.elem, vector.then_some(ElemType::F64));
             // Every cut of the record is `None`, and a fault.
             for cut in pos..buf.len() {
                 assert_eq!(

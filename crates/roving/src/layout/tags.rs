@@ -52,6 +52,13 @@ pub const TAG_BYTES: u8 = 0x0D;
 pub const TAG_EXT: u8 = 0x0E;
 /// Typed numeric vector: element type, varint count, zero padding, data.
 pub const TAG_VECTOR: u8 = 0x0F;
+/// Shaped vector (version 2): element type, varint `ndim` (2 to
+/// [`SHAPED_VECTOR_MAX_NDIM`]), `ndim` varint dimensions, zero padding,
+/// then the product of the dimensions times the element size in bytes of
+/// data, row-major (C order).
+pub const TAG_SHAPED_VECTOR: u8 = 0x23;
+/// Most dimensions a shaped vector may have (as numpy's arrays).
+pub const SHAPED_VECTOR_MAX_NDIM: usize = 64;
 /// Array records, one tag per slot width (1, 2, 4, 8 bytes).
 pub const TAG_ARRAY: u8 = 0x10;
 /// Map records, one tag per slot width.
@@ -213,6 +220,9 @@ pub enum RecordKind {
     Ext,
     /// `0F`: a typed numeric vector.
     Vector,
+    /// `23` (version 2): a typed numeric vector with a shape of 2 or more
+    /// dimensions.
+    ShapedVector,
     /// `10`-`13`: an array.
     Array,
     /// `14`-`17`: a map.
@@ -255,6 +265,7 @@ impl RecordKind {
             TAG_BYTES => Bytes,
             TAG_EXT => Ext,
             TAG_VECTOR => Vector,
+            TAG_SHAPED_VECTOR => ShapedVector,
             t if is_array(t) => Array,
             t if is_map(t) => Map,
             t if is_shape(t) => Shape,
@@ -276,6 +287,7 @@ impl RecordKind {
             I8 | I16 | I32 | I64 | U64 | BigIntPos | BigIntNeg | F32 | F64 | FDec | Timestamp
             | TimestampOffset | ShortStr | Str | Bytes | Ext | Vector | Array | Map => true,
             NumArray => true,
+            ShapedVector => true,
             Shape | Root | Unknown => false,
         }
     }
@@ -296,6 +308,7 @@ impl RecordKind {
             BigIntPos | BigIntNeg | ShortStr | Str | Bytes | Ext | Vector | Array | Map | Shape
             | Root | Unknown => None,
             NumArray => None,
+            ShapedVector => None,
         }
     }
 }
@@ -356,7 +369,8 @@ mod tests {
             assert_eq!(is_value_tag(b), k.is_value());
             assert_eq!(
                 k.is_value(),
-                matches!(b, 0x01..=0x17 | TAG_F_DEC | 0x30..=0x3A) || is_short_str(b),
+                matches!(b, 0x01..=0x17 | TAG_F_DEC | 0x30..=0x3A | TAG_SHAPED_VECTOR)
+                    || is_short_str(b),
                 "{b:#x}"
             );
         }

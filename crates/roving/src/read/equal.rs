@@ -40,6 +40,8 @@ enum Atom<'a> {
     Vector {
         elem: ElemType,
         raw: &'a [u8],
+        /// The dimensions of a shaped vector (empty for one dimension).
+        shape: Vec<usize>,
     },
 }
 
@@ -156,6 +158,7 @@ impl<'a> Canon<'a> {
             Value::Vector(x) => Atom::Vector {
                 elem: x.elem_type(),
                 raw: x.raw(),
+                shape: if x.ndim() > 1 { x.shape() } else { Vec::new() },
             },
         };
         let id = match self.atoms.get(&a) {

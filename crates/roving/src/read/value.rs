@@ -325,6 +325,8 @@ fn record_error(buf: &[u8], p: usize) -> Error {
             Some(&e) if ElemType::from_code(e).is_none() => ErrorKind::UnknownTag(e),
             _ => ErrorKind::BadLength,
         },
+        // A version 1 document, an unknown element type, a bad shape.
+        ShapedVector => crate::layout::record_fault(buf, p).kind().clone(),
         // (Arrays and maps never get here: they always read as a value.)
         I8 | I16 | I32 | I64 | U64 | BigIntPos | BigIntNeg | F32 | F64 | FDec | Bytes | Ext
         | Array | Map => ErrorKind::Truncated,
@@ -432,6 +434,7 @@ fn other_record(buf: &[u8], pos: usize, kind: RecordKind, lazy: usize) -> Option
             Value::Ext(Ext { type_id, data })
         }
         K::Vector => Value::Vector(Vector::at(buf, pos)?),
+        K::ShapedVector => Value::Vector(Vector::shaped_at(buf, pos)?),
         K::Array => Value::Array(Array::at(buf, pos | lazy)),
         K::Map => Value::Map(Map::at(buf, pos | lazy)),
         K::NumArray => num_array_value(buf, pos, lazy)?,
@@ -801,7 +804,9 @@ fn scalar_eq(a: &Value<'_>, b: &Value<'_>) -> bool {
         Bytes(a) => matches!(b, Bytes(b) if a == b),
         Timestamp(a) => matches!(b, Timestamp(b) if a == b),
         Ext(a) => matches!(b, Ext(b) if a == b),
-        Vector(a) => matches!(b, Vector(b) if a.elem_type() == b.elem_type() && a.raw() == b.raw()),
+        Vector(a) => {
+            matches!(b, Vector(b) if a.elem_type() == b.elem_type() && a.raw() == b.raw() && a.same_shape(b))
+        }
         // Containers are compared by `eq` (here only against another kind).
         Array(_) | Map(_) => false,
     }

@@ -1,24 +1,35 @@
 //! Typed numeric vectors, viewable zero-copy at natural alignment.
 
-use crate::layout::{vector_record, ElemType};
+use crate::layout::{
+    allows_v2, read_varint, shape_dims, shaped_vector_record, vector_record, ElemType,
+};
 
-/// A typed numeric vector inside a document.
+/// A typed numeric vector inside a document: a vector record (`0F`, one
+/// dimension) or a shaped vector record (`23`, two or more dimensions,
+/// row-major). Its elements read as one flat run ([`len`](Self::len),
+/// [`raw`](Self::raw), [`iter`](Self::iter) cover them all);
+/// [`shape`](Self::shape) tells its dimensions.
 #[derive(Clone, Copy)]
 pub struct Vector<'a> {
     elem: ElemType,
-    data: &'a [u8],
+    /// Bytes before the data in `bytes`: 0 for a vector of one dimension
+    /// (`bytes` is its data); for a shaped vector, its shape (`ndim` and
+    /// the dimensions, varints) and its padding.
+    head: u16,
+    bytes: &'a [u8],
     offset: usize,
 }
 
-/// The element type, count and offset, not the elements (which may be
+/// The element type, shape and offset, not the elements (which may be
 /// millions).
 impl std::fmt::Debug for Vector<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Vector")
-            .field("elem", &self.elem)
-            .field("len", &self.len())
-            .field("offset", &self.offset)
-            .finish()
+        let mut d = f.debug_struct("Vector");
+        d.field("elem", &self.elem).field("len", &self.len());
+        if self.head != 0 {
+            d.field("shape", &self.shape());
+        }
+        d.field("offset", &self.offset).finish()
     }
 }
 
@@ -45,9 +56,80 @@ impl<'a> Vector<'a> {
         let data = buf.get(start..start + len)?;
         Some(Vector {
             elem,
-            data,
+            head: 0,
+            bytes: data,
             offset: pos,
         })
+    }
+
+    /// The shaped vector record at `pos` (version 2 documents only), if
+    /// one starts there and its data is in bounds.
+    pub(crate) fn shaped_at(buf: &'a [u8], pos: usize) -> Option<Vector<'a>> {
+        if !allows_v2(buf) {
+            return None;
+        }
+        let r = shaped_vector_record(buf, pos)?;
+        // The padding is zero (at most 7 bytes; what a lazily opened
+        // document's read of it checks).
+        if buf.get(r.dims_end..r.start)?.iter().any(|&b| b != 0) {
+            return None;
+        }
+        Some(Vector {
+            elem: r.elem,
+            // At most 1 + 64 * 10 bytes of shape and 7 of padding.
+            head: u16::try_from(r.start - r.shape_at).ok()?,
+            bytes: buf.get(r.shape_at..r.start + r.len)?,
+            offset: pos,
+        })
+    }
+
+    /// True if `other` has the same shape (its dimensions, not only its
+    /// length).
+    pub(crate) fn same_shape(&self, other: &Vector<'_>) -> bool {
+        match (self.head, other.head) {
+            (0, 0) => self.len() == other.len(),
+            (0, _) | (_, 0) => false,
+            _ => self.shape() == other.shape(),
+        }
+    }
+
+    /// The element bytes.
+    #[inline(always)]
+    fn data(&self) -> &'a [u8] {
+        self.bytes.get(self.head as usize..).unwrap_or_default()
+    }
+
+    /// The number of dimensions: 1 for a vector record (`0F`), 2 or more
+    /// for a shaped vector (`23`).
+    pub fn ndim(&self) -> usize {
+        if self.head == 0 {
+            return 1;
+        }
+        read_varint(self.bytes, 0).map_or(1, |(n, _)| n as usize)
+    }
+
+    /// The dimensions, outermost first: `[len]` for a vector of one
+    /// dimension, for a shaped vector its shape (whose product is
+    /// [`len`](Self::len)); the elements are in row-major (C) order.
+    ///
+    /// ```
+    /// let mut enc = roving::Encoder::new();
+    /// enc.shaped_vector(&[2, 3], &[1i32, 2, 3, 4, 5, 6])?;
+    /// let bytes = enc.finish()?;
+    /// let doc = roving::Document::open(&bytes)?;
+    /// let v = doc.root().as_vector().unwrap();
+    /// assert_eq!((v.shape(), v.ndim(), v.len()), (vec![2, 3], 2, 6));
+    /// assert_eq!(roving::json::to_json(doc.root())?, "[[1,2,3],[4,5,6]]");
+    /// # Ok::<(), roving::Error>(())
+    /// ```
+    pub fn shape(&self) -> Vec<usize> {
+        if self.head == 0 {
+            return vec![self.len()];
+        }
+        match read_varint(self.bytes, 0) {
+            Some((n, p)) => shape_dims(self.bytes, p, n as usize),
+            None => vec![self.len()],
+        }
     }
 
     /// The element type.
@@ -55,19 +137,21 @@ impl<'a> Vector<'a> {
         self.elem
     }
 
-    /// Number of elements.
+    /// Number of elements (of a shaped vector: all of them, the product
+    /// of its dimensions).
     pub fn len(&self) -> usize {
-        self.data.len() / self.elem.size()
+        self.data().len() / self.elem.size()
     }
 
     /// True if there are no elements.
     pub fn is_empty(&self) -> bool {
-        self.data.is_empty()
+        self.data().is_empty()
     }
 
-    /// The raw little-endian element bytes.
+    /// The raw little-endian element bytes (of a shaped vector: all of
+    /// them, row-major).
     pub fn raw(&self) -> &'a [u8] {
-        self.data
+        self.data()
     }
 
     /// Byte offset of the vector's record in the document.
@@ -104,7 +188,7 @@ impl<'a> Vector<'a> {
         if T::ELEM != self.elem || cfg!(target_endian = "big") {
             return None;
         }
-        bytemuck::try_cast_slice(self.data).ok()
+        bytemuck::try_cast_slice(self.data()).ok()
     }
 
     /// The elements copied into a `Vec`, if `T` is the element type.
@@ -114,7 +198,7 @@ impl<'a> Vector<'a> {
         }
         let size = self.elem.size();
         let mut v = Vec::with_capacity(self.len());
-        for chunk in self.data.chunks_exact(size) {
+        for chunk in self.data().chunks_exact(size) {
             let mut x = T::zeroed();
             let dst = bytemuck::bytes_of_mut(&mut x);
             dst.copy_from_slice(chunk);
@@ -139,7 +223,7 @@ impl<'a> Vector<'a> {
     pub fn get(&self, i: usize) -> Option<Scalar> {
         let s = self.elem.size();
         let start = i.checked_mul(s)?;
-        let b = self.data.get(start..start.checked_add(s)?)?;
+        let b = self.data().get(start..start.checked_add(s)?)?;
         let mut w = [0u8; 8];
         w[..s].copy_from_slice(b);
         let u = u64::from_le_bytes(w);

@@ -85,6 +85,48 @@ impl Serialize for Elements<'_> {
     }
 }
 
+/// The part of a shaped vector of dimensions `dims` (a suffix of its shape)
+/// that starts at element `first`, as nested sequences of numbers (`f32`
+/// ones as `f32`).
+struct Rows<'a, 'd> {
+    v: Vector<'a>,
+    dims: &'d [usize],
+    first: usize,
+}
+
+impl Serialize for Rows<'_, '_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let Some((&n, rest)) = self.dims.split_first() else {
+            return s.serialize_seq(Some(0))?.end();
+        };
+        let mut seq = s.serialize_seq(Some(n))?;
+        let f32s = self.v.elem_type() == ElemType::F32;
+        if rest.is_empty() {
+            for i in 0..n {
+                match self.v.get(self.first + i) {
+                    Some(Scalar::Int(x)) => seq.serialize_element(&x)?,
+                    Some(Scalar::UInt(x)) => seq.serialize_element(&x)?,
+                    Some(Scalar::Float(f)) if f32s => seq.serialize_element(&(f as f32))?,
+                    Some(Scalar::Float(f)) => seq.serialize_element(&f)?,
+                    None => seq.serialize_element(&())?,
+                }
+            }
+        } else {
+            // Saturating: see `json::write::write_rows`.
+            let stride = rest.iter().fold(1usize, |a, &d| a.saturating_mul(d));
+            for i in 0..n {
+                let first = self.first.saturating_add(i.saturating_mul(stride));
+                seq.serialize_element(&Rows {
+                    v: self.v,
+                    dims: rest,
+                    first,
+                })?;
+            }
+        }
+        seq.end()
+    }
+}
+
 /// Bytes, through `serialize_bytes` (an extension's payload).
 struct Bytes<'a>(&'a [u8]);
 
@@ -205,6 +247,32 @@ impl Serialize for Node<'_, '_> {
                     .take(payload(e.data.len()))
                     .map_err(S::Error::custom)?;
                 s.serialize_newtype_struct(exact::EXT, &(e.type_id, Bytes(e.data)))
+            }
+            Value::Vector(v) if v.ndim() > 1 => {
+                // Nested sequences (in roving too: nested arrays), each
+                // inner sequence counted as a value.
+                let dims = v.shape();
+                deeper()?;
+                if self.level + dims.len() > budget.max_depth {
+                    return Err(S::Error::custom(crate::Error::new(
+                        crate::ErrorKind::DepthLimit,
+                    )));
+                }
+                // The inner sequences: d0 + d0 d1 + ... (all but the last).
+                let (mut rows, mut outer) = (0u64, 1u64);
+                for &d in &dims[..dims.len() - 1] {
+                    outer = outer.saturating_mul(d as u64);
+                    rows = rows.saturating_add(outer);
+                }
+                budget
+                    .take((v.len() as u64).saturating_add(rows))
+                    .map_err(S::Error::custom)?;
+                Rows {
+                    v,
+                    dims: &dims,
+                    first: 0,
+                }
+                .serialize(s)
             }
             Value::Vector(v) => {
                 deeper()?;

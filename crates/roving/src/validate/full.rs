@@ -174,6 +174,7 @@ impl Validator<'_, '_> {
             | Timestamp | TimestampOffset | Bytes | Ext | Vector | Shape | Root
             | Unknown) => self.other_record(pos, kind),
             NumArray => self.num_array(pos),
+            ShapedVector => self.shaped_vector(pos),
         }
     }
 
@@ -313,15 +314,7 @@ impl Validator<'_, '_> {
                 let elem = ElemType::from_code(code)
                     .ok_or_else(|| Error::at(ErrorKind::UnknownTag(code), p))?;
                 let (count, q) = self.varint(p + 1)?;
-                let start = vector_data_start(q, elem);
-                let pad_end = self.span(q, (start - q) as u64, pos)?;
-                if buf[q..pad_end].iter().any(|&b| b != 0) {
-                    return err(ErrorKind::NonCanonical, q);
-                }
-                let len = count
-                    .checked_mul(elem.size() as u64)
-                    .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
-                self.span(start, len, pos)
+                self.vector_data(pos, q, count, elem)
             }
             Shape => self.shape(pos, tag_width(tag)),
             Root => {
@@ -335,7 +328,7 @@ impl Validator<'_, '_> {
             }
             Unknown => Err(unknown_tag(buf, tag, pos)),
             // Checked by `record`, which never passes them here.
-            Str | FDec | Array | Map | NumArray => self.record(pos),
+            Str | FDec | Array | Map | NumArray | ShapedVector => self.record(pos),
         }
     }
 
@@ -367,6 +360,57 @@ impl Validator<'_, '_> {
             .checked_mul(size as u64)
             .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
         self.span(q, len, pos)
+    }
+
+    /// Validates the shaped vector record (`23`) at `pos` (rule 11a):
+    /// a version 2 document, a defined element type, `ndim` of 2 to
+    /// [`SHAPED_VECTOR_MAX_NDIM`], dimensions whose product times the
+    /// element size does not overflow, zero padding, the data in bounds.
+    #[inline(never)]
+    fn shaped_vector(&mut self, pos: usize) -> Result<usize> {
+        let buf = self.buf;
+        if !allows_v2(buf) {
+            return Err(unknown_tag(buf, buf[pos], pos)
+                .with_message("a version 2 record in a version 1 document"));
+        }
+        let p = pos + 1;
+        let code = *buf
+            .get(p)
+            .ok_or_else(|| Error::at(ErrorKind::Truncated, p))?;
+        let elem =
+            ElemType::from_code(code).ok_or_else(|| Error::at(ErrorKind::UnknownTag(code), p))?;
+        let (ndim, mut q) = self.varint(p + 1)?;
+        if ndim < 2 {
+            return err(ErrorKind::NonCanonical, p + 1);
+        }
+        if ndim > SHAPED_VECTOR_MAX_NDIM as u64 {
+            return err(ErrorKind::BadLength, p + 1);
+        }
+        let mut count = 1u64;
+        for _ in 0..ndim {
+            let (d, r) = self.varint(q)?;
+            count = count
+                .checked_mul(d)
+                .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
+            q = r;
+        }
+        self.vector_data(pos, q, count, elem)
+    }
+
+    /// The padding at `q` and the data of `count` elements of a vector or
+    /// shaped vector record at `pos` (rule 11): zero padding to the element
+    /// size, the data within the input; returns the record's end.
+    #[inline(always)]
+    fn vector_data(&self, pos: usize, q: usize, count: u64, elem: ElemType) -> Result<usize> {
+        let start = vector_data_start(q, elem);
+        let pad_end = self.span(q, (start - q) as u64, pos)?;
+        if self.buf[q..pad_end].iter().any(|&b| b != 0) {
+            return err(ErrorKind::NonCanonical, q);
+        }
+        let len = count
+            .checked_mul(elem.size() as u64)
+            .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
+        self.span(start, len, pos)
     }
 
     /// Checks the value slots in `buf[p..end]` (in bounds) of the container at `base`.

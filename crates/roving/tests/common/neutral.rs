@@ -85,6 +85,18 @@ pub fn encode(v: &J, enc: &mut Encoder, marks: &mut HashMap<String, roving::Mark
                         offset: body["offset"].as_i64().map(|o| o as i32),
                     })
                     .unwrap(),
+                "vector" if o.contains_key("shape") => enc
+                    .shaped_vector_raw(
+                        elem_of(body.as_str().unwrap()),
+                        &o["shape"]
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .map(|d| d.as_u64().unwrap() as usize)
+                            .collect::<Vec<_>>(),
+                        &unhex(o["data"].as_str().unwrap()),
+                    )
+                    .unwrap(),
                 "vector" => enc
                     .vector_raw(
                         elem_of(body.as_str().unwrap()),
@@ -152,6 +164,11 @@ pub fn from_value(v: Value<'_>) -> J {
         Value::Map(m) => {
             json!({ "map": m.iter().map(|(k, v)| json!([k, from_value(v)])).collect::<Vec<_>>() })
         }
+        Value::Vector(x) if x.ndim() > 1 => json!({
+            "vector": x.elem_type().name(),
+            "shape": x.shape(),
+            "data": hex(x.raw()),
+        }),
         Value::Vector(x) => json!({ "vector": x.elem_type().name(), "data": hex(x.raw()) }),
         Value::Ext(e) => json!({ "ext": e.type_id, "data": hex(e.data) }),
     }

@@ -5,7 +5,7 @@ use serde::de::{self, IntoDeserializer, Visitor};
 
 use super::context::Context;
 use super::enums::EnumVariant;
-use super::sequences::{ExpectedLength, ExtensionParts, ValueElements};
+use super::sequences::{ExpectedLength, ExtensionParts, ShapedRows, ValueElements};
 use crate::error::{Error, ErrorKind, Result};
 use crate::read::Value;
 
@@ -100,6 +100,18 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
                 });
                 self.context.leave(depth);
                 r
+            }
+            Value::Vector(v) if v.ndim() > 1 => {
+                // Nested sequences, row-major; its elements are values.
+                self.context
+                    .payload(v.len().saturating_mul(crate::BYTES_PER_VALUE))?;
+                ShapedRows {
+                    vector: v,
+                    dims: &v.shape(),
+                    first: 0,
+                    context: self.context,
+                }
+                .visit(visitor)
             }
             Value::Vector(v) => {
                 // Its elements are values.

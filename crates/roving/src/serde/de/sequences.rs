@@ -170,3 +170,99 @@ impl de::Expected for ExpectedLength {
         }
     }
 }
+
+/// The part of a shaped vector of dimensions `dims` (a suffix of its
+/// shape, at least one) that starts at element `first`: nested sequences,
+/// row-major, each element read as the [`Value`] it is.
+#[derive(Clone, Copy)]
+pub(super) struct ShapedRows<'de, 'b, 'd> {
+    /// The shaped vector.
+    pub(super) vector: Vector<'de>,
+    /// The dimensions of this part.
+    pub(super) dims: &'d [usize],
+    /// Its first element.
+    pub(super) first: usize,
+    /// State shared by the whole decoding.
+    pub(super) context: &'b Context<'de>,
+}
+
+impl<'de> ShapedRows<'de, '_, '_> {
+    /// Visits this part as a sequence (one container level down), and
+    /// checks the visitor read all of it.
+    pub(super) fn visit<V: de::Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let n = self.dims.first().copied().unwrap_or(0);
+        let depth = self.context.enter(n)?;
+        let mut seq = ShapedRowsSeq {
+            rows: self,
+            next: 0,
+        };
+        let r = visitor.visit_seq(&mut seq);
+        self.context.leave(depth);
+        let r = r?;
+        if seq.next < n {
+            return Err(de::Error::invalid_length(n, &ExpectedLength(seq.next)));
+        }
+        Ok(r)
+    }
+}
+
+/// [`ShapedRows`] being read.
+struct ShapedRowsSeq<'de, 'b, 'd> {
+    rows: ShapedRows<'de, 'b, 'd>,
+    next: usize,
+}
+
+impl<'de> de::SeqAccess<'de> for ShapedRowsSeq<'de, '_, '_> {
+    type Error = Error;
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        let ShapedRows {
+            vector,
+            dims,
+            first,
+            context,
+        } = self.rows;
+        let Some((&n, rest)) = dims.split_first() else {
+            return Ok(None);
+        };
+        let i = self.next;
+        if i >= n {
+            return Ok(None);
+        }
+        self.next += 1;
+        let r = if rest.is_empty() {
+            let value = match vector.get(first.saturating_add(i)) {
+                Some(Scalar::Int(x)) => Value::Int(x),
+                Some(Scalar::UInt(x)) => Value::UInt(x),
+                Some(Scalar::Float(x)) => Value::Float(x),
+                None => Value::Null,
+            };
+            seed.deserialize(Deserializer { value, context })
+        } else {
+            // Saturating: a product that overflows has a 0 further on.
+            let stride = rest.iter().fold(1usize, |a, &d| a.saturating_mul(d));
+            seed.deserialize(ShapedRows {
+                vector,
+                dims: rest,
+                first: first.saturating_add(i.saturating_mul(stride)),
+                context,
+            })
+        };
+        r.map(Some)
+            .map_err(|e: Error| e.prefix_path(&format!("[{i}]")))
+    }
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.rows.dims.first().copied().unwrap_or(0) - self.next)
+    }
+}
+
+impl<'de> de::Deserializer<'de> for ShapedRows<'de, '_, '_> {
+    type Error = Error;
+    fn deserialize_any<V: de::Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.visit(visitor)
+    }
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct seq tuple
+        tuple_struct map struct enum identifier ignored_any
+    }
+}

@@ -64,6 +64,9 @@ pub enum Kind {
     Shape,
     /// The root: one slot, the document's value; the last record.
     Root,
+    /// An array of strings stored packed (format version 2): no slots;
+    /// its [`value`](Record::value) is the array.
+    StrArray,
 }
 
 impl Kind {
@@ -96,6 +99,7 @@ impl Kind {
             K::Map => Kind::Map,
             K::Shape => Kind::Shape,
             K::Root => Kind::Root,
+            K::StrArray => Kind::StrArray,
             K::Unknown => return None,
         })
     }
@@ -116,6 +120,7 @@ impl Kind {
             Kind::Map => "map",
             Kind::Shape => "shape",
             Kind::Root => "root",
+            Kind::StrArray => "strings",
         }
     }
 
@@ -131,7 +136,8 @@ impl Kind {
             | Kind::Timestamp
             | Kind::Bytes
             | Kind::Ext
-            | Kind::Vector => false,
+            | Kind::Vector
+            | Kind::StrArray => false,
         }
     }
 }
@@ -234,8 +240,8 @@ impl<'a> Record<'a> {
     }
 
     /// The value of a scalar record (string, number, timestamp, byte
-    /// string, extension value, vector); `None` for arrays, maps, shapes
-    /// and the root, whose values are their slots.
+    /// string, extension value, vector) or of a string array; `None` for
+    /// arrays, maps, shapes and the root, whose values are their slots.
     pub fn value(&self) -> Option<Value<'a>> {
         match self.kind {
             Kind::Array | Kind::Map | Kind::Shape | Kind::Root => None,
@@ -253,6 +259,12 @@ impl<'a> Record<'a> {
             | Kind::Bytes
             | Kind::Ext
             | Kind::Vector => Some(crate::read::record_value(self.buf, self.offset, 0)),
+            // Its strings checked as read (the offset may be inside a record).
+            Kind::StrArray => Some(crate::read::record_value(
+                self.buf,
+                self.offset,
+                crate::read::LAZY,
+            )),
         }
     }
 }

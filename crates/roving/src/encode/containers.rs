@@ -38,6 +38,9 @@ pub(super) struct Frame {
     pub(super) slots_start: usize,
     /// Index in `Encoder::keys` of the map's first key looked up.
     pub(super) keys_start: usize,
+    /// Length of `Encoder::out` when the container opened: where its
+    /// elements' records start.
+    pub(super) out_start: usize,
     /// Running hash of the keys pushed to `Encoder::keys` so far.
     pub(super) shape_hash: u64,
     /// The shape this map is predicted to have (an index into
@@ -69,6 +72,7 @@ pub(super) const ROOT_FRAME: Frame = Frame {
     state: ROOT,
     slots_start: 0,
     keys_start: 0,
+    out_start: 0,
     shape_hash: 0,
     guess: NO_GUESS,
     matched: 0,
@@ -112,6 +116,7 @@ impl Encoder {
             },
             slots_start: self.slots.len(),
             keys_start: self.keys.len(),
+            out_start: self.out.len(),
             shape_hash: 0,
             guess,
             matched: 0,
@@ -148,6 +153,8 @@ impl Encoder {
         let n = self.slots.len() - frame.slots_start;
         let pending = if n == 0 {
             Pending::special(SPECIAL_EMPTY_ARRAY)
+        } else if let Some(p) = self.try_str_array(frame.slots_start, frame.out_start) {
+            p
         } else {
             let (width, pos) =
                 self.write_container(frame.slots_start, |w| 1 + varint_len(n as u64) + n * w);

@@ -35,6 +35,7 @@ mod records;
 mod scalars;
 mod shapes;
 mod spare;
+mod str_array;
 mod strings;
 mod widths;
 
@@ -167,6 +168,10 @@ pub struct Encoder {
     /// The format version the document needs so far ([`VERSION_1`] until a
     /// version 2 record is written): byte 2 of the header when finished.
     version: u8,
+    /// The highest position of a record that [`Encoder::mark`] gave a
+    /// mark of (0: none): such a record must stay where it is (an array
+    /// holding one is not rewritten as a string array record).
+    marked: std::sync::atomic::AtomicUsize,
     /// Maximum nesting depth (see [`Encoder::set_max_depth`]).
     max_depth: usize,
     /// Whether maps start with a predicted shape (off only in tests, which
@@ -223,6 +228,7 @@ impl Encoder {
             root: None,
             generation: next_generation(),
             version: VERSION_1,
+            marked: std::sync::atomic::AtomicUsize::new(0),
             max_depth: DEFAULT_MAX_DEPTH,
             predict: true,
         }
@@ -275,13 +281,13 @@ impl Encoder {
         self.depth_guess.clear();
         self.root = None;
         self.version = VERSION_1;
+        *self.marked.get_mut() = 0;
         self.generation = next_generation();
     }
 
     /// Marks the document as needing format `version` (at least): a writer
     /// of a record that only version 2 defines calls this, and the header
     /// says the highest version asked for when the document is finished.
-    #[allow(dead_code)] // until the first version 2 record lands
     #[inline(always)]
     pub(crate) fn require_version(&mut self, version: u8) {
         self.version = self.version.max(version);
@@ -325,6 +331,10 @@ impl Encoder {
         } else {
             self.slots.last().copied()
         };
+        if let Some(PendingKind::Record(p)) = last.map(|p| p.kind()) {
+            self.marked
+                .fetch_max(p, std::sync::atomic::Ordering::Relaxed);
+        }
         last.map(|pending| Mark {
             pending,
             generation: self.generation,

@@ -125,6 +125,38 @@ impl WideTable {
         self.len += 1;
     }
 
+    /// Forgets the string of hash `h` whose record is at `r`, if there.
+    fn remove(&mut self, h: u64, r: usize) {
+        if self.slots.is_empty() {
+            return;
+        }
+        let t = h | 1;
+        let mask = self.slots.len() - 1;
+        let mut i = (t >> 32) as usize & mask;
+        loop {
+            match self.slots[i] {
+                (0, _) => return,
+                (st, sr) if st == t && sr == r => break,
+                _ => i = (i + 1) & mask,
+            }
+        }
+        // Backward-shift deletion: move each later entry of the run whose
+        // home is not after the hole into it, so that every entry stays
+        // reachable from its home.
+        let mut hole = i;
+        let mut j = (i + 1) & mask;
+        while self.slots[j].0 != 0 {
+            let home = (self.slots[j].0 >> 32) as usize & mask;
+            if j.wrapping_sub(home) & mask >= j.wrapping_sub(hole) & mask {
+                self.slots[hole] = self.slots[j];
+                hole = j;
+            }
+            j = (j + 1) & mask;
+        }
+        self.slots[hole] = (0, 0);
+        self.len -= 1;
+    }
+
     /// Doubles the slots (16 at first) if one more string would fill
     /// more than half of them.
     fn reserve_one(&mut self) {
@@ -412,6 +444,49 @@ impl StringTable {
         record
     }
 
+    /// Forgets the string whose record is at `record` in `out` (one that
+    /// [`Self::intern`] wrote), so that the same string is written anew
+    /// next time: for records taken back out of `out` (see
+    /// `Encoder::try_str_array`). Nothing if it is not in the table.
+    pub(super) fn remove(&mut self, out: &[u8], record: usize) {
+        let Some(s) = record_bytes(out, record) else {
+            return;
+        };
+        let h = hash_bytes(&self.seeds, s);
+        if let Some(w) = &mut self.wide {
+            return w.remove(h, record);
+        }
+        if self.slots.is_empty() || self.ctrl.len() != self.slots.len() {
+            return;
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = (h >> 32) as usize & mask;
+        loop {
+            if self.ctrl[i] == 0 {
+                return;
+            }
+            if (self.slots[i] >> 32) as usize == record {
+                break;
+            }
+            i = (i + 1) & mask;
+        }
+        // Backward-shift deletion (as in `WideTable::remove`).
+        let mut hole = i;
+        let mut j = (i + 1) & mask;
+        while self.ctrl[j] != 0 {
+            let home = (self.slots[j] as u32) as usize & mask;
+            if j.wrapping_sub(home) & mask >= j.wrapping_sub(hole) & mask {
+                self.slots[hole] = self.slots[j];
+                self.ctrl[hole] = self.ctrl[j];
+                hole = j;
+            }
+            j = (j + 1) & mask;
+        }
+        self.slots[hole] = 0;
+        self.ctrl[hole] = 0;
+        self.len -= 1;
+    }
+
     /// [`StringTable::intern`] when the table is full or wide.
     #[cold]
     #[inline(never)]
@@ -531,6 +606,34 @@ mod tests {
             assert_eq!(t.intern(&mut small, b"again"), a);
             assert!(t.wide.is_none() && t.len == 1);
             t.clear();
+        }
+    }
+
+    /// Strings removed (in any order, narrow or wide) are written anew
+    /// when interned again; the others are still found.
+    #[test]
+    fn removed_strings_are_written_again() {
+        for count in [10usize, 300, 2000] {
+            let mut t = StringTable::default();
+            let mut out = vec![0u8; 3];
+            let strings: Vec<String> = (0..count).map(|i| format!("str {i}")).collect();
+            let records: Vec<usize> = strings
+                .iter()
+                .map(|s| t.intern(&mut out, s.as_bytes()))
+                .collect();
+            // Remove every third string, from the middle outward.
+            let gone: Vec<usize> = (0..count).filter(|i| i % 3 == 1).rev().collect();
+            for &i in &gone {
+                t.remove(&out, records[i]);
+            }
+            for (i, s) in strings.iter().enumerate() {
+                let r = t.intern(&mut out, s.as_bytes());
+                if i % 3 == 1 {
+                    assert!(r > records[count - 1], "{count}: {i} written anew");
+                } else {
+                    assert_eq!(r, records[i], "{count}: {i} found");
+                }
+            }
         }
     }
 

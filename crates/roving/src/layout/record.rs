@@ -4,6 +4,7 @@
 use super::root::root_slot;
 use super::shape::Shape;
 use super::slot::slot_pos;
+use super::str_array::StrArray;
 use super::tags::*;
 use super::varint::read_varint;
 use crate::error::{Error, ErrorKind};
@@ -315,6 +316,7 @@ impl RecordParts {
             K::Map => MAP[w],
             K::Shape => SHAPE[w],
             K::Root => ROOT[w],
+            K::StrArray => "str array",
             K::Unknown => "unknown",
         }
     }
@@ -422,6 +424,7 @@ pub(crate) fn record_parts(buf: &[u8], pos: usize) -> Option<RecordParts> {
             // The slot, then the tag again.
             end + 1
         }
+        K::StrArray => StrArray::at(buf, pos)?.end(),
         K::Unknown => return None,
     };
     (parts.end <= buf.len()).then_some(parts)
@@ -452,6 +455,7 @@ pub(crate) fn record_fault(buf: &[u8], pos: usize) -> Error {
             }
             _ => short(),
         },
+        K::StrArray => str_array_fault(buf, pos).unwrap_or_else(short),
         K::I8
         | K::I16
         | K::I32
@@ -472,6 +476,17 @@ pub(crate) fn record_fault(buf: &[u8], pos: usize) -> Error {
         | K::Shape
         | K::Root => short(),
     }
+}
+
+/// Why the header of the string array record at `pos` does not decode,
+/// if a reserved bit of its widths byte is set (else it is cut short).
+#[cold]
+fn str_array_fault(buf: &[u8], pos: usize) -> Option<Error> {
+    let (_, p) = read_varint(buf, pos + 1)?;
+    let (_, p) = read_varint(buf, p)?;
+    let widths = *buf.get(p)?;
+    (widths & super::str_array::STR_ARRAY_RESERVED != 0)
+        .then(|| Error::at(ErrorKind::NonCanonical, p))
 }
 
 /// The end of the record at `pos` (the position after its last byte),
@@ -547,6 +562,8 @@ mod tests {
             K::Map => (vec![TAG_SHAPE, 0, tag, 2 << 1], 2),
             // One slot (the constant null), then the tag again.
             K::Root => ([vec![tag, 0b11], vec![0; w - 1], vec![tag]].concat(), 0),
+            // No strings, no data, widths 1 and 1.
+            K::StrArray => (vec![tag, 0, 0, 0], 0),
             k => (vec![tag; 1 + k.fixed_payload().unwrap_or(0)], 0),
         }
     }
@@ -587,6 +604,7 @@ mod tests {
                 K::Map => format!("map/{w}"),
                 K::Shape => format!("shape/{w}"),
                 K::Root => format!("root/{w}"),
+                K::StrArray => "str array".into(),
                 K::Unknown => unreachable!(),
             };
             assert_eq!(p.encoding(), label, "{tag:#x}");

@@ -40,6 +40,11 @@ pub const TAG_F64: u8 = 0x09;
 /// multiplication or division, since `m` and `10^|e|` are exact doubles).
 pub const TAG_F_DEC: u8 = 0x20;
 
+/// String array (format version 2): varint count, varint data length, a
+/// byte of widths, block starts, ends, then the strings' bytes packed
+/// (`docs/FORMAT.md` section 6.15; see `layout::StrArray`).
+pub const TAG_STR_ARRAY: u8 = 0x22;
+
 /// Timestamp: i64 seconds, u32 nanoseconds.
 pub const TAG_TIMESTAMP: u8 = 0x0A;
 /// Timestamp with a UTC offset: i64 seconds, u32 nanoseconds, i32 offset seconds.
@@ -208,6 +213,8 @@ pub enum RecordKind {
     Shape,
     /// `1C`-`1F`: the root record; not a value.
     Root,
+    /// `22`: an array of strings, packed (format version 2 only).
+    StrArray,
     /// Any other tag: not a record of this format version.
     Unknown,
 }
@@ -239,6 +246,7 @@ impl RecordKind {
             TAG_BYTES => Bytes,
             TAG_EXT => Ext,
             TAG_VECTOR => Vector,
+            TAG_STR_ARRAY => StrArray,
             t if is_array(t) => Array,
             t if is_map(t) => Map,
             t if is_shape(t) => Shape,
@@ -258,6 +266,7 @@ impl RecordKind {
         match self {
             I8 | I16 | I32 | I64 | U64 | BigIntPos | BigIntNeg | F32 | F64 | FDec | Timestamp
             | TimestampOffset | ShortStr | Str | Bytes | Ext | Vector | Array | Map => true,
+            StrArray => true,
             Shape | Root | Unknown => false,
         }
     }
@@ -277,6 +286,7 @@ impl RecordKind {
             TimestampOffset => Some(TIMESTAMP_OFFSET_PAYLOAD),
             BigIntPos | BigIntNeg | ShortStr | Str | Bytes | Ext | Vector | Array | Map | Shape
             | Root | Unknown => None,
+            StrArray => None,
         }
     }
 }
@@ -336,7 +346,7 @@ mod tests {
             assert_eq!(is_value_tag(b), k.is_value());
             assert_eq!(
                 k.is_value(),
-                matches!(b, 0x01..=0x17 | TAG_F_DEC) || is_short_str(b),
+                matches!(b, 0x01..=0x17 | TAG_F_DEC | TAG_STR_ARRAY) || is_short_str(b),
                 "{b:#x}"
             );
         }

@@ -1,8 +1,8 @@
 //! Arrays read in place: O(1) indexing.
 
 use crate::error::{ErrorKind, Result};
-use crate::layout::{container_header, read_slot, slot_pos, tag_width};
-use crate::read::value::{check_slot, malformed, slot_value, slot_value_each, Value, LAZY};
+use crate::layout::{container_header, read_slot, slot_pos, tag_width, StrArray, TAG_STR_ARRAY};
+use crate::read::value::{check_slot, malformed, slot_value, slot_value_each, text, Value, LAZY};
 
 /// An array inside a document: a position; its header is decoded on use,
 /// so that a `Value` stays small and copying it is cheap.
@@ -18,6 +18,9 @@ struct Header {
     slots: usize,
     len: usize,
     width: usize,
+    /// The parts of a string array record (`22`), whose elements are
+    /// read from them rather than from slots.
+    strs: Option<StrArray>,
 }
 
 impl Header {
@@ -26,7 +29,30 @@ impl Header {
         slots: 0,
         len: 0,
         width: 1,
+        strs: None,
     };
+}
+
+/// Element `i` (< its length) of the string array `s` in `buf`
+/// (`Null` if malformed, only in a lazily opened document).
+#[inline]
+fn str_element<'a>(buf: &'a [u8], s: &StrArray, i: usize, lazy: usize) -> Value<'a> {
+    match s.bytes(buf, i).and_then(|b| text(b, lazy)) {
+        Some(t) => Value::Str(t),
+        None => Value::Null,
+    }
+}
+
+/// [`str_element`], with what is malformed as an error.
+#[cold]
+fn try_str_element<'a>(buf: &'a [u8], s: &StrArray, i: usize) -> Result<Value<'a>> {
+    let b = s
+        .bytes(buf, i)
+        .ok_or_else(|| malformed(ErrorKind::BadLength, s.ends + i * s.end_width))?;
+    match text(b, LAZY) {
+        Some(t) => Ok(Value::Str(t)),
+        None => Err(malformed(ErrorKind::InvalidUtf8, s.data)),
+    }
 }
 
 record_accessors!(Array);
@@ -63,19 +89,47 @@ impl<'a> Array<'a> {
     #[inline(always)]
     fn header(&self) -> Option<Header> {
         let (tag, len, slots) = container_header(self.buf, self.pos())?;
+        if tag == TAG_STR_ARRAY {
+            return self.str_header();
+        }
         Some(Header {
             slots,
             len: usize::try_from(len).ok().filter(|&l| l <= self.buf.len())?,
             width: tag_width(tag),
+            strs: None,
+        })
+    }
+
+    /// [`Self::header`] of a string array record.
+    #[inline(never)]
+    fn str_header(&self) -> Option<Header> {
+        let s = StrArray::at(self.buf, self.pos())?;
+        Some(Header {
+            slots: s.data,
+            len: s.count,
+            width: 1,
+            strs: Some(s),
         })
     }
 
     /// The decoded header: position of the first slot, number of
-    /// elements and slot width (`None` for the empty immediate or a header
-    /// that does not decode).
+    /// elements and slot width (`None` for the empty immediate, a header
+    /// that does not decode, or a string array, which has no slots: see
+    /// [`Self::str_array`]).
     #[inline(always)]
     pub(crate) fn parts(&self) -> Option<(usize, usize, usize)> {
-        self.header().map(|h| (h.slots, h.len, h.width))
+        self.header()
+            .filter(|h| h.strs.is_none())
+            .map(|h| (h.slots, h.len, h.width))
+    }
+
+    /// The parts of a string array record (`22`), if this array is one.
+    #[inline]
+    pub(crate) fn str_array(&self) -> Option<StrArray> {
+        if self.buf.get(self.pos()) != Some(&TAG_STR_ARRAY) {
+            return None;
+        }
+        StrArray::at(self.buf, self.pos())
     }
 
     /// Number of elements.
@@ -108,6 +162,9 @@ impl<'a> Array<'a> {
         if i >= h.len {
             return None;
         }
+        if let Some(s) = &h.strs {
+            return Some(str_element(self.buf, s, i, self.lazy()));
+        }
         let slot = read_slot(self.buf, slot_pos(h.slots, i, h.width), h.width, self.pos());
         Some(slot_value(self.buf, slot, self.lazy()))
     }
@@ -130,6 +187,9 @@ impl<'a> Array<'a> {
             .ok_or_else(|| malformed(ErrorKind::Truncated, pos))?;
         if i >= h.len {
             return Ok(None);
+        }
+        if let Some(s) = &h.strs {
+            return try_str_element(self.buf, s, i).map(Some);
         }
         let at = slot_pos(h.slots, i, h.width);
         let v = slot_value(self.buf, read_slot(self.buf, at, h.width, pos), LAZY);
@@ -236,6 +296,9 @@ impl<'a> ArraySlots<'a> {
         if i >= self.h.len {
             return None;
         }
+        if let Some(s) = &self.h.strs {
+            return Some(str_element(self.buf, s, i, self.lazy));
+        }
         let slot = read_slot(
             self.buf,
             slot_pos(self.h.slots, i, self.h.width),
@@ -262,6 +325,9 @@ pub struct ArrayIter<'a> {
 impl<'a> ArrayIter<'a> {
     #[inline(always)]
     fn value(&self, i: usize) -> Value<'a> {
+        if let Some(s) = &self.h.strs {
+            return str_element(self.buf, s, i, self.lazy);
+        }
         let w = self.h.width;
         let slot = read_slot(self.buf, slot_pos(self.h.slots, i, w), w, self.base);
         slot_value(self.buf, slot, self.lazy)

@@ -31,7 +31,7 @@ fn kinds(bytes: &[u8]) -> Vec<Kind> {
 /// document; it reads back element by element, by iteration and as JSON.
 #[test]
 fn distinct_new_strings_are_packed() {
-    for n in [4usize, 16, 17, 100, 1000] {
+    for n in [8usize, 16, 17, 100, 1000] {
         let items = strings(n, "name ");
         let bytes = encode(&items);
         assert_eq!(bytes[2], 2, "{n}: version 2");
@@ -75,9 +75,15 @@ fn distinct_new_strings_are_packed() {
 #[test]
 fn other_arrays_keep_slots() {
     let cases: Vec<Vec<String>> = vec![
-        strings(3, "x"),
-        vec!["a".into(), "b".into(), "a".into(), "c".into(), "d".into()],
-        vec!["a".into(), "".into(), "b".into(), "c".into(), "d".into()],
+        strings(7, "x"),
+        vec!["a", "b", "a", "c", "d", "e", "f", "g", "h"]
+            .into_iter()
+            .map(String::from)
+            .collect(),
+        vec!["a", "", "b", "c", "d", "e", "f", "g", "h"]
+            .into_iter()
+            .map(String::from)
+            .collect(),
     ];
     for items in cases {
         let bytes = encode(&items);
@@ -89,7 +95,7 @@ fn other_arrays_keep_slots() {
     e.begin_array().unwrap();
     e.str("s1").unwrap();
     e.begin_array().unwrap();
-    for s in strings(6, "s") {
+    for s in strings(9, "s") {
         e.str(&s).unwrap();
     }
     e.end_array().unwrap();
@@ -99,7 +105,7 @@ fn other_arrays_keep_slots() {
     let doc = Document::open(&bytes).unwrap();
     assert_eq!(
         roving::json::to_json(doc.root()).unwrap(),
-        r#"["s1",["s0","s1","s2","s3","s4","s5"]]"#
+        r#"["s1",["s0","s1","s2","s3","s4","s5","s6","s7","s8"]]"#
     );
 }
 
@@ -143,7 +149,7 @@ fn marked_strings_stay() {
     e.begin_array().unwrap();
     e.begin_array().unwrap();
     let mut mark = None;
-    for (i, s) in strings(6, "m").iter().enumerate() {
+    for (i, s) in strings(8, "m").iter().enumerate() {
         e.str(s).unwrap();
         if i == 2 {
             mark = e.mark();
@@ -153,7 +159,7 @@ fn marked_strings_stay() {
     e.reuse(mark.unwrap()).unwrap();
     // A mark of the packed array itself is fine.
     e.begin_array().unwrap();
-    for s in strings(6, "p") {
+    for s in strings(8, "p") {
         e.str(&s).unwrap();
     }
     let packed = e.end_array().unwrap();
@@ -163,7 +169,7 @@ fn marked_strings_stay() {
     let doc = Document::open(&bytes).unwrap();
     assert_eq!(
         roving::json::to_json(doc.root()).unwrap(),
-        r#"[["m0","m1","m2","m3","m4","m5"],"m2",["p0","p1","p2","p3","p4","p5"],["p0","p1","p2","p3","p4","p5"]]"#
+        r#"[["m0","m1","m2","m3","m4","m5","m6","m7"],"m2",["p0","p1","p2","p3","p4","p5","p6","p7"],["p0","p1","p2","p3","p4","p5","p6","p7"]]"#
     );
     let k = kinds(&bytes);
     assert_eq!(k.iter().filter(|&&k| k == Kind::StrArray).count(), 1);
@@ -178,7 +184,7 @@ fn marked_strings_stay() {
 /// Copying a document with string arrays gives the same bytes.
 #[test]
 fn copies_are_identical() {
-    let json = r#"{"a":["one","two","three","four","five"],"b":[["x1","x2","x3","x4"],"one"],"c":["é","ü","日本","🎉",""]}"#;
+    let json = r#"{"a":["one","two","three","four","five","six","seven","eight"],"b":[["x1","x2","x3","x4","x5","x6","x7","x8","x9"],"one"],"c":["é","ü","日本","🎉","","a","b","c"]}"#;
     let bytes = roving::json::from_json(json.as_bytes()).unwrap();
     let doc = Document::open(&bytes).unwrap();
     let mut e = Encoder::new();
@@ -211,4 +217,32 @@ fn equal_to_slot_arrays() {
     assert_eq!(d1.root(), inner);
     assert!(matches!(d1.root(), Value::Array(_)));
     assert_ne!(d1.root(), d2.root());
+}
+
+/// serde reads a string array as a sequence of strings, borrowed or owned.
+#[test]
+fn serde_reads_string_arrays() {
+    let items = strings(40, "serde ");
+    let bytes = roving::to_vec(&items).unwrap();
+    assert_eq!(bytes[2], 2);
+    assert_eq!(bytes, encode(&items));
+    let owned: Vec<String> = roving::from_slice(&bytes).unwrap();
+    assert_eq!(owned, items);
+    let borrowed: Vec<&str> = roving::from_slice(&bytes).unwrap();
+    assert_eq!(borrowed, items);
+    // A struct of a string array and the error path of a wrong element type.
+    #[derive(serde::Deserialize, Debug)]
+    struct Tags<'a> {
+        #[serde(borrow)]
+        tags: Vec<&'a str>,
+    }
+    let json = br#"{"tags":["a","b","c","d","e","f","g","h"]}"#;
+    let bytes = roving::json::from_json(json).unwrap();
+    assert_eq!(bytes[2], 2);
+    let t: Tags<'_> = roving::from_slice(&bytes).unwrap();
+    assert_eq!(t.tags, ["a", "b", "c", "d", "e", "f", "g", "h"]);
+    let err = roving::from_slice::<Vec<u32>>(&encode(&items)).unwrap_err();
+    assert!(err.to_string().contains("[0]"), "{err}");
+    // Too few elements for a tuple: the length error.
+    assert!(roving::from_slice::<(String, String)>(&encode(&items)).is_err());
 }

@@ -6,7 +6,7 @@ use std::cell::{Cell, RefCell};
 use serde::de::{self, Visitor};
 
 use super::maps::{MapEntries, StructEntries};
-use super::sequences::{ArrayElements, ByteStringElements, ExpectedLength};
+use super::sequences::{ArrayElements, ByteStringElements, ExpectedLength, StrArrayElements};
 use super::slots::Slots;
 use crate::error::{Error, ErrorKind, Result};
 use crate::layout::WIDTHS;
@@ -220,6 +220,9 @@ impl<'de> Context<'de> {
         visitor: V,
     ) -> Result<V::Value> {
         self.same_document(a.buf())?;
+        if let Some(strs) = a.str_array() {
+            return self.visit_str_array(strs, a.lazy(), visitor);
+        }
         let (at, len, width) = a.parts().unwrap_or((0, 0, 1));
         let depth = self.enter(len)?;
         let mut elements = ArrayElements {
@@ -233,6 +236,35 @@ impl<'de> Context<'de> {
         // A visitor that stopped early (a tuple, an array, a struct read
         // from an array) left elements unread: an error, as in serde_json,
         // rather than dropping them.
+        if elements.next < len {
+            return Err(de::Error::invalid_length(
+                len,
+                &ExpectedLength(elements.next),
+            ));
+        }
+        Ok(v)
+    }
+
+    /// The string array record `strs` (of this document) to `visitor`, as
+    /// a sequence of strings.
+    #[inline(never)]
+    fn visit_str_array<V: Visitor<'de>>(
+        &self,
+        strs: crate::layout::StrArray,
+        lazy: usize,
+        visitor: V,
+    ) -> Result<V::Value> {
+        let len = strs.count;
+        let depth = self.enter(len)?;
+        let mut elements = StrArrayElements {
+            context: self,
+            strs,
+            lazy,
+            next: 0,
+        };
+        let r = self.at_level(depth, || visitor.visit_seq(&mut elements));
+        self.leave(depth);
+        let v = r?;
         if elements.next < len {
             return Err(de::Error::invalid_length(
                 len,

@@ -61,6 +61,8 @@ T_TS, T_TS_OFF = 0x0A, 0x0B
 T_STR, T_BYTES, T_EXT, T_VECTOR = 0x0C, 0x0D, 0x0E, 0x0F
 T_ARRAY, T_MAP, T_SHAPE, T_ROOT = 0x10, 0x14, 0x18, 0x1C  # each + width code
 T_SHORT_STR = 0x80  # 0x80..=0xBF, length in the tag
+T_STR_ARRAY = 0x22  # section 6.15, version 2 only
+STR_BLOCK = 16  # strings per block of a string array
 
 # Section 9: vector element types by type byte: (name, element size).
 VECTOR_TYPES = (
@@ -306,6 +308,8 @@ class _Scanner:
             return self.shape(start, tag)
         if is_root_tag(tag):
             return self.root(start, tag)
+        if tag == T_STR_ARRAY and self.data[2] >= 2:
+            return self.str_array(start)
         raise RefError("UnknownTag", start, f"tag {tag:#04x} is not defined in v1")
 
     def big_integer(self, start: int, tag: int) -> tuple[int, Record]:
@@ -363,6 +367,48 @@ class _Scanner:
         except UnicodeDecodeError as e:
             raise RefError("InvalidUtf8", p + e.start, "string is not valid UTF-8") from None
         return p + n, Record(tag, text)
+
+    def str_array(self, start: int) -> tuple[int, Record]:
+        """Section 6.15 (rule 18): n strings packed in blocks of 16, each
+        block's start in the data, each string's end from its block's start."""
+        n, p = self.varint(start + 1, "string array count")
+        total, p = self.varint(p, "string array data length")
+        widths = self.uint(p, 1, "string array widths")
+        if widths & 0xF0:
+            raise RefError("NonCanonical", p, "a reserved bit of the widths byte is set")
+        w, v = WIDTHS[widths & 3], WIDTHS[(widths >> 2) & 3]
+        p += 1
+        blocks = (n + STR_BLOCK - 1) // STR_BLOCK
+        self.take(p, blocks * w + n * v + total, "string array")  # rule 6 first
+        q = p + blocks * w
+        d = q + n * v
+        raw = self.data[d : d + total]
+        try:
+            raw.decode("utf-8", errors="strict")
+        except UnicodeDecodeError as e:
+            raise RefError("InvalidUtf8", d + e.start, "string array data is not UTF-8") from None
+        items: list[str] = []
+        tiled = 0  # where the strings so far end: the next block starts there
+        for b in range(blocks):
+            base = self.uint(p + b * w, w, "block start")
+            if base != tiled:
+                raise RefError("BadLength", p + b * w, f"block {b} starts at {base}, not {tiled}")
+            prev = 0
+            for i in range(b * STR_BLOCK, min(n, (b + 1) * STR_BLOCK)):
+                end = self.uint(q + i * v, v, "string end")
+                if end < prev or base + end > total:
+                    raise RefError("BadLength", q + i * v, f"string {i} ends at {end}")
+                try:
+                    items.append(raw[base + prev : base + end].decode("utf-8", errors="strict"))
+                except UnicodeDecodeError:
+                    raise RefError(
+                        "InvalidUtf8", d + base + end, f"string {i} ends inside a character"
+                    ) from None
+                prev = end
+            tiled = base + prev
+        if tiled != total:
+            raise RefError("BadLength", d + tiled, "the strings do not cover the data")
+        return d + total, Record(T_STR_ARRAY, items)
 
     def bytes_or_ext(self, start: int, tag: int) -> tuple[int, Record]:
         """Sections 6.7 and 13."""
@@ -608,6 +654,35 @@ def decimal_of(bits: int) -> tuple[int, int] | None:
     return m, e
 
 
+def string_head(raw: bytes) -> bytes:
+    """The tag (and length) of the string record of ``raw`` (section 14)."""
+    return bytes([T_SHORT_STR + len(raw)]) if len(raw) <= 63 else bytes([T_STR]) + varint(len(raw))
+
+
+def str_array_record(texts: list[bytes]) -> bytes:
+    """The string array record of ``texts`` (section 6.15) at the narrowest
+    widths: W holds the last block's start, V the longest block."""
+    starts: list[int] = []
+    ends: list[int] = []
+    at = 0
+    for b in range(0, len(texts), STR_BLOCK):
+        starts.append(at)
+        end = 0
+        for t in texts[b : b + STR_BLOCK]:
+            end += len(t)
+            ends.append(end)
+        at += end
+    w = next(w for w in WIDTHS if starts[-1] < 1 << (8 * w))
+    v = next(w for w in WIDTHS if max(ends) < 1 << (8 * w))
+    rec = bytearray([T_STR_ARRAY]) + varint(len(texts)) + varint(at)
+    rec.append(WIDTHS.index(w) | WIDTHS.index(v) << 2)
+    for s in starts:
+        rec += s.to_bytes(w, "little")
+    for e in ends:
+        rec += e.to_bytes(v, "little")
+    return bytes(rec) + b"".join(texts)
+
+
 @dataclass
 class _Open:
     """A container being encoded: its kind, the neutral value's items still
@@ -619,6 +694,7 @@ class _Open:
     items: list[tuple[str, int]]
     keys: list[int | None]  # map: key string record offset (None: the empty key)
     share: str | None  # the name to remember the container under, if shared
+    start: int = 0  # the output's length when it opened (string arrays, section 14)
 
 
 class _Encoder:
@@ -646,12 +722,7 @@ class _Encoder:
         if not raw:
             return ("special", 3)
         if raw not in self.strings:
-            head = (
-                bytes([T_SHORT_STR + len(raw)])
-                if len(raw) <= 63
-                else bytes([T_STR]) + varint(len(raw))
-            )
-            self.strings[raw] = self.write(head + raw)
+            self.strings[raw] = self.write(string_head(raw) + raw)
             self.string_at[self.strings[raw]] = raw
         return ("ref", self.strings[raw])
 
@@ -727,6 +798,10 @@ class _Encoder:
     def close(self, c: _Open) -> tuple[str, int]:
         """Ends a container: chooses its width (section 14, "Containers") and
         writes its integer records and then the container record."""
+        if c.kind == "array":
+            packed = self.str_array(c)
+            if packed is not None:
+                return packed
         shape = None
         if c.kind == "map":
             # Section 8.5: a repeated key keeps its first position and its last
@@ -795,6 +870,35 @@ class _Encoder:
             rec.append(rec[0])
         return ("ref", self.write(bytes(rec)))
 
+    def str_array(self, c: _Open) -> tuple[str, int] | None:
+        """Section 14, "String arrays": an array of at least 8 strings, each
+        written inside it (new to the document), in order with nothing else
+        between, becomes one string array record if that is smaller than the
+        string records and the array; the strings are then forgotten."""
+        n = len(c.items)
+        if n < 8:
+            return None
+        texts: list[bytes] = []
+        at = c.start
+        for kind, t in c.items:
+            if kind != "ref" or t != at or t not in self.string_at:
+                return None
+            raw = self.string_at[t]
+            texts.append(raw)
+            at += len(string_head(raw)) + len(raw)
+        if at != self.here:
+            return None
+        here = self.here
+        w = next(w for w in WIDTHS if all(self.fits(w, here - t, t) for _, t in c.items))
+        record = str_array_record(texts)
+        if len(record) >= (here - c.start) + 1 + len(varint(n)) + n * w:
+            return None
+        for (_, t), raw in zip(c.items, texts, strict=True):
+            del self.strings[raw], self.string_at[t]
+        del self.out[c.start :]
+        self.out[2] = 2  # a version 2 record (section 19)
+        return ("ref", self.write(record))
+
     def shape(self, keys: list[int | None]) -> int:
         """The shape of a key sequence, written now if it is new (section 14, "Maps")."""
         seq = tuple(keys)
@@ -849,7 +953,7 @@ def encode(value: Any) -> bytes:
             top.items.append(enc.shared[v["again"]])
             continue
         if isinstance(v, list) and v:
-            stack.append(_Open("array", v[::-1], [], [], share))
+            stack.append(_Open("array", v[::-1], [], [], share, enc.here))
         elif isinstance(v, dict) and "map" in v and v["map"]:
             stack.append(_Open("map", v["map"][::-1], [], [], share))
         else:

@@ -3,7 +3,7 @@
 //! of slots (`docs/FORMAT.md` section 14).
 
 use super::pending::Pending;
-use super::widths::width_of_reference;
+use super::widths::need_width;
 use super::Encoder;
 use crate::layout::*;
 
@@ -41,44 +41,70 @@ impl Encoder {
         }
         let here = self.out.len();
         let mut lens = Vec::with_capacity(n);
-        let (mut at, mut width) = (out_start, 1);
+        // The slot form's width, as `write_container` finds it: the
+        // highest bit of every reference's need, OR-ed.
+        let (mut at, mut refs) = (out_start, 0usize);
         for &p in slots {
             if p != Pending::record(at) {
                 return None;
             }
             let (data, len) = string_record(&self.out, at)?;
-            width = width.max(width_of_reference(at, here));
+            refs |= (here - at).min(at);
             lens.push(len);
             at = data + len;
         }
         if at != here {
             return None;
         }
+        let width = need_width((refs as u64) << 2);
         let data_len: usize = lens.iter().sum();
         let slot_form = (here - out_start) + 1 + varint_len(n as u64) + n * width;
-        if str_array_size(&lens, data_len) >= slot_form {
+        let size = str_array_size(&lens, data_len);
+        if size >= slot_form {
             return None;
         }
         // Out of the string table (reading each record before its bytes
-        // are overwritten), and the strings' bytes moved together.
+        // are overwritten; most of the table at once in one pass), and the
+        // strings' bytes moved together.
+        let at_once = 2 * n >= self.strings.len();
+        if at_once {
+            self.strings.retain_before(out_start, n);
+        }
         let (mut at, mut dst) = (out_start, out_start);
         for &len in &lens {
-            self.strings.remove(&self.out, at);
-            let (data, _) = string_record(&self.out, at)?;
+            if !at_once {
+                self.strings.remove(&self.out, at);
+            }
+            // A short string record's header is its tag.
+            let data = if len <= SHORT_STR_MAX {
+                at + 1
+            } else {
+                string_record(&self.out, at)?.0
+            };
             self.out.copy_within(data..data + len, dst);
             (at, dst) = (data + len, dst + len);
         }
+        // The head (tag to ends) goes before the data, which moves up.
+        let head = size - data_len;
         self.out.truncate(out_start + data_len);
-        let mut head = Vec::with_capacity(here - out_start - data_len);
-        write_str_array_head(&mut head, &lens, data_len);
-        self.out.splice(out_start..out_start, head);
+        self.out.resize(out_start + size, 0);
+        self.out
+            .copy_within(out_start..out_start + data_len, out_start + head);
+        let mut h = Vec::with_capacity(head);
+        write_str_array_head(&mut h, &lens, data_len);
+        self.out[out_start..out_start + head].copy_from_slice(&h);
         self.require_version(VERSION_2);
         Some(Pending::record(out_start))
     }
 }
 
 /// The position and length of the bytes of the string record at `pos`.
+#[inline(always)]
 fn string_record(out: &[u8], pos: usize) -> Option<(usize, usize)> {
+    let tag = *out.get(pos)?;
+    if is_short_str(tag) {
+        return Some((pos + 1, short_str_len(tag)));
+    }
     let b = str_record(out, pos)?;
     Some((b.as_ptr() as usize - out.as_ptr() as usize, b.len()))
 }

@@ -151,13 +151,72 @@ impl StrArray {
         let (lo, hi) = self.range(buf, i)?;
         buf.get(self.data + lo..self.data + hi)
     }
+}
 
-    /// The whole data (all the strings back to back).
-    #[inline]
-    pub(crate) fn data<'a>(&self, buf: &'a [u8]) -> Option<&'a [u8]> {
-        buf.get(self.data..self.end())
+/// The strings of a string array record in order, read sequentially (one
+/// load of an end per string, one of a start per block): the bytes of
+/// each, `None` for a string whose bounds are out of order or beyond the
+/// data (only in a document not validated).
+#[derive(Clone, Debug)]
+pub(crate) struct StrArrayBytes<'a> {
+    buf: &'a [u8],
+    h: StrArray,
+    /// Index of the next string.
+    next: usize,
+    /// Start of the next string's block in the data.
+    block: u64,
+    /// End of the previous string from `block` (0 at a block's start).
+    prev: u64,
+}
+
+impl<'a> StrArrayBytes<'a> {
+    /// The strings of the record `h` of `buf`.
+    pub(crate) fn new(buf: &'a [u8], h: StrArray) -> StrArrayBytes<'a> {
+        StrArrayBytes {
+            buf,
+            h,
+            next: 0,
+            block: 0,
+            prev: 0,
+        }
     }
 }
+
+impl<'a> Iterator for StrArrayBytes<'a> {
+    type Item = Option<&'a [u8]>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Option<&'a [u8]>> {
+        let i = self.next;
+        if i >= self.h.count {
+            return None;
+        }
+        self.next += 1;
+        if i % STR_ARRAY_BLOCK == 0 {
+            self.block = self
+                .h
+                .block_start(self.buf, i / STR_ARRAY_BLOCK)
+                .unwrap_or(u64::MAX);
+            self.prev = 0;
+        }
+        let e = self.h.rel_end(self.buf, i).unwrap_or(u64::MAX);
+        let (lo, hi) = (self.block.checked_add(self.prev), self.block.checked_add(e));
+        self.prev = e;
+        Some(match (lo, hi) {
+            (Some(lo), Some(hi)) if lo <= hi && hi <= self.h.data_len as u64 => self
+                .buf
+                .get(self.h.data + lo as usize..self.h.data + hi as usize),
+            _ => None,
+        })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.h.count - self.next;
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for StrArrayBytes<'_> {}
 
 /// The widths `(W, V)` of the block starts and the ends of a string array
 /// of strings of lengths `lens`: the narrowest that hold them.
@@ -237,6 +296,9 @@ mod tests {
             for (i, s) in strings.iter().enumerate() {
                 assert_eq!(h.bytes(&out, i), Some(s.as_bytes()), "{i}");
             }
+            let seq: Vec<Option<&[u8]>> = StrArrayBytes::new(&out, h).collect();
+            let want: Vec<Option<&[u8]>> = strings.iter().map(|s| Some(s.as_bytes())).collect();
+            assert_eq!(seq, want);
             assert_eq!(h.bytes(&out, strings.len()), None);
             for cut in 3..out.len() {
                 assert_eq!(StrArray::at(&out[..cut], 3), None);

@@ -1,7 +1,9 @@
 //! Arrays read in place: O(1) indexing.
 
 use crate::error::{ErrorKind, Result};
-use crate::layout::{container_header, read_slot, slot_pos, tag_width, StrArray, TAG_STR_ARRAY};
+use crate::layout::{
+    container_header, read_slot, slot_pos, tag_width, StrArray, StrArrayBytes, TAG_STR_ARRAY,
+};
 use crate::read::value::{check_slot, malformed, slot_value, slot_value_each, text, Value, LAZY};
 
 /// An array inside a document: a position; its header is decoded on use,
@@ -121,6 +123,48 @@ impl<'a> Array<'a> {
         self.header()
             .filter(|h| h.strs.is_none())
             .map(|h| (h.slots, h.len, h.width))
+    }
+
+    /// True if the array is stored as a string array record (format
+    /// version 2, `docs/FORMAT.md` section 6.15): its elements are all
+    /// strings, packed, none of them shared with another value. It reads
+    /// like any other array; a reader may take this as a hint (every
+    /// element a distinct string, not worth caching by position).
+    ///
+    /// ```
+    /// let names: Vec<String> = (0..20).map(|i| format!("name {i}")).collect();
+    /// let bytes = roving::to_vec(&names)?;
+    /// let doc = roving::Document::open(&bytes)?;
+    /// let array = doc.root().as_array().unwrap();
+    /// assert!(array.is_string_array());
+    /// assert_eq!(array.get(3).and_then(|v| v.as_str()), Some("name 3"));
+    /// # Ok::<(), roving::Error>(())
+    /// ```
+    #[inline]
+    pub fn is_string_array(&self) -> bool {
+        self.buf.get(self.pos()) == Some(&TAG_STR_ARRAY)
+    }
+
+    /// For an array stored as a string array record (see
+    /// [`is_string_array`](Self::is_string_array)), its strings in order,
+    /// read sequentially: a little faster than [`iter`](Self::iter). `None`
+    /// for other arrays. An item is `None` only for a malformed string of
+    /// a lazily opened document (where [`get`](Self::get) gives `Null`).
+    ///
+    /// ```
+    /// let names: Vec<String> = (0..20).map(|i| format!("name {i}")).collect();
+    /// let bytes = roving::to_vec(&names)?;
+    /// let doc = roving::Document::open(&bytes)?;
+    /// let array = doc.root().as_array().unwrap();
+    /// let read: Vec<&str> = array.strings().unwrap().map(Option::unwrap).collect();
+    /// assert_eq!(read, names);
+    /// # Ok::<(), roving::Error>(())
+    /// ```
+    pub fn strings(&self) -> Option<ArrayStrings<'a>> {
+        Some(ArrayStrings {
+            bytes: StrArrayBytes::new(self.buf, self.str_array()?),
+            lazy: self.lazy(),
+        })
     }
 
     /// The parts of a string array record (`22`), if this array is one.
@@ -365,3 +409,26 @@ impl<'a> Iterator for ArrayIter<'a> {
 }
 
 impl ExactSizeIterator for ArrayIter<'_> {}
+
+/// The strings of a string array, in order (see [`Array::strings`]).
+#[derive(Clone, Debug)]
+pub struct ArrayStrings<'a> {
+    bytes: StrArrayBytes<'a>,
+    lazy: usize,
+}
+
+impl<'a> Iterator for ArrayStrings<'a> {
+    type Item = Option<&'a str>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Option<&'a str>> {
+        let b = self.bytes.next()?;
+        Some(b.and_then(|b| text(b, self.lazy)))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.bytes.size_hint()
+    }
+}
+
+impl ExactSizeIterator for ArrayStrings<'_> {}

@@ -57,7 +57,7 @@ mod path;
 mod value;
 mod vector;
 
-pub use array::{Array, ArrayIter, ArraySlots};
+pub use array::{Array, ArrayIter, ArraySlots, ArrayStrings};
 pub use map::{KeyHandle, Map, MapIter, MapSlots, MapValues};
 pub use path::PathSegment;
 pub(crate) use value::DecimalMemo;

@@ -940,8 +940,8 @@ impl<'py, 'a> Decoder<'py, 'a> {
         if let Some(o) = off {
             self.memo_insert(o, &list);
         }
-        if let Some(strings) = raw.is_none().then(|| a.strings()).flatten() {
-            self.str_array_items(&list, strings, n)?;
+        if raw.is_none() && a.is_string_array() {
+            self.str_array_items(&list, a, n)?;
         } else if let Some((_, slots, w)) = raw {
             let (doc, base) = (self.doc, o_or_max(off));
             for i in 0..n {
@@ -976,11 +976,13 @@ impl<'py, 'a> Decoder<'py, 'a> {
     fn str_array_items(
         &mut self,
         list: &Bound<'py, PyAny>,
-        strings: impl Iterator<Item = Option<&'a str>>,
+        a: Array<'a>,
         n: usize,
     ) -> PyResult<()> {
-        for (i, s) in strings.take(n).enumerate() {
-            let item = match s {
+        // (Read here, not in `array`: its frame stays small for deep nesting.)
+        let mut strings = a.strings();
+        for i in 0..n {
+            let item = match strings.as_mut().and_then(|s| s.next()).flatten() {
                 Some(s) => {
                     self.charge_payload(s.len())?;
                     pytypes::make_str(self.py, s.as_bytes())?

@@ -81,6 +81,8 @@ class _Dumper:
         self.offsets = offsets
         self.seen: set[int] = set()
         self.lines = 0
+        #: Elements of string arrays to print, by the index a ("text", i) slot holds.
+        self.texts: list[str] = []
 
     def write(self, indent: int, label: str, text: str) -> None:
         self.out.write("  " * indent + label + text + "\n")
@@ -112,6 +114,9 @@ class _Dumper:
         if kind == "special":
             self.write(indent, label, _SPECIALS.get(v, "null"))
             return []
+        if kind == "text":
+            self.write(indent, label, "str " + json.dumps(self.texts[v], ensure_ascii=False))
+            return []
         pos, _, rkind, enc, _, count, shape, slots, val = self.recs[v]
         at = f"  @{pos} {enc}" if self.offsets else ""
         if rkind in ("array", "map"):
@@ -140,6 +145,8 @@ class _Dumper:
             if shown < count:
                 kids.append((indent + 1, "", ("more", count - shown)))
             return kids
+        if rkind == "strings":
+            return self.strings(indent, label, pos, val, at)
         if rkind == "str":
             text = "str " + json.dumps(val, ensure_ascii=False)
         elif rkind in ("int", "uint", "bigint"):
@@ -164,6 +171,30 @@ class _Dumper:
             text = rkind
         self.write(indent, label, text + at)
         return []
+
+    def strings(
+        self, indent: int, label: str, pos: int, val: list[str], at: str
+    ) -> list[tuple[int, str, Slot]]:
+        """A string array record (format version 2): an array of strings,
+        printed as a slot array of string records is."""
+        count = len(val)
+        if pos in self.seen:
+            self.write(indent, label, f"array[{count}] = @{pos} (shared, shown above)")
+            return []
+        self.seen.add(pos)
+        self.write(indent, label, f"array[{count}]{at}")
+        if self.max_depth is not None and indent >= self.max_depth:
+            if count:
+                self.write(indent + 1, "", "…")
+            return []
+        shown = count if self.max_items is None else min(count, self.max_items)
+        kids: list[tuple[int, str, Slot]] = []
+        for i in range(shown):
+            kids.append((indent + 1, f"[{i}]: ", ("text", len(self.texts))))
+            self.texts.append(val[i])
+        if shown < count:
+            kids.append((indent + 1, "", ("more", count - shown)))
+        return kids
 
 
 def _ext_value_text(v: Any) -> str:

@@ -17,13 +17,17 @@ pub struct Array<'a> {
 
 #[derive(Clone, Copy, Debug)]
 struct Header {
+    /// Position of the first slot; for a string array, of the record.
     slots: usize,
     len: usize,
+    /// Slot width; [`STRINGS`] for a string array record (`22`), whose
+    /// elements are read from its parts, not from slots.
     width: usize,
-    /// The parts of a string array record (`22`), whose elements are
-    /// read from them rather than from slots.
-    strs: Option<StrArray>,
 }
+
+/// [`Header::width`] of a string array (kept out of the header itself so
+/// that iterators of slot arrays stay small).
+const STRINGS: usize = 0;
 
 impl Header {
     /// The header an array whose header does not decode reads with: no elements.
@@ -31,15 +35,17 @@ impl Header {
         slots: 0,
         len: 0,
         width: 1,
-        strs: None,
     };
 }
 
-/// Element `i` (< its length) of the string array `s` in `buf`
-/// (`Null` if malformed, only in a lazily opened document).
-#[inline]
-fn str_element<'a>(buf: &'a [u8], s: &StrArray, i: usize, lazy: usize) -> Value<'a> {
-    match s.bytes(buf, i).and_then(|b| text(b, lazy)) {
+/// Element `i` (< its length) of the string array record at `pos` in
+/// `buf` (`Null` if malformed, only in a lazily opened document).
+#[inline(never)]
+fn str_element(buf: &[u8], pos: usize, i: usize, lazy: usize) -> Value<'_> {
+    match StrArray::at(buf, pos)
+        .and_then(|s| s.bytes(buf, i))
+        .and_then(|b| text(b, lazy))
+    {
         Some(t) => Value::Str(t),
         None => Value::Null,
     }
@@ -47,7 +53,8 @@ fn str_element<'a>(buf: &'a [u8], s: &StrArray, i: usize, lazy: usize) -> Value<
 
 /// [`str_element`], with what is malformed as an error.
 #[cold]
-fn try_str_element<'a>(buf: &'a [u8], s: &StrArray, i: usize) -> Result<Value<'a>> {
+fn try_str_element(buf: &[u8], pos: usize, i: usize) -> Result<Value<'_>> {
+    let s = StrArray::at(buf, pos).ok_or_else(|| malformed(ErrorKind::Truncated, pos))?;
     let b = s
         .bytes(buf, i)
         .ok_or_else(|| malformed(ErrorKind::BadLength, s.ends + i * s.end_width))?;
@@ -98,7 +105,6 @@ impl<'a> Array<'a> {
             slots,
             len: usize::try_from(len).ok().filter(|&l| l <= self.buf.len())?,
             width: tag_width(tag),
-            strs: None,
         })
     }
 
@@ -107,10 +113,9 @@ impl<'a> Array<'a> {
     fn str_header(&self) -> Option<Header> {
         let s = StrArray::at(self.buf, self.pos())?;
         Some(Header {
-            slots: s.data,
+            slots: self.pos(),
             len: s.count,
-            width: 1,
-            strs: Some(s),
+            width: STRINGS,
         })
     }
 
@@ -121,7 +126,7 @@ impl<'a> Array<'a> {
     #[inline(always)]
     pub(crate) fn parts(&self) -> Option<(usize, usize, usize)> {
         self.header()
-            .filter(|h| h.strs.is_none())
+            .filter(|h| h.width != STRINGS)
             .map(|h| (h.slots, h.len, h.width))
     }
 
@@ -206,8 +211,8 @@ impl<'a> Array<'a> {
         if i >= h.len {
             return None;
         }
-        if let Some(s) = &h.strs {
-            return Some(str_element(self.buf, s, i, self.lazy()));
+        if h.width == STRINGS {
+            return Some(str_element(self.buf, h.slots, i, self.lazy()));
         }
         let slot = read_slot(self.buf, slot_pos(h.slots, i, h.width), h.width, self.pos());
         Some(slot_value(self.buf, slot, self.lazy()))
@@ -232,8 +237,8 @@ impl<'a> Array<'a> {
         if i >= h.len {
             return Ok(None);
         }
-        if let Some(s) = &h.strs {
-            return try_str_element(self.buf, s, i).map(Some);
+        if h.width == STRINGS {
+            return try_str_element(self.buf, h.slots, i).map(Some);
         }
         let at = slot_pos(h.slots, i, h.width);
         let v = slot_value(self.buf, read_slot(self.buf, at, h.width, pos), LAZY);
@@ -340,8 +345,8 @@ impl<'a> ArraySlots<'a> {
         if i >= self.h.len {
             return None;
         }
-        if let Some(s) = &self.h.strs {
-            return Some(str_element(self.buf, s, i, self.lazy));
+        if self.h.width == STRINGS {
+            return Some(str_element(self.buf, self.h.slots, i, self.lazy));
         }
         let slot = read_slot(
             self.buf,
@@ -369,8 +374,8 @@ pub struct ArrayIter<'a> {
 impl<'a> ArrayIter<'a> {
     #[inline(always)]
     fn value(&self, i: usize) -> Value<'a> {
-        if let Some(s) = &self.h.strs {
-            return str_element(self.buf, s, i, self.lazy);
+        if self.h.width == STRINGS {
+            return str_element(self.buf, self.h.slots, i, self.lazy);
         }
         let w = self.h.width;
         let slot = read_slot(self.buf, slot_pos(self.h.slots, i, w), w, self.base);

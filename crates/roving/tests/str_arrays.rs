@@ -62,10 +62,10 @@ fn distinct_new_strings_are_packed() {
         // Equal to the same array written as slots (from another encoder).
         let lazy = Document::open_lazy(&bytes).unwrap();
         assert_eq!(lazy.root(), doc.root());
-        for i in 0..n {
+        for (i, s) in items.iter().enumerate() {
             assert_eq!(
                 lazy.root().try_index(i).unwrap().and_then(|v| v.as_str()),
-                Some(items[i].as_str())
+                Some(s.as_str())
             );
         }
     }

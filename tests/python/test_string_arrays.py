@@ -4,7 +4,10 @@ every reader gives back the same lists as for the slot form."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 import roving
 from hypothesis import given, settings
@@ -76,3 +79,24 @@ def test_a_shared_list_of_strings_is_one_record() -> None:
     doc = [items, items]
     out = roving.loads(roving.dumps(doc))
     assert out == doc and out[0] is out[1]
+
+
+def test_dump_and_stats_show_a_string_array(tmp_path: Path) -> None:
+    path = tmp_path / "tags.rv"
+    path.write_bytes(roving.dumps({"tags": [f"tag{i}" for i in range(10)]}))
+    run = [sys.executable, "-m", "roving"]
+    dump = subprocess.run(
+        [*run, "dump", "--max-items", "2", str(path)], capture_output=True, text=True, check=True
+    )
+    assert dump.stdout.splitlines() == [
+        "map{1}",
+        "  tags: array[10]",
+        '    [0]: str "tag0"',
+        '    [1]: str "tag1"',
+        "    … 8 more",
+    ]
+    stats = subprocess.run(
+        [*run, "stats", "--json", str(path)], capture_output=True, text=True, check=True
+    )
+    report = json.loads(stats.stdout)
+    assert "str array" in json.dumps(report)

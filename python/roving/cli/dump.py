@@ -13,6 +13,7 @@ import json
 import math
 import sys
 import uuid
+from collections.abc import Iterable
 from typing import IO, Any
 
 from .._argtypes import count, spaces
@@ -119,6 +120,12 @@ class _Dumper:
             return []
         pos, _, rkind, enc, _, count, shape, slots, val = self.recs[v]
         at = f"  @{pos} {enc}" if self.offsets else ""
+        items: Iterable[Slot] = slots
+        if rkind == "strings":
+            # A string array record (format version 2): printed as an
+            # array of string records is.
+            rkind, count = "array", len(val)
+            items = (self.text(s) for s in val)
         if rkind in ("array", "map"):
             if pos in self.seen:
                 what = f"array[{count}]" if rkind == "array" else f"map{{{count}}}"
@@ -139,14 +146,12 @@ class _Dumper:
             if rkind == "map":
                 assert shape is not None  # the walker gives every map its shape
                 keys = self.map_keys(shape)
-            for i, s in zip(range(shown), slots, strict=False):
+            for i, s in zip(range(shown), items, strict=False):
                 lab = f"[{i}]: " if keys is None else f"{_key_label(keys[i])}: "
                 kids.append((indent + 1, lab, s))
             if shown < count:
                 kids.append((indent + 1, "", ("more", count - shown)))
             return kids
-        if rkind == "strings":
-            return self.strings(indent, label, pos, val, at)
         if rkind == "str":
             text = "str " + json.dumps(val, ensure_ascii=False)
         elif rkind in ("int", "uint", "bigint"):
@@ -172,29 +177,10 @@ class _Dumper:
         self.write(indent, label, text + at)
         return []
 
-    def strings(
-        self, indent: int, label: str, pos: int, val: list[str], at: str
-    ) -> list[tuple[int, str, Slot]]:
-        """A string array record (format version 2): an array of strings,
-        printed as a slot array of string records is."""
-        count = len(val)
-        if pos in self.seen:
-            self.write(indent, label, f"array[{count}] = @{pos} (shared, shown above)")
-            return []
-        self.seen.add(pos)
-        self.write(indent, label, f"array[{count}]{at}")
-        if self.max_depth is not None and indent >= self.max_depth:
-            if count:
-                self.write(indent + 1, "", "…")
-            return []
-        shown = count if self.max_items is None else min(count, self.max_items)
-        kids: list[tuple[int, str, Slot]] = []
-        for i in range(shown):
-            kids.append((indent + 1, f"[{i}]: ", ("text", len(self.texts))))
-            self.texts.append(val[i])
-        if shown < count:
-            kids.append((indent + 1, "", ("more", count - shown)))
-        return kids
+    def text(self, s: str) -> Slot:
+        """A slot standing for the string ``s`` (an element of a string array)."""
+        self.texts.append(s)
+        return ("text", len(self.texts) - 1)
 
 
 def _ext_value_text(v: Any) -> str:

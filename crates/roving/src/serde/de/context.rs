@@ -224,25 +224,24 @@ impl<'de> Context<'de> {
             return self.visit_str_array(strs, a.lazy(), visitor);
         }
         let (at, len, width) = a.parts().unwrap_or((0, 0, 1));
-        let depth = self.enter(len)?;
         let mut elements = ArrayElements {
             context: self,
             slots: Slots::new(self.document, at, len, width, a.pos()),
             next: 0,
         };
-        let r = self.at_level(depth, || visitor.visit_seq(&mut elements));
-        self.leave(depth);
-        let v = r?;
-        // A visitor that stopped early (a tuple, an array, a struct read
-        // from an array) left elements unread: an error, as in serde_json,
-        // rather than dropping them.
-        if elements.next < len {
-            return Err(de::Error::invalid_length(
-                len,
-                &ExpectedLength(elements.next),
-            ));
-        }
+        let v = self.visit_entered(len, || visitor.visit_seq(&mut elements))?;
+        all_read(len, elements.next)?;
         Ok(v)
+    }
+
+    /// Runs `f`, the visit of a sequence of `len` elements, one level
+    /// down (see [`enter`](Self::enter)).
+    #[inline(always)]
+    fn visit_entered<R>(&self, len: usize, f: impl FnOnce() -> Result<R>) -> Result<R> {
+        let depth = self.enter(len)?;
+        let r = self.at_level(depth, f);
+        self.leave(depth);
+        r
     }
 
     /// The string array record `strs` (of this document) to `visitor`, as
@@ -255,22 +254,14 @@ impl<'de> Context<'de> {
         visitor: V,
     ) -> Result<V::Value> {
         let len = strs.count;
-        let depth = self.enter(len)?;
         let mut elements = StrArrayElements {
             context: self,
             strs,
             lazy,
             next: 0,
         };
-        let r = self.at_level(depth, || visitor.visit_seq(&mut elements));
-        self.leave(depth);
-        let v = r?;
-        if elements.next < len {
-            return Err(de::Error::invalid_length(
-                len,
-                &ExpectedLength(elements.next),
-            ));
-        }
+        let v = self.visit_entered(len, || visitor.visit_seq(&mut elements))?;
+        all_read(len, elements.next)?;
         Ok(v)
     }
 
@@ -399,4 +390,16 @@ pub(super) fn wrapper_limit() -> Error {
 #[cold]
 fn other_document() -> Error {
     Error::custom("a container of another document")
+}
+
+/// Whether a visitor of a sequence of `len` elements read them all: one
+/// that stopped early (a tuple, an array, a struct read from an array)
+/// left elements unread, an error, as in serde_json, rather than dropping
+/// them.
+#[inline]
+fn all_read(len: usize, read: usize) -> Result<()> {
+    if read < len {
+        return Err(de::Error::invalid_length(len, &ExpectedLength(read)));
+    }
+    Ok(())
 }

@@ -65,6 +65,8 @@ T_SHAPED_VECTOR = 0x23  # version 2 (section 6.17)
 SHAPED_VECTOR_MAX_NDIM = 64
 T_SHORT_STR = 0x80  # 0x80..=0xBF, length in the tag
 T_NUMS, T_NUMS_DEC = 0x30, 0x3A  # section 6.14 (version 2): 0x30 + vector type, decimal
+T_STR_ARRAY = 0x22  # section 6.15, version 2 only
+STR_BLOCK = 16  # strings per block of a string array
 
 # Section 9: vector element types by type byte: (name, element size).
 VECTOR_TYPES = (
@@ -314,6 +316,8 @@ class _Scanner:
             return self.number_array(start, tag)
         if tag == T_SHAPED_VECTOR:
             return self.shaped_vector(start)
+        if tag == T_STR_ARRAY and self.data[2] >= 2:
+            return self.str_array(start)
         raise RefError("UnknownTag", start, f"tag {tag:#04x} is not defined in v1")
 
     def big_integer(self, start: int, tag: int) -> tuple[int, Record]:
@@ -371,6 +375,48 @@ class _Scanner:
         except UnicodeDecodeError as e:
             raise RefError("InvalidUtf8", p + e.start, "string is not valid UTF-8") from None
         return p + n, Record(tag, text)
+
+    def str_array(self, start: int) -> tuple[int, Record]:
+        """Section 6.15 (rule 18): n strings packed in blocks of 16, each
+        block's start in the data, each string's end from its block's start."""
+        n, p = self.varint(start + 1, "string array count")
+        total, p = self.varint(p, "string array data length")
+        widths = self.uint(p, 1, "string array widths")
+        if widths & 0xF0:
+            raise RefError("NonCanonical", p, "a reserved bit of the widths byte is set")
+        w, v = WIDTHS[widths & 3], WIDTHS[(widths >> 2) & 3]
+        p += 1
+        blocks = (n + STR_BLOCK - 1) // STR_BLOCK
+        self.take(p, blocks * w + n * v + total, "string array")  # rule 6 first
+        q = p + blocks * w
+        d = q + n * v
+        raw = self.data[d : d + total]
+        try:
+            raw.decode("utf-8", errors="strict")
+        except UnicodeDecodeError as e:
+            raise RefError("InvalidUtf8", d + e.start, "string array data is not UTF-8") from None
+        items: list[str] = []
+        tiled = 0  # where the strings so far end: the next block starts there
+        for b in range(blocks):
+            base = self.uint(p + b * w, w, "block start")
+            if base != tiled:
+                raise RefError("BadLength", p + b * w, f"block {b} starts at {base}, not {tiled}")
+            prev = 0
+            for i in range(b * STR_BLOCK, min(n, (b + 1) * STR_BLOCK)):
+                end = self.uint(q + i * v, v, "string end")
+                if end < prev or base + end > total:
+                    raise RefError("BadLength", q + i * v, f"string {i} ends at {end}")
+                try:
+                    items.append(raw[base + prev : base + end].decode("utf-8", errors="strict"))
+                except UnicodeDecodeError:
+                    raise RefError(
+                        "InvalidUtf8", d + base + end, f"string {i} ends inside a character"
+                    ) from None
+                prev = end
+            tiled = base + prev
+        if tiled != total:
+            raise RefError("BadLength", d + tiled, "the strings do not cover the data")
+        return d + total, Record(T_STR_ARRAY, items)
 
     def bytes_or_ext(self, start: int, tag: int) -> tuple[int, Record]:
         """Sections 6.7 and 13."""
@@ -675,6 +721,35 @@ def decimal_of(bits: int) -> tuple[int, int] | None:
     return m, e
 
 
+def string_head(raw: bytes) -> bytes:
+    """The tag (and length) of the string record of ``raw`` (section 14)."""
+    return bytes([T_SHORT_STR + len(raw)]) if len(raw) <= 63 else bytes([T_STR]) + varint(len(raw))
+
+
+def str_array_record(texts: list[bytes]) -> bytes:
+    """The string array record of ``texts`` (section 6.15) at the narrowest
+    widths: W holds the last block's start, V the longest block."""
+    starts: list[int] = []
+    ends: list[int] = []
+    at = 0
+    for b in range(0, len(texts), STR_BLOCK):
+        starts.append(at)
+        end = 0
+        for t in texts[b : b + STR_BLOCK]:
+            end += len(t)
+            ends.append(end)
+        at += end
+    w = next(w for w in WIDTHS if starts[-1] < 1 << (8 * w))
+    v = next(w for w in WIDTHS if max(ends) < 1 << (8 * w))
+    rec = bytearray([T_STR_ARRAY]) + varint(len(texts)) + varint(at)
+    rec.append(WIDTHS.index(w) | WIDTHS.index(v) << 2)
+    for s in starts:
+        rec += s.to_bytes(w, "little")
+    for e in ends:
+        rec += e.to_bytes(v, "little")
+    return bytes(rec) + b"".join(texts)
+
+
 @dataclass
 class _Open:
     """A container being encoded: its kind, the neutral value's items still
@@ -686,7 +761,7 @@ class _Open:
     items: list[tuple[str, int]]
     keys: list[int | None]  # map: key string record offset (None: the empty key)
     share: str | None  # the name to remember the container under, if shared
-    start: int = 0  # the output's length when it opened (section 14, number arrays)
+    start: int = 0  # the output's length when it opened (section 14, number and string arrays)
 
 
 class _Encoder:
@@ -716,12 +791,7 @@ class _Encoder:
         if not raw:
             return ("special", 3)
         if raw not in self.strings:
-            head = (
-                bytes([T_SHORT_STR + len(raw)])
-                if len(raw) <= 63
-                else bytes([T_STR]) + varint(len(raw))
-            )
-            self.strings[raw] = self.write(head + raw)
+            self.strings[raw] = self.write(string_head(raw) + raw)
             self.string_at[self.strings[raw]] = raw
         return ("ref", self.strings[raw])
 
@@ -883,6 +953,9 @@ class _Encoder:
                 del self.out[c.start :]
                 self.version = 2
                 return ("ref", self.write(packed))
+            packed_strs = self.str_array(c)
+            if packed_strs is not None:
+                return packed_strs
         shape = None
         if c.kind == "map":
             # Section 8.5: a repeated key keeps its first position and its last
@@ -951,6 +1024,35 @@ class _Encoder:
             rec.append(rec[0])
         return ("ref", self.write(bytes(rec)))
 
+    def str_array(self, c: _Open) -> tuple[str, int] | None:
+        """Section 14, "String arrays": an array of at least 8 strings, each
+        written inside it (new to the document), in order with nothing else
+        between, becomes one string array record if that is smaller than the
+        string records and the array; the strings are then forgotten."""
+        n = len(c.items)
+        if n < 8:
+            return None
+        texts: list[bytes] = []
+        at = c.start
+        for kind, t in c.items:
+            if kind != "ref" or t != at or t not in self.string_at:
+                return None
+            raw = self.string_at[t]
+            texts.append(raw)
+            at += len(string_head(raw)) + len(raw)
+        if at != self.here:
+            return None
+        here = self.here
+        w = next(w for w in WIDTHS if all(self.fits(w, here - t, t) for _, t in c.items))
+        record = str_array_record(texts)
+        if len(record) >= (here - c.start) + 1 + len(varint(n)) + n * w:
+            return None
+        for (_, t), raw in zip(c.items, texts, strict=True):
+            del self.strings[raw], self.string_at[t]
+        del self.out[c.start :]
+        self.out[2] = 2  # a version 2 record (section 19)
+        return ("ref", self.write(record))
+
     def shape(self, keys: list[int | None]) -> int:
         """The shape of a key sequence, written now if it is new (section 14, "Maps")."""
         seq = tuple(keys)
@@ -991,7 +1093,7 @@ def encode(value: Any) -> bytes:
             if top.share is not None:
                 enc.shared[top.share] = item
             if not stack:
-                enc.out[2] = enc.version
+                enc.out[2] = max(enc.out[2], enc.version)
                 return bytes(enc.out)
             stack[-1].items.append(item)
             continue

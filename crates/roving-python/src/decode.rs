@@ -946,7 +946,9 @@ impl<'py, 'a> Decoder<'py, 'a> {
         if let Some(o) = off {
             self.memo_insert(o, &list);
         }
-        if let Some((_, slots, w)) = raw {
+        if raw.is_none() && a.is_string_array() {
+            self.str_array_items(&list, a, n)?;
+        } else if let Some((_, slots, w)) = raw {
             let (doc, base) = (self.doc, o_or_max(off));
             for i in 0..n {
                 let item = match self.slot(doc, slots + i * w, w, base) {
@@ -970,6 +972,34 @@ impl<'py, 'a> Decoder<'py, 'a> {
         }
         self.leave();
         Ok(list)
+    }
+
+    /// Fills `list` (of `n` NULL items) with the elements of a string array
+    /// record (format version 2): each a new `str` (its strings are all
+    /// distinct and in no other place, so the cache by position of
+    /// [`str`](Self::str) would only miss), its length charged to the budget.
+    #[inline(never)]
+    fn str_array_items(
+        &mut self,
+        list: &Bound<'py, PyAny>,
+        a: Array<'a>,
+        n: usize,
+    ) -> PyResult<()> {
+        // (Read here, not in `array`: its frame stays small for deep nesting.)
+        let mut strings = a.strings();
+        for i in 0..n {
+            let item = match strings.as_mut().and_then(|s| s.next()).flatten() {
+                Some(s) => {
+                    self.charge_payload(s.len())?;
+                    pytypes::make_str(self.py, s.as_bytes())?
+                }
+                // Malformed (a document not validated): as `get` reads it.
+                None => self.py.None().into_bound(self.py),
+            };
+            // SAFETY: i < n; the list steals the reference.
+            unsafe { ffi::PyList_SET_ITEM(list.as_ptr(), i as ffi::Py_ssize_t, item.into_ptr()) };
+        }
+        Ok(())
     }
 
     /// A new dict for a map of shape `si` (an index in `shape_list`) of `n`

@@ -96,8 +96,9 @@ fn record<'py>(
         r.end(),
         kind,
         enc,
-        r.width(),
-        r.slot_count(),
+        // A number array: its element size and count, as stats prints them.
+        r.numbers().map_or(r.width(), |(size, _)| size),
+        r.numbers().map_or(r.slot_count(), |(_, count)| count),
         r.shape(),
         slots,
         v,

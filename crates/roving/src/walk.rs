@@ -67,6 +67,9 @@ pub enum Kind {
     Shape,
     /// The root: one slot, the document's value; the last record.
     Root,
+    /// An array of strings stored packed (format version 2): no slots;
+    /// its [`value`](Record::value) is the array.
+    StrArray,
 }
 
 impl Kind {
@@ -101,6 +104,7 @@ impl Kind {
             K::Map => Kind::Map,
             K::Shape => Kind::Shape,
             K::Root => Kind::Root,
+            K::StrArray => Kind::StrArray,
             K::Unknown => return None,
         })
     }
@@ -122,6 +126,7 @@ impl Kind {
             Kind::Map => "map",
             Kind::Shape => "shape",
             Kind::Root => "root",
+            Kind::StrArray => "strings",
         }
     }
 
@@ -138,7 +143,8 @@ impl Kind {
             | Kind::Bytes
             | Kind::Ext
             | Kind::Vector
-            | Kind::NumArray => false,
+            | Kind::NumArray
+            | Kind::StrArray => false,
         }
     }
 }
@@ -206,29 +212,26 @@ impl<'a> Record<'a> {
     }
 
     /// Slot width in bytes (1, 2, 4 or 8) of arrays, maps, shapes and the
-    /// root; the element size of a number array (1, 2, 4 or 8); 0 for
-    /// other records.
+    /// root; 0 for other records (a number array's element size is in
+    /// [`numbers`](Self::numbers)).
     pub fn width(&self) -> usize {
-        match self.numbers() {
-            Some(p) => p.elem.size(),
-            None => self.parts.slots.map_or(0, |s| s.width),
-        }
+        self.parts.slots.map_or(0, |s| s.width)
     }
 
     /// Number of slots: elements of an array, values of a map, keys of a
-    /// shape, 1 for the root; the elements of a number array (which has
-    /// no slots); 0 for other records.
+    /// shape, 1 for the root; 0 for other records (a number array has its
+    /// elements in the record, not in slots: see [`numbers`](Self::numbers)).
     pub fn slot_count(&self) -> usize {
-        match self.numbers() {
-            Some(p) => p.count,
-            None => self.parts.slots.map_or(0, |s| s.count),
-        }
+        self.parts.slots.map_or(0, |s| s.count)
     }
 
-    /// The header of a number array record (`None` for other records).
-    fn numbers(&self) -> Option<layout::NumArrayParts> {
+    /// The element size in bytes (1, 2, 4 or 8) and the number of elements
+    /// of a number array record; `None` for other records.
+    pub fn numbers(&self) -> Option<(usize, usize)> {
         match self.kind {
-            Kind::NumArray => layout::num_array_record(self.buf, self.offset),
+            Kind::NumArray => {
+                layout::num_array_record(self.buf, self.offset).map(|p| (p.elem.size(), p.count))
+            }
             _ => None,
         }
     }
@@ -257,9 +260,9 @@ impl<'a> Record<'a> {
     }
 
     /// The value of a scalar record (string, number, timestamp, byte
-    /// string, extension value, vector) or of a number array (an array
-    /// whose elements are in the record); `None` for arrays, maps, shapes
-    /// and the root, whose values are their slots.
+    /// string, extension value, vector), of a number array or of a
+    /// string array (arrays whose elements are in the record); `None` for
+    /// arrays, maps, shapes and the root, whose values are their slots.
     pub fn value(&self) -> Option<Value<'a>> {
         match self.kind {
             Kind::Array | Kind::Map | Kind::Shape | Kind::Root => None,
@@ -279,6 +282,12 @@ impl<'a> Record<'a> {
             | Kind::Vector => Some(crate::read::record_value(self.buf, self.offset, 0)),
             // An array, whose elements are in the record itself.
             Kind::NumArray => Some(crate::read::record_value(self.buf, self.offset, 0)),
+            // Its strings checked as read (the offset may be inside a record).
+            Kind::StrArray => Some(crate::read::record_value(
+                self.buf,
+                self.offset,
+                crate::read::LAZY,
+            )),
         }
     }
 }

@@ -833,6 +833,9 @@ fn valid_cases() -> Vec<(&'static str, &'static str, J)> {
             json!([{ "share": "s", "value": [int(1), "x"] }, { "again": "s" }]),
         ),
     ]
+    .into_iter()
+    .chain(str_array_valid_cases())
+    .collect()
 }
 
 /// Bytes that decode but that the encoder does not produce: (name, description, hex, value).
@@ -875,6 +878,7 @@ fn decode_only_cases() -> Vec<(&'static str, &'static str, String, J)> {
             .into_iter()
             .map(|(n, d, h, x)| (n, d, h.to_string(), x)),
     );
+    v.extend(str_array_decode_only());
     v
 }
 
@@ -1557,6 +1561,7 @@ fn reject_cases() -> Vec<(String, String, String, &'static str)> {
         damage(&mut bad);
         add(name, desc, to_hex(&bad), "BadIndex");
     }
+    v.extend(str_array_rejects());
     v
 }
 
@@ -1747,4 +1752,165 @@ fn golden_vectors() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+// ---- string array records (22, format version 2) ---------------------------
+
+/// String arrays the encoder writes: (name, description, value).
+fn str_array_valid_cases() -> Vec<(&'static str, &'static str, J)> {
+    let texts =
+        |n: usize, f: &dyn Fn(usize) -> String| J::Array((0..n).map(|i| J::String(f(i))).collect());
+    vec![
+        (
+            "str_array_8",
+            "eight new distinct strings: one string array record (version 2)",
+            json!(["a", "b", "c", "d", "e", "f", "g", "h"]),
+        ),
+        (
+            "str_array_7",
+            "seven new distinct strings stay a slot array (version 1)",
+            json!(["a", "b", "c", "d", "e", "f", "g"]),
+        ),
+        (
+            "str_array_repeat",
+            "eight strings, one of them twice: a slot array (version 1)",
+            json!(["a", "b", "c", "d", "e", "f", "g", "a"]),
+        ),
+        (
+            "str_array_16",
+            "sixteen strings: one full block",
+            texts(16, &|i| format!("s{i}")),
+        ),
+        (
+            "str_array_17",
+            "seventeen strings: the last one starts a second block",
+            texts(17, &|i| format!("s{i}")),
+        ),
+        (
+            "str_array_utf8",
+            "strings of multi-byte UTF-8 characters",
+            json!(["é", "日本", "🎉", "ü", "ß", "ñ", "€", "中"]),
+        ),
+        (
+            "str_array_w2_v2",
+            "17 strings of 20 bytes: block starts and ends need 2 bytes",
+            texts(17, &|i| format!("{i:02}").repeat(10)),
+        ),
+        (
+            "str_array_in_map",
+            "a string array as a map value; an element written again later has a record of its own",
+            map(&[
+                (
+                    "tags",
+                    json!(["red", "green", "blue", "cyan", "pink", "gray", "teal", "gold"]),
+                ),
+                ("main", json!("green")),
+            ]),
+        ),
+    ]
+}
+
+/// String arrays the encoder does not write: (name, description, hex, value).
+fn str_array_decode_only() -> Vec<(&'static str, &'static str, String, J)> {
+    let h = |s: &str| s.replace(' ', "");
+    vec![
+        (
+            "str_array_4",
+            "a string array of four strings (the encoder writes slots below 8)",
+            h("525602 22 04 04 00 00 01020304 61626364 1c341c"),
+            json!(["a", "b", "c", "d"]),
+        ),
+        (
+            "str_array_one",
+            "a string array of one string",
+            h("525602 22 01 01 00 00 01 61 1c1c1c"),
+            json!(["a"]),
+        ),
+        (
+            "str_array_empty_element",
+            "a string array with an empty string in the middle",
+            h("525602 22 03 02 00 00 01 01 02 6162 1c281c"),
+            json!(["a", "", "b"]),
+        ),
+        (
+            "str_array_wide",
+            "a string array with 8-byte block starts and 4-byte ends",
+            h("525602 22 02 02 0b 0000000000000000 01000000 02000000 6162 1c581c"),
+            json!(["a", "b"]),
+        ),
+    ]
+}
+
+/// String arrays that must be rejected: (name, description, hex, error kind).
+fn str_array_rejects() -> Vec<(String, String, String, &'static str)> {
+    let h = |s: &str| s.replace(' ', "");
+    [
+        (
+            "str_array_v1",
+            "a string array record in a version 1 document",
+            "525601 22 01 01 00 00 01 61 1c1c1c",
+            "UnknownTag",
+        ),
+        (
+            "str_array_widths_bits",
+            "a reserved bit of the widths byte set",
+            "525602 22 01 01 10 00 01 61 1c1c1c",
+            "NonCanonical",
+        ),
+        (
+            "str_array_end_beyond",
+            "a string ending beyond the data",
+            "525602 22 01 01 00 00 02 61 1c1c1c",
+            "BadLength",
+        ),
+        (
+            "str_array_decreasing",
+            "ends decreasing within a block",
+            "525602 22 02 02 00 00 02 01 6162 1c241c",
+            "BadLength",
+        ),
+        (
+            "str_array_split_char",
+            "a string boundary inside a UTF-8 character",
+            "525602 22 02 02 00 00 01 02 c3a9 1c241c",
+            "InvalidUtf8",
+        ),
+        (
+            "str_array_bad_utf8",
+            "data that is not UTF-8",
+            "525602 22 01 01 00 00 01 ff 1c1c1c",
+            "InvalidUtf8",
+        ),
+        (
+            "str_array_not_tiling",
+            "the last string ends before the end of the data",
+            "525602 22 01 02 00 00 01 6162 1c201c",
+            "BadLength",
+        ),
+        (
+            "str_array_first_start",
+            "the first block does not start at 0",
+            "525602 22 01 01 00 01 00 61 1c1c1c",
+            "BadLength",
+        ),
+        (
+            "str_array_block_gap",
+            "the second block does not start where the first one ends",
+            concat!(
+                "525602 22 11 11 00 00 11",
+                " 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f 10 01",
+                " 6161616161616161616161616161616161 1c8c1c"
+            ),
+            "BadLength",
+        ),
+        (
+            "str_array_truncated",
+            "data longer than the document",
+            "525602 22 01 0a 00 00 01 61 1c1c1c",
+            "Truncated",
+        ),
+    ]
+    .into_iter()
+    .map(|(n, d, x, k)| (n.to_string(), d.to_string(), h(x), k))
+    .collect()
 }

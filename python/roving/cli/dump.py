@@ -13,6 +13,7 @@ import json
 import math
 import sys
 import uuid
+from collections.abc import Iterable
 from typing import IO, Any
 
 from .._argtypes import count, spaces
@@ -81,6 +82,8 @@ class _Dumper:
         self.offsets = offsets
         self.seen: set[int] = set()
         self.lines = 0
+        #: Elements of string arrays to print, by the index a ("text", i) slot holds.
+        self.texts: list[str] = []
 
     def write(self, indent: int, label: str, text: str) -> None:
         self.out.write("  " * indent + label + text + "\n")
@@ -112,8 +115,17 @@ class _Dumper:
         if kind == "special":
             self.write(indent, label, _SPECIALS.get(v, "null"))
             return []
+        if kind == "text":
+            self.write(indent, label, "str " + json.dumps(self.texts[v], ensure_ascii=False))
+            return []
         pos, _, rkind, enc, _, count, shape, slots, val = self.recs[v]
         at = f"  @{pos} {enc}" if self.offsets else ""
+        items: Iterable[Slot] = slots
+        if rkind == "strings":
+            # A string array record (format version 2): printed as an
+            # array of string records is.
+            rkind, count = "array", len(val)
+            items = (self.text(s) for s in val)
         if rkind in ("array", "map"):
             if pos in self.seen:
                 what = f"array[{count}]" if rkind == "array" else f"map{{{count}}}"
@@ -134,7 +146,7 @@ class _Dumper:
             if rkind == "map":
                 assert shape is not None  # the walker gives every map its shape
                 keys = self.map_keys(shape)
-            for i, s in zip(range(shown), slots, strict=False):
+            for i, s in zip(range(shown), items, strict=False):
                 lab = f"[{i}]: " if keys is None else f"{_key_label(keys[i])}: "
                 kids.append((indent + 1, lab, s))
             if shown < count:
@@ -165,6 +177,11 @@ class _Dumper:
             text = rkind
         self.write(indent, label, text + at)
         return []
+
+    def text(self, s: str) -> Slot:
+        """A slot standing for the string ``s`` (an element of a string array)."""
+        self.texts.append(s)
+        return ("text", len(self.texts) - 1)
 
 
 def _ext_value_text(v: Any) -> str:

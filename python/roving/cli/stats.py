@@ -19,6 +19,7 @@ HEADER_LEN = 3  # the bytes before the first record: "RV" and the version
 #: Record kind -> stats section.
 SECTIONS = {
     "str": "strings",
+    "strings": "strings",
     "int": "numbers",
     "uint": "numbers",
     "bigint": "numbers",
@@ -45,6 +46,7 @@ _VALUE_KIND = {
     "float": "float",
     "array": "array",
     "numbers": "array",
+    "strings": "array",
     "map": "map",
 }
 

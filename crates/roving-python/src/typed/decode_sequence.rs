@@ -89,7 +89,7 @@ impl<'py, 'a, 'p> TypedDecoder<'py, 'a, 'p> {
         let py = self.py();
         match v {
             Value::Array(a) => self.memoized(plan, a.offset(), |s| {
-                let mut elems = a.iter();
+                let mut elems = Elements::of(a);
                 let n = elems.len();
                 if let Plan::Tuple { items } = plan {
                     if items.len() != n {
@@ -317,5 +317,39 @@ impl<'py, 'a, 'p> TypedDecoder<'py, 'a, 'p> {
         self.decoder.leave();
         let rows = pyo3::types::PyList::new(py, rows).map_err(decode_fail)?;
         np.stack.bind(py).call1((rows,)).map_err(decode_fail)
+    }
+}
+
+/// The elements of an array in order: through its slots, or for a string
+/// array (format version 2) read sequentially ([`Array::strings`]; boxed,
+/// so that the frames of nested sequences stay as small as with slots).
+enum Elements<'a> {
+    Slots(roving::read::ArrayIter<'a>),
+    Strings(Box<roving::read::ArrayStrings<'a>>),
+}
+
+impl<'a> Elements<'a> {
+    fn of(a: Array<'a>) -> Elements<'a> {
+        match a.strings() {
+            Some(strings) => Elements::Strings(Box::new(strings)),
+            None => Elements::Slots(a.iter()),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Elements::Slots(e) => e.len(),
+            Elements::Strings(e) => e.len(),
+        }
+    }
+
+    #[inline]
+    fn next(&mut self) -> Option<Value<'a>> {
+        match self {
+            Elements::Slots(e) => e.next(),
+            // A malformed string (a document not validated) reads as null,
+            // as `Array::get` reads it.
+            Elements::Strings(e) => Some(e.next()?.map_or(Value::Null, Value::Str)),
+        }
     }
 }

@@ -156,6 +156,8 @@ impl Encoder {
             Pending::special(SPECIAL_EMPTY_ARRAY)
         } else if let Some(pos) = self.pack_numbers(frame.slots_start, frame.out_start) {
             Pending::record(pos)
+        } else if let Some(p) = self.try_str_array(frame.slots_start, frame.out_start) {
+            p
         } else {
             let (width, pos) =
                 self.write_container(frame.slots_start, |w| 1 + varint_len(n as u64) + n * w);

@@ -38,6 +38,7 @@ mod records;
 mod scalars;
 mod shapes;
 mod spare;
+mod str_array;
 mod strings;
 mod widths;
 

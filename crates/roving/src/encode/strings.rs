@@ -51,12 +51,21 @@ pub(super) struct StringTable {
     limit: usize,
     /// Strings in the table.
     len: usize,
+    /// Strings removed from the table since it was cleared (see
+    /// [`Self::remove`]): counted as used when clearing decides whether
+    /// to shrink, so that a document whose strings were packed keeps its
+    /// table's size for the next one.
+    removed: usize,
     /// Seeds of [`hash_bytes`], random per table (as hashbrown's default
     /// hasher is), so that colliding strings cannot be chosen in advance.
     seeds: [u64; 4],
     /// The strings of a document past [`NARROW_MAX`] bytes.
     wide: Option<Box<WideTable>>,
 }
+
+/// The high bit of each of eight control bytes read as a word: set in a
+/// used slot's byte (see [`control`]).
+const USED_BITS: u64 = 0x8080_8080_8080_8080;
 
 /// The control byte of a string of hash `h`.
 #[inline(always)]
@@ -71,6 +80,7 @@ impl Default for StringTable {
             ctrl: Vec::new(),
             limit: 0,
             len: 0,
+            removed: 0,
             seeds: {
                 let h = DefaultHashBuilder::default();
                 [0u64, 1, 2, 3].map(|i| h.hash_one(i))
@@ -123,6 +133,53 @@ impl WideTable {
         self.reserve_one();
         Self::place(&mut self.slots, h | 1, r);
         self.len += 1;
+    }
+
+    /// Forgets the strings whose records are at or after `from`.
+    fn retain_before(&mut self, from: usize) {
+        let kept: Vec<(u64, usize)> = self
+            .slots
+            .iter()
+            .copied()
+            .filter(|&(t, r)| t != 0 && r < from)
+            .collect();
+        self.slots.fill((0, 0));
+        self.len = kept.len();
+        for (t, r) in kept {
+            Self::place(&mut self.slots, t, r);
+        }
+    }
+
+    /// Forgets the string of hash `h` whose record is at `r`, if there.
+    fn remove(&mut self, h: u64, r: usize) {
+        if self.slots.is_empty() {
+            return;
+        }
+        let t = h | 1;
+        let mask = self.slots.len() - 1;
+        let mut i = (t >> 32) as usize & mask;
+        loop {
+            match self.slots[i] {
+                (0, _) => return,
+                (st, sr) if st == t && sr == r => break,
+                _ => i = (i + 1) & mask,
+            }
+        }
+        // Backward-shift deletion: move each later entry of the run whose
+        // home is not after the hole into it, so that every entry stays
+        // reachable from its home.
+        let mut hole = i;
+        let mut j = (i + 1) & mask;
+        while self.slots[j].0 != 0 {
+            let home = (self.slots[j].0 >> 32) as usize & mask;
+            if j.wrapping_sub(home) & mask >= j.wrapping_sub(hole) & mask {
+                self.slots[hole] = self.slots[j];
+                hole = j;
+            }
+            j = (j + 1) & mask;
+        }
+        self.slots[hole] = (0, 0);
+        self.len -= 1;
     }
 
     /// Doubles the slots (16 at first) if one more string would fill
@@ -346,8 +403,9 @@ impl StringTable {
     /// (above [`SHRINK_ABOVE`] slots) when that document used less than an
     /// eighth of it, so that small documents after a big one stay small.
     pub(super) fn clear(&mut self) {
-        let used = self.len;
+        let used = self.len + self.removed;
         self.len = 0;
+        self.removed = 0;
         if self.wide.take().is_some()
             || (self.slots.len() > SHRINK_ABOVE && self.slots.len() > used * 8)
         {
@@ -410,6 +468,92 @@ impl StringTable {
         slots[i & mask] = ((record as u64) << 32) | high;
         self.len += 1;
         record
+    }
+
+    /// Forgets the string whose record is at `record` in `out` (one that
+    /// [`Self::intern`] wrote), so that the same string is written anew
+    /// next time: for records taken back out of `out` (see
+    /// `Encoder::try_str_array`). Nothing if it is not in the table.
+    pub(super) fn remove(&mut self, out: &[u8], record: usize) {
+        let Some(s) = record_bytes(out, record) else {
+            return;
+        };
+        let h = hash_bytes(&self.seeds, s);
+        self.removed += 1;
+        if let Some(w) = &mut self.wide {
+            return w.remove(h, record);
+        }
+        if self.slots.is_empty() || self.ctrl.len() != self.slots.len() {
+            return;
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = (h >> 32) as usize & mask;
+        loop {
+            if self.ctrl[i] == 0 {
+                return;
+            }
+            if (self.slots[i] >> 32) as usize == record {
+                break;
+            }
+            i = (i + 1) & mask;
+        }
+        // Backward-shift deletion (as in `WideTable::remove`).
+        let mut hole = i;
+        let mut j = (i + 1) & mask;
+        while self.ctrl[j] != 0 {
+            let home = (self.slots[j] as u32) as usize & mask;
+            if j.wrapping_sub(home) & mask >= j.wrapping_sub(hole) & mask {
+                self.slots[hole] = self.slots[j];
+                self.ctrl[hole] = self.ctrl[j];
+                hole = j;
+            }
+            j = (j + 1) & mask;
+        }
+        self.slots[hole] = 0;
+        self.ctrl[hole] = 0;
+        self.len -= 1;
+    }
+
+    /// Number of strings in the table.
+    pub(super) fn len(&self) -> usize {
+        self.wide.as_ref().map_or(self.len, |w| w.len)
+    }
+
+    /// Forgets the strings whose records are at or after `from` in the
+    /// output (those written last), `count` of them, in one pass over the
+    /// table: for taking back most of the strings at once (see
+    /// [`Self::remove`]).
+    pub(super) fn retain_before(&mut self, from: usize, count: usize) {
+        self.removed += count;
+        if let Some(w) = &mut self.wide {
+            return w.retain_before(from);
+        }
+        let mask = self.slots.len().wrapping_sub(1);
+        let mut kept = Vec::new();
+        // Eight control bytes at a time (a used one has its high bit set):
+        // only the used slots are read.
+        for (k, word) in self.ctrl.chunks_exact(8).enumerate() {
+            let mut used = u64::from_le_bytes(word.try_into().unwrap_or([0; 8])) & USED_BITS;
+            while used != 0 {
+                let i = k * 8 + used.trailing_zeros() as usize / 8;
+                used &= used - 1;
+                let slot = self.slots.get(i).copied().unwrap_or(0);
+                if ((slot >> 32) as usize) < from {
+                    kept.push((slot, self.ctrl[i]));
+                }
+            }
+        }
+        // (A slot whose control byte is 0 is empty, whatever it holds.)
+        self.ctrl.fill(0);
+        self.len = kept.len();
+        for (slot, c) in kept {
+            let mut i = (slot as u32) as usize & mask;
+            while self.ctrl[i] != 0 {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = slot;
+            self.ctrl[i] = c;
+        }
     }
 
     /// [`StringTable::intern`] when the table is full or wide.
@@ -531,6 +675,59 @@ mod tests {
             assert_eq!(t.intern(&mut small, b"again"), a);
             assert!(t.wide.is_none() && t.len == 1);
             t.clear();
+        }
+    }
+
+    /// Strings removed (in any order, narrow or wide) are written anew
+    /// when interned again; the others are still found.
+    #[test]
+    fn removed_strings_are_written_again() {
+        for count in [10usize, 300, 2000] {
+            let mut t = StringTable::default();
+            let mut out = vec![0u8; 3];
+            let strings: Vec<String> = (0..count).map(|i| format!("str {i}")).collect();
+            let records: Vec<usize> = strings
+                .iter()
+                .map(|s| t.intern(&mut out, s.as_bytes()))
+                .collect();
+            // Remove every third string, from the middle outward.
+            let gone: Vec<usize> = (0..count).filter(|i| i % 3 == 1).rev().collect();
+            for &i in &gone {
+                t.remove(&out, records[i]);
+            }
+            for (i, s) in strings.iter().enumerate() {
+                let r = t.intern(&mut out, s.as_bytes());
+                if i % 3 == 1 {
+                    assert!(r > records[count - 1], "{count}: {i} written anew");
+                } else {
+                    assert_eq!(r, records[i], "{count}: {i} found");
+                }
+            }
+        }
+    }
+
+    /// Forgetting the strings written last at once, narrow or wide: they
+    /// are written anew, the others found.
+    #[test]
+    fn strings_written_last_are_forgotten_at_once() {
+        for (count, keep) in [(10usize, 3usize), (2000, 1500), (2000, 10)] {
+            let mut t = StringTable::default();
+            let mut out = vec![0u8; 3];
+            let strings: Vec<String> = (0..count).map(|i| format!("string {i}")).collect();
+            let records: Vec<usize> = strings
+                .iter()
+                .map(|s| t.intern(&mut out, s.as_bytes()))
+                .collect();
+            t.retain_before(records[keep], count - keep);
+            assert_eq!(t.len(), keep);
+            for (i, s) in strings.iter().enumerate() {
+                let r = t.intern(&mut out, s.as_bytes());
+                if i >= keep {
+                    assert!(r > records[count - 1], "{count}: {i} written anew");
+                } else {
+                    assert_eq!(r, records[i], "{count}: {i} found");
+                }
+            }
         }
     }
 

@@ -16,6 +16,8 @@
 //!   [`ElemType`] for vectors), and the parts of a whole record (its end,
 //!   slots, shape, element type and encoding label: `record_parts`);
 //! * `shape.rs`: the shape header, its hash index and the key hash;
+//! * `str_array.rs`: string array records (version 2): their header,
+//!   the bounds of each string, and writing one;
 //! * `root.rs`: the trailer that locates the root record;
 //! * `float.rs`: decimal floats and exact binary32 conversions;
 //! * `numarray.rs`: number array records (version 2): their element
@@ -31,6 +33,7 @@ mod record;
 mod root;
 mod shape;
 mod slot;
+mod str_array;
 mod tags;
 mod varint;
 
@@ -48,10 +51,11 @@ pub use slot::{
     SPECIAL_EMPTY_ARRAY, SPECIAL_EMPTY_MAP, SPECIAL_EMPTY_STR, SPECIAL_FALSE, SPECIAL_NULL,
     SPECIAL_TRUE,
 };
+pub use str_array::{STR_ARRAY_BLOCK, STR_ARRAY_RESERVED};
 pub use tags::*;
 pub use varint::*;
 
-pub(crate) use numarray::{num_array_record, num_at, Num, NumArrayParts};
+pub(crate) use numarray::{num_array_record, num_at, Num};
 pub(crate) use record::{
     bytes_at, container_header, ext_record, fixed, header_fault, is_small_int, length_prefixed,
     map_header, map_shape_ref, record_fault, record_parts, shape_target, small_int_record,
@@ -61,3 +65,4 @@ pub(crate) use record::{shape_dims, shaped_vector_record};
 pub(crate) use root::{allows_v2, doc_version, is_header, locate_root, root_slot};
 pub(crate) use shape::Shape;
 pub(crate) use slot::{decode_slot, read_slot, ref_target, slot_pos, Slot};
+pub(crate) use str_array::{str_array_size, write_str_array_head, StrArray, StrArrayBytes};

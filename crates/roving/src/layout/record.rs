@@ -5,6 +5,7 @@ use super::numarray::{num_array_record, NumElem};
 use super::root::{allows_v2, root_slot};
 use super::shape::Shape;
 use super::slot::slot_pos;
+use super::str_array::StrArray;
 use super::tags::*;
 use super::varint::read_varint;
 use crate::error::{Error, ErrorKind};
@@ -390,6 +391,7 @@ impl RecordParts {
             K::Shape => SHAPE[w],
             K::Root => ROOT[w],
             K::NumArray => NumElem::label(self.tag),
+            K::StrArray => "str array",
             K::Unknown => "unknown",
         }
     }
@@ -524,6 +526,7 @@ pub(crate) fn record_parts(buf: &[u8], pos: usize) -> Option<RecordParts> {
             end + 1
         }
         K::NumArray => num_array_record(buf, pos)?.end(),
+        K::StrArray => StrArray::at(buf, pos)?.end(),
         K::Unknown => return None,
     };
     (parts.end <= buf.len()).then_some(parts)
@@ -555,6 +558,7 @@ pub(crate) fn record_fault(buf: &[u8], pos: usize) -> Error {
             }
             _ => short(),
         },
+        K::StrArray => str_array_fault(buf, pos).unwrap_or_else(short),
         K::I8
         | K::I16
         | K::I32
@@ -611,6 +615,17 @@ fn shaped_vector_fault(buf: &[u8], pos: usize) -> Error {
         }
         _ => short(),
     }
+}
+
+/// Why the header of the string array record at `pos` does not decode,
+/// if a reserved bit of its widths byte is set (else it is cut short).
+#[cold]
+fn str_array_fault(buf: &[u8], pos: usize) -> Option<Error> {
+    let (_, p) = read_varint(buf, pos + 1)?;
+    let (_, p) = read_varint(buf, p)?;
+    let widths = *buf.get(p)?;
+    (widths & super::str_array::STR_ARRAY_RESERVED != 0)
+        .then(|| Error::at(ErrorKind::NonCanonical, p))
 }
 
 /// The end of the record at `pos` (the position after its last byte),
@@ -692,6 +707,8 @@ mod tests {
             K::Map => (vec![TAG_SHAPE, 0, tag, 2 << 1], 2),
             // One slot (the constant null), then the tag again.
             K::Root => ([vec![tag, 0b11], vec![0; w - 1], vec![tag]].concat(), 0),
+            // No strings, no data, widths 1 and 1.
+            K::StrArray => (vec![tag, 0, 0, 0], 0),
             k => (vec![tag; 1 + k.fixed_payload().unwrap_or(0)], 0),
         }
     }
@@ -737,6 +754,7 @@ mod tests {
                     Some(e) => format!("numbers<{}>", e.name()),
                     None => "numbers<decimal>".into(),
                 },
+                K::StrArray => "str array".into(),
                 K::Unknown => unreachable!(),
             };
             assert_eq!(p.encoding(), label, "{tag:#x}");

@@ -40,6 +40,11 @@ pub const TAG_F64: u8 = 0x09;
 /// multiplication or division, since `m` and `10^|e|` are exact doubles).
 pub const TAG_F_DEC: u8 = 0x20;
 
+/// String array (format version 2): varint count, varint data length, a
+/// byte of widths, block starts, ends, then the strings' bytes packed
+/// (`docs/FORMAT.md` section 6.15; see `layout::StrArray`).
+pub const TAG_STR_ARRAY: u8 = 0x22;
+
 /// Timestamp: i64 seconds, u32 nanoseconds.
 pub const TAG_TIMESTAMP: u8 = 0x0A;
 /// Timestamp with a UTC offset: i64 seconds, u32 nanoseconds, i32 offset seconds.
@@ -234,6 +239,8 @@ pub enum RecordKind {
     /// `30`-`3A` (version 2): an array of numbers of one element type,
     /// packed.
     NumArray,
+    /// `22`: an array of strings, packed (format version 2 only).
+    StrArray,
     /// Any other tag: not a record of this format version.
     Unknown,
 }
@@ -266,6 +273,7 @@ impl RecordKind {
             TAG_EXT => Ext,
             TAG_VECTOR => Vector,
             TAG_SHAPED_VECTOR => ShapedVector,
+            TAG_STR_ARRAY => StrArray,
             t if is_array(t) => Array,
             t if is_map(t) => Map,
             t if is_shape(t) => Shape,
@@ -288,6 +296,7 @@ impl RecordKind {
             | TimestampOffset | ShortStr | Str | Bytes | Ext | Vector | Array | Map => true,
             NumArray => true,
             ShapedVector => true,
+            StrArray => true,
             Shape | Root | Unknown => false,
         }
     }
@@ -309,6 +318,7 @@ impl RecordKind {
             | Root | Unknown => None,
             NumArray => None,
             ShapedVector => None,
+            StrArray => None,
         }
     }
 }
@@ -369,7 +379,7 @@ mod tests {
             assert_eq!(is_value_tag(b), k.is_value());
             assert_eq!(
                 k.is_value(),
-                matches!(b, 0x01..=0x17 | TAG_F_DEC | 0x30..=0x3A | TAG_SHAPED_VECTOR)
+                matches!(b, 0x01..=0x17 | TAG_F_DEC | 0x30..=0x3A | TAG_SHAPED_VECTOR | TAG_STR_ARRAY)
                     || is_short_str(b),
                 "{b:#x}"
             );

@@ -3,9 +3,9 @@
 use crate::error::{ErrorKind, Result};
 use crate::layout::{
     container_header, is_array, num_array_record, num_at, read_slot, slot_pos, tag_width, ElemType,
-    Num, NumElem, TAG_NUM_ARRAY,
+    Num, NumElem, StrArray, StrArrayBytes, TAG_NUM_ARRAY, TAG_STR_ARRAY,
 };
-use crate::read::value::{check_slot, malformed, slot_value, slot_value_each, Value, LAZY};
+use crate::read::value::{check_slot, malformed, slot_value, slot_value_each, text, Value, LAZY};
 
 /// An array inside a document: a position; its header is decoded on use,
 /// so that a `Value` stays small and copying it is cheap.
@@ -22,17 +22,22 @@ pub struct Array<'a> {
 #[derive(Clone, Copy, Debug)]
 struct Header {
     /// Position of the first slot (of a number array: of the first
-    /// element's bytes).
+    /// element's bytes; of a string array: of the record).
     slots: usize,
     /// Number of elements.
     len: usize,
-    /// Slot width in bytes (of a number array: element size).
+    /// Slot width in bytes (of a number array: element size;
+    /// [`STRINGS`] for a string array record, `22`, whose elements are
+    /// read from its parts, not from slots).
     width: u32,
     /// 0 for an array record (slots), else a number array record's tag.
     packed: u8,
     /// The exponent of a decimal number array (`3A`).
     exp: i8,
 }
+
+/// [`Header::width`] of a string array record (`22`).
+const STRINGS: u32 = 0;
 
 impl Header {
     /// The header an array whose header does not decode reads with: no elements.
@@ -131,6 +136,32 @@ impl<'a> Numbers<'a> {
     }
 }
 
+/// Element `i` (< its length) of the string array record at `pos` in
+/// `buf` (`Null` if malformed, only in a lazily opened document).
+#[inline(never)]
+fn str_element(buf: &[u8], pos: usize, i: usize, lazy: usize) -> Value<'_> {
+    match StrArray::at(buf, pos)
+        .and_then(|s| s.bytes(buf, i))
+        .and_then(|b| text(b, lazy))
+    {
+        Some(t) => Value::Str(t),
+        None => Value::Null,
+    }
+}
+
+/// [`str_element`], with what is malformed as an error.
+#[cold]
+fn try_str_element(buf: &[u8], pos: usize, i: usize) -> Result<Value<'_>> {
+    let s = StrArray::at(buf, pos).ok_or_else(|| malformed(ErrorKind::Truncated, pos))?;
+    let b = s
+        .bytes(buf, i)
+        .ok_or_else(|| malformed(ErrorKind::BadLength, s.ends + i * s.end_width))?;
+    match text(b, LAZY) {
+        Some(t) => Ok(Value::Str(t)),
+        None => Err(malformed(ErrorKind::InvalidUtf8, s.data)),
+    }
+}
+
 record_accessors!(Array);
 
 impl std::fmt::Debug for ArraySlots<'_> {
@@ -166,6 +197,9 @@ impl<'a> Array<'a> {
     fn header(&self) -> Option<Header> {
         let (tag, len, slots) = container_header(self.buf, self.pos())?;
         if !is_array(tag) {
+            if tag == TAG_STR_ARRAY {
+                return self.str_header();
+            }
             return self.packed_header();
         }
         Some(Header {
@@ -196,12 +230,13 @@ impl<'a> Array<'a> {
 
     /// The decoded header of an array record: position of the first
     /// slot, number of elements and slot width (`None` for the empty
-    /// immediate, a header that does not decode, or a number array,
-    /// which has no slots: see [`numbers`](Self::numbers)).
+    /// immediate, a header that does not decode, or a number array or a
+    /// string array, which have no slots: see [`numbers`](Self::numbers)
+    /// and [`strings`](Self::strings)).
     #[inline(always)]
     pub(crate) fn parts(&self) -> Option<(usize, usize, usize)> {
         self.header()
-            .filter(|h| h.packed == 0)
+            .filter(|h| h.packed == 0 && h.width != STRINGS)
             .map(|h| (h.slots, h.len, h.width()))
     }
 
@@ -215,6 +250,70 @@ impl<'a> Array<'a> {
         let elem = h.packed()?;
         let data = self.buf.get(h.slots..h.slots + h.len * h.width())?;
         Some(Numbers { elem, data })
+    }
+
+    /// [`Self::header`] of a string array record.
+    #[inline(never)]
+    fn str_header(&self) -> Option<Header> {
+        let s = StrArray::at(self.buf, self.pos())?;
+        Some(Header {
+            slots: self.pos(),
+            len: s.count,
+            width: STRINGS,
+            packed: 0,
+            exp: 0,
+        })
+    }
+
+    /// True if the array is stored as a string array record (format
+    /// version 2, `docs/FORMAT.md` section 6.15): its elements are all
+    /// strings, packed, none of them shared with another value. It reads
+    /// like any other array; a reader may take this as a hint (every
+    /// element a distinct string, not worth caching by position).
+    ///
+    /// ```
+    /// let names: Vec<String> = (0..20).map(|i| format!("name {i}")).collect();
+    /// let bytes = roving::to_vec(&names)?;
+    /// let doc = roving::Document::open(&bytes)?;
+    /// let array = doc.root().as_array().unwrap();
+    /// assert!(array.is_string_array());
+    /// assert_eq!(array.get(3).and_then(|v| v.as_str()), Some("name 3"));
+    /// # Ok::<(), roving::Error>(())
+    /// ```
+    #[inline]
+    pub fn is_string_array(&self) -> bool {
+        self.buf.get(self.pos()) == Some(&TAG_STR_ARRAY)
+    }
+
+    /// For an array stored as a string array record (see
+    /// [`is_string_array`](Self::is_string_array)), its strings in order,
+    /// read sequentially: a little faster than [`iter`](Self::iter). `None`
+    /// for other arrays. An item is `None` only for a malformed string of
+    /// a lazily opened document (where [`get`](Self::get) gives `Null`).
+    ///
+    /// ```
+    /// let names: Vec<String> = (0..20).map(|i| format!("name {i}")).collect();
+    /// let bytes = roving::to_vec(&names)?;
+    /// let doc = roving::Document::open(&bytes)?;
+    /// let array = doc.root().as_array().unwrap();
+    /// let read: Vec<&str> = array.strings().unwrap().map(Option::unwrap).collect();
+    /// assert_eq!(read, names);
+    /// # Ok::<(), roving::Error>(())
+    /// ```
+    pub fn strings(&self) -> Option<ArrayStrings<'a>> {
+        Some(ArrayStrings {
+            bytes: StrArrayBytes::new(self.buf, self.str_array()?),
+            lazy: self.lazy(),
+        })
+    }
+
+    /// The parts of a string array record (`22`), if this array is one.
+    #[inline]
+    pub(crate) fn str_array(&self) -> Option<StrArray> {
+        if self.buf.get(self.pos()) != Some(&TAG_STR_ARRAY) {
+            return None;
+        }
+        StrArray::at(self.buf, self.pos())
     }
 
     /// Number of elements.
@@ -250,6 +349,9 @@ impl<'a> Array<'a> {
         if let Some(elem) = h.packed() {
             return Some(packed_value(self.buf, elem, h.slots, i));
         }
+        if h.width == STRINGS {
+            return Some(str_element(self.buf, h.slots, i, self.lazy()));
+        }
         let slot = read_slot(
             self.buf,
             slot_pos(h.slots, i, h.width()),
@@ -280,6 +382,9 @@ impl<'a> Array<'a> {
         }
         if let Some(elem) = h.packed() {
             return Ok(Some(packed_value(self.buf, elem, h.slots, i)));
+        }
+        if h.width == STRINGS {
+            return try_str_element(self.buf, h.slots, i).map(Some);
         }
         let at = slot_pos(h.slots, i, h.width());
         let v = slot_value(self.buf, read_slot(self.buf, at, h.width(), pos), LAZY);
@@ -390,6 +495,9 @@ impl<'a> ArraySlots<'a> {
         if let Some(elem) = self.h.packed() {
             return Some(packed_value(self.buf, elem, self.h.slots, i));
         }
+        if self.h.width == STRINGS {
+            return Some(str_element(self.buf, self.h.slots, i, self.lazy));
+        }
         let slot = read_slot(
             self.buf,
             slot_pos(self.h.slots, i, self.h.width()),
@@ -418,6 +526,9 @@ impl<'a> ArrayIter<'a> {
     fn value(&self, i: usize) -> Value<'a> {
         if let Some(elem) = self.h.packed() {
             return packed_value(self.buf, elem, self.h.slots, i);
+        }
+        if self.h.width == STRINGS {
+            return str_element(self.buf, self.h.slots, i, self.lazy);
         }
         let w = self.h.width();
         let slot = read_slot(self.buf, slot_pos(self.h.slots, i, w), w, self.base);
@@ -456,3 +567,26 @@ impl<'a> Iterator for ArrayIter<'a> {
 }
 
 impl ExactSizeIterator for ArrayIter<'_> {}
+
+/// The strings of a string array, in order (see [`Array::strings`]).
+#[derive(Clone, Debug)]
+pub struct ArrayStrings<'a> {
+    bytes: StrArrayBytes<'a>,
+    lazy: usize,
+}
+
+impl<'a> Iterator for ArrayStrings<'a> {
+    type Item = Option<&'a str>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Option<&'a str>> {
+        let b = self.bytes.next()?;
+        Some(b.and_then(|b| text(b, self.lazy)))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.bytes.size_hint()
+    }
+}
+
+impl ExactSizeIterator for ArrayStrings<'_> {}

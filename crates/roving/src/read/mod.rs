@@ -57,14 +57,14 @@ mod path;
 mod value;
 mod vector;
 
-pub use array::{Array, ArrayIter, ArraySlots, Numbers};
+pub use array::{Array, ArrayIter, ArraySlots, ArrayStrings, Numbers};
 pub use map::{KeyHandle, Map, MapIter, MapSlots, MapValues};
 pub use path::PathSegment;
 pub(crate) use value::DecimalMemo;
 pub use value::{BigInt, Ext, Value, MAX_DECIMAL_BITS, MAX_DECIMAL_DIGITS};
 pub use vector::{Scalar, Vector, VectorElement, VectorIter};
 
-pub(crate) use value::{record_value, special_value, text};
+pub(crate) use value::{record_value, special_value, text, LAZY};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::layout::{locate_root, read_slot, root_slot, Slot};

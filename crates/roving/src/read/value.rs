@@ -332,6 +332,8 @@ fn record_error(buf: &[u8], p: usize) -> Error {
         | Array | Map => ErrorKind::Truncated,
         NumArray => num_array_error(buf, p, tag),
         Unknown => ErrorKind::UnknownTag(tag),
+        // (Only in a version 1 document: see `other_record`.)
+        StrArray => ErrorKind::UnknownTag(tag),
     };
     malformed(kind, p)
 }
@@ -438,6 +440,10 @@ fn other_record(buf: &[u8], pos: usize, kind: RecordKind, lazy: usize) -> Option
         K::Array => Value::Array(Array::at(buf, pos | lazy)),
         K::Map => Value::Map(Map::at(buf, pos | lazy)),
         K::NumArray => num_array_value(buf, pos, lazy)?,
+        // Version 2 only: a lazily opened version 1 document holding one
+        // is malformed (a validated one never does).
+        K::StrArray if lazy != 0 && !allows_v2(buf) => return None,
+        K::StrArray => Value::Array(Array::at(buf, pos | lazy)),
         K::Shape | K::Root | K::Unknown => return None,
     })
 }

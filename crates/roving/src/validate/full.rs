@@ -1,6 +1,8 @@
 //! The full checker: every rule of every record, and the error reported
 //! for the first one broken.
 
+mod str_array;
+
 use super::ascii::is_ascii_long;
 use super::slots::load_slot;
 use super::*;
@@ -172,7 +174,7 @@ impl Validator<'_, '_> {
             }
             kind @ (ShortStr | I8 | I16 | I32 | I64 | U64 | F32 | F64 | BigIntPos | BigIntNeg
             | Timestamp | TimestampOffset | Bytes | Ext | Vector | Shape | Root
-            | Unknown) => self.other_record(pos, kind),
+            | StrArray | Unknown) => self.other_record(pos, kind),
             NumArray => self.num_array(pos),
             ShapedVector => self.shaped_vector(pos),
         }
@@ -326,6 +328,7 @@ impl Validator<'_, '_> {
                 }
                 Ok(q)
             }
+            StrArray => self.str_array(pos),
             Unknown => Err(unknown_tag(buf, tag, pos)),
             // Checked by `record`, which never passes them here.
             Str | FDec | Array | Map | NumArray | ShapedVector => self.record(pos),

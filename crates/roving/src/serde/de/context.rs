@@ -6,7 +6,9 @@ use std::cell::{Cell, RefCell};
 use serde::de::{self, Visitor};
 
 use super::maps::{MapEntries, StructEntries};
-use super::sequences::{ArrayElements, ByteStringElements, ExpectedLength, ValueElements};
+use super::sequences::{
+    ArrayElements, ByteStringElements, ExpectedLength, StrArrayElements, ValueElements,
+};
 use super::slots::Slots;
 use crate::error::{Error, ErrorKind, Result};
 use crate::layout::WIDTHS;
@@ -223,6 +225,9 @@ impl<'de> Context<'de> {
         if let Some(numbers) = a.numbers() {
             return self.visit_numbers(numbers, visitor);
         }
+        if let Some(strs) = a.str_array() {
+            return self.visit_str_array(strs, a.lazy(), visitor);
+        }
         let (at, len, width) = a.parts().unwrap_or((0, 0, 1));
         let elements = ArrayElements {
             context: self,
@@ -272,6 +277,25 @@ impl<'de> Context<'de> {
             ));
         }
         Ok(v)
+    }
+
+    /// The string array record `strs` (of this document) to `visitor`, as
+    /// a sequence of strings.
+    #[inline(never)]
+    fn visit_str_array<V: Visitor<'de>>(
+        &self,
+        strs: crate::layout::StrArray,
+        lazy: usize,
+        visitor: V,
+    ) -> Result<V::Value> {
+        let len = strs.count;
+        let elements = StrArrayElements {
+            context: self,
+            strs,
+            lazy,
+            next: 0,
+        };
+        self.visit_level(len, elements, |e| e.next, visitor)
     }
 
     /// The byte string `b` to `visitor`, as a sequence of `u8`s (each a

@@ -9,6 +9,7 @@ use super::slot_deserializer::SlotDeserializer;
 use super::slots::Slots;
 use super::Deserializer;
 use crate::error::{Error, Result};
+use crate::layout::StrArray;
 use crate::read::{Numbers, Scalar, Value, Vector};
 
 /// The elements of an array.
@@ -42,6 +43,62 @@ impl<'de> de::SeqAccess<'de> for ArrayElements<'de, '_> {
     fn size_hint(&self) -> Option<usize> {
         Some(self.slots.len - self.next)
     }
+}
+
+/// The strings of a string array record (`22`), each lent as a `&'de str`.
+pub(super) struct StrArrayElements<'de, 'b> {
+    /// State shared by the whole decoding.
+    pub(super) context: &'b Context<'de>,
+    /// The record's parts.
+    pub(super) strs: StrArray,
+    /// `LAZY` for an array of a lazily opened document (its strings are
+    /// checked for UTF-8 as read), else 0.
+    pub(super) lazy: usize,
+    /// Index of the next element.
+    pub(super) next: usize,
+}
+
+impl<'de> de::SeqAccess<'de> for StrArrayElements<'de, '_> {
+    type Error = Error;
+    #[inline]
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        let i = self.next;
+        if i >= self.strs.count {
+            return Ok(None);
+        }
+        self.next += 1;
+        let doc = self.context.document;
+        let value = match self
+            .strs
+            .bytes(doc, i)
+            .and_then(|b| crate::read::text(b, self.lazy))
+        {
+            Some(s) => Value::Str(s),
+            None => Value::Null,
+        };
+        seed.deserialize(Deserializer {
+            value,
+            context: self.context,
+        })
+        .map(Some)
+        .map_err(|e: Error| str_element_path(e, i, &self.strs))
+    }
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.strs.count - self.next)
+    }
+}
+
+/// Prefixes the path of an error from string `i` of a string array, with
+/// the byte offset of its end.
+#[cold]
+#[inline(never)]
+fn str_element_path(e: Error, i: usize, strs: &StrArray) -> Error {
+    let e = if e.offset().is_some() {
+        e
+    } else {
+        e.with_offset(strs.ends + i * strs.end_width)
+    };
+    e.prefix_path(&format!("[{i}]"))
 }
 
 /// Elements read by index as [`Value`]s: a typed vector's and a number

@@ -195,7 +195,7 @@ impl<'de> de::Deserializer<'de> for SlotDeserializer<'de, '_> {
     #[inline]
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         if let Some((tag, p)) = self.record() {
-            if tag & !3 == TAG_ARRAY {
+            if tag & !3 == TAG_ARRAY || tag == crate::layout::TAG_STR_ARRAY {
                 return self
                     .context
                     .visit_array(Array::at(self.context.document, p), visitor);

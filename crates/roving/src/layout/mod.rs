@@ -52,7 +52,6 @@ pub(crate) use record::{
     map_header, map_shape_ref, record_fault, record_parts, shape_target, small_int_record,
     str_record, timestamp_record, vector_data_start, vector_record, RecordParts, SlotRun,
 };
-#[allow(unused_imports)] // allows_v2: until the first version 2 record lands
 pub(crate) use root::{allows_v2, doc_version, is_header, locate_root, root_slot};
-pub(crate) use shape::Shape;
+pub(crate) use shape::{map_parts, Shape};
 pub(crate) use slot::{decode_slot, read_slot, ref_target, slot_pos, Slot};

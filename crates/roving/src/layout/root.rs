@@ -76,7 +76,6 @@ pub(crate) fn doc_version(buf: &[u8]) -> u8 {
 }
 
 /// True if the document in `buf` may hold version 2 records.
-#[allow(dead_code)] // until the first version 2 record lands
 #[inline(always)]
 pub(crate) fn allows_v2(buf: &[u8]) -> bool {
     doc_version(buf) >= VERSION_2

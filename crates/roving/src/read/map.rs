@@ -337,11 +337,13 @@ impl<'a> Map<'a> {
 
     #[inline(always)]
     fn header(&self) -> Option<Header> {
-        let (tag, shape_pos, values) = map_header(self.buf, self.pos())?;
+        // A map record and the shape it refers to, or a keyed map record
+        // (version 2), which carries its keys.
+        let (shape, values, width) = map_parts(self.buf, self.pos())?;
         Some(Header {
             values,
-            width: tag_width(tag),
-            shape: Shape::at(self.buf, shape_pos)?,
+            width,
+            shape,
         })
     }
 
@@ -349,13 +351,24 @@ impl<'a> Map<'a> {
     #[cold]
     fn checked_header(&self) -> Result<Header> {
         let pos = self.pos();
-        let Some((_, shape_pos, _)) = map_header(self.buf, pos) else {
-            return Err(header_error(self.buf, pos));
+        if let Some(h) = self.header() {
+            return Ok(h);
+        }
+        let buf = self.buf;
+        let Some((_, shape_pos, _)) = map_header(buf, pos).filter(|_| !self.is_keyed()) else {
+            return Err(header_error(buf, pos));
         };
-        self.header().ok_or_else(|| match self.buf.get(shape_pos) {
-            Some(&t) if is_shape(t) => header_error(self.buf, shape_pos),
+        Err(match buf.get(shape_pos) {
+            Some(&t) if is_shape(t) || (is_keyed_map(t) && allows_v2(buf)) => {
+                header_error(buf, shape_pos)
+            }
             _ => malformed(ErrorKind::WrongTarget, shape_pos),
         })
+    }
+
+    /// Whether this is a keyed map record (which carries its own keys).
+    fn is_keyed(&self) -> bool {
+        self.buf.get(self.pos()).is_some_and(|&t| is_keyed_map(t))
     }
 
     /// Value `i` of a map of a lazily opened document, or why it is malformed.

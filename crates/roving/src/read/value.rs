@@ -328,7 +328,8 @@ fn record_error(buf: &[u8], p: usize) -> Error {
         // (Arrays and maps never get here: they always read as a value.)
         I8 | I16 | I32 | I64 | U64 | BigIntPos | BigIntNeg | F32 | F64 | FDec | Bytes | Ext
         | Array | Map => ErrorKind::Truncated,
-        Unknown => ErrorKind::UnknownTag(tag),
+        KeyedMap if allows_v2(buf) => ErrorKind::Truncated,
+        KeyedMap | Unknown => ErrorKind::UnknownTag(tag),
     };
     malformed(kind, p)
 }
@@ -419,7 +420,9 @@ fn other_record(buf: &[u8], pos: usize, kind: RecordKind, lazy: usize) -> Option
         K::Vector => Value::Vector(Vector::at(buf, pos)?),
         K::Array => Value::Array(Array::at(buf, pos | lazy)),
         K::Map => Value::Map(Map::at(buf, pos | lazy)),
-        K::Shape | K::Root | K::Unknown => return None,
+        // A version 2 record: not a value of a version 1 document.
+        K::KeyedMap if allows_v2(buf) => Value::Map(Map::at(buf, pos | lazy)),
+        K::KeyedMap | K::Shape | K::Root | K::Unknown => return None,
     })
 }
 

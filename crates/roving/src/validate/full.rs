@@ -172,7 +172,7 @@ impl Validator<'_, '_> {
             }
             kind @ (ShortStr | I8 | I16 | I32 | I64 | U64 | F32 | F64 | BigIntPos | BigIntNeg
             | Timestamp | TimestampOffset | Bytes | Ext | Vector | Shape | Root
-            | Unknown) => self.other_record(pos, kind),
+            | KeyedMap | Unknown) => self.other_record(pos, kind),
         }
     }
 
@@ -332,10 +332,33 @@ impl Validator<'_, '_> {
                 }
                 Ok(q)
             }
+            KeyedMap => self.keyed_map(pos),
             Unknown => Err(unknown_tag(buf, tag, pos)),
             // Checked by `record`, which never passes them here.
             Str | FDec | Array | Map => self.record(pos),
         }
+    }
+
+    /// Validates a keyed map record (version 2 documents only, else an
+    /// unknown tag): its key part as a shape's (rules 13 to 15, and it is
+    /// noted as a shape that later maps may refer to), then its value
+    /// slots (rule 12).
+    fn keyed_map(&mut self, pos: usize) -> Result<usize> {
+        let buf = self.buf;
+        let tag = buf[pos];
+        if !allows_v2(buf) {
+            return Err(unknown_tag(buf, tag, pos));
+        }
+        let keys_end = self.shape(pos, keyed_key_width(tag))?;
+        // The key count, read again (`shape` checked it).
+        let (count, _) = self.varint(pos + 1)?;
+        let w = tag_width(tag);
+        let len = count
+            .checked_mul(w as u64)
+            .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
+        let end = self.span(keys_end, len, pos)?;
+        self.slots(keys_end, end, w, pos)?;
+        Ok(end)
     }
 
     /// Checks the value slots in `buf[p..end]` (in bounds) of the container at `base`.
@@ -504,8 +527,10 @@ impl Validator<'_, '_> {
         true
     }
 
-    /// Validates a shape record: key slots, no duplicate keys, and an index
-    /// through which every key is found by linear probing.
+    /// Validates a shape record (or a keyed map's key part, laid out the
+    /// same way, with key slots of `w` bytes): key slots, no duplicate
+    /// keys, and an index through which every key is found by linear
+    /// probing. Returns the end of the index (of the key part).
     fn shape(&mut self, pos: usize, w: usize) -> Result<usize> {
         let (count, q) = self.varint(pos + 1)?;
         let len = count

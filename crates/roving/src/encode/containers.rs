@@ -109,6 +109,36 @@ impl Encoder {
         Ok(pos)
     }
 
+    /// Writes the record of a map that ends without its predicted shape
+    /// (of `frame`, already popped): a map record of the shape of its keys
+    /// if the document has it, else a keyed map (or a shape record and a
+    /// map); makes that shape the guess for the next map at this depth.
+    /// Returns the record's position.
+    #[inline(never)]
+    fn end_unguessed_map(&mut self, frame: &Frame) -> Result<usize> {
+        let known = self.known_shape(frame.keys_start, frame.slots_start, frame.shape_hash);
+        let (shape, pos) = match known {
+            Ok(shape) => (shape, self.write_map(shape, frame.slots_start)?),
+            // A key list the document does not have: a keyed map, or a
+            // shape record and a map.
+            Err(hash) if self.keyed_maps => {
+                self.write_keyed_map(frame.keys_start, frame.slots_start, hash)
+            }
+            Err(hash) => {
+                let shape = self.write_shape(frame.keys_start, hash);
+                (shape, self.write_map(shape, frame.slots_start)?)
+            }
+        };
+        // (A guessed shape came from `depth_guess` at this depth, where no
+        // map has ended since: it is there already.)
+        let depth = self.frames.len();
+        if depth >= self.depth_guess.len() {
+            self.depth_guess.resize(depth + 1, NO_GUESS);
+        }
+        self.depth_guess[depth] = shape;
+        Ok(pos)
+    }
+
     /// Writes the keyed map record (version 2) of the open map, whose keys
     /// `keys[keys_start..]` (running hash `hash`) the document does not
     /// have yet, and values `slots[slots_start..]`; registers it as the
@@ -247,32 +277,11 @@ impl Encoder {
         let pending = if n == 0 {
             Pending::special(SPECIAL_EMPTY_MAP)
         } else {
-            let known = if guessed {
-                Ok(frame.guess)
+            let pos = if guessed {
+                self.write_map(frame.guess, frame.slots_start)?
             } else {
-                self.known_shape(frame.keys_start, frame.slots_start, frame.shape_hash)
+                self.end_unguessed_map(&frame)?
             };
-            let (shape, pos) = match known {
-                Ok(shape) => (shape, self.write_map(shape, frame.slots_start)?),
-                // A key list the document does not have: a keyed map, or
-                // a shape record and a map.
-                Err(hash) if self.keyed_maps => {
-                    self.write_keyed_map(frame.keys_start, frame.slots_start, hash)
-                }
-                Err(hash) => {
-                    let shape = self.write_shape(frame.keys_start, hash);
-                    (shape, self.write_map(shape, frame.slots_start)?)
-                }
-            };
-            if !guessed {
-                // (A guessed shape came from `depth_guess` at this depth,
-                // where no map has ended since: it is there already.)
-                let depth = self.frames.len();
-                if depth >= self.depth_guess.len() {
-                    self.depth_guess.resize(depth + 1, NO_GUESS);
-                }
-                self.depth_guess[depth] = shape;
-            }
             Pending::record(pos)
         };
         self.slots.truncate(frame.slots_start);

@@ -237,12 +237,8 @@ impl Validator<'_, '_> {
     #[inline(always)]
     fn cache_shape(&mut self, s: usize, count: usize) {
         // Cached counts are at most len / 8, so count * width cannot overflow.
-        // Two ways: the entry at h moves to h ^ 1, so two shapes whose
-        // entries collide stay cached.
-        let h = shape_slot(s);
-        if count <= self.buf.len() / 8 && self.sh.cache[h].0 != s {
-            self.sh.cache[h ^ 1] = self.sh.cache[h];
-            self.sh.cache[h] = (s, count);
+        if count <= self.buf.len() / 8 {
+            cache_insert(&mut self.sh.cache, s, count);
         }
     }
 

@@ -49,7 +49,7 @@ __all__ = [
 ]
 
 MAGIC = b"RV"
-VERSION = 1  # what encode() writes
+VERSION = 1  # what encode() writes, unless it writes a keyed map (then 2)
 VERSIONS = (1, 2)  # what validate_and_decode() reads (section 19)
 WIDTHS = (1, 2, 4, 8)  # section 3: slot width by width code (tag & 3)
 
@@ -61,6 +61,7 @@ T_TS, T_TS_OFF = 0x0A, 0x0B
 T_STR, T_BYTES, T_EXT, T_VECTOR = 0x0C, 0x0D, 0x0E, 0x0F
 T_ARRAY, T_MAP, T_SHAPE, T_ROOT = 0x10, 0x14, 0x18, 0x1C  # each + width code
 T_SHORT_STR = 0x80  # 0x80..=0xBF, length in the tag
+T_KEYED_MAP = 0x40  # 0x40..=0x4F (version 2): key width code << 2 | value width code
 
 # Section 9: vector element types by type byte: (name, element size).
 VECTOR_TYPES = (
@@ -101,6 +102,10 @@ def is_shape_tag(tag: int) -> bool:
 
 def is_root_tag(tag: int) -> bool:
     return 0x1C <= tag <= 0x1F
+
+
+def is_keyed_map_tag(tag: int) -> bool:
+    return 0x40 <= tag <= 0x4F
 
 
 def key_hash(key: bytes) -> int:
@@ -164,6 +169,7 @@ class Record:
 
     tag: int
     value: Any
+    keys: list[str] | None = None  # a shape's or a keyed map's key texts
 
 
 class _Scanner:
@@ -306,6 +312,8 @@ class _Scanner:
             return self.shape(start, tag)
         if is_root_tag(tag):
             return self.root(start, tag)
+        if is_keyed_map_tag(tag) and self.data[2] >= 2:
+            return self.keyed_map(start, tag)
         raise RefError("UnknownTag", start, f"tag {tag:#04x} is not defined in v1")
 
     def big_integer(self, start: int, tag: int) -> tuple[int, Record]:
@@ -417,18 +425,37 @@ class _Scanner:
                 "BadReference", start, f"shape offset {shape} is not the start of a record"
             )
         rec = self.records[shape]
-        if not is_shape_tag(rec.tag):
+        # Section 6.16: a keyed map may be a map's shape (only version 2
+        # documents have one).
+        if not (is_shape_tag(rec.tag) or is_keyed_map_tag(rec.tag)):
             raise RefError(
                 "WrongTarget", start, f"map's shape reference points to tag {rec.tag:#04x}"
             )
-        keys = rec.value
+        keys = rec.keys
+        assert keys is not None
         self.take(p, len(keys) * w, "map slots")
         entries = [[key, self.value_slot(start, p + i * w, w)] for i, key in enumerate(keys)]
         return p + len(keys) * w, Record(tag, {"map": entries})
 
     def shape(self, start: int, tag: int) -> tuple[int, Record]:
         """Section 8 (rules 13, 14, 15): key slots, then the index if n > 8."""
+        p, keys = self.key_list(start, WIDTHS[tag & 3])
+        return p, Record(tag, keys, keys)
+
+    def keyed_map(self, start: int, tag: int) -> tuple[int, Record]:
+        """Section 6.16 (version 2): a shape's body (key slots of the width of
+        bits 2-3, the index if n > 8), then one value slot per key (the width
+        of bits 0-1); base = the keyed map's tag for both."""
+        p, keys = self.key_list(start, WIDTHS[(tag >> 2) & 3])
         w = WIDTHS[tag & 3]
+        n = len(keys)
+        self.take(p, n * w, "keyed map value slots")
+        entries = [[key, self.value_slot(start, p + i * w, w)] for i, key in enumerate(keys)]
+        return p + n * w, Record(tag, {"map": entries}, keys)
+
+    def key_list(self, start: int, w: int) -> tuple[int, list[str]]:
+        """The body of a shape (or the key part of a keyed map) at ``start``,
+        with key slots of ``w`` bytes: (offset after it, key texts)."""
         n, p = self.varint(start + 1, "shape key count")
         self.take(p, n * w, "key slots")
         keys: list[str] = []
@@ -444,7 +471,7 @@ class _Scanner:
         p += n * w
         if n > 8:
             p = self.index(p, hashes)
-        return p, Record(tag, keys)
+        return p, keys
 
     def index(self, p: int, hashes: list[int]) -> int:
         """Rule 15: the hash index of a shape of n > 8 keys; returns the offset after it."""
@@ -622,8 +649,11 @@ class _Open:
 
 
 class _Encoder:
-    def __init__(self) -> None:
+    def __init__(self, keyed_maps: bool = True) -> None:
         self.out = bytearray(MAGIC + bytes([VERSION]))
+        # Section 14: the first map of a key list is a keyed map (version 2),
+        # or with keyed_maps=False a shape record and a map (version 1).
+        self.keyed_maps = keyed_maps
         self.strings: dict[bytes, int] = {}  # each distinct string once (section 7)
         self.string_at: dict[int, bytes] = {}  # and back, for key hashes
         self.shapes: dict[tuple[int | None, ...], int] = {}  # key records -> shape
@@ -735,7 +765,10 @@ class _Encoder:
             for key, item in zip(c.keys, c.items, strict=True):
                 merged[key] = item  # a dict keeps the first insertion position
             c.keys, c.items = list(merged), list(merged.values())
-            shape = self.shape(c.keys)
+            shape = self.shapes.get(tuple(c.keys))
+            if shape is None and not self.keyed_maps:
+                shape = self.shape(c.keys)
+        keyed = c.kind == "map" and shape is None
         n = len(c.items)
         here = self.here
         best = None
@@ -755,7 +788,7 @@ class _Encoder:
                 t += size
             if not feasible:
                 continue
-            if c.kind == "array":
+            if c.kind == "array" or keyed:
                 size = 1 + len(varint(n)) + n * w
             elif c.kind == "map":
                 size = 3 + n * w
@@ -775,6 +808,14 @@ class _Encoder:
         base = self.here
         if c.kind == "array":
             rec = bytearray([T_ARRAY | WIDTHS.index(w)]) + varint(n)
+        elif keyed:
+            # Section 6.16: the key part as a shape's body, with the key slot
+            # width chosen at the keyed map's position; it is now the shape of
+            # its key list.
+            kw, body = self.key_part(c.keys, base)
+            rec = bytearray([T_KEYED_MAP | WIDTHS.index(kw) << 2 | WIDTHS.index(w)]) + body
+            self.shapes[tuple(c.keys)] = base
+            self.out[2] = 2
         elif c.kind == "map":
             assert shape is not None
             rel, absolute = varint((base - shape) << 1), varint((shape << 1) | 1)
@@ -801,8 +842,16 @@ class _Encoder:
         if seq in self.shapes:
             return self.shapes[seq]
         base = self.here
+        w, body = self.key_part(keys, base)
+        self.shapes[seq] = self.write(bytes([T_SHAPE | WIDTHS.index(w)]) + body)
+        return self.shapes[seq]
+
+    def key_part(self, keys: list[int | None], base: int) -> tuple[int, bytes]:
+        """A shape's body for a record at ``base`` (section 8): (key slot width,
+        key count, key slots and index). The width is the narrowest at which
+        every key reference fits."""
         w = next(w for w in WIDTHS if all(self.fits(w, base - t, t) for t in keys if t is not None))
-        rec = bytearray([T_SHAPE | WIDTHS.index(w)]) + varint(len(keys))
+        rec = bytearray(varint(len(keys)))
         for t in keys:
             r = (3 << 2) | 3 if t is None else self.ref_slot(w, base, t)
             rec += r.to_bytes(w, "little")
@@ -817,15 +866,15 @@ class _Encoder:
                 entries[i] = k + 1
             for e in entries:
                 rec += e.to_bytes(ew, "little")
-        self.shapes[seq] = self.write(bytes(rec))
-        return self.shapes[seq]
+        return w, bytes(rec)
 
 
-def encode(value: Any) -> bytes:
+def encode(value: Any, keyed_maps: bool = True) -> bytes:
     """The bytes section 14's reference encoder writes for a neutral value
     (``{"share": name, "value": v}`` writes v and remembers it under name,
-    ``{"again": name}`` refers to it again)."""
-    enc = _Encoder()
+    ``{"again": name}`` refers to it again). With ``keyed_maps=False``, the
+    version 1 form: a shape record and maps instead of keyed maps."""
+    enc = _Encoder(keyed_maps)
     stack = [_Open("root", [value], [], [], None)]  # the root: a container of one slot
     while True:
         top = stack[-1]

@@ -140,22 +140,12 @@ impl Validator<'_, '_> {
                 let (s, q) =
                     map_shape_ref(buf, pos).ok_or_else(|| Error::at(ErrorKind::BadReference, p))?;
                 let count = self.shape_count(s, p)?;
-                let len = (count as u64)
-                    .checked_mul(w as u64)
-                    .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
-                let end = self.span(q, len, pos)?;
-                self.slots(q, end, w, pos)?;
-                Ok(end)
+                self.value_slots(q, count as u64, w, pos)
             }
             Array => {
                 let w = tag_width(tag);
                 let (count, q) = self.varint(p)?;
-                let len = count
-                    .checked_mul(w as u64)
-                    .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
-                let end = self.span(q, len, pos)?;
-                self.slots(q, end, w, pos)?;
-                Ok(end)
+                self.value_slots(q, count, w, pos)
             }
             Str => {
                 let (len, p) = self.varint(p)?;
@@ -348,12 +338,18 @@ impl Validator<'_, '_> {
         let keys_end = self.shape(pos, keyed_key_width(tag))?;
         // The key count, read again (`shape` checked it).
         let (count, _) = self.varint(pos + 1)?;
-        let w = tag_width(tag);
+        self.value_slots(keys_end, count, tag_width(tag), pos)
+    }
+
+    /// Checks the `count` value slots of `w` bytes at `q` of the container
+    /// at `base` (rules 6 and 12): returns their end.
+    #[inline(always)]
+    fn value_slots(&self, q: usize, count: u64, w: usize, base: usize) -> Result<usize> {
         let len = count
             .checked_mul(w as u64)
-            .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
-        let end = self.span(keys_end, len, pos)?;
-        self.slots(keys_end, end, w, pos)?;
+            .ok_or_else(|| Error::at(ErrorKind::BadLength, base))?;
+        let end = self.span(q, len, base)?;
+        self.slots(q, end, w, base)?;
         Ok(end)
     }
 

@@ -29,6 +29,7 @@ SECTIONS = {
     "vector": "vectors",
     "array": "containers",
     "map": "containers",
+    "keyed map": "containers",
     "shape": "shapes",
     "root": "root",
 }
@@ -44,6 +45,7 @@ _VALUE_KIND = {
     "float": "float",
     "array": "array",
     "map": "map",
+    "keyed map": "map",
 }
 
 
@@ -79,14 +81,18 @@ def compute_stats(buf: bytes) -> dict[str, Any]:
 
     #: encoding -> [kind, records, bytes], in the order first met
     by_enc: dict[str, list[Any]] = {}
-    for pos, end, kind, enc, width, count, shape, slots, _ in recs:
+    for pos, end, kind, enc, width, count, shape, slots, _, key_width, keys in recs:
         e = by_enc.get(enc)
         if e is None:
             e = by_enc[enc] = [kind, 0, 0]
         e[1] += 1
         e[2] += end - pos
         kids: list[int] = []
-        if shape is not None:
+        if shape is not None and kinds[index[shape]] == "keyed map":
+            # The shape is a keyed map, a map of its own: what this map
+            # shares with it is its keys, not the keyed map's values.
+            kids.extend(v for k, v in recs[index[shape]][10] if k == "ref")
+        elif shape is not None:
             kids.append(shape)
         if slots:
             slot_bytes += count * width
@@ -108,6 +114,16 @@ def compute_stats(buf: bytes) -> dict[str, Any]:
                     n_consts += 1
                     if not is_shape:
                         values[_SPECIAL_KIND.get(v, "other")] += 1
+        # A keyed map's keys, counted as a shape's.
+        slot_bytes += len(keys) * key_width
+        n_slots += len(keys)
+        for skind, v in keys:
+            if skind == "ref":
+                n_refs += 1
+                kids.append(v)
+                key_strings.add(v)
+            else:
+                n_consts += 1
         children.append(kids)
 
     # Each encoding is of one kind, so sections come in the order first met too.

@@ -53,5 +53,5 @@ pub(crate) use record::{
     str_record, timestamp_record, vector_data_start, vector_record, RecordParts, SlotRun,
 };
 pub(crate) use root::{allows_v2, doc_version, is_header, locate_root, root_slot};
-pub(crate) use shape::{map_parts, Shape};
+pub(crate) use shape::{keyed_map_parts, Shape};
 pub(crate) use slot::{decode_slot, read_slot, ref_target, slot_pos, Slot};

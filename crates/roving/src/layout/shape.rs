@@ -1,10 +1,10 @@
 //! Shape records (shared key lists): the header, key slots, the hash index
 //! (its size, entry width and home positions) and the key hash.
 
-use super::record::{map_header, str_record};
+use super::record::str_record;
 use super::root::allows_v2;
 use super::slot::{read_slot, slot_pos, Slot, SPECIAL_EMPTY_STR};
-use super::tags::{is_keyed_map, is_map, is_shape, keyed_key_width, tag_width};
+use super::tags::{is_keyed_map, is_shape, keyed_key_width, tag_width};
 use super::varint::{read_uint, read_varint};
 
 /// Shapes with more keys than this carry a hash index.
@@ -252,23 +252,11 @@ impl Shape {
     }
 }
 
-/// The parts of the map at `pos`, a map record (`14`-`17`) or a keyed map
-/// record (`40`-`4F`, version 2 documents only): its key list (the shape
-/// it refers to, or its own keys), the position of its first value slot
-/// and the width of its value slots. `None` for any other record, or a
-/// header that does not decode.
-#[inline(always)]
-pub(crate) fn map_parts(buf: &[u8], pos: usize) -> Option<(Shape, usize, usize)> {
-    let tag = *buf.get(pos)?;
-    if is_map(tag) {
-        let (_, shape, values) = map_header(buf, pos)?;
-        return Some((Shape::at(buf, shape)?, values, tag_width(tag)));
-    }
-    keyed_map_parts(buf, pos)
-}
-
-/// [`map_parts`] of a keyed map record (out of line: maps of a known
-/// shape are the common case).
+/// The parts of the keyed map record (`40`-`4F`, version 2 documents
+/// only) at `pos`: its key list (it is its own shape), the position of its
+/// first value slot and the width of its value slots. `None` for any other
+/// record, or a header that does not decode. Out of line: maps of a known
+/// shape are the common case.
 #[inline(never)]
 pub(crate) fn keyed_map_parts(buf: &[u8], pos: usize) -> Option<(Shape, usize, usize)> {
     let tag = *buf.get(pos)?;

@@ -337,9 +337,24 @@ impl<'a> Map<'a> {
 
     #[inline(always)]
     fn header(&self) -> Option<Header> {
-        // A map record and the shape it refers to, or a keyed map record
-        // (version 2), which carries its keys.
-        let (shape, values, width) = map_parts(self.buf, self.pos())?;
+        // A map record and the shape it refers to, or (out of line, so that
+        // the common case stays small, also on the stack of recursive
+        // decoders) a keyed map record (version 2), which carries its keys.
+        let (tag, shape_pos, values) = match map_header(self.buf, self.pos()) {
+            Some(h) if is_map(h.0) => h,
+            _ => return self.keyed_header(),
+        };
+        Some(Header {
+            values,
+            width: tag_width(tag),
+            shape: Shape::at(self.buf, shape_pos)?,
+        })
+    }
+
+    /// [`header`](Self::header) of a keyed map record.
+    #[inline(never)]
+    fn keyed_header(&self) -> Option<Header> {
+        let (shape, values, width) = keyed_map_parts(self.buf, self.pos())?;
         Some(Header {
             values,
             width,

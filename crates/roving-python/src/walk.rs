@@ -89,6 +89,12 @@ fn record<'py>(
     } else {
         py.None().into_bound(py)
     };
+    // A keyed map's key slots (it is its own shape).
+    let keys = r
+        .key_slots()
+        .map(|s| slot(py, s))
+        .collect::<PyResult<Vec<_>>>()?;
+    let keys = PyTuple::new(py, keys)?;
     let kind = pyo3::types::PyString::intern(py, r.kind().name());
     let enc = pyo3::types::PyString::intern(py, r.encoding());
     (
@@ -102,6 +108,8 @@ fn record<'py>(
         r.shape(),
         slots,
         v,
+        r.key_width(),
+        keys,
     )
         .into_pyobject(py)
 }
@@ -129,16 +137,19 @@ fn with_doc<T>(
 /// _records(data, /, *, values=False) -> list[tuple]
 ///
 /// Validates a document and lists its records in order, each as
-/// `(offset, end, kind, encoding, width, count, shape, slots, value)`:
+/// `(offset, end, kind, encoding, width, count, shape, slots, value,
+/// key_width, keys)`:
 /// `kind` is `"str"`, `"int"`, `"uint"`, `"bigint"`, `"float"`,
 /// `"timestamp"`, `"bytes"`, `"ext"`, `"vector"`, `"array"`, `"map"`,
-/// `"shape"` or `"root"`; `encoding` as `roving stats` prints it
+/// `"keyed map"`, `"shape"` or `"root"`; `encoding` as `roving stats` prints it
 /// (`"short str"`, `"map/2"`, `"vector<f64>"`...); `width` and `count` the
 /// slot width and number of slots (0 for scalars); `shape` a map's shape
 /// offset, else None; `slots` a tuple of `(kind, value)` pairs (`"ref"`
 /// and an offset, `"int"` and an int, `"special"` and a constant 0 to 5);
 /// `value`, with `values=True`, a scalar record's value (see the CLI's
-/// `dump`), else None.
+/// `dump`), else None; `key_width` and `keys` a keyed map's key slot width
+/// and key slots (pairs as in `slots`; a keyed map's `slots` are its
+/// values, and it is its own shape), else 0 and `()`.
 #[pyfunction]
 #[pyo3(signature = (data, /, *, values=false))]
 pub(crate) fn _records<'py>(

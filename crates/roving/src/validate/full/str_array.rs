@@ -1,5 +1,5 @@
 //! String array records (`22`, format version 2): the rules of
-//! `docs/FORMAT.md` section 16.1, rule 18, in one pass over the record.
+//! `docs/FORMAT.md` section 16.1, rule 19, in one pass over the record.
 
 use super::*;
 

@@ -56,11 +56,13 @@ pub fn from_json_with(input: &[u8], max_depth: usize) -> Result<Vec<u8>> {
 /// # Ok::<(), roving::Error>(())
 /// ```
 pub fn from_json_into(input: &[u8], enc: &mut Encoder) -> Result<()> {
-    if let Err(e) = simdutf8::compat::from_utf8(input) {
-        return Err(syntax(input, e.valid_up_to(), "invalid UTF-8"));
-    }
+    let text = match simdutf8::compat::from_utf8(input) {
+        Ok(text) => text,
+        Err(e) => return Err(syntax(input, e.valid_up_to(), "invalid UTF-8")),
+    };
     let mut p = Parser {
         b: input,
+        text,
         i: 0,
         scratch: Vec::new(),
         stack: Vec::new(),
@@ -109,6 +111,9 @@ fn too_many_digits(input: &[u8], off: usize, n: usize) -> Error {
 
 struct Parser<'a> {
     b: &'a [u8],
+    /// `b` as text (checked once): strings and numbers are slices of it,
+    /// with no UTF-8 check of their own.
+    text: &'a str,
     i: usize,
     scratch: Vec<u8>,
     /// Open containers: `b'['` or `b'{'`.
@@ -272,8 +277,12 @@ impl<'a> Parser<'a> {
         if i < b.len() && b[i] == b'"' {
             self.i = i + 1;
             // The whole input was checked to be UTF-8 and `"` is ASCII, so
-            // both ends of the slice are character boundaries.
-            return std::str::from_utf8(&b[start..i]).map_err(|_| self.err("invalid UTF-8"));
+            // both ends of the slice are character boundaries (`get` checks
+            // just these two bytes).
+            return self
+                .text
+                .get(start..i)
+                .ok_or_else(|| self.err("invalid UTF-8"));
         }
         self.scratch.clear();
         self.scratch.extend_from_slice(&b[start..i]);
@@ -370,6 +379,9 @@ impl<'a> Parser<'a> {
             i += 1;
         }
         let int_start = i;
+        // The digits as an integer (wrapping; used only when there are at
+        // most 19 of them), for the float fast path.
+        let mut mant: u64 = 0;
         match b.get(i) {
             Some(b'0') => {
                 i += 1;
@@ -379,7 +391,8 @@ impl<'a> Parser<'a> {
                 }
             }
             Some(b'1'..=b'9') => {
-                while i < b.len() && b[i].is_ascii_digit() {
+                while let Some(d) = b.get(i).map(|c| c.wrapping_sub(b'0')).filter(|d| *d < 10) {
+                    mant = mant.wrapping_mul(10).wrapping_add(d as u64);
                     i += 1;
                 }
             }
@@ -390,30 +403,40 @@ impl<'a> Parser<'a> {
         }
         let int_end = i;
         let mut float = false;
+        let mut frac_digits = 0usize;
         if b.get(i) == Some(&b'.') {
             i += 1;
             let s = i;
-            while i < b.len() && b[i].is_ascii_digit() {
+            while let Some(d) = b.get(i).map(|c| c.wrapping_sub(b'0')).filter(|d| *d < 10) {
+                mant = mant.wrapping_mul(10).wrapping_add(d as u64);
                 i += 1;
             }
             if s == i {
                 self.i = i;
                 return Err(self.err("invalid number: digits expected after ."));
             }
+            frac_digits = i - s;
             float = true;
         }
+        // The exponent's value, saturated (only small ones matter below).
+        let mut exp: i64 = 0;
         if matches!(b.get(i), Some(b'e' | b'E')) {
             i += 1;
+            let neg_exp = b.get(i) == Some(&b'-');
             if matches!(b.get(i), Some(b'+' | b'-')) {
                 i += 1;
             }
             let s = i;
-            while i < b.len() && b[i].is_ascii_digit() {
+            while let Some(d) = b.get(i).map(|c| c.wrapping_sub(b'0')).filter(|d| *d < 10) {
+                exp = (exp * 10 + d as i64).min(1 << 20);
                 i += 1;
             }
             if s == i {
                 self.i = i;
                 return Err(self.err("invalid number: digits expected in exponent"));
+            }
+            if neg_exp {
+                exp = -exp;
             }
             float = true;
         }
@@ -445,9 +468,15 @@ impl<'a> Parser<'a> {
                 .ok_or_else(|| syntax(b, start, "invalid integer"))?;
             return enc.bigint(&big);
         }
+        let n_digits = int_end - int_start + frac_digits;
+        if let Some(f) = exact_float(mant, n_digits, exp - frac_digits as i64) {
+            return enc.f64(if neg { -f } else { f });
+        }
         // The slice is ASCII (checked above), and Rust's float parser rounds correctly.
-        let text =
-            std::str::from_utf8(&b[start..i]).map_err(|_| syntax(b, start, "invalid number"))?;
+        let text = self
+            .text
+            .get(start..i)
+            .ok_or_else(|| syntax(b, start, "invalid number"))?;
         let f: f64 = text
             .parse()
             .map_err(|_| syntax(b, start, "invalid number"))?;
@@ -459,5 +488,82 @@ impl<'a> Parser<'a> {
             ));
         }
         enc.f64(f)
+    }
+}
+
+/// `mant * 10^exp` when both are small enough for one correctly rounded
+/// floating-point operation to give the nearest `f64` (Clinger's fast
+/// path: `mant` is exact below 2^53, and so are the powers of ten up to
+/// 10^22); `None` otherwise. `n_digits` is how many digits `mant` was read
+/// from (more than 19 may have wrapped).
+#[inline]
+fn exact_float(mant: u64, n_digits: usize, exp: i64) -> Option<f64> {
+    const POW10: [f64; 23] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+        1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    ];
+    if n_digits > 19 || mant > 1 << 53 {
+        return None;
+    }
+    let m = mant as f64;
+    match exp {
+        0..=22 => Some(m * POW10[exp as usize]),
+        -22..=-1 => Some(m / POW10[(-exp) as usize]),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod exact_float_tests {
+    use super::exact_float;
+
+    /// The fast path gives what Rust's (correctly rounding) parser gives,
+    /// and declines what it cannot do exactly.
+    #[test]
+    fn fast_path_agrees_with_the_parser() {
+        let mut rng = crate::test_rng::Rng(0x2545_F491_4F6C_DD1D);
+        for _ in 0..200_000 {
+            let r = rng.next();
+            let digits = (r % 20) as u32;
+            let mant = rng.next() % 10u64.pow(digits).max(1);
+            let exp = (rng.next() % 61) as i64 - 30;
+            let n_digits = mant.to_string().len();
+            if let Some(f) = exact_float(mant, n_digits, exp) {
+                let want: f64 = format!("{mant}e{exp}").parse().unwrap();
+                assert_eq!(f.to_bits(), want.to_bits(), "{mant}e{exp}");
+            } else {
+                assert!(mant > 1 << 53 || !(-22..=22).contains(&exp));
+            }
+        }
+        assert_eq!(exact_float(1 << 53, 16, -22), Some(9007199254740992e-22));
+        assert_eq!(exact_float((1 << 53) + 1, 16, 0), None);
+        assert_eq!(exact_float(5, 25, 0), None);
+    }
+
+    /// Numbers of the fast path and of the fallback, through `from_json`.
+    #[test]
+    fn floats_round_trip_through_json() {
+        for text in [
+            "0.5",
+            "-0.0",
+            "1e22",
+            "1e23",
+            "123456789012345678e-5",
+            "9007199254740993.0",
+            "-65.613616999999977",
+            "0.1e-22",
+            "4.9e-324",
+            "1.7976931348623157e308",
+            "12.5E+3",
+        ] {
+            let want: f64 = text.parse().unwrap();
+            let doc = crate::json::from_json(text.as_bytes()).unwrap();
+            let got = crate::Document::open(&doc)
+                .unwrap()
+                .root()
+                .as_f64()
+                .unwrap();
+            assert_eq!(got.to_bits(), want.to_bits(), "{text}");
+        }
     }
 }

@@ -33,7 +33,10 @@ def _criterion_dir(tmp_path: Path, meta: dict) -> Path:
 
 
 def _report(tmp_path: Path, meta: dict) -> str:
-    crit = _criterion_dir(tmp_path, meta)
+    return _run_report(tmp_path, _criterion_dir(tmp_path, meta))
+
+
+def _run_report(tmp_path: Path, crit: Path) -> str:
     out = tmp_path / "BENCHMARKS.md"
     p = subprocess.run(
         [sys.executable, str(SCRIPT), "--criterion-dir", str(crit), "--out", str(out)],
@@ -108,16 +111,7 @@ def test_the_corpus_bench_gets_its_targets(tmp_path: Path) -> None:
         "sizes": {f: sizes for f in ("canada", "citm_catalog", "twitter")},
     }
     (crit / "roving-bench-corpus.json").write_text(json.dumps(corpus))
-    out = tmp_path / "BENCHMARKS.md"
-    p = subprocess.run(
-        [sys.executable, str(SCRIPT), "--criterion-dir", str(crit), "--out", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert p.returncode == 0, p.stderr
-    text = out.read_text(encoding="utf-8")
+    text = _run_report(tmp_path, crit)
     assert "### Corpus files, typed (target 5)" in text
     json_row = next(line for line in text.splitlines() if "JSON → roving faster" in line)
     assert json_row.endswith("| **met** |")

@@ -8,7 +8,10 @@ is replaced by a new one that has them.
 
 Reads criterion's `<criterion dir>/<group>/<contender>/new/estimates.json`
 (the median) and `<criterion dir>/roving-bench-sizes.json` (written by the
-benchmark at the start of its run). Standard library only.
+`peers` benchmark at the start of its run); the corpus section (target 5:
+canada, citm_catalog and twitter as typed records) comes from the `corpus`
+benchmark's groups and `<criterion dir>/roving-bench-corpus.json`, when
+present. Standard library only.
 
     cargo bench -p roving-bench && python3 scripts/bench_report.py
 
@@ -32,6 +35,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMAND = "cargo bench -p roving-bench && python3 scripts/bench_report.py"
+# (`cargo bench -p roving-bench` runs both benches: `peers` and `corpus`.)
 RUST_START = "<!-- bench-rust:start -->"
 RUST_END = "<!-- bench-rust:end -->"
 NEW_FILE = """# Benchmarks
@@ -203,6 +207,46 @@ GROUPS: list[tuple[str, str, str, dict[str, str]]] = [
     ),
 ]
 
+# The corpus benchmark (benches/corpus.rs): its files, and per operation the
+# group prefix, title, roving's label, the peer of the target, how roving must
+# compare ("<" faster, "<=" at most as slow), and the reference contenders.
+CORPUS_META = "roving-bench-corpus.json"
+CORPUS_FILES = ["canada", "citm_catalog", "twitter"]
+CORPUS_OPS: list[tuple[str, str, str, str, str, str, dict[str, str]]] = [
+    (
+        "corpus_json",
+        "JSON → roving",
+        "`json::from_json`",
+        "serde_json_value",
+        "serde_json `from_slice::<Value>`",
+        "<",
+        {},
+    ),
+    (
+        "corpus_encode",
+        "typed encode",
+        "`to_vec`",
+        "rmp-serde_named",
+        "rmp-serde `to_vec_named`",
+        "<=",
+        {"serde_json": "serde_json `to_vec`"},
+    ),
+    (
+        "corpus_decode",
+        "typed decode",
+        "`from_slice` (validates)",
+        "rmp-serde_named",
+        "rmp-serde `from_slice` (named)",
+        "<",
+        {"serde_json": "serde_json `from_slice`"},
+    ),
+]
+
+
+def corpus_groups() -> list[str]:
+    return [f"{op[0]}_{f}" for op in CORPUS_OPS for f in CORPUS_FILES]
+
+
 # "group/contender" -> 95% confidence interval of the median (ns), filled by load_results.
 spread: dict[str, tuple[float, float]] = {}
 
@@ -276,12 +320,14 @@ def lock_versions() -> dict[str, str]:
     return out
 
 
-def load_results(crit: Path, started: float, allow_stale: bool) -> tuple[dict, list[str]]:
-    """{group: {contender: median ns}} and a list of stale results skipped."""
+def load_results(
+    crit: Path, started: float, allow_stale: bool, groups: list[str] | None = None
+) -> tuple[dict, list[str]]:
+    """{group: {contender: median ns}} and a list of stale results skipped
+    (of ``groups``, by default those of GROUPS)."""
     results: dict[str, dict[str, float]] = {}
     stale: list[str] = []
-    spread.clear()
-    for group, _t, _d, _labels in GROUPS:
+    for group in groups if groups is not None else [g[0] for g in GROUPS]:
         gdir = crit / group
         if not gdir.is_dir():
             continue
@@ -441,6 +487,85 @@ def targets(sizes: dict[str, int], r: dict[str, dict[str, float]]) -> list[str]:
     return rows
 
 
+def corpus_section(meta: dict, r: dict[str, dict[str, float]]) -> tuple[list[str], list[str]]:
+    """The target rows and the section of the corpus benchmark (target 5)."""
+
+    def rel(me: float, peer: float, op: str) -> bool:
+        return me < peer if op == "<" else me <= peer
+
+    target_rows: list[str] = []
+    lines = [
+        "### Corpus files, typed (target 5)",
+        "",
+        "`canada.json`, `citm_catalog.json` and `twitter.json` (serde-rs/json-benchmark's files, "
+        "`data/corpus/`), minified, and as typed records with named fields "
+        "(`crates/roving-bench/src/corpus/`, written from the data as json-benchmark defines them: "
+        "canada's coordinates `Vec<Vec<(f64, f64)>>`, citm's maps keyed by id, twitter's optional "
+        "fields as `Option`). From `cargo bench -p roving-bench --bench corpus`; the bench first "
+        "checks that every timed decode gives the data back. serde_json runs with its default "
+        "features (no `float_roundtrip`: its floats may be one ulp off; roving's are correctly rounded).",
+        "",
+        "| file | operation | roving | peer | peer ÷ roving | verdict | for reference |",
+        "| --- | --- | ---: | ---: | ---: | --- | --- |",
+    ]
+    for prefix, what, label, peer, peer_label, op, refs in CORPUS_OPS:
+        verdicts: list[tuple[str, bool]] = []
+        for f in CORPUS_FILES:
+            res = r.get(f"{prefix}_{f}", {})
+            me, other = res.get("roving"), res.get(peer)
+            if me is None or other is None:
+                continue
+            ok = rel(me, other, op)
+            verdicts.append((f, ok))
+            ref = ", ".join(
+                f"{lab} {fmt_time(res[k])} ({res[k] / me:.2f}×)"
+                for k, lab in refs.items()
+                if k in res
+            )
+            lines.append(
+                f"| {f} | {what}: roving {label} vs {peer_label} | {fmt_time(me)} | "
+                f"{fmt_time(other)} | {fmt_ratio(other / me)} | {verdict(ok)} | {ref} |"
+            )
+        if verdicts:
+            cmp = "faster than" if op == "<" else "at most as slow as"
+            target_rows.append(
+                f"| {what} {cmp} {peer_label} on every corpus file (target 5) | "
+                + ", ".join(f"{f}: {'met' if ok else 'missed'}" for f, ok in verdicts)
+                + f" | {verdict(all(ok for _, ok in verdicts) and len(verdicts) == len(CORPUS_FILES))} |"
+            )
+    sizes = meta.get("sizes", {})
+    if sizes:
+        cols = [
+            ("json", "minified JSON"),
+            ("roving_json", "roving `from_json`"),
+            ("roving_typed", "roving `to_vec`"),
+            ("rmp-serde_named", "rmp-serde `to_vec_named`"),
+            ("serde_json_typed", "serde_json `to_vec`"),
+        ]
+        lines += [
+            "",
+            "Sizes in bytes (× minified JSON):",
+            "",
+            "| file | " + " | ".join(lab for _, lab in cols) + " |",
+            "| --- |" + " ---: |" * len(cols),
+        ]
+        for f in CORPUS_FILES:
+            row = sizes.get(f)
+            if not row:
+                continue
+            base = row.get("json") or 0
+            cells = []
+            for k, _ in cols:
+                n = row.get(k)
+                if n is None:
+                    cells.append("–")
+                else:
+                    cells.append(f"{n:,} ({n / base:.3f})" if base else f"{n:,}")
+            lines.append(f"| {f} | " + " | ".join(cells) + " |")
+    lines.append("")
+    return target_rows, lines
+
+
 def with_rust_section(old: str | None, rust: str) -> str:
     """``old`` with the text between the Rust markers replaced by ``rust``,
     or a new file when ``old`` is None or has no markers."""
@@ -469,17 +594,37 @@ def main() -> int:
 
     sizes_path = a.criterion_dir / "roving-bench-sizes.json"
     try:
+        corpus_meta = json.loads((a.criterion_dir / CORPUS_META).read_text())
+    except (OSError, ValueError):
+        corpus_meta = None
+    try:
         meta = json.loads(sizes_path.read_text())
     except (OSError, ValueError) as e:
-        print(
-            f"bench_report: cannot read {sizes_path} ({e}); run `cargo bench -p roving-bench` first",
-            file=sys.stderr,
-        )
-        return 1
+        if corpus_meta is None:
+            print(
+                f"bench_report: cannot read {sizes_path} ({e}); run `cargo bench -p roving-bench` first",
+                file=sys.stderr,
+            )
+            return 1
+        # Only the corpus bench ran (`cargo bench -p roving-bench --bench corpus`).
+        meta = {**corpus_meta, "sizes": []}
     started = float(meta.get("started_unix", 0))
     size_rows = meta.get("sizes", [])
     sizes = {row["id"]: int(row["bytes"]) for row in size_rows}
+    spread.clear()
     results, stale = load_results(a.criterion_dir, started, a.allow_stale)
+    corpus_rows: list[str] = []
+    corpus_lines: list[str] = []
+    if corpus_meta is not None:
+        corpus_results, corpus_stale = load_results(
+            a.criterion_dir,
+            float(corpus_meta.get("started_unix", 0)),
+            a.allow_stale,
+            corpus_groups(),
+        )
+        results.update(corpus_results)
+        stale += corpus_stale
+        corpus_rows, corpus_lines = corpus_section(corpus_meta, corpus_results)
     if not results:
         print(f"bench_report: no results under {a.criterion_dir}", file=sys.stderr)
         return 1
@@ -515,6 +660,7 @@ def main() -> int:
         "### Targets (core issue)",
         "",
         *targets(sizes, results),
+        *corpus_rows,
         "",
         "### Size",
         "",
@@ -544,6 +690,7 @@ def main() -> int:
         if not res:
             continue
         out += [f"### {title}", "", desc, "", *table_for(group, labels, res, FLEECE.get(group)), ""]
+    out += corpus_lines
     if stale:
         out += ["", "Skipped (older than this run): " + ", ".join(f"`{s}`" for s in stale), ""]
 

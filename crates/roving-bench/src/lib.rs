@@ -3,10 +3,13 @@
 //! and the encoders each contender uses, so the benchmark and its tests build
 //! every format the same way.
 //!
-//! The benchmark itself is `benches/peers.rs`; `scripts/bench_report.py`
-//! turns its results into `docs/BENCHMARKS.md`.
+//! The benchmark itself is `benches/peers.rs`; `benches/corpus.rs` runs
+//! the three files of `data/corpus/` with the typed records of [`corpus`].
+//! `scripts/bench_report.py` turns their results into `docs/BENCHMARKS.md`.
 
 use std::path::PathBuf;
+
+pub mod corpus;
 
 use serde::{Deserialize, Serialize};
 

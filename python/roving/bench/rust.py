@@ -1,9 +1,11 @@
 """``roving bench --rust``: the Rust criterion benches, folded into the results.
 
-Runs ``cargo bench -p roving-bench`` and ``scripts/bench_report.py`` (which
-writes ``docs/BENCHMARKS.md`` from criterion's estimates), then copies that
-report into ``<out>/rust.md`` and ``rust.json`` beside the Python
-experiments.
+Runs ``cargo bench -p roving-bench`` (its two benches: ``peers``, roving
+beside the Rust serializers on 1000people.json, and ``corpus``, target 5 on
+canada, citm_catalog and twitter as typed records) and
+``scripts/bench_report.py`` (which writes ``docs/BENCHMARKS.md`` from
+criterion's estimates, with each target's verdict), then copies that report
+into ``<out>/rust.md`` and ``rust.json`` beside the Python experiments.
 """
 
 from __future__ import annotations

@@ -103,22 +103,18 @@ impl Encoder {
     pub fn f64(&mut self, v: f64) -> Result<()> {
         let pos = self.out.len();
         let narrow = v as f32;
-        let mut rec = [0u8; 9];
-        let len = if f32_to_f64_exact(narrow).to_bits() == v.to_bits() {
-            rec[0] = TAG_F32;
-            rec[1..5].copy_from_slice(&narrow.to_le_bytes());
-            5
+        // The record is built in a register, little-endian: tag in the low
+        // byte. (Built byte by byte in memory, it was read back whole while
+        // its bytes were still being stored, which stalled every float.)
+        let (rec, len) = if f32_to_f64_exact(narrow).to_bits() == v.to_bits() {
+            (TAG_F32 as u128 | (narrow.to_bits() as u128) << 8, 5)
         } else if let Some((m, e)) = short_decimal(v) {
-            rec[0] = TAG_F_DEC;
-            rec[1] = e as u8;
-            rec[2..6].copy_from_slice(&m.to_le_bytes());
-            6
+            let payload = e as u8 as u128 | (m as u32 as u128) << 8;
+            (TAG_F_DEC as u128 | payload << 8, 6)
         } else {
-            rec[0] = TAG_F64;
-            rec[1..9].copy_from_slice(&v.to_le_bytes());
-            9
+            (TAG_F64 as u128 | (v.to_bits() as u128) << 8, 9)
         };
-        put_prefix(&mut self.out, &rec, len);
+        put_prefix(&mut self.out, &rec.to_le_bytes(), len);
         self.place(Pending::record(pos))
     }
 

@@ -60,33 +60,53 @@ impl Encoder {
         size: impl Fn(usize) -> usize,
     ) -> (usize, usize) {
         let here = self.out.len();
-        let mut best = (usize::MAX, 8usize);
-        for &w in WIDTHS.iter().filter(|&&w| w >= reference_width) {
-            let (lo, hi) = inline_int_range(w);
-            let mut extra = 0usize;
-            for p in &self.slots[start..] {
-                if let PendingKind::Int(v) = p.kind() {
-                    if v < lo || v > hi {
-                        extra += int_record_len(v);
+        // One pass for every width: the bytes of the integer records it
+        // needs, and the earliest record referred to.
+        let mut extras = [0usize; WIDTHS.len()];
+        let mut first_target = here;
+        for p in &self.slots[start..] {
+            match p.kind() {
+                PendingKind::Int(v) => {
+                    let len = int_record_len(v);
+                    for (extra, &w) in extras.iter_mut().zip(&WIDTHS) {
+                        let (lo, hi) = inline_int_range(w);
+                        if v < lo || v > hi {
+                            *extra += len;
+                        }
                     }
                 }
+                PendingKind::Record(t) => first_target = first_target.min(t),
+                _ => {}
             }
+        }
+        let mut best = (usize::MAX, 8usize);
+        for (&w, &extra) in WIDTHS
+            .iter()
+            .zip(&extras)
+            .filter(|(&w, _)| w >= reference_width)
+        {
+            let (lo, hi) = inline_int_range(w);
             let pos = here + extra;
             let fits = |t: usize| reference_fits(t, pos, w);
             // Every reference must fit: to earlier records, and to each
             // integer record written now (at `here` onwards, in slot order;
             // a middle one may be too far for a relative reference and too
-            // late for an absolute one even when the first one fits).
+            // late for an absolute one even when the first one fits). No
+            // reference is longer than `pos - first_target`, nor one to an
+            // integer record than `extra`: when both fit, all do.
+            let surely = need_width(((pos - first_target) as u64) << 2) <= w
+                && need_width((extra as u64) << 2) <= w;
             let mut at = here;
-            let ok = self.slots[start..].iter().all(|p| match p.kind() {
-                PendingKind::Record(t) => fits(t),
-                PendingKind::Int(v) if v < lo || v > hi => {
-                    let rec = at;
-                    at += int_record_len(v);
-                    fits(rec)
-                }
-                _ => true,
-            });
+            let ok = surely
+                || self.slots[start..].iter().all(|p| match p.kind() {
+                    PendingKind::Record(t) => fits(t),
+                    PendingKind::Int(v) if v < lo || v > hi => {
+                        let rec = at;
+                        at += int_record_len(v);
+                        fits(rec)
+                    }
+                    _ => true,
+                });
             if ok {
                 let total = extra + size(w);
                 if total < best.0 {

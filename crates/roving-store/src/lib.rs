@@ -89,7 +89,9 @@
 //! first (O(file size): for files from elsewhere). [`Store::verify`] reads
 //! every record.
 
+mod commit;
 mod error;
+mod pending;
 mod shared;
 mod snapshot;
 mod store;

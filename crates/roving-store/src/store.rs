@@ -24,8 +24,10 @@ const SCAN_CHUNK: usize = 256;
 /// A `Store` reads the committed state as of its last [`open`](Store::open),
 /// [`flush`](Store::flush) or [`reload`](Store::reload) (a [`Snapshot`]),
 /// with its own pending changes on top. Changes ([`put`](Store::put),
-/// [`delete`](Store::delete)) stay in memory until `flush` commits all of
-/// them atomically in one write transaction, or `reload` drops them.
+/// [`delete`](Store::delete)) stay pending until `flush` commits all of
+/// them atomically in one write transaction, or `reload` drops them: in
+/// memory, and past about 64 MiB in unnamed temporary files (see the
+/// [crate](crate#model) documentation).
 /// Dropping a `Store` drops its pending changes too: there is no flush on
 /// drop (a commit can fail, and `Drop` could not report it), so flush
 /// before a store goes out of scope.
@@ -513,6 +515,10 @@ impl Store {
     /// synced to disk unless the store was opened with `sync(false)`), then
     /// reads the newest committed state. Grows the map as needed. On error
     /// the pending changes are kept.
+    ///
+    /// New keys that fall densely between committed ones are written with
+    /// the committed records among them moved, so that pages stay full:
+    /// flushing often leaves a file about the size one flush leaves.
     pub fn flush(&mut self) -> Result<()> {
         if self.pending.is_empty() {
             return Ok(());

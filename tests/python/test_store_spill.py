@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import os
 import random
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 import roving
+from conftest import kill_writer
 
 try:
     from roving import Store  # type: ignore[attr-defined]
@@ -166,21 +165,7 @@ def test_sigkill_with_spilled_changes_loses_no_flush(tmp_path: Path) -> None:
     script.write_text(WRITER.format(paths=[pkg_dir], batch=batch))
     rng = random.Random(28)
     for round_ in range(12):
-        child = subprocess.Popen(
-            [sys.executable, str(script), str(path)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            bufsize=0,
-        )
-        assert child.stdout is not None
-        ready = child.stdout.readline().decode()
-        assert ready.startswith("ready"), (ready, child.stderr.read() if child.stderr else "")
-        first = child.stdout.readline().decode()
-        time.sleep(rng.uniform(0, 0.1))
-        child.send_signal(signal.SIGKILL)
-        out_b, err = child.communicate()
-        assert child.returncode == -signal.SIGKILL, err
-        flushed = int((first + out_b.decode()).split()[-1])
+        flushed = kill_writer(script, path, rng.uniform(0, 0.1))
         with Store(path, readonly=True) as s:
             count = s["meta"]["count"]
             assert count in (flushed, flushed + batch), (round_, count, flushed)

@@ -35,6 +35,13 @@ const CHUNK: usize = 4096;
 /// New keys are dense when at most this many committed records (or
 /// updated ones) lie between two of them.
 const GAP: usize = 8;
+/// Records move only around runs of at least this many new keys (one or
+/// two new keys in a page split it once at most: not worth moving the
+/// rest of the page).
+const MIN_RUN: usize = 8;
+/// A chunk stops looking for runs of new keys after this many long gaps
+/// in a row (changes spread over the store: nothing to move).
+const MAX_MISSES: usize = 16;
 /// The most bytes of committed records copied to be moved per chunk.
 const MOVE_BYTES: usize = 16 << 20;
 /// Records with longer values (on LMDB's overflow pages, past about half
@@ -132,8 +139,12 @@ impl Plan {
         // The page of the first record after the last new key, and
         // whether the walk is still on it.
         let (mut seam, mut on_seam) = (None, false);
-        // What stays moved if no new key comes before the seam page ends.
-        let mut mark = (0, 0, 0);
+        // What stays moved if no new key comes before the seam page ends;
+        // what was moved before the run of new keys began, and the new
+        // keys in the run (a run of fewer than MIN_RUN moves nothing).
+        let (mut mark, mut start, mut run) = ((0, 0, 0), (0, 0, 0), 0);
+        // Seeks since the last run of new keys that moved records.
+        let mut misses = 0;
         let mut iter = items.range(txn, &from(chunk[0].0))?;
         let mut cur = iter.next().transpose()?;
         let mut i = 0;
@@ -143,6 +154,11 @@ impl Plan {
                 if pv.is_some() {
                     // A new key: what was moved since the last one stays
                     // moved, and a new seam begins.
+                    if !open {
+                        start = self.lens();
+                        run = 0;
+                    }
+                    run += 1;
                     open = true;
                     gap = 0;
                     seam = None;
@@ -174,9 +190,19 @@ impl Plan {
             } else if open || gap >= GAP {
                 // A long gap: its records stay where they are; on to the
                 // next change.
-                self.rollback(mark);
+                self.rollback(if run >= MIN_RUN { mark } else { start });
+                if open && run >= MIN_RUN {
+                    misses = 0;
+                }
                 open = false;
                 if !twin {
+                    // Sparse changes (a seek for each): planning would cost
+                    // a third of the flush for nothing; the rest of the
+                    // chunk is written as it is.
+                    misses += 1;
+                    if misses > MAX_MISSES {
+                        return Ok(());
+                    }
                     iter = items.range(txn, &from(pk))?;
                     cur = iter.next().transpose()?;
                     gap = 0;
@@ -191,6 +217,10 @@ impl Plan {
         }
         // Records moved past the seam page with no new key after them
         // stay; the rest of the seam page moves.
+        if open && run < MIN_RUN {
+            self.rollback(start);
+            return Ok(());
+        }
         self.rollback(mark);
         while let (true, Some((ck, cv))) = (open && on_seam, cur) {
             let page = base.page_of(ck);

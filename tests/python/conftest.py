@@ -157,3 +157,35 @@ def mypy_strict(tmp_path: Path, source: str) -> subprocess.CompletedProcess[str]
         check=False,
         cwd=tmp_path,
     )
+
+
+def kill_writer(script: Path, store: Path, delay: float) -> int:
+    """Runs the writer ``script`` on ``store`` (it prints ``ready`` once
+    open, then a number after each flush has returned), kills it with
+    SIGKILL ``delay`` seconds after its first flush returned, and returns
+    the last number it printed."""
+    import signal
+    import time
+
+    # Unbuffered pipes: `readline` on a raw pipe reads no further than the
+    # newline, so the flushes printed after "ready" all reach
+    # `communicate` (a buffered reader would keep some of them).
+    child = subprocess.Popen(
+        [sys.executable, str(script), str(store)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        bufsize=0,
+    )
+    assert child.stdout is not None
+    ready = child.stdout.readline().decode()
+    assert ready.startswith("ready"), (ready, child.stderr.read() if child.stderr else "")
+    # Kill after the writer's first flush has returned (so a loaded machine
+    # cannot make every kill land during start-up).
+    first = child.stdout.readline().decode()
+    time.sleep(delay)
+    child.send_signal(signal.SIGKILL)
+    out_b, err = child.communicate()
+    assert child.returncode == -signal.SIGKILL, err
+    lines = (first + out_b.decode()).split()
+    assert lines, ("the writer never flushed", err)
+    return int(lines[-1])

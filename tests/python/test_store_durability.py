@@ -5,13 +5,12 @@ present and intact, and every flush is all-or-nothing."""
 from __future__ import annotations
 
 import random
-import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from conftest import kill_writer
 
 try:
     from roving import Store  # type: ignore[attr-defined]
@@ -67,32 +66,9 @@ def test_sigkill_never_loses_a_flushed_record(tmp_path: Path) -> None:
     start = time.monotonic()
     checked_up_to = 0  # records verified in earlier rounds (they never change)
     for round_ in range(KILLS):
-        # Unbuffered pipes: `readline` on a raw pipe reads no further than
-        # the newline, so the flushes printed after "ready" all reach
-        # `communicate` (a buffered reader would keep some of them).
-        child = subprocess.Popen(
-            [sys.executable, str(script), str(path)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            bufsize=0,
-        )
-        assert child.stdout is not None
-        ready = child.stdout.readline().decode()
-        assert ready.startswith("ready"), (
-            ready,
-            child.stderr.read() if child.stderr else "",
-        )
-        # Kill at a random moment of the write loop: after the writer's
-        # first flush has returned (so a loaded machine cannot make every
-        # kill land during start-up), within about three more flushes.
-        first = child.stdout.readline().decode()
-        time.sleep(rng.uniform(0, 0.03))
-        child.send_signal(signal.SIGKILL)
-        out_b, err = child.communicate()
-        assert child.returncode == -signal.SIGKILL, err
-        lines = (first + out_b.decode()).split()
-        assert lines, ("the writer never flushed", err)
-        flushed = int(lines[-1])
+        # Kill at a random moment of the write loop, within about three
+        # flushes after the first.
+        flushed = kill_writer(script, path, rng.uniform(0, 0.03))
 
         s = Store(path, readonly=True)
         try:

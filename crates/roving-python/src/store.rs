@@ -559,6 +559,19 @@ impl PyStore {
         py.detach(|| store.flush()).map_err(|e| store_err(py, &e))
     }
 
+    /// Sets how many bytes (estimated) of pending changes are held in
+    /// memory before they are spilled to temporary files (64 MiB by
+    /// default; for tests).
+    fn _set_pending_memory(&mut self, py: Python<'_>, bytes: usize) -> PyResult<()> {
+        self.store_mut(py)?.set_pending_memory(bytes);
+        Ok(())
+    }
+
+    /// True if some pending changes were spilled to temporary files.
+    fn _pending_spilled(&self, py: Python<'_>) -> PyResult<bool> {
+        Ok(self.store(py)?.pending_spilled())
+    }
+
     /// Drops pending changes and reads the newest committed state.
     fn reload(&mut self, py: Python<'_>) -> PyResult<()> {
         let store = self.store_mut(py)?;

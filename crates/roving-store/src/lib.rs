@@ -36,6 +36,16 @@
 //! drops pending changes and moves to the newest state. A `Store`
 //! dropped without a `flush` drops its pending changes (no flush on drop).
 //!
+//! Pending changes are held in memory up to about 64 MiB; past that they
+//! are written in key order to unnamed temporary files beside the store
+//! (or in the system's temporary directory if the store's directory
+//! cannot take them), which the system deletes when the `Store` drops
+//! them (flush, reload, drop, or a crash of the process): any number of
+//! unflushed records takes little memory (3M small records: 90 MB in all,
+//! against 530 MB in memory). Reads see them as before. The flush of a
+//! large set still holds the pages it writes in memory until it commits
+//! (LMDB keeps up to 512 MiB of them; 211 MB for those 3M records).
+//!
 //! # Processes
 //! Any number of processes may read a store while one writes. Readers see
 //! only committed states. Each open [`Store`] holds a slot of LMDB's reader
@@ -45,8 +55,10 @@
 //! grows: see there) at once over all processes;
 //! beyond, opening one more fails with [`StoreErrorKind::Busy`]. A second
 //! writer *waits*: `flush` blocks while another process is inside its own
-//! `flush`. There is no conflict detection: the last flush wins, key by
-//! key.
+//! `flush` (LMDB's write lock is taken only inside `flush`, never while
+//! changes are pending, spilled or not: other stores of the file, in this
+//! thread or elsewhere, flush meanwhile). There is no conflict detection:
+//! the last flush wins, key by key.
 //!
 //! Like every LMDB environment, an open store belongs to the process that
 //! opened it: after `fork()`, `flush`, `reload` and opening the same store
@@ -89,7 +101,9 @@
 //! first (O(file size): for files from elsewhere). [`Store::verify`] reads
 //! every record.
 
+mod commit;
 mod error;
+mod pending;
 mod shared;
 mod snapshot;
 mod store;

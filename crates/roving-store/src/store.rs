@@ -1,7 +1,5 @@
 //! The store: committed state (a snapshot) plus pending changes.
 
-use std::collections::btree_map;
-use std::collections::BTreeMap;
 use std::ops::Bound;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -11,6 +9,7 @@ use heed::MdbError;
 use roving::Document;
 
 use crate::error::{Result, StoreError, StoreErrorKind};
+use crate::pending::{Found, Pending, PendingIter, Run};
 use crate::shared::{round_map, Shared};
 use crate::snapshot::Snapshot;
 use crate::StoreOptions;
@@ -25,8 +24,10 @@ const SCAN_CHUNK: usize = 256;
 /// A `Store` reads the committed state as of its last [`open`](Store::open),
 /// [`flush`](Store::flush) or [`reload`](Store::reload) (a [`Snapshot`]),
 /// with its own pending changes on top. Changes ([`put`](Store::put),
-/// [`delete`](Store::delete)) stay in memory until `flush` commits all of
-/// them atomically in one write transaction, or `reload` drops them.
+/// [`delete`](Store::delete)) stay pending until `flush` commits all of
+/// them atomically in one write transaction, or `reload` drops them: in
+/// memory, and past about 64 MiB in unnamed temporary files (see the
+/// [crate](crate#model) documentation).
 /// Dropping a `Store` drops its pending changes too: there is no flush on
 /// drop (a commit can fail, and `Drop` could not report it), so flush
 /// before a store goes out of scope.
@@ -71,8 +72,7 @@ const SCAN_CHUNK: usize = 256;
 pub struct Store {
     shared: Arc<Shared>,
     snap: Option<Arc<Snapshot>>,
-    pending: BTreeMap<String, Option<Arc<[u8]>>>,
-    pending_bytes: usize,
+    pending: Pending,
     len: AtomicU64,
     readonly: bool,
     /// Whether this Store's commits must be synced to disk.
@@ -93,6 +93,8 @@ pub struct Record {
 #[allow(dead_code)] // the owner is held for its lifetime only
 enum Owner {
     Pending(Arc<[u8]>),
+    /// A pending change spilled to a run (a mapped temporary file).
+    Spilled(Arc<Run>),
     Committed(Arc<Snapshot>),
 }
 
@@ -123,7 +125,7 @@ impl Record {
 
     /// True if the record is a pending (not yet flushed) change.
     pub fn is_pending(&self) -> bool {
-        matches!(self.owner, Owner::Pending(_))
+        matches!(self.owner, Owner::Pending(_) | Owner::Spilled(_))
     }
 }
 
@@ -144,6 +146,18 @@ fn invalid_document(key: &str, e: roving::Error) -> StoreError {
         format!("the value for {key:?} is not a valid roving document: {e}"),
     )
     .with_source(e)
+}
+
+/// Where a store's spilled pending changes go: its directory (the
+/// directory itself for a directory store).
+fn spill_dir(path: &Path) -> std::path::PathBuf {
+    if path.is_dir() {
+        return path.to_path_buf();
+    }
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    }
 }
 
 enum WriteFail {
@@ -188,8 +202,7 @@ impl Store {
         Ok(Store {
             shared,
             snap: Some(snap),
-            pending: BTreeMap::new(),
-            pending_bytes: 0,
+            pending: Pending::new(spill_dir(path)),
             len,
             readonly: options.readonly,
             sync: options.sync,
@@ -232,9 +245,33 @@ impl Store {
         !self.pending.is_empty()
     }
 
-    /// The number of keys with changes not yet flushed.
+    /// The number of keys with changes not yet flushed (O(1) while they
+    /// are held in memory; counted once by a merge after some were spilled
+    /// to disk, see [`set_pending_memory`](Store::set_pending_memory)).
     pub fn pending_len(&self) -> usize {
-        self.pending.len()
+        self.pending.len(|k| {
+            self.snap
+                .as_ref()
+                .is_none_or(|s| s.contains(k).unwrap_or(true))
+        })
+    }
+
+    /// Sets how much memory (in bytes, estimated) pending changes may take
+    /// before they are spilled to disk; 64 MiB by default (so lowered in
+    /// tests). Past it, pending changes are written in key order to
+    /// unnamed temporary files beside the store (or in the system's
+    /// temporary directory if the store's cannot take them) and read from
+    /// there; a flush commits them all in one transaction as always, and
+    /// `reload` or dropping the store drops them with their files.
+    #[doc(hidden)]
+    pub fn set_pending_memory(&mut self, bytes: usize) {
+        self.pending.set_limit(bytes);
+    }
+
+    /// True if some pending changes were spilled to disk (for tests).
+    #[doc(hidden)]
+    pub fn pending_spilled(&self) -> bool {
+        self.pending.spilled()
     }
 
     fn check_key(&self, key: &str) -> Result<()> {
@@ -287,8 +324,10 @@ impl Store {
     /// The document stored under `key` (pending changes first), borrowed
     /// from the map or from the pending change; validated.
     pub fn get(&self, key: &str) -> Result<Option<Document<'_>>> {
-        match self.pending.get(key) {
-            // SAFETY: pending bytes were validated by `put`, and are immutable.
+        match self.pending.get(key).map(|f| f.bytes()) {
+            // SAFETY: pending bytes were validated by `put`, and are
+            // immutable (in memory, or in a run's map, which is never
+            // written again).
             Some(Some(b)) => unsafe { Document::open_trusted(b) }
                 .map(Some)
                 .map_err(|e| StoreError::new(StoreErrorKind::Corrupt, e.to_string())),
@@ -303,7 +342,7 @@ impl Store {
     /// with [`Document::open`]) before use.
     pub fn get_bytes(&self, key: &str) -> Result<Option<&[u8]>> {
         match self.pending.get(key) {
-            Some(v) => Ok(v.as_deref()),
+            Some(f) => Ok(f.bytes()),
             None => self.snapshot()?.get_bytes(key),
         }
     }
@@ -312,12 +351,17 @@ impl Store {
     /// by itself (for views that outlive a borrow of the store).
     pub fn record(&self, key: &str) -> Result<Option<Record>> {
         match self.pending.get(key) {
-            Some(Some(b)) => Ok(Some(Record {
+            Some(Found::Mem(Some(b))) => Ok(Some(Record {
                 ptr: b.as_ptr(),
                 len: b.len(),
                 owner: Owner::Pending(b.clone()),
             })),
-            Some(None) => Ok(None),
+            Some(Found::Run(run, Some(b))) => Ok(Some(Record {
+                ptr: b.as_ptr(),
+                len: b.len(),
+                owner: Owner::Spilled(run.clone()),
+            })),
+            Some(_) => Ok(None),
             None => {
                 let snap = self.snapshot()?;
                 match snap.get(key)? {
@@ -338,7 +382,7 @@ impl Store {
     /// True if the store has `key` (pending changes included).
     pub fn contains(&self, key: &str) -> Result<bool> {
         match self.pending.get(key) {
-            Some(v) => Ok(v.is_some()),
+            Some(f) => Ok(f.bytes().is_some()),
             None => self.snapshot()?.contains(key),
         }
     }
@@ -351,7 +395,7 @@ impl Store {
         }
         let snap = self.snapshot()?;
         let mut n = snap.len();
-        for (k, v) in &self.pending {
+        for (k, v) in self.pending.iter_from(Bound::Unbounded) {
             match (v.is_some(), snap.contains(k)?) {
                 (true, false) => n += 1,
                 (false, true) => n -= 1,
@@ -408,7 +452,7 @@ impl Store {
         if key.is_empty() || key.len() > self.shared.max_key {
             return Ok(false);
         }
-        let committed = match self.pending.get(key) {
+        let committed = match self.pending.get(key).map(|f| f.bytes()) {
             Some(None) => return Ok(false),
             Some(Some(_)) => self.snapshot()?.contains(key)?,
             None => {
@@ -423,9 +467,7 @@ impl Store {
             self.set(key, None)?;
         } else {
             // Only a pending value: forget it.
-            if let Some(Some(old)) = self.pending.remove(key) {
-                self.pending_bytes -= old.len();
-            }
+            self.pending.forget(key);
             let n = self.len.load(Ordering::Relaxed);
             if n != LEN_UNKNOWN {
                 self.len.store(n - 1, Ordering::Relaxed);
@@ -445,17 +487,7 @@ impl Store {
             };
             self.len.store(n, Ordering::Relaxed);
         }
-        self.pending_bytes += value.as_ref().map_or(0, |v| v.len());
-        match self.pending.entry(key.to_owned()) {
-            btree_map::Entry::Vacant(e) => {
-                e.insert(value);
-            }
-            btree_map::Entry::Occupied(mut e) => {
-                if let Some(old) = e.insert(value) {
-                    self.pending_bytes -= old.len();
-                }
-            }
-        }
+        self.pending.set(key, value);
         Ok(())
     }
 
@@ -483,6 +515,10 @@ impl Store {
     /// synced to disk unless the store was opened with `sync(false)`), then
     /// reads the newest committed state. Grows the map as needed. On error
     /// the pending changes are kept.
+    ///
+    /// New keys that fall densely between committed ones are written with
+    /// the committed records among them moved, so that pages stay full:
+    /// flushing often leaves a file about the size one flush leaves.
     pub fn flush(&mut self) -> Result<()> {
         if self.pending.is_empty() {
             return Ok(());
@@ -504,7 +540,7 @@ impl Store {
                     let cur = shared.map_size();
                     let want = cur
                         .saturating_mul(2)
-                        .max(cur.saturating_add(self.pending_bytes.saturating_mul(2)));
+                        .max(cur.saturating_add(self.pending.value_bytes().saturating_mul(2)));
                     round_map(want)
                 }
                 WriteFail::Resized if tries < 64 => 0,
@@ -523,7 +559,6 @@ impl Store {
         let info = shared.env.info();
         shared.extend_file((info.last_page_number as u64 + 1) * shared.page_size as u64);
         self.pending.clear();
-        self.pending_bytes = 0;
         self.snap = None;
         self.len.store(LEN_UNKNOWN, Ordering::Relaxed);
         // Committed: the changes are no longer pending, even if the sync
@@ -555,31 +590,21 @@ impl Store {
             e => WriteFail::Other(shared.err(e.into())),
         };
         let mut wtxn = shared.env.write_txn().map_err(classify)?;
-        // Keys past the current last key are appended (LMDB fills pages
-        // completely and skips the search); pending keys come sorted.
-        let last: Option<Vec<u8>> = shared
-            .items
-            .last(&wtxn)
-            .map_err(classify)?
-            .map(|(k, _)| k.to_vec());
-        let mut appending = last.is_none();
-        for (k, v) in &self.pending {
-            let kb = k.as_bytes();
-            if !appending && last.as_deref().is_some_and(|l| kb > l) {
-                appending = true;
+        let changes = self.pending.iter_from(Bound::Unbounded);
+        // The state the transaction began from (the newest: this process
+        // holds LMDB's write lock), read to plan which records to move
+        // (`commit`); without a free reader slot, nothing moves.
+        let rtxn = shared.env.read_txn().ok();
+        let base = rtxn.as_ref().map(|txn| {
+            let start = shared.base.load(Ordering::SeqCst);
+            crate::commit::Base {
+                txn,
+                map: (start > 1).then(|| (start, shared.page_size, shared.map_size())),
             }
-            match v {
-                Some(b) if appending => shared
-                    .items
-                    .put_with_flags(&mut wtxn, heed::PutFlags::APPEND, kb, b)
-                    .map_err(classify)?,
-                Some(b) => shared.items.put(&mut wtxn, kb, b).map_err(classify)?,
-                None if appending => {} // past the last key: nothing to delete
-                None => {
-                    shared.items.delete(&mut wtxn, kb).map_err(classify)?;
-                }
-            }
-        }
+        });
+        crate::commit::write_changes(&shared.items, base.as_ref(), &mut wtxn, changes)
+            .map_err(classify)?;
+        drop(rtxn);
         wtxn.commit().map_err(classify)
     }
 
@@ -616,7 +641,6 @@ impl Store {
             }
         };
         self.pending.clear();
-        self.pending_bytes = 0;
         self.snap = Some(snap);
         self.len.store(LEN_UNKNOWN, Ordering::Relaxed);
         Ok(())
@@ -633,7 +657,7 @@ impl std::fmt::Debug for Store {
         f.debug_struct("Store")
             .field("path", &self.shared.path)
             .field("readonly", &self.readonly)
-            .field("pending", &self.pending.len())
+            .field("pending", &self.pending_len())
             .finish()
     }
 }
@@ -670,7 +694,7 @@ impl<'a> Iterator for Iter<'a> {
 pub struct RawIter<'a> {
     snap: Option<&'a Snapshot>,
     err: Option<StoreError>,
-    pend: btree_map::Range<'a, String, Option<Arc<[u8]>>>,
+    pend: PendingIter<'a>,
     pend_head: Option<(&'a str, Option<&'a [u8]>)>,
     buf: Vec<(&'a str, &'a [u8])>,
     pos: usize,
@@ -683,7 +707,7 @@ impl<'a> RawIter<'a> {
         let mut it = RawIter {
             snap: None,
             err: None,
-            pend: store.pending.range::<str, _>((start, Bound::Unbounded)),
+            pend: store.pending.iter_from(start),
             pend_head: None,
             buf: Vec::new(),
             pos: 0,
@@ -732,7 +756,7 @@ impl<'a> RawIter<'a> {
         }
         loop {
             if self.pend_head.is_none() {
-                self.pend_head = self.pend.next().map(|(k, v)| (k.as_str(), v.as_deref()));
+                self.pend_head = self.pend.next();
             }
             let snap = self.snap_head()?;
             let take_pending = match (self.pend_head, snap) {
@@ -769,7 +793,7 @@ impl<'a> RawIter<'a> {
                 self.snap_done = true;
                 self.buf.clear();
                 self.pos = 0;
-                self.pend = btree_map::Range::default();
+                self.pend = PendingIter::empty();
                 self.pend_head = None;
                 Some(Err(e))
             }

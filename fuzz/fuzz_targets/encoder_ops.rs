@@ -218,7 +218,6 @@ fn check_doc(bytes: &[u8], root: &M) {
 fuzz_target!(|data: &[u8]| {
     let mut input = Input(data);
     let mut e = Encoder::new();
-    let mut keyed = true;
     let mut doc_no = 0u32;
     let mut model = Model::new(doc_no, 100_000);
     let mut marks: Vec<(Mark, u32, Rc<M>)> = Vec::new();
@@ -486,11 +485,6 @@ fuzz_target!(|data: &[u8]| {
                 1 => {
                     e.set_max_depth(100_000);
                     model.max_depth = 100_000;
-                    // Keyed maps (version 2) or shape records and maps
-                    // (version 1) for new key lists, from now on: a
-                    // document may mix both.
-                    keyed = !keyed;
-                    e.set_keyed_maps(keyed);
                 }
                 _ => {
                     // Copy the last finished document (or its first child).

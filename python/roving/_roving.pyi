@@ -80,9 +80,7 @@ def _is_mapped(dev: int, ino: int, /) -> bool: ...
 
 # The core's record walker (roving::walk), for `roving stats` and `roving dump`.
 _Slot: TypeAlias = tuple[str, int]
-_Record: TypeAlias = tuple[
-    int, int, str, str, int, int, int | None, tuple[_Slot, ...], Any, int, tuple[_Slot, ...]
-]
+_Record: TypeAlias = tuple[int, int, str, str, int, int, int | None, tuple[_Slot, ...], Any]
 
 def _records(data: Buffer, /, *, values: bool = False) -> list[_Record]: ...
 def _root(data: Buffer, /) -> tuple[_Slot, _Record | None]: ...

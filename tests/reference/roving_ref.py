@@ -50,7 +50,7 @@ __all__ = [
 ]
 
 MAGIC = b"RV"
-VERSION = 1  # what encode() writes, unless it writes a keyed map (then 2)
+VERSION = 1  # what encode() writes
 VERSIONS = (1, 2)  # what validate_and_decode() reads (section 19)
 WIDTHS = (1, 2, 4, 8)  # section 3: slot width by width code (tag & 3)
 
@@ -67,7 +67,6 @@ T_SHORT_STR = 0x80  # 0x80..=0xBF, length in the tag
 T_NUMS, T_NUMS_DEC = 0x30, 0x3A  # section 6.14 (version 2): 0x30 + vector type, decimal
 T_STR_ARRAY = 0x22  # section 6.15, version 2 only
 STR_BLOCK = 16  # strings per block of a string array
-T_KEYED_MAP = 0x40  # 0x40..=0x4F (version 2): key width code << 2 | value width code
 
 # Section 9: vector element types by type byte: (name, element size).
 VECTOR_TYPES = (
@@ -108,10 +107,6 @@ def is_shape_tag(tag: int) -> bool:
 
 def is_root_tag(tag: int) -> bool:
     return 0x1C <= tag <= 0x1F
-
-
-def is_keyed_map_tag(tag: int) -> bool:
-    return 0x40 <= tag <= 0x4F
 
 
 def key_hash(key: bytes) -> int:
@@ -175,7 +170,6 @@ class Record:
 
     tag: int
     value: Any
-    keys: list[str] | None = None  # a shape's or a keyed map's key texts
 
 
 class _Scanner:
@@ -324,8 +318,6 @@ class _Scanner:
             return self.shaped_vector(start)
         if tag == T_STR_ARRAY and self.data[2] >= 2:
             return self.str_array(start)
-        if is_keyed_map_tag(tag) and self.data[2] >= 2:
-            return self.keyed_map(start, tag)
         raise RefError("UnknownTag", start, f"tag {tag:#04x} is not defined in v1")
 
     def big_integer(self, start: int, tag: int) -> tuple[int, Record]:
@@ -538,37 +530,18 @@ class _Scanner:
                 "BadReference", start, f"shape offset {shape} is not the start of a record"
             )
         rec = self.records[shape]
-        # Section 6.16: a keyed map may be a map's shape (only version 2
-        # documents have one).
-        if not (is_shape_tag(rec.tag) or is_keyed_map_tag(rec.tag)):
+        if not is_shape_tag(rec.tag):
             raise RefError(
                 "WrongTarget", start, f"map's shape reference points to tag {rec.tag:#04x}"
             )
-        keys = rec.keys
-        assert keys is not None
+        keys = rec.value
         self.take(p, len(keys) * w, "map slots")
         entries = [[key, self.value_slot(start, p + i * w, w)] for i, key in enumerate(keys)]
         return p + len(keys) * w, Record(tag, {"map": entries})
 
     def shape(self, start: int, tag: int) -> tuple[int, Record]:
         """Section 8 (rules 13, 14, 15): key slots, then the index if n > 8."""
-        p, keys = self.key_list(start, WIDTHS[tag & 3])
-        return p, Record(tag, keys, keys)
-
-    def keyed_map(self, start: int, tag: int) -> tuple[int, Record]:
-        """Section 6.16 (version 2): a shape's body (key slots of the width of
-        bits 2-3, the index if n > 8), then one value slot per key (the width
-        of bits 0-1); base = the keyed map's tag for both."""
-        p, keys = self.key_list(start, WIDTHS[(tag >> 2) & 3])
         w = WIDTHS[tag & 3]
-        n = len(keys)
-        self.take(p, n * w, "keyed map value slots")
-        entries = [[key, self.value_slot(start, p + i * w, w)] for i, key in enumerate(keys)]
-        return p + n * w, Record(tag, {"map": entries}, keys)
-
-    def key_list(self, start: int, w: int) -> tuple[int, list[str]]:
-        """The body of a shape (or the key part of a keyed map) at ``start``,
-        with key slots of ``w`` bytes: (offset after it, key texts)."""
         n, p = self.varint(start + 1, "shape key count")
         self.take(p, n * w, "key slots")
         keys: list[str] = []
@@ -584,7 +557,7 @@ class _Scanner:
         p += n * w
         if n > 8:
             p = self.index(p, hashes)
-        return p, keys
+        return p, Record(tag, keys)
 
     def index(self, p: int, hashes: list[int]) -> int:
         """Rule 15: the hash index of a shape of n > 8 keys; returns the offset after it."""
@@ -792,11 +765,8 @@ class _Open:
 
 
 class _Encoder:
-    def __init__(self, keyed_maps: bool = True) -> None:
+    def __init__(self) -> None:
         self.out = bytearray(MAGIC + bytes([VERSION]))
-        # Section 14: the first map of a key list is a keyed map (version 2),
-        # or with keyed_maps=False a shape record and a map (version 1).
-        self.keyed_maps = keyed_maps
         self.strings: dict[bytes, int] = {}  # each distinct string once (section 7)
         self.string_at: dict[int, bytes] = {}  # and back, for key hashes
         self.shapes: dict[tuple[int | None, ...], int] = {}  # key records -> shape
@@ -994,10 +964,7 @@ class _Encoder:
             for key, item in zip(c.keys, c.items, strict=True):
                 merged[key] = item  # a dict keeps the first insertion position
             c.keys, c.items = list(merged), list(merged.values())
-            shape = self.shapes.get(tuple(c.keys))
-            if shape is None and not self.keyed_maps:
-                shape = self.shape(c.keys)
-        keyed = c.kind == "map" and shape is None
+            shape = self.shape(c.keys)
         n = len(c.items)
         here = self.here
         best = None
@@ -1017,7 +984,7 @@ class _Encoder:
                 t += size
             if not feasible:
                 continue
-            if c.kind == "array" or keyed:
+            if c.kind == "array":
                 size = 1 + len(varint(n)) + n * w
             elif c.kind == "map":
                 size = 3 + n * w
@@ -1037,14 +1004,6 @@ class _Encoder:
         base = self.here
         if c.kind == "array":
             rec = bytearray([T_ARRAY | WIDTHS.index(w)]) + varint(n)
-        elif keyed:
-            # Section 6.16: the key part as a shape's body, with the key slot
-            # width chosen at the keyed map's position; it is now the shape of
-            # its key list.
-            kw, body = self.key_part(c.keys, base)
-            rec = bytearray([T_KEYED_MAP | WIDTHS.index(kw) << 2 | WIDTHS.index(w)]) + body
-            self.shapes[tuple(c.keys)] = base
-            self.out[2] = 2
         elif c.kind == "map":
             assert shape is not None
             rel, absolute = varint((base - shape) << 1), varint((shape << 1) | 1)
@@ -1100,16 +1059,8 @@ class _Encoder:
         if seq in self.shapes:
             return self.shapes[seq]
         base = self.here
-        w, body = self.key_part(keys, base)
-        self.shapes[seq] = self.write(bytes([T_SHAPE | WIDTHS.index(w)]) + body)
-        return self.shapes[seq]
-
-    def key_part(self, keys: list[int | None], base: int) -> tuple[int, bytes]:
-        """A shape's body for a record at ``base`` (section 8): (key slot width,
-        key count, key slots and index). The width is the narrowest at which
-        every key reference fits."""
         w = next(w for w in WIDTHS if all(self.fits(w, base - t, t) for t in keys if t is not None))
-        rec = bytearray(varint(len(keys)))
+        rec = bytearray([T_SHAPE | WIDTHS.index(w)]) + varint(len(keys))
         for t in keys:
             r = (3 << 2) | 3 if t is None else self.ref_slot(w, base, t)
             rec += r.to_bytes(w, "little")
@@ -1124,15 +1075,15 @@ class _Encoder:
                 entries[i] = k + 1
             for e in entries:
                 rec += e.to_bytes(ew, "little")
-        return w, bytes(rec)
+        self.shapes[seq] = self.write(bytes(rec))
+        return self.shapes[seq]
 
 
-def encode(value: Any, keyed_maps: bool = True) -> bytes:
+def encode(value: Any) -> bytes:
     """The bytes section 14's reference encoder writes for a neutral value
     (``{"share": name, "value": v}`` writes v and remembers it under name,
-    ``{"again": name}`` refers to it again). With ``keyed_maps=False``, the
-    version 1 form: a shape record and maps instead of keyed maps."""
-    enc = _Encoder(keyed_maps)
+    ``{"again": name}`` refers to it again)."""
+    enc = _Encoder()
     stack = [_Open("root", [value], [], [], None)]  # the root: a container of one slot
     while True:
         top = stack[-1]

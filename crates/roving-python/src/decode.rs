@@ -13,10 +13,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDate, PyDelta, PyTime, PyTzInfo};
 
 use roving::format::{
-    f32_to_f64_exact, f_dec_value, index_entry_width, index_table_size, is_keyed_map,
-    keyed_key_width, read_uint, read_varint, SHAPE_LINEAR_MAX, SLOT_INT, SLOT_SPECIAL,
-    SPECIAL_FALSE, SPECIAL_NULL, SPECIAL_TRUE, TAG_ARRAY, TAG_F64, TAG_F_DEC, TAG_I16, TAG_I32,
-    TAG_I64, TAG_I8, TAG_MAP, TAG_SHAPE, TAG_SHORT_STR, VERSION_2, WIDTHS,
+    f32_to_f64_exact, f_dec_value, read_uint, read_varint, SLOT_INT, SLOT_SPECIAL, SPECIAL_FALSE,
+    SPECIAL_NULL, SPECIAL_TRUE, TAG_ARRAY, TAG_F64, TAG_F_DEC, TAG_I16, TAG_I32, TAG_I64, TAG_I8,
+    TAG_MAP, TAG_SHAPE, TAG_SHORT_STR, WIDTHS,
 };
 use roving::read::Numbers;
 use roving::{Array, Limits, Map, Value};
@@ -1357,13 +1356,12 @@ fn fixed<const N: usize>(buf: &[u8], pos: usize) -> Option<[u8; N]> {
 /// The header of the map record at `pos` of `doc`, read directly: its
 /// shape's offset, its number of values, the position of its first value
 /// slot and the slot width. `None` if it does not decode or its slots do
-/// not fit in `doc` (never for a validated document). A keyed map (format
-/// version 2) is its own shape: its keys come before its values.
+/// not fit in `doc` (never for a validated document).
 #[inline(always)]
 fn map_parts(doc: &[u8], pos: usize) -> Option<(usize, usize, usize, usize)> {
     let tag = *doc.get(pos)?;
     if tag & !3 != TAG_MAP {
-        return keyed_map_parts(doc, pos);
+        return None;
     }
     let (s, vals) = read_varint(doc, pos + 1)?;
     let s = usize::try_from(s).ok()?;
@@ -1372,43 +1370,13 @@ fn map_parts(doc: &[u8], pos: usize) -> Option<(usize, usize, usize, usize)> {
     } else {
         s >> 1
     };
-    if shape >= pos {
-        return None;
-    }
-    let shape_tag = *doc.get(shape)?;
-    if shape_tag & !3 != TAG_SHAPE && !(is_keyed_map(shape_tag) && is_v2(doc)) {
+    if shape >= pos || *doc.get(shape)? & !3 != TAG_SHAPE {
         return None;
     }
     let (n, _) = read_varint(doc, shape + 1)?;
     let w = WIDTHS[(tag & 3) as usize];
     let n = usize::try_from(n).ok().filter(|&n| n <= doc.len())?;
     (vals + n * w <= doc.len()).then_some((shape, n, vals, w))
-}
-
-/// Whether `doc` is a version 2 document (which may hold keyed maps).
-#[inline(always)]
-fn is_v2(doc: &[u8]) -> bool {
-    doc.get(2).is_some_and(|&v| v >= VERSION_2)
-}
-
-/// [`map_parts`] of a keyed map record (format version 2): the record is
-/// its own shape; its values follow its key slots and hash index.
-#[inline(never)]
-fn keyed_map_parts(doc: &[u8], pos: usize) -> Option<(usize, usize, usize, usize)> {
-    let tag = *doc.get(pos)?;
-    if !is_keyed_map(tag) || !is_v2(doc) {
-        return None;
-    }
-    let (n, keys) = read_varint(doc, pos + 1)?;
-    let n = usize::try_from(n).ok().filter(|&n| n <= doc.len())?;
-    let index = if n > SHAPE_LINEAR_MAX {
-        index_table_size(n) * index_entry_width(n)
-    } else {
-        0
-    };
-    let vals = keys + n * keyed_key_width(tag) + index;
-    let w = WIDTHS[(tag & 3) as usize];
-    (vals + n * w <= doc.len()).then_some((pos, n, vals, w))
 }
 
 /// The header of the array record at `pos` of `doc`, read directly: its

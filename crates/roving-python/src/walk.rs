@@ -27,7 +27,8 @@ fn slot<'py>(py: Python<'py>, s: Slot) -> PyResult<Bound<'py, PyTuple>> {
 /// nanoseconds nor every year); an extension value as the package decodes
 /// it (`date`, `UUID`, `Decimal`, `time`, `timedelta`, else `roving.Ext`,
 /// which a malformed payload of the package's own types also gives); a
-/// vector or a number array as `(count, [its first 8 elements], shape)`
+/// vector or a number array as `(count, [its first 8 elements], shape)`;
+/// a string array as the list of its strings
 /// (a number array's and a 1-D vector's shape is `[count]`).
 fn value<'py>(py: Python<'py>, r: &Record<'_>, doc: &[u8]) -> PyResult<Bound<'py, PyAny>> {
     let Some(v) = r.value() else {
@@ -56,7 +57,9 @@ fn value<'py>(py: Python<'py>, r: &Record<'_>, doc: &[u8]) -> PyResult<Bound<'py
                 .into_pyobject(py)?
                 .into_any()
         }
-        // A number array (the only array a record's value is), as a vector.
+        // A string array: the list of its strings.
+        Value::Array(a) if a.is_string_array() => decode::scalar(py, v, doc)?,
+        // A number array, as a vector.
         Value::Array(a) => {
             let first = PyList::empty(py);
             for x in a.iter().take(8) {
@@ -89,12 +92,6 @@ fn record<'py>(
     } else {
         py.None().into_bound(py)
     };
-    // A keyed map's key slots (it is its own shape).
-    let keys = r
-        .key_slots()
-        .map(|s| slot(py, s))
-        .collect::<PyResult<Vec<_>>>()?;
-    let keys = PyTuple::new(py, keys)?;
     let kind = pyo3::types::PyString::intern(py, r.kind().name());
     let enc = pyo3::types::PyString::intern(py, r.encoding());
     (
@@ -108,8 +105,6 @@ fn record<'py>(
         r.shape(),
         slots,
         v,
-        r.key_width(),
-        keys,
     )
         .into_pyobject(py)
 }
@@ -137,19 +132,16 @@ fn with_doc<T>(
 /// _records(data, /, *, values=False) -> list[tuple]
 ///
 /// Validates a document and lists its records in order, each as
-/// `(offset, end, kind, encoding, width, count, shape, slots, value,
-/// key_width, keys)`:
+/// `(offset, end, kind, encoding, width, count, shape, slots, value)`:
 /// `kind` is `"str"`, `"int"`, `"uint"`, `"bigint"`, `"float"`,
 /// `"timestamp"`, `"bytes"`, `"ext"`, `"vector"`, `"array"`, `"map"`,
-/// `"keyed map"`, `"shape"` or `"root"`; `encoding` as `roving stats` prints it
+/// `"shape"` or `"root"`; `encoding` as `roving stats` prints it
 /// (`"short str"`, `"map/2"`, `"vector<f64>"`...); `width` and `count` the
 /// slot width and number of slots (0 for scalars); `shape` a map's shape
 /// offset, else None; `slots` a tuple of `(kind, value)` pairs (`"ref"`
 /// and an offset, `"int"` and an int, `"special"` and a constant 0 to 5);
 /// `value`, with `values=True`, a scalar record's value (see the CLI's
-/// `dump`), else None; `key_width` and `keys` a keyed map's key slot width
-/// and key slots (pairs as in `slots`; a keyed map's `slots` are its
-/// values, and it is its own shape), else 0 and `()`.
+/// `dump`), else None.
 #[pyfunction]
 #[pyo3(signature = (data, /, *, values=false))]
 pub(crate) fn _records<'py>(

@@ -67,17 +67,6 @@ fn record_end(b: &[u8], pos: usize) -> (&'static str, usize) {
             };
             ("shape", p + n * w + idx)
         }
-        t if is_keyed_map(t) => {
-            let (n, p) = read_varint(b, pos + 1).unwrap();
-            let n = n as usize;
-            let idx = if n > SHAPE_LINEAR_MAX {
-                index_table_size(n) * index_entry_width(n)
-            } else {
-                0
-            };
-            let values = p + n * keyed_key_width(t) + idx;
-            ("keyed map", values + n * WIDTHS[(t & 3) as usize])
-        }
         t if t & !3 == TAG_ROOT => ("root", pos + 2 + WIDTHS[(t & 3) as usize]),
         _ => panic!("tag {tag}"),
     }

@@ -342,21 +342,24 @@ fn annotate(b: &[u8]) -> String {
                     &b[p..q],
                     &format!("shape, key slot width {w}, varint count {n}"),
                 );
-                p = key_list(&mut out, b, q, n as usize, w, start);
-            }
-            t if is_keyed_map(t) => {
-                let (kw, w) = (keyed_key_width(t), WIDTHS[(t & 3) as usize]);
-                let (n, q) = varint(b, p + 1);
-                line(
-                    &mut out,
-                    p,
-                    &b[p..q],
-                    &format!(
-                        "keyed map, key slot width {kw}, value slot width {w}, varint count {n}"
-                    ),
-                );
-                let values = key_list(&mut out, b, q, n as usize, kw, start);
-                p = slots(&mut out, b, values, n as usize, w, start, false);
+                let e = slots(&mut out, b, q, n as usize, w, start, true);
+                p = e;
+                let n = n as usize;
+                if n > SHAPE_LINEAR_MAX {
+                    let t = index_table_size(n);
+                    let ew = index_entry_width(n);
+                    for i in 0..t {
+                        let at = p + i * ew;
+                        let v = read_uint(b, at, ew).unwrap();
+                        let what = if v == 0 {
+                            format!("  index[{i}]: empty")
+                        } else {
+                            format!("  index[{i}]: key {}", v - 1)
+                        };
+                        line(&mut out, at, &b[at..at + ew], &what);
+                    }
+                    p += t * ew;
+                }
             }
             t if t & !3 == TAG_ROOT => {
                 let w = WIDTHS[(t & 3) as usize];
@@ -409,28 +412,6 @@ fn annotate(b: &[u8]) -> String {
     out
 }
 
-/// The `n` key slots of width `w` at `q` of the shape or keyed map at
-/// `start`, and its index if `n > 8`: returns the position after them.
-fn key_list(out: &mut String, b: &[u8], q: usize, n: usize, w: usize, start: usize) -> usize {
-    let mut p = slots(out, b, q, n, w, start, true);
-    if n > SHAPE_LINEAR_MAX {
-        let t = index_table_size(n);
-        let ew = index_entry_width(n);
-        for i in 0..t {
-            let at = p + i * ew;
-            let v = read_uint(b, at, ew).unwrap();
-            let what = if v == 0 {
-                format!("  index[{i}]: empty")
-            } else {
-                format!("  index[{i}]: key {}", v - 1)
-            };
-            line(out, at, &b[at..at + ew], &what);
-        }
-        p += t * ew;
-    }
-    p
-}
-
 fn show(title: &str, what: &str, note: &str, bytes: &[u8]) {
     roving::validate(bytes).expect("the example must validate");
     let doc = roving::Document::open(bytes).unwrap();
@@ -467,12 +448,7 @@ fn probe_table(bytes: &[u8]) -> Res<()> {
     let shape = map.shape_offset().unwrap();
     let (n, keys) = read_varint(bytes, shape + 1).unwrap();
     let n = n as usize;
-    // The root map is the first map of its keys: a keyed map.
-    let w = if is_keyed_map(bytes[shape]) {
-        keyed_key_width(bytes[shape])
-    } else {
-        WIDTHS[(bytes[shape] & 3) as usize]
-    };
+    let w = WIDTHS[(bytes[shape] & 3) as usize];
     let index = keys + n * w;
     let t = index_table_size(n);
     let ew = index_entry_width(n);
@@ -497,8 +473,7 @@ fn probe_table(bytes: &[u8]) -> Res<()> {
 
 /// An append-only update made by hand: the original document
 /// `{"name":"Ada","langs":["en","fr"]}` gets a new root in which `name` is
-/// "Grace"; the new bytes reuse the original's keys (its keyed map, as the
-/// new map's shape), array and strings.
+/// "Grace"; the new bytes reuse the original's shape, array and strings.
 fn append_example() -> Res<()> {
     let orig = roving::json::from_json(br#"{"name":"Ada","langs":["en","fr"]}"#)?;
     let doc = roving::Document::open(&orig)?;
@@ -535,9 +510,8 @@ fn append_example() -> Res<()> {
     println!("### Append-only update\n");
     println!(
         "The original document `{{\"name\":\"Ada\",\"langs\":[\"en\",\"fr\"]}}` ({} bytes, old map @{map_pos}) \
-         is updated to name \"Grace\" by appending {} bytes: the new string, a map whose shape is the \
-         old keyed map and which reuses the old array, and a new root. The old root record stays in the \
-         middle, unreferenced.\n",
+         is updated to name \"Grace\" by appending {} bytes: the new string, a map that reuses the old \
+         shape and the old array, and a new root. The old root record stays in the middle, unreferenced.\n",
         orig.len(),
         b.len() - orig.len()
     );
@@ -606,22 +580,20 @@ fn main() -> Res<()> {
         "A map of 2 keys",
         r#"{"name":"Ada","age":36}"#,
         "The keys are interned as they are written (`name`, then the value `Ada`, then \
-         `age`); when the map ends, its keys are new to the document, so it is a keyed \
-         map (version 2), which carries them. 36 is outside the 1-byte inline range, so \
-         value width 1 costs an `i8` record (2 bytes) plus 2 value bytes, and width 2 \
-         4 value bytes: a tie, and the narrower width wins; the `i8` record comes first.",
+         `age`); when the map ends its shape is written, then the map. 36 is outside \
+         the 1-byte inline range, so width 1 costs an `i8` record (2 bytes) plus a \
+         4-byte map, and width 2 a 6-byte map: a tie, and the narrower width wins.",
     )?;
     json(
         "Two maps sharing a shape",
         r#"[{"x":1,"y":2},{"x":3,"y":4}]"#,
-        "The first map carries the keys (a keyed map at @7); the second is a 4-byte \
-         map record whose shape reference points to it.",
+        "One shape at @7, two 4-byte maps referring to it.",
     )?;
     json(
         "A shared string (value and key)",
         r#"{"id":"id","tags":["id","id"]}"#,
-        "`\"id\"` is stored once at @3 and referred to as a key (key slot 0), as a \
-         value (value slot 0) and twice as an array element.",
+        "`\"id\"` is stored once at @3 and referred to as a key (shape slot 0), as a \
+         value (map slot 0) and twice as an array element.",
     )?;
     json(
         "Big integer (2^64)",

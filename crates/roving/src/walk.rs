@@ -6,7 +6,7 @@
 //! its tag, its [`Kind`], its encoding ([`Record::encoding`], e.g.
 //! `short str`, `map/2`, `vector<f64>`) and, for arrays, maps, shapes and
 //! the root, its slot width and decoded [`Slot`]s (a map also names its
-//! shape; a keyed map has its key slots too). It is what `roving stats` and `roving dump --offsets` print, and
+//! shape). It is what `roving stats` and `roving dump --offsets` print, and
 //! a tool for looking at how a document was written.
 //!
 //! The walker reads only validated documents: [`records`] validates a
@@ -26,9 +26,8 @@
 //! let Some(Slot::Ref(top)) = root.slots().next() else { panic!() };
 //! let array = recs.iter().find(|r| r.offset() == top).unwrap();
 //! assert_eq!((array.kind(), array.slot_count()), (Kind::Array, 2));
-//! // The first map carries its keys; the second refers to it for them.
-//! assert_eq!(recs.iter().filter(|r| r.kind() == Kind::KeyedMap).count(), 1);
-//! assert_eq!(recs.iter().filter(|r| r.kind() == Kind::Map).count(), 1);
+//! assert_eq!(recs.iter().filter(|r| r.kind() == Kind::Map).count(), 2);
+//! assert_eq!(recs.iter().filter(|r| r.kind() == Kind::Shape).count(), 1);
 //! # Ok::<(), roving::Error>(())
 //! ```
 
@@ -66,10 +65,6 @@ pub enum Kind {
     Map,
     /// A shape: the key list of maps (one slot per key), with its hash index.
     Shape,
-    /// A keyed map (version 2): a map that carries its own keys (key
-    /// slots, hash index), then one slot per value; later maps may use it
-    /// as their shape.
-    KeyedMap,
     /// The root: one slot, the document's value; the last record.
     Root,
     /// An array of strings stored packed (format version 2): no slots;
@@ -110,7 +105,6 @@ impl Kind {
             K::Shape => Kind::Shape,
             K::Root => Kind::Root,
             K::StrArray => Kind::StrArray,
-            K::KeyedMap => Kind::KeyedMap,
             K::Unknown => return None,
         })
     }
@@ -133,15 +127,13 @@ impl Kind {
             Kind::Shape => "shape",
             Kind::Root => "root",
             Kind::StrArray => "strings",
-            Kind::KeyedMap => "keyed map",
         }
     }
 
-    /// True for arrays, maps, shapes, keyed maps and the root: the
-    /// records with slots.
+    /// True for arrays, maps, shapes and the root: the records with slots.
     pub fn has_slots(self) -> bool {
         match self {
-            Kind::Array | Kind::Map | Kind::Shape | Kind::Root | Kind::KeyedMap => true,
+            Kind::Array | Kind::Map | Kind::Shape | Kind::Root => true,
             Kind::Str
             | Kind::Int
             | Kind::UInt
@@ -213,24 +205,22 @@ impl<'a> Record<'a> {
     /// How the record is encoded: `short str`, `str`, `i8` to `i64`, `u64`,
     /// `bigint`, `f32`, `f64`, `decimal`, `timestamp`, `timestamp+offset`,
     /// `bytes`, `ext`, `vector<T>` (`T` an element type name such as `f64`),
-    /// `array/W`, `map/W`, `shape/W`, `root/W` for a slot width of `W`
-    /// bytes, and `keyed/K/W` for a keyed map with key slots of `K` and
-    /// value slots of `W` bytes.
+    /// and `array/W`, `map/W`, `shape/W`, `root/W` for a slot width of `W`
+    /// bytes.
     pub fn encoding(&self) -> &'static str {
         self.parts.encoding()
     }
 
     /// Slot width in bytes (1, 2, 4 or 8) of arrays, maps, shapes and the
-    /// root, and of a keyed map's value slots; 0 for other records (a
-    /// number array's element size is in [`numbers`](Self::numbers)).
+    /// root; 0 for other records (a number array's element size is in
+    /// [`numbers`](Self::numbers)).
     pub fn width(&self) -> usize {
         self.parts.slots.map_or(0, |s| s.width)
     }
 
-    /// Number of slots: elements of an array, values of a map or a keyed
-    /// map, keys of a shape, 1 for the root; 0 for other records (a number
-    /// array has its elements in the record, not in slots: see
-    /// [`numbers`](Self::numbers)).
+    /// Number of slots: elements of an array, values of a map, keys of a
+    /// shape, 1 for the root; 0 for other records (a number array has its
+    /// elements in the record, not in slots: see [`numbers`](Self::numbers)).
     pub fn slot_count(&self) -> usize {
         self.parts.slots.map_or(0, |s| s.count)
     }
@@ -259,8 +249,7 @@ impl<'a> Record<'a> {
 
     /// The decoded slots, in order (none for records without slots). A
     /// shape's slots are its keys: references to string records, or the
-    /// empty-string constant. A keyed map's are its values (its keys are
-    /// [`key_slots`](Self::key_slots)).
+    /// empty-string constant.
     pub fn slots(&self) -> Slots<'a> {
         Slots {
             buf: self.buf,
@@ -270,30 +259,13 @@ impl<'a> Record<'a> {
         }
     }
 
-    /// The key slots of a keyed map, in order (none for other records; a
-    /// shape's keys are its [`slots`](Self::slots)): references to string
-    /// records, or the empty-string constant.
-    pub fn key_slots(&self) -> Slots<'a> {
-        Slots {
-            buf: self.buf,
-            run: self.parts.keys.unwrap_or(NO_SLOTS),
-            base: self.offset,
-            next: 0,
-        }
-    }
-
-    /// Width in bytes of a keyed map's key slots; 0 for other records.
-    pub fn key_width(&self) -> usize {
-        self.parts.keys.map_or(0, |s| s.width)
-    }
-
     /// The value of a scalar record (string, number, timestamp, byte
     /// string, extension value, vector), of a number array or of a
     /// string array (arrays whose elements are in the record); `None` for
     /// arrays, maps, shapes and the root, whose values are their slots.
     pub fn value(&self) -> Option<Value<'a>> {
         match self.kind {
-            Kind::Array | Kind::Map | Kind::Shape | Kind::Root | Kind::KeyedMap => None,
+            Kind::Array | Kind::Map | Kind::Shape | Kind::Root => None,
             // Checked here: `record_at` may be given an offset inside a
             // record, whose bytes need not be UTF-8.
             Kind::Str => layout::str_record(self.buf, self.offset)
@@ -449,7 +421,7 @@ fn read_record(buf: &[u8], pos: usize) -> Result<Record<'_>> {
     let parts = layout::record_parts(buf, pos).ok_or_else(fault)?;
     // `record_parts` gives no unknown kind: cannot fail.
     let kind = Kind::of(parts.kind).ok_or_else(fault)?;
-    for run in [parts.slots, parts.keys].into_iter().flatten() {
+    if let Some(run) = parts.slots {
         if let Some(i) = (0..run.count).find(|&i| slot(buf, run, i, pos).is_none()) {
             return Err(Error::at(ErrorKind::BadReference, run.pos(i)));
         }

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::neutral::{encode_doc, encode_doc_v1, from_value, normalize};
+use common::neutral::{encode_doc, from_value, normalize};
 use proptest::prelude::*;
 use serde_json::{json, Value as J};
 
@@ -79,93 +79,8 @@ fn json_value() -> impl Strategy<Value = J> {
     })
 }
 
-/// A list of maps whose key lists repeat (drawn from a few) or are unique,
-/// some of more than 8 keys (an index), some with the empty key, with
-/// nested maps: keyed maps (the first of each key list) and maps that
-/// refer to them.
-fn maps_with_key_lists() -> impl Strategy<Value = J> {
-    let keys = prop::collection::vec(
-        prop::sample::select(vec![
-            "", "a", "b", "id", "name", "k1", "k2", "k3", "k4", "k5",
-        ]),
-        0..12,
-    );
-    let lists = prop::collection::vec(keys, 1..4);
-    (
-        lists,
-        prop::collection::vec((0usize..8, any::<i64>(), 0u8..3), 0..24),
-    )
-        .prop_map(|(lists, picks)| {
-            let maps: Vec<J> = picks
-                .into_iter()
-                .enumerate()
-                .map(|(n, (which, x, kind))| {
-                    let mut list: Vec<String> = lists[which % lists.len()]
-                        .iter()
-                        .map(|k| k.to_string())
-                        .collect();
-                    if which >= lists.len() {
-                        // A key list of its own.
-                        list.push(format!("unique{n}"));
-                    }
-                    let mut seen = std::collections::HashSet::new();
-                    list.retain(|k| seen.insert(k.clone()));
-                    let kvs: Vec<J> = list
-                        .iter()
-                        .enumerate()
-                        .map(|(i, k)| {
-                            let v = match kind {
-                                0 => json!({ "int": (x.wrapping_add(i as i64)).to_string() }),
-                                1 => json!(format!("{x}")),
-                                _ => json!({ "map": [[k, { "int": i.to_string() }]] }),
-                            };
-                            json!([k, v])
-                        })
-                        .collect();
-                    json!({ "map": kvs })
-                })
-                .collect();
-            J::Array(maps)
-        })
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
-
-    /// Lists of maps round-trip as keyed maps (version 2) and as shape
-    /// records and maps (version 1), and read the same through lookups,
-    /// handles and iteration; maps with the same keys share a shape offset.
-    #[test]
-    fn keyed_maps_round_trip(v in maps_with_key_lists()) {
-        let keyed = encode_doc(&v);
-        let plain = encode_doc_v1(&v);
-        for bytes in [&keyed, &plain] {
-            roving::validate(bytes).map_err(|e| TestCaseError::fail(e.to_string()))?;
-            let doc = roving::Document::open(bytes).unwrap();
-            prop_assert_eq!(normalize(&from_value(doc.root())), normalize(&v));
-            let mut shapes: std::collections::HashMap<Vec<String>, usize> = Default::default();
-            let maps = doc.root().as_array().unwrap();
-            for m in maps.iter().filter_map(|x| x.as_map()) {
-                let keys: Vec<String> = m.keys().map(String::from).collect();
-                // (None for the empty map, which has no record.)
-                if let Some(shape) = m.shape_offset() {
-                    prop_assert_eq!(*shapes.entry(keys.clone()).or_insert(shape), shape);
-                }
-                for (i, (k, val)) in m.iter().enumerate() {
-                    prop_assert_eq!(m.position(k), Some(i));
-                    prop_assert!(m.get(k) == Some(val));
-                    prop_assert!(m.get_with(&roving::KeyHandle::new(k)) == Some(val));
-                }
-            }
-            let lazy = roving::Document::open_lazy(bytes).unwrap();
-            prop_assert_eq!(normalize(&from_value(lazy.root())), normalize(&v));
-        }
-        // Version 2 only if a map was written; never bigger than version 1.
-        let has_map = v.as_array().unwrap().iter().any(|m| m["map"].as_array().is_some_and(|e| !e.is_empty()));
-        prop_assert_eq!(keyed[2], if has_map { 2 } else { 1 });
-        prop_assert_eq!(plain[2], 1);
-        prop_assert!(keyed.len() <= plain.len());
-    }
 
     #[test]
     fn round_trip(v in value()) {

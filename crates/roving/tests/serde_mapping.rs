@@ -23,7 +23,7 @@ fn the_serde_error_example_is_exact() {
     let e = roving::from_slice::<Outer>(&doc).unwrap_err();
     assert_eq!(
         e.to_string(),
-        r#"invalid type: string "s", expected u8 at $.a[1].x (byte offset 11)"#
+        r#"invalid type: string "s", expected u8 at $.a[1].x (byte offset 13)"#
     );
 }
 

@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::neutral::{encode_doc, encode_doc_v1, expand, from_value, normalize, to_hex, unhex};
+use common::neutral::{encode_doc, expand, from_value, normalize, to_hex, unhex};
 use serde_json::{json, Value as J};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -175,20 +175,10 @@ fn wrap_keys() -> Vec<(&'static str, J)> {
 /// header, nine 2-byte key strings, shape tag, count, nine 1-byte key slots.
 const WRAP_INDEX: usize = 3 + 9 * 2 + 2 + 9;
 
-/// The `wrap_keys` map, in version 1 records (a shape and a map), with
-/// its index entries changed by `f`.
+/// The `wrap_keys` map with its index entries changed by `f`.
 fn wrap_doc(f: impl FnOnce(&mut [u8])) -> String {
-    let mut doc = encode_doc_v1(&map(&wrap_keys()));
-    assert_eq!(doc[WRAP_INDEX - 11], 0x18, "test layout assumption");
-    f(&mut doc[WRAP_INDEX..WRAP_INDEX + 16]);
-    to_hex(&doc)
-}
-
-/// [`wrap_doc`] as the encoder writes it: a keyed map, whose keys and
-/// index are laid out as a shape's.
-fn wrap_doc_keyed(f: impl FnOnce(&mut [u8])) -> String {
     let mut doc = encode_doc(&map(&wrap_keys()));
-    assert_eq!(doc[WRAP_INDEX - 11], 0x40, "test layout assumption");
+    assert_eq!(doc[WRAP_INDEX - 11], 0x18, "test layout assumption");
     f(&mut doc[WRAP_INDEX..WRAP_INDEX + 16]);
     to_hex(&doc)
 }
@@ -719,7 +709,7 @@ fn valid_cases() -> Vec<(&'static str, &'static str, J)> {
         ("map_empty_key", "the empty key", map(&[("", int(0))])),
         (
             "map_nine",
-            "nine keys: the key list carries a hash index",
+            "nine keys: the shape carries a hash index",
             map(&nine_ref),
         ),
         (
@@ -743,35 +733,8 @@ fn valid_cases() -> Vec<(&'static str, &'static str, J)> {
             map(&wrap_keys()),
         ),
         (
-            "keyed_map_1",
-            "{\"a\": 5}: a keyed map of 1 key (version 2)",
-            map(&[("a", int(5))]),
-        ),
-        (
-            "keyed_map_9",
-            "a keyed map of the 9 keys a to i, null values, with its hash index",
-            json!({ "map": (0..9)
-                .map(|i| json!([format!("{}", (b'a' + i) as char), J::Null]))
-                .collect::<Vec<_>>() }),
-        ),
-        (
-            "keyed_map_then_map",
-            "two maps of the keys a, b: a keyed map, then a map (14) whose shape is the keyed map",
-            json!([map(&[("a", int(1)), ("b", int(2))]), map(&[("a", int(3)), ("b", int(4))])]),
-        ),
-        (
-            "keyed_map_keys_wider",
-            "a keyed map of 2-byte key slots (its key \"a\" at 75, 74 bytes back) and 1-byte value slots",
-            json!([long(70), "a", long(71), map(&[("a", int(1))])]),
-        ),
-        (
-            "keyed_map_values_wider",
-            "a keyed map of 1-byte key slots and 2-byte value slots (its value at 75, 75 bytes back)",
-            json!([long(70), long(71), map(&[("a", json!(long(71)))])]),
-        ),
-        (
             "map_shared_shape",
-            "two maps with the same keys share one key list (the second refers to the first)",
+            "two maps with the same keys share one shape",
             json!([
                 map(&[("id", int(1)), ("n", json!("x"))]),
                 map(&[("id", int(2)), ("n", json!("y"))])
@@ -916,32 +879,7 @@ fn decode_only_cases() -> Vec<(&'static str, &'static str, String, J)> {
             .map(|(n, d, h, x)| (n, d, h.to_string(), x)),
     );
     v.extend(str_array_decode_only());
-    v.extend(version_1_forms());
     v
-}
-
-/// The valid values whose maps the encoder writes as keyed maps (version
-/// 2), in version 1 records (a shape record, then maps referring to it),
-/// as the encoder writes them with `set_keyed_maps(false)`: readers of
-/// version 2 read version 1 documents. Named `NAME_v1`.
-fn version_1_forms() -> Vec<(&'static str, &'static str, String, J)> {
-    valid_cases()
-        .into_iter()
-        .filter_map(|(name, _, value)| {
-            let v1 = encode_doc_v1(&value);
-            if v1 == encode_doc(&value) {
-                return None;
-            }
-            let desc =
-                format!("{name} in version 1 records: a shape record and maps, no keyed map");
-            Some((
-                &*String::leak(format!("{name}_v1")),
-                &*String::leak(desc),
-                to_hex(&v1),
-                value,
-            ))
-        })
-        .collect()
 }
 
 /// [`decode_only_cases`] given as fixed hex.
@@ -1036,18 +974,6 @@ fn decode_only_fixed() -> Vec<(&'static str, &'static str, &'static str, J)> {
             "a version 2 header on a document of version 1 records only",
             concat!("525602", "1c031c"),
             json!(null),
-        ),
-        (
-            "keyed_map_zero_keys",
-            "a keyed map of no keys (40 00) is {}",
-            concat!("525602", "4000", "1c081c"),
-            map(&[]),
-        ),
-        (
-            "keyed_map_shape_absolute",
-            "a map (14) whose absolute shape reference (0b: offset 5) is a keyed map",
-            concat!("525602", "8161", "4001080d", "140b09", "1c0c1c"),
-            json!(map(&[("a", int(2))])),
         ),
         (
             "map_zero_key_shape",
@@ -1417,62 +1343,13 @@ fn reject_cases() -> Vec<(String, String, String, &'static str)> {
         h("525601 8161 8162 18021008 1408 05"),
         "BadTrailer",
     );
-    // Keyed maps (version 2).
-    add(
-        "keyed_duplicate_keys",
-        "a keyed map whose two key slots both refer to \"a\"",
-        h("525602 8161 4002 0808 0509 1c181c"),
-        "DuplicateKey",
-    );
-    add(
-        "keyed_key_not_string",
-        "a keyed map's key slot refers to an integer",
-        h("525602 0105 4001 08 05 1c101c"),
-        "WrongTarget",
-    );
-    add(
-        "keyed_key_special_null",
-        "a keyed map's key slot is the null immediate",
-        h("525602 4001 03 05 1c101c"),
-        "WrongTarget",
-    );
-    add(
-        "keyed_value_ref_to_shape",
-        "a keyed map's value slot refers to a shape",
-        h("525602 8161 180108 4001 14 0c 1c101c"),
-        "WrongTarget",
-    );
-    add(
-        "keyed_truncated",
-        "a keyed map of 2 keys with one value slot, at the end",
-        h("525602 8161 8162 4002 1008 05"),
-        "BadTrailer",
-    );
-    add(
-        "keyed_map_in_version_1",
-        "{\"a\": 1} as a keyed map in a version 1 document",
-        h("525601 8161 4001 08 05 1c101c"),
-        "UnknownTag",
-    );
-    add(
-        "map_shape_keyed_in_version_1",
-        "a map (14) whose shape is a keyed map, in a version 1 document",
-        h("525601 8161 4001 08 05 1408 09 1c0c1c"),
-        "UnknownTag",
-    );
     // Hash index cases: a valid 9-key map with null values, then damaged.
     let keys: Vec<J> = (0..9)
         .map(|i| json!([format!("{}", (b'a' + i) as char), J::Null]))
         .collect();
-    let good = encode_doc_v1(&json!({ "map": keys }));
+    let good = encode_doc(&json!({ "map": keys }));
     // Layout: header(3), 9 keys of 2 bytes, shape at 21: tag, count, 9 slots, 16 index entries.
     assert_eq!(good[21], 0x18, "test layout assumption");
-    let keyed_good = encode_doc(&json!({ "map": keys }));
-    // The same as a keyed map (vector keyed_map_9): its keys and index are
-    // laid out as the shape's, then come its 9 value slots.
-    assert_eq!(keyed_good[21], 0x40, "test layout assumption");
-    assert_eq!(keyed_good[3..21], good[3..21]);
-    assert_eq!(keyed_good[22..21 + 2 + 9 + 16], good[22..21 + 2 + 9 + 16]);
     let index = 21 + 2 + 9;
     let filled: Vec<usize> = (index..index + 16).filter(|&p| good[p] != 0).collect();
     let mut bad = good.clone();
@@ -1519,33 +1396,6 @@ fn reject_cases() -> Vec<(String, String, String, &'static str)> {
     add(
         "index_full",
         "an index with no empty entry",
-        to_hex(&bad),
-        "BadIndex",
-    );
-    // The same damage to a keyed map's index.
-    let mut bad = keyed_good.clone();
-    bad[filled[0]] = 10;
-    add(
-        "keyed_index_out_of_range",
-        "a keyed map's index entry names key 10 of 9",
-        to_hex(&bad),
-        "BadIndex",
-    );
-    let mut bad = keyed_good.clone();
-    bad[filled[0]] = 0;
-    add(
-        "keyed_index_missing_key",
-        "a keyed map's index without one of its keys",
-        to_hex(&bad),
-        "BadIndex",
-    );
-    let mut bad = keyed_good.clone();
-    for (j, e) in bad[index..index + 16].iter_mut().enumerate() {
-        *e = (j % 9 + 1) as u8;
-    }
-    add(
-        "keyed_index_full",
-        "a keyed map's index with no empty entry",
         to_hex(&bad),
         "BadIndex",
     );
@@ -1653,12 +1503,6 @@ fn reject_cases() -> Vec<(String, String, String, &'static str)> {
         "BadIndex",
     );
     add(
-        "keyed_index_wrap_gap",
-        "keyed_map_index_wrap's keyed map with \"y\" (home 15) at entry 1: entry 0 between is empty",
-        wrap_doc_keyed(|index| index.swap(0, 1)),
-        "BadIndex",
-    );
-    add(
         "index_wrap_unreachable",
         "map_index_wrap with \"i\" and \"y\" (home 15) at entries 0 and 1, 15 empty",
         wrap_doc(|index| {
@@ -1671,7 +1515,7 @@ fn reject_cases() -> Vec<(String, String, String, &'static str)> {
     let keys: Vec<J> = (0..300)
         .map(|i| json!([format!("key{i}"), J::Null]))
         .collect();
-    let good = encode_doc_v1(&json!({ "map": keys }));
+    let good = encode_doc(&json!({ "map": keys }));
     let shape = 3 + (0..300).map(|i| 1 + format!("key{i}").len()).sum::<usize>();
     assert_eq!(
         good[shape], 0x19,

@@ -47,11 +47,8 @@ fn counts_records_by_kind() {
     check_tiling(&bytes, &recs);
     let k = by_kind(&recs);
     assert_eq!(k[&Kind::Root], 1);
-    // One key list for three maps: the first carries it (a keyed map),
-    // the other two refer to it.
-    assert_eq!(k[&Kind::KeyedMap], 1);
-    assert!(!k.contains_key(&Kind::Shape));
-    assert_eq!(k[&Kind::Map], 2);
+    assert_eq!(k[&Kind::Shape], 1); // one key list for three maps
+    assert_eq!(k[&Kind::Map], 3);
     // The root array and two non-empty tag lists ([] is a constant).
     assert_eq!(k[&Kind::Array], 3);
     assert_eq!(k[&Kind::Float], 1);
@@ -62,8 +59,7 @@ fn counts_records_by_kind() {
 
 #[test]
 fn slots_are_decoded() {
-    let bytes =
-        roving::json::from_json(br#"[1, -2, null, true, [], "s", {"k": 3}, {"k": 4}]"#).unwrap();
+    let bytes = roving::json::from_json(br#"[1, -2, null, true, [], "s", {"k": 3}]"#).unwrap();
     let recs = all(&bytes);
     check_tiling(&bytes, &recs);
     let at: HashMap<usize, &Record<'_>> = recs.iter().map(|r| (r.offset(), r)).collect();
@@ -76,9 +72,9 @@ fn slots_are_decoded() {
     let array = at[&top];
     assert_eq!(array.kind(), Kind::Array);
     assert_eq!(array.encoding(), format!("array/{}", array.width()));
-    assert_eq!(array.slot_bytes(), 8 * array.width());
+    assert_eq!(array.slot_bytes(), 7 * array.width());
     let slots: Vec<Slot> = array.slots().collect();
-    assert_eq!(slots.len(), 8);
+    assert_eq!(slots.len(), 7);
     assert_eq!(slots[0], Slot::Int(1));
     assert_eq!(slots[1], Slot::Int(-2));
     assert_eq!(slots[2], Slot::Special(SPECIAL_NULL));
@@ -90,31 +86,20 @@ fn slots_are_decoded() {
     assert_eq!(at[&s].kind(), Kind::Str);
     assert_eq!(at[&s].encoding(), "short str");
     assert_eq!(at[&s].value(), Some(Value::Str("s")));
-    // The first map carries its keys (a keyed map); the second refers to
-    // it as its shape.
-    let Slot::Ref(keyed) = slots[6] else {
-        panic!("a map is a record")
-    };
-    let keyed = at[&keyed];
-    assert_eq!(keyed.kind(), Kind::KeyedMap);
-    assert_eq!(keyed.encoding(), "keyed/1/1");
-    assert!(keyed.value().is_none());
-    assert_eq!(keyed.shape(), None);
-    assert_eq!((keyed.slot_count(), keyed.key_width()), (1, 1));
-    let Some(Slot::Ref(key)) = keyed.key_slots().next() else {
-        panic!("a key is a string record")
-    };
-    assert_eq!(at[&key].value(), Some(Value::Str("k")));
-    assert_eq!(keyed.slots().collect::<Vec<_>>(), [Slot::Int(3)]);
-    let Slot::Ref(m) = slots[7] else {
+    let Slot::Ref(m) = slots[6] else {
         panic!("a map is a record")
     };
     let map = at[&m];
     assert_eq!(map.kind(), Kind::Map);
     assert!(map.value().is_none());
-    assert_eq!(map.shape(), Some(keyed.offset()));
-    assert_eq!(map.key_slots().count(), 0);
-    assert_eq!(map.slots().collect::<Vec<_>>(), [Slot::Int(4)]);
+    let shape = at[&map.shape().unwrap()];
+    assert_eq!(shape.kind(), Kind::Shape);
+    assert_eq!(shape.slot_count(), 1);
+    let Some(Slot::Ref(key)) = shape.slots().next() else {
+        panic!("a key is a string record")
+    };
+    assert_eq!(at[&key].value(), Some(Value::Str("k")));
+    assert_eq!(map.slots().collect::<Vec<_>>(), [Slot::Int(3)]);
     // Random access agrees with the walk.
     let doc = Document::open(&bytes).unwrap();
     assert_eq!(walk::record_at(&doc, m).unwrap().encoding(), map.encoding());
@@ -218,14 +203,10 @@ fn large_maps_and_wide_slots() {
     let recs = all(&bytes);
     check_tiling(&bytes, &recs);
     let k = by_kind(&recs);
-    assert_eq!((k[&Kind::KeyedMap], k[&Kind::Map]), (1, 299));
-    let keyed = recs.iter().find(|r| r.kind() == Kind::KeyedMap).unwrap();
-    assert_eq!(keyed.slot_count(), 40);
-    assert_eq!(keyed.key_slots().count(), 40);
-    assert!(
-        keyed.len() > 1 + 1 + 40 * (keyed.key_width() + keyed.width()),
-        "with its index"
-    );
+    assert_eq!((k[&Kind::Shape], k[&Kind::Map]), (1, 300));
+    let shape = recs.iter().find(|r| r.kind() == Kind::Shape).unwrap();
+    assert_eq!(shape.slot_count(), 40);
+    assert!(shape.len() > 1 + 1 + 40 * shape.width(), "with its index");
     assert!(recs.iter().any(|r| r.width() > 1));
 }
 
@@ -367,7 +348,7 @@ fn every_record_type_is_walked() {
         "vector<u8>",
         "vector<i32>",
         "map/1",
-        "keyed/1/1",
+        "shape/1",
         "array/2",
         "root/1",
     ] {
@@ -390,8 +371,7 @@ fn every_record_type_is_walked() {
                         | (Kind::Int, "i8" | "i16" | "i32" | "i64")
                         | (Kind::UInt, "u64")
                         | (Kind::Float, "f32" | "f64" | "decimal")
-                )
-                || (r.kind() == Kind::KeyedMap && r.encoding().starts_with("keyed/")),
+                ),
             "{:?} {}",
             r.kind(),
             r.encoding()
@@ -439,29 +419,4 @@ fn record_at_errors_say_why() {
     // Past the end: cut short.
     let e = walk::record_at(&doc, bytes.len()).unwrap_err();
     assert_eq!(e.kind(), &ErrorKind::Truncated);
-}
-
-/// A version 1 document's shape record and the map that refers to it
-/// (the encoder writes keyed maps instead, so the bytes are written here).
-#[test]
-fn a_version_1_shape_is_walked() {
-    let bytes = [
-        b'R', b'V', 1, // header
-        0x81, b'k', // 3: "k"
-        0x18, 0x01, 0x08, // 5: shape of 1 key, "k" (2 back)
-        0x14, 0x06, 0x0D, // 8: map of the shape 3 back, value 3
-        0x1C, 0x0C, 0x1C, // 11: root, the map (3 back)
-    ];
-    let recs = all(&bytes);
-    check_tiling(&bytes, &recs);
-    let kinds: Vec<Kind> = recs.iter().map(|r| r.kind()).collect();
-    assert_eq!(kinds, [Kind::Str, Kind::Shape, Kind::Map, Kind::Root]);
-    let (shape, map) = (&recs[1], &recs[2]);
-    assert_eq!(shape.encoding(), "shape/1");
-    assert_eq!(shape.slots().collect::<Vec<_>>(), [Slot::Ref(3)]);
-    assert_eq!(shape.key_slots().count(), 0);
-    assert_eq!(shape.key_width(), 0);
-    assert_eq!(map.encoding(), "map/1");
-    assert_eq!(map.shape(), Some(5));
-    assert_eq!(map.slots().collect::<Vec<_>>(), [Slot::Int(3)]);
 }

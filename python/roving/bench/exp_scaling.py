@@ -199,7 +199,6 @@ def _one_size(
             op,
             fn,
             params={"mb": mb, "json_bytes": len(text)},
-            gc_on=True,
             single=single,
             repeats=3 if single else None,
         )
@@ -351,7 +350,7 @@ def _store(exp: Experiment, cfg: Config) -> None:
             rng = random.Random(n)
             keys = [f"k{rng.randrange(n)}" for _ in range(1000)]
             with rv.Store(once, "r") as store:
-                get = measure(_getter(store, keys), cfg, gc_on=True)
+                get = measure(_getter(store, keys), cfg)
             per_get = get.median / len(keys)
             params = {"records": n}
             exp.size("roving Store", "file, one flush", size_once, params)

@@ -25,10 +25,8 @@ from .files import check_file, write_stdout
 #: ("special", k); and ("more", n) for the line "… n more".
 Slot = tuple[str, int]
 #: A record as the walker gives it: (offset, end, kind, encoding, width,
-#: count, shape, slots, value, key width, key slots of a keyed map).
-Record = tuple[
-    int, int, str, str, int, int, int | None, tuple[Slot, ...], Any, int, tuple[Slot, ...]
-]
+#: count, shape, slots, value).
+Record = tuple[int, int, str, str, int, int, int | None, tuple[Slot, ...], Any]
 
 #: Special constants, as dump prints them.
 _SPECIALS = {0: "null", 1: "bool false", 2: "bool true", 3: 'str ""', 4: "array[0]", 5: "map{0}"}
@@ -104,10 +102,8 @@ class _Dumper:
                 stack.extend(reversed(children))
 
     def map_keys(self, shape: int) -> list[str]:
-        """The keys of a shape, or of a keyed map (its own shape)."""
-        rec = self.recs[shape]
         keys = []
-        for kind, v in rec[10] if rec[2] == "keyed map" else rec[7]:
+        for kind, v in self.recs[shape][7]:
             keys.append(self.recs[v][8] if kind == "ref" else "")
         return keys
 
@@ -122,7 +118,7 @@ class _Dumper:
         if kind == "text":
             self.write(indent, label, "str " + json.dumps(self.texts[v], ensure_ascii=False))
             return []
-        pos, _, rkind, enc, _, count, shape, slots, val, _, _ = self.recs[v]
+        pos, _, rkind, enc, _, count, shape, slots, val = self.recs[v]
         at = f"  @{pos} {enc}" if self.offsets else ""
         items: Iterable[Slot] = slots
         if rkind == "strings":
@@ -130,9 +126,6 @@ class _Dumper:
             # array of string records is.
             rkind, count = "array", len(val)
             items = (self.text(s) for s in val)
-        if rkind == "keyed map":
-            # A map that carries its keys: it is its own shape.
-            rkind, shape = "map", pos
         if rkind in ("array", "map"):
             if pos in self.seen:
                 what = f"array[{count}]" if rkind == "array" else f"map{{{count}}}"

@@ -31,7 +31,6 @@ SECTIONS = {
     "numbers": "numbers",
     "array": "containers",
     "map": "containers",
-    "keyed map": "containers",
     "shape": "shapes",
     "root": "root",
 }
@@ -49,7 +48,6 @@ _VALUE_KIND = {
     "numbers": "array",
     "strings": "array",
     "map": "map",
-    "keyed map": "map",
 }
 
 
@@ -89,7 +87,7 @@ def compute_stats(buf: bytes) -> dict[str, Any]:
 
     #: encoding -> [kind, records, bytes], in the order first met
     by_enc: dict[str, list[Any]] = {}
-    for pos, end, kind, enc, width, count, shape, slots, _, key_width, keys in recs:
+    for pos, end, kind, enc, width, count, shape, slots, _ in recs:
         e = by_enc.get(enc)
         if e is None:
             e = by_enc[enc] = [kind, 0, 0]
@@ -98,11 +96,7 @@ def compute_stats(buf: bytes) -> dict[str, Any]:
         if kind == "numbers":  # a number array: its elements are in the record
             values["float" if enc in _FLOAT_NUMBERS else "int"] += count
         kids: list[int] = []
-        if shape is not None and kinds[index[shape]] == "keyed map":
-            # The shape is a keyed map, a map of its own: what this map
-            # shares with it is its keys, not the keyed map's values.
-            kids.extend(v for k, v in recs[index[shape]][10] if k == "ref")
-        elif shape is not None:
+        if shape is not None:
             kids.append(shape)
         if slots:
             slot_bytes += count * width
@@ -124,16 +118,6 @@ def compute_stats(buf: bytes) -> dict[str, Any]:
                     n_consts += 1
                     if not is_shape:
                         values[_SPECIAL_KIND.get(v, "other")] += 1
-        # A keyed map's keys, counted as a shape's.
-        slot_bytes += len(keys) * key_width
-        n_slots += len(keys)
-        for skind, v in keys:
-            if skind == "ref":
-                n_refs += 1
-                kids.append(v)
-                key_strings.add(v)
-            else:
-                n_consts += 1
         children.append(kids)
 
     # Each encoding is of one kind, so sections come in the order first met too.

@@ -63,7 +63,7 @@ def _root_desc(data: bytes) -> str:
     rkind, count = rec[2], rec[5]
     if rkind == "array":
         return f"array of {count:,}"
-    if rkind in ("map", "keyed map"):
+    if rkind == "map":
         return f"map of {count:,} keys"
     return {"uint": "int", "bigint": "int"}.get(rkind, rkind)
 

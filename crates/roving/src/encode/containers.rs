@@ -82,94 +82,6 @@ pub(super) const ROOT_FRAME: Frame = Frame {
 };
 
 impl Encoder {
-    /// Writes the map record of the open map's values `slots[slots_start..]`,
-    /// of the known shape `shape` (an index into `shapes`): returns its
-    /// position.
-    #[inline(always)]
-    fn write_map(&mut self, shape: u32, slots_start: usize) -> Result<usize> {
-        let Some(info) = self.shapes.get(shape as usize) else {
-            return Err(encoder_state_error("unknown shape"));
-        };
-        let (shape_pos, absolute_from, guess) = (info.pos, info.absolute_from, info.width);
-        let head = |pos: usize| {
-            let rel = ((pos - shape_pos) as u64) << 1;
-            let head = if rel >= absolute_from {
-                ((shape_pos as u64) << 1) | 1
-            } else {
-                rel
-            };
-            debug_assert_eq!(head, shape_ref(shape_pos, pos));
-            head
-        };
-        let here = self.out.len();
-        if self.write_record_as(slots_start, TAG_MAP, head(here), guess) {
-            return Ok(here);
-        }
-        let n = self.slots.len() - slots_start;
-        let (width, pos) = self.write_container(slots_start, |w| 3 + n * w);
-        self.write_record(slots_start, TAG_MAP, head(pos), width, pos);
-        if let Some(info) = self.shapes.get_mut(shape as usize) {
-            info.width = width;
-        }
-        Ok(pos)
-    }
-
-    /// Writes the record of a map that ends without its predicted shape
-    /// (of `frame`, already popped): a map record of the shape of its keys
-    /// if the document has it, else a keyed map (or a shape record and a
-    /// map); makes that shape the guess for the next map at this depth.
-    /// Returns the record's position.
-    #[inline(never)]
-    fn end_unguessed_map(&mut self, frame: &Frame) -> Result<usize> {
-        let known = self.known_shape(frame.keys_start, frame.slots_start, frame.shape_hash);
-        let (shape, pos) = match known {
-            Ok(shape) => (shape, self.write_map(shape, frame.slots_start)?),
-            // A key list the document does not have: a keyed map, or a
-            // shape record and a map.
-            Err(hash) if self.keyed_maps => {
-                self.write_keyed_map(frame.keys_start, frame.slots_start, hash)
-            }
-            Err(hash) => {
-                let shape = self.write_shape(frame.keys_start, hash);
-                (shape, self.write_map(shape, frame.slots_start)?)
-            }
-        };
-        // (A guessed shape came from `depth_guess` at this depth, where no
-        // map has ended since: it is there already.)
-        let depth = self.frames.len();
-        if depth >= self.depth_guess.len() {
-            self.depth_guess.resize(depth + 1, NO_GUESS);
-        }
-        self.depth_guess[depth] = shape;
-        Ok(pos)
-    }
-
-    /// Writes the keyed map record (version 2) of the open map, whose keys
-    /// `keys[keys_start..]` (running hash `hash`) the document does not
-    /// have yet, and values `slots[slots_start..]`; registers it as the
-    /// shape of those keys. Returns (its index in `shapes`, its position).
-    ///
-    /// The value slots' width is chosen as any container's (integer
-    /// records it needs come first); the key slots' width is then the
-    /// narrowest that holds every key reference from the record.
-    #[inline(never)]
-    fn write_keyed_map(
-        &mut self,
-        keys_start: usize,
-        slots_start: usize,
-        hash: u64,
-    ) -> (u32, usize) {
-        self.require_version(VERSION_2);
-        let n = self.slots.len() - slots_start;
-        let (width, pos) = self.write_container(slots_start, |w| 1 + varint_len(n as u64) + n * w);
-        let keys_at = self.shape_keys_of(keys_start);
-        let key_width = self.key_width(keys_at, pos);
-        self.out.push(keyed_map_tag(key_width, width));
-        self.put_key_list(keys_at, pos, key_width);
-        self.write_slots(slots_start, width, pos);
-        (self.add_shape(keys_at, pos, hash, width), pos)
-    }
-
     /// Opens a container of `kind` inside the open one (or as the root),
     /// a map with the shape predicted at its depth.
     #[inline]
@@ -287,10 +199,45 @@ impl Encoder {
         let pending = if n == 0 {
             Pending::special(SPECIAL_EMPTY_MAP)
         } else {
-            let pos = if guessed {
-                self.write_map(frame.guess, frame.slots_start)?
+            let shape = if guessed {
+                frame.guess
             } else {
-                self.end_unguessed_map(&frame)?
+                self.shape(frame.keys_start, frame.slots_start, frame.shape_hash)
+            };
+            if !guessed {
+                // (A guessed shape came from `depth_guess` at this depth,
+                // where no map has ended since: it is there already.)
+                let depth = self.frames.len();
+                if depth >= self.depth_guess.len() {
+                    self.depth_guess.resize(depth + 1, NO_GUESS);
+                }
+                self.depth_guess[depth] = shape;
+            }
+            let Some(info) = self.shapes.get(shape as usize) else {
+                return Err(encoder_state_error("unknown shape"));
+            };
+            let (shape_pos, absolute_from, guess) = (info.pos, info.absolute_from, info.width);
+            let head = |pos: usize| {
+                let rel = ((pos - shape_pos) as u64) << 1;
+                let head = if rel >= absolute_from {
+                    ((shape_pos as u64) << 1) | 1
+                } else {
+                    rel
+                };
+                debug_assert_eq!(head, shape_ref(shape_pos, pos));
+                head
+            };
+            let here = self.out.len();
+            let pos = if self.write_record_as(frame.slots_start, TAG_MAP, head(here), guess) {
+                here
+            } else {
+                let n = self.slots.len() - frame.slots_start;
+                let (width, pos) = self.write_container(frame.slots_start, |w| 3 + n * w);
+                self.write_record(frame.slots_start, TAG_MAP, head(pos), width, pos);
+                if let Some(info) = self.shapes.get_mut(shape as usize) {
+                    info.width = width;
+                }
+                pos
             };
             Pending::record(pos)
         };

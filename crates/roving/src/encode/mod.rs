@@ -183,10 +183,6 @@ pub struct Encoder {
     marked: std::sync::atomic::AtomicUsize,
     /// Scratch space of [`Encoder::pack_numbers`] (kept for its allocation).
     scratch: Vec<u8>,
-    /// Whether the first map of a key list is a keyed map (version 2, the
-    /// default) rather than a shape record and a map (see
-    /// [`Encoder::set_keyed_maps`]).
-    keyed_maps: bool,
 }
 
 /// Says how far the document is (bytes written, open containers, shapes),
@@ -242,7 +238,6 @@ impl Encoder {
             predict: true,
             marked: std::sync::atomic::AtomicUsize::new(0),
             scratch: Vec::new(),
-            keyed_maps: true,
         }
     }
 
@@ -250,29 +245,6 @@ impl Encoder {
     /// `begin_array`/`begin_map` beyond it fail with [`ErrorKind::DepthLimit`].
     pub fn set_max_depth(&mut self, depth: usize) {
         self.max_depth = depth;
-    }
-
-    /// Whether the first map with a key list the document does not have
-    /// yet is written as a keyed map record, which carries its keys (on by
-    /// default: the smaller and faster encoding, format version 2), or as
-    /// a shape record followed by a map record (off: a document of
-    /// version 1 records, which every reader of version 1 reads; see
-    /// `docs/FORMAT.md` sections 6.16 and 19). Later maps with the same
-    /// keys refer to either as their shape. Kept by [`Encoder::reset`].
-    ///
-    /// ```
-    /// let mut enc = roving::Encoder::new();
-    /// enc.set_keyed_maps(false);
-    /// enc.begin_map()?;
-    /// enc.key("a")?;
-    /// enc.i64(1)?;
-    /// enc.end_map()?;
-    /// let bytes = enc.finish()?;
-    /// assert_eq!(roving::Document::open(&bytes)?.version(), 1);
-    /// # Ok::<(), roving::Error>(())
-    /// ```
-    pub fn set_keyed_maps(&mut self, on: bool) {
-        self.keyed_maps = on;
     }
 
     /// Current nesting depth (open containers).

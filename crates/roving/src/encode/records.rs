@@ -69,21 +69,6 @@ impl Encoder {
     }
 }
 
-impl Encoder {
-    /// Appends the slots `slots[start..]` at `width` bytes for the
-    /// container whose tag is at `base` (a keyed map, whose value slots
-    /// follow its keys).
-    pub(super) fn write_slots(&mut self, start: usize, width: usize, base: usize) {
-        let (out, slots) = (&mut self.out, &self.slots[start..]);
-        match width {
-            1 => append_slots::<1>(out, base, slots),
-            2 => append_slots::<2>(out, base, slots),
-            4 => append_slots::<4>(out, base, slots),
-            _ => append_slots::<8>(out, base, slots),
-        }
-    }
-}
-
 /// Writes a container record at the end of `out` at slot width `W`: the
 /// `tag` with `W`'s code, the varint `head`, then `slots` (a reference
 /// `t << 2` relative, `(pos - t) << 2`, if that fits, else absolute).
@@ -103,30 +88,7 @@ fn put_record<const W: usize>(
     out.reserve(len);
     let spare = out.spare_capacity_mut();
     let n = put_head(spare, tag | width_code(W), head)?;
-    let (written, refs, ints) = fill_slots::<W>(&mut spare[n..], pos4, slots);
-    let new_len = pos + n + written;
-    if written != slots.len() * W || new_len > pos + len {
-        return None; // unreachable
-    }
-    // SAFETY: the `n` head bytes (tag and varint, `put_head`) and
-    // `written` slot bytes after the old length were all written above,
-    // within the `len` bytes of capacity reserved (checked).
-    unsafe { out.set_len(new_len) };
-    Some((refs, ints))
-}
-
-/// Writes `slots` at slot width `W` into `dst` (spare capacity), for a
-/// container whose tag is at `pos4 >> 2`: a reference `t << 2` relative,
-/// `(pos - t) << 2`, if that fits, else absolute. Returns the bytes
-/// written (`slots.len() * W` if `dst` is long enough) and the needs of
-/// the slots as `write_container` measures them (references' and
-/// integers', to pass to `need_width`).
-#[inline(always)]
-fn fill_slots<const W: usize>(
-    dst: &mut [std::mem::MaybeUninit<u8>],
-    pos4: u64,
-    slots: &[Pending],
-) -> (usize, u64, u64) {
+    let dst = &mut spare[n..];
     let (mut refs, mut ints) = (0u64, 0u64);
     let mut written = 0;
     for (d, p) in dst.chunks_exact_mut(W).zip(slots) {
@@ -156,21 +118,15 @@ fn fill_slots<const W: usize>(
             }
         }
     }
-    (written, refs, ints)
-}
-
-/// Appends `slots` at slot width `W` to `out`, for the container whose tag
-/// is at `base` (before them: a keyed map's value slots follow its keys).
-fn append_slots<const W: usize>(out: &mut Vec<u8>, base: usize, slots: &[Pending]) {
-    let len = slots.len() * W;
-    out.reserve(len);
-    let old = out.len();
-    let (written, _, _) = fill_slots::<W>(out.spare_capacity_mut(), (base as u64) << 2, slots);
-    if written == len {
-        // SAFETY: `written` bytes after the old length were written by
-        // `fill_slots`, within the `len` bytes of capacity reserved.
-        unsafe { out.set_len(old + written) };
+    let new_len = pos + n + written;
+    if written != slots.len() * W || new_len > pos + len {
+        return None; // unreachable
     }
+    // SAFETY: the `n` head bytes (tag and varint, `put_head`) and
+    // `written` slot bytes after the old length were all written above,
+    // within the `len` bytes of capacity reserved (checked).
+    unsafe { out.set_len(new_len) };
+    Some((refs, ints))
 }
 
 /// Writes a container record's head into spare capacity: the `tag` byte,

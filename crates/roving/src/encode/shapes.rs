@@ -1,6 +1,5 @@
 //! Map shapes: the key lists that maps share, found again by their key
-//! records or written once (with their index table when they are long),
-//! in a keyed map record (the first map with those keys) or a shape record.
+//! records or written once (with their index table when they are long).
 
 use hashbrown::HashMap;
 
@@ -44,8 +43,7 @@ pub(super) struct ShapeInfo {
     pub(super) keys: usize,
     /// Number of keys.
     pub(super) len: usize,
-    /// Position of the shape record, or of the keyed map record that
-    /// carries the keys.
+    /// Position of the shape record.
     pub(super) pos: usize,
     /// A map's relative shape reference at least this large is longer
     /// than the absolute one (see [`shape_ref`]).
@@ -64,81 +62,40 @@ pub(super) fn shape_hash_step(h: u64, key: usize) -> u64 {
 }
 
 impl Encoder {
-    /// The shape (a shape record or a keyed map) of the map whose keys are
-    /// `keys[keys_start..]` (`hash` is their running hash), after merging
-    /// duplicate keys (first position, last value): `Ok` with its index in
-    /// `shapes` if the document has this key list, else `Err` with the
-    /// running hash of the (merged) key list, to register the new shape
-    /// with ([`Encoder::add_shape`]).
-    pub(super) fn known_shape(
-        &mut self,
-        keys_start: usize,
-        values_start: usize,
-        hash: u64,
-    ) -> Result<u32, u64> {
+    /// Finds or writes the shape of the map whose keys are `keys[keys_start..]`
+    /// (`hash` is their running hash), first merging duplicate keys (first
+    /// position, last value). Returns its index in `shapes`.
+    pub(super) fn shape(&mut self, keys_start: usize, values_start: usize, hash: u64) -> u32 {
         if let Some(i) = self.find_shape(keys_start, hash) {
-            return Ok(i);
+            return i;
         }
+        let mut hash = hash;
         if self.dedup_keys(keys_start, values_start) {
-            let hash = self.keys[keys_start..]
+            hash = self.keys[keys_start..]
                 .iter()
                 .fold(0u64, |h, &k| shape_hash_step(h, k));
-            return self.find_shape(keys_start, hash).ok_or(hash);
+            if let Some(i) = self.find_shape(keys_start, hash) {
+                return i;
+            }
         }
-        Err(hash)
-    }
-
-    /// Writes a shape record of the keys `keys[keys_start..]` (a key list
-    /// the document does not have yet, of running hash `hash`) and
-    /// registers it. Returns its index in `shapes`.
-    pub(super) fn write_shape(&mut self, keys_start: usize, hash: u64) -> u32 {
-        let keys_at = self.shape_keys_of(keys_start);
-        let pos = self.out.len();
-        let width = self.key_width(keys_at, pos);
-        self.out.push(TAG_SHAPE | width_code(width));
-        self.put_key_list(keys_at, pos, width);
-        self.add_shape(keys_at, pos, hash, 0)
-    }
-
-    /// Pushes the keys `keys[keys_start..]` to `shape_keys`, followed by
-    /// [`KEYS_END`]: returns where they start.
-    pub(super) fn shape_keys_of(&mut self, keys_start: usize) -> usize {
         let keys_at = self.shape_keys.len();
         for &k in &self.keys[keys_start..] {
             self.shape_keys.push(key_ref(&self.out, k));
         }
-        self.shape_keys.push(KEYS_END);
-        keys_at
-    }
-
-    /// The keys pushed by [`Encoder::shape_keys_of`] at `keys_at`.
-    fn new_keys(&self, keys_at: usize) -> &[ShapeKey] {
         let keys = &self.shape_keys[keys_at..];
-        &keys[..keys.len() - 1]
-    }
-
-    /// The narrowest width of key slots at which every key reference of
-    /// the keys at `keys_at` (see [`Encoder::shape_keys_of`]) fits from a
-    /// record at `pos` (relative preferred).
-    pub(super) fn key_width(&self, keys_at: usize, pos: usize) -> usize {
-        self.new_keys(keys_at)
+        let n = keys.len();
+        // Width of the key slots.
+        let here = self.out.len();
+        let width = keys
             .iter()
             .filter(|k| k.record != EMPTY_KEY)
-            .map(|k| width_of_reference(k.record, pos))
+            .map(|k| width_of_reference(k.record, here))
             .max()
-            .unwrap_or(1)
-    }
-
-    /// Writes a key list after its tag (of a shape record or a keyed map
-    /// at `pos`): the key count, the keys at `keys_at` in slots of `width`
-    /// bytes, and the hash index if there are more than
-    /// [`SHAPE_LINEAR_MAX`] keys, built by inserting the keys in order
-    /// with linear probing.
-    pub(super) fn put_key_list(&mut self, keys_at: usize, pos: usize, width: usize) {
-        let n = self.new_keys(keys_at).len();
+            .unwrap_or(1);
+        let pos = here;
+        self.out.push(TAG_SHAPE | width_code(width));
         write_varint(&mut self.out, n as u64);
-        for i in 0..n {
-            let k = self.shape_keys[keys_at + i];
+        for k in keys {
             let raw = if k.record == EMPTY_KEY {
                 (SPECIAL_EMPTY_STR << 2) | SLOT_SPECIAL
             } else {
@@ -150,7 +107,7 @@ impl Encoder {
             let t = index_table_size(n);
             let e = index_entry_width(n);
             let mut table = vec![0usize; t];
-            for (i, k) in self.new_keys(keys_at).iter().enumerate() {
+            for (i, k) in keys.iter().enumerate() {
                 let bytes = self.out.get(k.data..k.data + k.len).unwrap_or(&[]);
                 let mut h = index_home(key_hash(bytes), t);
                 while table[h] != 0 {
@@ -162,21 +119,14 @@ impl Encoder {
                 self.out.extend_from_slice(&v.to_le_bytes()[..e]);
             }
         }
-    }
-
-    /// Registers the key list at `keys_at` (see [`Encoder::shape_keys_of`],
-    /// running hash `hash`), written at `pos` (a shape record or a keyed
-    /// map), as the shape that later maps with these keys refer to;
-    /// `width` is the slot width to try first for them (0: none).
-    /// Returns its index in `shapes`.
-    pub(super) fn add_shape(&mut self, keys_at: usize, pos: usize, hash: u64, width: usize) -> u32 {
+        self.shape_keys.push(KEYS_END);
         let index = self.shapes.len() as u32;
         self.shapes.push(ShapeInfo {
             keys: keys_at,
-            len: self.new_keys(keys_at).len(),
+            len: n,
             pos,
             absolute_from: absolute_from(pos),
-            width,
+            width: 0,
         });
         self.shape_index.insert_unique(hash, (hash, index), |e| e.0);
         index

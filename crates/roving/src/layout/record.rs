@@ -3,7 +3,7 @@
 
 use super::numarray::{num_array_record, NumElem};
 use super::root::{allows_v2, root_slot};
-use super::shape::{keyed_map_parts, Shape};
+use super::shape::Shape;
 use super::slot::slot_pos;
 use super::str_array::StrArray;
 use super::tags::*;
@@ -340,11 +340,8 @@ pub(crate) struct RecordParts {
     /// The position after the record's last byte (at most the buffer's
     /// length).
     pub(crate) end: usize,
-    /// The slots of an array, map, shape or root record (a keyed map's
-    /// value slots), else `None`.
+    /// The slots of an array, map, shape or root record, else `None`.
     pub(crate) slots: Option<SlotRun>,
-    /// The key slots of a keyed map, else `None`.
-    pub(crate) keys: Option<SlotRun>,
     /// The position of a map's shape record, else `None`.
     pub(crate) shape: Option<usize>,
     /// The element type of a vector, else `None`.
@@ -355,10 +352,9 @@ impl RecordParts {
     /// How the record is encoded: `short str`, `str`, `i8` to `i64`,
     /// `u64`, `bigint`, `f32`, `f64`, `decimal`, `timestamp`,
     /// `timestamp+offset`, `bytes`, `ext`, `vector<T>` (`T` an
-    /// [`ElemType::name`]), `array/W`, `map/W`, `shape/W`, `root/W` for
-    /// a slot width of `W` bytes, and `keyed/K/W` for a keyed map of key
-    /// slots of `K` and value slots of `W` bytes. These are the labels
-    /// `roving stats` and `roving dump` print.
+    /// [`ElemType::name`]), and `array/W`, `map/W`, `shape/W`, `root/W` for
+    /// a slot width of `W` bytes. These are the labels `roving stats` and
+    /// `roving dump` print.
     pub(crate) fn encoding(&self) -> &'static str {
         use RecordKind as K;
         const ARRAY: [&str; 4] = ["array/1", "array/2", "array/4", "array/8"];
@@ -396,34 +392,9 @@ impl RecordParts {
             K::Root => ROOT[w],
             K::NumArray => NumElem::label(self.tag),
             K::StrArray => "str array",
-            K::KeyedMap => keyed_label(self.tag),
             K::Unknown => "unknown",
         }
     }
-}
-
-/// The encoding label of a keyed map tag: `keyed/K/W` (see
-/// [`RecordParts::encoding`]).
-fn keyed_label(tag: u8) -> &'static str {
-    const KEYED: [&str; 16] = [
-        "keyed/1/1",
-        "keyed/1/2",
-        "keyed/1/4",
-        "keyed/1/8",
-        "keyed/2/1",
-        "keyed/2/2",
-        "keyed/2/4",
-        "keyed/2/8",
-        "keyed/4/1",
-        "keyed/4/2",
-        "keyed/4/4",
-        "keyed/4/8",
-        "keyed/8/1",
-        "keyed/8/2",
-        "keyed/8/4",
-        "keyed/8/8",
-    ];
-    KEYED[(tag & 0x0F) as usize]
 }
 
 impl ElemType {
@@ -477,7 +448,6 @@ pub(crate) fn record_parts(buf: &[u8], pos: usize) -> Option<RecordParts> {
         kind,
         end: 0,
         slots: None,
-        keys: None,
         shape: None,
         elem: None,
     };
@@ -557,17 +527,6 @@ pub(crate) fn record_parts(buf: &[u8], pos: usize) -> Option<RecordParts> {
         }
         K::NumArray => num_array_record(buf, pos)?.end(),
         K::StrArray => StrArray::at(buf, pos)?.end(),
-        K::KeyedMap => {
-            let (keys, first, _) = keyed_map_parts(buf, pos)?;
-            let (run, end) = slots(first, keys.count)?;
-            parts.keys = Some(SlotRun {
-                first: keys.key_slot(0),
-                count: keys.count,
-                width: keys.slot_width(),
-            });
-            parts.slots = Some(run);
-            end
-        }
         K::Unknown => return None,
     };
     (parts.end <= buf.len()).then_some(parts)
@@ -600,7 +559,6 @@ pub(crate) fn record_fault(buf: &[u8], pos: usize) -> Error {
             _ => short(),
         },
         K::StrArray => str_array_fault(buf, pos).unwrap_or_else(short),
-        K::KeyedMap if !allows_v2(buf) => Error::at(ErrorKind::UnknownTag(tag), pos),
         K::I8
         | K::I16
         | K::I32
@@ -621,7 +579,6 @@ pub(crate) fn record_fault(buf: &[u8], pos: usize) -> Error {
         | K::Shape
         | K::Root
         | K::NumArray => short(),
-        K::KeyedMap => short(),
     }
 }
 
@@ -752,9 +709,6 @@ mod tests {
             K::Root => ([vec![tag, 0b11], vec![0; w - 1], vec![tag]].concat(), 0),
             // No strings, no data, widths 1 and 1.
             K::StrArray => (vec![tag, 0, 0, 0], 0),
-            // No keys, after a version 2 header (a version 1 document
-            // has no keyed map).
-            K::KeyedMap => (vec![MAGIC[0], MAGIC[1], VERSION_2, tag, 0], HEADER_LEN),
             k => (vec![tag; 1 + k.fixed_payload().unwrap_or(0)], 0),
         }
     }
@@ -801,7 +755,6 @@ mod tests {
                     None => "numbers<decimal>".into(),
                 },
                 K::StrArray => "str array".into(),
-                K::KeyedMap => format!("keyed/{}/{w}", keyed_key_width(tag)),
                 K::Unknown => unreachable!(),
             };
             assert_eq!(p.encoding(), label, "{tag:#x}");
@@ -821,18 +774,12 @@ mod tests {
                     count: 1,
                     width: w,
                 }),
-                K::KeyedMap => Some(SlotRun {
-                    first: 5,
-                    count: 0,
-                    width: w,
-                }),
                 _ => None,
             };
             assert_eq!(p.slots, slots, "{tag:#x}");
             assert_eq!(p.shape, (kind == K::Map).then_some(0));
             let vector = matches!(kind, K::Vector | K::ShapedVector);
             assert_eq!(p.elem, vector.then_some(ElemType::F64));
-            assert_eq!(p.keys.is_some(), kind == K::KeyedMap);
             // Every cut of the record is `None`, and a fault.
             for cut in pos..buf.len() {
                 assert_eq!(
@@ -850,8 +797,7 @@ mod tests {
     /// slot positions and a map's shape.
     #[test]
     fn slot_runs_of_a_document() {
-        let doc =
-            crate::json::from_json(br#"[1, "ab", {"k": 2, "l": 3}, {"k": 4, "l": 5}]"#).unwrap();
+        let doc = crate::json::from_json(br#"[1, "ab", {"k": 2, "l": 3}]"#).unwrap();
         let mut pos = HEADER_LEN;
         let mut found = Vec::new();
         while pos < doc.len() {
@@ -877,9 +823,9 @@ mod tests {
         assert_eq!(
             found,
             [
-                (RecordKind::KeyedMap, 2, false),
+                (RecordKind::Shape, 2, false),
                 (RecordKind::Map, 2, true),
-                (RecordKind::Array, 4, false),
+                (RecordKind::Array, 3, false),
                 (RecordKind::Root, 1, false),
             ]
         );
@@ -913,37 +859,5 @@ mod tests {
             (ErrorKind::Truncated, Some(0))
         );
         assert_eq!(fault(&[], 0), (ErrorKind::Truncated, Some(0)));
-        // A keyed map in a version 1 document is an unknown tag; in a
-        // version 2 one, cut short.
-        let keyed = keyed_map_tag(1, 1);
-        assert_eq!(
-            fault(&[MAGIC[0], MAGIC[1], VERSION_1, keyed, 0], 3),
-            (ErrorKind::UnknownTag(keyed), Some(3))
-        );
-        assert_eq!(
-            fault(&[MAGIC[0], MAGIC[1], VERSION_2, keyed, 1], 3),
-            (ErrorKind::Truncated, Some(3))
-        );
-    }
-
-    /// A keyed map's parts: its key slots, then its value slots, each of
-    /// its own width.
-    #[test]
-    fn keyed_map_parts_and_slots() {
-        // "a", "b", then keys {a, b} in 2-byte slots, values in 1-byte slots.
-        let mut buf = vec![MAGIC[0], MAGIC[1], VERSION_2, 0x81, b'a', 0x81, b'b'];
-        let pos = buf.len();
-        buf.extend([keyed_map_tag(2, 1), 2, 4 << 2, 0, 2 << 2, 0, 0x05, 0x09]);
-        let p = record_parts(&buf, pos).unwrap();
-        assert_eq!((p.kind, p.end), (RecordKind::KeyedMap, buf.len()));
-        assert_eq!(p.encoding(), "keyed/2/1");
-        let keys = p.keys.unwrap();
-        assert_eq!((keys.first, keys.count, keys.width), (pos + 2, 2, 2));
-        let values = p.slots.unwrap();
-        assert_eq!((values.first, values.count, values.width), (pos + 6, 2, 1));
-        assert_eq!(p.shape, None);
-        // The same bytes in a version 1 document are no record.
-        buf[2] = VERSION_1;
-        assert_eq!(record_parts(&buf, pos), None);
     }
 }

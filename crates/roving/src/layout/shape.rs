@@ -2,9 +2,8 @@
 //! (its size, entry width and home positions) and the key hash.
 
 use super::record::str_record;
-use super::root::allows_v2;
 use super::slot::{read_slot, slot_pos, Slot, SPECIAL_EMPTY_STR};
-use super::tags::{is_keyed_map, is_shape, keyed_key_width, tag_width};
+use super::tags::{is_shape, tag_width};
 use super::varint::{read_uint, read_varint};
 
 /// Shapes with more keys than this carry a hash index.
@@ -135,15 +134,12 @@ pub fn index_home(hash: u64, table_size: usize) -> usize {
     (hash as usize) & (table_size - 1)
 }
 
-/// A decoded key list: the header of a shape record, or the key part of a
-/// keyed map record (version 2), which is laid out as a shape's body: the
-/// key list of one or more maps, with its hash index. Kept small (the
-/// buffer is passed in) because it travels inside every map header a
-/// reader decodes.
+/// A decoded shape record header: the key list of one or more maps, with
+/// its hash index. Kept small (the buffer is passed in) because it travels
+/// inside every map header a reader decodes.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Shape {
-    /// Position of the shape record (or of the keyed map record): the
-    /// base of the key slots, and the shape identity of the maps using it.
+    /// Position of the shape record.
     pub(crate) pos: usize,
     /// Position of the first key slot.
     keys: usize,
@@ -162,20 +158,14 @@ impl Shape {
         width: 1,
     };
 
-    /// The key list of the shape record at `pos`, or of the keyed map
-    /// record there if `buf` is a version 2 document, if one starts there
-    /// and its key count decodes (and is at most the buffer's length).
-    /// This is what a map's shape reference may target.
+    /// The header of the shape record at `pos`, if one starts there and
+    /// its key count decodes (and is at most the buffer's length).
     #[inline]
     pub(crate) fn at(buf: &[u8], pos: usize) -> Option<Shape> {
         let tag = *buf.get(pos)?;
-        let width = if is_shape(tag) {
-            tag_width(tag)
-        } else if is_keyed_map(tag) && allows_v2(buf) {
-            keyed_key_width(tag)
-        } else {
+        if !is_shape(tag) {
             return None;
-        };
+        }
         let (count, keys) = read_varint(buf, pos + 1)?;
         // A count beyond the buffer length cannot be valid; refusing it here
         // keeps all later arithmetic in range even for unvalidated bytes.
@@ -183,7 +173,7 @@ impl Shape {
             pos,
             keys,
             count: usize::try_from(count).ok().filter(|&c| c <= buf.len())?,
-            width: width as u8,
+            width: tag_width(tag) as u8,
         })
     }
 
@@ -250,22 +240,6 @@ impl Shape {
             0
         }
     }
-}
-
-/// The parts of the keyed map record (`40`-`4F`, version 2 documents
-/// only) at `pos`: its key list (it is its own shape), the position of its
-/// first value slot and the width of its value slots. `None` for any other
-/// record, or a header that does not decode. Out of line: maps of a known
-/// shape are the common case.
-#[inline(never)]
-pub(crate) fn keyed_map_parts(buf: &[u8], pos: usize) -> Option<(Shape, usize, usize)> {
-    let tag = *buf.get(pos)?;
-    if !is_keyed_map(tag) {
-        return None;
-    }
-    let keys = Shape::at(buf, pos)?;
-    // The key count is at most the buffer's length: no overflow.
-    Some((keys, keys.end(), tag_width(tag)))
 }
 
 #[cfg(test)]

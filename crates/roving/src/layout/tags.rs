@@ -79,12 +79,6 @@ pub const TAG_NUM_ARRAY: u8 = 0x30;
 /// Number array record of decimal mantissas (version 2): `i8` exponent,
 /// then `i32` mantissas.
 pub const TAG_NUM_ARRAY_DEC: u8 = 0x3A;
-/// Keyed map records (version 2): `0x40 | kc << 2 | vc`, `kc` the width
-/// code of the key slots, `vc` that of the value slots (see
-/// [`keyed_map_tag`]). A map that carries its own keys, laid out as a shape
-/// record's body followed by the value slots; later maps may use it as
-/// their shape.
-pub const TAG_KEYED_MAP: u8 = 0x40;
 /// First short-string tag: `0x80 + len` for strings of 0..=63 bytes.
 pub const TAG_SHORT_STR: u8 = 0x80;
 /// Longest string that uses a short-string tag.
@@ -163,26 +157,6 @@ pub const fn is_shape(tag: u8) -> bool {
 #[inline(always)]
 pub const fn is_num_array(tag: u8) -> bool {
     tag >= TAG_NUM_ARRAY && tag <= TAG_NUM_ARRAY_DEC
-}
-
-/// True for a keyed map tag (`40`-`4F`, version 2).
-#[inline(always)]
-pub const fn is_keyed_map(tag: u8) -> bool {
-    tag & 0xF0 == TAG_KEYED_MAP
-}
-
-/// The keyed map tag of key slots of `key_width` and value slots of
-/// `value_width` bytes.
-#[inline(always)]
-pub const fn keyed_map_tag(key_width: usize, value_width: usize) -> u8 {
-    TAG_KEYED_MAP | width_code(key_width) << 2 | width_code(value_width)
-}
-
-/// Width in bytes of the key slots of a keyed map tag (bits 2-3); its
-/// value slots' width is [`tag_width`] (bits 0-1), as for other containers.
-#[inline(always)]
-pub const fn keyed_key_width(tag: u8) -> usize {
-    WIDTHS[((tag >> 2) & 3) as usize]
 }
 
 /// True for a root tag (`1C`-`1F`).
@@ -267,8 +241,6 @@ pub enum RecordKind {
     NumArray,
     /// `22`: an array of strings, packed (format version 2 only).
     StrArray,
-    /// `40`-`4F`: a keyed map, a map that carries its own keys (version 2).
-    KeyedMap,
     /// Any other tag: not a record of this format version.
     Unknown,
 }
@@ -307,7 +279,6 @@ impl RecordKind {
             t if is_shape(t) => Shape,
             t if is_root(t) => Root,
             t if is_num_array(t) => NumArray,
-            t if is_keyed_map(t) => KeyedMap,
             t if is_short_str(t) => ShortStr,
             // The one catch-all over tag bytes: every byte that is not a
             // tag above is undefined.
@@ -322,9 +293,7 @@ impl RecordKind {
         use RecordKind::*;
         match self {
             I8 | I16 | I32 | I64 | U64 | BigIntPos | BigIntNeg | F32 | F64 | FDec | Timestamp
-            | TimestampOffset | ShortStr | Str | Bytes | Ext | Vector | Array | Map | KeyedMap => {
-                true
-            }
+            | TimestampOffset | ShortStr | Str | Bytes | Ext | Vector | Array | Map => true,
             NumArray => true,
             ShapedVector => true,
             StrArray => true,
@@ -350,7 +319,6 @@ impl RecordKind {
             NumArray => None,
             ShapedVector => None,
             StrArray => None,
-            KeyedMap => None,
         }
     }
 }
@@ -408,22 +376,11 @@ mod tests {
             assert_eq!(k == RecordKind::Array, is_array(b));
             assert_eq!(k == RecordKind::Map, is_map(b));
             assert_eq!(k == RecordKind::NumArray, is_num_array(b));
-            assert_eq!(k == RecordKind::KeyedMap, is_keyed_map(b));
-            if is_keyed_map(b) {
-                assert_eq!(keyed_map_tag(keyed_key_width(b), tag_width(b)), b);
-            }
             assert_eq!(is_value_tag(b), k.is_value());
             assert_eq!(
                 k.is_value(),
-                matches!(
-                    b,
-                    0x01..=0x17
-                        | TAG_F_DEC
-                        | 0x30..=0x3A
-                        | TAG_SHAPED_VECTOR
-                        | TAG_STR_ARRAY
-                        | 0x40..=0x4F
-                ) || is_short_str(b),
+                matches!(b, 0x01..=0x17 | TAG_F_DEC | 0x30..=0x3A | TAG_SHAPED_VECTOR | TAG_STR_ARRAY)
+                    || is_short_str(b),
                 "{b:#x}"
             );
         }

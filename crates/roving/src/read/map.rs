@@ -337,13 +337,7 @@ impl<'a> Map<'a> {
 
     #[inline(always)]
     fn header(&self) -> Option<Header> {
-        // A map record and the shape it refers to, or (out of line, so that
-        // the common case stays small, also on the stack of recursive
-        // decoders) a keyed map record (version 2), which carries its keys.
-        let (tag, shape_pos, values) = match map_header(self.buf, self.pos()) {
-            Some(h) if is_map(h.0) => h,
-            _ => return self.keyed_header(),
-        };
+        let (tag, shape_pos, values) = map_header(self.buf, self.pos())?;
         Some(Header {
             values,
             width: tag_width(tag),
@@ -351,39 +345,17 @@ impl<'a> Map<'a> {
         })
     }
 
-    /// [`header`](Self::header) of a keyed map record.
-    #[inline(never)]
-    fn keyed_header(&self) -> Option<Header> {
-        let (shape, values, width) = keyed_map_parts(self.buf, self.pos())?;
-        Some(Header {
-            values,
-            width,
-            shape,
-        })
-    }
-
     /// The header of a map of a lazily opened document, or why it does not decode.
     #[cold]
     fn checked_header(&self) -> Result<Header> {
         let pos = self.pos();
-        if let Some(h) = self.header() {
-            return Ok(h);
-        }
-        let buf = self.buf;
-        let Some((_, shape_pos, _)) = map_header(buf, pos).filter(|_| !self.is_keyed()) else {
-            return Err(header_error(buf, pos));
+        let Some((_, shape_pos, _)) = map_header(self.buf, pos) else {
+            return Err(header_error(self.buf, pos));
         };
-        Err(match buf.get(shape_pos) {
-            Some(&t) if is_shape(t) || (is_keyed_map(t) && allows_v2(buf)) => {
-                header_error(buf, shape_pos)
-            }
+        self.header().ok_or_else(|| match self.buf.get(shape_pos) {
+            Some(&t) if is_shape(t) => header_error(self.buf, shape_pos),
             _ => malformed(ErrorKind::WrongTarget, shape_pos),
         })
-    }
-
-    /// Whether this is a keyed map record (which carries its own keys).
-    fn is_keyed(&self) -> bool {
-        self.buf.get(self.pos()).is_some_and(|&t| is_keyed_map(t))
     }
 
     /// Value `i` of a map of a lazily opened document, or why it is malformed.
@@ -635,18 +607,9 @@ impl<'a> Map<'a> {
         }
     }
 
-    /// The keys in insertion order (the values are not read).
+    /// The keys in insertion order.
     pub fn keys(&self) -> impl Iterator<Item = &'a str> + 'a {
-        let (buf, lazy) = (self.buf, self.lazy());
-        let shape = self.header().map_or(Shape::EMPTY, |h| h.shape);
-        // As `MapIter`: a malformed key (or, in a lazily opened document,
-        // one that is not UTF-8) reads as "".
-        (0..shape.count).map(move |i| {
-            shape
-                .key_bytes(buf, i)
-                .and_then(|k| text(k, lazy))
-                .unwrap_or("")
-        })
+        self.iter().map(|(k, _)| k)
     }
 
     /// The values in insertion order.

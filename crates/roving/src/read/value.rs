@@ -331,8 +331,7 @@ fn record_error(buf: &[u8], p: usize) -> Error {
         I8 | I16 | I32 | I64 | U64 | BigIntPos | BigIntNeg | F32 | F64 | FDec | Bytes | Ext
         | Array | Map => ErrorKind::Truncated,
         NumArray => num_array_error(buf, p, tag),
-        KeyedMap if allows_v2(buf) => ErrorKind::Truncated,
-        KeyedMap | Unknown => ErrorKind::UnknownTag(tag),
+        Unknown => ErrorKind::UnknownTag(tag),
         // (Only in a version 1 document: see `other_record`.)
         StrArray => ErrorKind::UnknownTag(tag),
     };
@@ -445,9 +444,7 @@ fn other_record(buf: &[u8], pos: usize, kind: RecordKind, lazy: usize) -> Option
         // is malformed (a validated one never does).
         K::StrArray if lazy != 0 && !allows_v2(buf) => return None,
         K::StrArray => Value::Array(Array::at(buf, pos | lazy)),
-        // A version 2 record: not a value of a version 1 document.
-        K::KeyedMap if allows_v2(buf) => Value::Map(Map::at(buf, pos | lazy)),
-        K::KeyedMap | K::Shape | K::Root | K::Unknown => return None,
+        K::Shape | K::Root | K::Unknown => return None,
     })
 }
 

@@ -35,17 +35,10 @@ pub(super) fn fast_run(
         let Ok(win) = <&[u8; WINDOW]>::try_from(win) else {
             return pos;
         };
-        if starts.len() <= buf.len() / 64 {
+        if !is_shape(win[0]) || starts.len() <= buf.len() / 64 {
             return pos;
         }
-        let end = if is_shape(win[0]) {
-            fast_shape(buf, starts, shapes, doc_len, pos, win)
-        } else if is_keyed_map(win[0]) {
-            fast_keyed_map(buf, starts, shapes, doc_len, pos, win)
-        } else {
-            return pos;
-        };
-        match end {
+        match fast_shape(buf, starts, shapes, doc_len, pos, win) {
             Some(end) => pos = end,
             None => return pos,
         }
@@ -180,82 +173,30 @@ fn fast_shape(
     win: &[u8; WINDOW],
 ) -> Option<usize> {
     let tag = win[0];
-    if !is_shape(tag) {
-        return None;
-    }
-    let count = fast_key_list(buf, starts, shapes, doc_len, pos, win, tag_width_code(tag))?;
-    note_shape(shapes, pos, count);
-    Some(pos + 2 + count * tag_width(tag))
-}
-
-/// [`fast_shape`] for a keyed map (version 2 documents only): its key
-/// part as a shape's, then its value slots, checked as a map's; it is
-/// marked in `starts` (a value record) and noted as a shape.
-#[inline(never)]
-fn fast_keyed_map(
-    buf: &[u8],
-    starts: &mut [u64],
-    shapes: &mut Shapes,
-    doc_len: usize,
-    pos: usize,
-    win: &[u8; WINDOW],
-) -> Option<usize> {
-    let tag = win[0];
-    if !is_keyed_map(tag) || !allows_v2(buf) {
-        return None;
-    }
-    let code = (tag >> 2) & 3;
-    let count = fast_key_list(buf, starts, shapes, doc_len, pos, win, code)?;
-    let values = pos + 2 + count * keyed_key_width(tag);
-    let w = tag_width(tag);
-    // No overflow: count <= SHAPE_LINEAR_MAX.
-    let end = values + count * w;
-    if end > buf.len() || !slots_ok::<false>(buf, starts, values, end, w, pos) {
-        return None;
-    }
-    note_shape(shapes, pos, count);
-    // As `fast_run_with` marks the records it takes (pos < buf.len()).
-    *starts.get_mut(pos / 64)? |= 1 << (pos % 64);
-    Some(end)
-}
-
-/// The key count of the key list (a shape's body, or a keyed map's key
-/// part) at `pos`, whose first [`WINDOW`] bytes are `win` and whose key
-/// slots have the width code `code`, if it is valid and of the common kind
-/// that [`fast_shape`] takes; else `None`.
-#[inline(always)]
-fn fast_key_list(
-    buf: &[u8],
-    starts: &[u64],
-    shapes: &Shapes,
-    doc_len: usize,
-    pos: usize,
-    win: &[u8; WINDOW],
-    code: u8,
-) -> Option<usize> {
     let count = win[1] as usize;
-    if count > SHAPE_LINEAR_MAX || shapes.n >= FEW_SHAPES || count > doc_len / 8 {
+    if !is_shape(tag) || count > SHAPE_LINEAR_MAX || shapes.n >= FEW_SHAPES || count > doc_len / 8 {
         return None;
     }
-    let ok = match code {
+    let ok = match tag_width_code(tag) {
         0 => fast_shape_keys::<1>(buf, starts, pos, win, count),
         1 => fast_shape_keys::<2>(buf, starts, pos, win, count),
         2 => fast_shape_keys::<4>(buf, starts, pos, win, count),
         _ => fast_shape_keys::<8>(buf, starts, pos, win, count),
     };
-    ok.then_some(count)
-}
-
-/// Notes the valid shape (or keyed map) at `pos` of `count` keys in
-/// `shapes` (as [`Validator::checked_shape`] does; count <= doc_len / 8).
-#[inline(always)]
-fn note_shape(shapes: &mut Shapes, pos: usize, count: usize) {
+    if !ok {
+        return None;
+    }
     if let Some(e) = shapes.few.get_mut(shapes.n) {
         *e = (pos, count);
     }
     shapes.n += 1;
     // As `Validator::cache_shape` (count <= doc_len / 8, checked above).
-    cache_insert(&mut shapes.cache, pos, count);
+    let h = shape_slot(pos);
+    if shapes.cache[h].0 != pos {
+        shapes.cache[h ^ 1] = shapes.cache[h];
+        shapes.cache[h] = (pos, count);
+    }
+    Some(pos + 2 + count * tag_width(tag))
 }
 
 /// Whether the `count` (at most [`SHAPE_LINEAR_MAX`]) key slots of width

@@ -142,12 +142,22 @@ impl Validator<'_, '_> {
                 let (s, q) =
                     map_shape_ref(buf, pos).ok_or_else(|| Error::at(ErrorKind::BadReference, p))?;
                 let count = self.shape_count(s, p)?;
-                self.value_slots(q, count as u64, w, pos)
+                let len = (count as u64)
+                    .checked_mul(w as u64)
+                    .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
+                let end = self.span(q, len, pos)?;
+                self.slots(q, end, w, pos)?;
+                Ok(end)
             }
             Array => {
                 let w = tag_width(tag);
                 let (count, q) = self.varint(p)?;
-                self.value_slots(q, count, w, pos)
+                let len = count
+                    .checked_mul(w as u64)
+                    .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
+                let end = self.span(q, len, pos)?;
+                self.slots(q, end, w, pos)?;
+                Ok(end)
             }
             Str => {
                 let (len, p) = self.varint(p)?;
@@ -164,7 +174,7 @@ impl Validator<'_, '_> {
             }
             kind @ (ShortStr | I8 | I16 | I32 | I64 | U64 | F32 | F64 | BigIntPos | BigIntNeg
             | Timestamp | TimestampOffset | Bytes | Ext | Vector | Shape | Root
-            | StrArray | KeyedMap | Unknown) => self.other_record(pos, kind),
+            | StrArray | Unknown) => self.other_record(pos, kind),
             NumArray => self.num_array(pos),
             ShapedVector => self.shaped_vector(pos),
         }
@@ -231,8 +241,12 @@ impl Validator<'_, '_> {
     #[inline(always)]
     fn cache_shape(&mut self, s: usize, count: usize) {
         // Cached counts are at most len / 8, so count * width cannot overflow.
-        if count <= self.buf.len() / 8 {
-            cache_insert(&mut self.sh.cache, s, count);
+        // Two ways: the entry at h moves to h ^ 1, so two shapes whose
+        // entries collide stay cached.
+        let h = shape_slot(s);
+        if count <= self.buf.len() / 8 && self.sh.cache[h].0 != s {
+            self.sh.cache[h ^ 1] = self.sh.cache[h];
+            self.sh.cache[h] = (s, count);
         }
     }
 
@@ -315,7 +329,6 @@ impl Validator<'_, '_> {
                 Ok(q)
             }
             StrArray => self.str_array(pos),
-            KeyedMap => self.keyed_map(pos),
             Unknown => Err(unknown_tag(buf, tag, pos)),
             // Checked by `record`, which never passes them here.
             Str | FDec | Array | Map | NumArray | ShapedVector => self.record(pos),
@@ -401,34 +414,6 @@ impl Validator<'_, '_> {
             .checked_mul(elem.size() as u64)
             .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
         self.span(start, len, pos)
-    }
-
-    /// Validates a keyed map record (version 2 documents only, else an
-    /// unknown tag): its key part as a shape's (rules 13 to 15, and it is
-    /// noted as a shape that later maps may refer to), then its value
-    /// slots (rule 12).
-    fn keyed_map(&mut self, pos: usize) -> Result<usize> {
-        let buf = self.buf;
-        let tag = buf[pos];
-        if !allows_v2(buf) {
-            return Err(unknown_tag(buf, tag, pos));
-        }
-        let keys_end = self.shape(pos, keyed_key_width(tag))?;
-        // The key count, read again (`shape` checked it).
-        let (count, _) = self.varint(pos + 1)?;
-        self.value_slots(keys_end, count, tag_width(tag), pos)
-    }
-
-    /// Checks the `count` value slots of `w` bytes at `q` of the container
-    /// at `base` (rules 6 and 12): returns their end.
-    #[inline(always)]
-    fn value_slots(&self, q: usize, count: u64, w: usize, base: usize) -> Result<usize> {
-        let len = count
-            .checked_mul(w as u64)
-            .ok_or_else(|| Error::at(ErrorKind::BadLength, base))?;
-        let end = self.span(q, len, base)?;
-        self.slots(q, end, w, base)?;
-        Ok(end)
     }
 
     /// Checks the value slots in `buf[p..end]` (in bounds) of the container at `base`.
@@ -597,10 +582,8 @@ impl Validator<'_, '_> {
         true
     }
 
-    /// Validates a shape record (or a keyed map's key part, laid out the
-    /// same way, with key slots of `w` bytes): key slots, no duplicate
-    /// keys, and an index through which every key is found by linear
-    /// probing. Returns the end of the index (of the key part).
+    /// Validates a shape record: key slots, no duplicate keys, and an index
+    /// through which every key is found by linear probing.
     fn shape(&mut self, pos: usize, w: usize) -> Result<usize> {
         let (count, q) = self.varint(pos + 1)?;
         let len = count

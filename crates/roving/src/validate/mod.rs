@@ -188,29 +188,6 @@ fn shape_slot(s: usize) -> usize {
     (s ^ s >> 3 ^ s >> 6) % SHAPE_CACHE
 }
 
-/// Puts the shape at `s` (a valid shape or keyed map of `count` keys) in
-/// `cache`: two ways, the entries at [`shape_slot`] and next to it. An
-/// empty way of the two is taken; else the entry at `h` moves to `h ^ 1`
-/// and the new one takes `h`, so two shapes whose entries collide stay
-/// cached. (Moving an entry into an empty way would evict the other way's
-/// shape: two shapes at `h` and `h ^ 1`, cached in turn, would then evict
-/// each other on every map and send every map to the full checker.)
-#[inline(always)]
-fn cache_insert(cache: &mut [(usize, usize); SHAPE_CACHE], s: usize, count: usize) {
-    let h = shape_slot(s);
-    if cache[h].0 == s || cache[h ^ 1].0 == s {
-        return;
-    }
-    if cache[h].0 == usize::MAX {
-        cache[h] = (s, count);
-    } else if cache[h ^ 1].0 == usize::MAX {
-        cache[h ^ 1] = (s, count);
-    } else {
-        cache[h ^ 1] = cache[h];
-        cache[h] = (s, count);
-    }
-}
-
 /// Bitmap words kept on the stack (documents up to 4 KiB).
 const INLINE_WORDS: usize = 64;
 

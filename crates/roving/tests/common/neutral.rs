@@ -124,16 +124,6 @@ pub fn encode_doc(v: &J) -> Vec<u8> {
     enc.finish().unwrap()
 }
 
-/// Encodes a neutral value as a document of version 1 records (shape
-/// records and maps, no keyed maps: `Encoder::set_keyed_maps(false)`).
-#[allow(dead_code)] // (used by some of the test crates that share this module)
-pub fn encode_doc_v1(v: &J) -> Vec<u8> {
-    let mut enc = Encoder::new();
-    enc.set_keyed_maps(false);
-    encode(v, &mut enc, &mut HashMap::new());
-    enc.finish().unwrap()
-}
-
 /// Replaces `share`/`again` notation by the values they stand for.
 pub fn expand(v: &J, names: &mut HashMap<String, J>) -> J {
     match v {

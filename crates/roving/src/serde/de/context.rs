@@ -12,7 +12,7 @@ use super::sequences::{
 use super::slots::Slots;
 use crate::error::{Error, ErrorKind, Result};
 use crate::layout::WIDTHS;
-use crate::layout::{is_map, map_shape_ref, Shape};
+use crate::layout::{map_shape_ref, Shape};
 use crate::read::{Array, DecimalMemo, Map, Numbers};
 use crate::serde::stack;
 
@@ -332,9 +332,7 @@ impl<'de> Context<'de> {
             // A shape known to spell `fields` (the common case): its count
             // is `fields.len()`, so only the map's header is read.
             let (buf, pos) = (m.buf(), m.pos());
-            // (A map record: a keyed map carries its keys, no shape reference.)
-            let tag = buf.get(pos).filter(|&&t| is_map(t));
-            if let (Some(&tag), Some((shape, values))) = (tag, map_shape_ref(buf, pos)) {
+            if let (Some(&tag), Some((shape, values))) = (buf.get(pos), map_shape_ref(buf, pos)) {
                 if self.known_struct(shape, fields) {
                     let depth = self.enter(fields.len())?;
                     let width = WIDTHS[(tag & 3) as usize];

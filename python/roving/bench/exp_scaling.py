@@ -243,11 +243,8 @@ def store_record(i: int) -> dict[str, Any]:
 
 
 def _file_size(path: str) -> int:
-    total = 0
-    for p in (path, path + "-lock"):
-        if os.path.isfile(p) and not p.endswith("-lock"):
-            total += os.stat(p).st_blocks * 512
-    return total
+    """Bytes the store's data file takes on disk (its lock file left out)."""
+    return os.stat(path).st_blocks * 512 if os.path.isfile(path) else 0
 
 
 def _build(rv: Any, path: str, n: int, every: int | None) -> float:

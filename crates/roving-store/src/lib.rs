@@ -107,6 +107,7 @@ mod pending;
 mod shared;
 mod snapshot;
 mod store;
+mod txn;
 mod verify;
 
 pub use error::{Result, StoreError, StoreErrorKind};

@@ -104,6 +104,11 @@ pub(crate) struct Shared {
     pub(crate) base: AtomicUsize,
     /// Serializes this process's writers (LMDB serializes processes).
     pub(crate) write: Mutex<()>,
+    /// The thread that began the open transaction of a Store of this file
+    /// ([`Store::begin_transaction`](crate::Store::begin_transaction)), if
+    /// any: a flush or a transaction of another Store of the file in that
+    /// thread would wait for it forever, and fails instead.
+    pub(crate) txn_thread: Mutex<Option<std::thread::ThreadId>>,
     /// The last state (txn id) found readable although the file is shorter
     /// than its pages (free pages at the end): not walked again.
     pub(crate) short_ok: std::sync::atomic::AtomicU64,
@@ -516,6 +521,7 @@ impl Shared {
             live: AtomicUsize::new(0),
             base: AtomicUsize::new(0),
             write: Mutex::new(()),
+            txn_thread: Mutex::new(None),
             pid: std::process::id(),
             short_ok: std::sync::atomic::AtomicU64::new(0),
         })

@@ -304,6 +304,31 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
         so that code written for ``shelve.Shelf.sync()`` runs unchanged."""
         self.flush()
 
+    def transaction(self) -> _Transaction:
+        """A read-modify-write that no other writer, in this process or
+        another, can interleave with: ``with s.transaction(): s["n"] =
+        s.get("n", 0) + 1``.
+
+        The block is one LMDB write transaction. Entering it flushes the
+        changes pending before it (a commit of their own; with
+        ``writeback=True``, the cache is written back first and emptied),
+        then takes LMDB's write lock, waiting while another process or
+        ``Store`` flushes or holds a transaction. Inside, reads see the
+        newest committed state (other processes' commits included, and no
+        one can commit until the block ends) with the block's own changes
+        on top. The block's changes commit together, in one durable commit,
+        when it ends without an exception, and are all dropped when it
+        raises (or when the commit fails: run it again). Inside the block,
+        ``flush()``, ``sync()``, ``reload()``, ``close()`` and another
+        ``transaction()`` raise :class:`StoreError` (kind
+        ``"transaction"``: transactions do not nest), and so does a flush
+        or a transaction of another ``Store`` of the same file in the same
+        thread (it would wait for this one forever). A read-only store
+        raises ``StoreError`` (kind ``"read-only"``). Keep the block short:
+        every other writer of the file waits for it.
+        """
+        return _Transaction(self)
+
     def __enter__(self) -> Self:
         return self
 
@@ -336,6 +361,30 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
 
     # Mapping sets __hash__ = None (mutable); keep identity semantics explicit.
     __hash__ = None  # type: ignore[assignment]
+
+
+class _Transaction:
+    """The context manager of :meth:`Store.transaction`."""
+
+    __slots__ = ("_store",)
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def __enter__(self) -> Store:
+        self._store._begin_transaction()
+        return self._store
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if exc_type is None:
+            self._store._commit_transaction()
+        else:
+            self._store._abort_transaction()
 
 
 class _Writeback(Store):
@@ -427,6 +476,29 @@ class _Writeback(Store):
             self._write_back()
         super().close()  # a subclass's close() too, as without writeback
         self._cache.clear()
+
+    def _begin_transaction(self) -> None:
+        # The cache written back and emptied: reads in the transaction see
+        # the newest state, and cache what they read.
+        self.flush()
+        super()._begin_transaction()
+
+    def _commit_transaction(self) -> None:
+        try:
+            self._write_back()
+        except BaseException:
+            self._abort_transaction()
+            raise
+        try:
+            super()._commit_transaction()
+        finally:
+            self._cache.clear()
+
+    def _abort_transaction(self) -> None:
+        try:
+            super()._abort_transaction()
+        finally:
+            self._cache.clear()
 
     def reload(self) -> None:
         """Drop the pending changes and the cache; read the newest committed state."""

@@ -160,7 +160,13 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
 
     Many processes may read while one writes; a second writer waits for the
     first one's ``flush()`` to finish (the write lock is held only inside
-    ``flush()``, never while changes are pending). At most ``max_readers`` (510 by
+    ``flush()`` and :meth:`transaction` blocks, never while changes are
+    pending). Flushes are last-writer-wins, key by key: a read-modify-write
+    such as ``s["n"] = s.get("n", 0) + 1; s.flush()`` run by two processes
+    at once loses updates (each reads the state of its own last flush), so
+    write it as ``with s.transaction(): s["n"] = s.get("n", 0) + 1``, which
+    reads the newest state under the write lock and commits at once. At
+    most ``max_readers`` (510 by
     default) snapshots may be open at once over all processes (LMDB's
     reader table: one per open ``Store``, and one per earlier state of a
     ``Store`` that views taken before its ``flush()`` or ``reload()``

@@ -37,7 +37,8 @@ const SCAN_CHUNK: usize = 256;
 /// others when they `reload`. A second writer waits: `flush` blocks while
 /// another process or thread is committing (flushes are short: the write
 /// transaction exists only inside `flush`). Concurrent writers are last
-/// writer wins per key.
+/// writer wins per key; a read-modify-write that must not lose updates
+/// goes in a [`transaction`](Store::transaction).
 ///
 /// ```
 /// use std::ops::Bound;

@@ -51,8 +51,6 @@ def run_counters(tmp_path: Path, mode: str) -> int:
     script = tmp_path / "counter.py"
     pkg_dir = str(Path(roving.__file__).parent.parent)
     script.write_text(COUNTER.format(paths=[pkg_dir], n=INCREMENTS))
-    # (Made here: two processes that create one store at once may race.)
-    Store(path).close()
     procs = [
         subprocess.Popen(
             [sys.executable, str(script), str(path), str(go), mode],

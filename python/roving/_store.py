@@ -8,10 +8,13 @@ and the context manager.
 
 from __future__ import annotations
 
+import atexit
 import builtins
 import functools
 import os
+import sys
 import warnings
+import weakref
 from collections.abc import Callable, ItemsView, Iterator, MutableMapping, ValuesView
 from types import TracebackType
 from typing import Any, Self, cast
@@ -142,16 +145,28 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
     is flushed and closed on success, and its pending changes are dropped on
     an exception.
 
-    Unlike ``shelve``, changes that were never flushed are dropped when the
-    ``Store`` is left by an exception in a ``with`` block or
-    garbage-collected without ``close()`` (as an
-    uncommitted ``sqlite3`` transaction is; the last case also issues a
-    ``ResourceWarning``, shown with ``python -X dev`` or ``-W default``, as an
-    unclosed file does).
+    As with ``shelve`` (whose ``Shelf.__del__`` closes, and so syncs, the
+    shelf), pending changes are not lost when a writable ``Store`` is
+    garbage-collected without ``close()``, or is still open at interpreter
+    exit (an ``atexit`` hook flushes every writable ``Store`` this process
+    opened and has not collected, even one still referenced): they are
+    flushed then, the ``writeback`` cache written back first; if that flush
+    fails, a ``RuntimeWarning`` says that they are lost, and why. Only a
+    process that is killed (or ends with ``os._exit``, as a forked
+    ``multiprocessing`` child does) loses what it never flushed, and a
+    ``Store`` inherited across ``fork()`` is left to the process that opened
+    it. Leaving a ``with`` block by an exception drops the pending changes
+    on purpose (as an uncommitted ``sqlite3`` transaction is).
 
     Many processes may read while one writes; a second writer waits for the
     first one's ``flush()`` to finish (the write lock is held only inside
-    ``flush()``, never while changes are pending). At most ``max_readers`` (510 by
+    ``flush()`` and :meth:`transaction` blocks, never while changes are
+    pending). Flushes are last-writer-wins, key by key: a read-modify-write
+    such as ``s["n"] = s.get("n", 0) + 1; s.flush()`` run by two processes
+    at once loses updates (each reads the state of its own last flush), so
+    write it as ``with s.transaction(): s["n"] = s.get("n", 0) + 1``, which
+    reads the newest state under the write lock and commits at once. At
+    most ``max_readers`` (510 by
     default) snapshots may be open at once over all processes (LMDB's
     reader table: one per open ``Store``, and one per earlier state of a
     ``Store`` that views taken before its ``flush()`` or ``reload()``
@@ -218,9 +233,11 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
     ``filename``), so ``except FileNotFoundError`` works as for ``open()``.
     """
 
-    # The writeback cache (None without writeback=True).
-    __slots__ = ("_cache",)
+    # The writeback cache (None without writeback=True); the process that
+    # opened the store (its own to flush when collected or at exit).
+    __slots__ = ("_cache", "_pid", "__weakref__")
     _cache: dict[str, Any] | None
+    _pid: int
 
     def __new__(
         cls,
@@ -268,6 +285,9 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
             ),
         )
         self._cache = {} if isinstance(self, _Writeback) else None
+        self._pid = os.getpid()
+        if not self.readonly:
+            _open_stores[id(self)] = self
         if flag == "n" and len(self):
             try:
                 _Store.clear(self)
@@ -290,35 +310,51 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
         so that code written for ``shelve.Shelf.sync()`` runs unchanged."""
         self.flush()
 
+    def transaction(self) -> _Transaction:
+        """A read-modify-write that no other writer, in this process or
+        another, can interleave with: ``with s.transaction(): s["n"] =
+        s.get("n", 0) + 1``.
+
+        The block is one LMDB write transaction. Entering it flushes the
+        changes pending before it (a commit of their own; with
+        ``writeback=True``, the cache is written back first and emptied),
+        then takes LMDB's write lock, waiting while another process or
+        ``Store`` flushes or holds a transaction. Inside, reads see the
+        newest committed state (other processes' commits included, and no
+        one can commit until the block ends) with the block's own changes
+        on top. The block's changes commit together, in one durable commit,
+        when it ends without an exception, and are all dropped when it
+        raises (or when the commit fails: run it again). Inside the block,
+        ``flush()``, ``sync()``, ``reload()``, ``close()`` and another
+        ``transaction()`` raise :class:`StoreError` (kind
+        ``"transaction"``: transactions do not nest), and so does a flush
+        or a transaction of another ``Store`` of the same file in the same
+        thread (it would wait for this one forever). A read-only store
+        raises ``StoreError`` (kind ``"read-only"``). Keep the block short:
+        every other writer of the file waits for it.
+        """
+        return _Transaction(self)
+
     def __enter__(self) -> Self:
         return self
 
     def __del__(self) -> None:
-        # Pending changes are dropped with the Store: say so, as an
-        # unclosed file says it was not closed.
+        # As shelve.Shelf.__del__ closes (and so syncs) the shelf: pending
+        # changes (and the writeback cache) are flushed, not dropped.
+        self._flush_unsaved("when it was garbage-collected")
+
+    def _flush_unsaved(self, when: str) -> None:
+        """Flush the pending changes and the writeback cache of a writable
+        store opened by this process (not a forked child's inherited copy),
+        warning (``RuntimeWarning``) if that fails: the changes are lost."""
         try:
-            pending = 0 if self.closed else self.pending
-            # (A read-only store's cache holds values read: nothing to write.)
-            cached = 0 if self.closed or self.readonly else len(self._cache or ())
-        except Exception:
-            return
-        if not (pending or cached):
-            return
-        what = f"{pending} unflushed change(s)"
-        if cached:
-            what += f" and {cached} writeback value(s)"
-        try:
-            warnings.warn(
-                f"roving.Store({str(self.path)!r}) was garbage-collected with {what}, now "
-                "dropped; call flush() or close(), or use it in a with block",
-                ResourceWarning,
-                source=self,
-                stacklevel=2,
-            )
-        except Exception:
-            # At interpreter exit the warning machinery is half gone
-            # ("ImportError: sys.meta_path is None"): nothing to print then.
-            pass
+            if self.closed or self.readonly or getattr(self, "_pid", None) != os.getpid():
+                return
+            if not (self.pending or self._cache):
+                return
+            self.flush()
+        except Exception as e:
+            _warn_lost(self, when, e)
 
     def __exit__(
         self,
@@ -331,6 +367,30 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
 
     # Mapping sets __hash__ = None (mutable); keep identity semantics explicit.
     __hash__ = None  # type: ignore[assignment]
+
+
+class _Transaction:
+    """The context manager of :meth:`Store.transaction`."""
+
+    __slots__ = ("_store",)
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def __enter__(self) -> Store:
+        self._store._begin_transaction()
+        return self._store
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if exc_type is None:
+            self._store._commit_transaction()
+        else:
+            self._store._abort_transaction()
 
 
 class _Writeback(Store):
@@ -423,6 +483,29 @@ class _Writeback(Store):
         super().close()  # a subclass's close() too, as without writeback
         self._cache.clear()
 
+    def _begin_transaction(self) -> None:
+        # The cache written back and emptied: reads in the transaction see
+        # the newest state, and cache what they read.
+        self.flush()
+        super()._begin_transaction()
+
+    def _commit_transaction(self) -> None:
+        try:
+            self._write_back()
+        except BaseException:
+            self._abort_transaction()
+            raise
+        try:
+            super()._commit_transaction()
+        finally:
+            self._cache.clear()
+
+    def _abort_transaction(self) -> None:
+        try:
+            super()._abort_transaction()
+        finally:
+            self._cache.clear()
+
     def reload(self) -> None:
         """Drop the pending changes and the cache; read the newest committed state."""
         super().reload()
@@ -435,6 +518,40 @@ class _Writeback(Store):
 
 
 _MISSING: Any = object()
+
+# Writable stores opened by this process and not yet collected: flushed at
+# interpreter exit even if something still refers to them (a global, a
+# cycle), as a shelf is closed when it is collected.
+# (By id: a Store is unhashable, as a mutable mapping.)
+_open_stores: weakref.WeakValueDictionary[int, Store] = weakref.WeakValueDictionary()
+
+
+@atexit.register
+def _flush_at_exit() -> None:
+    for store in list(_open_stores.values()):
+        store._flush_unsaved("at interpreter exit")
+
+
+def _warn_lost(store: Store, when: str, error: BaseException) -> None:
+    """Say that ``store``'s unflushed changes were lost: a ``RuntimeWarning``
+    (or a line on stderr once the warning machinery is gone, at exit)."""
+    try:
+        path = str(store.path)
+    except Exception:
+        path = "?"
+    message = (
+        f"roving.Store({path!r}) could not flush its pending changes {when}; "
+        f"they are lost: {type(error).__name__}: {error}"
+    )
+    try:
+        warnings.warn(message, RuntimeWarning, source=store, stacklevel=3)
+    except Exception:
+        # At interpreter exit the warning machinery may be half gone
+        # ("ImportError: sys.meta_path is None").
+        try:
+            sys.stderr.write(f"RuntimeWarning: {message}\n")
+        except Exception:
+            pass
 
 
 @functools.cache

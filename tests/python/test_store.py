@@ -792,9 +792,10 @@ def test_verify_pages(tmp_path: Path) -> None:
     assert ei.value.kind == "corrupt"
 
 
-def test_a_store_collected_with_pending_changes_warns(tmp_path: Path) -> None:
-    # The changes are dropped (as an uncommitted sqlite3 transaction is),
-    # with a ResourceWarning, as an unclosed file gives one.
+def test_a_store_collected_with_pending_changes_flushes_them(tmp_path: Path) -> None:
+    # As shelve.Shelf.__del__ closes (and so syncs) the shelf, a Store
+    # garbage-collected without close() flushes its pending changes (they
+    # used to be dropped, with a ResourceWarning), and warns of nothing.
     path = tmp_path / "s.rvs"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -803,10 +804,10 @@ def test_a_store_collected_with_pending_changes_warns(tmp_path: Path) -> None:
         s["b"] = 2
         del s
         gc.collect()
-    [w] = [w for w in caught if issubclass(w.category, ResourceWarning)]
-    assert "2 unflushed change(s)" in str(w.message) and "s.rvs" in str(w.message)
+    assert caught == []
     with Store(path) as s:
-        assert len(s) == 0
+        assert dict(s) == {"a": 1, "b": 2}
+        del s["a"], s["b"]
 
     # No warning when nothing is pending: flushed, closed, read-only,
     # or changes dropped on purpose with reload().
@@ -824,8 +825,93 @@ def test_a_store_collected_with_pending_changes_warns(tmp_path: Path) -> None:
             del s
             gc.collect()
     assert [w for w in caught if issubclass(w.category, ResourceWarning)] == []
+    assert caught == []
     with Store(path) as s:
         assert dict(s) == {"flush": 1, "close": 1}
+
+
+def test_a_flush_that_fails_when_collected_or_at_exit_warns(tmp_path: Path) -> None:
+    # The changes of a Store collected without close() are flushed; if
+    # that fails, the loss is not silent: a RuntimeWarning says so.
+    path = tmp_path / "s.rvs"
+    s = Store(path, writeback=True)
+    s["ok"] = [1]
+    s["k"] = [1]
+    s["k"].append(object())  # written back at the flush: EncodeError
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        del s
+        gc.collect()
+    [w] = caught
+    assert issubclass(w.category, RuntimeWarning)
+    message = str(w.message)
+    assert "s.rvs" in message and "garbage-collected" in message, message
+    assert "EncodeError" in message and "lost" in message, message
+    with Store(path) as s:
+        assert len(s) == 0
+
+    # At interpreter exit, the same (on stderr), for a store still
+    # referenced by a global.
+    import subprocess
+    import sys
+
+    code = (
+        "import roving\n"
+        f"s = roving.Store({str(path)!r}, writeback=True)\n"
+        "s['k'] = [1]\n"
+        "s['k'].append(object())\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "RuntimeWarning" in r.stderr and "at interpreter exit" in r.stderr, r.stderr
+    assert "EncodeError" in r.stderr, r.stderr
+    with Store(path) as s:
+        assert len(s) == 0
+
+
+def test_stores_left_open_at_exit_are_flushed(tmp_path: Path) -> None:
+    # Still referenced at exit (a global, a cycle, a list): flushed by the
+    # atexit hook, as a shelf would be when collected; a read-only store
+    # has nothing to flush; a process killed by a signal loses what it
+    # never flushed (and only that).
+    import subprocess
+    import sys
+
+    path = tmp_path / "s.rvs"
+    code = (
+        "import roving, sys\n"
+        f"s = roving.Store({str(path)!r})\n"
+        "s['global'] = 1\n"
+        f"w = roving.Store({str(path)!r}, writeback=True)\n"
+        "w['cached'] = [1]\n"
+        "w['cached'].append(2)\n"
+        f"kept = [roving.Store({str(path)!r})]\n"
+        "kept[0]['in a list'] = 3\n"
+        "cycle = {}\n"
+        f"cycle['s'] = roving.Store({str(path)!r})\n"
+        "cycle['self'] = cycle\n"
+        "cycle['s']['cycle'] = 4\n"
+        f"r = roving.Store({str(path)!r}, readonly=True)\n"
+        "sys.exit(0)\n"
+    )
+    r = subprocess.run([sys.executable, "-X", "dev", "-c", code], capture_output=True, text=True)
+    assert (r.returncode, r.stderr) == (0, "")
+    with Store(path) as s:
+        assert dict(s) == {"global": 1, "cached": [1, 2], "in a list": 3, "cycle": 4}
+
+    killed = (
+        "import os, signal, roving\n"
+        f"s = roving.Store({str(path)!r})\n"
+        "s['flushed'] = 5\n"
+        "s.flush()\n"
+        "s['never flushed'] = 6\n"
+        "os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    if sys.platform != "win32":
+        r = subprocess.run([sys.executable, "-c", killed], capture_output=True, text=True)
+        assert r.returncode == -9
+        with Store(path) as s:
+            assert s["flushed"] == 5 and "never flushed" not in s
 
 
 def test_read_only_then_read_write_in_one_process(tmp_path: Path) -> None:

@@ -147,3 +147,32 @@ def test_two_writers_wait_for_each_other(tmp_path: Path) -> None:
     with Store(path, readonly=True) as s:
         assert len(s) == 3 * 60 * 10
         assert s["b-59-09"] == {"tag": "b", "b": 59}
+
+
+def test_processes_making_one_new_store_at_once_all_open_it(tmp_path: Path) -> None:
+    # LMDB's set-up of a new file raced with another process's open of it:
+    # that one could read the state before the first commit and fail with
+    # "not a roving store (an LMDB file of another program)" (2 of 80 opens
+    # by two processes at once). The store's making is now serialized.
+    import roving
+
+    pkg_dir = str(Path(roving.__file__).parent.parent)
+    code = (
+        f"import sys; sys.path[:0] = {[pkg_dir]!r}\n"
+        "from roving._store import Store\n"
+        "s = Store(sys.argv[1]); s[sys.argv[2]] = 1; s.close()\n"
+    )
+    for round_ in range(16):
+        path = tmp_path / f"new{round_}.rvs"
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-c", code, str(path), f"p{i}"],
+                stderr=subprocess.PIPE,
+            )
+            for i in range(3)
+        ]
+        for p in procs:
+            _, err = p.communicate(timeout=60)
+            assert p.returncode == 0, (round_, err.decode())
+        with Store(path, readonly=True) as s:
+            assert dict(s) == {"p0": 1, "p1": 1, "p2": 1}

@@ -1,6 +1,7 @@
 """roving.Store durability: a writer process is killed with SIGKILL at random
-moments, over and over; after each kill every record whose flush returned is
-present and intact, and every flush is all-or-nothing."""
+moments, over and over; after each kill every record whose flush (or
+transaction) returned is present and intact, and every flush and
+transaction is all-or-nothing."""
 
 from __future__ import annotations
 
@@ -23,8 +24,8 @@ KILLS = 200
 BATCH = 7  # records per flush
 
 # The writer: continues from what is committed, flushes batches of BATCH
-# records plus a "meta" record, and prints the number of records after each
-# flush has returned.
+# records plus a "meta" record (every other batch in a transaction), and
+# prints the number of records after each flush or commit has returned.
 WRITER = r"""
 import sys
 sys.path[:0] = {paths!r}
@@ -38,11 +39,21 @@ n = len(s) - (1 if "meta" in s else 0)
 assert n % {batch} == 0, n
 print("ready", n, flush=True)
 while True:
-    for i in range(n, n + {batch}):
-        s["r" + str(i).zfill(7)] = record(i)
-    n += {batch}
-    s["meta"] = {{"count": n}}
-    s.flush()
+    if (n // {batch}) % 2:
+        # Every other batch in a transaction, which reads the count under
+        # the write lock and commits with the records.
+        with s.transaction():
+            n = s.get("meta", {{"count": 0}})["count"]
+            for i in range(n, n + {batch}):
+                s["r" + str(i).zfill(7)] = record(i)
+            n += {batch}
+            s["meta"] = {{"count": n}}
+    else:
+        for i in range(n, n + {batch}):
+            s["r" + str(i).zfill(7)] = record(i)
+        n += {batch}
+        s["meta"] = {{"count": n}}
+        s.flush()
     print(n, flush=True)
 """
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import json
 import os
@@ -322,3 +323,55 @@ def test_numpy_asarray_of_a_view_is_the_array_of_its_value() -> None:
     assert m.shape == () and m.item() == {"a": 1}
     with pytest.raises(ValueError, match="copy=False"):
         np.asarray(v, copy=False)
+
+
+@dataclasses.dataclass
+class _Friend:
+    name: str
+    age: int
+
+
+@dataclasses.dataclass
+class _Person:
+    name: str
+    friends: list[_Friend]
+    tags: tuple[str, ...] = ()
+
+
+def test_to_python_with_a_type_decodes_as_loads_does(tmp_path: Path) -> None:
+    """``View.to_python(type=T)`` and ``Doc.to_python(type=T)`` decode as
+    ``roving.loads(b, type=T)``: the whole document, or a view of a
+    sub-map or sub-array (nested views), lazily opened or not."""
+    people = [
+        {"name": f"p{i}", "friends": [{"name": f"f{i}{j}", "age": j} for j in range(3)]}
+        for i in range(4)
+    ]
+    data = roving.dumps({"people": people, "lead": people[2]})
+    expected = [_Person(p["name"], [_Friend(**f) for f in p["friends"]]) for p in people]  # type: ignore[arg-type]
+    for validate in (True, False):
+        doc = roving.open(data, validate=validate)
+        whole = doc.to_python(type=dict[str, Any])
+        assert whole == roving.loads(data, type=dict[str, Any])
+        lead = doc["lead"]
+        assert isinstance(lead, roving.View)
+        assert lead.to_python(type=_Person) == expected[2]
+        assert lead.to_python(type=_Person) == roving.loads(roving.dumps(people[2]), type=_Person)
+        assert doc["people"].to_python(type=list[_Person]) == expected
+        assert doc["people"][1]["friends"][2].to_python(type=_Friend) == _Friend("f12", 2)
+        assert doc["people"][3].to_python(type=None) == people[3]
+        assert doc["people"][3].to_python() == people[3]
+        with pytest.raises(roving.ValidationError):
+            lead.to_python(type=_Friend)
+        with pytest.raises(roving.ValidationError):
+            doc["people"].to_python(type=list[int])
+
+    # A lazily opened file whose sub-map is damaged: a DecodeError, never
+    # a wrong value.
+    bad = bytearray(data)
+    at = bytes(bad).rindex(b"f31")
+    bad[at : at + 3] = b"\xff\xfe\xfd"
+    path = tmp_path / "bad.rv"
+    path.write_bytes(bytes(bad))
+    with roving.open(path, validate=False) as doc:
+        with pytest.raises(roving.DecodeError):
+            doc["people"].to_python(type=list[_Person])

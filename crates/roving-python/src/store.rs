@@ -40,7 +40,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         PyErr::new_type(
             py,
             c"roving.StoreError",
-            Some(c"An error of roving.Store: a damaged or foreign file, a write on a read-only or closed store, an invalid key... `.kind` names it (\"not-found\", \"permission-denied\", \"not-a-store\", \"corrupt\", \"invalid-key\", \"too-large\", \"read-only\", \"busy\", \"closed\", \"io\", \"lmdb\"). Kind \"not-found\" is also a FileNotFoundError (StoreNotFoundError), \"permission-denied\" a PermissionError (StorePermissionError)."),
+            Some(c"An error of roving.Store: a damaged or foreign file, a write on a read-only or closed store, an invalid key... `.kind` names it (\"not-found\", \"permission-denied\", \"not-a-store\", \"corrupt\", \"invalid-key\", \"too-large\", \"read-only\", \"busy\", \"closed\", \"transaction\", \"io\", \"lmdb\"). Kind \"not-found\" is also a FileNotFoundError (StoreNotFoundError), \"permission-denied\" a PermissionError (StorePermissionError)."),
             Some(&base),
             None,
         )
@@ -553,10 +553,39 @@ impl PyStore {
     /// Commits every pending change in one atomic, durable transaction.
     fn flush(&mut self, py: Python<'_>) -> PyResult<()> {
         let store = self.store_mut(py)?;
-        if !store.is_dirty() {
+        // (Inside a transaction, an error even with nothing pending.)
+        if !store.is_dirty() && !store.in_transaction() {
             return Ok(());
         }
         py.detach(|| store.flush()).map_err(|e| store_err(py, &e))
+    }
+
+    /// Begins a transaction (`Store.transaction()`): flushes the pending
+    /// changes, then waits for the write lock (the GIL released).
+    fn _begin_transaction(&mut self, py: Python<'_>) -> PyResult<()> {
+        let store = self.store_mut(py)?;
+        py.detach(|| store.begin_transaction())
+            .map_err(|e| store_err(py, &e))
+    }
+
+    /// Commits the open transaction (its changes are dropped on error).
+    fn _commit_transaction(&mut self, py: Python<'_>) -> PyResult<()> {
+        let store = self.store_mut(py)?;
+        py.detach(|| store.commit_transaction())
+            .map_err(|e| store_err(py, &e))
+    }
+
+    /// Aborts the open transaction: drops its changes.
+    fn _abort_transaction(&mut self, py: Python<'_>) -> PyResult<()> {
+        let store = self.store_mut(py)?;
+        py.detach(|| store.abort_transaction())
+            .map_err(|e| store_err(py, &e))
+    }
+
+    /// True inside `with store.transaction():`.
+    #[getter]
+    fn in_transaction(&self) -> bool {
+        self.inner.as_ref().is_some_and(Store::in_transaction)
     }
 
     /// Sets how many bytes (estimated) of pending changes are held in

@@ -112,6 +112,18 @@ pub(crate) fn whole(py: Python<'_>, buf: &Buf, v: Value<'static>) -> PyResult<Va
     Ok(unsafe { extend(doc.adopt(v)) })
 }
 
+/// `v` (a whole value of `buf`, see [`whole`]) decoded as the type `ty`,
+/// as `roving.loads(b, type=ty)` decodes a document's root.
+fn to_typed(
+    py: Python<'_>,
+    buf: &Buf,
+    v: Value<'static>,
+    ty: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    let plan = crate::typed::plan_for(ty)?;
+    crate::typed::decode_typed(py, buf.bytes(), v, &plan).map(Bound::unbind)
+}
+
 /// Converts a core error met while reading (a malformed spot of a lazily
 /// opened document) to a `DecodeError` with its offset.
 fn bad(py: Python<'_>) -> impl Fn(roving::Error) -> PyErr + '_ {
@@ -238,9 +250,15 @@ impl Doc {
         self.with(|b, v| get_path(py, b, v, path, default))
     }
 
-    /// The whole document as Python objects.
-    fn to_python(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+    /// The whole document as Python objects; with `type=T`, decoded as
+    /// `T` (a dataclass, `list[T]`...) by the rules of
+    /// `roving.loads(b, type=T)`.
+    #[pyo3(signature = (*, r#type=None))]
+    fn to_python(&self, py: Python<'_>, r#type: Option<Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
         let (b, v) = self.whole_root(py)?;
+        if let Some(t) = r#type.filter(|t| !t.is_none()) {
+            return to_typed(py, &b, v, &t);
+        }
         let _gc = decode::GcPause::new();
         let mut d = Decoder::new(py, b.bytes());
         d.borrow_memo();
@@ -862,9 +880,15 @@ impl View {
         eq_value(py, whole(py, &self.buf, self.value)?, other).map(|b| !b)
     }
 
-    /// The value as plain Python objects (shared values come back shared).
-    fn to_python(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+    /// The value as plain Python objects (shared values come back shared);
+    /// with `type=T`, decoded as `T` (a dataclass, `list[T]`...) by the
+    /// rules of `roving.loads(b, type=T)`.
+    #[pyo3(signature = (*, r#type=None))]
+    fn to_python(&self, py: Python<'_>, r#type: Option<Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
         let v = whole(py, &self.buf, self.value)?;
+        if let Some(t) = r#type.filter(|t| !t.is_none()) {
+            return to_typed(py, &self.buf, v, &t);
+        }
         let _gc = decode::GcPause::new();
         let mut d = Decoder::new(py, self.buf.bytes());
         d.borrow_memo();
@@ -895,7 +919,8 @@ impl View {
                 return np.getattr("asarray")?.call1((arr, dtype));
             }
         }
-        np.getattr("asarray")?.call1((self.to_python(py)?, dtype))
+        np.getattr("asarray")?
+            .call1((self.to_python(py, None)?, dtype))
     }
 
     /// The value as JSON text (bytes).

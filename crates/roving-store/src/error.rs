@@ -32,6 +32,13 @@ pub enum StoreErrorKind {
     Busy,
     /// The store was closed.
     Closed,
+    /// A transaction ([`Store::begin_transaction`](crate::Store::begin_transaction))
+    /// cannot do this: one was begun while another was open (they do not
+    /// nest), `flush` or `reload` was called inside one, a Store of the
+    /// same file waited for one open in its own thread, none is open to
+    /// commit, or another process committed while its map grew (its changes
+    /// are then dropped: run it again).
+    Transaction,
     /// The operating system refused access to the store's file, its lock
     /// file or its directory (permissions).
     PermissionDenied,
@@ -60,6 +67,7 @@ impl StoreErrorKind {
             StoreErrorKind::ReadOnly => "read-only",
             StoreErrorKind::Busy => "busy",
             StoreErrorKind::Closed => "closed",
+            StoreErrorKind::Transaction => "transaction",
             StoreErrorKind::PermissionDenied => "permission-denied",
             StoreErrorKind::TooLarge => "too-large",
             StoreErrorKind::Io => "io",

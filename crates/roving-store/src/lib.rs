@@ -34,7 +34,13 @@
 //! commit: once `flush` returns, the changes survive a crash of the process
 //! or of the machine) and moves to the newest state; [`Store::reload`]
 //! drops pending changes and moves to the newest state. A `Store`
-//! dropped without a `flush` drops its pending changes (no flush on drop).
+//! dropped without a `flush` drops its pending changes (no flush on drop:
+//! a commit can fail, and `Drop` could not report it; Python's
+//! `roving.Store` flushes when collected or at exit, as `shelve` does).
+//! A transaction ([`Store::transaction`], or
+//! [`Store::begin_transaction`] ... [`Store::commit_transaction`]) is a
+//! read-modify-write: it holds LMDB's write lock, reads the newest
+//! committed state with its own changes on top, and commits them at once.
 //!
 //! Pending changes are held in memory up to about 64 MiB; past that they
 //! are written in key order to unnamed temporary files beside the store
@@ -55,10 +61,14 @@
 //! grows: see there) at once over all processes;
 //! beyond, opening one more fails with [`StoreErrorKind::Busy`]. A second
 //! writer *waits*: `flush` blocks while another process is inside its own
-//! `flush` (LMDB's write lock is taken only inside `flush`, never while
-//! changes are pending, spilled or not: other stores of the file, in this
-//! thread or elsewhere, flush meanwhile). There is no conflict detection:
-//! the last flush wins, key by key.
+//! `flush` (LMDB's write lock is taken only inside `flush` and open
+//! transactions, never while changes are merely pending, spilled or not:
+//! other stores of the file, in this thread or elsewhere, flush
+//! meanwhile). There is no conflict detection:
+//! the last flush wins, key by key, so two processes that each read a
+//! counter, add one and flush lose updates; a transaction takes the
+//! write lock *before* it reads (other writers wait for it), so the same
+//! read-modify-write in transactions loses none.
 //!
 //! Like every LMDB environment, an open store belongs to the process that
 //! opened it: after `fork()`, `flush`, `reload` and opening the same store
@@ -107,6 +117,7 @@ mod pending;
 mod shared;
 mod snapshot;
 mod store;
+mod txn;
 mod verify;
 
 pub use error::{Result, StoreError, StoreErrorKind};

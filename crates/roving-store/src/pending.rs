@@ -94,6 +94,14 @@ impl Pending {
         }
     }
 
+    /// Takes every pending change, leaving none (with the same directory
+    /// and memory limit).
+    pub(crate) fn take(&mut self) -> Pending {
+        let mut empty = Pending::new(self.dir.clone());
+        empty.limit = self.limit;
+        std::mem::replace(self, empty)
+    }
+
     /// Sets the memory limit (bytes) past which changes are spilled.
     pub(crate) fn set_limit(&mut self, bytes: usize) {
         self.limit = bytes;

@@ -104,6 +104,11 @@ pub(crate) struct Shared {
     pub(crate) base: AtomicUsize,
     /// Serializes this process's writers (LMDB serializes processes).
     pub(crate) write: Mutex<()>,
+    /// The thread that began the open transaction of a Store of this file
+    /// ([`Store::begin_transaction`](crate::Store::begin_transaction)), if
+    /// any: a flush or a transaction of another Store of the file in that
+    /// thread would wait for it forever, and fails instead.
+    pub(crate) txn_thread: Mutex<Option<std::thread::ThreadId>>,
     /// The last state (txn id) found readable although the file is shorter
     /// than its pages (free pages at the end): not walked again.
     pub(crate) short_ok: std::sync::atomic::AtomicU64,
@@ -374,6 +379,7 @@ impl Shared {
                 ));
             }
         }
+        let _making = open_lock(&lay.data, options.readonly, options.create);
         let pre = precheck(&lay.data, options.readonly, options.create)?;
         let key = canonical(&lay.data)?;
         if lay.single_file {
@@ -516,6 +522,7 @@ impl Shared {
             live: AtomicUsize::new(0),
             base: AtomicUsize::new(0),
             write: Mutex::new(()),
+            txn_thread: Mutex::new(None),
             pid: std::process::id(),
             short_ok: std::sync::atomic::AtomicU64::new(0),
         })
@@ -646,6 +653,53 @@ pub(crate) fn check_file(
             ),
         )),
         Err(e) => Err(e),
+    }
+}
+
+/// An advisory lock (`flock`) on the data file, held while a store is
+/// opened: exclusive while an empty (new) file becomes a store, shared
+/// otherwise. LMDB's set-up of a new file is not safe against another
+/// process opening it at the same moment: that process could read a state
+/// older than the first commit, find no store in it, and fail with "not a
+/// roving store" (2 of 80 opens of new stores by two processes at once, before
+/// this lock). With it, an open waits until the store it opens is made.
+/// `None` where the file cannot be opened or locked (the open then fails
+/// or goes on as before) and on systems without `flock`.
+fn open_lock(data: &Path, readonly: bool, create: bool) -> Option<File> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsRawFd;
+        let file = if readonly || !create {
+            File::open(data).ok()?
+        } else {
+            std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(data)
+                .ok()?
+        };
+        let mode = if file.metadata().ok()?.len() == 0 {
+            libc::LOCK_EX
+        } else {
+            libc::LOCK_SH
+        };
+        loop {
+            // SAFETY: plain system call on a file descriptor we own; the
+            // lock goes when the file is closed (dropped).
+            if unsafe { libc::flock(file.as_raw_fd(), mode) } == 0 {
+                return Some(file);
+            }
+            if std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+                return None;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (data, readonly, create);
+        None
     }
 }
 

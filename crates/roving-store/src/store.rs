@@ -12,6 +12,7 @@ use crate::error::{Result, StoreError, StoreErrorKind};
 use crate::pending::{Found, Pending, PendingIter, Run};
 use crate::shared::{round_map, Shared};
 use crate::snapshot::Snapshot;
+use crate::txn::Writer;
 use crate::StoreOptions;
 
 const LEN_UNKNOWN: u64 = u64::MAX;
@@ -36,7 +37,8 @@ const SCAN_CHUNK: usize = 256;
 /// others when they `reload`. A second writer waits: `flush` blocks while
 /// another process or thread is committing (flushes are short: the write
 /// transaction exists only inside `flush`). Concurrent writers are last
-/// writer wins per key.
+/// writer wins per key; a read-modify-write that must not lose updates
+/// goes in a [`transaction`](Store::transaction).
 ///
 /// ```
 /// use std::ops::Bound;
@@ -79,6 +81,8 @@ pub struct Store {
     sync: bool,
     /// The longest value `put` takes ([`MAX_VALUE_LEN`]; lowered in tests).
     max_value: usize,
+    /// The open transaction, if any (holding LMDB's write lock).
+    txn: Option<Writer>,
 }
 
 /// A record lent by a store and kept alive by itself: the committed bytes
@@ -160,14 +164,62 @@ fn spill_dir(path: &Path) -> std::path::PathBuf {
     }
 }
 
-enum WriteFail {
+pub(crate) enum WriteFail {
     MapFull,
     Resized,
     Other(StoreError),
 }
 
+impl WriteFail {
+    /// The error to report for a failure that will not be retried.
+    fn into_error(self, shared: &Shared) -> StoreError {
+        match self {
+            WriteFail::Other(e) => e,
+            _ => shared.err(StoreError::new(
+                StoreErrorKind::Lmdb,
+                "the map could not be grown enough",
+            )),
+        }
+    }
+}
+
+/// A failure of LMDB while writing, told apart by what comes next: grow
+/// the map, adopt the size another process gave it, or report.
+pub(crate) fn classify(shared: &Shared, e: heed::Error) -> WriteFail {
+    match e {
+        heed::Error::Mdb(MdbError::MapFull) => WriteFail::MapFull,
+        heed::Error::Mdb(MdbError::MapResized) => WriteFail::Resized,
+        e => WriteFail::Other(shared.err(e.into())),
+    }
+}
+
+/// Writes `changes` into `wtxn` and commits it (see [`crate::commit`]).
+pub(crate) fn write_and_commit(
+    shared: &Shared,
+    mut wtxn: heed::RwTxn<'_>,
+    changes: &Pending,
+) -> std::result::Result<(), WriteFail> {
+    let classify = |e| classify(shared, e);
+    // The state the transaction began from (the newest: this process
+    // holds LMDB's write lock), read to plan which records to move
+    // (`commit`); without a free reader slot, nothing moves.
+    let rtxn = shared.env.read_txn().ok();
+    let base = rtxn.as_ref().map(|txn| {
+        let start = shared.base.load(Ordering::SeqCst);
+        crate::commit::Base {
+            txn,
+            map: (start > 1).then(|| (start, shared.page_size, shared.map_size())),
+        }
+    });
+    let changes = changes.iter_from(Bound::Unbounded);
+    crate::commit::write_changes(&shared.items, base.as_ref(), &mut wtxn, changes)
+        .map_err(classify)?;
+    drop(rtxn);
+    wtxn.commit().map_err(classify)
+}
+
 /// Counts a write transaction as a live transaction of the process.
-struct LiveGuard<'a>(&'a Shared);
+pub(crate) struct LiveGuard<'a>(pub(crate) &'a Shared);
 
 impl Drop for LiveGuard<'_> {
     fn drop(&mut self) {
@@ -207,6 +259,7 @@ impl Store {
             readonly: options.readonly,
             sync: options.sync,
             max_value: MAX_VALUE_LEN,
+            txn: None,
         })
     }
 
@@ -519,13 +572,24 @@ impl Store {
     /// New keys that fall densely between committed ones are written with
     /// the committed records among them moved, so that pages stay full:
     /// flushing often leaves a file about the size one flush leaves.
+    ///
+    /// Inside a transaction ([`begin_transaction`](Store::begin_transaction))
+    /// `flush` fails (kind [`Transaction`](StoreErrorKind::Transaction)):
+    /// the transaction's changes commit when it ends.
     pub fn flush(&mut self) -> Result<()> {
+        if self.txn.is_some() {
+            return Err(crate::txn::misuse(
+                &self.shared,
+                "flush() inside a transaction: its changes commit when it ends",
+            ));
+        }
         if self.pending.is_empty() {
             return Ok(());
         }
         self.check_writable()?;
         let shared = self.shared.clone();
         shared.check_pid()?;
+        crate::txn::check_thread(&shared)?;
         let _w = shared.write.lock().unwrap_or_else(|e| e.into_inner());
         let mut tries = 0;
         loop {
@@ -536,19 +600,9 @@ impl Store {
             };
             let remap_to = match fail {
                 WriteFail::Other(e) => return Err(self.after_failure(e)),
-                WriteFail::MapFull if tries < 64 => {
-                    let cur = shared.map_size();
-                    let want = cur
-                        .saturating_mul(2)
-                        .max(cur.saturating_add(self.pending.value_bytes().saturating_mul(2)));
-                    round_map(want)
-                }
+                WriteFail::MapFull if tries < 64 => self.grown_map(),
                 WriteFail::Resized if tries < 64 => 0,
-                _ => {
-                    let e =
-                        StoreError::new(StoreErrorKind::Lmdb, "the map could not be grown enough");
-                    return Err(self.after_failure(shared.err(e)));
-                }
+                f => return Err(self.after_failure(f.into_error(&shared))),
             };
             // Our own snapshot must end before the map can move.
             self.snap = None;
@@ -568,6 +622,16 @@ impl Store {
         synced
     }
 
+    /// The size of the map to grow to when the pending changes did not
+    /// fit: at least double.
+    fn grown_map(&self) -> usize {
+        let cur = self.shared.map_size();
+        let want = cur
+            .saturating_mul(2)
+            .max(cur.saturating_add(self.pending.value_bytes().saturating_mul(2)));
+        round_map(want)
+    }
+
     /// After a failed flush: make sure there is a snapshot to read.
     fn after_failure(&mut self, e: StoreError) -> StoreError {
         if self.snap.is_none() {
@@ -584,28 +648,8 @@ impl Store {
         let _g = shared.gate.read().unwrap_or_else(|e| e.into_inner());
         shared.live.fetch_add(1, Ordering::SeqCst);
         let _live = LiveGuard(shared);
-        let classify = |e: heed::Error| match e {
-            heed::Error::Mdb(MdbError::MapFull) => WriteFail::MapFull,
-            heed::Error::Mdb(MdbError::MapResized) => WriteFail::Resized,
-            e => WriteFail::Other(shared.err(e.into())),
-        };
-        let mut wtxn = shared.env.write_txn().map_err(classify)?;
-        let changes = self.pending.iter_from(Bound::Unbounded);
-        // The state the transaction began from (the newest: this process
-        // holds LMDB's write lock), read to plan which records to move
-        // (`commit`); without a free reader slot, nothing moves.
-        let rtxn = shared.env.read_txn().ok();
-        let base = rtxn.as_ref().map(|txn| {
-            let start = shared.base.load(Ordering::SeqCst);
-            crate::commit::Base {
-                txn,
-                map: (start > 1).then(|| (start, shared.page_size, shared.map_size())),
-            }
-        });
-        crate::commit::write_changes(&shared.items, base.as_ref(), &mut wtxn, changes)
-            .map_err(classify)?;
-        drop(rtxn);
-        wtxn.commit().map_err(classify)
+        let wtxn = shared.env.write_txn().map_err(|e| classify(shared, e))?;
+        write_and_commit(shared, wtxn, &self.pending)
     }
 
     /// Drops every pending change and reads the newest committed state
@@ -613,7 +657,17 @@ impl Store {
     /// the store keeps its state and its pending changes (e.g. `Busy` when
     /// another process grew the map and views of this store are still
     /// open in this process: release them and retry).
+    ///
+    /// Inside a transaction, `reload` fails (kind
+    /// [`Transaction`](StoreErrorKind::Transaction)): end it with
+    /// [`abort_transaction`](Store::abort_transaction) instead.
     pub fn reload(&mut self) -> Result<()> {
+        if self.txn.is_some() {
+            return Err(crate::txn::misuse(
+                &self.shared,
+                "reload() inside a transaction: abort it instead",
+            ));
+        }
         let shared = self.shared.clone();
         shared.check_pid()?;
         // The new snapshot begins while the current one is still alive, so
@@ -644,6 +698,194 @@ impl Store {
         self.snap = Some(snap);
         self.len.store(LEN_UNKNOWN, Ordering::Relaxed);
         Ok(())
+    }
+
+    /// Begins a transaction: a read-modify-write that no other writer, in
+    /// this process or another, can interleave with. It takes LMDB's write
+    /// lock (waiting while another process or Store flushes or has a
+    /// transaction open) and holds it until
+    /// [`commit_transaction`](Store::commit_transaction) or
+    /// [`abort_transaction`](Store::abort_transaction) (or until the
+    /// store is dropped, which aborts). Meanwhile the store reads the
+    /// newest committed state (other processes' commits included, which
+    /// no one can change until the transaction ends) with the
+    /// transaction's own changes on top, and its changes
+    /// ([`put`](Store::put), [`delete`](Store::delete)) are pending as
+    /// usual: the commit writes all of them in one LMDB write transaction,
+    /// an abort drops all of them.
+    ///
+    /// Changes pending before the transaction begins are flushed first, in
+    /// a commit of their own (an abort then drops only the transaction's
+    /// changes); if that flush fails, no transaction begins and they stay
+    /// pending. Inside a transaction, [`flush`](Store::flush),
+    /// [`reload`](Store::reload) and beginning another one fail (kind
+    /// [`Transaction`](StoreErrorKind::Transaction): transactions do not
+    /// nest), and so do a flush or a transaction of another `Store` of the
+    /// same file in the thread that began this one (it would wait for this
+    /// one forever). Keep transactions short: every other writer waits.
+    /// A read-only store fails with kind
+    /// [`ReadOnly`](StoreErrorKind::ReadOnly).
+    ///
+    /// See [`transaction`](Store::transaction) for the closure form.
+    pub fn begin_transaction(&mut self) -> Result<()> {
+        self.check_writable()?;
+        let shared = self.shared.clone();
+        if self.txn.is_some() {
+            return Err(crate::txn::misuse(
+                &shared,
+                "a transaction is already open on this store (transactions do not nest)",
+            ));
+        }
+        shared.check_pid()?;
+        crate::txn::check_thread(&shared)?;
+        self.flush()?;
+        let mut tries = 0;
+        let writer = loop {
+            tries += 1;
+            match Writer::start(&shared) {
+                Ok(w) => break w,
+                Err(WriteFail::Resized) if tries < 64 => {
+                    // Another process grew the map: adopt its size (our own
+                    // snapshot must end before the map can move).
+                    self.snap = None;
+                    shared.remap(0).map_err(|e| self.after_failure(e))?;
+                }
+                Err(f) => return Err(self.after_failure(f.into_error(&shared))),
+            }
+        };
+        // The newest state, which stays the newest while the lock is held.
+        self.snap = None;
+        self.len.store(LEN_UNKNOWN, Ordering::Relaxed);
+        match Snapshot::begin(&shared) {
+            Ok(snap) => self.snap = Some(snap),
+            Err(e) => {
+                drop(writer);
+                return Err(self.after_failure(e));
+            }
+        }
+        self.txn = Some(writer);
+        Ok(())
+    }
+
+    /// True while a transaction is open ([`begin_transaction`](Store::begin_transaction)).
+    pub fn in_transaction(&self) -> bool {
+        self.txn.is_some()
+    }
+
+    /// Commits the open transaction: its changes, all in one LMDB write
+    /// transaction (synced to disk as a flush is), then releases the write
+    /// lock and reads the newest state. On error the transaction's changes
+    /// are dropped (never committed later by a flush, which would not be
+    /// atomic with what the transaction read) and the lock is released.
+    /// A map too small for the changes is grown, which needs the write
+    /// lock released for a moment: if another process committed then, the
+    /// commit fails (kind [`Transaction`](StoreErrorKind::Transaction)):
+    /// run the transaction again. Without an open transaction, an error of
+    /// that kind.
+    pub fn commit_transaction(&mut self) -> Result<()> {
+        let shared = self.shared.clone();
+        let Some(mut writer) = self.txn.take() else {
+            return Err(crate::txn::misuse(&shared, "no transaction is open"));
+        };
+        let mut tries = 0;
+        let result = loop {
+            tries += 1;
+            let id = writer.id;
+            let fail = match writer.commit(self.pending.take()) {
+                Ok(()) => break Ok(()),
+                Err((WriteFail::MapFull, Some(changes))) if tries < 64 => {
+                    self.pending = *changes;
+                    WriteFail::MapFull
+                }
+                Err((f, _)) => f,
+            };
+            if !matches!(fail, WriteFail::MapFull) {
+                break Err(fail.into_error(&shared));
+            }
+            // Our own snapshot must end before the map can move.
+            self.snap = None;
+            if let Err(e) = shared.remap(self.grown_map()) {
+                break Err(e);
+            }
+            writer = match Writer::start(&shared) {
+                Ok(w) if w.id == id => w,
+                Ok(_) => {
+                    break Err(crate::txn::misuse(
+                        &shared,
+                        "another process committed while the map grew to hold this \
+                         transaction's changes; they are dropped: run the transaction again",
+                    ))
+                }
+                Err(f) => break Err(f.into_error(&shared)),
+            };
+        };
+        self.pending.clear();
+        self.snap = None;
+        self.len.store(LEN_UNKNOWN, Ordering::Relaxed);
+        if let Err(e) = result {
+            return Err(self.after_failure(e));
+        }
+        let info = shared.env.info();
+        shared.extend_file((info.last_page_number as u64 + 1) * shared.page_size as u64);
+        let synced = shared.sync_commit(self.sync);
+        self.snap = Some(Snapshot::begin(&shared)?);
+        synced
+    }
+
+    /// Aborts the open transaction: drops its changes and releases the
+    /// write lock; the store keeps reading the state the transaction read.
+    /// Without an open transaction, an error (kind
+    /// [`Transaction`](StoreErrorKind::Transaction)).
+    pub fn abort_transaction(&mut self) -> Result<()> {
+        let Some(writer) = self.txn.take() else {
+            return Err(crate::txn::misuse(&self.shared, "no transaction is open"));
+        };
+        drop(writer);
+        self.pending.clear();
+        self.len.store(LEN_UNKNOWN, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Runs `f` in a transaction ([`begin_transaction`](Store::begin_transaction)):
+    /// commits if it returns `Ok`, aborts if it returns `Err` or panics.
+    ///
+    /// ```
+    /// use roving_store::{Store, StoreOptions};
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let dir = tempfile::tempdir()?;
+    /// let mut store = Store::open(dir.path().join("n.rvs"), &StoreOptions::default())?;
+    /// // A counter that processes may increment at once: no update is lost.
+    /// store.transaction(|s| {
+    ///     let n: i64 = match s.get("n")? {
+    ///         Some(doc) => roving::from_value(doc.root())?,
+    ///         None => 0,
+    ///     };
+    ///     s.put("n", roving::to_vec(&(n + 1))?)
+    /// })?;
+    /// let n: i64 = roving::from_value(store.get("n")?.unwrap().root())?;
+    /// assert_eq!(n, 1);
+    /// # Ok(()) }
+    /// ```
+    pub fn transaction<T, E: From<StoreError>>(
+        &mut self,
+        f: impl FnOnce(&mut Store) -> std::result::Result<T, E>,
+    ) -> std::result::Result<T, E> {
+        self.begin_transaction()?;
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(self))) {
+            Ok(Ok(v)) => {
+                self.commit_transaction()?;
+                Ok(v)
+            }
+            Ok(Err(e)) => {
+                let _ = self.abort_transaction();
+                Err(e)
+            }
+            Err(panic) => {
+                let _ = self.abort_transaction();
+                std::panic::resume_unwind(panic)
+            }
+        }
     }
 
     /// Validates every committed record; returns how many there are.

@@ -46,6 +46,10 @@ pub enum StoreErrorKind {
     /// (`roving::from_value`); the `roving::Error` is the
     /// [`source`](std::error::Error::source).
     Document,
+    /// A Redis Cluster ([`ClusterStore`](crate::ClusterStore)) failed: a
+    /// node that does not answer (named in the message), too few replicas
+    /// acknowledging a flush, or an error the cluster reported.
+    Cluster,
 }
 
 impl StoreErrorKind {
@@ -65,6 +69,7 @@ impl StoreErrorKind {
             StoreErrorKind::Io => "io",
             StoreErrorKind::Lmdb => "lmdb",
             StoreErrorKind::Document => "document",
+            StoreErrorKind::Cluster => "cluster",
         }
     }
 }

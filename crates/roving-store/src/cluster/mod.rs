@@ -758,6 +758,15 @@ impl ClusterStore {
         Ok(())
     }
 
+    /// Deletes every record (pending until the next flush).
+    pub fn clear(&mut self) -> Result<()> {
+        self.check_writable()?;
+        for k in self.keys()? {
+            self.pending.insert(k, None);
+        }
+        Ok(())
+    }
+
     /// Drops every pending change (reads always see the cluster's current
     /// state).
     pub fn reload(&mut self) -> Result<()> {

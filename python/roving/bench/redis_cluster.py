@@ -118,6 +118,9 @@ class RedisCluster:
             "--cluster-config-file", str(d / "nodes.conf"),
             "--cluster-node-timeout", str(self.node_timeout_ms),
             "--appendonly", "yes",
+            # A replica (re)joining syncs at once, not after the default
+            # 5 s wait for more replicas.
+            "--repl-diskless-sync-delay", "0",
             "--save", "",
             "--dir", str(d),
             "--logfile", str(d / "redis.log"),

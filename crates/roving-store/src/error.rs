@@ -32,6 +32,13 @@ pub enum StoreErrorKind {
     Busy,
     /// The store was closed.
     Closed,
+    /// A transaction cannot do this: one was begun while another was open
+    /// (they do not nest), `flush` or `reload` was called inside one, or
+    /// none is open to commit; on a Redis Cluster
+    /// ([`ClusterStore::begin_transaction`](crate::ClusterStore::begin_transaction)),
+    /// also a key outside the transaction's hash slot, or another client
+    /// changed a key it read (its changes are then dropped: run it again).
+    Transaction,
     /// The operating system refused access to the store's file, its lock
     /// file or its directory (permissions).
     PermissionDenied,
@@ -64,6 +71,7 @@ impl StoreErrorKind {
             StoreErrorKind::ReadOnly => "read-only",
             StoreErrorKind::Busy => "busy",
             StoreErrorKind::Closed => "closed",
+            StoreErrorKind::Transaction => "transaction",
             StoreErrorKind::PermissionDenied => "permission-denied",
             StoreErrorKind::TooLarge => "too-large",
             StoreErrorKind::Io => "io",

@@ -227,3 +227,58 @@ fn readonly_refuses_writes() {
         StoreErrorKind::ReadOnly
     );
 }
+
+fn num(s: &ClusterStore, key: &str) -> i64 {
+    match s.get(key).unwrap() {
+        Some(b) => roving::Document::open(&b).unwrap().root().as_i64().unwrap(),
+        None => 0,
+    }
+}
+
+/// Transactions hold over the keys of one hash slot: a read-modify-write
+/// that another client interleaves with fails (nothing written) and runs
+/// again; a key of another slot, nesting and flush inside fail at once.
+#[test]
+fn transactions_of_one_slot() {
+    let mut a = open("txn:");
+    let mut b = open("txn:");
+    a.transaction(|s| s.put("{c}n", roving::to_vec(&1i64)?))
+        .unwrap();
+    // Interleaved: b writes a key a read; a's commit does nothing.
+    a.begin_transaction().unwrap();
+    let n = num(&a, "{c}n");
+    b.put("{c}n", roving::to_vec(&10i64).unwrap()).unwrap();
+    b.flush().unwrap();
+    a.put("{c}n", roving::to_vec(&(n + 1)).unwrap()).unwrap();
+    a.put("{c}other", roving::to_vec(&"x").unwrap()).unwrap();
+    let e = a.commit_transaction().unwrap_err();
+    assert_eq!(e.kind(), StoreErrorKind::Transaction, "{e}");
+    assert!(!a.is_dirty());
+    assert_eq!(num(&a, "{c}n"), 10);
+    assert!(!a.contains("{c}other").unwrap());
+    // Run again: it holds.
+    a.transaction(|s| {
+        let n = num(s, "{c}n");
+        s.put("{c}n", roving::to_vec(&(n + 1))?)
+    })
+    .unwrap();
+    assert_eq!(num(&b, "{c}n"), 11);
+    // One slot only; no nesting; no flush or reload inside.
+    a.begin_transaction().unwrap();
+    a.put("{c}x", doc("1")).unwrap();
+    let e = a.put("{d}y", doc("2")).unwrap_err();
+    assert_eq!(e.kind(), StoreErrorKind::Transaction);
+    assert!(e.to_string().contains("hash slot"), "{e}");
+    assert_eq!(
+        a.begin_transaction().unwrap_err().kind(),
+        StoreErrorKind::Transaction
+    );
+    assert_eq!(a.flush().unwrap_err().kind(), StoreErrorKind::Transaction);
+    assert_eq!(a.reload().unwrap_err().kind(), StoreErrorKind::Transaction);
+    a.abort_transaction().unwrap();
+    assert!(!a.contains("{c}x").unwrap());
+    assert_eq!(
+        a.commit_transaction().unwrap_err().kind(),
+        StoreErrorKind::Transaction
+    );
+}

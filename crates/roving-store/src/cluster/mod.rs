@@ -10,6 +10,7 @@
 
 mod dict;
 mod slot;
+mod txn;
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write as _;
@@ -109,6 +110,8 @@ pub struct ClusterStore {
     opts: ClusterOptions,
     net: Mutex<Net>,
     pending: BTreeMap<String, Option<Arc<[u8]>>>,
+    /// The open transaction (`cluster/txn.rs`).
+    txn: Mutex<Option<txn::Txn>>,
 }
 
 /// The connections and the slot map.
@@ -335,6 +338,7 @@ impl ClusterStore {
             opts: opts.clone(),
             net: Mutex::new(net),
             pending: BTreeMap::new(),
+            txn: Mutex::new(None),
         })
     }
 
@@ -365,6 +369,10 @@ impl ClusterStore {
 
     fn net(&self) -> MutexGuard<'_, Net> {
         self.net.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn txn_lock(&self) -> MutexGuard<'_, Option<txn::Txn>> {
+        self.txn.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn redis_key(&self, key: &str) -> Vec<u8> {
@@ -566,7 +574,13 @@ impl ClusterStore {
         if ops.is_empty() {
             return Ok(out);
         }
-        for (v, i) in self.run(&ops, false)?.into_iter().zip(at) {
+        let answers = if self.in_transaction() {
+            let ks: Vec<&str> = at.iter().map(|&i| keys[i]).collect();
+            self.txn_read(&ks)?
+        } else {
+            self.run(&ops, false)?
+        };
+        for (v, i) in answers.into_iter().zip(at) {
             out[i] = self.record(keys[i], v)?;
         }
         Ok(out)
@@ -598,6 +612,7 @@ impl ClusterStore {
     pub unsafe fn put_trusted(&mut self, key: &str, doc: Vec<u8>) -> Result<()> {
         self.check_writable()?;
         self.check_key(key)?;
+        self.txn_claim(key)?;
         self.pending.insert(key.to_owned(), Some(Arc::from(doc)));
         Ok(())
     }
@@ -620,6 +635,12 @@ impl ClusterStore {
         }
         if key.is_empty() || key.len() > MAX_KEY || key.starts_with('\0') {
             return Ok(false);
+        }
+        if self.in_transaction() {
+            return Ok(!matches!(
+                self.txn_read(&[key])?.first(),
+                Some(Value::Nil) | None
+            ));
         }
         let op = Op {
             verb: Verb::Exists,
@@ -737,6 +758,7 @@ impl ClusterStore {
     /// by that many replicas. On error the changes stay pending (some may
     /// be written already): flush again, or reload.
     pub fn flush(&mut self) -> Result<()> {
+        self.check_no_transaction("flush()")?;
         if self.pending.is_empty() {
             return Ok(());
         }
@@ -770,6 +792,7 @@ impl ClusterStore {
     /// Drops every pending change (reads always see the cluster's current
     /// state).
     pub fn reload(&mut self) -> Result<()> {
+        self.check_no_transaction("reload()")?;
         self.pending.clear();
         Ok(())
     }

@@ -9,6 +9,7 @@ The work is done by the extension type ``roving._roving._ClusterStore``
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, ItemsView, Iterator, MutableMapping, ValuesView
 from types import TracebackType
 from typing import Any, Self
@@ -43,6 +44,30 @@ class _Values(ValuesView):
 
     def __iter__(self) -> Iterator[Any]:
         return self._mapping._iter_read(values_only=True)  # type: ignore[attr-defined]
+
+
+class _Transaction:
+    """The context manager of :meth:`ClusterStore.transaction`."""
+
+    __slots__ = ("_store",)
+
+    def __init__(self, store: ClusterStore) -> None:
+        self._store = store
+
+    def __enter__(self) -> ClusterStore:
+        self._store._begin_transaction()
+        return self._store
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if exc_type is None:
+            self._store._commit_transaction()
+        else:
+            self._store._abort_transaction()
 
 
 class ClusterStore(_ClusterStore, MutableMapping):
@@ -84,7 +109,9 @@ class ClusterStore(_ClusterStore, MutableMapping):
     (O(records)); iteration is in key order over the keys present when it
     starts; ``values()`` and ``items()`` read them in pipelined batches.
     ``view(k)`` is a lazy ``roving.Doc`` over a copy of the record's bytes.
-    Records are validated when read. ``writeback`` is not supported.
+    Records are validated when read. :meth:`transaction` is an optimistic
+    read-modify-write over keys of one hash slot. ``writeback`` is not
+    supported.
     """
 
     __slots__ = ()
@@ -146,8 +173,46 @@ class ClusterStore(_ClusterStore, MutableMapping):
         """:meth:`flush` under ``shelve``'s name."""
         self.flush()
 
+    def transaction(self) -> _Transaction:
+        """An optimistic read-modify-write over keys of one hash slot:
+        ``with s.transaction(): s["{c}n"] = s.get("{c}n", 0) + 1``.
+
+        Entering it flushes the changes pending before it. Keys read in the
+        block are ``WATCH``ed on the slot's master; its writes are pending
+        until it ends without an exception, then sent as one ``MULTI`` ...
+        ``EXEC`` (and acknowledged by ``replicas`` replicas). If another
+        client changed a key the block read, nothing is written and the end
+        of the block raises :class:`StoreError` (kind ``"transaction"``): run
+        it again. A key of another hash slot than the block's first key
+        raises the same at once (give the keys one hash tag, ``{user:1}:a``
+        and ``{user:1}:b``), and so do ``flush()``, ``reload()`` and a
+        nested ``transaction()`` inside the block. An exception drops the
+        block's changes."""
+        return _Transaction(self)
+
     def __enter__(self) -> Self:
         return self
+
+    def __del__(self) -> None:
+        # Pending changes are dropped with the store: say so, as an unclosed
+        # file says it was not closed (and as an LMDB Store does).
+        try:
+            pending = 0 if self.closed else self.pending
+        except Exception:
+            return
+        if not pending:
+            return
+        try:
+            warnings.warn(
+                f"roving.Store({self.nodes[0]!r}, prefix={self.prefix!r}) was garbage-collected "
+                f"with {pending} unflushed change(s), now dropped; call flush() or close(), "
+                "or use it in a with block",
+                ResourceWarning,
+                source=self,
+                stacklevel=2,
+            )
+        except Exception:
+            pass  # at interpreter exit the warning machinery may be gone
 
     def __exit__(
         self,

@@ -21,7 +21,7 @@ import roving
 from roving._cluster_store import ClusterStore
 from roving._store import Store, StoreError
 from roving.bench.redis_cluster import RedisCluster
-from test_store import VALUES, BBItem, Counted, dummy
+from test_store import VALUES, BBItem, Counted, dummy, snapshot_of
 
 _PREFIXES = itertools.count()
 
@@ -29,10 +29,16 @@ Opener = Callable[..., Any]
 
 
 @pytest.fixture(params=["lmdb", "cluster"])
-def open_store(request: pytest.FixtureRequest, tmp_path: Path) -> Opener:
+def backend(request: pytest.FixtureRequest) -> str:
+    """The backend a test runs on."""
+    return str(request.param)
+
+
+@pytest.fixture
+def open_store(backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> Opener:
     """``open_store(**kwargs)``: ``roving.Store`` of one store of this test,
     on the backend of the parameter (every call opens the same store)."""
-    if request.param == "lmdb":
+    if backend == "lmdb":
         path = tmp_path / "s.rvs"
         return lambda *a, **kw: Store(path, *a, **kw)
     cluster: RedisCluster = request.getfixturevalue("redis_cluster")
@@ -90,7 +96,9 @@ def test_key_order_merges_pending(open_store: Opener) -> None:
     assert list(s) == want
     assert [k for k, _ in s.items()] == want
     assert s["a"] == -1
-    for i in range(1500):  # more than one batch of reads
+    # many keys: iteration crosses the extension's chunks (and the
+    # cluster's batches of reads)
+    for i in range(1500):
         s[f"n{i:04d}"] = i
     s.flush()
     for i in range(0, 1500, 3):
@@ -98,17 +106,29 @@ def test_key_order_merges_pending(open_store: Opener) -> None:
     got = [k for k in s if k.startswith("n")]
     assert got == [f"n{i:04d}" for i in range(1500) if i % 3]
     assert [v for k, v in s.items() if k.startswith("n")] == [i for i in range(1500) if i % 3]
+    # changing the store while iterating neither crashes nor repeats keys
+    seen = []
+    for k in s:
+        seen.append(k)
+        if k.startswith("n0"):
+            s.pop(k, None)
+    assert len(seen) == len(set(seen))
     s.close()
 
 
-def test_pending_changes_are_private_until_flush(open_store: Opener) -> None:
+def test_pending_changes_are_private_until_flush(open_store: Opener, backend: str) -> None:
     w = open_store()
-    w["a"] = 1
-    assert w.pending == 1 and "a" in w
+    w.flush()  # the store exists (an LMDB file)
     r = open_store(readonly=True)
-    assert "a" not in r
+    w["a"] = 1
+    assert w.pending == 1
+    assert "a" in w and "a" not in r
     w.flush()
     assert w.pending == 0
+    if backend == "lmdb":
+        assert "a" not in r  # r reads its snapshot until reload
+    else:
+        assert r["a"] == 1  # no snapshot: each read sees the cluster
     r.reload()
     assert r["a"] == 1
     w.close()
@@ -146,7 +166,8 @@ def test_typed_store(open_store: Opener) -> None:
     s = open_store(type=BBItem)
     assert s.type is BBItem
     good = s["good"]
-    assert isinstance(good, BBItem) and good == dummy(4)
+    assert isinstance(good, BBItem)
+    assert good == dummy(4)
     assert s.get("good") == dummy(4)
     with pytest.raises(roving.ValidationError, match='key "bad"'):
         s["bad"]
@@ -218,10 +239,11 @@ def test_flag_n_empties(open_store: Opener) -> None:
         assert dict(s) == {"c": 3}
 
 
-@pytest.mark.parametrize("key", [1, b"bytes", None])
+@pytest.mark.parametrize("key", [1, 1.5, b"bytes", None, ("t",), object()])
 def test_non_string_keys(open_store: Opener, key: Any) -> None:
     s = open_store()
     s["a"] = 1
+    before = snapshot_of(s)
     with pytest.raises(TypeError, match="keys must be str"):
         s[key] = 1
     with pytest.raises(TypeError, match="keys must be str"):
@@ -231,7 +253,7 @@ def test_non_string_keys(open_store: Opener, key: Any) -> None:
     with pytest.raises(TypeError):
         s.view(key)
     assert key not in s
-    assert dict(s) == {"a": 1}
+    assert snapshot_of(s) == before
     s.close()
 
 
@@ -241,15 +263,24 @@ def test_bad_key_lengths(open_store: Opener) -> None:
         with pytest.raises(StoreError) as ei:
             s[key] = 1
         assert ei.value.kind == "invalid-key"
+        assert "\n" not in str(ei.value)
         assert key not in s
     s["k" * 511] = 1
     assert s["k" * 511] == 1
+    # A str without a UTF-8 form cannot be stored, and is never found.
     lone = "a\ud800"
-    with pytest.raises(UnicodeEncodeError):
+    with pytest.raises(UnicodeEncodeError, match="surrogates not allowed"):
         s[lone] = 1
     assert lone not in s and s.get(lone) is None
     with pytest.raises(KeyError):
         s[lone]
+    with pytest.raises(KeyError):
+        del s[lone]
+    with pytest.raises(KeyError):
+        s.view(lone)
+    assert s.pop(lone, None) is None
+    with pytest.raises(UnicodeEncodeError):
+        s.setdefault(lone, 1)
     assert s.pending == 1 and dict(s) == {"k" * 511: 1}
     s.close()
 
@@ -292,3 +323,43 @@ def test_cluster_errors(redis_cluster: RedisCluster) -> None:
     with pytest.raises(StoreError) as ei:
         Store(redis_cluster.urls, prefix="e:")["\x00dict"] = 1
     assert ei.value.kind == "invalid-key"
+
+
+def test_cluster_transactions_of_one_slot(redis_cluster: RedisCluster) -> None:
+    prefix = f"txn-{time.time_ns()}:"
+    a = Store(redis_cluster.urls, prefix=prefix)
+    b = Store(redis_cluster.urls, prefix=prefix)
+    with a.transaction():
+        a["{c}n"] = a.get("{c}n", 0) + 1
+    assert b["{c}n"] == 1
+    # Another client writes a key the block read: nothing is written.
+    with pytest.raises(StoreError) as ei, a.transaction():
+        n = a["{c}n"]
+        b["{c}n"] = 10
+        b.flush()
+        a["{c}n"] = n + 1
+        a["{c}more"] = "x"
+    assert ei.value.kind == "transaction" and "run it again" in str(ei.value)
+    assert a["{c}n"] == 10 and "{c}more" not in a and a.pending == 0
+    # Keys of one hash slot only.
+    with pytest.raises(StoreError, match="hash slot") as ei, a.transaction():
+        a["{c}x"] = 1
+        a["{d}y"] = 2
+    assert ei.value.kind == "transaction" and "{c}x" not in a
+    # An exception drops the block's changes; flush inside is refused.
+    with pytest.raises(RuntimeError), a.transaction():
+        a["{c}z"] = 1
+        raise RuntimeError("boom")
+    assert "{c}z" not in a
+    with pytest.raises(StoreError, match="inside a transaction"), a.transaction():
+        a.flush()
+    a.close()
+    b.close()
+
+
+def test_cluster_store_collected_with_pending_changes_warns(redis_cluster: RedisCluster) -> None:
+    s = Store(redis_cluster.urls, prefix=f"gc-{time.time_ns()}:")
+    s["a"] = 1
+    with pytest.warns(ResourceWarning, match="1 unflushed change"):
+        del s
+        gc.collect()

@@ -10,9 +10,11 @@ start fails the test.
 from __future__ import annotations
 
 import random
+import re
 import threading
 import time
 
+import pytest
 from roving._store import Store, StoreError
 from roving.bench.redis_cluster import MASTERS, RedisCluster
 
@@ -38,6 +40,7 @@ def test_no_acknowledged_batch_is_lost_across_20_failovers() -> None:
     cluster = RedisCluster().start()
     try:
         _run(cluster)
+        _a_dead_slot_range_is_an_error_naming_its_node(cluster)
     finally:
         cluster.stop()
 
@@ -68,6 +71,7 @@ def _run(cluster: RedisCluster) -> None:
                     acked.append(batch)
                     break
                 batch += 1
+                time.sleep(0.02)  # a steady writer, not one that starves the nodes
         except BaseException as e:  # noqa: BLE001 - reported by the main thread
             errors.append(e)
         finally:
@@ -77,13 +81,17 @@ def _run(cluster: RedisCluster) -> None:
     t.start()
     rng = random.Random(26)
     try:
-        for _ in range(KILLS):
+        for k in range(KILLS):
             time.sleep(0.3)
             victim = rng.choice(cluster.masters())
+            t0 = time.monotonic()
             cluster.kill(victim)
             _wait_failover(cluster, victim)
+            t1 = time.monotonic()
             cluster.restart(victim)
             cluster.wait_ok(60)
+            t2 = time.monotonic()
+            print(f"kill {k + 1}: {victim} failed over in {t1 - t0:.1f} s, back in {t2 - t1:.1f} s")
         time.sleep(0.3)
     finally:
         stop.set()
@@ -99,3 +107,27 @@ def _run(cluster: RedisCluster) -> None:
         for j in range(BATCH):
             assert got[f"b{b:05d}-{j:02d}"] == {"batch": b, "j": j, "pad": "x" * 50}
     print(f"{len(acked)} batches acknowledged, {failed_flushes} flushes retried, 0 lost")
+
+
+def _a_dead_slot_range_is_an_error_naming_its_node(cluster: RedisCluster) -> None:
+    """A master and its replica both down (no failover possible): a flush
+    raises StoreError naming the node within its bound, keeps its changes
+    pending, and never hangs."""
+    victim = cluster.masters()[0]
+    info = cluster.cli(victim, "INFO", "replication")
+    m = re.search(r"slave0:ip=[^,]*,port=(\d+)", info)
+    assert m, info
+    s = Store(cluster.urls, prefix="down:", timeout=1.0, wait_timeout=0.5, retries=3)
+    cluster.kill(int(m.group(1)))
+    cluster.kill(victim)
+    for i in range(100):
+        s[f"k{i}"] = i
+    t = time.monotonic()
+    with pytest.raises(StoreError) as ei:
+        s.flush()
+    took = time.monotonic() - t
+    assert ei.value.kind == "cluster", ei.value
+    assert f"127.0.0.1:{victim}" in str(ei.value), str(ei.value)
+    assert took < 30, took
+    assert s.pending == 100
+    s._close(commit=False)

@@ -299,10 +299,31 @@ impl PyClusterStore {
     /// its master and `replicas` replicas.
     fn flush(&mut self, py: Python<'_>) -> PyResult<()> {
         let store = self.store_mut(py)?;
-        if !store.is_dirty() {
+        if !store.is_dirty() && !store.in_transaction() {
             return Ok(());
         }
         py.detach(|| store.flush()).map_err(|e| store_err(py, &e))
+    }
+
+    /// Begins a transaction over keys of one hash slot (see
+    /// `ClusterStore.transaction`): flushes first.
+    fn _begin_transaction(&mut self, py: Python<'_>) -> PyResult<()> {
+        let store = self.store_mut(py)?;
+        py.detach(|| store.begin_transaction())
+            .map_err(|e| store_err(py, &e))
+    }
+
+    /// Commits the open transaction (`MULTI` ... `EXEC`, then `WAIT`).
+    fn _commit_transaction(&mut self, py: Python<'_>) -> PyResult<()> {
+        let store = self.store_mut(py)?;
+        py.detach(|| store.commit_transaction())
+            .map_err(|e| store_err(py, &e))
+    }
+
+    /// Drops the open transaction and its changes.
+    fn _abort_transaction(&mut self, py: Python<'_>) -> PyResult<()> {
+        let store = self.store_mut(py)?;
+        store.abort_transaction().map_err(|e| store_err(py, &e))
     }
 
     /// Drops pending changes (reads always see the cluster's current state).

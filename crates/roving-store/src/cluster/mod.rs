@@ -102,6 +102,8 @@ impl Default for ClusterOptions {
 ///   (a value that is not a roving document is
 ///   [`Corrupt`](StoreErrorKind::Corrupt)).
 /// - **Pending changes** are held in memory (no spill to disk).
+/// - **Transactions** ([`ClusterStore::transaction`]) are optimistic and
+///   hold over the keys of one hash slot (`cluster/txn.rs`).
 pub struct ClusterStore {
     /// `redis://host:port` of the first node given, and the prefix: for
     /// messages.
@@ -180,6 +182,19 @@ fn address(url: &str) -> Result<String> {
             format!("{url:?} is not a Redis node address (redis://host:port)"),
         )),
     }
+}
+
+/// One error of all of `errs` (their messages joined), or "did not answer".
+fn joined(mut errs: Vec<StoreError>) -> StoreError {
+    if errs.len() == 1 {
+        return errs.remove(0);
+    }
+    if errs.is_empty() {
+        return StoreError::new(StoreErrorKind::Cluster, "the cluster did not answer");
+    }
+    let mut msgs: Vec<&str> = errs.iter().map(StoreError::message).collect();
+    msgs.dedup();
+    StoreError::new(StoreErrorKind::Cluster, msgs.join("; "))
 }
 
 /// The pause before try `round` (1-based): 50 ms doubling, at most 1 s.
@@ -428,14 +443,18 @@ impl ClusterStore {
         let opts = &self.opts;
         let mut net = self.net();
         let mut todo: Vec<(usize, Option<String>)> = (0..ops.len()).map(|i| (i, None)).collect();
-        let mut last_err: Option<StoreError> = None;
+        // The errors of the last round that had any (each node's), so that
+        // the final error names every node that failed, not only the last.
+        let mut errs: Vec<StoreError> = Vec::new();
+        let mut last_err: Vec<StoreError> = Vec::new();
         let mut refresh = false;
         let mut round = 0;
         while !todo.is_empty() {
+            if !last_err.is_empty() {
+                errs = std::mem::take(&mut last_err);
+            }
             if round > opts.retries {
-                let e = last_err.unwrap_or_else(|| {
-                    StoreError::new(StoreErrorKind::Cluster, "the cluster did not answer")
-                });
+                let e = joined(errs);
                 let tries = opts.retries + 1;
                 return Err(self.err(e.explained(&format!(" (after {tries} tries)"))));
             }
@@ -445,7 +464,7 @@ impl ClusterStore {
             round += 1;
             if refresh {
                 if let Err(e) = net.refresh(opts) {
-                    last_err = Some(e);
+                    last_err.push(e);
                     continue;
                 }
                 refresh = false;
@@ -463,7 +482,7 @@ impl ClusterStore {
                     None => {
                         todo.push((i, None));
                         refresh = true;
-                        last_err = Some(StoreError::new(
+                        last_err.push(StoreError::new(
                             StoreErrorKind::Cluster,
                             "a slot has no master in the cluster's slot map",
                         ));
@@ -494,7 +513,7 @@ impl ClusterStore {
                         net.conns.remove(&addr);
                         todo.extend(items.iter().map(|&(i, _)| (i, None)));
                         refresh = true;
-                        last_err = Some(e);
+                        last_err.push(e);
                     }
                 }
             }
@@ -510,9 +529,7 @@ impl ClusterStore {
                     Answer::Retry(again, moved, e) => {
                         todo.extend(again);
                         refresh |= moved;
-                        if e.is_some() {
-                            last_err = e;
-                        }
+                        last_err.extend(e);
                     }
                     Answer::Fatal(e) => {
                         net.conns.remove(&addr);

@@ -11,13 +11,13 @@ export PATH := $(abspath $(VENV))/bin:$(HOME)/.cargo/bin:$(PATH)
 export CARGO_TERM_COLOR := never
 
 .PHONY: test bench rust-checks rust-test py-setup py-build py-test py-checks py-install \
-        bench-py bench-rust fuzz fuzz-smoke clean
+        bench-py bench-rust fuzz fuzz-smoke clean redis
 
 ## test: every test and quality gate (CI runs this)
 test: rust-checks rust-test py-test py-checks py-install fuzz-smoke
 
 ## bench: build, install the peers, run every experiment and the Rust benches
-bench: py-build
+bench: py-build redis
 	$(PY) -m pip install -q -r requirements-bench.txt
 	$(PY) -m roving bench --rust --readme
 
@@ -26,8 +26,14 @@ rust-checks: py-setup
 	cargo clippy --workspace --all-targets -- -D warnings
 	RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --document-private-items -p roving -p roving-store
 
-rust-test:
+rust-test: redis
 	cargo test -p roving -p roving-store
+
+## redis: Debian's redis-server (and redis-cli), if missing: the Store tests
+## on a Redis Cluster start one (3 masters, 3 replicas) on loopback ports
+redis:
+	@command -v redis-server >/dev/null && command -v redis-cli >/dev/null || { \
+	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q redis-server; }
 
 $(VENV)/.installed: requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -40,7 +46,7 @@ py-setup: $(VENV)/.installed
 py-build: py-setup
 	$(VENV)/bin/maturin develop --release -q
 
-py-test: py-build
+py-test: py-build redis
 	$(PY) -m pytest -q tests/python
 
 py-checks: py-build
@@ -53,7 +59,7 @@ py-checks: py-build
 py-install: py-setup
 	PYTHON=$(PYTHON) bash scripts/check_pip_install.sh
 
-bench-py: py-build
+bench-py: py-build redis
 	$(PY) -m pip install -q -r requirements-bench.txt
 	$(PY) -m roving bench
 

@@ -19,6 +19,7 @@ from collections.abc import Callable, ItemsView, Iterator, MutableMapping, Value
 from types import TracebackType
 from typing import Any, Self, cast
 
+from roving._cluster_store import ClusterStore, is_cluster_target
 from roving._roving import (
     RovingError,
     StoreError,
@@ -241,7 +242,7 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
 
     def __new__(
         cls,
-        path: str | bytes | os.PathLike[str] | os.PathLike[bytes],
+        path: str | bytes | os.PathLike[str] | os.PathLike[bytes] | list[str] | tuple[str, ...],
         flag: str = "c",
         *,
         writeback: bool = False,
@@ -255,7 +256,10 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
         max_readers: int | None = None,
         default: Callable[[Any], Any] | None = None,
         non_str_keys: bool = False,
+        **cluster: Any,
     ) -> Self:
+        if is_cluster_target(path) or cluster:
+            return cast(Self, _open_cluster(**locals()))
         if flag not in ("r", "w", "c", "n"):
             raise ValueError(f"flag must be 'r', 'w', 'c' or 'n' (as for shelve), not {flag!r}")
         if readonly and flag in ("w", "n"):
@@ -270,7 +274,7 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
             Self,
             super().__new__(
                 kind,
-                path,
+                cast(Any, path),
                 type=type,
                 readonly=readonly or flag == "r",
                 trusted=trusted,
@@ -391,6 +395,25 @@ class _Transaction:
             self._store._commit_transaction()
         else:
             self._store._abort_transaction()
+
+
+# roving.Store("redis://...") is a ClusterStore: isinstance(s, Store) holds.
+Store.register(ClusterStore)
+
+
+def _open_cluster(path: Any, flag: str, cluster: dict[str, Any], **given: Any) -> ClusterStore:
+    """``Store(...)`` of Redis Cluster nodes: a :class:`ClusterStore`
+    (``roving._cluster_store``), refusing the options only LMDB has."""
+    if not is_cluster_target(path):
+        names = ", ".join(sorted(cluster))
+        raise TypeError(f"{names}: options of a store on a Redis Cluster (redis:// URLs)")
+    defaults = {"writeback": False, "trusted": False, "verify_pages": False, "map_size": None}
+    defaults |= {"sync": True, "populate": False, "max_readers": None}
+    lmdb = [k for k, v in defaults.items() if given[k] != v]
+    if lmdb:
+        raise TypeError(f"{', '.join(lmdb)}: options of LMDB stores, not of a Redis Cluster store")
+    keep = ("type", "readonly", "default", "non_str_keys")
+    return ClusterStore(path, flag, **{k: given[k] for k in keep}, **cluster)
 
 
 class _Writeback(Store):

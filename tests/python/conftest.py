@@ -189,3 +189,17 @@ def kill_writer(script: Path, store: Path, delay: float) -> int:
     lines = (first + out_b.decode()).split()
     assert lines, ("the writer never flushed", err)
     return int(lines[-1])
+
+
+@pytest.fixture(scope="session")
+def redis_cluster() -> Any:
+    """A 3-master, 3-replica Redis Cluster on loopback ports for the whole
+    session (``roving.bench.redis_cluster``). One that cannot start fails
+    the tests that use it: they are never skipped."""
+    from roving.bench.redis_cluster import RedisCluster
+
+    cluster = RedisCluster().start()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()

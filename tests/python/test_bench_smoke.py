@@ -17,6 +17,7 @@ EXPERIMENTS = [
     "simpleobject",
     "contacts",
     "corpus",
+    "cluster",
 ]
 
 

@@ -9,7 +9,6 @@ import os
 import subprocess
 import sys
 import warnings
-from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -145,74 +144,6 @@ VALUES: dict[str, Any] = {
 }
 
 
-def test_round_trip_and_mapping_api(tmp_path: Path) -> None:
-    s = Store(tmp_path / "s.rvs")
-    assert isinstance(s, MutableMapping)
-    assert len(s) == 0 and list(s) == [] and "x" not in s
-    for k, v in VALUES.items():
-        s[k] = v
-    assert len(s) == len(VALUES)
-    for k, v in VALUES.items():
-        assert s[k] == v
-    s.flush()
-    s.close()
-    s = Store(tmp_path / "s.rvs")
-    assert dict(s) == VALUES
-    assert dict(s.items()) == VALUES
-    assert s == VALUES
-    assert list(s.keys()) == sorted(VALUES)
-    assert sorted(map(repr, s.values())) == sorted(map(repr, VALUES.values()))
-    assert s.get("nope") is None and s.get("nope", 3) == 3
-    with pytest.raises(KeyError):
-        s["nope"]
-    with pytest.raises(KeyError):
-        del s["nope"]
-    assert s.pop("float") == 1.5 and "float" not in s
-    assert s.setdefault("float", 2.5) == 2.5
-    s.update({"u1": 1}, u2=2)
-    s.update([("u3", 3)])
-    assert (s["u1"], s["u2"], s["u3"]) == (1, 2, 3)
-    k, v = s.popitem()
-    assert k not in s
-    s.clear()
-    assert len(s) == 0 and list(s) == []
-    s.reload()  # nothing of that was flushed
-    assert dict(s) == VALUES
-    s.close()
-
-
-def test_key_order_merges_pending(tmp_path: Path) -> None:
-    s = Store(tmp_path / "s.rvs")
-    keys = ["b", "a", "é", "z", "ä", "A", "😀", "aa", "日本", "a\x00b"]
-    for i, k in enumerate(keys):
-        s[k] = i
-    s.flush()
-    assert list(s) == sorted(keys)  # code point order
-    del s["z"]
-    s["c"] = 99
-    s["a"] = -1
-    want = sorted((set(keys) - {"z"}) | {"c"})
-    assert list(s) == want
-    assert [k for k, _ in s.items()] == want
-    assert s["a"] == -1
-    # many keys: iteration crosses the extension's chunks
-    for i in range(1000):
-        s[f"n{i:04d}"] = i
-    s.flush()
-    for i in range(0, 1000, 3):
-        del s[f"n{i:04d}"]
-    got = [k for k in s if k.startswith("n")]
-    assert got == [f"n{i:04d}" for i in range(1000) if i % 3]
-    # changing the store while iterating neither crashes nor repeats keys
-    seen = []
-    for k in s:
-        seen.append(k)
-        if k.startswith("n0"):
-            s.pop(k, None)
-    assert len(seen) == len(set(seen))
-    s.close()
-
-
 def test_bare_file_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Store("cache.rvs"), as shelve.open("cache"): created in the current directory.
     monkeypatch.chdir(tmp_path)
@@ -221,63 +152,6 @@ def test_bare_file_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     assert (tmp_path / "cache.rvs").is_file()
     with Store("cache.rvs", readonly=True) as s:
         assert dict(s) == {"a": 1}
-
-
-def test_pending_changes_are_private_until_flush(tmp_path: Path) -> None:
-    path = tmp_path / "s.rvs"
-    w = Store(path)
-    r = Store(path, readonly=True)
-    w["a"] = 1
-    assert w.pending == 1
-    assert "a" in w and "a" not in r
-    w.flush()
-    assert w.pending == 0
-    assert "a" not in r  # r reads its snapshot until reload
-    r.reload()
-    assert r["a"] == 1
-    w.close()
-    r.close()
-
-
-def test_context_manager_commits_or_rolls_back(tmp_path: Path) -> None:
-    path = tmp_path / "s.rvs"
-    with Store(path) as s:
-        s["kept"] = 1
-    assert s.closed
-    with pytest.raises(RuntimeError), Store(path) as s:
-        s["dropped"] = 2
-        raise RuntimeError("boom")
-    with Store(path) as s:
-        assert dict(s) == {"kept": 1}
-    with pytest.raises(StoreError) as ei:
-        s["x"]
-    assert ei.value.kind == "closed"
-    s.close()  # twice is fine
-
-
-def test_close_flushes(tmp_path: Path) -> None:
-    path = tmp_path / "s.rvs"
-    s = Store(path)
-    s["a"] = [1]
-    s.close()
-    s = Store(path)
-    assert s["a"] == [1]
-    s.close()
-
-
-def test_typed_store(tmp_path: Path) -> None:
-    path = tmp_path / "s.rvs"
-    with Store(path) as s:
-        s["good"] = dataclasses.asdict(dummy(4))
-        s["bad"] = {"identifier": 5}
-    s = Store(path, type=BBItem)
-    assert s.type is BBItem
-    good = s["good"]
-    assert isinstance(good, BBItem)
-    assert good == dummy(4)
-    with pytest.raises(roving.ValidationError):
-        s["bad"]
-    s.close()
 
 
 POST_INITS: list[int] = []
@@ -369,29 +243,6 @@ def test_typed_store_dataclass_construction(tmp_path: Path) -> None:
         assert s["fz"] == Frozen(1, (2, 3))
         with pytest.raises(dataclasses.FrozenInstanceError):
             s["fz"].a = 2  # type: ignore[misc]
-
-
-def test_view_is_lazy_and_outlives_changes(tmp_path: Path) -> None:
-    path = tmp_path / "s.rvs"
-    s = Store(path)
-    s["doc"] = {"name": "x", "list": list(range(100))}
-    v_pending = s.view("doc")
-    assert v_pending["name"] == "x"
-    s.flush()
-    v = s.view("doc")
-    assert isinstance(v, roving.Doc)
-    assert v["list"][42] == 42
-    assert v.to_python() == {"name": "x", "list": list(range(100))}
-    del s["doc"]
-    s.flush()
-    s.reload()
-    assert "doc" not in s
-    assert v["name"] == "x" and v_pending["list"][99] == 99  # still valid
-    with pytest.raises(KeyError):
-        s.view("doc")
-    del v, v_pending
-    gc.collect()
-    s.close()
 
 
 def test_readonly(tmp_path: Path) -> None:
@@ -487,52 +338,6 @@ def test_failed_reload_changes_nothing(tmp_path: Path) -> None:
 
 def snapshot_of(s: Store) -> tuple[int, int, dict[str, Any]]:
     return (len(s), s.pending, dict(s))
-
-
-@pytest.mark.parametrize("key", [1, 1.5, b"bytes", None, ("t",), object()])
-def test_non_string_keys(tmp_path: Path, key: Any) -> None:
-    s = Store(tmp_path / "s.rvs")
-    s["a"] = 1
-    before = snapshot_of(s)
-    with pytest.raises(TypeError, match="keys must be str"):
-        s[key] = 1
-    with pytest.raises(TypeError, match="keys must be str"):
-        s[key]
-    with pytest.raises(TypeError, match="keys must be str"):
-        del s[key]
-    with pytest.raises(TypeError):
-        s.view(key)
-    assert key not in s
-    assert snapshot_of(s) == before
-    s.close()
-
-
-def test_bad_key_lengths(tmp_path: Path) -> None:
-    s = Store(tmp_path / "s.rvs")
-    for key in ["", "k" * 512, "é" * 256]:
-        with pytest.raises(StoreError) as ei:
-            s[key] = 1
-        assert ei.value.kind == "invalid-key"
-        assert "\n" not in str(ei.value)
-        assert key not in s
-    s["k" * 511] = 1
-    assert s["k" * 511] == 1
-    # A str without a UTF-8 form cannot be stored, and is never found.
-    lone = "a\ud800"
-    with pytest.raises(UnicodeEncodeError, match="surrogates not allowed"):
-        s[lone] = 1
-    assert lone not in s and s.get(lone) is None
-    with pytest.raises(KeyError):
-        s[lone]
-    with pytest.raises(KeyError):
-        del s[lone]
-    with pytest.raises(KeyError):
-        s.view(lone)
-    assert s.pop(lone, None) is None
-    with pytest.raises(UnicodeEncodeError):
-        s.setdefault(lone, 1)
-    assert s.pending == 1 and dict(s) == {"k" * 511: 1}
-    s.close()
 
 
 def test_key_errors_name_the_store(tmp_path: Path) -> None:

@@ -12,6 +12,8 @@ macro_rules! tp {
 }
 
 mod buf;
+#[cfg(feature = "store")]
+mod cluster_store;
 mod decode;
 mod dictiter;
 mod encode;
@@ -490,5 +492,7 @@ fn _roving(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MAX_DEPTH", decode::MAX_DEPTH)?;
     #[cfg(feature = "store")]
     store::register(m)?;
+    #[cfg(feature = "store")]
+    cluster_store::register(m)?;
     Ok(())
 }

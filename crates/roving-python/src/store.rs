@@ -104,7 +104,7 @@ fn os_error_type(
 /// `StorePermissionError` for those kinds, with `errno`, `strerror` and
 /// `filename` set as `OSError`s have them).
 #[cold]
-fn store_err(py: Python<'_>, e: &StoreError) -> PyErr {
+pub(crate) fn store_err(py: Python<'_>, e: &StoreError) -> PyErr {
     let (cell, errno) = match e.kind() {
         StoreErrorKind::NotFound => (&STORE_NOT_FOUND, libc::ENOENT),
         StoreErrorKind::PermissionDenied => (&STORE_PERMISSION, libc::EACCES),
@@ -131,7 +131,7 @@ fn store_err(py: Python<'_>, e: &StoreError) -> PyErr {
 }
 
 #[cold]
-fn new_store_error(py: Python<'_>, kind: &str, msg: String) -> PyErr {
+pub(crate) fn new_store_error(py: Python<'_>, kind: &str, msg: String) -> PyErr {
     match STORE_ERROR.get(py) {
         Some(t) => match t.bind(py).call1((msg,)) {
             Ok(inst) => {
@@ -149,7 +149,7 @@ fn new_store_error(py: Python<'_>, kind: &str, msg: String) -> PyErr {
 /// surrogate that stands for it (as the `repr` of the name shows it);
 /// with `quoted`, in double quotes with the text escaped as Rust's `{:?}`
 /// does (`Store.__repr__`).
-fn path_text(path: &Path, quoted: bool) -> String {
+pub(crate) fn path_text(path: &Path, quoted: bool) -> String {
     let mut out = String::new();
     if quoted {
         out.push('"');
@@ -179,7 +179,7 @@ fn store_message(e: &StoreError) -> String {
 }
 
 #[cold]
-fn closed_error(py: Python<'_>, path: &std::path::Path) -> PyErr {
+pub(crate) fn closed_error(py: Python<'_>, path: &std::path::Path) -> PyErr {
     new_store_error(
         py,
         "closed",
@@ -205,7 +205,7 @@ fn key_type_error(key: &Bound<'_, PyAny>, path: &Path) -> PyErr {
 /// A key to look up: `None` for a `str` that has no UTF-8 form (lone
 /// surrogates), which no stored key can equal.
 #[inline]
-fn read_key<'a>(key: &'a Bound<'_, PyAny>, path: &Path) -> PyResult<Option<&'a str>> {
+pub(crate) fn read_key<'a>(key: &'a Bound<'_, PyAny>, path: &Path) -> PyResult<Option<&'a str>> {
     match key.cast::<PyString>() {
         Ok(s) => Ok(s.to_str().ok()),
         Err(_) => Err(key_type_error(key, path)),
@@ -216,7 +216,7 @@ fn read_key<'a>(key: &'a Bound<'_, PyAny>, path: &Path) -> PyResult<Option<&'a s
 /// `UnicodeEncodeError` of a `str` with no UTF-8 form, whose `reason`
 /// begins with `store PATH: `.
 #[inline]
-fn key_str<'a>(key: &'a Bound<'_, PyAny>, path: &Path) -> PyResult<&'a str> {
+pub(crate) fn key_str<'a>(key: &'a Bound<'_, PyAny>, path: &Path) -> PyResult<&'a str> {
     let s = key
         .cast::<PyString>()
         .map_err(|_| key_type_error(key, path))?;

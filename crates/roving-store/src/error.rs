@@ -32,12 +32,15 @@ pub enum StoreErrorKind {
     Busy,
     /// The store was closed.
     Closed,
-    /// A transaction ([`Store::begin_transaction`](crate::Store::begin_transaction))
-    /// cannot do this: one was begun while another was open (they do not
-    /// nest), `flush` or `reload` was called inside one, a Store of the
-    /// same file waited for one open in its own thread, none is open to
-    /// commit, or another process committed while its map grew (its changes
-    /// are then dropped: run it again).
+    /// A transaction cannot do this: one was begun while another was open
+    /// (they do not nest), `flush` or `reload` was called inside one, or
+    /// none is open to commit. On LMDB
+    /// ([`Store::begin_transaction`](crate::Store::begin_transaction)), also
+    /// a Store of the same file waited for one open in its own thread, or
+    /// another process committed while its map grew; on a Redis Cluster
+    /// ([`ClusterStore::begin_transaction`](crate::ClusterStore::begin_transaction)),
+    /// also a key outside the transaction's hash slot, or another client
+    /// changed a key it read. (Its changes are then dropped: run it again.)
     Transaction,
     /// The operating system refused access to the store's file, its lock
     /// file or its directory (permissions).
@@ -53,6 +56,10 @@ pub enum StoreErrorKind {
     /// (`roving::from_value`); the `roving::Error` is the
     /// [`source`](std::error::Error::source).
     Document,
+    /// A Redis Cluster ([`ClusterStore`](crate::ClusterStore)) failed: a
+    /// node that does not answer (named in the message), too few replicas
+    /// acknowledging a flush, or an error the cluster reported.
+    Cluster,
 }
 
 impl StoreErrorKind {
@@ -73,6 +80,7 @@ impl StoreErrorKind {
             StoreErrorKind::Io => "io",
             StoreErrorKind::Lmdb => "lmdb",
             StoreErrorKind::Document => "document",
+            StoreErrorKind::Cluster => "cluster",
         }
     }
 }

@@ -111,6 +111,8 @@
 //! first (O(file size): for files from elsewhere). [`Store::verify`] reads
 //! every record.
 
+mod backend;
+mod cluster;
 mod commit;
 mod error;
 mod pending;
@@ -120,6 +122,8 @@ mod store;
 mod txn;
 mod verify;
 
+pub use backend::Backend;
+pub use cluster::{ClusterOptions, ClusterStore};
 pub use error::{Result, StoreError, StoreErrorKind};
 pub use snapshot::Snapshot;
 pub use store::{Iter, RawIter, Record, Store};

@@ -13,6 +13,7 @@ simpleobject              002   100,000 small objects, each to its own bytes
 contacts                  003   two sets of strings
 corpus                    -     JSON files and generated shapes vs peers
 scaling                   -     cost per MB from 1 MB to 1 GB; the Store to 5M
+cluster                   -     the Store on a Redis Cluster vs redis-py + pickle
 ========================  ====  ==========================================
 
 Each experiment checks that every contender round-trips its data exactly,
@@ -35,6 +36,7 @@ from typing import Any
 from .._argtypes import int_at_least
 from . import (
     exp_archiver,
+    exp_cluster,
     exp_contacts,
     exp_corpus,
     exp_fleece,
@@ -54,6 +56,7 @@ EXPERIMENTS: dict[str, Callable[[Config], Experiment]] = {
     exp_contacts.NAME: exp_contacts.run,
     exp_corpus.NAME: exp_corpus.run,
     exp_scaling.NAME: exp_scaling.run,
+    exp_cluster.NAME: exp_cluster.run,
 }
 
 ALIASES = {

@@ -1,0 +1,85 @@
+//! The backend interface: what a store of roving documents does, whatever
+//! keeps them. [`Store`] (LMDB, embedded, the default) and
+//! [`ClusterStore`](crate::ClusterStore) (a Redis Cluster) both implement
+//! it, so that code written against [`Backend`] runs on either.
+//!
+//! The two differ in what a read borrows (LMDB lends bytes from its memory
+//! map, zero-copy; the cluster copies each record off the network) and in
+//! what `flush` promises (one durable LMDB transaction; on the cluster,
+//! each key atomic and acknowledged by its master and a replica): see
+//! each type. Through this trait, records are handed out as validated,
+//! owned bytes.
+
+use std::ops::Bound;
+use std::sync::Arc;
+
+use crate::error::Result;
+use crate::store::Store;
+
+/// A keyed store of roving documents with pending changes and `flush`.
+pub trait Backend {
+    /// The validated bytes of the document under `key` (pending changes
+    /// first), copied out of the store.
+    fn load(&self, key: &str) -> Result<Option<Arc<[u8]>>>;
+    /// Puts `doc` (validated) under `key`: pending until [`flush`](Backend::flush).
+    fn put(&mut self, key: &str, doc: Vec<u8>) -> Result<()>;
+    /// Deletes `key` (pending); true if it was there.
+    fn delete(&mut self, key: &str) -> Result<bool>;
+    /// True if the store has `key` (pending changes included).
+    fn contains(&self, key: &str) -> Result<bool>;
+    /// The number of records, pending changes included.
+    fn len(&self) -> Result<u64>;
+    /// True if the store has no record.
+    fn is_empty(&self) -> Result<bool> {
+        Ok(self.len()? == 0)
+    }
+    /// Every key, pending changes included, sorted by their bytes.
+    fn keys(&self) -> Result<Vec<String>>;
+    /// Makes every pending change durable (see each backend for what
+    /// that means), or fails and keeps them pending.
+    fn flush(&mut self) -> Result<()>;
+    /// Drops the pending changes and reads the newest committed state.
+    fn reload(&mut self) -> Result<()>;
+    /// True if there are changes not yet flushed.
+    fn is_dirty(&self) -> bool;
+}
+
+impl Backend for Store {
+    fn load(&self, key: &str) -> Result<Option<Arc<[u8]>>> {
+        Ok(self.get(key)?.map(|d| Arc::from(d.as_bytes())))
+    }
+
+    fn put(&mut self, key: &str, doc: Vec<u8>) -> Result<()> {
+        Store::put(self, key, doc)
+    }
+
+    fn delete(&mut self, key: &str) -> Result<bool> {
+        Store::delete(self, key)
+    }
+
+    fn contains(&self, key: &str) -> Result<bool> {
+        Store::contains(self, key)
+    }
+
+    fn len(&self) -> Result<u64> {
+        Store::len(self)
+    }
+
+    fn keys(&self) -> Result<Vec<String>> {
+        self.raw_iter_from(Bound::Unbounded)
+            .map(|r| r.map(|(k, _)| k.to_owned()))
+            .collect()
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        Store::flush(self)
+    }
+
+    fn reload(&mut self) -> Result<()> {
+        Store::reload(self)
+    }
+
+    fn is_dirty(&self) -> bool {
+        Store::is_dirty(self)
+    }
+}

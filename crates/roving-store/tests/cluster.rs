@@ -1,0 +1,284 @@
+//! The Redis Cluster backend against a real cluster (3 masters, 3
+//! replicas, started by `python/roving/bench/redis_cluster.py serve`), and
+//! the same `Backend` checks on LMDB. A cluster that cannot start fails
+//! these tests.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use roving_store::{Backend, ClusterOptions, ClusterStore, Store, StoreErrorKind, StoreOptions};
+
+struct Cluster {
+    child: Child,
+    nodes: Vec<String>,
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        drop(self.child.stdin.take()); // the harness stops the cluster
+        let _ = self.child.wait();
+    }
+}
+
+/// One cluster for every test of this file (tests run in parallel).
+fn cluster() -> &'static Mutex<Cluster> {
+    static CLUSTER: OnceLock<Mutex<Cluster>> = OnceLock::new();
+    CLUSTER.get_or_init(|| {
+        let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../python/roving/bench/redis_cluster.py");
+        let mut child = Command::new("python3")
+            .arg(&script)
+            .arg("serve")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("python3 runs the cluster harness");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().expect("piped"))
+            .read_line(&mut line)
+            .expect("the harness prints the cluster's nodes");
+        assert!(
+            line.contains("\"nodes\""),
+            "the Redis Cluster did not start (needs redis-server): {line:?}"
+        );
+        let list = line
+            .split("\"nodes\": [")
+            .nth(1)
+            .unwrap()
+            .split(']')
+            .next()
+            .unwrap();
+        let nodes = list
+            .split(',')
+            .map(|s| s.trim().trim_matches('"').to_owned())
+            .collect();
+        Mutex::new(Cluster { child, nodes })
+    })
+}
+
+fn nodes() -> Vec<String> {
+    cluster()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .nodes
+        .clone()
+}
+
+fn open(prefix: &str) -> ClusterStore {
+    let opts = ClusterOptions {
+        prefix: prefix.to_owned(),
+        ..ClusterOptions::default()
+    };
+    ClusterStore::open(&nodes(), &opts).expect("opens the cluster store")
+}
+
+fn doc(s: &str) -> Vec<u8> {
+    roving::to_vec(&s).unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    roving::Document::open(b)
+        .unwrap()
+        .root()
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// What every backend does: put, get, delete, contains, len, keys,
+/// flush, reload.
+fn backend_semantics(s: &mut dyn Backend) {
+    assert!(s.is_empty().unwrap());
+    s.put("b", doc("two")).unwrap();
+    s.put("a", doc("one")).unwrap();
+    assert!(s.is_dirty());
+    assert_eq!(s.len().unwrap(), 2);
+    assert_eq!(text(&s.load("a").unwrap().unwrap()), "one");
+    s.flush().unwrap();
+    assert!(!s.is_dirty());
+    assert_eq!(s.keys().unwrap(), ["a", "b"]);
+    assert!(s.delete("a").unwrap());
+    assert!(!s.delete("zz").unwrap());
+    assert!(!s.contains("a").unwrap());
+    assert_eq!(s.len().unwrap(), 1);
+    s.reload().unwrap();
+    assert!(s.contains("a").unwrap());
+    assert_eq!(s.len().unwrap(), 2);
+    s.put("c", doc("three")).unwrap();
+    assert!(s.delete("b").unwrap());
+    s.flush().unwrap();
+    assert_eq!(s.keys().unwrap(), ["a", "c"]);
+    assert_eq!(s.load("b").unwrap(), None);
+    assert_eq!(text(&s.load("c").unwrap().unwrap()), "three");
+    let e = s.put("d", b"not a roving document".to_vec()).unwrap_err();
+    assert_eq!(e.kind(), StoreErrorKind::InvalidDocument);
+    assert_eq!(
+        s.put("", doc("x")).unwrap_err().kind(),
+        StoreErrorKind::InvalidKey
+    );
+    let long = "k".repeat(512);
+    assert_eq!(
+        s.put(&long, doc("x")).unwrap_err().kind(),
+        StoreErrorKind::InvalidKey
+    );
+}
+
+#[test]
+fn lmdb_backend_semantics() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Store::open(dir.path().join("s.rvs"), &StoreOptions::default()).unwrap();
+    backend_semantics(&mut s);
+}
+
+#[test]
+fn cluster_backend_semantics() {
+    let mut s = open("semantics:");
+    backend_semantics(&mut s);
+}
+
+/// Stores are key prefixes: two share the cluster without seeing each other.
+#[test]
+fn stores_are_prefixes() {
+    let mut a = open("pa:");
+    let mut b = open("pb:");
+    for i in 0..100 {
+        a.put(&format!("k{i}"), doc(&format!("a{i}"))).unwrap();
+    }
+    b.put("k1", doc("b1")).unwrap();
+    a.flush().unwrap();
+    b.flush().unwrap();
+    assert_eq!(a.len().unwrap(), 100);
+    assert_eq!(b.keys().unwrap(), ["k1"]);
+    assert_eq!(text(&a.get("k1").unwrap().unwrap()), "a1");
+    assert_eq!(text(&b.get("k1").unwrap().unwrap()), "b1");
+    let keys: Vec<&str> = ["k5", "k99", "nope", "k0"].to_vec();
+    let got = a.get_many(&keys).unwrap();
+    let got: Vec<Option<String>> = got.iter().map(|b| b.as_deref().map(text)).collect();
+    assert_eq!(
+        got,
+        [
+            Some("a5".into()),
+            Some("a99".into()),
+            None,
+            Some("a0".into())
+        ]
+    );
+    // A second client sees the flushed writes.
+    let again = open("pa:");
+    assert_eq!(again.len().unwrap(), 100);
+}
+
+/// A value that is not a roving document, written by someone else, is
+/// reported as corrupt on read.
+#[test]
+fn foreign_values_are_corrupt() {
+    let mut s = open("foreign:");
+    s.put("ok", doc("fine")).unwrap();
+    s.flush().unwrap();
+    // Write garbage under a key of the store with a raw SET, through the
+    // master of its slot (found by trying: the others answer MOVED).
+    let mut written = false;
+    for n in nodes() {
+        let client = redis::Client::open(n.as_str()).unwrap();
+        let mut c = client.get_connection().unwrap();
+        if redis::cmd("SET")
+            .arg("foreign:bad")
+            .arg("garbage")
+            .query::<()>(&mut c)
+            .is_ok()
+        {
+            written = true;
+            break;
+        }
+    }
+    assert!(written);
+    let e = s.get("bad").unwrap_err();
+    assert_eq!(e.kind(), StoreErrorKind::Corrupt, "{e}");
+    assert!(e.to_string().contains("\"bad\""), "{e}");
+}
+
+/// Nodes that do not answer give a `Cluster` error naming a node, within
+/// the bound, never a hang.
+#[test]
+fn unreachable_nodes_fail_fast_naming_the_node() {
+    let t = Instant::now();
+    let e = ClusterStore::open(&["redis://127.0.0.1:1"], &ClusterOptions::default()).unwrap_err();
+    assert_eq!(e.kind(), StoreErrorKind::Cluster);
+    assert!(e.to_string().contains("127.0.0.1:1"), "{e}");
+    assert!(t.elapsed() < Duration::from_secs(5));
+    let e = ClusterStore::open(&["not a url"], &ClusterOptions::default()).unwrap_err();
+    assert_eq!(e.kind(), StoreErrorKind::Cluster);
+}
+
+/// A read-only store refuses writes.
+#[test]
+fn readonly_refuses_writes() {
+    let opts = ClusterOptions {
+        prefix: "ro:".into(),
+        readonly: true,
+        ..ClusterOptions::default()
+    };
+    let mut s = ClusterStore::open(&nodes(), &opts).unwrap();
+    assert_eq!(
+        s.put("a", doc("x")).unwrap_err().kind(),
+        StoreErrorKind::ReadOnly
+    );
+}
+
+fn num(s: &ClusterStore, key: &str) -> i64 {
+    match s.get(key).unwrap() {
+        Some(b) => roving::Document::open(&b).unwrap().root().as_i64().unwrap(),
+        None => 0,
+    }
+}
+
+/// Transactions hold over the keys of one hash slot: a read-modify-write
+/// that another client interleaves with fails (nothing written) and runs
+/// again; a key of another slot, nesting and flush inside fail at once.
+#[test]
+fn transactions_of_one_slot() {
+    let mut a = open("txn:");
+    let mut b = open("txn:");
+    a.transaction(|s| s.put("{c}n", roving::to_vec(&1i64)?))
+        .unwrap();
+    // Interleaved: b writes a key a read; a's commit does nothing.
+    a.begin_transaction().unwrap();
+    let n = num(&a, "{c}n");
+    b.put("{c}n", roving::to_vec(&10i64).unwrap()).unwrap();
+    b.flush().unwrap();
+    a.put("{c}n", roving::to_vec(&(n + 1)).unwrap()).unwrap();
+    a.put("{c}other", roving::to_vec(&"x").unwrap()).unwrap();
+    let e = a.commit_transaction().unwrap_err();
+    assert_eq!(e.kind(), StoreErrorKind::Transaction, "{e}");
+    assert!(!a.is_dirty());
+    assert_eq!(num(&a, "{c}n"), 10);
+    assert!(!a.contains("{c}other").unwrap());
+    // Run again: it holds.
+    a.transaction(|s| {
+        let n = num(s, "{c}n");
+        s.put("{c}n", roving::to_vec(&(n + 1))?)
+    })
+    .unwrap();
+    assert_eq!(num(&b, "{c}n"), 11);
+    // One slot only; no nesting; no flush or reload inside.
+    a.begin_transaction().unwrap();
+    a.put("{c}x", doc("1")).unwrap();
+    let e = a.put("{d}y", doc("2")).unwrap_err();
+    assert_eq!(e.kind(), StoreErrorKind::Transaction);
+    assert!(e.to_string().contains("hash slot"), "{e}");
+    assert_eq!(
+        a.begin_transaction().unwrap_err().kind(),
+        StoreErrorKind::Transaction
+    );
+    assert_eq!(a.flush().unwrap_err().kind(), StoreErrorKind::Transaction);
+    assert_eq!(a.reload().unwrap_err().kind(), StoreErrorKind::Transaction);
+    a.abort_transaction().unwrap();
+    assert!(!a.contains("{c}x").unwrap());
+    assert_eq!(
+        a.commit_transaction().unwrap_err().kind(),
+        StoreErrorKind::Transaction
+    );
+}

@@ -1,0 +1,133 @@
+"""A Store on a Redis Cluster loses no acknowledged write when masters die.
+
+A writer flushes numbered batches while, 20 times, a master is killed with
+SIGKILL, its replica is promoted, and the killed node comes back as a
+replica. Afterwards every batch that ``flush()`` returned for is there and
+readable. The test runs its own cluster (it kills nodes); one that cannot
+start fails the test.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import threading
+import time
+
+import pytest
+from roving._store import Store, StoreError
+from roving.bench.redis_cluster import MASTERS, RedisCluster
+
+KILLS = 20
+BATCH = 40
+
+
+def _wait_failover(cluster: RedisCluster, killed: int, timeout: float = 30.0) -> None:
+    """Waits until the cluster has its masters again, none of them ``killed``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            masters = cluster.masters()
+        except Exception:  # noqa: BLE001 - a node may be busy: ask again
+            masters = []
+        if len(masters) == MASTERS and killed not in masters:
+            return
+        assert time.monotonic() < deadline, f"no failover of {killed} within {timeout} s"
+        time.sleep(0.1)
+
+
+def test_no_acknowledged_batch_is_lost_across_20_failovers() -> None:
+    cluster = RedisCluster().start()
+    try:
+        _run(cluster)
+        _a_dead_slot_range_is_an_error_naming_its_node(cluster)
+    finally:
+        cluster.stop()
+
+
+def _run(cluster: RedisCluster) -> None:
+    acked: list[int] = []
+    failed_flushes = 0
+    stop = threading.Event()
+    errors: list[BaseException] = []
+
+    def writer() -> None:
+        nonlocal failed_flushes
+        s = Store(cluster.urls, prefix="failover:", timeout=1.0, wait_timeout=0.5, retries=4)
+        batch = 0
+        try:
+            while not stop.is_set():
+                for j in range(BATCH):
+                    s[f"b{batch:05d}-{j:02d}"] = {"batch": batch, "j": j, "pad": "x" * 50}
+                while True:
+                    try:
+                        s.flush()
+                    except StoreError as e:
+                        assert e.kind == "cluster", e
+                        failed_flushes += 1
+                        if stop.is_set():
+                            return  # this batch was never acknowledged
+                        continue
+                    acked.append(batch)
+                    break
+                batch += 1
+                time.sleep(0.02)  # a steady writer, not one that starves the nodes
+        except BaseException as e:  # noqa: BLE001 - reported by the main thread
+            errors.append(e)
+        finally:
+            s._close(commit=False)
+
+    t = threading.Thread(target=writer)
+    t.start()
+    rng = random.Random(26)
+    try:
+        for k in range(KILLS):
+            time.sleep(0.3)
+            victim = rng.choice(cluster.masters())
+            t0 = time.monotonic()
+            cluster.kill(victim)
+            _wait_failover(cluster, victim)
+            t1 = time.monotonic()
+            cluster.restart(victim)
+            cluster.wait_ok(60)
+            t2 = time.monotonic()
+            print(f"kill {k + 1}: {victim} failed over in {t1 - t0:.1f} s, back in {t2 - t1:.1f} s")
+        time.sleep(0.3)
+    finally:
+        stop.set()
+        t.join(120)
+    assert not t.is_alive(), "the writer hangs"
+    assert not errors, errors
+    assert len(acked) > KILLS, (len(acked), failed_flushes)
+    with Store(cluster.urls, prefix="failover:", readonly=True) as s:
+        got = dict(s.items())
+    missing = [b for b in acked for j in range(BATCH) if f"b{b:05d}-{j:02d}" not in got]
+    assert not missing, f"acknowledged batches lost: {sorted(set(missing))}"
+    for b in acked:
+        for j in range(BATCH):
+            assert got[f"b{b:05d}-{j:02d}"] == {"batch": b, "j": j, "pad": "x" * 50}
+    print(f"{len(acked)} batches acknowledged, {failed_flushes} flushes retried, 0 lost")
+
+
+def _a_dead_slot_range_is_an_error_naming_its_node(cluster: RedisCluster) -> None:
+    """A master and its replica both down (no failover possible): a flush
+    raises StoreError naming the node within its bound, keeps its changes
+    pending, and never hangs."""
+    victim = cluster.masters()[0]
+    info = cluster.cli(victim, "INFO", "replication")
+    m = re.search(r"slave0:ip=[^,]*,port=(\d+)", info)
+    assert m, info
+    s = Store(cluster.urls, prefix="down:", timeout=1.0, wait_timeout=0.5, retries=3)
+    cluster.kill(int(m.group(1)))
+    cluster.kill(victim)
+    for i in range(100):
+        s[f"k{i}"] = i
+    t = time.monotonic()
+    with pytest.raises(StoreError) as ei:
+        s.flush()
+    took = time.monotonic() - t
+    assert ei.value.kind == "cluster", ei.value
+    assert f"127.0.0.1:{victim}" in str(ei.value), str(ei.value)
+    assert took < 30, took
+    assert s.pending == 100
+    s._close(commit=False)

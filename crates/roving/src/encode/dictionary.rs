@@ -34,38 +34,57 @@ impl Encoder {
     /// [`Document::open_with`](crate::Document::open_with) and `dict` or
     /// any later state of it. (An empty dictionary gives a plain document.)
     pub fn with_dictionary(dict: &Dictionary) -> Encoder {
+        let mut e = Encoder::new();
+        e.use_dictionary(dict);
+        e
+    }
+
+    /// Resets the encoder (as [`reset`](Self::reset)) for a document
+    /// written against `dict`, as [`with_dictionary`](Self::with_dictionary)
+    /// does, keeping its allocations. Until the next reset or `finish`.
+    pub fn use_dictionary(&mut self, dict: &Dictionary) {
+        self.reset();
         if dict.is_empty() {
-            return Encoder::new();
+            return;
         }
-        let mut e = Encoder::dictionary_base();
+        self.out.clear();
+        self.out.extend_from_slice(&BASE_HEADER);
         for entry in dict.entries() {
-            e.write_dictionary_entry(entry);
+            self.write_dictionary_entry(entry);
         }
-        let base_len = e.out.len();
-        *e.marked.get_mut() = base_len;
-        e.bound = Some(Bound {
+        let base_len = self.out.len();
+        *self.marked.get_mut() = base_len;
+        self.bound = Some(Bound {
             count: dict.len() as u64,
             id: dict.id(),
             base_len,
-            shapes: e.shapes.len(),
+            shapes: self.shapes.len(),
         });
-        e
+    }
+
+    /// Adds the shapes the document written so far holds itself (those
+    /// not in the dictionary it was written against) to `dict`, unless
+    /// `dict` is frozen: call it before `finish`, so that later documents
+    /// refer to them. [`finish_growing`](Self::finish_growing) does both.
+    pub fn grow_dictionary(&self, dict: &mut Dictionary) {
+        if dict.is_frozen() {
+            return;
+        }
+        for keys in self.own_shapes() {
+            // A shape of a document is a valid entry; a dictionary that
+            // has it already returns it.
+            let _ = dict.add_shape(&keys);
+        }
     }
 
     /// [`finish`](Self::finish), then adds the shapes the document wrote
     /// itself to `dict` (unless it is frozen), so that later documents
     /// refer to them.
     pub fn finish_growing(self, dict: &mut Dictionary) -> Result<Vec<u8>> {
-        let shapes = self.own_shapes();
-        let doc = self.finish()?;
-        if !dict.is_frozen() {
-            for keys in shapes {
-                // A shape of a document is a valid entry; a dictionary
-                // that has it already returns it.
-                let _ = dict.add_shape(&keys);
-            }
+        if self.frames.is_empty() && self.root.is_some() {
+            self.grow_dictionary(dict);
         }
-        Ok(doc)
+        self.finish()
     }
 
     /// The keys of the shapes the document wrote (not the base's).

@@ -172,6 +172,25 @@ pub(crate) fn dumps_py<'py>(
     })
 }
 
+/// [`dumps_py`] against a shared dictionary, which learns the document's
+/// shapes it lacks (unless frozen).
+pub(crate) fn dumps_py_with<'py>(
+    obj: &Bound<'py, PyAny>,
+    options: &EncodeOptions,
+    dict: &mut roving::Dictionary,
+) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+    let py = obj.py();
+    with_encoder(py, options, |st| {
+        st.enc.use_dictionary(dict);
+        // SAFETY: `obj` is a live object the caller holds for the whole call.
+        unsafe { st.value(obj.as_ptr(), 0) }?;
+        st.enc.grow_dictionary(dict);
+        st.enc
+            .finish_with(|out| pyo3::types::PyBytes::new(py, out))
+            .map_err(Box::<Fail>::from)
+    })
+}
+
 /// Runs `f` on the state of a call (on the encoder and tables kept from
 /// the last call of this thread, if any), and keeps them for the next.
 fn with_encoder<'py, T>(

@@ -29,12 +29,11 @@ pub struct Binding {
 }
 
 impl Binding {
-    /// The message naming what a bound document needs.
+    /// The dictionary a bound document needs, in words: `dictionary
+    /// <id in hex> with <count> entries`.
     pub fn needs(&self) -> String {
-        format!(
-            "the document needs dictionary {:016x} with {} entries",
-            self.id, self.count
-        )
+        let s = if self.count == 1 { "entry" } else { "entries" };
+        format!("dictionary {:016x} with {} {s}", self.id, self.count)
     }
 }
 

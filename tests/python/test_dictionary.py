@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -160,3 +164,59 @@ def test_round_trips(values: list[Any], freeze: bool) -> None:
     for v, doc in docs:
         assert roving.loads(doc, dictionary=d) == v
         assert roving.loads(doc, dictionary=roving.Dictionary.from_bytes(bytes(d))) == v
+
+
+def test_cli_takes_a_dictionary(tmp_path: Path) -> None:
+    """`roving dump|get|stats|validate --dictionary FILE`; one-line errors
+    without it or with another one."""
+    d = roving.Dictionary()
+    roving.dumps({"a": 1, "b": "x"}, dictionary=d)
+    doc = tmp_path / "doc.rv"
+    doc.write_bytes(roving.dumps({"a": 1, "b": ["x", {"a": 2, "b": 3}]}, dictionary=d))
+    (tmp_path / "dict.bin").write_bytes(bytes(d))
+    (tmp_path / "other.bin").write_bytes(bytes(roving.Dictionary()))
+    ok = [
+        (["validate", "--dictionary", "dict.bin", "doc.rv"], "ok"),
+        (["dump", "--dictionary", "dict.bin", "doc.rv"], 'str "x"'),
+        (["dump", "--json", "--dictionary", "dict.bin", "doc.rv"], '"b": ['),
+        (["get", "--dictionary", "dict.bin", "doc.rv", "b[1].a"], "2"),
+        (["stats", "--dictionary", "dict.bin", "doc.rv"], "records"),
+    ]
+    for args, want in ok:
+        p = cli(*args, cwd=tmp_path)
+        assert p.returncode == 0, p.stderr
+        assert want in p.stdout.decode(), (args, p.stdout)
+    needs = f"{d.id:016x}"
+    for args in (
+        ["validate", "doc.rv"],
+        ["dump", "doc.rv"],
+        ["get", "doc.rv", "a"],
+        ["stats", "doc.rv"],
+    ):
+        line = one_error_line(cli(*args, cwd=tmp_path))
+        assert needs in line and "--dictionary" in line, line
+    line = one_error_line(cli("validate", "--dictionary", "other.bin", "doc.rv", cwd=tmp_path))
+    assert needs in line and "not the shared dictionary" in line, line
+    line = one_error_line(cli("dump", "--dictionary", "doc.rv", "doc.rv", cwd=tmp_path))
+    assert "not a roving dictionary" in line, line
+
+
+def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[bytes]:
+    env = dict(os.environ, ROVING_NO_PROGRESS="1")
+    return subprocess.run(
+        [sys.executable, "-m", "roving", *args],
+        capture_output=True,
+        cwd=cwd,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+
+
+def one_error_line(p: subprocess.CompletedProcess[bytes]) -> str:
+    err = p.stderr.decode("utf-8", "replace")
+    assert p.returncode != 0, err
+    assert "Traceback" not in err, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    return lines[0]

@@ -138,6 +138,20 @@ impl Dictionary {
             .extend_from_delta(data)
             .map_err(|e| errors::from_core(py, &e))
     }
+
+    /// resolve(data, /) -> bytes
+    ///
+    /// The plain document that `data`, a document written against this
+    /// dictionary, reads as: the dictionary's base (its entries' records)
+    /// followed by the document's records (FORMAT.md section 23.3);
+    /// `data` itself if it was written without a dictionary. Checks that
+    /// this is the dictionary it needs (DictionaryError), not the rest.
+    #[pyo3(signature = (data, /))]
+    fn resolve<'py>(&self, py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
+        let mut scratch = Vec::new();
+        let plain = resolve(py, data, Some(&self.inner), &mut scratch)?;
+        Ok(PyBytes::new(py, plain))
+    }
 }
 
 /// The plain document `bytes` reads as with `dict` (a copy in `scratch`

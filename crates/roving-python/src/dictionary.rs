@@ -169,3 +169,52 @@ pub(crate) fn resolve<'a>(
         }
     }
 }
+
+thread_local! {
+    /// The buffer of the last [`Scratch`], kept for the next one.
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A buffer for the plain document of a bound one (see [`resolve`]),
+/// taken from the thread's spare one and given back when dropped (unless
+/// large), so that `loads(b, dictionary=d)` allocates none.
+pub(crate) struct Scratch(Vec<u8>);
+
+impl Scratch {
+    pub(crate) fn take() -> Scratch {
+        Scratch(
+            SCRATCH
+                .try_with(|s| s.try_borrow_mut().map(|mut v| std::mem::take(&mut *v)))
+                .ok()
+                .and_then(Result::ok)
+                .unwrap_or_default(),
+        )
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Vec<u8>;
+    fn deref(&self) -> &Vec<u8> {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Scratch {
+    fn deref_mut(&mut self) -> &mut Vec<u8> {
+        &mut self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        const KEEP_MAX: usize = 1 << 16;
+        if self.0.capacity() <= KEEP_MAX {
+            let v = std::mem::take(&mut self.0);
+            let _ = SCRATCH.try_with(|s| {
+                if let Ok(mut s) = s.try_borrow_mut() {
+                    *s = v;
+                }
+            });
+        }
+    }
+}

@@ -175,7 +175,7 @@ fn loads<'py>(
     if let Some(d) = dictionary {
         let d = d.try_borrow()?;
         return with_bytes(data, |bytes, immutable| {
-            let mut scratch = Vec::new();
+            let mut scratch = dictionary::Scratch::take();
             let plain = dictionary::resolve(py, bytes, Some(&d.inner), &mut scratch)?;
             if plain.len() == bytes.len() && plain.as_ptr() == bytes.as_ptr() {
                 // A plain document: as without a dictionary.

@@ -16,6 +16,7 @@ import pytest
 import roving
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_cli import one_error_line
 
 
 @dataclasses.dataclass
@@ -211,12 +212,3 @@ def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[bytes]:
         timeout=120,
         check=False,
     )
-
-
-def one_error_line(p: subprocess.CompletedProcess[bytes]) -> str:
-    err = p.stderr.decode("utf-8", "replace")
-    assert p.returncode != 0, err
-    assert "Traceback" not in err, err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    return lines[0]

@@ -248,13 +248,8 @@ fn encoder_reuse_and_resets() {
     assert_eq!(Document::open(&plain).unwrap().root().as_i64(), Some(5));
 }
 
-#[test]
-fn vectors_and_long_documents_after_a_base() {
-    let mut dict = Dictionary::new();
-    for i in 0..300 {
-        dict.add_shape(&[format!("key{i}"), "v".into()]).unwrap();
-    }
-    let mut e = Encoder::with_dictionary(&dict);
+/// An array of 300 maps `{"key<i>": [1.5, 2.5] (f64 vector), "v": i}`.
+fn write_300_maps(e: &mut Encoder) {
     e.begin_array().unwrap();
     for i in 0..300 {
         e.begin_map().unwrap();
@@ -265,26 +260,25 @@ fn vectors_and_long_documents_after_a_base() {
         e.end_map().unwrap();
     }
     e.end_array().unwrap();
+}
+
+#[test]
+fn vectors_and_long_documents_after_a_base() {
+    let mut dict = Dictionary::new();
+    for i in 0..300 {
+        dict.add_shape(&[format!("key{i}"), "v".into()]).unwrap();
+    }
+    let mut e = Encoder::with_dictionary(&dict);
+    write_300_maps(&mut e);
     let doc = e.finish_growing(&mut dict).unwrap();
     assert_eq!(dict.len(), 300);
     let mut scratch = Vec::new();
     let d = Document::open_with(&doc, &dict, &mut scratch).unwrap();
     let m = d.root().index(299).unwrap();
     assert_eq!(m.get("v").and_then(|v| v.as_i64()), Some(299));
-    let plain_size = {
-        let mut e = Encoder::new();
-        e.begin_array().unwrap();
-        for i in 0..300 {
-            e.begin_map().unwrap();
-            e.key(&format!("key{i}")).unwrap();
-            e.vector(&[1.5f64, 2.5][..]).unwrap();
-            e.key("v").unwrap();
-            e.i64(i).unwrap();
-            e.end_map().unwrap();
-        }
-        e.end_array().unwrap();
-        e.finish().unwrap().len()
-    };
+    let mut e = Encoder::new();
+    write_300_maps(&mut e);
+    let plain_size = e.finish().unwrap().len();
     assert!(doc.len() < plain_size, "{} vs {plain_size}", doc.len());
 }
 

@@ -24,9 +24,12 @@ __all__ = [
     "StoreError",
     "StoreNotFoundError",
     "StorePermissionError",
+    "StreamIterator",
+    "TornRecordWarning",
     "ValidationError",
     "View",
     "ViewIter",
+    "Writer",
     "_Store",
     "_StoreIter",
     "_dict_direct",
@@ -36,6 +39,7 @@ __all__ = [
     "_root",
     "dumps",
     "from_json",
+    "iter_load",
     "loads",
     "open",
     "to_json",
@@ -75,6 +79,49 @@ def from_json(data: Buffer | str, /) -> bytes: ...
 def to_json(data: Buffer, /, *, indent: int | None = None) -> bytes: ...
 def open(source: str | Any, /, *, trusted: bool = False, validate: bool = False) -> Doc: ...
 def _dict_direct() -> bool: ...
+
+# ---- record streams (crates/roving-python/src/stream.rs)
+
+class TornRecordWarning(RuntimeWarning): ...
+
+@final
+class Writer:
+    def __new__(
+        cls,
+        file: str | PathLike[str] | PathLike[bytes] | Any,
+        /,
+        dictionary: None = None,
+        *,
+        default: Callable[[Any], Any] | None = None,
+        non_str_keys: bool = False,
+    ) -> Writer: ...
+    def write(self, obj: Any, /) -> None: ...
+    def flush(self) -> None: ...
+    def close(self) -> None: ...
+    @property
+    def records(self) -> int: ...
+    @property
+    def closed(self) -> bool: ...
+    def __enter__(self) -> Self: ...
+    def __exit__(self, *_args: object) -> None: ...
+
+@final
+class StreamIterator(Iterator[Any]):
+    def __iter__(self) -> Self: ...
+    def __next__(self) -> Any: ...
+
+@overload
+def iter_load(
+    file: str | PathLike[str] | PathLike[bytes] | Buffer | Any, /, *, type: None = None
+) -> Iterator[Any]: ...
+@overload
+def iter_load(
+    file: str | PathLike[str] | PathLike[bytes] | Buffer | Any, /, *, type: type[_T]
+) -> Iterator[_T]: ...
+@overload
+def iter_load(
+    file: str | PathLike[str] | PathLike[bytes] | Buffer | Any, /, *, type: Any
+) -> Iterator[Any]: ...
 def _parse_path(path: str, /) -> list[int | str]: ...
 def _is_mapped(dev: int, ino: int, /) -> bool: ...
 

@@ -549,3 +549,18 @@ impl<'py, 'd> State<'py, 'd> {
         })
     }
 }
+
+/// Encodes `obj` and passes the document's bytes to `f` (the stream
+/// writer frames them into its buffer: no `bytes` object per record).
+pub(crate) fn encode_with<R>(
+    obj: &Bound<'_, PyAny>,
+    options: &EncodeOptions,
+    f: impl FnOnce(&[u8]) -> R,
+) -> PyResult<R> {
+    with_encoder(obj.py(), options, |st| {
+        // SAFETY: `obj` is a live object the caller holds for the whole call.
+        unsafe { st.value(obj.as_ptr(), 0) }?;
+        note_size(st.enc.len());
+        st.enc.finish_with(f).map_err(Box::<Fail>::from)
+    })
+}

@@ -124,6 +124,18 @@ impl<'a> Reader<'a> {
         })
     }
 
+    /// A reader of the frames of `buf` from `pos` on, where a frame starts
+    /// (the header is not checked): for a reader of a stream read piece by
+    /// piece, `buf` the bytes not read yet.
+    pub fn resume(buf: &'a [u8], pos: usize) -> Reader<'a> {
+        Reader {
+            buf,
+            pos,
+            torn: None,
+            failed: false,
+        }
+    }
+
     /// Byte offset of the next frame (the end of the last whole frame read).
     pub fn offset(&self) -> usize {
         self.pos

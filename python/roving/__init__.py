@@ -92,7 +92,7 @@ Functions
     refuses to write such an ``Ext``).
 ``Writer(file_or_path, dictionary=None, *, default=None, non_str_keys=False)``, ``iter_load(file_or_path, *, type=None)``
     Record streams: many documents in one file, such as a log (FORMAT.md
-    section 23). ``w.write(obj)`` appends one record (``dumps``'s encoding,
+    section 24). ``w.write(obj)`` appends one record (``dumps``'s encoding,
     framed by 1 or 2 bytes); ``flush()``, ``close()`` and the end of a
     ``with`` block write the buffered records out. A path is appended to
     (an existing stream continues; a record torn by a crash at its end is

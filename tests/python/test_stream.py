@@ -1,5 +1,5 @@
 """Record streams: ``roving.Writer`` and ``roving.iter_load`` (FORMAT.md
-section 23): round trips (hypothesis), typed reading, appending, torn
+section 24): round trips (hypothesis), typed reading, appending, torn
 tails (one warning, never read), damage in the middle (``DecodeError`` at
 the frame's offset), file objects and paths, and the one-line error of
 ``load`` on a stream."""

@@ -1,4 +1,4 @@
-//! Record streams (`docs/FORMAT.md` section 23) for Python: `roving.Writer`
+//! Record streams (`docs/FORMAT.md` section 24) for Python: `roving.Writer`
 //! and `roving.iter_load`. The frames are read and written by the core's
 //! `roving::stream`; this module encodes and decodes the documents in
 //! them, and moves bytes between files and buffers.

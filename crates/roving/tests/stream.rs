@@ -1,4 +1,4 @@
-//! Record streams (`docs/FORMAT.md` section 23): the golden and reject
+//! Record streams (`docs/FORMAT.md` section 24): the golden and reject
 //! vectors of `tests/vectors/stream/`, the reader and the writer, and
 //! property tests (any truncation point, any byte flip).
 //!

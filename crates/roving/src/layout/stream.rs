@@ -1,4 +1,4 @@
-//! Record streams (`docs/FORMAT.md` section 23): the stream header and the
+//! Record streams (`docs/FORMAT.md` section 24): the stream header and the
 //! head of each frame. The only code that knows where a stream's bytes
 //! are; [`crate::stream`] reads and writes streams through it.
 //!

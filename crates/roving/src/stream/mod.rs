@@ -1,6 +1,6 @@
 //! Record streams: many documents in one file, such as a log, that can be
 //! appended to and read back one record at a time (`docs/FORMAT.md`
-//! section 23).
+//! section 24).
 //!
 //! ```
 //! use roving::stream::{Reader, Writer};

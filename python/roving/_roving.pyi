@@ -33,7 +33,9 @@ __all__ = [
     "_Store",
     "_StoreIter",
     "_dict_direct",
+    "_frames",
     "_is_mapped",
+    "_is_stream",
     "_parse_path",
     "_records",
     "_root",
@@ -83,6 +85,11 @@ def _dict_direct() -> bool: ...
 # ---- record streams (crates/roving-python/src/stream.rs)
 
 class TornRecordWarning(RuntimeWarning): ...
+
+def _is_stream(data: Buffer, /) -> bool: ...
+def _frames(
+    data: Buffer, /
+) -> tuple[list[tuple[str, int, int, bytes]], tuple[int, int] | None]: ...
 
 @final
 class Writer:

@@ -558,8 +558,47 @@ pub(crate) fn iter_load(
     Ok(it)
 }
 
+/// True if `data` starts like a record stream (for the CLI, which knows no
+/// byte position).
+#[pyfunction]
+#[pyo3(signature = (data, /))]
+fn _is_stream(data: &Bound<'_, PyAny>) -> PyResult<bool> {
+    with_bytes(data, |b, _| Ok(roving::layout::is_stream(b)))
+}
+
+/// A frame as `_frames` gives it: kind, offset, end, payload.
+type PyFrame<'py> = (&'static str, usize, usize, Bound<'py, PyBytes>);
+/// What `_frames` returns: the frames, and the torn tail's offset and length.
+type PyFrames<'py> = (Vec<PyFrame<'py>>, Option<(usize, usize)>);
+
+/// The frames of a record stream, for the CLI: `([(kind, offset, end,
+/// payload), ...], torn)`, kind `"document"` or `"dictionary"`, `end` where
+/// the next frame starts, `torn` `(offset, length)` of a torn last frame or
+/// None. Every payload is validated: a bad one is a DecodeError at its
+/// frame's offset.
+#[pyfunction]
+#[pyo3(signature = (data, /))]
+fn _frames<'py>(data: &Bound<'py, PyAny>) -> PyResult<PyFrames<'py>> {
+    let py = data.py();
+    with_bytes(data, |b, _| {
+        let mut r = Reader::new(b).map_err(|e| from_core(py, &e))?;
+        let mut out = Vec::new();
+        while let Some(f) = r.next_frame().map_err(|e| from_core(py, &e))? {
+            f.open().map_err(|e| from_core(py, &e))?;
+            let kind = match f.kind {
+                Kind::Document => "document",
+                Kind::Dictionary => "dictionary",
+            };
+            out.push((kind, f.offset, r.offset(), PyBytes::new(py, f.payload)));
+        }
+        Ok((out, r.torn_tail().map(|t| (t.offset, t.len))))
+    })
+}
+
 /// Registers the stream types and functions.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(_is_stream, m)?)?;
+    m.add_function(wrap_pyfunction!(_frames, m)?)?;
     m.add_class::<StreamWriter>()?;
     m.add_class::<StreamIter>()?;
     m.add_function(wrap_pyfunction!(iter_load, m)?)?;

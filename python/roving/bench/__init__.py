@@ -10,6 +10,7 @@ fleece                    004   1000people.json: size, convert, parse, look up
 repository                000   BBItem flush/reload; issue 4's Store rows
 archiver-20000-ints       001   20,000 ints, keyless and keyed
 simpleobject              002   100,000 small objects, each to its own bytes
+stream                    -     100,000 SimpleObjects in one record stream
 contacts                  003   two sets of strings
 corpus                    -     JSON files and generated shapes vs peers
 scaling                   -     cost per MB from 1 MB to 1 GB; the Store to 5M
@@ -41,6 +42,7 @@ from . import (
     exp_repository,
     exp_scaling,
     exp_simpleobject,
+    exp_stream,
 )
 from .harness import Config, Experiment, machine_info, quick_config
 from .report import write_experiment
@@ -51,6 +53,7 @@ EXPERIMENTS: dict[str, Callable[[Config], Experiment]] = {
     exp_repository.NAME: exp_repository.run,
     exp_archiver.NAME: exp_archiver.run,
     exp_simpleobject.NAME: exp_simpleobject.run,
+    exp_stream.NAME: exp_stream.run,
     exp_contacts.NAME: exp_contacts.run,
     exp_corpus.NAME: exp_corpus.run,
     exp_scaling.NAME: exp_scaling.run,
@@ -65,6 +68,7 @@ ALIASES = {
     "seed000": exp_repository.NAME,
     "seed001": exp_archiver.NAME,
     "seed002": exp_simpleobject.NAME,
+    "streams": exp_stream.NAME,
     "seed003": exp_contacts.NAME,
     "seed004": exp_fleece.NAME,
 }

@@ -538,8 +538,10 @@ def load(file: _BinaryReader | _PathLike, *, type: _Any = None) -> _Any:
     ``pickle.load``, which reads one of several pickles written one after
     another, ``load`` of documents written one after another raises
     :class:`DecodeError` ("another document starts here"): write a list as
-    one document, or put each document after its length, or use a
-    :class:`Store` (README.md, "Migrating").
+    one document, or write a record stream (:class:`Writer`, read with
+    :func:`iter_load`), or use a :class:`Store` (README.md, "Migrating").
+    A record stream given to ``load`` raises :class:`DecodeError` naming
+    ``iter_load``.
     """
     if isinstance(file, (str, _os.PathLike)):
         with _builtins.open(file, "rb") as f:

@@ -25,11 +25,13 @@
 //! - `pending`: a value waiting for its slot;
 //! - `strings`: the string table (every string stored once);
 //! - `copy`: writing a value read from another document;
+//! - `dictionary`: writing a document against a shared dictionary;
 //! - `spare`: one-shot encoding on a thread's spare encoder.
 
 mod containers;
 mod copy;
 mod decimal;
+mod dictionary;
 mod key_cache;
 mod keys;
 mod numbers;
@@ -183,6 +185,9 @@ pub struct Encoder {
     marked: std::sync::atomic::AtomicUsize,
     /// Scratch space of [`Encoder::pack_numbers`] (kept for its allocation).
     scratch: Vec<u8>,
+    /// The dictionary entries of an encoder made by
+    /// [`Encoder::with_dictionary`] (until reset).
+    bound: Option<dictionary::Bound>,
 }
 
 /// Says how far the document is (bytes written, open containers, shapes),
@@ -238,6 +243,7 @@ impl Encoder {
             predict: true,
             marked: std::sync::atomic::AtomicUsize::new(0),
             scratch: Vec::new(),
+            bound: None,
         }
     }
 
@@ -261,7 +267,7 @@ impl Encoder {
     /// only in the trailer such as `null` or a small integer, or an open
     /// container makes the encoder non-empty).
     pub fn is_empty(&self) -> bool {
-        self.out.len() == HEADER_LEN && self.root.is_none() && self.frames.is_empty()
+        self.out.len() == self.start_len() && self.root.is_none() && self.frames.is_empty()
     }
 
     /// Forgets everything written, keeping allocated memory for the next document.
@@ -289,6 +295,7 @@ impl Encoder {
         self.root = None;
         self.version = VERSION_1;
         *self.marked.get_mut() = 0;
+        self.bound = None;
         self.generation = next_generation();
     }
 
@@ -455,6 +462,7 @@ impl Encoder {
         self.out.extend_from_slice(&slot.to_le_bytes()[..width]);
         self.out.push(tag);
         self.slots.pop();
+        self.unbase();
         Ok(())
     }
 }

@@ -407,3 +407,81 @@ proptest! {
         prop_assert_eq!(got, frames);
     }
 }
+
+#[derive(serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+#[allow(non_snake_case)]
+struct SimpleObject {
+    Id: i64,
+    Name: String,
+    Address: String,
+    Scores: Vec<i64>,
+}
+
+fn simple(id: i64) -> SimpleObject {
+    SimpleObject {
+        Id: id,
+        Name: "Simple".into(),
+        Address: "Planet Earth".into(),
+        Scores: (0..10).collect(),
+    }
+}
+
+/// Reads every record of a stream with its dictionary frames.
+fn read_with_dictionary(bytes: &[u8]) -> roving::Result<Vec<SimpleObject>> {
+    let mut r = Reader::new(bytes)?;
+    let mut d = roving::stream::StreamDictionary::new();
+    let mut out = Vec::new();
+    while let Some(f) = r.next_frame()? {
+        match f.kind {
+            Kind::Dictionary => d.learn(&f)?,
+            Kind::Document => {
+                let doc = d.open(&f)?;
+                out.push(roving::from_value(doc.root())?);
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[test]
+fn dictionary_frames_travel_before_the_records_that_need_them() {
+    let mut dict = roving::Dictionary::new();
+    let mut w = Writer::new(Vec::new()).unwrap();
+    let objs: Vec<SimpleObject> = (100_000..100_100).map(simple).collect();
+    for o in &objs {
+        w.serialize_with(o, &mut dict).unwrap();
+    }
+    let bytes = w.into_inner().unwrap();
+    assert_eq!(read_with_dictionary(&bytes).unwrap(), objs);
+    let sc = scan(&bytes).unwrap();
+    assert_eq!((sc.documents, sc.dictionaries.len()), (100, 1));
+    // The first record carries its shape; the others refer to the
+    // dictionary's: 59 bytes and a 2-byte frame head each.
+    let plain = to_vec(&simple(100_000)).unwrap().len();
+    assert_eq!(plain, 78);
+    let per = (bytes.len() - sc.dictionaries[0].end) / 99;
+    assert!(per <= 61, "{per} bytes per record");
+    // Without the dictionary, a bound record is an error naming it.
+    let o = read_all(&bytes);
+    let e = o.error.unwrap();
+    assert_eq!(e.0, "DictionaryRequired");
+    assert_eq!(o.frames.len(), 2); // the first (unbound) record and the dictionary
+}
+
+#[test]
+fn a_bad_dictionary_frame_is_an_error_at_its_offset() {
+    let mut dict = roving::Dictionary::new();
+    let mut w = Writer::new(Vec::new()).unwrap();
+    for i in 0..3 {
+        w.serialize_with(&simple(i), &mut dict).unwrap();
+    }
+    let bytes = w.into_inner().unwrap();
+    let sc = scan(&bytes).unwrap();
+    let mut bad = bytes.clone();
+    let at = sc.dictionaries[0].start + 8;
+    bad[at] ^= 0x01;
+    let e = read_with_dictionary(&bad).unwrap_err();
+    let d = &sc.dictionaries[0];
+    let head = d.start - roving::layout::frame_head_len(d.len());
+    assert_eq!(e.offset(), Some(head as u64), "{e}");
+}

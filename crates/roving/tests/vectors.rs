@@ -1967,32 +1967,89 @@ fn dict_vectors() -> Vec<(String, J)> {
         ["Scores", (0..10).map(int).collect::<Vec<_>>()]]});
     let ten: Vec<J> = (0..10).map(|i| J::String(format!("k{i}"))).collect();
     let ten_map = J::Object(
-        [("map".to_string(), J::Array((0..10).map(|i| json!([format!("k{i}"), int(i)])).collect()))]
-            .into_iter()
-            .collect(),
+        [(
+            "map".to_string(),
+            J::Array((0..10).map(|i| json!([format!("k{i}"), int(i)])).collect()),
+        )]
+        .into_iter()
+        .collect(),
     );
     // (name, description, entries, entries the document is bound to, value)
     let valid: Vec<(&str, &str, J, usize, J)> = vec![
-        ("dict_shape", "a map of a dictionary shape: no key or shape record of its own",
-            json!([["a", "b"]]), 1, json!({"map": [["a", int(1)], ["b", "x"]]})),
-        ("dict_simple_object", "the benchmarks' SimpleObject bound to its shape (59 bytes, 78 plain)",
-            json!([["Id", "Name", "Address", "Scores"]]), 1, so.clone()),
-        ("dict_simple_object_strings", "SimpleObject with its two string values as dictionary strings (39 bytes)",
-            json!([["Id", "Name", "Address", "Scores"], "Simple", "Planet Earth"]), 3, so),
-        ("dict_string_value", "a root string that is a dictionary string: a reference into the base",
-            json!(["hello"]), 1, json!("hello")),
-        ("dict_key_as_value", "a value equal to a key of a dictionary shape refers to the key's record",
-            json!([["name"]]), 1, json!({"map": [["name", "name"]]})),
-        ("dict_older_state", "bound to the first 2 of 3 entries: reads with the longer dictionary",
-            json!([["x"], "s", ["y", "z"]]), 2, json!([{"map": [["x", "s"]]}, {"map": [["y", int(1)], ["z", int(2)]]}])),
-        ("dict_local_shape", "a map whose shape the dictionary lacks writes its shape locally",
-            json!([["a"]]), 1, json!([{"map": [["a", int(1)]]}, {"map": [["b", int(2)]]}])),
-        ("dict_empty_key", "a dictionary shape with the empty key",
-            json!([["", "k"]]), 1, json!({"map": [["", int(1)], ["k", int(2)]]})),
-        ("dict_indexed_shape", "a dictionary shape of 10 keys (with its hash index in the base)",
-            J::Array(vec![J::Array(ten)]), 1, ten_map),
-        ("dict_vector_alignment", "a vector after the base: aligned in the document read after the base",
-            json!([["v", "w"]]), 1, json!({"map": [["v", {"vector": "f64", "data": "000000000000f83f"}], ["w", "abc"]]})),
+        (
+            "dict_shape",
+            "a map of a dictionary shape: no key or shape record of its own",
+            json!([["a", "b"]]),
+            1,
+            json!({"map": [["a", int(1)], ["b", "x"]]}),
+        ),
+        (
+            "dict_simple_object",
+            "the benchmarks' SimpleObject bound to its shape (59 bytes, 78 plain)",
+            json!([["Id", "Name", "Address", "Scores"]]),
+            1,
+            so.clone(),
+        ),
+        (
+            "dict_simple_object_strings",
+            "SimpleObject with its two string values as dictionary strings (39 bytes)",
+            json!([
+                ["Id", "Name", "Address", "Scores"],
+                "Simple",
+                "Planet Earth"
+            ]),
+            3,
+            so,
+        ),
+        (
+            "dict_string_value",
+            "a root string that is a dictionary string: a reference into the base",
+            json!(["hello"]),
+            1,
+            json!("hello"),
+        ),
+        (
+            "dict_key_as_value",
+            "a value equal to a key of a dictionary shape refers to the key's record",
+            json!([["name"]]),
+            1,
+            json!({"map": [["name", "name"]]}),
+        ),
+        (
+            "dict_older_state",
+            "bound to the first 2 of 3 entries: reads with the longer dictionary",
+            json!([["x"], "s", ["y", "z"]]),
+            2,
+            json!([{"map": [["x", "s"]]}, {"map": [["y", int(1)], ["z", int(2)]]}]),
+        ),
+        (
+            "dict_local_shape",
+            "a map whose shape the dictionary lacks writes its shape locally",
+            json!([["a"]]),
+            1,
+            json!([{"map": [["a", int(1)]]}, {"map": [["b", int(2)]]}]),
+        ),
+        (
+            "dict_empty_key",
+            "a dictionary shape with the empty key",
+            json!([["", "k"]]),
+            1,
+            json!({"map": [["", int(1)], ["k", int(2)]]}),
+        ),
+        (
+            "dict_indexed_shape",
+            "a dictionary shape of 10 keys (with its hash index in the base)",
+            J::Array(vec![J::Array(ten)]),
+            1,
+            ten_map,
+        ),
+        (
+            "dict_vector_alignment",
+            "a vector after the base: aligned in the document read after the base",
+            json!([["v", "w"]]),
+            1,
+            json!({"map": [["v", {"vector": "f64", "data": "000000000000f83f"}], ["w", "abc"]]}),
+        ),
     ];
     let mut out = Vec::new();
     let mut bound: HashMap<&str, (Vec<u8>, roving::Dictionary)> = HashMap::new();
@@ -2034,15 +2091,69 @@ fn dict_vectors() -> Vec<(String, J)> {
     to_shape[l - 3..].copy_from_slice(&[0x1c, (5 << 2) | 2, 0x1c]);
     let none: Option<&roving::Dictionary> = None;
     let rejects: Vec<(&str, &str, Vec<u8>, Option<&roving::Dictionary>, &str)> = vec![
-        ("dict_required", "a bound document opened without a dictionary", shape_doc.clone(), none, "DictionaryRequired"),
-        ("dict_other", "a bound document opened with another dictionary of as many entries", shape_doc.clone(), Some(&other), "DictionaryMismatch"),
-        ("dict_shorter", "bound to 2 entries, opened with a dictionary of 1", older_doc, Some(&short), "DictionaryMismatch"),
-        ("dict_bad_id", "the binding's id changed by one bit", bad_id, Some(&shape_dict), "DictionaryMismatch"),
-        ("dict_binding_in_version_1", "a binding record in a version 1 document", v1, Some(&shape_dict), "UnknownTag"),
-        ("dict_second_binding", "a binding record after the first one", twice, Some(&shape_dict), "UnknownTag"),
-        ("dict_truncated_binding", "the input ends inside the binding's id", shape_doc[..8].to_vec(), Some(&shape_dict), "Truncated"),
-        ("dict_ref_mid_base_record", "a reference into the middle of a base record", mid, Some(&str_dict), "BadReference"),
-        ("dict_ref_to_base_shape", "a value reference to a shape record of the base", to_shape, Some(&shape_only), "WrongTarget"),
+        (
+            "dict_required",
+            "a bound document opened without a dictionary",
+            shape_doc.clone(),
+            none,
+            "DictionaryRequired",
+        ),
+        (
+            "dict_other",
+            "a bound document opened with another dictionary of as many entries",
+            shape_doc.clone(),
+            Some(&other),
+            "DictionaryMismatch",
+        ),
+        (
+            "dict_shorter",
+            "bound to 2 entries, opened with a dictionary of 1",
+            older_doc,
+            Some(&short),
+            "DictionaryMismatch",
+        ),
+        (
+            "dict_bad_id",
+            "the binding's id changed by one bit",
+            bad_id,
+            Some(&shape_dict),
+            "DictionaryMismatch",
+        ),
+        (
+            "dict_binding_in_version_1",
+            "a binding record in a version 1 document",
+            v1,
+            Some(&shape_dict),
+            "UnknownTag",
+        ),
+        (
+            "dict_second_binding",
+            "a binding record after the first one",
+            twice,
+            Some(&shape_dict),
+            "UnknownTag",
+        ),
+        (
+            "dict_truncated_binding",
+            "the input ends inside the binding's id",
+            shape_doc[..8].to_vec(),
+            Some(&shape_dict),
+            "Truncated",
+        ),
+        (
+            "dict_ref_mid_base_record",
+            "a reference into the middle of a base record",
+            mid,
+            Some(&str_dict),
+            "BadReference",
+        ),
+        (
+            "dict_ref_to_base_shape",
+            "a value reference to a shape record of the base",
+            to_shape,
+            Some(&shape_only),
+            "WrongTarget",
+        ),
     ];
     for (name, desc, bytes, dict, kind) in rejects {
         let name = format!("reject_{name}");
@@ -2090,10 +2201,16 @@ fn check_dict_vector(case: &J, failures: &mut Vec<String>) {
     let mut scratch = Vec::new();
     if case["valid"] == J::Bool(true) {
         let dict = dict.unwrap();
-        let n = roving::layout::read_binding(&bytes).unwrap().map_or(0, |b| b.count as usize);
+        let n = roving::layout::read_binding(&bytes)
+            .unwrap()
+            .map_or(0, |b| b.count as usize);
         let enc = encode_bound(&case["value"], &dict, n);
         if enc != bytes {
-            failures.push(format!("{name}: encodes to {} not {}", to_hex(&enc), to_hex(&bytes)));
+            failures.push(format!(
+                "{name}: encodes to {} not {}",
+                to_hex(&enc),
+                to_hex(&bytes)
+            ));
         }
         match roving::Document::open_with(&bytes, &dict, &mut scratch) {
             Err(e) => failures.push(format!("{name}: rejected: {e}")),
@@ -2119,7 +2236,10 @@ fn check_dict_vector(case: &J, failures: &mut Vec<String>) {
     let want = case["error"].as_str().unwrap();
     let mut got = vec![];
     match &dict {
-        Some(d) => got.push(("open_with", roving::Document::open_with(&bytes, d, &mut scratch).map(|_| ()))),
+        Some(d) => got.push((
+            "open_with",
+            roving::Document::open_with(&bytes, d, &mut scratch).map(|_| ()),
+        )),
         None => {
             got.push(("Document::open", roving::Document::open(&bytes).map(|_| ())));
             for (which, v) in validators() {
@@ -2129,7 +2249,9 @@ fn check_dict_vector(case: &J, failures: &mut Vec<String>) {
     }
     for (which, r) in got {
         match r {
-            Ok(()) => failures.push(format!("{name}: accepted by {which}, must be rejected ({want})")),
+            Ok(()) => failures.push(format!(
+                "{name}: accepted by {which}, must be rejected ({want})"
+            )),
             Err(e) if kind_name(&e) != want => failures.push(format!(
                 "{name}: {which} rejected with {} ({e}), expected {want}",
                 kind_name(&e)

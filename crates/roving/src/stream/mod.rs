@@ -28,6 +28,7 @@
 use std::io::Write;
 use std::ops::Range;
 
+use crate::dictionary::Dictionary;
 use crate::error::{Error, ErrorKind, Result};
 use crate::layout::{
     read_frame_head, read_stream_header, write_frame_head, FrameHead, FrameKind, STREAM_HEADER,
@@ -74,6 +75,55 @@ pub fn frame_error(offset: usize, e: &Error) -> Error {
         out = out.with_path(p);
     }
     out
+}
+
+/// The stream's dictionary, as a reader grows it: dictionary frames add
+/// their entries ([`StreamDictionary::learn`]), and documents written
+/// against it open with it ([`StreamDictionary::open`]).
+#[derive(Debug, Default)]
+pub struct StreamDictionary {
+    dict: Dictionary,
+    scratch: Vec<u8>,
+}
+
+impl StreamDictionary {
+    /// An empty dictionary: the state at the start of a stream.
+    pub fn new() -> StreamDictionary {
+        StreamDictionary::default()
+    }
+
+    /// The entries learnt so far.
+    pub fn dictionary(&self) -> &Dictionary {
+        &self.dict
+    }
+
+    /// Adds the entries of a dictionary frame (a delta, validated first);
+    /// an invalid one is an error at the frame's offset.
+    pub fn learn(&mut self, frame: &Frame<'_>) -> Result<()> {
+        Document::open(frame.payload)
+            .map(|_| ())
+            .and_then(|()| self.dict.extend_from_delta(frame.payload))
+            .map_err(|e| frame_error(frame.offset, &e))
+    }
+
+    /// Validates and opens the document of a frame, with the dictionary if
+    /// it was written against one (the document's bytes are then a copy
+    /// with the dictionary's base, see `Document::open_with`).
+    pub fn open<'s>(&'s mut self, frame: &Frame<'s>) -> Result<Document<'s>> {
+        Document::open_with(frame.payload, &self.dict, &mut self.scratch)
+            .map_err(|e| frame_error(frame.offset, &e))
+    }
+}
+
+/// Appends a dictionary frame of the entries of `dict` from `*written` on,
+/// if there are any, and sets `*written` to `dict.len()`: a writer calls
+/// it before each document written against `dict`, so that the entries a
+/// document needs are in the stream before it.
+pub fn push_dictionary(out: &mut Vec<u8>, dict: &Dictionary, written: &mut usize) {
+    if dict.len() > *written {
+        push_frame(out, FrameKind::Dictionary, &dict.delta_since(*written));
+        *written = dict.len();
+    }
 }
 
 /// The last frame of a stream, cut by the end of the bytes (a crash while
@@ -239,6 +289,8 @@ pub fn push_header(out: &mut Vec<u8>) {
 pub struct Writer<W: Write> {
     out: Option<W>,
     buf: Vec<u8>,
+    /// Entries of the dictionary already in the stream.
+    dict_written: usize,
 }
 
 /// Size past which a [`Writer`] writes its buffer out.
@@ -258,7 +310,35 @@ impl<W: Write> Writer<W> {
         Writer {
             out: Some(out),
             buf: Vec::with_capacity(WRITER_BUFFER),
+            dict_written: 0,
         }
+    }
+
+    /// Sets how many entries of the dictionary the stream holds already (a
+    /// continued stream: those of its dictionary frames, see
+    /// [`Scan::dictionaries`]).
+    pub fn set_dictionary_written(&mut self, entries: usize) {
+        self.dict_written = entries;
+    }
+
+    /// Writes a document written against `dict` (or any document): first
+    /// the entries of `dict` the stream does not hold yet, in a dictionary
+    /// frame, so that a reader has every entry the document needs.
+    pub fn write_document_with(&mut self, doc: &[u8], dict: &Dictionary) -> Result<()> {
+        push_dictionary(&mut self.buf, dict, &mut self.dict_written);
+        self.write_document(doc)
+    }
+
+    /// Writes `value` against `dict` (growing it by the document's shapes,
+    /// unless it is frozen): [`write_document_with`](Self::write_document_with).
+    pub fn serialize_with<T: serde::Serialize + ?Sized>(
+        &mut self,
+        value: &T,
+        dict: &mut Dictionary,
+    ) -> Result<()> {
+        push_dictionary(&mut self.buf, dict, &mut self.dict_written);
+        let doc = crate::serde::to_vec_with(value, dict)?;
+        self.write_document(&doc)
     }
 
     /// Writes a document (bytes an `Encoder` or [`to_vec`](crate::to_vec)

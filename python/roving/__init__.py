@@ -93,7 +93,10 @@ Functions
 ``Writer(file_or_path, dictionary=None, *, default=None, non_str_keys=False)``, ``iter_load(file_or_path, *, type=None)``
     Record streams: many documents in one file, such as a log (FORMAT.md
     section 24). ``w.write(obj)`` appends one record (``dumps``'s encoding,
-    framed by 1 or 2 bytes); ``flush()``, ``close()`` and the end of a
+    framed by 1 or 2 bytes; a record's map shapes go into the stream's own
+    dictionary once, and later records of those shapes refer to it: a
+    seed-002 SimpleObject takes 61 bytes instead of 80); ``flush()``,
+    ``close()`` and the end of a
     ``with`` block write the buffered records out. A path is appended to
     (an existing stream continues; a record torn by a crash at its end is
     cut off first); a file object gets a new stream at its start.

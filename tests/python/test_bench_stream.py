@@ -31,7 +31,8 @@ def test_bench_stream_quick(tmp_path: Path) -> None:
     assert not {k: v for k, v in res["skipped"].items() if k.startswith("roving")}
     rows = {row[0]: row for t in res["tables"] for row in t["rows"]}
     assert "roving Writer / iter_load" in rows
-    assert rows["roving Writer / iter_load"][4] == "80.00"  # 78-byte documents + 2-byte frames
+    # 59-byte documents written against the stream's dictionary, 2-byte frames.
+    assert float(rows["roving Writer / iter_load"][4]) < 62
     targets = [t for t in res["tables"] if t["title"].startswith("Target")]
     assert targets and len(targets[0]["rows"]) == 2
     assert all("not measured at this size" in r[-1] for r in targets[0]["rows"])

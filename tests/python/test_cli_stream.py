@@ -106,11 +106,15 @@ def test_stats(stream: Path) -> None:
     out = p.stdout.decode()
     assert "record stream of 5 records" in out and "frame heads" in out
     st = json.loads(run("stats", "--json", str(stream)).stdout)
-    sizes = [len(roving.dumps(r)) for r in RECORDS]
-    heads = sum(1 if n < 32 else 2 for n in sizes)  # FORMAT.md 24.1
+    frames, _ = roving._roving._frames(stream.read_bytes())
+    heads = sum(end - off - len(p) for _, off, end, p, _ in frames)
+    sizes = [len(f[3]) for f in frames if f[0] == "document"]
+    dicts = sum(len(f[3]) for f in frames if f[0] == "dictionary")
     assert st["records"] == 5 and st["header"] == 5 and st["frame_heads"] == heads
+    assert heads == sum(1 if len(f[3]) < 32 else 2 for f in frames)  # FORMAT.md 24.1
     assert st["record_bytes"]["total"] == sum(sizes)
-    assert st["bytes"] == 5 + heads + sum(sizes)
+    assert st["dictionary_frames"]["bytes"] == dicts
+    assert st["bytes"] == 5 + heads + sum(sizes) + dicts
     assert st["torn"] is None
 
 

@@ -10,7 +10,9 @@ use std::sync::Arc;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
-use roving::stream::{frame_error, push_frame, push_header, Kind, Reader, TornTail};
+use roving::stream::{
+    push_dictionary, push_frame, push_header, Frame, Kind, Reader, StreamDictionary, TornTail,
+};
 
 use crate::errors::{decode_error, from_core, prefix_validation};
 use crate::typed::Plan;
@@ -47,13 +49,31 @@ enum Sink {
 /// written every 64 KiB and by `flush()` and `close()` (and a `with` block's
 /// end): a record is in the file once `flush()` returned. `default` and
 /// `non_str_keys` are `dumps`'s.
+///
+/// The stream has a dictionary of its own (FORMAT.md sections 23 and 24):
+/// the shapes (key lists) of the records written, up to 64, go into the
+/// stream once, in dictionary frames, and later records of those shapes
+/// refer to them instead of carrying their keys (a SimpleObject: 59 bytes
+/// instead of 78). Scalars are written plain. The stream stays
+/// self-contained: `iter_load` learns the dictionary as it reads, and an
+/// appending writer learns it from the file. (`dictionary=`, a shared
+/// `roving.Dictionary`, is not in this build yet.)
 #[pyclass(module = "roving", name = "Writer", unsendable)]
 pub struct StreamWriter {
     sink: Sink,
     buf: Vec<u8>,
     options: EncodeOptions,
     records: u64,
+    /// The stream's own dictionary (of shapes), and how many of its
+    /// entries are in the stream already.
+    dict: roving::Dictionary,
+    dict_written: usize,
 }
+
+/// Entries past which a `Writer`'s own dictionary stops growing: every
+/// document written against it starts from all of them (FORMAT.md 23.3),
+/// so a log of ever new shapes must not make it large.
+const MAX_DICTIONARY: usize = 64;
 
 impl StreamWriter {
     fn write_out(&mut self, py: Python<'_>) -> PyResult<()> {
@@ -101,13 +121,27 @@ fn write_all_py(py: Python<'_>, write: &Bound<'_, PyAny>, data: &[u8]) -> PyResu
     Ok(())
 }
 
+/// True for the objects worth writing against the stream's dictionary:
+/// dicts, lists, tuples and dataclass instances (which hold maps).
+fn is_container(obj: &Bound<'_, PyAny>) -> bool {
+    use pyo3::types::{PyDict, PyList, PyTuple};
+    obj.is_instance_of::<PyDict>()
+        || obj.is_instance_of::<PyList>()
+        || obj.is_instance_of::<PyTuple>()
+        || obj
+            .get_type()
+            .hasattr(pyo3::intern!(obj.py(), "__dataclass_fields__"))
+            .unwrap_or(false)
+}
+
 fn is_path(o: &Bound<'_, PyAny>) -> PyResult<bool> {
     Ok(o.is_instance_of::<PyString>() || o.hasattr("__fspath__")?)
 }
 
 /// Opens the stream file at `path` for appending: cuts a torn last record
 /// off, writes the header to a new or empty file, and seeks to the end.
-fn open_path(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<File> {
+/// Returns the file and the stream's dictionary (of its dictionary frames).
+fn open_path(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<(File, roving::Dictionary)> {
     let path: std::path::PathBuf = source.extract()?;
     let oserr = |e: std::io::Error| crate::os_error(py, e, source);
     let mut file = std::fs::OpenOptions::new()
@@ -118,6 +152,7 @@ fn open_path(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<File> {
         .open(&path)
         .map_err(oserr)?;
     let len = file.metadata().map_err(oserr)?.len();
+    let mut dict = roving::Dictionary::new();
     let end = if len == 0 {
         0
     } else {
@@ -127,6 +162,10 @@ fn open_path(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<File> {
         // within the map's bounds).
         let m = unsafe { memmap2::Mmap::map(&file) }.map_err(oserr)?;
         let s = roving::stream::scan(&m).map_err(|e| from_core(py, &e))?;
+        for r in &s.dictionaries {
+            dict.extend_from_delta(&m[r.clone()])
+                .map_err(|e| from_core(py, &roving::stream::frame_error(r.start, &e)))?;
+        }
         s.end
     };
     if end < roving::layout::STREAM_HEADER_LEN {
@@ -141,7 +180,7 @@ fn open_path(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<File> {
         }
         file.seek(SeekFrom::Start(end as u64)).map_err(oserr)?;
     }
-    Ok(file)
+    Ok((file, dict))
 }
 
 #[pymethods]
@@ -162,8 +201,11 @@ impl StreamWriter {
             ));
         }
         let mut buf = Vec::with_capacity(WRITE_BUFFER + 1024);
+        let mut dict = roving::Dictionary::new();
         let sink = if is_path(file)? {
-            Sink::File(open_path(py, file)?)
+            let (f, d) = open_path(py, file)?;
+            dict = d;
+            Sink::File(f)
         } else {
             if file.is_instance(&py.import("io")?.getattr("TextIOBase")?)? {
                 return Err(PyTypeError::new_err(
@@ -198,6 +240,8 @@ impl StreamWriter {
             buf,
             options: EncodeOptions::new(default, non_str_keys),
             records: 0,
+            dict_written: dict.len(),
+            dict,
         })
     }
 
@@ -208,7 +252,15 @@ impl StreamWriter {
     fn write(&mut self, obj: &Bound<'_, PyAny>) -> PyResult<()> {
         self.check_open()?;
         let buf = &mut self.buf;
-        encode::encode_with(obj, &self.options, |doc| {
+        // The entries the document may refer to go first (the last
+        // document's shapes, learnt after it).
+        push_dictionary(buf, &self.dict, &mut self.dict_written);
+        if self.dict.len() >= MAX_DICTIONARY && !self.dict.is_frozen() {
+            self.dict.freeze();
+        }
+        // A scalar has no shape to share, and a binding costs 10 bytes.
+        let dict = is_container(obj).then_some(&mut self.dict);
+        encode::encode_with(obj, &self.options, dict, |doc| {
             push_frame(buf, Kind::Document, doc)
         })?;
         self.records += 1;
@@ -222,6 +274,10 @@ impl StreamWriter {
     ///
     /// Writes every buffered record to the file (and flushes a file object).
     fn flush(&mut self, py: Python<'_>) -> PyResult<()> {
+        self.check_open()?;
+        // The shapes the last records taught the dictionary, so that a
+        // writer that appends later starts with them.
+        push_dictionary(&mut self.buf, &self.dict, &mut self.dict_written);
         self.write_out(py)?;
         match &mut self.sink {
             Sink::File(f) => f.flush()?,
@@ -301,6 +357,14 @@ enum Source {
     },
 }
 
+/// The bytes of a source read so far.
+fn source_bytes(source: &Source) -> &[u8] {
+    match source {
+        Source::Mem(b) => b.bytes(),
+        Source::File { buf, .. } => buf,
+    }
+}
+
 /// The iterator of `iter_load`: the records of a stream, decoded.
 #[pyclass(module = "roving", name = "StreamIterator", unsendable)]
 pub struct StreamIter {
@@ -309,6 +373,8 @@ pub struct StreamIter {
     /// `buf` (`File`).
     pos: usize,
     plan: Option<Arc<Plan>>,
+    /// The stream's dictionary, grown by its dictionary frames.
+    dicts: StreamDictionary,
     done: bool,
 }
 
@@ -376,10 +442,7 @@ impl StreamIter {
     }
 
     fn bytes(&self) -> &[u8] {
-        match &self.source {
-            Source::Mem(b) => b.bytes(),
-            Source::File { buf, .. } => buf,
-        }
+        source_bytes(&self.source)
     }
 
     fn base(&self) -> u64 {
@@ -452,23 +515,28 @@ impl StreamIter {
                 self.done = true;
                 return Ok(None);
             };
-            let payload = &self.bytes()[start..end];
-            let doc = match roving::Document::open(payload) {
+            let frame = Frame {
+                kind,
+                offset: offset as usize,
+                payload: &source_bytes(&self.source)[start..end],
+            };
+            if kind == Kind::Dictionary {
+                if let Err(e) = self.dicts.learn(&frame) {
+                    self.done = true;
+                    return Err(from_core(py, &e));
+                }
+                continue;
+            }
+            let doc = match self.dicts.open(&frame) {
                 Ok(d) => d,
                 Err(e) => {
                     self.done = true;
-                    return Err(from_core(py, &frame_error(offset as usize, &e)));
+                    return Err(from_core(py, &e));
                 }
             };
-            match kind {
-                // The shared dictionary is not in this build yet: a
-                // document that needs it fails to validate, naming it.
-                Kind::Dictionary => continue,
-                Kind::Document => {}
-            }
             let v = match &self.plan {
                 None => crate::decode_doc(py, &doc, None),
-                Some(plan) => crate::typed::decode_typed(py, payload, doc.root(), plan)
+                Some(plan) => crate::typed::decode_typed(py, doc.as_bytes(), doc.root(), plan)
                     .map_err(|e| prefix_validation(py, e, &format!("record at byte {offset}"))),
             };
             return v.map(|o| Some(o.unbind()));
@@ -500,6 +568,7 @@ pub(crate) fn iter_load(
         source: Source::Mem(Arc::new(Buf::copy(&[]))),
         pos: 0,
         plan,
+        dicts: StreamDictionary::new(),
         done: false,
     };
     if is_path(file)? {
@@ -566,30 +635,45 @@ fn _is_stream(data: &Bound<'_, PyAny>) -> PyResult<bool> {
     with_bytes(data, |b, _| Ok(roving::layout::is_stream(b)))
 }
 
-/// A frame as `_frames` gives it: kind, offset, end, payload.
-type PyFrame<'py> = (&'static str, usize, usize, Bound<'py, PyBytes>);
+/// A frame as `_frames` gives it: kind, offset, end, payload, document.
+type PyFrame<'py> = (
+    &'static str,
+    usize,
+    usize,
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+);
 /// What `_frames` returns: the frames, and the torn tail's offset and length.
 type PyFrames<'py> = (Vec<PyFrame<'py>>, Option<(usize, usize)>);
 
 /// The frames of a record stream, for the CLI: `([(kind, offset, end,
-/// payload), ...], torn)`, kind `"document"` or `"dictionary"`, `end` where
-/// the next frame starts, `torn` `(offset, length)` of a torn last frame or
-/// None. Every payload is validated: a bad one is a DecodeError at its
-/// frame's offset.
+/// payload, document), ...], torn)`, kind `"document"` or `"dictionary"`,
+/// `end` where the next frame starts, `document` the payload as a plain
+/// document (for a document written against the stream's dictionary,
+/// with the dictionary's records: what readers read), `torn` `(offset,
+/// length)` of a torn last frame or None. Every frame is validated: a bad
+/// one is a DecodeError at its offset.
 #[pyfunction]
 #[pyo3(signature = (data, /))]
 fn _frames<'py>(data: &Bound<'py, PyAny>) -> PyResult<PyFrames<'py>> {
     let py = data.py();
     with_bytes(data, |b, _| {
         let mut r = Reader::new(b).map_err(|e| from_core(py, &e))?;
+        let mut dicts = StreamDictionary::new();
         let mut out = Vec::new();
         while let Some(f) = r.next_frame().map_err(|e| from_core(py, &e))? {
-            f.open().map_err(|e| from_core(py, &e))?;
-            let kind = match f.kind {
-                Kind::Document => "document",
-                Kind::Dictionary => "dictionary",
+            let payload = PyBytes::new(py, f.payload);
+            let (kind, doc) = match f.kind {
+                Kind::Document => {
+                    let doc = dicts.open(&f).map_err(|e| from_core(py, &e))?;
+                    ("document", PyBytes::new(py, doc.as_bytes()))
+                }
+                Kind::Dictionary => {
+                    dicts.learn(&f).map_err(|e| from_core(py, &e))?;
+                    ("dictionary", payload.clone())
+                }
             };
-            out.push((kind, f.offset, r.offset(), PyBytes::new(py, f.payload)));
+            out.push((kind, f.offset, r.offset(), payload, doc));
         }
         Ok((out, r.torn_tail().map(|t| (t.offset, t.len))))
     })

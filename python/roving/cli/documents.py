@@ -192,8 +192,10 @@ def kind_of(v: Any) -> str:
 # here knows a byte of the format.
 
 #: A frame of a stream: kind ("document" or "dictionary"), offset, end (where
-#: the next frame starts) and payload (a validated document).
-Frame = tuple[str, int, int, bytes]
+#: the next frame starts), payload (its bytes in the stream) and document
+#: (the payload as a plain, validated document: for a record written against
+#: the stream's dictionary, with the dictionary's records).
+Frame = tuple[str, int, int, bytes, bytes]
 
 
 def is_stream(data: bytes) -> bool:

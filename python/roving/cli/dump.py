@@ -290,7 +290,7 @@ def _run_stream(rv: Any, args: argparse.Namespace, data: bytes) -> int:
     shown = records if args.max_items is None else records[: args.max_items]
     if args.json:
         indent = args.indent if args.indent is not None else 2
-        parts = [to_json(rv, args.file, f[3], indent).decode() for f in shown]
+        parts = [to_json(rv, args.file, f[4], indent).decode() for f in shown]
         pad = " " * indent
         body = ",\n".join(pad + p.replace("\n", "\n" + pad) for p in parts)
         write_stdout(("[\n" + body + "\n]\n" if parts else "[]\n").encode())
@@ -298,11 +298,11 @@ def _run_stream(rv: Any, args: argparse.Namespace, data: bytes) -> int:
     from roving._roving import _records
 
     out = sys.stdout
-    for i, (_, offset, _, payload) in enumerate(shown):
+    for i, (_, offset, _, payload, doc) in enumerate(shown):
         out.write(f"record [{i}] @{offset} ({len(payload):,} bytes)\n")
         buf = io.StringIO()
         _Dumper(
-            _records(payload, values=True),
+            _records(doc, values=True),
             buf,
             max_items=args.max_items,
             max_depth=args.depth,

@@ -148,7 +148,7 @@ def _run_stream(rv: Any, args: argparse.Namespace, data: bytes, steps: list[Any]
     warn_torn(args.file, torn)
     records = stream_records(frames)
     if not steps:
-        value: Any = [rv.open(f[3]).root.to_python() for f in records]
+        value: Any = [rv.open(f[4]).root.to_python() for f in records]
         write_stdout(value_json(rv, value, args.indent) + b"\n")
         return 0
     first = steps[0]
@@ -164,7 +164,7 @@ def _run_stream(rv: Any, args: argparse.Namespace, data: bytes, steps: list[Any]
             f"({len(records):,} records in the stream)"
         )
     try:
-        value = _walk(rv.open(records[idx][3]).root, steps[1:])
+        value = _walk(rv.open(records[idx][4]).root, steps[1:])
     except CliError as e:
         raise CliError(f"record [{first}]: {e}") from None
     write_stdout(value_json(rv, value, args.indent) + b"\n")

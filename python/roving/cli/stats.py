@@ -273,7 +273,10 @@ def compute_stream_stats(
 ) -> dict[str, Any]:
     """Where the bytes of a record stream go: its header, the frame heads,
     the records (their sections summed over every record, as
-    :func:`compute_stats` counts them), dictionary frames and a torn tail.
+    :func:`compute_stats` counts them: a record written against the
+    stream's dictionary with the dictionary's records it reads with, so
+    the sections may add up to more than the records' bytes), dictionary
+    frames and a torn tail.
     Offsets come from the package (``_frames``)."""
     records = stream_records(frames)
     sizes = [len(f[3]) for f in records]
@@ -282,7 +285,7 @@ def compute_stream_stats(
     values: dict[str, int] = {}
     doc_headers = 0
     for f in records:
-        st = compute_stats(f[3])
+        st = compute_stats(f[4])
         doc_headers += st["header"]
         for k, v in st["sections"].items():
             sec = sections.setdefault(k, {"records": 0, "bytes": 0})
@@ -295,7 +298,7 @@ def compute_stream_stats(
         "stream": True,
         "header": header,
         "records": len(records),
-        "frame_heads": sum(end - off - len(p) for _, off, end, p in frames),
+        "frame_heads": sum(end - off - len(p) for _, off, end, p, _ in frames),
         "record_bytes": {
             "total": sum(sizes),
             "min": min(sizes, default=0),

@@ -28,11 +28,12 @@ fn unhex(s: &str) -> Vec<u8> {
 }
 
 /// What a reader makes of a stream: its whole frames (kind, offset,
-/// payload; every payload a valid document), then the torn tail or the
-/// first error (kind and offset).
+/// payload, and for a document its value as JSON text, read with the
+/// stream's dictionary), then the torn tail or the first error (kind and
+/// offset).
 #[derive(Debug, PartialEq)]
 struct Outcome {
-    frames: Vec<(Kind, usize, Vec<u8>)>,
+    frames: Vec<(Kind, usize, Vec<u8>, Option<String>)>,
     torn: Option<TornTail>,
     error: Option<(String, u64)>,
 }
@@ -55,9 +56,21 @@ fn read_all(bytes: &[u8]) -> Outcome {
             return out;
         }
     };
+    let mut dicts = roving::stream::StreamDictionary::new();
+    let mut step = |f: roving::Result<Frame<'_>>| -> roving::Result<_> {
+        let f = f?;
+        let json = match f.kind {
+            Kind::Dictionary => {
+                dicts.learn(&f)?;
+                None
+            }
+            Kind::Document => Some(roving::json::to_json(dicts.open(&f)?.root())?),
+        };
+        Ok((f.kind, f.offset, f.payload.to_vec(), json))
+    };
     for f in &mut r {
-        match f.and_then(|f: Frame<'_>| f.open().map(|_| f)) {
-            Ok(f) => out.frames.push((f.kind, f.offset, f.payload.to_vec())),
+        match step(f) {
+            Ok(frame) => out.frames.push(frame),
             Err(e) => {
                 out.error = Some((kind_name(&e), e.offset().unwrap()));
                 return out;
@@ -109,6 +122,27 @@ fn cases() -> Vec<(&'static str, &'static str, Vec<u8>)> {
     let mut overlong = stream(&[(d, one.clone())]);
     overlong.extend_from_slice(&[(one.len() << 2) as u8 | 0x80, 0x00]);
     overlong.extend_from_slice(&one);
+    let dict_stream = {
+        let mut dict = roving::Dictionary::new();
+        let mut w = Writer::new(Vec::new()).unwrap();
+        w.serialize_with(&json!({"Id": 1, "Name": "a"}), &mut dict)
+            .unwrap();
+        w.serialize_with(&json!({"Id": 2, "Name": "b"}), &mut dict)
+            .unwrap();
+        w.into_inner().unwrap()
+    };
+    let no_dict = {
+        let mut dict = roving::Dictionary::new();
+        dict.add_shape(&["Id", "Name"]).unwrap();
+        let bound = roving::serde::to_vec_with(&json!({"Id": 2, "Name": "b"}), &mut dict).unwrap();
+        stream(&[(d, bound)])
+    };
+    let bad_delta = {
+        let mut dict = roving::Dictionary::new();
+        dict.add_shape(&["Id"]).unwrap();
+        dict.add_shape(&["Name"]).unwrap();
+        stream(&[(Kind::Dictionary, dict.delta_since(1)), (d, one.clone())])
+    };
     let mut flags = stream(&[(d, one.clone())]);
     flags[4] = 1;
     let mut version = stream(&[(d, one.clone())]);
@@ -132,8 +166,19 @@ fn cases() -> Vec<(&'static str, &'static str, Vec<u8>)> {
         ),
         (
             "stream_dictionary_frame",
-            "a dictionary frame (kind 1) before a document frame; its payload is a document",
-            stream(&[(Kind::Dictionary, map.clone()), (d, one.clone())]),
+            "a plain document, a dictionary frame (kind 1: a delta of the entries from 0, \
+             FORMAT.md 23.4) holding its shape, then a document bound to that dictionary",
+            dict_stream.clone(),
+        ),
+        (
+            "reject_stream_dictionary_missing",
+            "a document bound to the stream's dictionary, whose dictionary frame is missing",
+            no_dict,
+        ),
+        (
+            "reject_stream_bad_dictionary",
+            "a dictionary frame whose delta starts past the entries the reader has",
+            bad_delta,
         ),
         (
             "stream_torn_head",
@@ -198,12 +243,16 @@ fn vector_json(name: &str, description: &str, bytes: &[u8]) -> J {
     let frames: Vec<J> = o
         .frames
         .iter()
-        .map(|(k, off, p)| {
-            json!({
+        .map(|(k, off, p, value)| {
+            let mut f = json!({
                 "kind": match k { Kind::Document => "document", Kind::Dictionary => "dictionary" },
                 "offset": off,
                 "hex": hex(p),
-            })
+            });
+            if let Some(v) = value {
+                f["json"] = J::String(v.clone());
+            }
+            f
         })
         .collect();
     json!({
@@ -396,15 +445,24 @@ proptest! {
     fn written_frames_read_back(
         payloads in proptest::collection::vec((any::<bool>(), ".{0,300}"), 0..10),
     ) {
-        let frames: Vec<(Kind, Vec<u8>)> = payloads
-            .iter()
-            .map(|(d, s)| (if *d { Kind::Dictionary } else { Kind::Document }, doc(&json!(s))))
-            .collect();
-        let bytes = stream(&frames);
+        // Documents, plain or written against the stream's dictionary.
+        let mut dict = roving::Dictionary::new();
+        let mut w = Writer::new(Vec::new()).unwrap();
+        let mut want = Vec::new();
+        for (bound, s) in &payloads {
+            let v = json!({"s": s, "n": s.len()});
+            if *bound {
+                w.serialize_with(&v, &mut dict).unwrap();
+            } else {
+                w.serialize(&v).unwrap();
+            }
+            want.push(roving::json::to_json(Document::open(&doc(&v)).unwrap().root()).unwrap());
+        }
+        let bytes = w.into_inner().unwrap();
         let o = read_all(&bytes);
         prop_assert!(o.error.is_none() && o.torn.is_none());
-        let got: Vec<(Kind, Vec<u8>)> = o.frames.into_iter().map(|(k, _, p)| (k, p)).collect();
-        prop_assert_eq!(got, frames);
+        let got: Vec<String> = o.frames.into_iter().filter_map(|f| f.3).collect();
+        prop_assert_eq!(got, want);
     }
 }
 
@@ -462,10 +520,11 @@ fn dictionary_frames_travel_before_the_records_that_need_them() {
     let per = (bytes.len() - sc.dictionaries[0].end) / 99;
     assert!(per <= 61, "{per} bytes per record");
     // Without the dictionary, a bound record is an error naming it.
-    let o = read_all(&bytes);
-    let e = o.error.unwrap();
-    assert_eq!(e.0, "DictionaryRequired");
-    assert_eq!(o.frames.len(), 2); // the first (unbound) record and the dictionary
+    let frames: Vec<Frame<'_>> = Reader::new(&bytes).unwrap().map(|f| f.unwrap()).collect();
+    assert!(frames[0].open().is_ok()); // the first record is plain
+    let e = frames[2].open().unwrap_err();
+    assert_eq!(kind_name(&e), "DictionaryRequired");
+    assert_eq!(e.offset(), Some(frames[2].offset as u64));
 }
 
 #[test]

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import warnings
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,14 +15,7 @@ import pytest
 import roving
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-
-@dataclass
-class SimpleObject:
-    Id: int
-    Name: str
-    Address: str
-    Scores: list[int]
+from roving.bench.exp_simpleobject import SimpleObject
 
 
 def simple(i: int = 100000) -> SimpleObject:

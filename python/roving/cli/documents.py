@@ -45,13 +45,11 @@ def input_kind(path: str, data: bytes, forced: str | None) -> str:
 
 def load_document(path: str, forced: str | None = None) -> tuple[bytes, str]:
     """Reads FILE as a roving document (converting JSON input in memory).
-    Returns the roving bytes and the input kind."""
-    rv = api()
-    data = read_input(path)
-    kind = input_kind(path, data, forced)
-    if kind == "json":
-        return from_json(rv, path, data), kind
-    validate_document(rv, path, data)
+    Returns the roving bytes and the input kind. A record stream is an
+    error (the package's, which names ``iter_load``)."""
+    data, kind = load_input(path, forced)
+    if kind == "stream":
+        validate_document(api(), path, data)
     return data, kind
 
 

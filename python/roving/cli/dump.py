@@ -264,9 +264,16 @@ def run(args: argparse.Namespace) -> int:
         js = to_json(rv, args.file, data, args.indent if args.indent is not None else 2)
         write_stdout(js + b"\n")
         return 0
+    out = sys.stdout
+    _dump_tree(data, out, args)
+    out.flush()
+    return 0
+
+
+def _dump_tree(data: bytes, out: IO[str], args: argparse.Namespace) -> None:
+    """Writes the typed view of the document ``data`` to ``out``."""
     from roving._roving import _records
 
-    out = sys.stdout
     _Dumper(
         _records(data, values=True),
         out,
@@ -274,8 +281,6 @@ def run(args: argparse.Namespace) -> int:
         max_depth=args.depth,
         offsets=args.offsets,
     ).run()
-    out.flush()
-    return 0
 
 
 def _run_stream(rv: Any, args: argparse.Namespace, data: bytes) -> int:
@@ -295,19 +300,11 @@ def _run_stream(rv: Any, args: argparse.Namespace, data: bytes) -> int:
         body = ",\n".join(pad + p.replace("\n", "\n" + pad) for p in parts)
         write_stdout(("[\n" + body + "\n]\n" if parts else "[]\n").encode())
         return 0
-    from roving._roving import _records
-
     out = sys.stdout
     for i, (_, offset, _, payload, doc) in enumerate(shown):
         out.write(f"record [{i}] @{offset} ({len(payload):,} bytes)\n")
         buf = io.StringIO()
-        _Dumper(
-            _records(doc, values=True),
-            buf,
-            max_items=args.max_items,
-            max_depth=args.depth,
-            offsets=args.offsets,
-        ).run()
+        _dump_tree(doc, buf, args)
         out.write("".join("  " + line + "\n" for line in buf.getvalue().splitlines()))
     if len(shown) < len(records):
         out.write(f"… {len(records) - len(shown):,} more records\n")

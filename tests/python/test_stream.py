@@ -296,3 +296,20 @@ def test_scalars_are_written_plain() -> None:
     frames, _ = roving._roving._frames(data)
     for f, r in zip([f for f in frames if f[0] == "document"][2:], recs[2:], strict=True):
         assert f[3] == roving.dumps(r)
+
+
+def test_writer_and_iterator_move_between_threads() -> None:
+    import threading
+
+    f = io.BytesIO()
+    w = roving.Writer(f)
+    t = threading.Thread(target=lambda: [w.write({"i": i}) for i in range(100)])
+    t.start()
+    t.join()
+    w.close()
+    it = roving.iter_load(f.getvalue())
+    got: list[Any] = []
+    t = threading.Thread(target=lambda: got.extend(it))
+    t.start()
+    t.join()
+    assert got == [{"i": i} for i in range(100)]

@@ -58,7 +58,7 @@ enum Sink {
 /// self-contained: `iter_load` learns the dictionary as it reads, and an
 /// appending writer learns it from the file. (`dictionary=`, a shared
 /// `roving.Dictionary`, is not in this build yet.)
-#[pyclass(module = "roving", name = "Writer", unsendable)]
+#[pyclass(module = "roving", name = "Writer")]
 pub struct StreamWriter {
     sink: Sink,
     buf: Vec<u8>,
@@ -366,7 +366,7 @@ fn source_bytes(source: &Source) -> &[u8] {
 }
 
 /// The iterator of `iter_load`: the records of a stream, decoded.
-#[pyclass(module = "roving", name = "StreamIterator", unsendable)]
+#[pyclass(module = "roving", name = "StreamIterator")]
 pub struct StreamIter {
     source: Source,
     /// Position of the next frame in the source's bytes (`Mem`), or in

@@ -95,7 +95,9 @@ Functions
     section 24). ``w.write(obj)`` appends one record (``dumps``'s encoding,
     framed by 1 or 2 bytes; a record's map shapes go into the stream's own
     dictionary once, and later records of those shapes refer to it: a
-    seed-002 SimpleObject takes 61 bytes instead of 80); ``flush()``,
+    seed-002 SimpleObject takes 61 bytes instead of 80; with
+    ``dictionary=d``, a :class:`Dictionary`, they are written against ``d``
+    instead, whose entries the stream carries); ``flush()``,
     ``close()`` and the end of a
     ``with`` block write the buffered records out. A path is appended to
     (an existing stream continues; a record torn by a crash at its end is
@@ -265,6 +267,8 @@ from roving._roving import (
     EXT_UUID,
     MAX_DEPTH,
     DecodeError,
+    Dictionary,
+    DictionaryError,
     Doc,
     EncodeError,
     Ext,
@@ -299,6 +303,8 @@ __all__ = [
     "EXT_UUID",
     "MAX_DEPTH",
     "DecodeError",
+    "Dictionary",
+    "DictionaryError",
     "Doc",
     "EncodeError",
     "Ext",

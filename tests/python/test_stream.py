@@ -244,8 +244,28 @@ def test_default_and_non_str_keys() -> None:
     assert read(f.getvalue()) == ([{"1": "(1+2j)"}], [])
 
 
-def test_dictionary_is_not_available_yet() -> None:
-    with pytest.raises(TypeError, match="Dictionary"):
+def test_a_shared_dictionary(tmp_path: Path) -> None:
+    d = roving.Dictionary()
+    objs = [simple(i) for i in range(20)]
+    p = tmp_path / "log.rvs"
+    with roving.Writer(p, dictionary=d) as w:
+        for o in objs[:10]:
+            w.write(o)
+    assert len(d) == 1  # it learnt the SimpleObject shape
+    with roving.Writer(p, dictionary=d) as w:  # appending with the same dictionary
+        for o in objs[10:]:
+            w.write(o)
+    # The stream carries the entries: no dictionary is needed to read it.
+    assert read(p, type=SimpleObject) == (objs, [])
+    frames, _ = roving._roving._frames(p.read_bytes())
+    assert [f[0] for f in frames].count("dictionary") == 1
+    # Its records are documents written against d.
+    assert roving.loads(frames[-1][3], dictionary=d, type=SimpleObject) == objs[-1]
+    with pytest.raises(roving.DecodeError, match="another dictionary"):
+        other = roving.Dictionary()
+        roving.dumps({"x": 1, "y": 2}, dictionary=other)
+        roving.Writer(p, dictionary=other)
+    with pytest.raises(TypeError, match="roving.Dictionary"):
         roving.Writer(io.BytesIO(), dictionary=object())  # type: ignore[arg-type]
 
 

@@ -56,18 +56,29 @@ enum Sink {
 /// refer to them instead of carrying their keys (a SimpleObject: 59 bytes
 /// instead of 78). Scalars are written plain. The stream stays
 /// self-contained: `iter_load` learns the dictionary as it reads, and an
-/// appending writer learns it from the file. (`dictionary=`, a shared
-/// `roving.Dictionary`, is not in this build yet.)
+/// appending writer learns it from the file. With `dictionary=d` (a
+/// `roving.Dictionary`), the records are written against `d` instead (which
+/// learns their shapes, unless frozen), and `d`'s entries go into the
+/// stream before the records that need them; appending to a stream written
+/// with another dictionary is a `DictionaryError`.
 #[pyclass(module = "roving", name = "Writer")]
 pub struct StreamWriter {
     sink: Sink,
     buf: Vec<u8>,
     options: EncodeOptions,
     records: u64,
-    /// The stream's own dictionary (of shapes), and how many of its
-    /// entries are in the stream already.
-    dict: roving::Dictionary,
+    /// The dictionary the records are written against, and how many of
+    /// its entries are in the stream already.
+    dict: WriterDictionary,
     dict_written: usize,
+}
+
+/// The dictionary of a `Writer`.
+enum WriterDictionary {
+    /// The stream's own (of shapes, up to [`MAX_DICTIONARY`] entries).
+    Own(roving::Dictionary),
+    /// The user's `roving.Dictionary`.
+    Shared(Py<crate::dictionary::Dictionary>),
 }
 
 /// Entries past which a `Writer`'s own dictionary stops growing: every
@@ -194,12 +205,18 @@ impl StreamWriter {
         non_str_keys: bool,
     ) -> PyResult<StreamWriter> {
         let py = file.py();
-        if dictionary.is_some_and(|d| !d.is_none()) {
-            return Err(PyTypeError::new_err(
-                "roving.Writer(dictionary=...) needs roving.Dictionary, \
-                 which this build does not have yet",
-            ));
-        }
+        let shared = match dictionary.filter(|d| !d.is_none()) {
+            None => None,
+            Some(d) => Some(d.cast::<crate::dictionary::Dictionary>().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "roving.Writer(dictionary=...) takes a roving.Dictionary, not {}",
+                    d.get_type()
+                        .name()
+                        .map(|n| n.to_string())
+                        .unwrap_or_default()
+                ))
+            })?),
+        };
         let mut buf = Vec::with_capacity(WRITE_BUFFER + 1024);
         let mut dict = roving::Dictionary::new();
         let sink = if is_path(file)? {
@@ -241,7 +258,25 @@ impl StreamWriter {
             options: EncodeOptions::new(default, non_str_keys),
             records: 0,
             dict_written: dict.len(),
-            dict,
+            dict: match shared {
+                None => WriterDictionary::Own(dict),
+                Some(d) => {
+                    // The stream's entries must be the first of `d`'s.
+                    let n = dict.len();
+                    if n > 0 && d.borrow().inner.id_at(n) != Some(dict.id()) {
+                        return Err(crate::errors::decode_error(
+                            py,
+                            format!(
+                                "roving.Writer: the stream was written with another dictionary \
+                                 ({n} entries, id {:016x}) than the one given",
+                                dict.id()
+                            ),
+                            None,
+                        ));
+                    }
+                    WriterDictionary::Shared(d.clone().unbind())
+                }
+            },
         })
     }
 
@@ -254,15 +289,26 @@ impl StreamWriter {
         let buf = &mut self.buf;
         // The entries the document may refer to go first (the last
         // document's shapes, learnt after it).
-        push_dictionary(buf, &self.dict, &mut self.dict_written);
-        if self.dict.len() >= MAX_DICTIONARY && !self.dict.is_frozen() {
-            self.dict.freeze();
-        }
         // A scalar has no shape to share, and a binding costs 10 bytes.
-        let dict = is_container(obj).then_some(&mut self.dict);
-        encode::encode_with(obj, &self.options, dict, |doc| {
-            push_frame(buf, Kind::Document, doc)
-        })?;
+        let bind = is_container(obj);
+        match &mut self.dict {
+            WriterDictionary::Own(d) => {
+                push_dictionary(buf, d, &mut self.dict_written);
+                if d.len() >= MAX_DICTIONARY && !d.is_frozen() {
+                    d.freeze();
+                }
+                encode::encode_with(obj, &self.options, bind.then_some(d), |doc| {
+                    push_frame(buf, Kind::Document, doc)
+                })?;
+            }
+            WriterDictionary::Shared(d) => {
+                let mut d = d.bind(obj.py()).borrow_mut();
+                push_dictionary(buf, &d.inner, &mut self.dict_written);
+                encode::encode_with(obj, &self.options, bind.then_some(&mut d.inner), |doc| {
+                    push_frame(buf, Kind::Document, doc)
+                })?;
+            }
+        }
         self.records += 1;
         if self.buf.len() >= WRITE_BUFFER {
             self.write_out(obj.py())?;
@@ -277,7 +323,14 @@ impl StreamWriter {
         self.check_open()?;
         // The shapes the last records taught the dictionary, so that a
         // writer that appends later starts with them.
-        push_dictionary(&mut self.buf, &self.dict, &mut self.dict_written);
+        match &self.dict {
+            WriterDictionary::Own(d) => push_dictionary(&mut self.buf, d, &mut self.dict_written),
+            WriterDictionary::Shared(d) => push_dictionary(
+                &mut self.buf,
+                &d.bind(py).borrow().inner,
+                &mut self.dict_written,
+            ),
+        }
         self.write_out(py)?;
         match &mut self.sink {
             Sink::File(f) => f.flush()?,

@@ -95,8 +95,11 @@ impl ErrorKind {
             ErrorKind::BadPath => "bad path".into(),
             ErrorKind::Custom => "error".into(),
             ErrorKind::Io => "I/O error".into(),
-            ErrorKind::DictionaryRequired => "the document needs a shared dictionary".into(),
-            ErrorKind::DictionaryMismatch => "wrong shared dictionary".into(),
+            ErrorKind::DictionaryRequired => {
+                "the document was written against a shared dictionary, which is needed to read it"
+                    .into()
+            }
+            ErrorKind::DictionaryMismatch => "not the shared dictionary the document needs".into(),
             ErrorKind::BadDictionary => "malformed shared dictionary".into(),
         }
     }

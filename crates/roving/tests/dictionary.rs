@@ -195,16 +195,54 @@ fn encoder_reuse_and_resets() {
     let mut dict = Dictionary::new();
     dict.add_shape(&["x", "y"]).unwrap();
     let mut e = Encoder::with_dictionary(&dict);
-    assert!(e.is_empty());
-    e.begin_map().unwrap();
-    e.key("x").unwrap();
-    e.i64(1).unwrap();
-    e.key("y").unwrap();
-    e.str("Ada").unwrap();
-    e.end_map().unwrap();
-    let doc = e.finish_reset().unwrap();
-    assert_eq!(json_of(&doc, &dict), r#"{"x":1,"y":"Ada"}"#);
+    assert!(e.is_empty() && e.is_bound());
+    let write = |e: &mut Encoder, name: &str| {
+        e.begin_array().unwrap();
+        e.begin_map().unwrap();
+        e.key("x").unwrap();
+        e.i64(1).unwrap();
+        e.key("y").unwrap();
+        e.str(name).unwrap();
+        e.end_map().unwrap();
+        e.begin_map().unwrap();
+        e.key("z").unwrap();
+        e.str(name).unwrap();
+        e.end_map().unwrap();
+        e.end_array().unwrap();
+    };
+    // finish_reset, finish_with and finish_into keep the encoder bound to
+    // the dictionary, with its base: each document is the same as from a
+    // new encoder.
+    let fresh = |name: &str| {
+        let mut f = Encoder::with_dictionary(&dict);
+        write(&mut f, name);
+        f.finish().unwrap()
+    };
+    write(&mut e, "Ada");
+    let a = e.finish_reset().unwrap();
+    assert_eq!(a, fresh("Ada"));
+    assert!(e.is_bound() && e.is_empty());
+    write(&mut e, "Grace");
+    let b = e.finish_with(|b| b.to_vec()).unwrap();
+    assert_eq!(b, fresh("Grace"));
+    write(&mut e, "Linus");
+    let mut c = vec![7u8];
+    e.finish_into(&mut c).unwrap();
+    assert_eq!(&c[1..], &fresh("Linus")[..]);
+    e.use_dictionary(&dict); // the same state: keeps the base
+    write(&mut e, "Ada");
+    assert_eq!(e.finish_reset().unwrap(), a);
+    assert_eq!(json_of(&a, &dict), r#"[{"x":1,"y":"Ada"},{"z":"Ada"}]"#);
+    // A grown dictionary: the base is written again.
+    dict.add_string("Ada").unwrap();
+    e.use_dictionary(&dict);
+    write(&mut e, "Ada");
+    let d = e.finish_reset().unwrap();
+    assert!(d.len() < a.len());
+    assert_eq!(json_of(&d, &dict), r#"[{"x":1,"y":"Ada"},{"z":"Ada"}]"#);
     // After a reset, a plain document.
+    e.reset();
+    assert!(!e.is_bound());
     e.i64(5).unwrap();
     let plain = e.finish().unwrap();
     assert_eq!(Document::open(&plain).unwrap().root().as_i64(), Some(5));
@@ -317,6 +355,53 @@ proptest! {
             let plain = plain.finish().unwrap();
             let want = roving::json::to_json(Document::open(&plain).unwrap().root()).unwrap();
             prop_assert_eq!(json_of(&doc, &dict), want);
+        }
+    }
+
+    /// A bound encoder reused (rewound to its base) writes the bytes a
+    /// new one writes, whatever the documents before: strings, string
+    /// arrays, number arrays, maps of dictionary and new shapes.
+    #[test]
+    fn reused_bound_encoder_writes_what_a_new_one_writes(
+        docs in proptest::collection::vec(
+            (proptest::collection::vec("[a-c]{1,2}", 1..12), proptest::collection::vec(any::<i32>(), 0..10)),
+            1..5,
+        )
+    ) {
+        let mut dict = Dictionary::new();
+        dict.add_shape(&["a", "b"]).unwrap();
+        dict.add_string("c").unwrap();
+        let write = |e: &mut Encoder, strs: &[String], nums: &[i32]| {
+            e.begin_array().unwrap();
+            e.begin_map().unwrap();
+            e.key("a").unwrap();
+            e.begin_array().unwrap();
+            for s in strs {
+                e.str(s).unwrap();
+            }
+            e.end_array().unwrap();
+            e.key("b").unwrap();
+            e.begin_array().unwrap();
+            for &n in nums {
+                e.i64(n as i64).unwrap();
+            }
+            e.end_array().unwrap();
+            e.end_map().unwrap();
+            e.begin_map().unwrap();
+            e.key(&strs[0]).unwrap();
+            e.str("c").unwrap();
+            e.end_map().unwrap();
+            e.end_array().unwrap();
+        };
+        let mut reused = Encoder::with_dictionary(&dict);
+        for (strs, nums) in &docs {
+            write(&mut reused, strs, nums);
+            let got = reused.finish_reset().unwrap();
+            let mut fresh = Encoder::with_dictionary(&dict);
+            write(&mut fresh, strs, nums);
+            prop_assert_eq!(&got, &fresh.finish().unwrap());
+            let mut scratch = Vec::new();
+            prop_assert!(Document::open_with(&got, &dict, &mut scratch).is_ok());
         }
     }
 }

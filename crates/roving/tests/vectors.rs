@@ -1959,6 +1959,16 @@ fn encode_bound(value: &J, dict: &roving::Dictionary, n: usize) -> Vec<u8> {
     enc.finish().unwrap()
 }
 
+/// A reject vector of a bound document: name, description, bytes, the
+/// dictionary given (none: opened without), error kind.
+type DictReject<'a> = (
+    &'a str,
+    &'a str,
+    Vec<u8>,
+    Option<&'a roving::Dictionary>,
+    &'a str,
+);
+
 /// The bound-document vectors: (file name, case). Valid ones carry the
 /// dictionary's bytes (`dictionary`, hex) and its entries (`entries`);
 /// rejects carry a dictionary unless they test its absence.
@@ -2090,7 +2100,7 @@ fn dict_vectors() -> Vec<(String, J)> {
     let l = to_shape.len();
     to_shape[l - 3..].copy_from_slice(&[0x1c, (5 << 2) | 2, 0x1c]);
     let none: Option<&roving::Dictionary> = None;
-    let rejects: Vec<(&str, &str, Vec<u8>, Option<&roving::Dictionary>, &str)> = vec![
+    let rejects: Vec<DictReject<'_>> = vec![
         (
             "dict_required",
             "a bound document opened without a dictionary",

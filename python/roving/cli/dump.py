@@ -18,7 +18,9 @@ from typing import IO, Any
 
 from .._argtypes import count, spaces
 from .documents import (
+    add_dictionary_option,
     add_from_option,
+    load_dictionary,
     load_input,
     stream_frames,
     stream_records,
@@ -69,6 +71,7 @@ def register(sub: Any) -> None:
         help="show each record's byte offset and encoding",
     )
     add_from_option(d)
+    add_dictionary_option(d)
     d.set_defaults(func=run)
 
 
@@ -256,7 +259,7 @@ def run(args: argparse.Namespace) -> int:
     if args.indent is not None and not args.json:
         raise CliError("--indent applies to JSON output: add --json", status=2)
     check_file(args.file)
-    data, kind = load_input(args.file, args.from_)
+    data, kind = load_input(args.file, args.from_, load_dictionary(args.dictionary))
     rv = api()
     if kind == "stream":
         return _run_stream(rv, args, data)

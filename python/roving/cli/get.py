@@ -9,6 +9,7 @@ from typing import Any
 
 from .._argtypes import spaces
 from .documents import (
+    add_dictionary_option,
     add_from_option,
     article,
     damaged,
@@ -16,6 +17,7 @@ from .documents import (
     from_json,
     is_stream,
     kind_of,
+    load_dictionary,
     load_input,
     sniff,
     stream_frames,
@@ -42,6 +44,7 @@ def register(sub: Any) -> None:
     g.add_argument("path", metavar="PATH", help="e.g. '[123].name'")
     g.add_argument("--indent", type=spaces, metavar="N", help="indent the JSON by N spaces")
     add_from_option(g)
+    add_dictionary_option(g)
     g.set_defaults(func=run)
 
 
@@ -107,9 +110,16 @@ def run(args: argparse.Namespace) -> int:
     steps = parse_path(args.path)
     check_file(args.file)
     kind = args.from_ or ("json" if args.file != "-" and ext_kind(args.file) == "json" else None)
+    dictionary = load_dictionary(args.dictionary)
     if args.file != "-" and kind != "json" and is_stream(read_head(args.file)):
         return _run_stream(rv, args, read_input(args.file), steps)
-    if args.file != "-" and kind != "json" and hasattr(rv, "open") and os.path.isfile(args.file):
+    if (
+        args.file != "-"
+        and kind != "json"
+        and dictionary is None
+        and hasattr(rv, "open")
+        and os.path.isfile(args.file)
+    ):
         # Memory-map the file: only the bytes on the path are read (after validation).
         # Not a pipe (a FIFO, /dev/stdin, a shell's <(...)): it cannot be mapped
         # and reads only once, so it is read whole below.
@@ -132,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
             else:
                 raise
     else:
-        data, kind = load_input(args.file, kind)
+        data, kind = load_input(args.file, kind, dictionary)
         if kind == "stream":
             return _run_stream(rv, args, data, steps)
         doc = rv.open(data)

@@ -45,7 +45,7 @@ fn check(b: &Binding, dict: &Dictionary) -> Result<usize> {
         Some(n) if dict.id_at(n) == Some(b.id) => Ok(n),
         _ => Err(
             Error::at(ErrorKind::DictionaryMismatch, HEADER_LEN).with_message(format!(
-                "{}; this dictionary has {} entries (id {:016x})",
+                "it needs {}, this one has {} entries (id {:016x})",
                 b.needs(),
                 dict.len(),
                 dict.id()

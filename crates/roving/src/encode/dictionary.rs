@@ -22,6 +22,10 @@ pub(super) struct Bound {
     base_len: usize,
     /// Shapes of the base (those after are the document's own).
     shapes: usize,
+    /// Entries of `shape_keys` of the base's shapes.
+    shape_keys: usize,
+    /// Strings of the base.
+    strings: usize,
 }
 
 impl Encoder {
@@ -41,8 +45,18 @@ impl Encoder {
 
     /// Resets the encoder (as [`reset`](Self::reset)) for a document
     /// written against `dict`, as [`with_dictionary`](Self::with_dictionary)
-    /// does, keeping its allocations. Until the next reset or `finish`.
+    /// does, keeping its allocations. The encoder stays bound to `dict`
+    /// (as it is now) after `finish_reset`, `finish_with` and
+    /// `finish_into`, until [`reset`](Self::reset) or another
+    /// `use_dictionary`; an encoder already bound to this state of `dict`
+    /// keeps its base (nothing is written again).
     pub fn use_dictionary(&mut self, dict: &Dictionary) {
+        if let Some(b) = self.bound {
+            if b.id == dict.id() && b.count == dict.len() as u64 {
+                self.rewind();
+                return;
+            }
+        }
         self.reset();
         if dict.is_empty() {
             return;
@@ -59,7 +73,64 @@ impl Encoder {
             id: dict.id(),
             base_len,
             shapes: self.shapes.len(),
+            shape_keys: self.shape_keys.len(),
+            strings: self.strings.len(),
         });
+    }
+
+    /// Whether the encoder writes against a dictionary (see
+    /// [`use_dictionary`](Self::use_dictionary)).
+    pub fn is_bound(&self) -> bool {
+        self.bound.is_some()
+    }
+
+    /// Forgets the document written after the base of a bound encoder
+    /// (as [`reset`](Self::reset) does, but keeping the base and its
+    /// strings and shapes).
+    pub(super) fn rewind(&mut self) {
+        let Some(b) = self.bound else {
+            return self.reset();
+        };
+        self.out.truncate(b.base_len);
+        self.slots.clear();
+        self.keys.clear();
+        self.frames.clear();
+        self.top = super::containers::ROOT_FRAME;
+        let added = self.strings.len().saturating_sub(b.strings);
+        if added > 0 {
+            self.strings.retain_before(b.base_len, added);
+        }
+        if self.shapes.len() > b.shapes {
+            self.shapes.truncate(b.shapes);
+            self.shape_keys.truncate(b.shape_keys);
+            self.shape_index.retain(|e| (e.1 as usize) < b.shapes);
+        }
+        self.depth_guess.clear();
+        self.root = None;
+        self.version = VERSION_1;
+        *self.marked.get_mut() = b.base_len;
+        self.generation = super::next_generation();
+    }
+
+    /// The header and binding record of a bound encoder's document.
+    fn head(&self, b: &Bound) -> ([u8; 32], usize) {
+        let mut out = [0u8; 32];
+        out[..HEADER_LEN].copy_from_slice(&BASE_HEADER);
+        let n = binding_into(&mut out[HEADER_LEN..], b.count, b.id);
+        (out, HEADER_LEN + n)
+    }
+
+    /// Appends the finished document of a bound encoder (its header and
+    /// binding, then its records after the base) to `dst`.
+    pub(super) fn bound_output(&self, dst: &mut Vec<u8>) -> bool {
+        let Some(b) = self.bound else {
+            return false;
+        };
+        let (head, n) = self.head(&b);
+        dst.reserve(n + self.out.len() - b.base_len);
+        dst.extend_from_slice(&head[..n]);
+        dst.extend_from_slice(&self.out[b.base_len..]);
+        true
     }
 
     /// Adds the shapes the document written so far holds itself (those
@@ -149,9 +220,9 @@ impl Encoder {
     /// from the start of the base).
     pub(super) fn unbase(&mut self) {
         if let Some(b) = self.bound {
-            let mut head = BASE_HEADER.to_vec();
-            write_binding(&mut head, b.count, b.id);
-            self.out.splice(..b.base_len, head);
+            let (head, n) = self.head(&b);
+            self.out.splice(..b.base_len, head[..n].iter().copied());
+            self.bound = None;
         }
     }
 

@@ -387,6 +387,7 @@ impl Encoder {
     /// Completes the document and returns its bytes.
     pub fn finish(mut self) -> Result<Vec<u8>> {
         self.finish_root()?;
+        self.unbase();
         Ok(std::mem::take(&mut self.out))
     }
 
@@ -411,6 +412,11 @@ impl Encoder {
     /// ```
     pub fn finish_reset(&mut self) -> Result<Vec<u8>> {
         self.finish_root()?;
+        let mut doc = Vec::new();
+        if self.bound_output(&mut doc) {
+            self.rewind();
+            return Ok(doc);
+        }
         let mut out = Vec::with_capacity(next_capacity(self.out.len()));
         out.extend_from_slice(&MAGIC);
         out.push(VERSION_1);
@@ -424,6 +430,15 @@ impl Encoder {
     /// callers that copy the bytes anyway, e.g. into a Python `bytes`).
     pub fn finish_with<R>(&mut self, f: impl FnOnce(&[u8]) -> R) -> Result<R> {
         self.finish_root()?;
+        let mut doc = std::mem::take(&mut self.scratch);
+        doc.clear();
+        if self.bound_output(&mut doc) {
+            let r = f(&doc);
+            self.scratch = doc;
+            self.rewind();
+            return Ok(r);
+        }
+        self.scratch = doc;
         let r = f(&self.out);
         self.reset();
         Ok(r)
@@ -432,6 +447,10 @@ impl Encoder {
     /// Completes the document, appending its bytes to `dst`, and resets the encoder.
     pub fn finish_into(&mut self, dst: &mut Vec<u8>) -> Result<()> {
         self.finish_root()?;
+        if self.bound_output(dst) {
+            self.rewind();
+            return Ok(());
+        }
         dst.extend_from_slice(&self.out);
         self.reset();
         Ok(())
@@ -462,7 +481,6 @@ impl Encoder {
         self.out.extend_from_slice(&slot.to_le_bytes()[..width]);
         self.out.push(tag);
         self.slots.pop();
-        self.unbase();
         Ok(())
     }
 }

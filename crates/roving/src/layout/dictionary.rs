@@ -4,7 +4,7 @@
 //! read after.
 
 use super::tags::{HEADER_LEN, MAGIC, VERSION_2};
-use super::varint::{read_varint, write_varint};
+use super::varint::read_varint;
 use crate::error::{Error, ErrorKind, Result};
 
 /// Dictionary binding (format version 2): varint entry count `n`, then the
@@ -29,12 +29,11 @@ pub struct Binding {
 }
 
 impl Binding {
-    /// The message naming what a bound document needs.
+    /// The dictionary a bound document needs, in words: `dictionary
+    /// <id in hex> with <count> entries`.
     pub fn needs(&self) -> String {
-        format!(
-            "the document needs dictionary {:016x} with {} entries",
-            self.id, self.count
-        )
+        let s = if self.count == 1 { "entry" } else { "entries" };
+        format!("dictionary {:016x} with {} {s}", self.id, self.count)
     }
 }
 
@@ -78,9 +77,26 @@ pub fn read_binding(buf: &[u8]) -> Result<Option<Binding>> {
 
 /// Appends a binding record for `count` entries of id `id` to `out`.
 pub fn write_binding(out: &mut Vec<u8>, count: u64, id: u64) {
-    out.push(TAG_DICT_BINDING);
-    write_varint(out, count);
-    out.extend_from_slice(&id.to_le_bytes());
+    let mut b = [0u8; 19];
+    let n = binding_into(&mut b, count, id);
+    out.extend_from_slice(&b[..n]);
+}
+
+/// Writes a binding record for `count` entries of id `id` at the start
+/// of `out` (at least 19 bytes long) and returns its length.
+pub fn binding_into(out: &mut [u8], count: u64, id: u64) -> usize {
+    out[0] = TAG_DICT_BINDING;
+    let mut n = 1;
+    let mut v = count;
+    while v >= 0x80 {
+        out[n] = (v as u8) | 0x80;
+        v >>= 7;
+        n += 1;
+    }
+    out[n] = v as u8;
+    n += 1;
+    out[n..n + 8].copy_from_slice(&id.to_le_bytes());
+    n + 8
 }
 
 /// The error of a bound document opened without its dictionary.

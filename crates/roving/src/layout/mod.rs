@@ -45,7 +45,9 @@ mod varint;
 
 pub mod ext;
 
-pub use dictionary::{read_binding, write_binding, Binding, BASE_HEADER, TAG_DICT_BINDING};
+pub use dictionary::{
+    binding_into, read_binding, write_binding, Binding, BASE_HEADER, TAG_DICT_BINDING,
+};
 pub use float::*;
 pub use numarray::NumElem;
 pub use record::{record_end, ElemType};

@@ -121,3 +121,24 @@ def test_stats(stream: Path) -> None:
 def test_stats_of_a_torn_stream(torn: Path) -> None:
     st = json.loads(run("stats", "--json", str(torn)).stdout)
     assert st["torn"] == {"offset": torn.stat().st_size - 7, "bytes": 7}
+
+
+def test_get_from_a_pipe(stream: Path) -> None:
+    # A FIFO is read once: get must not peek at its first bytes first.
+    import os
+    import threading
+
+    fifo = stream.parent / "pipe"
+    os.mkfifo(fifo)
+    data = stream.read_bytes()
+
+    def writer() -> None:
+        with open(fifo, "wb") as f:
+            f.write(data)
+
+    t = threading.Thread(target=writer, daemon=True)
+    t.start()
+    p = run("get", str(fifo), "[1].name")
+    t.join(timeout=30)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout) == "n1"

@@ -111,7 +111,12 @@ def run(args: argparse.Namespace) -> int:
     check_file(args.file)
     kind = args.from_ or ("json" if args.file != "-" and ext_kind(args.file) == "json" else None)
     dictionary = load_dictionary(args.dictionary)
-    if args.file != "-" and kind != "json" and is_stream(read_head(args.file)):
+    if (
+        args.file != "-"
+        and kind != "json"
+        and os.path.isfile(args.file)  # a pipe is read once, below
+        and is_stream(read_head(args.file))
+    ):
         return _run_stream(rv, args, read_input(args.file), steps)
     if (
         args.file != "-"

@@ -130,13 +130,7 @@ def test_get_from_a_pipe(stream: Path) -> None:
 
     fifo = stream.parent / "pipe"
     os.mkfifo(fifo)
-    data = stream.read_bytes()
-
-    def writer() -> None:
-        with open(fifo, "wb") as f:
-            f.write(data)
-
-    t = threading.Thread(target=writer, daemon=True)
+    t = threading.Thread(target=fifo.write_bytes, args=(stream.read_bytes(),), daemon=True)
     t.start()
     p = run("get", str(fifo), "[1].name")
     t.join(timeout=30)

@@ -26,19 +26,25 @@ __all__ = [
     "StoreError",
     "StoreNotFoundError",
     "StorePermissionError",
+    "StreamIterator",
+    "TornRecordWarning",
     "ValidationError",
     "View",
     "ViewIter",
+    "Writer",
     "_ClusterStore",
     "_Store",
     "_StoreIter",
     "_dict_direct",
+    "_frames",
     "_is_mapped",
+    "_is_stream",
     "_parse_path",
     "_records",
     "_root",
     "dumps",
     "from_json",
+    "iter_load",
     "loads",
     "open",
     "to_json",
@@ -114,6 +120,54 @@ def open(
     dictionary: Dictionary | None = None,
 ) -> Doc: ...
 def _dict_direct() -> bool: ...
+
+# ---- record streams (crates/roving-python/src/stream.rs)
+
+class TornRecordWarning(RuntimeWarning): ...
+
+def _is_stream(data: Buffer, /) -> bool: ...
+def _frames(
+    data: Buffer, /
+) -> tuple[list[tuple[str, int, int, bytes, bytes]], tuple[int, int] | None]: ...
+
+@final
+class Writer:
+    def __new__(
+        cls,
+        file: str | PathLike[str] | PathLike[bytes] | Any,
+        /,
+        dictionary: Dictionary | None = None,
+        *,
+        default: Callable[[Any], Any] | None = None,
+        non_str_keys: bool = False,
+    ) -> Writer: ...
+    def write(self, obj: Any, /) -> None: ...
+    def flush(self) -> None: ...
+    def close(self) -> None: ...
+    @property
+    def records(self) -> int: ...
+    @property
+    def closed(self) -> bool: ...
+    def __enter__(self) -> Self: ...
+    def __exit__(self, *_args: object) -> None: ...
+
+@final
+class StreamIterator(Iterator[Any]):
+    def __iter__(self) -> Self: ...
+    def __next__(self) -> Any: ...
+
+@overload
+def iter_load(
+    file: str | PathLike[str] | PathLike[bytes] | Buffer | Any, /, *, type: None = None
+) -> Iterator[Any]: ...
+@overload
+def iter_load(
+    file: str | PathLike[str] | PathLike[bytes] | Buffer | Any, /, *, type: type[_T]
+) -> Iterator[_T]: ...
+@overload
+def iter_load(
+    file: str | PathLike[str] | PathLike[bytes] | Buffer | Any, /, *, type: Any
+) -> Iterator[Any]: ...
 def _parse_path(path: str, /) -> list[int | str]: ...
 def _is_mapped(dev: int, ino: int, /) -> bool: ...
 

@@ -13,6 +13,7 @@ static ROVING_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static ENCODE_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static DECODE_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static VALIDATION_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static TORN_RECORD_WARNING: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static DICTIONARY_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
 fn new_type(
@@ -83,7 +84,22 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("EncodeError", enc.bind(py))?;
     m.add("DecodeError", dec.bind(py))?;
     m.add("ValidationError", val.bind(py))?;
+    m.add("TornRecordWarning", torn_record_warning(py)?)?;
     Ok(())
+}
+
+/// `roving.TornRecordWarning`, a `RuntimeWarning`: a record stream ends
+/// with a record torn by a crash (`iter_load`).
+pub(crate) fn torn_record_warning(py: Python<'_>) -> PyResult<Bound<'_, PyType>> {
+    let t = TORN_RECORD_WARNING.get_or_try_init(py, || {
+        new_type(
+            py,
+            c"roving.TornRecordWarning",
+            c"A record stream ends with a record torn by a crash while it was written: iter_load read every whole record before it and ignored the torn one.",
+            &PyTuple::new(py, [py.get_type::<pyo3::exceptions::PyRuntimeWarning>()])?,
+        )
+    })?;
+    Ok(t.bind(py).clone())
 }
 
 fn make<'py>(

@@ -24,6 +24,7 @@ mod pytypes;
 mod stack;
 #[cfg(feature = "store")]
 mod store;
+mod stream;
 mod times;
 mod typed;
 mod view;
@@ -537,6 +538,7 @@ fn _roving(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_parse_path, m)?)?;
     m.add_function(wrap_pyfunction!(_is_mapped, m)?)?;
     walk::register(m)?;
+    stream::register(m)?;
     m.add_function(wrap_pyfunction!(dumps, m)?)?;
     m.add_function(wrap_pyfunction!(loads, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;

@@ -26,6 +26,7 @@ pub mod json;
 pub mod layout;
 pub mod read;
 pub mod serde;
+pub mod stream;
 pub mod timestamp;
 pub mod validate;
 pub mod walk;

@@ -11,6 +11,7 @@ fleece                    004   1000people.json: size, convert, parse, look up
 repository                000   BBItem flush/reload; issue 4's Store rows
 archiver-20000-ints       001   20,000 ints, keyless and keyed
 simpleobject              002   100,000 small objects, each to its own bytes
+stream                    -     100,000 SimpleObjects in one record stream
 dictionary                002   SimpleObject and records with a shared dictionary
 contacts                  003   two sets of strings
 corpus                    -     JSON files and generated shapes vs peers
@@ -46,6 +47,7 @@ from . import (
     exp_repository,
     exp_scaling,
     exp_simpleobject,
+    exp_stream,
 )
 from .harness import Config, Experiment, machine_info, quick_config
 from .report import write_experiment
@@ -56,6 +58,7 @@ EXPERIMENTS: dict[str, Callable[[Config], Experiment]] = {
     exp_repository.NAME: exp_repository.run,
     exp_archiver.NAME: exp_archiver.run,
     exp_simpleobject.NAME: exp_simpleobject.run,
+    exp_stream.NAME: exp_stream.run,
     exp_dictionary.NAME: exp_dictionary.run,
     exp_contacts.NAME: exp_contacts.run,
     exp_corpus.NAME: exp_corpus.run,
@@ -72,6 +75,7 @@ ALIASES = {
     "seed000": exp_repository.NAME,
     "seed001": exp_archiver.NAME,
     "seed002": exp_simpleobject.NAME,
+    "streams": exp_stream.NAME,
     "dict": exp_dictionary.NAME,
     "seed003": exp_contacts.NAME,
     "seed004": exp_fleece.NAME,

@@ -17,7 +17,7 @@ def register(sub: Any) -> None:
         "bench",
         help="run the seed experiments side by side",
         description="Run the five seed experiments (fleece, repository, archiver-20000-ints, simpleobject, "
-        "contacts) and the corpus of JSON files with roving beside Python's defaults and the fastest peers; print markdown tables and "
+        "contacts), record streams (stream) and the corpus of JSON files with roving beside Python's defaults and the fastest peers; print markdown tables and "
         "write bench/results/<experiment>.md, .json and .png.",
     )
     add_arguments(b)

@@ -91,14 +91,11 @@ def load_document(
 ) -> tuple[bytes, str]:
     """Reads FILE as a roving document (converting JSON input in memory;
     a document written against ``dictionary`` read as the plain document
-    it stands for). Returns the roving bytes and the input kind."""
-    rv = api()
-    data = read_input(path)
-    kind = input_kind(path, data, forced)
-    if kind == "json":
-        return from_json(rv, path, data), kind
-    data = resolve(rv, path, data, dictionary)
-    validate_document(rv, path, data)
+    it stands for). Returns the roving bytes and the input kind. A record
+    stream is an error (the package's, which names ``iter_load``)."""
+    data, kind = load_input(path, forced, dictionary)
+    if kind == "stream":
+        validate_document(api(), path, data)
     return data, kind
 
 
@@ -237,3 +234,75 @@ def kind_of(v: Any) -> str:
     if hasattr(v, "__len__") and hasattr(v, "__getitem__"):
         return "array"
     return type(v).__name__
+
+
+# ---- record streams (FORMAT.md section 24): many documents in one file.
+# The package tells what a stream is and where its frames are; nothing
+# here knows a byte of the format.
+
+#: A frame of a stream: kind ("document" or "dictionary"), offset, end (where
+#: the next frame starts), payload (its bytes in the stream) and document
+#: (the payload as a plain, validated document: for a record written against
+#: the stream's dictionary, with the dictionary's records).
+Frame = tuple[str, int, int, bytes, bytes]
+
+
+def is_stream(data: bytes) -> bool:
+    """True if ``data`` is a record stream rather than one document."""
+    from roving._roving import _is_stream
+
+    return bool(_is_stream(data))
+
+
+def load_input(path: str, forced: str | None = None, dictionary: Any = None) -> tuple[bytes, str]:
+    """Reads FILE as :func:`load_document` does, except that a record
+    stream is returned as it is (not validated) with the kind ``"stream"``
+    (a stream carries its own dictionary: ``dictionary`` is not used)."""
+    rv = api()
+    data = read_input(path)
+    kind = input_kind(path, data, forced)
+    if kind == "json":
+        return from_json(rv, path, data), kind
+    if is_stream(data):
+        return data, "stream"
+    data = resolve(rv, path, data, dictionary)
+    validate_document(rv, path, data)
+    return data, kind
+
+
+def stream_frames(path: str, data: bytes) -> tuple[list[Frame], tuple[int, int] | None]:
+    """The frames of the record stream ``data``, every document validated,
+    and its torn last frame ``(offset, length)`` or None. Raises CliError
+    (with the offset of the bad frame) if it is damaged."""
+    from roving._roving import _frames
+
+    with Progress(f"validating {display_name(path)}"):
+        try:
+            return _frames(data)
+        except Exception as e:
+            if is_roving_error(e) or isinstance(e, ValueError):
+                raise CliError(
+                    f"{display_name(path)}: damaged record stream: {error_text(e)}"
+                ) from None
+            raise
+
+
+def stream_records(frames: list[Frame]) -> list[Frame]:
+    """The document frames of a stream: its records, in order."""
+    return [f for f in frames if f[0] == "document"]
+
+
+def torn_text(torn: tuple[int, int]) -> str:
+    off, n = torn
+    return (
+        f"the last record (byte {off:,}, {n:,} bytes) is torn, cut by a crash while it was "
+        "written: readers ignore it, and a roving.Writer cuts it off before appending"
+    )
+
+
+def warn_torn(path: str, torn: tuple[int, int] | None) -> None:
+    """One line on stderr for a stream's torn last record."""
+    if torn is not None:
+        import sys
+
+        print(f"roving: warning: {display_name(path)}: {torn_text(torn)}", file=sys.stderr)

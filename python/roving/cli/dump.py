@@ -21,8 +21,11 @@ from .documents import (
     add_dictionary_option,
     add_from_option,
     load_dictionary,
-    load_document,
+    load_input,
+    stream_frames,
+    stream_records,
     to_json,
+    warn_torn,
 )
 from .errors import CliError, api
 from .files import check_file, write_stdout
@@ -44,7 +47,8 @@ def register(sub: Any) -> None:
         "dump",
         help="print a readable, typed view of a document",
         description="Print the document as an indented tree with the type of every value "
-        "(shared containers are printed once). --json prints JSON instead.",
+        "(shared containers are printed once). --json prints JSON instead. A record stream "
+        "prints each of its records (--json: the array of them).",
     )
     d.add_argument("file", metavar="FILE")
     d.add_argument("--json", action="store_true", help="print JSON instead of the typed view")
@@ -255,15 +259,24 @@ def run(args: argparse.Namespace) -> int:
     if args.indent is not None and not args.json:
         raise CliError("--indent applies to JSON output: add --json", status=2)
     check_file(args.file)
-    data, _ = load_document(args.file, args.from_, load_dictionary(args.dictionary))
+    data, kind = load_input(args.file, args.from_, load_dictionary(args.dictionary))
     rv = api()
+    if kind == "stream":
+        return _run_stream(rv, args, data)
     if args.json:
         js = to_json(rv, args.file, data, args.indent if args.indent is not None else 2)
         write_stdout(js + b"\n")
         return 0
+    out = sys.stdout
+    _dump_tree(data, out, args)
+    out.flush()
+    return 0
+
+
+def _dump_tree(data: bytes, out: IO[str], args: argparse.Namespace) -> None:
+    """Writes the typed view of the document ``data`` to ``out``."""
     from roving._roving import _records
 
-    out = sys.stdout
     _Dumper(
         _records(data, values=True),
         out,
@@ -271,5 +284,32 @@ def run(args: argparse.Namespace) -> int:
         max_depth=args.depth,
         offsets=args.offsets,
     ).run()
+
+
+def _run_stream(rv: Any, args: argparse.Namespace, data: bytes) -> int:
+    """``dump`` of a record stream: each record under a line that gives its
+    number, offset and size (``--max-items`` also limits the records); with
+    ``--json``, the JSON array of the records."""
+    import io
+
+    frames, torn = stream_frames(args.file, data)
+    warn_torn(args.file, torn)
+    records = stream_records(frames)
+    shown = records if args.max_items is None else records[: args.max_items]
+    if args.json:
+        indent = args.indent if args.indent is not None else 2
+        parts = [to_json(rv, args.file, f[4], indent).decode() for f in shown]
+        pad = " " * indent
+        body = ",\n".join(pad + p.replace("\n", "\n" + pad) for p in parts)
+        write_stdout(("[\n" + body + "\n]\n" if parts else "[]\n").encode())
+        return 0
+    out = sys.stdout
+    for i, (_, offset, _, payload, doc) in enumerate(shown):
+        out.write(f"record [{i}] @{offset} ({len(payload):,} bytes)\n")
+        buf = io.StringIO()
+        _dump_tree(doc, buf, args)
+        out.write("".join("  " + line + "\n" for line in buf.getvalue().splitlines()))
+    if len(shown) < len(records):
+        out.write(f"… {len(records) - len(shown):,} more records\n")
     out.flush()
     return 0

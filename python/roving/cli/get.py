@@ -15,11 +15,15 @@ from .documents import (
     damaged,
     ext_kind,
     from_json,
+    is_stream,
     kind_of,
     load_dictionary,
-    load_document,
+    load_input,
     sniff,
+    stream_frames,
+    stream_records,
     value_json,
+    warn_torn,
 )
 from .errors import CliError, api, is_roving_error
 from .files import check_file, read_head, read_input, write_stdout
@@ -33,7 +37,8 @@ def register(sub: Any) -> None:
         help="print the value at a path as JSON",
         description='Print the value at PATH as JSON. Paths: [123].name, $.friends[0], ["odd key"], '
         "[-1] (the last item), as the package's get_path reads them. A roving FILE is "
-        "memory-mapped and read in place; a JSON FILE is converted first.",
+        "memory-mapped and read in place; a JSON FILE is converted first. A record stream "
+        "reads as the array of its records: [3].name is the name of its fourth record.",
     )
     g.add_argument("file", metavar="FILE")
     g.add_argument("path", metavar="PATH", help="e.g. '[123].name'")
@@ -109,6 +114,13 @@ def run(args: argparse.Namespace) -> int:
     if (
         args.file != "-"
         and kind != "json"
+        and os.path.isfile(args.file)  # a pipe is read once, below
+        and is_stream(read_head(args.file))
+    ):
+        return _run_stream(rv, args, read_input(args.file), steps)
+    if (
+        args.file != "-"
+        and kind != "json"
         and dictionary is None
         and hasattr(rv, "open")
         and os.path.isfile(args.file)
@@ -135,8 +147,40 @@ def run(args: argparse.Namespace) -> int:
             else:
                 raise
     else:
-        data, _ = load_document(args.file, kind, dictionary)
+        data, kind = load_input(args.file, kind, dictionary)
+        if kind == "stream":
+            return _run_stream(rv, args, data, steps)
         doc = rv.open(data)
     value = _walk(doc.root, steps)
+    write_stdout(value_json(rv, value, args.indent) + b"\n")
+    return 0
+
+
+def _run_stream(rv: Any, args: argparse.Namespace, data: bytes, steps: list[Any]) -> int:
+    """``get`` on a record stream: the stream reads as the array of its
+    records, so a path starts with a record number (``[3].name``)."""
+    frames, torn = stream_frames(args.file, data)
+    warn_torn(args.file, torn)
+    records = stream_records(frames)
+    if not steps:
+        value: Any = [rv.open(f[4]).root.to_python() for f in records]
+        write_stdout(value_json(rv, value, args.indent) + b"\n")
+        return 0
+    first = steps[0]
+    if not isinstance(first, int):
+        raise CliError(
+            f"path not found: {_fmt_path(steps)}: {args.file} is a record stream of "
+            f"{len(records):,} records: start the path with a record number, e.g. [0]"
+        )
+    idx = first + len(records) if first < 0 else first
+    if not 0 <= idx < len(records):
+        raise CliError(
+            f"path not found: {_fmt_path(steps)}: record {first} out of range "
+            f"({len(records):,} records in the stream)"
+        )
+    try:
+        value = _walk(rv.open(records[idx][4]).root, steps[1:])
+    except CliError as e:
+        raise CliError(f"record [{first}]: {e}") from None
     write_stdout(value_json(rv, value, args.indent) + b"\n")
     return 0

@@ -10,7 +10,15 @@ import json
 import os
 from typing import Any
 
-from .documents import add_dictionary_option, add_from_option, load_dictionary, load_document
+from .documents import (
+    add_dictionary_option,
+    add_from_option,
+    load_dictionary,
+    load_input,
+    stream_frames,
+    stream_records,
+    torn_text,
+)
 from .files import check_file, display_name
 from .progress import Progress
 
@@ -61,7 +69,8 @@ def register(sub: Any) -> None:
         "stats",
         help="show where the bytes of a document go",
         description="Break the size of a document down: strings (and map keys), numbers, containers, "
-        "shapes (shared key lists), and what sharing repeated values saved. A .json FILE is converted first.",
+        "shapes (shared key lists), and what sharing repeated values saved. A .json FILE is converted first. "
+        "A record stream: its records, their sizes, the bytes of its framing and of its documents' sections.",
     )
     s.add_argument("file", metavar="FILE")
     s.add_argument("--json", action="store_true", help="print the numbers as JSON")
@@ -180,7 +189,9 @@ def compute_stats(buf: bytes) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     check_file(args.file)
-    data, kind = load_document(args.file, args.from_, load_dictionary(args.dictionary))
+    data, kind = load_input(args.file, args.from_, load_dictionary(args.dictionary))
+    if kind == "stream":
+        return _run_stream(args, data)
     with Progress(f"scanning {display_name(args.file)}"):
         st = compute_stats(data)
     st["file"] = display_name(args.file)
@@ -264,3 +275,87 @@ def _print_stats(st: dict[str, Any]) -> None:
     if d["unreachable_records"]:
         out.append(f"  note: {d['unreachable_records']:,} records are not reachable from the root")
     print("\n".join(out))
+
+
+def compute_stream_stats(
+    frames: list[Any], total: int, torn: tuple[int, int] | None
+) -> dict[str, Any]:
+    """Where the bytes of a record stream go: its header, the frame heads,
+    the records (their sections summed over every record, as
+    :func:`compute_stats` counts them: a record written against the
+    stream's dictionary with the dictionary's records it reads with, so
+    the sections may add up to more than the records' bytes), dictionary
+    frames and a torn tail.
+    Offsets come from the package (``_frames``)."""
+    records = stream_records(frames)
+    sizes = [len(f[3]) for f in records]
+    header = frames[0][1] if frames else (torn[0] if torn else total)
+    sections: dict[str, dict[str, int]] = {}
+    values: dict[str, int] = {}
+    doc_headers = 0
+    for f in records:
+        st = compute_stats(f[4])
+        doc_headers += st["header"]
+        for k, v in st["sections"].items():
+            sec = sections.setdefault(k, {"records": 0, "bytes": 0})
+            sec["records"] += v["records"]
+            sec["bytes"] += v["bytes"]
+        for k, n in st["values"].items():
+            values[k] = values.get(k, 0) + n
+    return {
+        "bytes": total,
+        "stream": True,
+        "header": header,
+        "records": len(records),
+        "frame_heads": sum(end - off - len(p) for _, off, end, p, _ in frames),
+        "record_bytes": {
+            "total": sum(sizes),
+            "min": min(sizes, default=0),
+            "max": max(sizes, default=0),
+            "mean": sum(sizes) / len(sizes) if sizes else 0,
+        },
+        "document_headers": doc_headers,
+        "sections": sections,
+        "values": values,
+        "dictionary_frames": {
+            "frames": len(frames) - len(records),
+            "bytes": sum(len(f[3]) for f in frames if f[0] == "dictionary"),
+        },
+        "torn": None if torn is None else {"offset": torn[0], "bytes": torn[1]},
+    }
+
+
+def _run_stream(args: argparse.Namespace, data: bytes) -> int:
+    frames, torn = stream_frames(args.file, data)
+    with Progress(f"scanning {display_name(args.file)}"):
+        st = compute_stream_stats(frames, len(data), torn)
+    st["file"] = display_name(args.file)
+    if args.json:
+        print(json.dumps(st, indent=2))
+        return 0
+    total = st["bytes"]
+    rb = st["record_bytes"]
+    out = [
+        f"{st['file']}: {total:,} bytes, a record stream of {st['records']:,} records "
+        f"({rb['mean']:,.1f} bytes each on average, {rb['min']:,} to {rb['max']:,})",
+        "",
+        f"  {'part':<20}{'bytes':>12}{'share':>8}",
+        f"  {'stream header':<20}{st['header']:>12,}{_pct(st['header'], total):>8}",
+        f"  {'frame heads':<20}{st['frame_heads']:>12,}{_pct(st['frame_heads'], total):>8}"
+        f"   ({st['frame_heads'] / max(1, len(frames)):.2f} per frame)",
+        f"  {'records':<20}{rb['total']:>12,}{_pct(rb['total'], total):>8}",
+        f"    {'document headers':<18}{st['document_headers']:>12,}{_pct(st['document_headers'], total):>8}",
+    ]
+    for k, sec in st["sections"].items():
+        out.append(f"    {k:<18}{sec['bytes']:>12,}{_pct(sec['bytes'], total):>8}")
+    d = st["dictionary_frames"]
+    if d["frames"]:
+        out.append(f"  {'dictionary frames':<20}{d['bytes']:>12,}{_pct(d['bytes'], total):>8}")
+    if torn is not None:
+        out.append(f"  {'torn tail':<20}{torn[1]:>12,}{_pct(torn[1], total):>8}")
+        out.append("")
+        out.append(f"  note: {torn_text(torn)}")
+    out.append("")
+    out.append("  values: " + ", ".join(f"{n:,} {k}" for k, n in st["values"].items() if n))
+    print("\n".join(out))
+    return 0

@@ -6,7 +6,16 @@ import argparse
 import sys
 from typing import Any
 
-from .documents import add_dictionary_option, load_dictionary, resolve, validate_document
+from .documents import (
+    add_dictionary_option,
+    is_stream,
+    load_dictionary,
+    resolve,
+    stream_frames,
+    stream_records,
+    torn_text,
+    validate_document,
+)
 from .errors import PROG, CliError, api, is_roving_error
 from .files import check_file, display_name, read_input
 
@@ -15,9 +24,10 @@ def register(sub: Any) -> None:
     """Adds the ``validate`` command to the subparsers ``sub``."""
     v = sub.add_parser(
         "validate",
-        help="check that files are valid roving documents",
-        description="Check each FILE completely. Exit 0 if all are valid; otherwise print the reason "
-        "and byte offset of each invalid one and exit 1.",
+        help="check that files are valid roving documents or record streams",
+        description="Check each FILE completely (a record stream: every record). Exit 0 if all are "
+        "valid; otherwise print the reason and byte offset of each invalid one and exit 1. A "
+        "stream's last record torn by a crash is reported, and is not an error (readers skip it).",
     )
     v.add_argument("files", metavar="FILE", nargs="+")
     v.add_argument("-q", "--quiet", action="store_true", help="print nothing for valid files")
@@ -35,17 +45,38 @@ def run(args: argparse.Namespace) -> int:
         try:
             check_file(path)
             data = read_input(path)
-            plain = resolve(rv, path, data, dictionary)
-            validate_document(rv, path, plain)
+            if is_stream(data):
+                frames, torn = stream_frames(path, data)
+            else:
+                plain = resolve(rv, path, data, dictionary)
+                validate_document(rv, path, plain)
         except CliError as e:
             print(f"{PROG} validate: error: {e}", file=sys.stderr)
             status = 1
+            continue
+        if is_stream(data):
+            if not args.quiet or torn is not None:
+                print(
+                    f"{display_name(path)}: ok ({len(data):,} bytes, {_stream_desc(frames, torn)})"
+                )
             continue
         if not args.quiet:
             print(
                 f"{display_name(path)}: ok ({len(data):,} bytes, roving v{data[2] if len(data) > 2 else '?'}, root: {_root_desc(plain)})"
             )
     return status
+
+
+def _stream_desc(frames: list[Any], torn: tuple[int, int] | None) -> str:
+    """What a (valid) record stream holds."""
+    n = len(stream_records(frames))
+    text = f"record stream of {n:,} record{'' if n == 1 else 's'}"
+    dicts = len(frames) - n
+    if dicts:
+        text += f" and {dicts:,} dictionary frame{'' if dicts == 1 else 's'}"
+    if torn is not None:
+        text += f"; {torn_text(torn)}"
+    return text
 
 
 def _root_desc(data: bytes) -> str:

@@ -584,3 +584,34 @@ impl<'py, 'd> State<'py, 'd> {
         })
     }
 }
+
+/// Encodes `obj` and passes the document's bytes to `f` (the stream
+/// writer frames them into its buffer: no `bytes` object per record).
+/// With `dict`, the document is written against it (maps of its shapes
+/// refer to it) and `dict` learns the document's other shapes.
+pub(crate) fn encode_with<R>(
+    obj: &Bound<'_, PyAny>,
+    options: &EncodeOptions,
+    dict: Option<&mut roving::Dictionary>,
+    f: impl FnOnce(&[u8]) -> R,
+) -> PyResult<R> {
+    // A bound encoder keeps its dictionary's base between documents in
+    // its own slot (as `dumps(obj, dictionary=d)`'s).
+    let cell = if dict.is_some() {
+        &DICT_ENCODER
+    } else {
+        &ENCODER
+    };
+    with_encoder_in(cell, obj.py(), options, |st| {
+        if let Some(d) = dict.as_deref() {
+            st.enc.use_dictionary(d);
+        }
+        // SAFETY: `obj` is a live object the caller holds for the whole call.
+        unsafe { st.value(obj.as_ptr(), 0) }?;
+        note_size(st.enc.len());
+        if let Some(d) = dict {
+            st.enc.grow_dictionary(d);
+        }
+        st.enc.finish_with(f).map_err(Box::<Fail>::from)
+    })
+}

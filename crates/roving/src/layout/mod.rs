@@ -19,6 +19,8 @@
 //! * `str_array.rs`: string array records (version 2): their header,
 //!   the bounds of each string, and writing one;
 //! * `root.rs`: the trailer that locates the root record;
+//! * `stream.rs`: record streams, many documents in one file: the stream
+//!   header and the head of each frame;
 //! * `float.rs`: decimal floats and exact binary32 conversions;
 //! * `numarray.rs`: number array records (version 2): their element
 //!   types ([`NumElem`]), header and elements;
@@ -37,6 +39,7 @@ mod root;
 mod shape;
 mod slot;
 mod str_array;
+mod stream;
 mod tags;
 mod varint;
 
@@ -58,6 +61,10 @@ pub use slot::{
     SPECIAL_TRUE,
 };
 pub use str_array::{STR_ARRAY_BLOCK, STR_ARRAY_RESERVED};
+pub use stream::{
+    frame_head_len, is_stream, read_frame_head, read_stream_header, write_frame_head, FrameHead,
+    FrameKind, MAX_FRAME_LEN, STREAM_HEADER, STREAM_HEADER_LEN, STREAM_MARK, STREAM_VERSION,
+};
 pub use tags::*;
 pub use varint::*;
 

@@ -22,6 +22,17 @@ fn bad_magic(buf: &[u8]) -> Error {
     e.with_message(what)
 }
 
+/// The error of a record stream (`RV S`) given where one document is
+/// expected: one line that names the stream readers.
+#[cold]
+#[inline(never)]
+fn stream_given() -> Error {
+    Error::at(ErrorKind::BadMagic, 2).with_message(
+        "this is a record stream of many documents, not one document: \
+         read its records with roving.iter_load() (Rust: roving::stream::Reader)",
+    )
+}
+
 /// Locates the root record from the end of `buf`: returns its slot width
 /// and position. Checks the header too.
 pub(crate) fn locate_root(buf: &[u8]) -> Result<(usize, usize)> {
@@ -37,6 +48,7 @@ pub(crate) fn locate_root(buf: &[u8]) -> Result<(usize, usize)> {
     match buf.get(2) {
         None => return Err(Error::at(ErrorKind::Truncated, buf.len())),
         Some(&(VERSION_1..=VERSION)) => {}
+        Some(&super::stream::STREAM_MARK) => return Err(stream_given()),
         Some(&v) => return Err(Error::at(ErrorKind::UnsupportedVersion(v), 2)),
     }
     if super::has_binding(buf) {

@@ -9,7 +9,11 @@ The work is done by the extension type ``roving._roving._ClusterStore``
 
 from __future__ import annotations
 
+import atexit
+import os
+import sys
 import warnings
+import weakref
 from collections.abc import Callable, ItemsView, Iterator, MutableMapping, ValuesView
 from types import TracebackType
 from typing import Any, Self
@@ -114,7 +118,10 @@ class ClusterStore(_ClusterStore, MutableMapping):
     supported.
     """
 
-    __slots__ = ()
+    # The process that opened the store (its own to flush when collected
+    # or at exit).
+    __slots__ = ("_pid", "__weakref__")
+    _pid: int
 
     def __new__(
         cls,
@@ -148,6 +155,9 @@ class ClusterStore(_ClusterStore, MutableMapping):
             wait_timeout=wait_timeout,
             retries=retries,
         )
+        self._pid = os.getpid()
+        if not self.readonly:
+            _open_stores[id(self)] = self
         if flag == "n":
             _ClusterStore.clear(self)
             _ClusterStore.flush(self)
@@ -194,25 +204,32 @@ class ClusterStore(_ClusterStore, MutableMapping):
         return self
 
     def __del__(self) -> None:
-        # Pending changes are dropped with the store: say so, as an unclosed
-        # file says it was not closed (and as an LMDB Store does).
+        # As an LMDB Store (and shelve.Shelf.__del__): pending changes are
+        # flushed, not dropped.
+        self._flush_unsaved("when it was garbage-collected")
+
+    def _flush_unsaved(self, when: str) -> None:
+        """Flush the pending changes of a writable store opened by this
+        process, warning (``RuntimeWarning``) if that fails: they are lost."""
         try:
-            pending = 0 if self.closed else self.pending
-        except Exception:
-            return
-        if not pending:
-            return
-        try:
-            warnings.warn(
-                f"roving.Store({self.nodes[0]!r}, prefix={self.prefix!r}) was garbage-collected "
-                f"with {pending} unflushed change(s), now dropped; call flush() or close(), "
-                "or use it in a with block",
-                ResourceWarning,
-                source=self,
-                stacklevel=2,
+            if self.closed or self.readonly or getattr(self, "_pid", None) != os.getpid():
+                return
+            if not self.pending:
+                return
+            self.flush()
+        except Exception as e:
+            message = (
+                f"roving.Store({self.nodes[0]!r}, prefix={self.prefix!r}) could not flush its "
+                f"pending changes {when}; they are lost: {type(e).__name__}: {e}"
             )
-        except Exception:
-            pass  # at interpreter exit the warning machinery may be gone
+            try:
+                warnings.warn(message, RuntimeWarning, source=self, stacklevel=3)
+            except Exception:
+                # At interpreter exit the warning machinery may be gone.
+                try:
+                    sys.stderr.write(f"RuntimeWarning: {message}\n")
+                except Exception:
+                    pass
 
     def __exit__(
         self,
@@ -224,3 +241,15 @@ class ClusterStore(_ClusterStore, MutableMapping):
         self._close(commit=exc_type is None)
 
     __hash__ = None  # type: ignore[assignment]
+
+
+# Writable cluster stores of this process not yet collected: flushed at
+# interpreter exit, as LMDB stores are (roving._store), even when still
+# referenced. (By id: a store is unhashable, as a mutable mapping.)
+_open_stores: weakref.WeakValueDictionary[int, ClusterStore] = weakref.WeakValueDictionary()
+
+
+@atexit.register
+def _flush_at_exit() -> None:
+    for store in list(_open_stores.values()):
+        store._flush_unsaved("at interpreter exit")

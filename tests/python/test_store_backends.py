@@ -11,7 +11,10 @@ from __future__ import annotations
 import dataclasses
 import gc
 import itertools
+import subprocess
+import sys
 import time
+import warnings
 from collections.abc import Callable, MutableMapping
 from pathlib import Path
 from typing import Any
@@ -357,9 +360,31 @@ def test_cluster_transactions_of_one_slot(redis_cluster: RedisCluster) -> None:
     b.close()
 
 
-def test_cluster_store_collected_with_pending_changes_warns(redis_cluster: RedisCluster) -> None:
-    s = Store(redis_cluster.urls, prefix=f"gc-{time.time_ns()}:")
+def test_cluster_store_collected_with_pending_changes_flushes(redis_cluster: RedisCluster) -> None:
+    # As an LMDB store (and a shelf): collecting a store flushes its pending
+    # changes, and warns of nothing.
+    prefix = f"gc-{time.time_ns()}:"
+    s = Store(redis_cluster.urls, prefix=prefix)
     s["a"] = 1
-    with pytest.warns(ResourceWarning, match="1 unflushed change"):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         del s
         gc.collect()
+    assert [w for w in caught if issubclass(w.category, (ResourceWarning, RuntimeWarning))] == []
+    with Store(redis_cluster.urls, prefix=prefix, readonly=True) as r:
+        assert r["a"] == 1
+
+
+def test_cluster_store_flushes_at_exit(redis_cluster: RedisCluster) -> None:
+    # A store still referenced at interpreter exit is flushed then.
+    prefix = f"exit-{time.time_ns()}:"
+    code = (
+        "import roving, sys\n"
+        f"KEEP = roving.Store({redis_cluster.urls!r}, prefix={prefix!r})\n"
+        "KEEP['a'] = [1, 2]\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "Warning" not in done.stderr
+    with Store(redis_cluster.urls, prefix=prefix, readonly=True) as r:
+        assert r["a"] == [1, 2]

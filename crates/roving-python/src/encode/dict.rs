@@ -12,6 +12,7 @@ use crate::error_path::PathStep;
 use crate::pytypes;
 
 use super::failure::{fail_msg, Fail};
+use super::sequence::AHEAD;
 use super::strings::str_bytes;
 use super::{type_name, State};
 
@@ -87,7 +88,12 @@ impl<'py> State<'py, '_> {
                                     self.enc.key_id(id)?;
                                     Some(id)
                                 }
-                                None => self.new_key(k)?,
+                                None => {
+                                    // A key not met before: the next ones
+                                    // may be new too (a dict keyed by ids).
+                                    self.prefetch_str(items.peek_key(AHEAD as usize));
+                                    self.new_key(k)?
+                                }
                             };
                             seq.truncate(i);
                             match id {

@@ -10,6 +10,10 @@ use crate::error_path::PathStep;
 use super::failure::Fail;
 use super::State;
 
+/// How many items ahead a long list's strings are looked up early (see
+/// `State::prefetch_str`).
+pub(super) const AHEAD: isize = 8;
+
 impl<'py> State<'py, '_> {
     pub(super) unsafe fn list(&mut self, o: *mut ffi::PyObject) -> Result<Mark, Box<Fail>> {
         // SAFETY: `o` is a live list (caller's contract).
@@ -24,6 +28,10 @@ impl<'py> State<'py, '_> {
         unsafe {
             while i < ffi::PyList_GET_SIZE(o) {
                 let v = ffi::PyList_GET_ITEM(o, i);
+                // The item a few places ahead: its string's lookup starts now.
+                if i + AHEAD < ffi::PyList_GET_SIZE(o) {
+                    self.prefetch_str(ffi::PyList_GET_ITEM(o, i + AHEAD));
+                }
                 let t = ffi::Py_TYPE(v);
                 // Strings need no strong reference: no Python code runs.
                 let r = if t == tp!(PyUnicode_Type) {

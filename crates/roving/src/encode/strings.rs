@@ -63,6 +63,25 @@ pub(super) struct StringTable {
     wide: Option<Box<WideTable>>,
 }
 
+/// Tables of fewer slots than this stay in the cache (their control bytes
+/// and slots take 9 bytes each): [`StringTable::prefetch`] does nothing.
+const PREFETCH_FROM: usize = 1 << 13;
+
+/// Asks the processor to load the cache line of `p` (a hint: no fault,
+/// no effect on the program's state).
+#[inline(always)]
+fn prefetch(p: *const u8) {
+    // SAFETY: SSE is part of every x86_64 target (its baseline); a
+    // prefetch reads no memory the program sees and cannot fault, whatever
+    // the address.
+    #[cfg(target_arch = "x86_64")]
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast())
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// The high bit of each of eight control bytes read as a word: set in a
 /// used slot's byte (see [`control`]).
 const USED_BITS: u64 = 0x8080_8080_8080_8080;
@@ -468,6 +487,24 @@ impl StringTable {
         slots[i & mask] = ((record as u64) << 32) | high;
         self.len += 1;
         record
+    }
+
+    /// Starts loading the table entries that [`Self::intern`] of `s` will
+    /// read first (its control byte and slot) into the cache, if the table
+    /// is too large to stay there ([`PREFETCH_FROM`] slots); nothing else.
+    /// A caller that knows the next strings calls this some strings ahead,
+    /// so that their cache misses overlap rather than follow each other.
+    #[inline(always)]
+    pub(super) fn prefetch(&self, s: &[u8]) {
+        if self.slots.len() < PREFETCH_FROM || self.len >= self.limit {
+            return;
+        }
+        let h = hash_bytes(&self.seeds, s);
+        let i = (h >> 32) as usize & (self.slots.len() - 1);
+        if let (Some(c), Some(slot)) = (self.ctrl.get(i), self.slots.get(i)) {
+            prefetch(c as *const u8);
+            prefetch((slot as *const u64).cast());
+        }
     }
 
     /// Forgets the string whose record is at `record` in `out` (one that

@@ -183,6 +183,8 @@ pub struct Encoder {
     marked: std::sync::atomic::AtomicUsize,
     /// Scratch space of [`Encoder::pack_numbers`] (kept for its allocation).
     scratch: Vec<u8>,
+    /// Scratch space of [`Encoder::array_str`] (once used).
+    str_scratch: Option<Box<str_array::StrListScratch>>,
 }
 
 /// Says how far the document is (bytes written, open containers, shapes),
@@ -238,6 +240,7 @@ impl Encoder {
             predict: true,
             marked: std::sync::atomic::AtomicUsize::new(0),
             scratch: Vec::new(),
+            str_scratch: None,
         }
     }
 
@@ -287,6 +290,15 @@ impl Encoder {
         self.shape_keys.clear();
         self.depth_guess.clear();
         self.root = None;
+        if self
+            .str_scratch
+            .as_ref()
+            .is_some_and(|s| s.capacity() > 1 << 17)
+        {
+            // A list of more strings than this leaves scratch space (about
+            // 18 bytes a string) not worth keeping for the next document.
+            self.str_scratch = None;
+        }
         self.version = VERSION_1;
         *self.marked.get_mut() = 0;
         self.generation = next_generation();

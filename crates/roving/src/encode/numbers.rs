@@ -280,7 +280,7 @@ impl Encoder {
 
     /// Ends the array opened by `array_f64` or `array_i64` (which wrote no
     /// slot) with the number array record at `pos` as its value.
-    fn close_packed(&mut self, pos: usize) -> crate::Result<super::Mark> {
+    pub(super) fn close_packed(&mut self, pos: usize) -> crate::Result<super::Mark> {
         let Some(outer) = self.frames.pop() else {
             return Err(crate::Error::new(crate::ErrorKind::EncoderState)
                 .with_message("end_array without an open array"));

@@ -8,6 +8,7 @@ use roving::Mark;
 use crate::error_path::PathStep;
 
 use super::failure::Fail;
+use super::int::small_int;
 use super::strings::str_bytes;
 use super::State;
 
@@ -100,11 +101,14 @@ impl<'py> State<'py, '_> {
                 for i in 0..n {
                     let v = ffi::PyList_GET_ITEM(o, i);
                     let mut overflow = 0;
-                    let x = if ffi::Py_TYPE(v) == tp!(PyLong_Type) {
-                        ffi::PyLong_AsLongLongAndOverflow(v, &mut overflow)
-                    } else {
+                    let x = if ffi::Py_TYPE(v) != tp!(PyLong_Type) {
                         overflow = 1;
                         0
+                    } else if let Some(x) = small_int(v) {
+                        // (Read in place: no call.)
+                        x
+                    } else {
+                        ffi::PyLong_AsLongLongAndOverflow(v, &mut overflow)
                     };
                     if overflow != 0 {
                         self.tables.ints = xs;

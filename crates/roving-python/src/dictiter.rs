@@ -155,26 +155,6 @@ impl DictIter {
         unsafe { self.next_api() }
     }
 
-    /// The key of the entry `ahead` entries after the next one (a
-    /// borrowed reference, valid as [`DictIter::next`]'s), or null: past
-    /// the end, at a removed entry's place, or when stepping through
-    /// `PyDict_Next`. For looking ahead only (a removed entry's key may be
-    /// a dummy; its value is not checked).
-    ///
-    /// # Safety
-    /// As [`DictIter::next`]'s.
-    #[inline(always)]
-    pub(crate) unsafe fn peek_key(&self, ahead: usize) -> *mut ffi::PyObject {
-        let p = self.cur.wrapping_add(ahead * self.stride);
-        if p >= self.end {
-            return std::ptr::null_mut();
-        }
-        // SAFETY: `cur <= p < end` is an entry of the dict's current table
-        // (the contract of `next`); its key field is a pointer, possibly
-        // null.
-        unsafe { *p }
-    }
-
     /// Re-reads the dict's table: call it after running Python code,
     /// which may have given the dict a new one or changed its entry
     /// count (as `PyDict_Next` re-reads them at each step). The position

@@ -12,7 +12,6 @@ use crate::error_path::PathStep;
 use crate::pytypes;
 
 use super::failure::{fail_msg, Fail};
-use super::sequence::AHEAD;
 use super::strings::str_bytes;
 use super::{type_name, State};
 
@@ -88,12 +87,7 @@ impl<'py> State<'py, '_> {
                                     self.enc.key_id(id)?;
                                     Some(id)
                                 }
-                                None => {
-                                    // A key not met before: the next ones
-                                    // may be new too (a dict keyed by ids).
-                                    self.prefetch_str(items.peek_key(AHEAD as usize));
-                                    self.new_key(k)?
-                                }
+                                None => self.new_key(k)?,
                             };
                             seq.truncate(i);
                             match id {

@@ -14,7 +14,7 @@ use super::State;
 
 /// How many items ahead a long list's strings are looked up early (see
 /// `State::prefetch_str`).
-pub(super) const AHEAD: isize = 8;
+const AHEAD: isize = 8;
 
 /// Fewest items of a list of strings written by `Encoder::array_str`
 /// (shorter ones item by item: the same bytes).

@@ -5,7 +5,7 @@ use hashbrown::HashMap;
 
 use super::containers::Frame;
 use super::pending::Pending;
-use super::strings::str_header_len;
+use super::strings::{prefetch, str_header_len};
 use super::widths::{encode_reference, width_of_reference};
 use super::Encoder;
 use crate::layout::*;
@@ -190,11 +190,26 @@ impl Encoder {
 /// `doc`: key `i` is entry value `i + 1`, at the first empty entry from
 /// its home (FORMAT.md section 8.3).
 fn fill_index<const E: usize>(table: &mut [u8], doc: &[u8], keys: &[ShapeKey]) {
+    /// How many keys ahead a key's home entry starts loading.
+    const AHEAD: usize = 8;
     let t = table.len() / E;
     let mask = t - 1;
-    for (i, k) in keys.iter().enumerate() {
-        let bytes = doc.get(k.data..k.data + k.len).unwrap_or(&[]);
-        let mut h = index_home(key_hash(bytes), t);
+    let home =
+        |k: &ShapeKey| index_home(key_hash(doc.get(k.data..k.data + k.len).unwrap_or(&[])), t);
+    // The homes of the next `AHEAD` keys, by key index modulo `AHEAD`.
+    let mut ahead = [0usize; AHEAD];
+    for (a, k) in ahead.iter_mut().zip(keys) {
+        *a = home(k);
+    }
+    for i in 0..keys.len() {
+        let mut h = ahead[i % AHEAD];
+        if let Some(k) = keys.get(i + AHEAD) {
+            let a = home(k);
+            ahead[i % AHEAD] = a;
+            if let Some(entry) = table.get(a * E) {
+                prefetch(entry);
+            }
+        }
         loop {
             let Some(entry) = table.get_mut(h * E..h * E + E) else {
                 return; // unreachable: `h` is masked to the table

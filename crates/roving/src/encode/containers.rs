@@ -243,7 +243,11 @@ impl Encoder {
                 let (width, pos) = self.write_container(frame.slots_start, |w| 3 + n * w);
                 self.write_record(frame.slots_start, TAG_MAP, head(pos), width, pos);
                 if let Some(info) = self.shapes.get_mut(shape as usize) {
-                    info.width = width;
+                    // A map that needed integer records (written before
+                    // it, at `here`) leaves no guess: the next one of its
+                    // shape likely needs them too, and a guessed width
+                    // would only be written and taken back.
+                    info.width = if pos == here { width } else { 0 };
                 }
                 pos
             };

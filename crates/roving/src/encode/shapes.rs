@@ -49,8 +49,9 @@ pub(super) struct ShapeInfo {
     /// A map's relative shape reference at least this large is longer
     /// than the absolute one (see [`shape_ref`]).
     pub(super) absolute_from: u64,
-    /// Slot width of the last map of this shape (0: none yet), the guess
-    /// for the next one (see [`Encoder::write_record_as`]).
+    /// Slot width of the last map of this shape (0: none yet, or it
+    /// needed integer records), the guess for the next one (see
+    /// [`Encoder::write_record_as`]).
     pub(super) width: usize,
 }
 

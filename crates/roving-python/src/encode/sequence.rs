@@ -12,10 +12,6 @@ use super::int::small_int;
 use super::strings::str_bytes;
 use super::State;
 
-/// How many items ahead a long list's strings are looked up early (see
-/// `State::prefetch_str`).
-const AHEAD: isize = 8;
-
 /// Fewest items of a list of strings written by `Encoder::array_str`
 /// (shorter ones item by item: the same bytes).
 const STR_LIST_MIN: isize = 8;
@@ -38,10 +34,6 @@ impl<'py> State<'py, '_> {
         unsafe {
             while i < ffi::PyList_GET_SIZE(o) {
                 let v = ffi::PyList_GET_ITEM(o, i);
-                // The item a few places ahead: its string's lookup starts now.
-                if i + AHEAD < ffi::PyList_GET_SIZE(o) {
-                    self.prefetch_str(ffi::PyList_GET_ITEM(o, i + AHEAD));
-                }
                 let t = ffi::Py_TYPE(v);
                 // Strings need no strong reference: no Python code runs.
                 let r = if t == tp!(PyUnicode_Type) {

@@ -15,27 +15,6 @@ impl<'py> State<'py, '_> {
         Ok(self.enc.str(unsafe { std::str::from_utf8_unchecked(s) })?)
     }
 
-    /// A hint that `o`, if it is an exact ASCII `str`, is written soon
-    /// (see `Encoder::prefetch_str`); nothing else.
-    ///
-    /// # Safety
-    /// `o` must be null or a live object.
-    #[inline(always)]
-    pub(super) unsafe fn prefetch_str(&self, o: *mut ffi::PyObject) {
-        // SAFETY: `o` is live (caller's contract); only an exact compact
-        // ASCII str's characters are read (no call, no Python error).
-        unsafe {
-            if !o.is_null()
-                && ffi::Py_TYPE(o) == tp!(PyUnicode_Type)
-                && ffi::PyUnicode_IS_COMPACT_ASCII(o) != 0
-            {
-                if let Some(b) = str_bytes(o) {
-                    self.enc.prefetch_str(std::str::from_utf8_unchecked(b));
-                }
-            }
-        }
-    }
-
     #[cold]
     pub(super) fn str_error(&self) -> Box<Fail> {
         let e = PyErr::take(self.py);

@@ -128,16 +128,6 @@ impl Encoder {
         self.place(Pending::record(pos))
     }
 
-    /// A hint that `s` will be written soon (by [`Encoder::str`] or as a
-    /// key): starts loading what looking it up in the document's strings
-    /// reads, when they are too many to stay in the cache. Writes nothing.
-    /// Called a few strings ahead over a long run of strings, it lets
-    /// their lookups' cache misses overlap.
-    #[inline]
-    pub fn prefetch_str(&self, s: &str) {
-        self.strings.prefetch(s.as_bytes());
-    }
-
     /// Writes a byte string.
     pub fn bytes(&mut self, b: &[u8]) -> Result<()> {
         let pos = self.out.len();

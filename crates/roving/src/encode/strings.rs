@@ -64,7 +64,7 @@ pub(super) struct StringTable {
 }
 
 /// Tables of fewer slots than this stay in the cache (their control bytes
-/// and slots take 9 bytes each): [`StringTable::prefetch`] does nothing.
+/// and slots take 9 bytes each): [`StringTable::prefetch_hashed`] does nothing.
 const PREFETCH_FROM: usize = 1 << 13;
 
 /// Asks the processor to load the cache line of `p` (a hint: no fault,
@@ -494,7 +494,12 @@ impl StringTable {
         }
     }
 
-    /// [`Self::prefetch`] of a string of hash `h` (see [`Self::hash`]).
+    /// Starts loading the table entries that [`Self::intern_hashed`] of a
+    /// string of hash `h` (see [`Self::hash`]) will read first (its control
+    /// byte and slot) into the cache, if the table is too large to stay
+    /// there ([`PREFETCH_FROM`] slots); nothing else. A caller that knows
+    /// the next strings calls this some strings ahead, so that their cache
+    /// misses overlap rather than follow each other.
     #[inline(always)]
     pub(super) fn prefetch_hashed(&self, h: u64) {
         if self.slots.len() < PREFETCH_FROM || self.len >= self.limit {
@@ -552,19 +557,6 @@ impl StringTable {
         slots[i & mask] = ((record as u64) << 32) | high;
         self.len += 1;
         record
-    }
-
-    /// Starts loading the table entries that [`Self::intern`] of `s` will
-    /// read first (its control byte and slot) into the cache, if the table
-    /// is too large to stay there ([`PREFETCH_FROM`] slots); nothing else.
-    /// A caller that knows the next strings calls this some strings ahead,
-    /// so that their cache misses overlap rather than follow each other.
-    #[inline(always)]
-    pub(super) fn prefetch(&self, s: &[u8]) {
-        if self.slots.len() < PREFETCH_FROM || self.len >= self.limit {
-            return;
-        }
-        self.prefetch_hashed(hash_bytes(&self.seeds, s));
     }
 
     /// Forgets the string whose record is at `record` in `out` (one that

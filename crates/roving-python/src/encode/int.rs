@@ -62,7 +62,7 @@ struct Long311 {
 /// # Safety
 /// `o` must be a live int (or subclass).
 #[inline(always)]
-unsafe fn small_int(o: *mut ffi::PyObject) -> Option<i64> {
+pub(super) unsafe fn small_int(o: *mut ffi::PyObject) -> Option<i64> {
     if INT_DIRECT.load(std::sync::atomic::Ordering::Relaxed) != 1 {
         return None;
     }

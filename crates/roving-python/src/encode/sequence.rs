@@ -8,12 +8,22 @@ use roving::Mark;
 use crate::error_path::PathStep;
 
 use super::failure::Fail;
+use super::int::small_int;
+use super::strings::str_bytes;
 use super::State;
+
+/// Fewest items of a list of strings written by `Encoder::array_str`
+/// (shorter ones item by item: the same bytes).
+const STR_LIST_MIN: isize = 8;
 
 impl<'py> State<'py, '_> {
     pub(super) unsafe fn list(&mut self, o: *mut ffi::PyObject) -> Result<Mark, Box<Fail>> {
         // SAFETY: `o` is a live list (caller's contract).
         if let Some(m) = unsafe { self.number_list(o) } {
+            return m;
+        }
+        // SAFETY: as above.
+        if let Some(m) = unsafe { self.str_list(o) } {
             return m;
         }
         self.enc.begin_array()?;
@@ -83,11 +93,14 @@ impl<'py> State<'py, '_> {
                 for i in 0..n {
                     let v = ffi::PyList_GET_ITEM(o, i);
                     let mut overflow = 0;
-                    let x = if ffi::Py_TYPE(v) == tp!(PyLong_Type) {
-                        ffi::PyLong_AsLongLongAndOverflow(v, &mut overflow)
-                    } else {
+                    let x = if ffi::Py_TYPE(v) != tp!(PyLong_Type) {
                         overflow = 1;
                         0
+                    } else if let Some(x) = small_int(v) {
+                        // (Read in place: no call.)
+                        x
+                    } else {
+                        ffi::PyLong_AsLongLongAndOverflow(v, &mut overflow)
                     };
                     if overflow != 0 {
                         self.tables.ints = xs;
@@ -100,6 +113,41 @@ impl<'py> State<'py, '_> {
                 return Some(r);
             }
             None
+        }
+    }
+
+    /// A list of at least [`STR_LIST_MIN`] items, all exact `str`s with a
+    /// UTF-8 form, written in one call (`Encoder::array_str`: the bytes
+    /// the item-by-item path writes); `None` for any other list (then
+    /// nothing was written).
+    ///
+    /// # Safety
+    /// `o` must be a live list.
+    unsafe fn str_list(&mut self, o: *mut ffi::PyObject) -> Option<Result<Mark, Box<Fail>>> {
+        // SAFETY: `o` is a live list; no Python code runs below (only exact
+        // strs are read), so its items stay alive and as they are until
+        // `array_str` returns.
+        unsafe {
+            let n = ffi::PyList_GET_SIZE(o);
+            if n < STR_LIST_MIN || ffi::Py_TYPE(ffi::PyList_GET_ITEM(o, 0)) != tp!(PyUnicode_Type) {
+                return None;
+            }
+            let mut items: Vec<&str> = Vec::with_capacity(n as usize);
+            for i in 0..n {
+                let v = ffi::PyList_GET_ITEM(o, i);
+                if ffi::Py_TYPE(v) != tp!(PyUnicode_Type) {
+                    return None;
+                }
+                match str_bytes(v) {
+                    Some(b) => items.push(std::str::from_utf8_unchecked(b)),
+                    None => {
+                        // (A lone surrogate: the item-by-item path raises.)
+                        drop(PyErr::take(self.py));
+                        return None;
+                    }
+                }
+            }
+            Some(self.enc.array_str(&items).map_err(Into::into))
         }
     }
 

@@ -40,6 +40,12 @@ pub(super) struct Frame {
     pub(super) keys_start: usize,
     /// Running hash of the keys pushed to `Encoder::keys` so far.
     pub(super) shape_hash: u64,
+    /// Whether a key pushed to `Encoder::keys` may repeat an earlier one:
+    /// false while every key pushed was a string new to the document
+    /// (its record written by the push) or one of the guess's keys (which
+    /// are distinct and pushed first), so that ending the map need not
+    /// look for duplicate keys.
+    pub(super) maybe_dup: bool,
     /// The shape this map is predicted to have (an index into
     /// `Encoder::shapes`: the last shape ended at the same depth), or
     /// [`NO_GUESS`]. While the keys written match the guess's keys in
@@ -74,6 +80,7 @@ pub(super) const ROOT_FRAME: Frame = Frame {
     slots_start: 0,
     keys_start: 0,
     shape_hash: 0,
+    maybe_dup: false,
     guess: NO_GUESS,
     matched: 0,
     guess_keys: NO_KEYS,
@@ -118,6 +125,7 @@ impl Encoder {
             slots_start: self.slots.len(),
             keys_start: self.keys.len(),
             shape_hash: 0,
+            maybe_dup: false,
             guess,
             matched: 0,
             guess_keys,
@@ -202,7 +210,7 @@ impl Encoder {
             let shape = if guessed {
                 frame.guess
             } else {
-                self.shape(frame.keys_start, frame.slots_start, frame.shape_hash)
+                self.shape(&frame)
             };
             if !guessed {
                 // (A guessed shape came from `depth_guess` at this depth,
@@ -235,7 +243,11 @@ impl Encoder {
                 let (width, pos) = self.write_container(frame.slots_start, |w| 3 + n * w);
                 self.write_record(frame.slots_start, TAG_MAP, head(pos), width, pos);
                 if let Some(info) = self.shapes.get_mut(shape as usize) {
-                    info.width = width;
+                    // A map that needed integer records (written before
+                    // it, at `here`) leaves no guess: the next one of its
+                    // shape likely needs them too, and a guessed width
+                    // would only be written and taken back.
+                    info.width = if pos == here { width } else { 0 };
                 }
                 pos
             };

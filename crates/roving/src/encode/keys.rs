@@ -84,11 +84,18 @@ impl Encoder {
         if frame.guess != NO_GUESS {
             self.drop_guess();
         }
+        let before = self.out.len();
         let pos = if key.is_empty() {
             EMPTY_KEY
         } else {
             self.key_record(key.as_bytes())
         };
+        // A record written now is of a string new to the document: not a
+        // key this map has already (`EMPTY_KEY`, above every record, is
+        // not written).
+        if pos < before || pos == EMPTY_KEY {
+            self.top.maybe_dup = true;
+        }
         self.top.shape_hash = shape_hash_step(self.top.shape_hash, pos);
         self.keys.push(pos);
         Ok(())
@@ -161,6 +168,7 @@ impl Encoder {
         if frame.guess != NO_GUESS {
             self.drop_guess();
         }
+        self.top.maybe_dup = true;
         self.top.shape_hash = shape_hash_step(self.top.shape_hash, id.pos);
         self.keys.push(id.pos);
         Ok(())

@@ -188,6 +188,8 @@ pub struct Encoder {
     /// The dictionary entries of an encoder made by
     /// [`Encoder::with_dictionary`] (until reset).
     bound: Option<dictionary::Bound>,
+    /// Scratch space of [`Encoder::array_str`] (once used).
+    str_scratch: Option<Box<str_array::StrListScratch>>,
 }
 
 /// Says how far the document is (bytes written, open containers, shapes),
@@ -244,6 +246,7 @@ impl Encoder {
             marked: std::sync::atomic::AtomicUsize::new(0),
             scratch: Vec::new(),
             bound: None,
+            str_scratch: None,
         }
     }
 
@@ -293,6 +296,15 @@ impl Encoder {
         self.shape_keys.clear();
         self.depth_guess.clear();
         self.root = None;
+        if self
+            .str_scratch
+            .as_ref()
+            .is_some_and(|s| s.capacity() > 1 << 17)
+        {
+            // A list of more strings than this leaves scratch space (about
+            // 18 bytes a string) not worth keeping for the next document.
+            self.str_scratch = None;
+        }
         self.version = VERSION_1;
         *self.marked.get_mut() = 0;
         self.bound = None;

@@ -253,17 +253,24 @@ impl Encoder {
         if xs.is_empty() {
             return self.end_array();
         }
-        let lo = xs.iter().copied().min().unwrap_or(0).min(0);
-        let hi = xs.iter().copied().max().unwrap_or(0).max(0) as u64;
-        let e = int_elem(lo, hi).unwrap_or(ElemType::I64);
-        let mut scratch = std::mem::take(&mut self.scratch);
-        scratch.clear();
+        // (One pass, not `min()` then `max()`.)
+        let (mut lo, mut hi) = (0i64, 0i64);
         for &v in xs {
-            scratch.extend_from_slice(&v.to_le_bytes()[..e.size()]);
+            lo = lo.min(v);
+            hi = hi.max(v);
         }
+        let hi = hi as u64;
+        let e = int_elem(lo, hi).unwrap_or(ElemType::I64);
+        // Straight into the output (`put_numbers`' head, then the numbers
+        // at their width, a fixed-size copy each).
         let pos = self.out.len();
-        self.put_numbers(NumElem::Binary(e), xs.len(), &scratch);
-        self.scratch = scratch;
+        self.put_numbers(NumElem::Binary(e), xs.len(), &[]);
+        match e.size() {
+            1 => put_ints::<1>(&mut self.out, xs),
+            2 => put_ints::<2>(&mut self.out, xs),
+            4 => put_ints::<4>(&mut self.out, xs),
+            _ => put_ints::<8>(&mut self.out, xs),
+        }
         self.close_packed(pos)
     }
 
@@ -280,7 +287,7 @@ impl Encoder {
 
     /// Ends the array opened by `array_f64` or `array_i64` (which wrote no
     /// slot) with the number array record at `pos` as its value.
-    fn close_packed(&mut self, pos: usize) -> crate::Result<super::Mark> {
+    pub(super) fn close_packed(&mut self, pos: usize) -> crate::Result<super::Mark> {
         let Some(outer) = self.frames.pop() else {
             return Err(crate::Error::new(crate::ErrorKind::EncoderState)
                 .with_message("end_array without an open array"));
@@ -292,6 +299,19 @@ impl Encoder {
             pending,
             generation: self.generation,
         })
+    }
+}
+
+/// Appends the integers `xs` to `out`, `N` bytes (little endian) each
+/// (they fit).
+#[inline(always)]
+fn put_ints<const N: usize>(out: &mut Vec<u8>, xs: &[i64]) {
+    let at = out.len();
+    out.resize(at + xs.len() * N, 0);
+    for (d, &v) in out[at..].chunks_exact_mut(N).zip(xs) {
+        if let (Some(d), Some(b)) = (d.first_chunk_mut::<N>(), v.to_le_bytes().first_chunk::<N>()) {
+            *d = *b;
+        }
     }
 }
 

@@ -3,8 +3,9 @@
 
 use hashbrown::HashMap;
 
+use super::containers::Frame;
 use super::pending::Pending;
-use super::strings::str_header_len;
+use super::strings::{prefetch, str_header_len};
 use super::widths::{encode_reference, width_of_reference};
 use super::Encoder;
 use crate::layout::*;
@@ -48,8 +49,9 @@ pub(super) struct ShapeInfo {
     /// A map's relative shape reference at least this large is longer
     /// than the absolute one (see [`shape_ref`]).
     pub(super) absolute_from: u64,
-    /// Slot width of the last map of this shape (0: none yet), the guess
-    /// for the next one (see [`Encoder::write_record_as`]).
+    /// Slot width of the last map of this shape (0: none yet, or it
+    /// needed integer records), the guess for the next one (see
+    /// [`Encoder::write_record_as`]).
     pub(super) width: usize,
 }
 
@@ -62,15 +64,17 @@ pub(super) fn shape_hash_step(h: u64, key: usize) -> u64 {
 }
 
 impl Encoder {
-    /// Finds or writes the shape of the map whose keys are `keys[keys_start..]`
-    /// (`hash` is their running hash), first merging duplicate keys (first
-    /// position, last value). Returns its index in `shapes`.
-    pub(super) fn shape(&mut self, keys_start: usize, values_start: usize, hash: u64) -> u32 {
+    /// Finds or writes the shape of the map of `frame` (just ended), whose
+    /// keys are `keys[frame.keys_start..]`, first merging duplicate keys
+    /// (first position, last value). Returns its index in `shapes`.
+    pub(super) fn shape(&mut self, frame: &Frame) -> u32 {
+        let (keys_start, mut hash) = (frame.keys_start, frame.shape_hash);
         if let Some(i) = self.find_shape(keys_start, hash) {
             return i;
         }
-        let mut hash = hash;
-        if self.dedup_keys(keys_start, values_start) {
+        // (Without `maybe_dup`, every key was new to the document when
+        // pushed: no two are the same.)
+        if frame.maybe_dup && self.dedup_keys(keys_start, frame.slots_start) {
             hash = self.keys[keys_start..]
                 .iter()
                 .fold(0u64, |h, &k| shape_hash_step(h, k));
@@ -104,19 +108,17 @@ impl Encoder {
             self.out.extend_from_slice(&raw.to_le_bytes()[..width]);
         }
         if n > SHAPE_LINEAR_MAX {
+            // The index, built where it is written (zeroed entries of its
+            // width, probed in place).
             let t = index_table_size(n);
             let e = index_entry_width(n);
-            let mut table = vec![0usize; t];
-            for (i, k) in keys.iter().enumerate() {
-                let bytes = self.out.get(k.data..k.data + k.len).unwrap_or(&[]);
-                let mut h = index_home(key_hash(bytes), t);
-                while table[h] != 0 {
-                    h = (h + 1) & (t - 1);
-                }
-                table[h] = i + 1;
-            }
-            for v in table {
-                self.out.extend_from_slice(&v.to_le_bytes()[..e]);
+            let at = self.out.len();
+            self.out.resize(at + t * e, 0);
+            let (doc, table) = self.out.split_at_mut(at);
+            match e {
+                1 => fill_index::<1>(table, doc, keys),
+                2 => fill_index::<2>(table, doc, keys),
+                _ => fill_index::<4>(table, doc, keys),
             }
         }
         self.shape_keys.push(KEYS_END);
@@ -181,6 +183,44 @@ impl Encoder {
         self.slots.truncate(values_start);
         self.slots.extend(vals);
         true
+    }
+}
+
+/// Fills a shape's hash index `table` (zeroed entries of `E` bytes, a
+/// power of two of them, more than `keys`) for `keys`, whose bytes are in
+/// `doc`: key `i` is entry value `i + 1`, at the first empty entry from
+/// its home (FORMAT.md section 8.3).
+fn fill_index<const E: usize>(table: &mut [u8], doc: &[u8], keys: &[ShapeKey]) {
+    /// How many keys ahead a key's home entry starts loading.
+    const AHEAD: usize = 8;
+    let t = table.len() / E;
+    let mask = t - 1;
+    let home =
+        |k: &ShapeKey| index_home(key_hash(doc.get(k.data..k.data + k.len).unwrap_or(&[])), t);
+    // The homes of the next `AHEAD` keys, by key index modulo `AHEAD`.
+    let mut ahead = [0usize; AHEAD];
+    for (a, k) in ahead.iter_mut().zip(keys) {
+        *a = home(k);
+    }
+    for i in 0..keys.len() {
+        let mut h = ahead[i % AHEAD];
+        if let Some(k) = keys.get(i + AHEAD) {
+            let a = home(k);
+            ahead[i % AHEAD] = a;
+            if let Some(entry) = table.get(a * E) {
+                prefetch(entry);
+            }
+        }
+        loop {
+            let Some(entry) = table.get_mut(h * E..h * E + E) else {
+                return; // unreachable: `h` is masked to the table
+            };
+            if entry.iter().all(|&b| b == 0) {
+                entry.copy_from_slice(&(i as u64 + 1).to_le_bytes()[..E]);
+                break;
+            }
+            h = (h + 1) & mask;
+        }
     }
 }
 

@@ -74,5 +74,9 @@ impl Encoder {
             && self.shape_keys.capacity() <= MAX
             && self.depth_guess.capacity() <= MAX
             && self.scratch.capacity() <= MAX
+            && self
+                .str_scratch
+                .as_ref()
+                .is_none_or(|s| s.capacity() <= MAX)
     }
 }

@@ -3,9 +3,26 @@
 //! of slots (`docs/FORMAT.md` section 14).
 
 use super::pending::Pending;
+use super::strings::{put_short, str_header_len};
 use super::widths::need_width;
-use super::Encoder;
+use super::{Encoder, Mark};
 use crate::layout::*;
+
+/// How many strings ahead [`Encoder::array_str`] starts a string's lookup.
+const AHEAD: usize = 8;
+
+/// Scratch space of [`Encoder::array_str`], kept for its allocations.
+#[derive(Default)]
+pub(super) struct StrListScratch {
+    /// The strings' hashes (the string table's).
+    hashes: Vec<u64>,
+    /// The strings' lengths.
+    lens: Vec<usize>,
+    /// Two bit sets over the top bits of the hashes (see [`distinct`]).
+    bits: Vec<u64>,
+    /// (hash, index) of the strings whose bit was set twice.
+    suspects: Vec<(u64, usize)>,
+}
 
 /// Fewest elements of an array written as a string array record. From 4
 /// the record can be smaller than the slot form, but it saves only a byte
@@ -98,6 +115,224 @@ impl Encoder {
     }
 }
 
+impl StrListScratch {
+    /// The most entries of its buffers.
+    pub(super) fn capacity(&self) -> usize {
+        self.hashes
+            .capacity()
+            .max(self.lens.capacity())
+            .max(self.bits.capacity())
+            .max(self.suspects.capacity())
+    }
+}
+
+impl Encoder {
+    /// Writes an array of the strings `items` as `begin_array`, a
+    /// [`Encoder::str`] per element and [`Encoder::end_array`] would, the
+    /// same bytes, in fewer steps: a string array record is written
+    /// directly when the array would end as one (rather than each string's
+    /// record, then the array's), and otherwise each string is looked up
+    /// with its lookup started a few strings ahead. Returns a mark of it.
+    ///
+    /// ```
+    /// let words: Vec<String> = (0..20).map(|i| format!("w{i}")).collect();
+    /// let words: Vec<&str> = words.iter().map(|w| w.as_str()).collect();
+    /// let mut a = roving::Encoder::new();
+    /// a.array_str(&words)?;
+    /// let mut b = roving::Encoder::new();
+    /// b.begin_array()?;
+    /// for w in &words {
+    ///     b.str(w)?;
+    /// }
+    /// b.end_array()?;
+    /// assert_eq!(a.finish()?, b.finish()?);
+    /// # Ok::<(), roving::Error>(())
+    /// ```
+    pub fn array_str(&mut self, items: &[&str]) -> crate::Result<Mark> {
+        self.begin_array()?;
+        let mut sc = self.str_scratch.take().unwrap_or_default();
+        sc.hashes.clear();
+        let r = match self.packed_strs(items, &mut sc) {
+            Some(pos) => {
+                self.require_version(VERSION_2);
+                self.close_packed(pos)
+            }
+            None => self.strs_hashed(items, &mut sc.hashes),
+        };
+        self.str_scratch = Some(sc);
+        r
+    }
+
+    /// The rest of [`Encoder::array_str`] when the array is not written as
+    /// a string array record: each string as by [`Encoder::str`], then
+    /// [`Encoder::end_array`]. `hashes` holds the hashes of the first
+    /// strings, if any were computed.
+    fn strs_hashed(&mut self, items: &[&str], hashes: &mut Vec<u64>) -> crate::Result<Mark> {
+        let known = hashes.len();
+        hashes.extend(
+            items[known.min(items.len())..]
+                .iter()
+                .map(|s| self.strings.hash(s.as_bytes())),
+        );
+        for (i, (s, &h)) in items.iter().zip(hashes.iter()).enumerate() {
+            if let Some(&ahead) = hashes.get(i + AHEAD) {
+                self.strings.prefetch_hashed(ahead);
+            }
+            let pending = if s.is_empty() {
+                Pending::special(SPECIAL_EMPTY_STR)
+            } else {
+                Pending::record(self.strings.intern_hashed(&mut self.out, s.as_bytes(), h))
+            };
+            self.place(pending)?;
+        }
+        self.end_array()
+    }
+
+    /// Writes the strings `items` as the string array record that
+    /// [`Encoder::try_str_array`] would make of them, if it would (at
+    /// least [`STR_ARRAY_MIN`] strings, none empty, none in the document
+    /// already, no two equal, and the record smaller than the slot form),
+    /// and returns its position; else writes nothing (and `sc.hashes`
+    /// holds the hashes of the strings, or of none if the sizes decided).
+    fn packed_strs(&mut self, items: &[&str], sc: &mut StrListScratch) -> Option<usize> {
+        let n = items.len();
+        if n < STR_ARRAY_MIN || items.iter().any(|s| s.is_empty()) {
+            return None;
+        }
+        // Sizes, as `try_str_array` measures them after writing the records.
+        sc.lens.clear();
+        sc.lens.extend(items.iter().map(|s| s.len()));
+        let out_start = self.out.len();
+        let data_len = sc.lens.iter().sum::<usize>();
+        let here = out_start + data_len + sc.lens.iter().map(|&l| str_header_len(l)).sum::<usize>();
+        let (mut at, mut refs) = (out_start, 0usize);
+        for &len in &sc.lens {
+            refs |= (here - at).min(at);
+            at += str_header_len(len) + len;
+        }
+        let width = need_width((refs as u64) << 2);
+        let slot_form = (here - out_start) + 1 + varint_len(n as u64) + n * width;
+        let size = str_array_size(&sc.lens, data_len);
+        if size >= slot_form {
+            return None;
+        }
+        // The record is written, then checked (each string's bytes are
+        // read once, hashed and copied together), and taken back if a
+        // string is not new or not distinct.
+        self.out.reserve(size);
+        write_str_array_head(&mut self.out, &sc.lens, data_len);
+        let data = self.out.len();
+        let mut at = 0;
+        if let Some(spare) = self.out.spare_capacity_mut().get_mut(..data_len) {
+            for (i, s) in items.iter().enumerate() {
+                // (The strings a few ahead start loading: they are often
+                // far apart in memory.)
+                if let Some(a) = items.get(i + AHEAD) {
+                    super::strings::prefetch(a.as_ptr());
+                }
+                let (b, n) = (s.as_bytes(), s.len());
+                sc.hashes.push(self.strings.hash(b));
+                let Some(d) = spare.get_mut(at..at + n) else {
+                    break;
+                };
+                if !put_short(d, b) {
+                    for (d, &b) in d.iter_mut().zip(b) {
+                        d.write(b);
+                    }
+                }
+                at += n;
+            }
+        }
+        if at != data_len {
+            // Unreachable: `size` bytes were reserved, and `data_len` is
+            // the strings' total length.
+            self.out.truncate(out_start);
+            return None;
+        }
+        // SAFETY: the `data_len` bytes of spare capacity after the head
+        // (reserved above) were all written: each string's, one after the
+        // other, their lengths adding up to `data_len` (checked).
+        unsafe { self.out.set_len(data + data_len) };
+        debug_assert_eq!(self.out.len(), out_start + size);
+        let out = &self.out[..out_start];
+        for (i, (s, &h)) in items.iter().zip(&sc.hashes).enumerate() {
+            if let Some(&ahead) = sc.hashes.get(i + AHEAD) {
+                self.strings.prefetch_hashed(ahead);
+            }
+            if self.strings.contains(out, s.as_bytes(), h) {
+                self.out.truncate(out_start);
+                return None;
+            }
+        }
+        if !distinct(items, &sc.hashes, &mut sc.bits, &mut sc.suspects) {
+            self.out.truncate(out_start);
+            return None;
+        }
+        Some(out_start)
+    }
+}
+
+/// Whether no two of `items` (of hashes `hashes`, as many) are equal:
+/// one pass over two bit sets of the hashes' top bits (16 bits per
+/// string, so that they stay in the cache) finds the strings whose bit
+/// was met twice, the only ones that may be equal to another; those are
+/// sorted by hash and compared.
+fn distinct(
+    items: &[&str],
+    hashes: &[u64],
+    bits: &mut Vec<u64>,
+    suspects: &mut Vec<(u64, usize)>,
+) -> bool {
+    let log = (hashes.len() * 16)
+        .next_power_of_two()
+        .trailing_zeros()
+        .max(6);
+    let shift = 64 - log;
+    let words = 1usize << (log - 6);
+    bits.clear();
+    bits.resize(2 * words, 0);
+    let (seen, twice) = bits.split_at_mut(words);
+    let mut any = false;
+    for (i, &h) in hashes.iter().enumerate() {
+        // (The words a few hashes ahead start loading.)
+        if let Some(&a) = hashes.get(i + 2 * AHEAD) {
+            let b = (a >> shift) as usize >> 6;
+            if let (Some(s), Some(t)) = (seen.get(b), twice.get(b)) {
+                super::strings::prefetch((s as *const u64).cast());
+                super::strings::prefetch((t as *const u64).cast());
+            }
+        }
+        let b = (h >> shift) as usize;
+        let (w, m) = (b >> 6, 1u64 << (b & 63));
+        if let (Some(s), Some(t)) = (seen.get_mut(w), twice.get_mut(w)) {
+            if *s & m != 0 {
+                *t |= m;
+                any = true;
+            }
+            *s |= m;
+        }
+    }
+    if !any {
+        return true;
+    }
+    suspects.clear();
+    for (i, &h) in hashes.iter().enumerate() {
+        let b = (h >> shift) as usize;
+        if twice
+            .get(b >> 6)
+            .is_some_and(|t| t & (1u64 << (b & 63)) != 0)
+        {
+            suspects.push((h, i));
+        }
+    }
+    suspects.sort_unstable();
+    suspects.chunk_by(|a, b| a.0 == b.0).all(|run| {
+        run.iter()
+            .enumerate()
+            .all(|(k, &(_, i))| run[..k].iter().all(|&(_, j)| items[i] != items[j]))
+    })
+}
+
 /// The position and length of the bytes of the string record at `pos`.
 #[inline(always)]
 fn string_record(out: &[u8], pos: usize) -> Option<(usize, usize)> {
@@ -107,4 +342,77 @@ fn string_record(out: &[u8], pos: usize) -> Option<(usize, usize)> {
     }
     let b = str_record(out, pos)?;
     Some((b.as_ptr() as usize - out.as_ptr() as usize, b.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Encoder;
+
+    /// `array_str` writes the bytes of `begin_array`, `str` per item and
+    /// `end_array`, for lists that pack and lists that do not: repeated
+    /// strings, strings the document holds already, empty, long and
+    /// non-ASCII strings, short lists, and lists long enough for the bit
+    /// sets of `distinct` to meet the same bit twice.
+    #[test]
+    fn array_str_writes_the_bytes_of_str_per_item() {
+        let mut rng = crate::test_rng::Rng(0x9E37_79B9_7F4A_7C15);
+        let words = |rng: &mut crate::test_rng::Rng, n: usize, pool: u64| -> Vec<String> {
+            (0..n)
+                .map(|i| match rng.next() % 40 {
+                    0 => String::new(),
+                    1 => "é".repeat(1 + (rng.next() % 40) as usize),
+                    2 => format!("{i:>70}"),
+                    3 => "earlier".to_owned(),
+                    _ => format!("w{}", rng.next() % pool),
+                })
+                .collect()
+        };
+        let (mut a, mut b) = (Encoder::new(), Encoder::new());
+        for round in 0..400 {
+            let n = [0, 1, 7, 8, 9, 16, 17, 100, 3000][round % 9];
+            // Distinct strings most of the time; repeats in a small pool.
+            let pool = if round % 3 == 0 { 50 } else { 1 << 40 };
+            let mut list = words(&mut rng, n, pool);
+            if round % 2 == 0 {
+                list.retain(|s| !s.is_empty() && s != "earlier");
+            }
+            let items: Vec<&str> = list.iter().map(|s| s.as_str()).collect();
+            for e in [&mut a, &mut b] {
+                e.begin_array().unwrap();
+                e.str("earlier").unwrap();
+            }
+            a.array_str(&items).unwrap();
+            b.begin_array().unwrap();
+            for s in &items {
+                b.str(s).unwrap();
+            }
+            b.end_array().unwrap();
+            for e in [&mut a, &mut b] {
+                e.str("w1").unwrap();
+                e.end_array().unwrap();
+            }
+            let (x, y) = (a.finish_reset().unwrap(), b.finish_reset().unwrap());
+            assert_eq!(x, y, "round {round}: {n} strings");
+            crate::Document::open(&x).unwrap();
+        }
+    }
+
+    /// `distinct` finds two equal strings among many whose hashes share
+    /// bits of its bit sets, and finds none where there is none.
+    #[test]
+    fn distinct_finds_equal_strings() {
+        let list: Vec<String> = (0..50_000).map(|i| format!("s{i}")).collect();
+        let items: Vec<&str> = list.iter().map(|s| s.as_str()).collect();
+        let t = super::super::strings::StringTable::default();
+        let hashes: Vec<u64> = items.iter().map(|s| t.hash(s.as_bytes())).collect();
+        let (mut bits, mut suspects) = (Vec::new(), Vec::new());
+        assert!(super::distinct(&items, &hashes, &mut bits, &mut suspects));
+        for (i, j) in [(0, 49_999), (123, 124), (40_000, 7)] {
+            let mut items = items.clone();
+            let mut hashes = hashes.clone();
+            items[j] = items[i];
+            hashes[j] = hashes[i];
+            assert!(!super::distinct(&items, &hashes, &mut bits, &mut suspects));
+        }
+    }
 }

@@ -63,6 +63,25 @@ pub(super) struct StringTable {
     wide: Option<Box<WideTable>>,
 }
 
+/// Tables of fewer slots than this stay in the cache (their control bytes
+/// and slots take 9 bytes each): [`StringTable::prefetch_hashed`] does nothing.
+const PREFETCH_FROM: usize = 1 << 13;
+
+/// Asks the processor to load the cache line of `p` (a hint: no fault,
+/// no effect on the program's state).
+#[inline(always)]
+pub(super) fn prefetch(p: *const u8) {
+    // SAFETY: SSE is part of every x86_64 target (its baseline); a
+    // prefetch reads no memory the program sees and cannot fault, whatever
+    // the address.
+    #[cfg(target_arch = "x86_64")]
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast())
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// The high bit of each of eight control bytes read as a word: set in a
 /// used slot's byte (see [`control`]).
 const USED_BITS: u64 = 0x8080_8080_8080_8080;
@@ -238,17 +257,7 @@ fn write_record(out: &mut Vec<u8>, s: &[u8]) -> usize {
         return record;
     }
     spare[0].write(TAG_SHORT_STR | n as u8);
-    let d = &mut spare[1..=n];
-    let written = if n >= 16 {
-        put::<16>(d, s, 0) && put::<16>(d, s, n - 16)
-    } else if n >= 8 {
-        put::<8>(d, s, 0) && put::<8>(d, s, n - 8)
-    } else if n >= 4 {
-        put::<4>(d, s, 0) && put::<4>(d, s, n - 4)
-    } else {
-        put::<1>(d, s, 0) && put::<1>(d, s, n / 2) && put::<1>(d, s, n - 1)
-    };
-    if !written {
+    if !put_short(&mut spare[1..=n], s) {
         // Unreachable (every copy above is within `0..n`).
         out.push(TAG_SHORT_STR | n as u8);
         out.extend_from_slice(s);
@@ -261,6 +270,26 @@ fn write_record(out: &mut Vec<u8>, s: &[u8]) -> usize {
     // n - 1 of `n <= 3`) were written.
     unsafe { out.set_len(record + 1 + n) };
     record
+}
+
+/// Copies `s` (1 to 32 bytes) to `d` (as long) as two overlapping
+/// fixed-size words (or three bytes), without a call to `memcpy`: false if
+/// it did not (`s` empty or longer, or `d` not as long).
+#[inline(always)]
+pub(super) fn put_short(d: &mut [std::mem::MaybeUninit<u8>], s: &[u8]) -> bool {
+    let n = s.len();
+    if d.len() != n || n == 0 || n > 32 {
+        return false;
+    }
+    if n >= 16 {
+        put::<16>(d, s, 0) && put::<16>(d, s, n - 16)
+    } else if n >= 8 {
+        put::<8>(d, s, 0) && put::<8>(d, s, n - 8)
+    } else if n >= 4 {
+        put::<4>(d, s, 0) && put::<4>(d, s, n - 4)
+    } else {
+        put::<1>(d, s, 0) && put::<1>(d, s, n / 2) && put::<1>(d, s, n - 1)
+    }
 }
 
 /// Copies the `N` bytes of `s` at `at` to `d` at `at`, as one word;
@@ -425,20 +454,80 @@ impl StringTable {
     /// Position of the record of `s`, writing it to `out` if it is new.
     #[inline(always)]
     pub(super) fn intern(&mut self, out: &mut Vec<u8>, s: &[u8]) -> usize {
-        if self.len >= self.limit {
-            return self.intern_cold(out, s);
+        let h = self.hash(s);
+        self.intern_hashed(out, s, h)
+    }
+
+    /// The hash of `s` that [`Self::intern_hashed`] and [`Self::contains`]
+    /// take.
+    #[inline(always)]
+    pub(super) fn hash(&self, s: &[u8]) -> u64 {
+        hash_bytes(&self.seeds, s)
+    }
+
+    /// Whether `s` (of hash `h`) is in the table: true also when that is
+    /// not known cheaply (a wide table).
+    #[inline(always)]
+    pub(super) fn contains(&self, out: &[u8], s: &[u8], h: u64) -> bool {
+        if self.wide.is_some() {
+            return true;
         }
-        let h = hash_bytes(&self.seeds, s);
+        let (slots, ctrl) = (&self.slots[..], &self.ctrl[..]);
+        if slots.is_empty() || ctrl.len() != slots.len() {
+            return false;
+        }
+        let (c, high, mask) = (control(h), h >> 32, slots.len() - 1);
+        let mut i = high as usize & mask;
+        loop {
+            let b = ctrl[i];
+            if b == c {
+                let slot = slots[i];
+                if slot as u32 as u64 == high
+                    && super::keys::key_eq(record_bytes(out, (slot >> 32) as usize), s)
+                {
+                    return true;
+                }
+            } else if b == 0 {
+                return false;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Starts loading the table entries that [`Self::intern_hashed`] of a
+    /// string of hash `h` (see [`Self::hash`]) will read first (its control
+    /// byte and slot) into the cache, if the table is too large to stay
+    /// there ([`PREFETCH_FROM`] slots); nothing else. A caller that knows
+    /// the next strings calls this some strings ahead, so that their cache
+    /// misses overlap rather than follow each other.
+    #[inline(always)]
+    pub(super) fn prefetch_hashed(&self, h: u64) {
+        if self.slots.len() < PREFETCH_FROM || self.len >= self.limit {
+            return;
+        }
+        let i = (h >> 32) as usize & (self.slots.len() - 1);
+        if let (Some(c), Some(slot)) = (self.ctrl.get(i), self.slots.get(i)) {
+            prefetch(c as *const u8);
+            prefetch((slot as *const u64).cast());
+        }
+    }
+
+    /// [`Self::intern`] of `s` of hash `h` (see [`Self::hash`]).
+    #[inline(always)]
+    pub(super) fn intern_hashed(&mut self, out: &mut Vec<u8>, s: &[u8], h: u64) -> usize {
+        if self.len >= self.limit {
+            return self.intern_cold(out, s, h);
+        }
         let c = control(h);
         let high = h >> 32;
         let slots = &mut self.slots[..];
         let Some(ctrl) = self.ctrl.get_mut(..slots.len()) else {
             // Unreachable: there are as many control bytes as slots.
-            return self.intern_cold(out, s);
+            return self.intern_cold(out, s, h);
         };
         if slots.is_empty() {
             // Unreachable: `limit` is 0 while there are no slots.
-            return self.intern_cold(out, s);
+            return self.intern_cold(out, s, h);
         }
         // `slots.len()` (and `ctrl.len()`) is a power of two, not 0:
         // indices masked by `mask` are within both (no bounds check is
@@ -559,12 +648,12 @@ impl StringTable {
     /// [`StringTable::intern`] when the table is full or wide.
     #[cold]
     #[inline(never)]
-    fn intern_cold(&mut self, out: &mut Vec<u8>, s: &[u8]) -> usize {
+    fn intern_cold(&mut self, out: &mut Vec<u8>, s: &[u8], h: u64) -> usize {
         if let Some(w) = &mut self.wide {
-            return w.intern(out, s, hash_bytes(&self.seeds, s));
+            return w.intern(out, s, h);
         }
         self.grow();
-        self.intern(out, s)
+        self.intern_hashed(out, s, h)
     }
 
     /// Doubles the slots (16 at first), moving the current strings by the

@@ -259,11 +259,30 @@ pub(crate) fn write_str_array_head(out: &mut Vec<u8>, lens: &[usize], data_len: 
         out.extend_from_slice(&start.to_le_bytes()[..w]);
         start += block.iter().map(|&l| l as u64).sum::<u64>();
     }
-    for block in lens.chunks(STR_ARRAY_BLOCK) {
+    match v {
+        1 => put_ends::<1>(out, lens),
+        2 => put_ends::<2>(out, lens),
+        4 => put_ends::<4>(out, lens),
+        _ => put_ends::<8>(out, lens),
+    }
+}
+
+/// Appends the ends of the strings of lengths `lens` (each counted from
+/// its block's start), `V` bytes each (they fit), a fixed-size copy each.
+fn put_ends<const V: usize>(out: &mut Vec<u8>, lens: &[usize]) {
+    let at = out.len();
+    out.resize(at + lens.len() * V, 0);
+    let dst = out[at..].chunks_mut(V * STR_ARRAY_BLOCK);
+    for (d, block) in dst.zip(lens.chunks(STR_ARRAY_BLOCK)) {
         let mut end = 0u64;
-        for &l in block {
+        for (d, &l) in d.chunks_exact_mut(V).zip(block) {
             end += l as u64;
-            out.extend_from_slice(&end.to_le_bytes()[..v]);
+            if let (Some(d), Some(b)) = (
+                d.first_chunk_mut::<V>(),
+                end.to_le_bytes().first_chunk::<V>(),
+            ) {
+                *d = *b;
+            }
         }
     }
 }

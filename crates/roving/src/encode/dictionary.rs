@@ -204,7 +204,8 @@ impl Encoder {
                     self.keys.push(record);
                 }
                 let values = self.slots.len();
-                self.shape(keys_start, values, hash);
+                // An entry's keys are distinct (section 23.1).
+                self.shape_of(keys_start, values, hash, false);
                 self.keys.truncate(keys_start);
             }
         }

@@ -68,13 +68,30 @@ impl Encoder {
     /// keys are `keys[frame.keys_start..]`, first merging duplicate keys
     /// (first position, last value). Returns its index in `shapes`.
     pub(super) fn shape(&mut self, frame: &Frame) -> u32 {
-        let (keys_start, mut hash) = (frame.keys_start, frame.shape_hash);
+        self.shape_of(
+            frame.keys_start,
+            frame.slots_start,
+            frame.shape_hash,
+            frame.maybe_dup,
+        )
+    }
+
+    /// [`shape`](Self::shape) of the keys `keys[keys_start..]` (`hash`
+    /// their running hash), whose values start at `slots[slots_start]`;
+    /// `maybe_dup` is false when no two keys can be the same (every key
+    /// was new to the document when pushed, or they are a dictionary
+    /// entry's distinct keys).
+    pub(super) fn shape_of(
+        &mut self,
+        keys_start: usize,
+        slots_start: usize,
+        mut hash: u64,
+        maybe_dup: bool,
+    ) -> u32 {
         if let Some(i) = self.find_shape(keys_start, hash) {
             return i;
         }
-        // (Without `maybe_dup`, every key was new to the document when
-        // pushed: no two are the same.)
-        if frame.maybe_dup && self.dedup_keys(keys_start, frame.slots_start) {
+        if maybe_dup && self.dedup_keys(keys_start, slots_start) {
             hash = self.keys[keys_start..]
                 .iter()
                 .fold(0u64, |h, &k| shape_hash_step(h, k));

@@ -15,6 +15,7 @@ EXPERIMENTS = [
     "repository",
     "archiver-20000-ints",
     "simpleobject",
+    "dictionary",
     "contacts",
     "corpus",
 ]

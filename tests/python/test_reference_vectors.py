@@ -89,8 +89,11 @@ def test_vectors_exist() -> None:
 def test_vector(name: str) -> None:
     case = json.loads((VECTORS / name).read_text(encoding="utf-8"))
     data = bytes.fromhex(case["hex"])
+    dictionary = bytes.fromhex(case["dictionary"]) if case.get("dictionary") else None
+    if dictionary is not None:  # section 23.4: the bytes hold the entries
+        assert ref.dictionary_entries(dictionary) == case["entries"]
     if case["valid"]:
-        got = ref.validate_and_decode(data)
+        got = ref.validate_and_decode(data, dictionary)
         same(got, expand(case["value"], {}))
         if "json" in case:  # section 17.2
             assert ref.json_text(got) == case["json"]
@@ -102,7 +105,7 @@ def test_vector(name: str) -> None:
                 ref.well_known_ext_text(got["ext"], bytes.fromhex(got["data"]))
     else:
         with pytest.raises(ref.RefError) as e:
-            ref.validate_and_decode(data)
+            ref.validate_and_decode(data, dictionary)
         assert e.value.kind == case["error"], str(e.value)
 
 
@@ -210,9 +213,15 @@ ENCODE_DISAGREEMENTS: dict[str, str] = {}
 def test_encoder_reproduces_vector(name: str) -> None:
     """Section 14's choices, from the neutral value, give exactly ``hex``."""
     case = json.loads((VECTORS / name).read_text(encoding="utf-8"))
-    got = ref.encode(case["value"]).hex()
+    data = bytes.fromhex(case["hex"])
+    entries = None
+    if "dictionary" in case:  # bound to the first n entries (section 23.3)
+        n = data[4]  # the vectors' counts are below 128: a one-byte varint
+        entries = case["entries"][:n]
+    got = ref.encode(case["value"], entries).hex()
     assert got == case["hex"]
-    same(ref.validate_and_decode(bytes.fromhex(got)), expand(case["value"], {}))
+    dictionary = bytes.fromhex(case["dictionary"]) if case.get("dictionary") else None
+    same(ref.validate_and_decode(bytes.fromhex(got), dictionary), expand(case["value"], {}))
 
 
 # The worked examples of FORMAT.md section 22, another source of golden bytes.

@@ -605,10 +605,15 @@ class _Scanner:
         return start + w + 2, Record(tag, value)
 
 
-def validate_and_decode(data: bytes) -> Any:
+def validate_and_decode(data: bytes, dictionary: bytes | None = None) -> Any:
     """Validates ``data`` as a roving v1 document (FORMAT.md section 16.1) and
-    returns its root value in the neutral notation; raises RefError if invalid."""
+    returns its root value in the neutral notation; raises RefError if invalid.
+    A document bound to a shared dictionary (section 23) is read with
+    ``dictionary``, the dictionary's bytes (section 23.4)."""
     data = bytes(data)
+    plain = _unbind(data, dictionary)
+    if plain is not None:
+        return validate_and_decode(plain)
     n = len(data)
     # Rule 1: header.
     if n < 3:
@@ -640,6 +645,88 @@ def validate_and_decode(data: bytes) -> Any:
     if start != root_pos or pos != n:
         raise RefError("BadTrailer", start, "the records do not end with the root record")
     return scan.records[root_pos].value
+
+
+# ---------------------------------------------------------------------------
+# Shared dictionaries (section 23).
+# ---------------------------------------------------------------------------
+
+T_BINDING = 0x24
+DICT_ID_START = 0xC8A344938C3FDE43  # key_hash(b"roving dictionary")
+
+
+def dictionary_id(entries: list[Any], n: int) -> int:
+    """Section 23.2: id_at(n) of ``entries`` (a str per string entry, a list
+    of keys per shape entry)."""
+    h = DICT_ID_START
+    for e in entries[:n]:
+        if isinstance(e, str):
+            canon = b"\x00" + e.encode("utf-8")
+        else:
+            canon = b"\x01" + b"".join(varint(len(k.encode())) + k.encode() for k in e)
+        h = key_hash(h.to_bytes(8, "little") + canon)
+    return h
+
+
+def dictionary_entries(data: bytes) -> list[Any]:
+    """Section 23.4: the entries of a whole dictionary's bytes."""
+    root = validate_and_decode(data)
+    fields = dict(root["map"]) if isinstance(root, dict) and "map" in root else {}
+    if sorted(fields) != ["base", "entries", "from"] or len(root["map"]) != 3:
+        raise RefError("BadDictionary", 0, "not a dictionary")
+    if fields["from"] != {"int": "0"} or fields["base"] != {"int": str(DICT_ID_START)}:
+        raise RefError("BadDictionary", 0, "a delta, not a whole dictionary")
+    entries = fields["entries"]
+    if not isinstance(entries, list):
+        raise RefError("BadDictionary", 0, "entries is not an array")
+    for e in entries:
+        ok = (isinstance(e, str) and e) or (
+            isinstance(e, list)
+            and e
+            and all(isinstance(k, str) for k in e)
+            and len(set(e)) == len(e)
+        )
+        if not ok:
+            raise RefError("BadDictionary", 0, f"bad entry {e!r}")
+    return entries
+
+
+def dictionary_base(entries: list[Any], n: int) -> bytes:
+    """Section 23.3: the base B(n), written by the section-14 string and
+    shape rules."""
+    enc = _Encoder()
+    enc.out[2] = 2
+    for e in entries[:n]:
+        if isinstance(e, str):
+            enc.string(e)
+        else:
+            enc.shape([None if k == "" else enc.string(k)[1] for k in e])
+    return bytes(enc.out)
+
+
+def _unbind(data: bytes, dictionary: bytes | None) -> bytes | None:
+    """The plain document a bound document reads as (section 23.3), or None
+    for a document without a binding."""
+    if len(data) <= 3 or data[:2] != MAGIC or data[2] not in VERSIONS or data[3] != T_BINDING:
+        return None
+    if data[2] == 1:
+        raise RefError("UnknownTag", 3, "a binding record in a version 1 document")
+    scan = _Scanner(data)
+    count, p = scan.varint(4, "binding count")
+    ident = scan.uint(p, 8, "binding id")
+    if dictionary is None:
+        raise RefError("DictionaryRequired", 3, f"needs dictionary {ident:016x} ({count} entries)")
+    entries = dictionary_entries(dictionary)
+    if count > len(entries) or dictionary_id(entries, count) != ident:
+        raise RefError("DictionaryMismatch", 3, f"needs dictionary {ident:016x} ({count} entries)")
+    return dictionary_base(entries, count) + data[p + 8 :]
+
+
+def binding(entries: list[Any], n: int) -> bytes:
+    """The header and binding record of a document bound to ``entries[:n]``."""
+    return (
+        MAGIC + bytes([2, T_BINDING]) + varint(n) + dictionary_id(entries, n).to_bytes(8, "little")
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -1079,11 +1166,23 @@ class _Encoder:
         return self.shapes[seq]
 
 
-def encode(value: Any) -> bytes:
+def encode(value: Any, entries: list[Any] | None = None) -> bytes:
     """The bytes section 14's reference encoder writes for a neutral value
     (``{"share": name, "value": v}`` writes v and remembers it under name,
-    ``{"again": name}`` refers to it again)."""
+    ``{"again": name}`` refers to it again); with ``entries`` (a shared
+    dictionary's, section 23), the document bound to all of them."""
     enc = _Encoder()
+    base_len = 0
+    if entries:
+        base = dictionary_base(entries, len(entries))
+        for e in entries:  # the base's strings and shapes, as the encoder wrote them
+            if isinstance(e, str):
+                enc.string(e)
+            else:
+                enc.shape([None if k == "" else enc.string(k)[1] for k in e])
+        assert bytes(enc.out[3:]) == base[3:]
+        enc.version = 2
+        enc.marked = base_len = len(enc.out)
     stack = [_Open("root", [value], [], [], None)]  # the root: a container of one slot
     while True:
         top = stack[-1]
@@ -1094,6 +1193,8 @@ def encode(value: Any) -> bytes:
                 enc.shared[top.share] = item
             if not stack:
                 enc.out[2] = max(enc.out[2], enc.version)
+                if entries:
+                    return binding(entries, len(entries)) + bytes(enc.out[base_len:])
                 return bytes(enc.out)
             stack[-1].items.append(item)
             continue

@@ -13,6 +13,7 @@ static ROVING_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static ENCODE_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static DECODE_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static VALIDATION_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static DICTIONARY_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
 fn new_type(
     py: Python<'_>,
@@ -69,7 +70,16 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             &PyTuple::new(py, [dec.bind(py)])?,
         )
     })?;
+    let dict = DICTIONARY_ERROR.get_or_try_init(py, || {
+        new_type(
+            py,
+            c"roving.DictionaryError",
+            c"A document needs a shared dictionary it was not given (or another one: the message names the id and entry count needed), or dictionary bytes are malformed.",
+            &PyTuple::new(py, [dec.bind(py)])?,
+        )
+    })?;
     m.add("RovingError", base.bind(py))?;
+    m.add("DictionaryError", dict.bind(py))?;
     m.add("EncodeError", enc.bind(py))?;
     m.add("DecodeError", dec.bind(py))?;
     m.add("ValidationError", val.bind(py))?;
@@ -126,7 +136,21 @@ pub(crate) fn validation_error(py: Python<'_>, msg: String, path: String) -> PyE
 /// Converts a core error met while reading a document.
 #[cold]
 pub(crate) fn from_core(py: Python<'_>, e: &roving::Error) -> PyErr {
+    use roving::ErrorKind as K;
+    if let K::DictionaryRequired | K::DictionaryMismatch | K::BadDictionary = e.kind() {
+        return dictionary_error(py, e);
+    }
     decode_error(py, e.to_string(), e.offset())
+}
+
+/// A `DictionaryError` (a `DecodeError`) for `e`.
+#[cold]
+fn dictionary_error(py: Python<'_>, e: &roving::Error) -> PyErr {
+    let (inst, err) = make(py, &DICTIONARY_ERROR, e.to_string());
+    if !inst.is_none() {
+        let _ = inst.setattr("offset", e.offset());
+    }
+    err
 }
 
 /// `e` with `prefix: ` before its message if it is a `ValidationError`

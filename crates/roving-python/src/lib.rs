@@ -13,6 +13,7 @@ macro_rules! tp {
 
 mod buf;
 mod decode;
+mod dictionary;
 mod dictiter;
 mod encode;
 mod error_path;
@@ -130,35 +131,65 @@ pub(crate) fn with_bytes<T>(
     f(copy.as_bytes(), true)
 }
 
-/// dumps(obj, /, *, default=None, non_str_keys=False) -> bytes
+/// dumps(obj, /, *, default=None, non_str_keys=False, dictionary=None) -> bytes
 ///
 /// Encodes `obj` as a roving document. `default(obj)` is called for objects
 /// of unsupported types and its result encoded instead. With
 /// `non_str_keys`, dict keys that are ints, enum members, UUIDs, Decimals
 /// or dates are written as their text (what typed `loads` reads them back
 /// from; an enum's, for an enum whose values are all str or all int).
+/// With `dictionary` (a `roving.Dictionary`), maps of a shape it holds
+/// refer to it, and it learns the document's other shapes (unless frozen):
+/// read the result with the same `dictionary=`.
 #[pyfunction]
-#[pyo3(signature = (obj, /, *, default=None, non_str_keys=false))]
+#[pyo3(signature = (obj, /, *, default=None, non_str_keys=false, dictionary=None))]
 fn dumps<'py>(
     obj: &Bound<'py, PyAny>,
     default: Option<&Bound<'py, PyAny>>,
     non_str_keys: bool,
+    dictionary: Option<&Bound<'py, dictionary::Dictionary>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    encode::dumps_py(obj, &encode::EncodeOptions::new(default, non_str_keys))
+    let options = encode::EncodeOptions::new(default, non_str_keys);
+    match dictionary {
+        None => encode::dumps_py(obj, &options),
+        Some(d) => encode::dumps_py_with(obj, &options, &mut d.try_borrow_mut()?.inner),
+    }
 }
 
-/// loads(data, /, *, type=None)
+/// loads(data, /, *, type=None, dictionary=None)
 ///
 /// Validates and decodes a roving document from any bytes-like object. With
-/// `type`, builds and checks that type (dataclasses, list[...], ...).
+/// `type`, builds and checks that type (dataclasses, list[...], ...). With
+/// `dictionary`, reads a document written against it (or an earlier state
+/// of it); a document that needs a dictionary raises DictionaryError
+/// without one, or with another.
 #[pyfunction]
-#[pyo3(signature = (data, /, *, r#type=None))]
+#[pyo3(signature = (data, /, *, r#type=None, dictionary=None))]
 fn loads<'py>(
     data: &Bound<'py, PyAny>,
     r#type: Option<&Bound<'py, PyAny>>,
+    dictionary: Option<&Bound<'py, dictionary::Dictionary>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let py = data.py();
     let ty = r#type.filter(|t| !t.is_none());
+    if let Some(d) = dictionary {
+        let d = d.try_borrow()?;
+        return with_bytes(data, |bytes, immutable| {
+            let mut scratch = dictionary::Scratch::take();
+            let plain = dictionary::resolve(py, bytes, Some(&d.inner), &mut scratch)?;
+            if plain.len() == bytes.len() && plain.as_ptr() == bytes.as_ptr() {
+                // A plain document: as without a dictionary.
+                if ty.is_some() && !immutable {
+                    // As below: a private copy of a mutable buffer.
+                    let copy = bytes.to_vec();
+                    return decode_py(py, &copy, ty, true);
+                }
+                return decode_py(py, bytes, ty, immutable);
+            }
+            // The document read after the base: a private copy.
+            decode_py(py, plain, ty, true)
+        });
+    }
     with_bytes(data, |bytes, immutable| {
         if ty.is_some() && !immutable {
             // Typed decoding runs Python code (constructors, default
@@ -223,9 +254,10 @@ pub(crate) fn decode_doc<'py>(
     }
 }
 
-/// validate(data, /) -> None
+/// validate(data, /, *, dictionary=None) -> None
 ///
 /// Checks that `data` is a well-formed roving document; raises DecodeError if not.
+/// With `dictionary`, a document written against it is checked with it.
 ///
 /// This checks the format. `loads` may still reject a valid document with
 /// values Python cannot represent: a timestamp or date outside Python's
@@ -234,11 +266,18 @@ pub(crate) fn decode_doc<'py>(
 /// malformed payload written by another tool. (`dumps` never writes such
 /// extension values.)
 #[pyfunction]
-#[pyo3(signature = (data, /))]
-fn validate(data: &Bound<'_, PyAny>) -> PyResult<()> {
+#[pyo3(signature = (data, /, *, dictionary=None))]
+fn validate(
+    data: &Bound<'_, PyAny>,
+    dictionary: Option<&Bound<'_, dictionary::Dictionary>>,
+) -> PyResult<()> {
     let py = data.py();
-    with_bytes(data, |b, immutable| {
-        decode::open_validated(py, b, immutable).map(|_| ())
+    let d = dictionary.map(|d| d.try_borrow()).transpose()?;
+    with_bytes(data, |b, immutable| match d.as_ref() {
+        Some(d) => roving::Document::open_with(b, &d.inner, &mut Vec::new())
+            .map(|_| ())
+            .map_err(|e| errors::from_core(py, &e)),
+        None => decode::open_validated(py, b, immutable).map(|_| ()),
     })
 }
 
@@ -298,7 +337,7 @@ fn _parse_path(py: Python<'_>, path: &str) -> PyResult<Vec<Py<PyAny>>> {
         .collect()
 }
 
-/// to_json(data, /, *, indent=None) -> bytes
+/// to_json(data, /, *, indent=None, dictionary=None) -> bytes
 ///
 /// Converts a roving document (bytes-like) to JSON text. Bytes become
 /// `{"$base64": ...}`, timestamps RFC 3339 strings, dates `"YYYY-MM-DD"`,
@@ -306,13 +345,21 @@ fn _parse_path(py: Python<'_>, path: &str) -> PyResult<Vec<Py<PyAny>>> {
 /// other extension values `{"$ext": id, "$base64": ...}`, non-finite
 /// floats null; an integer of more than 4300 digits is a DecodeError (as
 /// for str(int)). `indent` (0 or more spaces) pretty-prints; a negative
-/// one is a ValueError.
+/// one is a ValueError. With `dictionary`, reads a document written
+/// against it.
 #[pyfunction]
-#[pyo3(signature = (data, /, *, indent=None))]
-fn to_json<'py>(data: &Bound<'py, PyAny>, indent: Option<i64>) -> PyResult<Bound<'py, PyBytes>> {
+#[pyo3(signature = (data, /, *, indent=None, dictionary=None))]
+fn to_json<'py>(
+    data: &Bound<'py, PyAny>,
+    indent: Option<i64>,
+    dictionary: Option<&Bound<'py, dictionary::Dictionary>>,
+) -> PyResult<Bound<'py, PyBytes>> {
     let py = data.py();
     let indent = view::indent_arg(indent)?;
+    let d = dictionary.map(|d| d.try_borrow()).transpose()?;
+    let mut scratch = Vec::new();
     with_bytes(data, |b, immutable| {
+        let b = dictionary::resolve(py, b, d.as_ref().map(|d| &d.inner), &mut scratch)?;
         let opts = roving::json::JsonOptions {
             indent,
             limits: roving::Limits::for_len(b.len()),
@@ -333,7 +380,7 @@ fn to_json<'py>(data: &Bound<'py, PyAny>, indent: Option<i64>) -> PyResult<Bound
     })
 }
 
-/// open(source, /, *, trusted=False, validate=False) -> Doc
+/// open(source, /, *, trusted=False, validate=False, dictionary=None) -> Doc
 ///
 /// Opens a document for lazy, zero-copy access. `source` is a path (the file
 /// is memory-mapped, not read) or a bytes-like object (`bytes` is used in
@@ -368,9 +415,18 @@ fn to_json<'py>(data: &Bound<'py, PyAny>, indent: Option<i64>) -> PyResult<Bound
 /// new one and `os.replace()` it over the old (the map keeps the old file).
 /// For a file that another process may change, open its bytes instead:
 /// `roving.open(pathlib.Path(p).read_bytes())` (one copy, then immune).
+///
+/// With `dictionary`, opens a document written against it: such a
+/// document is read after the dictionary's base, so it is copied (with
+/// the base) at open.
 #[pyfunction]
-#[pyo3(signature = (source, /, *, trusted=false, validate=false))]
-fn open(source: &Bound<'_, PyAny>, trusted: bool, validate: bool) -> PyResult<Doc> {
+#[pyo3(signature = (source, /, *, trusted=false, validate=false, dictionary=None))]
+fn open(
+    source: &Bound<'_, PyAny>,
+    trusted: bool,
+    validate: bool,
+    dictionary: Option<&Bound<'_, dictionary::Dictionary>>,
+) -> PyResult<Doc> {
     let check = match (trusted, validate) {
         (false, false) => view::Check::Lazy,
         (false, true) => view::Check::Validate,
@@ -409,6 +465,15 @@ fn open(source: &Bound<'_, PyAny>, trusted: bool, validate: bool) -> PyResult<Do
         }
     } else {
         with_bytes(source, |b, _| Ok(buf::Buf::copy(b))).map_err(|e| not_a_file(py, e, source))?
+    };
+    let buf = match dictionary {
+        Some(d) if buf.bytes().get(3) == Some(&roving::layout::TAG_DICT_BINDING) => {
+            let d = d.try_borrow()?;
+            let mut scratch = Vec::new();
+            let plain = dictionary::resolve(py, buf.bytes(), Some(&d.inner), &mut scratch)?;
+            buf::Buf::copy(plain)
+        }
+        _ => buf,
     };
     Doc::open(py, std::sync::Arc::new(buf), check)
 }
@@ -481,6 +546,7 @@ fn _roving(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ViewIter>()?;
     m.add_class::<MapView>()?;
     m.add_class::<Ext>()?;
+    m.add_class::<dictionary::Dictionary>()?;
     m.add_class::<buf::BufferRef>()?;
     m.add("EXT_DATE", pytypes::EXT_DATE)?;
     m.add("EXT_UUID", pytypes::EXT_UUID)?;

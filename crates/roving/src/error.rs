@@ -57,6 +57,16 @@ pub enum ErrorKind {
     Custom,
     /// An I/O error while reading or writing.
     Io,
+    /// The document was written against a shared dictionary
+    /// (`docs/FORMAT.md` section 23) and was opened without one; the
+    /// message names the dictionary id and entry count it needs.
+    DictionaryRequired,
+    /// The dictionary given is not the one the document needs (another
+    /// id, or fewer entries); the message names the id and count needed.
+    DictionaryMismatch,
+    /// Dictionary bytes (or a delta) are malformed, or disagree with the
+    /// dictionary they extend.
+    BadDictionary,
 }
 
 impl ErrorKind {
@@ -85,6 +95,12 @@ impl ErrorKind {
             ErrorKind::BadPath => "bad path".into(),
             ErrorKind::Custom => "error".into(),
             ErrorKind::Io => "I/O error".into(),
+            ErrorKind::DictionaryRequired => {
+                "the document was written against a shared dictionary, which is needed to read it"
+                    .into()
+            }
+            ErrorKind::DictionaryMismatch => "not the shared dictionary the document needs".into(),
+            ErrorKind::BadDictionary => "malformed shared dictionary".into(),
         }
     }
 }

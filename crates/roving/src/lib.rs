@@ -19,6 +19,7 @@
 //!
 //! The format is specified in `docs/FORMAT.md`.
 
+pub mod dictionary;
 pub mod encode;
 pub mod error;
 pub mod json;
@@ -47,6 +48,7 @@ mod test_rng;
 /// ```
 pub use num_bigint;
 
+pub use dictionary::Dictionary;
 pub use encode::{Encoder, KeyId, Mark};
 pub use error::{Error, ErrorKind, Result};
 /// The byte layout under its former name: `roving::format::TAG_MAP` and

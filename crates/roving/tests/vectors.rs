@@ -1618,7 +1618,10 @@ fn write_all() {
     let mut n = 0;
     let mut write = |name: &str, mut case: J| {
         n += 1;
-        if case["valid"] == J::Bool(true) && plain(&case["value"]) {
+        if case["valid"] == J::Bool(true)
+            && plain(&case["value"])
+            && case.get("dictionary").is_none()
+        {
             let text = json_text(&unhex(case["hex"].as_str().unwrap()));
             case["json"] = J::String(text);
         }
@@ -1655,6 +1658,9 @@ fn write_all() {
             "hex": hex, "error": kind }),
         );
     }
+    for (name, case) in dict_vectors() {
+        write(&name, case);
+    }
     eprintln!("wrote {n} vectors to {}", d.display());
 }
 
@@ -1678,7 +1684,8 @@ fn golden_vectors() {
         + ext_cases().len()
         + decode_only_cases().len()
         + reject_cases().len()
-        + shaped_vector_cases().len();
+        + shaped_vector_cases().len()
+        + dict_vectors().len();
     assert_eq!(
         files.len(),
         expected,
@@ -1689,6 +1696,10 @@ fn golden_vectors() {
         let case: J = serde_json::from_str(&std::fs::read_to_string(f).unwrap()).unwrap();
         let name = case["name"].as_str().unwrap();
         let bytes = unhex(case["hex"].as_str().unwrap());
+        if case.get("dictionary").is_some() {
+            check_dict_vector(&case, &mut failures);
+            continue;
+        }
         if case["valid"] == J::Bool(true) {
             let value = &case["value"];
             if case["decode_only"] != J::Bool(true) {
@@ -1732,18 +1743,7 @@ fn golden_vectors() {
             let all = validators()
                 .into_iter()
                 .map(|(which, v)| (which, v(&bytes)));
-            for (which, got) in std::iter::once(open).chain(all) {
-                match got {
-                    Ok(()) => failures.push(format!(
-                        "{name}: accepted by {which}, must be rejected ({want})"
-                    )),
-                    Err(e) if kind_name(&e) != want => failures.push(format!(
-                        "{name}: {which} rejected with {} ({e}), expected {want}",
-                        kind_name(&e)
-                    )),
-                    Err(_) => {}
-                }
-            }
+            check_rejected(name, want, std::iter::once(open).chain(all), &mut failures);
         }
     }
     assert!(
@@ -1913,4 +1913,360 @@ fn str_array_rejects() -> Vec<(String, String, String, &'static str)> {
     .into_iter()
     .map(|(n, d, x, k)| (n.to_string(), d.to_string(), h(x), k))
     .collect()
+}
+
+// ---- shared dictionaries (format version 2, section 23) ---------------------
+
+/// A dictionary of `entries`: a string, or an array of keys for a shape.
+fn dict_of(entries: &J) -> roving::Dictionary {
+    let mut d = roving::Dictionary::new();
+    for e in entries.as_array().unwrap() {
+        match e {
+            J::String(s) => d.add_string(s).unwrap(),
+            J::Array(keys) => {
+                let keys: Vec<&str> = keys.iter().map(|k| k.as_str().unwrap()).collect();
+                d.add_shape(&keys).unwrap()
+            }
+            _ => panic!("bad entry {e}"),
+        };
+    }
+    d
+}
+
+/// `value` written against the first `n` entries of `dict` (frozen: the
+/// vector's dictionary does not change).
+fn encode_bound(value: &J, dict: &roving::Dictionary, n: usize) -> Vec<u8> {
+    let mut first = roving::Dictionary::new();
+    for e in &dict.entries()[..n] {
+        match e {
+            roving::dictionary::Entry::Str(s) => first.add_string(s).unwrap(),
+            roving::dictionary::Entry::Shape(k) => first.add_shape(k).unwrap(),
+        };
+    }
+    let mut enc = roving::Encoder::with_dictionary(&first);
+    common::neutral::encode(value, &mut enc, &mut HashMap::new());
+    enc.finish().unwrap()
+}
+
+/// A reject vector of a bound document: name, description, bytes, the
+/// dictionary given (none: opened without), error kind.
+type DictReject<'a> = (
+    &'a str,
+    &'a str,
+    Vec<u8>,
+    Option<&'a roving::Dictionary>,
+    &'a str,
+);
+
+/// The bound-document vectors: (file name, case). Valid ones carry the
+/// dictionary's bytes (`dictionary`, hex) and its entries (`entries`);
+/// rejects carry a dictionary unless they test its absence.
+fn dict_vectors() -> Vec<(String, J)> {
+    let so = json!({"map": [["Id", int(100000)], ["Name", "Simple"], ["Address", "Planet Earth"],
+        ["Scores", (0..10).map(int).collect::<Vec<_>>()]]});
+    let ten: Vec<J> = (0..10).map(|i| J::String(format!("k{i}"))).collect();
+    let ten_map = J::Object(
+        [(
+            "map".to_string(),
+            J::Array((0..10).map(|i| json!([format!("k{i}"), int(i)])).collect()),
+        )]
+        .into_iter()
+        .collect(),
+    );
+    // (name, description, entries, entries the document is bound to, value)
+    let valid: Vec<(&str, &str, J, usize, J)> = vec![
+        (
+            "dict_shape",
+            "a map of a dictionary shape: no key or shape record of its own",
+            json!([["a", "b"]]),
+            1,
+            json!({"map": [["a", int(1)], ["b", "x"]]}),
+        ),
+        (
+            "dict_simple_object",
+            "the benchmarks' SimpleObject bound to its shape (59 bytes, 78 plain)",
+            json!([["Id", "Name", "Address", "Scores"]]),
+            1,
+            so.clone(),
+        ),
+        (
+            "dict_simple_object_strings",
+            "SimpleObject with its two string values as dictionary strings (39 bytes)",
+            json!([
+                ["Id", "Name", "Address", "Scores"],
+                "Simple",
+                "Planet Earth"
+            ]),
+            3,
+            so,
+        ),
+        (
+            "dict_string_value",
+            "a root string that is a dictionary string: a reference into the base",
+            json!(["hello"]),
+            1,
+            json!("hello"),
+        ),
+        (
+            "dict_key_as_value",
+            "a value equal to a key of a dictionary shape refers to the key's record",
+            json!([["name"]]),
+            1,
+            json!({"map": [["name", "name"]]}),
+        ),
+        (
+            "dict_older_state",
+            "bound to the first 2 of 3 entries: reads with the longer dictionary",
+            json!([["x"], "s", ["y", "z"]]),
+            2,
+            json!([{"map": [["x", "s"]]}, {"map": [["y", int(1)], ["z", int(2)]]}]),
+        ),
+        (
+            "dict_local_shape",
+            "a map whose shape the dictionary lacks writes its shape locally",
+            json!([["a"]]),
+            1,
+            json!([{"map": [["a", int(1)]]}, {"map": [["b", int(2)]]}]),
+        ),
+        (
+            "dict_empty_key",
+            "a dictionary shape with the empty key",
+            json!([["", "k"]]),
+            1,
+            json!({"map": [["", int(1)], ["k", int(2)]]}),
+        ),
+        (
+            "dict_indexed_shape",
+            "a dictionary shape of 10 keys (with its hash index in the base)",
+            J::Array(vec![J::Array(ten)]),
+            1,
+            ten_map,
+        ),
+        (
+            "dict_vector_alignment",
+            "a vector after the base: aligned in the document read after the base",
+            json!([["v", "w"]]),
+            1,
+            json!({"map": [["v", {"vector": "f64", "data": "000000000000f83f"}], ["w", "abc"]]}),
+        ),
+    ];
+    let mut out = Vec::new();
+    let mut bound: HashMap<&str, (Vec<u8>, roving::Dictionary)> = HashMap::new();
+    for (name, desc, entries, n, value) in valid {
+        let dict = dict_of(&entries);
+        let bytes = encode_bound(&value, &dict, n);
+        let mut case = json!({ "name": name, "description": desc, "valid": true, "value": value,
+            "hex": to_hex(&bytes), "dictionary": to_hex(&dict.to_bytes()), "entries": entries });
+        if plain(&case["value"]) {
+            let mut scratch = Vec::new();
+            let doc = roving::Document::open_with(&bytes, &dict, &mut scratch).unwrap();
+            case["json"] = J::String(roving::json::to_json(doc.root()).unwrap());
+        }
+        bound.insert(name, (bytes, dict));
+        out.push((name.to_string(), case));
+    }
+    let (shape_doc, shape_dict) = bound["dict_shape"].clone();
+    let (str_doc, str_dict) = bound["dict_string_value"].clone();
+    let (older_doc, _) = bound["dict_older_state"].clone();
+    let short = dict_of(&json!([["x"]]));
+    let other = dict_of(&json!([["a", "c"]]));
+    let mut bad_id = shape_doc.clone();
+    bad_id[5] ^= 1;
+    let mut v1 = shape_doc.clone();
+    v1[2] = 1;
+    // A second binding right after the first.
+    let mut twice = shape_doc[..13].to_vec();
+    twice.extend_from_slice(&shape_doc[3..]);
+    // The root string's reference moved into the middle of its base record.
+    let (root_slot, base_rec) = (str_doc.len() - 2, 3u8);
+    let mut mid = str_doc.clone();
+    mid[root_slot] = ((base_rec as u64 + 1) << 2 | 2) as u8;
+    // A root reference to the base's shape record (offset 5, after "a" at 3).
+    let shape_only = dict_of(&json!([["a"]]));
+    let mut enc = roving::Encoder::with_dictionary(&shape_only);
+    enc.null().unwrap();
+    let mut to_shape = enc.finish().unwrap();
+    let l = to_shape.len();
+    to_shape[l - 3..].copy_from_slice(&[0x1c, (5 << 2) | 2, 0x1c]);
+    let none: Option<&roving::Dictionary> = None;
+    let rejects: Vec<DictReject<'_>> = vec![
+        (
+            "dict_required",
+            "a bound document opened without a dictionary",
+            shape_doc.clone(),
+            none,
+            "DictionaryRequired",
+        ),
+        (
+            "dict_other",
+            "a bound document opened with another dictionary of as many entries",
+            shape_doc.clone(),
+            Some(&other),
+            "DictionaryMismatch",
+        ),
+        (
+            "dict_shorter",
+            "bound to 2 entries, opened with a dictionary of 1",
+            older_doc,
+            Some(&short),
+            "DictionaryMismatch",
+        ),
+        (
+            "dict_bad_id",
+            "the binding's id changed by one bit",
+            bad_id,
+            Some(&shape_dict),
+            "DictionaryMismatch",
+        ),
+        (
+            "dict_binding_in_version_1",
+            "a binding record in a version 1 document",
+            v1,
+            Some(&shape_dict),
+            "UnknownTag",
+        ),
+        (
+            "dict_second_binding",
+            "a binding record after the first one",
+            twice,
+            Some(&shape_dict),
+            "UnknownTag",
+        ),
+        (
+            "dict_truncated_binding",
+            "the input ends inside the binding's id",
+            shape_doc[..8].to_vec(),
+            Some(&shape_dict),
+            "Truncated",
+        ),
+        (
+            "dict_ref_mid_base_record",
+            "a reference into the middle of a base record",
+            mid,
+            Some(&str_dict),
+            "BadReference",
+        ),
+        (
+            "dict_ref_to_base_shape",
+            "a value reference to a shape record of the base",
+            to_shape,
+            Some(&shape_only),
+            "WrongTarget",
+        ),
+    ];
+    for (name, desc, bytes, dict, kind) in rejects {
+        let name = format!("reject_{name}");
+        let mut case = json!({ "name": name, "description": desc, "valid": false,
+            "hex": to_hex(&bytes), "error": kind });
+        match dict {
+            Some(d) => {
+                case["dictionary"] = J::String(to_hex(&d.to_bytes()));
+                case["entries"] = entries_json(d);
+            }
+            None => case["dictionary"] = J::Null,
+        }
+        out.push((name, case));
+    }
+    out
+}
+
+/// The entries of `d` in the vectors' notation.
+fn entries_json(d: &roving::Dictionary) -> J {
+    J::Array(
+        d.entries()
+            .iter()
+            .map(|e| match e {
+                roving::dictionary::Entry::Str(s) => J::String(s.clone()),
+                roving::dictionary::Entry::Shape(k) => json!(k),
+            })
+            .collect(),
+    )
+}
+
+/// Checks a bound-document vector: its dictionary's bytes are those of
+/// its entries; a valid one encodes to its hex (against the entries its
+/// binding names) and decodes to its value; a reject fails with its kind,
+/// from `open_with` (or, without a dictionary, `open` and `validate`).
+fn check_dict_vector(case: &J, failures: &mut Vec<String>) {
+    let name = case["name"].as_str().unwrap();
+    let bytes = unhex(case["hex"].as_str().unwrap());
+    let dict = case["dictionary"].as_str().map(|h| {
+        let d = roving::Dictionary::from_bytes(&unhex(h)).unwrap();
+        if d != dict_of(&case["entries"]) {
+            failures.push(format!("{name}: dictionary bytes differ from its entries"));
+        }
+        d
+    });
+    let mut scratch = Vec::new();
+    if case["valid"] == J::Bool(true) {
+        let dict = dict.unwrap();
+        let n = roving::layout::read_binding(&bytes)
+            .unwrap()
+            .map_or(0, |b| b.count as usize);
+        let enc = encode_bound(&case["value"], &dict, n);
+        if enc != bytes {
+            failures.push(format!(
+                "{name}: encodes to {} not {}",
+                to_hex(&enc),
+                to_hex(&bytes)
+            ));
+        }
+        match roving::Document::open_with(&bytes, &dict, &mut scratch) {
+            Err(e) => failures.push(format!("{name}: rejected: {e}")),
+            Ok(doc) => {
+                let got = normalize(&from_value(doc.root()));
+                let want = normalize(&expand(&case["value"], &mut HashMap::new()));
+                if got != want {
+                    failures.push(format!("{name}: decodes to {got} not {want}"));
+                }
+                if let J::String(j) = &case["json"] {
+                    let text = roving::json::to_json(doc.root()).unwrap();
+                    if &text != j {
+                        failures.push(format!("{name}: JSON text {text} not {j}"));
+                    }
+                }
+            }
+        }
+        if roving::Document::open(&bytes).is_ok() {
+            failures.push(format!("{name}: opens without its dictionary"));
+        }
+        return;
+    }
+    let want = case["error"].as_str().unwrap();
+    let mut got = vec![];
+    match &dict {
+        Some(d) => got.push((
+            "open_with",
+            roving::Document::open_with(&bytes, d, &mut scratch).map(|_| ()),
+        )),
+        None => {
+            got.push(("Document::open", roving::Document::open(&bytes).map(|_| ())));
+            for (which, v) in validators() {
+                got.push((which, v(&bytes)));
+            }
+        }
+    }
+    check_rejected(name, want, got, failures);
+}
+
+/// Records in `failures` each reader of `results` (name, result) that
+/// accepted vector `name` or rejected it with another kind than `want`.
+fn check_rejected<'a>(
+    name: &str,
+    want: &str,
+    results: impl IntoIterator<Item = (&'a str, roving::Result<()>)>,
+    failures: &mut Vec<String>,
+) {
+    for (which, got) in results {
+        match got {
+            Ok(()) => failures.push(format!(
+                "{name}: accepted by {which}, must be rejected ({want})"
+            )),
+            Err(e) if kind_name(&e) != want => failures.push(format!(
+                "{name}: {which} rejected with {} ({e}), expected {want}",
+                kind_name(&e)
+            )),
+            Err(_) => {}
+        }
+    }
 }

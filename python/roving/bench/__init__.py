@@ -1,7 +1,8 @@
 """``roving bench``: the seed experiments, reproduced side by side.
 
 Five experiments, one per seed (the write-ups the project started from), the
-corpus of JSON files and generated shapes, and the scaling runs:
+shared dictionary's, the corpus of JSON files and generated shapes, and the
+scaling runs:
 
 ========================  ====  ==========================================
 name                      seed  what
@@ -10,6 +11,7 @@ fleece                    004   1000people.json: size, convert, parse, look up
 repository                000   BBItem flush/reload; issue 4's Store rows
 archiver-20000-ints       001   20,000 ints, keyless and keyed
 simpleobject              002   100,000 small objects, each to its own bytes
+dictionary                002   SimpleObject and records with a shared dictionary
 contacts                  003   two sets of strings
 corpus                    -     JSON files and generated shapes vs peers
 scaling                   -     cost per MB from 1 MB to 1 GB; the Store to 5M
@@ -37,6 +39,7 @@ from . import (
     exp_archiver,
     exp_contacts,
     exp_corpus,
+    exp_dictionary,
     exp_fleece,
     exp_repository,
     exp_scaling,
@@ -51,6 +54,7 @@ EXPERIMENTS: dict[str, Callable[[Config], Experiment]] = {
     exp_repository.NAME: exp_repository.run,
     exp_archiver.NAME: exp_archiver.run,
     exp_simpleobject.NAME: exp_simpleobject.run,
+    exp_dictionary.NAME: exp_dictionary.run,
     exp_contacts.NAME: exp_contacts.run,
     exp_corpus.NAME: exp_corpus.run,
     exp_scaling.NAME: exp_scaling.run,
@@ -65,6 +69,7 @@ ALIASES = {
     "seed000": exp_repository.NAME,
     "seed001": exp_archiver.NAME,
     "seed002": exp_simpleobject.NAME,
+    "dict": exp_dictionary.NAME,
     "seed003": exp_contacts.NAME,
     "seed004": exp_fleece.NAME,
 }

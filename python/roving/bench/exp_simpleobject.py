@@ -278,6 +278,17 @@ def run(cfg: Config) -> Experiment:
                 "dumps(o) / loads(b, type=SimpleObject)",
             )
         )
+        shared = rv.Dictionary()
+        rv.dumps(one, dictionary=shared)  # learns the shape
+        shared.freeze()
+        cands.append(
+            (
+                "roving (dataclass, dictionary)",
+                lambda o: rv.dumps(o, dictionary=shared),
+                lambda b: rv.loads(b, dictionary=shared, type=SimpleObject),
+                "a roving.Dictionary holding the shape (issue 25)",
+            )
+        )
         cands.append(
             (
                 "roving (dict)",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import sys
 from typing import Any
 
 from .errors import CliError, api, error_text, is_roving_error
@@ -26,6 +27,48 @@ def add_from_option(p: argparse.ArgumentParser, default: str = "by extension or 
     )
 
 
+def add_dictionary_option(p: argparse.ArgumentParser) -> None:
+    """Adds ``--dictionary FILE``: the shared dictionary (``bytes(d)`` of a
+    ``roving.Dictionary``) that documents were written against."""
+    p.add_argument(
+        "--dictionary",
+        metavar="DICT",
+        help="the shared dictionary (bytes(roving.Dictionary) in a file) the documents "
+        "were written against; a document is then read after the dictionary's base "
+        "(FORMAT.md section 23), and offsets are counted in that",
+    )
+
+
+def load_dictionary(path: str | None) -> Any:
+    """The ``roving.Dictionary`` in the file ``path`` (None for None)."""
+    if path is None:
+        return None
+    rv = api()
+    data = read_input(path)
+    try:
+        return rv.Dictionary.from_bytes(data)
+    except Exception as e:
+        if is_roving_error(e) or isinstance(e, ValueError):
+            raise CliError(
+                f"{display_name(path)}: not a roving dictionary: {error_text(e)}"
+            ) from None
+        raise
+
+
+def resolve(rv: Any, path: str, data: bytes, dictionary: Any) -> bytes:
+    """The plain document ``data`` reads as with ``dictionary`` (``data``
+    itself without one, or for a document written without one)."""
+    if dictionary is None or data[:2] != b"RV":
+        return data
+    try:
+        out: bytes = dictionary.resolve(data)
+    except Exception as e:
+        if is_roving_error(e) or isinstance(e, ValueError):
+            raise CliError(f"{display_name(path)}: {damaged(e, data)}") from None
+        raise
+    return out
+
+
 def ext_kind(path: str) -> str | None:
     ext = os.path.splitext(path)[1].lower()
     if ext in JSON_EXTS:
@@ -43,14 +86,18 @@ def input_kind(path: str, data: bytes, forced: str | None) -> str:
     return forced or (None if path == "-" else ext_kind(path)) or sniff(data)
 
 
-def load_document(path: str, forced: str | None = None) -> tuple[bytes, str]:
-    """Reads FILE as a roving document (converting JSON input in memory).
-    Returns the roving bytes and the input kind."""
+def load_document(
+    path: str, forced: str | None = None, dictionary: Any = None
+) -> tuple[bytes, str]:
+    """Reads FILE as a roving document (converting JSON input in memory;
+    a document written against ``dictionary`` read as the plain document
+    it stands for). Returns the roving bytes and the input kind."""
     rv = api()
     data = read_input(path)
     kind = input_kind(path, data, forced)
     if kind == "json":
         return from_json(rv, path, data), kind
+    data = resolve(rv, path, data, dictionary)
     validate_document(rv, path, data)
     return data, kind
 
@@ -126,6 +173,11 @@ def damaged(e: BaseException, data: bytes) -> str:
         return "empty file, not a roving document"
     if data[:2] != b"RV":
         return f"not a roving file: {text}"
+    rv = sys.modules.get("roving")
+    if rv is not None and isinstance(e, getattr(rv, "DictionaryError", ())):
+        if "needs a shared dictionary" in text or "needed to read it" in text:
+            return f"{text}: give it with --dictionary FILE"
+        return text
     return f"damaged roving file: {text}"
 
 

@@ -17,7 +17,13 @@ from collections.abc import Iterable
 from typing import IO, Any
 
 from .._argtypes import count, spaces
-from .documents import add_from_option, load_document, to_json
+from .documents import (
+    add_dictionary_option,
+    add_from_option,
+    load_dictionary,
+    load_document,
+    to_json,
+)
 from .errors import CliError, api
 from .files import check_file, write_stdout
 
@@ -61,6 +67,7 @@ def register(sub: Any) -> None:
         help="show each record's byte offset and encoding",
     )
     add_from_option(d)
+    add_dictionary_option(d)
     d.set_defaults(func=run)
 
 
@@ -248,7 +255,7 @@ def run(args: argparse.Namespace) -> int:
     if args.indent is not None and not args.json:
         raise CliError("--indent applies to JSON output: add --json", status=2)
     check_file(args.file)
-    data, _ = load_document(args.file, args.from_)
+    data, _ = load_document(args.file, args.from_, load_dictionary(args.dictionary))
     rv = api()
     if args.json:
         js = to_json(rv, args.file, data, args.indent if args.indent is not None else 2)

@@ -9,12 +9,14 @@ from typing import Any
 
 from .._argtypes import spaces
 from .documents import (
+    add_dictionary_option,
     add_from_option,
     article,
     damaged,
     ext_kind,
     from_json,
     kind_of,
+    load_dictionary,
     load_document,
     sniff,
     value_json,
@@ -37,6 +39,7 @@ def register(sub: Any) -> None:
     g.add_argument("path", metavar="PATH", help="e.g. '[123].name'")
     g.add_argument("--indent", type=spaces, metavar="N", help="indent the JSON by N spaces")
     add_from_option(g)
+    add_dictionary_option(g)
     g.set_defaults(func=run)
 
 
@@ -102,7 +105,14 @@ def run(args: argparse.Namespace) -> int:
     steps = parse_path(args.path)
     check_file(args.file)
     kind = args.from_ or ("json" if args.file != "-" and ext_kind(args.file) == "json" else None)
-    if args.file != "-" and kind != "json" and hasattr(rv, "open") and os.path.isfile(args.file):
+    dictionary = load_dictionary(args.dictionary)
+    if (
+        args.file != "-"
+        and kind != "json"
+        and dictionary is None
+        and hasattr(rv, "open")
+        and os.path.isfile(args.file)
+    ):
         # Memory-map the file: only the bytes on the path are read (after validation).
         # Not a pipe (a FIFO, /dev/stdin, a shell's <(...)): it cannot be mapped
         # and reads only once, so it is read whole below.
@@ -125,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
             else:
                 raise
     else:
-        data, _ = load_document(args.file, kind)
+        data, _ = load_document(args.file, kind, dictionary)
         doc = rv.open(data)
     value = _walk(doc.root, steps)
     write_stdout(value_json(rv, value, args.indent) + b"\n")

@@ -10,7 +10,7 @@ import json
 import os
 from typing import Any
 
-from .documents import add_from_option, load_document
+from .documents import add_dictionary_option, add_from_option, load_dictionary, load_document
 from .files import check_file, display_name
 from .progress import Progress
 
@@ -66,6 +66,7 @@ def register(sub: Any) -> None:
     s.add_argument("file", metavar="FILE")
     s.add_argument("--json", action="store_true", help="print the numbers as JSON")
     add_from_option(s)
+    add_dictionary_option(s)
     s.set_defaults(func=run)
 
 
@@ -179,7 +180,7 @@ def compute_stats(buf: bytes) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     check_file(args.file)
-    data, kind = load_document(args.file, args.from_)
+    data, kind = load_document(args.file, args.from_, load_dictionary(args.dictionary))
     with Progress(f"scanning {display_name(args.file)}"):
         st = compute_stats(data)
     st["file"] = display_name(args.file)

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from .documents import validate_document
+from .documents import add_dictionary_option, load_dictionary, resolve, validate_document
 from .errors import PROG, CliError, api, is_roving_error
 from .files import check_file, display_name, read_input
 
@@ -21,6 +21,7 @@ def register(sub: Any) -> None:
     )
     v.add_argument("files", metavar="FILE", nargs="+")
     v.add_argument("-q", "--quiet", action="store_true", help="print nothing for valid files")
+    add_dictionary_option(v)
     v.set_defaults(func=run)
 
 
@@ -28,19 +29,21 @@ def run(args: argparse.Namespace) -> int:
     if args.files.count("-") > 1:
         raise CliError("'-' (stdin) can be given only once: stdin is read once", status=2)
     rv = api()
+    dictionary = load_dictionary(args.dictionary)
     status = 0
     for path in args.files:
         try:
             check_file(path)
             data = read_input(path)
-            validate_document(rv, path, data)
+            plain = resolve(rv, path, data, dictionary)
+            validate_document(rv, path, plain)
         except CliError as e:
             print(f"{PROG} validate: error: {e}", file=sys.stderr)
             status = 1
             continue
         if not args.quiet:
             print(
-                f"{display_name(path)}: ok ({len(data):,} bytes, roving v{data[2] if len(data) > 2 else '?'}, root: {_root_desc(data)})"
+                f"{display_name(path)}: ok ({len(data):,} bytes, roving v{data[2] if len(data) > 2 else '?'}, root: {_root_desc(plain)})"
             )
     return status
 

@@ -46,6 +46,10 @@ pub(crate) const MAX_DEPTH: usize = 10_000;
 thread_local! {
     /// The encoder and tables of the last call, kept for the next one.
     static ENCODER: RefCell<Option<(Encoder, Tables)>> = const { RefCell::new(None) };
+    /// The same for `dumps(obj, dictionary=d)`: an encoder bound to the
+    /// last dictionary used, which keeps its base while that dictionary
+    /// does not change (a plain `dumps` never gets it).
+    static DICT_ENCODER: RefCell<Option<(Encoder, Tables)>> = const { RefCell::new(None) };
     /// Cleared after encoding a huge document, so its encoder is dropped.
     static ENCODER_KEEP: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
 }
@@ -172,9 +176,40 @@ pub(crate) fn dumps_py<'py>(
     })
 }
 
+/// [`dumps_py`] against a shared dictionary, which learns the document's
+/// shapes it lacks (unless frozen).
+pub(crate) fn dumps_py_with<'py>(
+    obj: &Bound<'py, PyAny>,
+    options: &EncodeOptions,
+    dict: &mut roving::Dictionary,
+) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+    let py = obj.py();
+    with_encoder_in(&DICT_ENCODER, py, options, |st| {
+        st.enc.use_dictionary(dict);
+        // SAFETY: `obj` is a live object the caller holds for the whole call.
+        unsafe { st.value(obj.as_ptr(), 0) }?;
+        note_size(st.enc.len());
+        st.enc.grow_dictionary(dict);
+        st.enc
+            .finish_with(|out| pyo3::types::PyBytes::new(py, out))
+            .map_err(Box::<Fail>::from)
+    })
+}
+
 /// Runs `f` on the state of a call (on the encoder and tables kept from
 /// the last call of this thread, if any), and keeps them for the next.
 fn with_encoder<'py, T>(
+    py: Python<'py>,
+    options: &EncodeOptions,
+    f: impl FnOnce(&mut State<'py, '_>) -> Result<T, Box<Fail>>,
+) -> PyResult<T> {
+    with_encoder_in(&ENCODER, py, options, f)
+}
+
+/// [`with_encoder`] with the encoder kept in `cell`.
+#[inline(always)]
+fn with_encoder_in<'py, T>(
+    cell: &'static std::thread::LocalKey<RefCell<Option<(Encoder, Tables)>>>,
     py: Python<'py>,
     options: &EncodeOptions,
     f: impl FnOnce(&mut State<'py, '_>) -> Result<T, Box<Fail>>,
@@ -183,7 +218,7 @@ fn with_encoder<'py, T>(
     // (from a `default` hook) safe: it simply gets a new encoder. (State is
     // built from the kept parts and taken apart into them field by field:
     // each move of these ~500 bytes is a copy.)
-    let spare = ENCODER.with(|c| c.borrow_mut().take());
+    let spare = cell.with(|c| c.borrow_mut().take());
     let mut st = match spare {
         Some((enc, tables)) => State::new(py, enc, tables, options),
         None => State::new(
@@ -204,7 +239,7 @@ fn with_encoder<'py, T>(
     // unless this document was huge: a thread should not hold on to that
     // memory.
     if ENCODER_KEEP.with(|k| k.get()) {
-        ENCODER.with(|c| *c.borrow_mut() = Some((st.enc, st.tables)));
+        cell.with(|c| *c.borrow_mut() = Some((st.enc, st.tables)));
     }
     ENCODER_KEEP.with(|k| k.set(true));
     r.map_err(|e| into_pyerr(py, e))

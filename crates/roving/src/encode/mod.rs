@@ -25,11 +25,13 @@
 //! - `pending`: a value waiting for its slot;
 //! - `strings`: the string table (every string stored once);
 //! - `copy`: writing a value read from another document;
+//! - `dictionary`: writing a document against a shared dictionary;
 //! - `spare`: one-shot encoding on a thread's spare encoder.
 
 mod containers;
 mod copy;
 mod decimal;
+mod dictionary;
 mod key_cache;
 mod keys;
 mod numbers;
@@ -183,6 +185,9 @@ pub struct Encoder {
     marked: std::sync::atomic::AtomicUsize,
     /// Scratch space of [`Encoder::pack_numbers`] (kept for its allocation).
     scratch: Vec<u8>,
+    /// The dictionary entries of an encoder made by
+    /// [`Encoder::with_dictionary`] (until reset).
+    bound: Option<dictionary::Bound>,
 }
 
 /// Says how far the document is (bytes written, open containers, shapes),
@@ -238,6 +243,7 @@ impl Encoder {
             predict: true,
             marked: std::sync::atomic::AtomicUsize::new(0),
             scratch: Vec::new(),
+            bound: None,
         }
     }
 
@@ -261,7 +267,7 @@ impl Encoder {
     /// only in the trailer such as `null` or a small integer, or an open
     /// container makes the encoder non-empty).
     pub fn is_empty(&self) -> bool {
-        self.out.len() == HEADER_LEN && self.root.is_none() && self.frames.is_empty()
+        self.out.len() == self.start_len() && self.root.is_none() && self.frames.is_empty()
     }
 
     /// Forgets everything written, keeping allocated memory for the next document.
@@ -289,6 +295,7 @@ impl Encoder {
         self.root = None;
         self.version = VERSION_1;
         *self.marked.get_mut() = 0;
+        self.bound = None;
         self.generation = next_generation();
     }
 
@@ -380,6 +387,7 @@ impl Encoder {
     /// Completes the document and returns its bytes.
     pub fn finish(mut self) -> Result<Vec<u8>> {
         self.finish_root()?;
+        self.unbase();
         Ok(std::mem::take(&mut self.out))
     }
 
@@ -404,6 +412,11 @@ impl Encoder {
     /// ```
     pub fn finish_reset(&mut self) -> Result<Vec<u8>> {
         self.finish_root()?;
+        let mut doc = Vec::new();
+        if self.bound_output(&mut doc) {
+            self.rewind();
+            return Ok(doc);
+        }
         let mut out = Vec::with_capacity(next_capacity(self.out.len()));
         out.extend_from_slice(&MAGIC);
         out.push(VERSION_1);
@@ -417,6 +430,15 @@ impl Encoder {
     /// callers that copy the bytes anyway, e.g. into a Python `bytes`).
     pub fn finish_with<R>(&mut self, f: impl FnOnce(&[u8]) -> R) -> Result<R> {
         self.finish_root()?;
+        let mut doc = std::mem::take(&mut self.scratch);
+        doc.clear();
+        if self.bound_output(&mut doc) {
+            let r = f(&doc);
+            self.scratch = doc;
+            self.rewind();
+            return Ok(r);
+        }
+        self.scratch = doc;
         let r = f(&self.out);
         self.reset();
         Ok(r)
@@ -425,6 +447,10 @@ impl Encoder {
     /// Completes the document, appending its bytes to `dst`, and resets the encoder.
     pub fn finish_into(&mut self, dst: &mut Vec<u8>) -> Result<()> {
         self.finish_root()?;
+        if self.bound_output(dst) {
+            self.rewind();
+            return Ok(());
+        }
         dst.extend_from_slice(&self.out);
         self.reset();
         Ok(())

@@ -42,6 +42,7 @@ pub(crate) fn encode_document(
     enc.out.push(VERSION_1);
     enc.max_depth = max_depth;
     let done = write(&mut enc).and_then(|()| enc.finish_root());
+    enc.unbase();
     let mut doc = std::mem::take(&mut enc.out);
     enc.reset();
     if enc.fits_spare() {

@@ -28,5 +28,5 @@ static SPECIAL_IN_STRING: [bool; 256] = {
     t
 };
 
-pub use parse::{from_json, from_json_into, from_json_with};
+pub use parse::{from_json, from_json_dict, from_json_into, from_json_with};
 pub use write::{to_json, to_json_pretty, write_json, JsonOptions};

@@ -42,6 +42,17 @@ pub fn from_json_with(input: &[u8], max_depth: usize) -> Result<Vec<u8>> {
     crate::encode::encode_document(Some(capacity), max_depth, |enc| from_json_into(input, enc))
 }
 
+/// [`from_json`] against a shared dictionary: objects whose keys are a
+/// shape of `dict` refer to it, and `dict` learns the document's other
+/// shapes (unless frozen). Open the result with
+/// [`Document::open_with`](crate::Document::open_with).
+pub fn from_json_dict(input: &[u8], dict: &mut crate::Dictionary) -> Result<Vec<u8>> {
+    let mut enc = Encoder::with_dictionary(dict);
+    enc.set_max_depth(crate::Limits::for_len(0).max_depth);
+    from_json_into(input, &mut enc)?;
+    enc.finish_growing(dict)
+}
+
 /// Writes the value of JSON text into `enc` (as its next value).
 ///
 /// ```

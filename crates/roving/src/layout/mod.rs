@@ -22,11 +22,14 @@
 //! * `float.rs`: decimal floats and exact binary32 conversions;
 //! * `numarray.rs`: number array records (version 2): their element
 //!   types ([`NumElem`]), header and elements;
+//! * `dictionary.rs`: the dictionary binding record (version 2) that
+//!   names the shared dictionary a document was written against;
 //! * [`ext`]: the well-known extension type ids and their payload codecs.
 //!
 //! `docs/FORMAT.md` is the normative description; this module mirrors it.
 //! It is also reachable as `roving::format`, its former name.
 
+mod dictionary;
 mod float;
 mod numarray;
 mod record;
@@ -39,6 +42,9 @@ mod varint;
 
 pub mod ext;
 
+pub use dictionary::{
+    binding_into, read_binding, write_binding, Binding, BASE_HEADER, TAG_DICT_BINDING,
+};
 pub use float::*;
 pub use numarray::NumElem;
 pub use record::{record_end, ElemType};
@@ -55,6 +61,7 @@ pub use str_array::{STR_ARRAY_BLOCK, STR_ARRAY_RESERVED};
 pub use tags::*;
 pub use varint::*;
 
+pub(crate) use dictionary::{dictionary_required, has_binding};
 pub(crate) use numarray::{num_array_record, num_at, Num};
 pub(crate) use record::{
     bytes_at, container_header, ext_record, fixed, header_fault, is_small_int, length_prefixed,

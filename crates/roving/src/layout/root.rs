@@ -39,6 +39,11 @@ pub(crate) fn locate_root(buf: &[u8]) -> Result<(usize, usize)> {
         Some(&(VERSION_1..=VERSION)) => {}
         Some(&v) => return Err(Error::at(ErrorKind::UnsupportedVersion(v), 2)),
     }
+    if super::has_binding(buf) {
+        // Written against a shared dictionary: readable only through it
+        // (`Document::open_with`), never as a plain document.
+        return Err(super::dictionary_required(buf));
+    }
     let last = match buf.last() {
         Some(&t) if buf.len() > HEADER_LEN && is_root(t) => t,
         _ => {

@@ -132,5 +132,5 @@ mod stack;
 mod timestamp;
 mod value;
 
-pub use de::{from_slice, from_value, from_value_with, is_int_key};
-pub use ser::{to_vec, Serializer};
+pub use de::{from_slice, from_slice_with, from_value, from_value_with, is_int_key};
+pub use ser::{to_vec, to_vec_with, Serializer};

@@ -377,3 +377,22 @@ impl ser::Serializer for KeySerializer<'_> {
     }
     refuse_compound_values!(key_error());
 }
+
+/// [`to_vec`] against a shared dictionary: maps whose keys are a shape of
+/// `dict` refer to it, and `dict` learns the document's other shapes
+/// (unless it is frozen). Read it back with [`from_slice_with`](crate::serde::from_slice_with).
+///
+/// ```
+/// let mut dict = roving::Dictionary::new();
+/// let first = roving::serde::to_vec_with(&[("a", 1)].into_iter().collect::<std::collections::BTreeMap<_, _>>(), &mut dict)?;
+/// assert_eq!(dict.len(), 1); // learned the shape {"a"}
+/// # Ok::<(), roving::Error>(())
+/// ```
+pub fn to_vec_with<T: Serialize + ?Sized>(
+    value: &T,
+    dict: &mut crate::Dictionary,
+) -> Result<Vec<u8>> {
+    let mut enc = Encoder::with_dictionary(dict);
+    value.serialize(&mut Serializer { enc: &mut enc })?;
+    enc.finish_growing(dict)
+}

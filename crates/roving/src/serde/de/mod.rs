@@ -73,6 +73,19 @@ pub fn from_slice<'de, T: de::Deserialize<'de>>(bytes: &'de [u8]) -> Result<T> {
     from_value_with(doc.root(), limits)
 }
 
+/// [`from_slice`] of a document written against a shared dictionary (or
+/// a plain one): see [`Document::open_with`]. The value owns its data.
+pub fn from_slice_with<T: de::DeserializeOwned>(
+    bytes: &[u8],
+    dict: &crate::Dictionary,
+) -> Result<T> {
+    let mut scratch = Vec::new();
+    let doc = Document::open_with(bytes, dict, &mut scratch)?;
+    let mut limits = Limits::for_len(bytes.len());
+    limits.max_depth = limits.max_depth.min(SERDE_MAX_DEPTH);
+    from_value_with(doc.root(), limits)
+}
+
 /// Deserializes a `T` from a value of an open document.
 ///
 /// ```

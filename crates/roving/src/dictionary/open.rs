@@ -1,0 +1,130 @@
+//! Reading a document written against a dictionary: its records follow
+//! the dictionary's base (`docs/FORMAT.md` section 23.3), so the base and
+//! the records, laid end to end, make a plain document that every reader
+//! of this crate reads.
+
+use super::Dictionary;
+use crate::error::{Error, ErrorKind, Result};
+use crate::layout::{read_binding, Binding, BASE_HEADER, HEADER_LEN};
+use crate::read::Document;
+
+/// The plain document `buf` reads as with `dict`: `buf` itself if it has
+/// no dictionary binding, else the dictionary's base followed by `buf`'s
+/// records, built in `scratch`. Checks the binding (the dictionary has the
+/// entries the document names, with the same id), not the records.
+///
+/// ```
+/// let dict = roving::Dictionary::new();
+/// let plain = roving::to_vec(&[1, 2])?;
+/// let mut scratch = Vec::new();
+/// assert_eq!(roving::dictionary::resolve(&plain, &dict, &mut scratch)?, &plain[..]);
+/// # Ok::<(), roving::Error>(())
+/// ```
+pub fn resolve<'a>(buf: &'a [u8], dict: &Dictionary, scratch: &'a mut Vec<u8>) -> Result<&'a [u8]> {
+    if buf.len() <= HEADER_LEN || buf[..2] != BASE_HEADER[..2] {
+        // Not a bound document (or not a document): the plain checks say why.
+        return Ok(buf);
+    }
+    let Some(b) = read_binding(buf)? else {
+        return Ok(buf);
+    };
+    let n = check(&b, dict)?;
+    let base = dict.base(n);
+    scratch.clear();
+    scratch.reserve(base.len() + buf.len() - b.end);
+    scratch.extend_from_slice(base);
+    scratch[..HEADER_LEN].copy_from_slice(&BASE_HEADER);
+    scratch.extend_from_slice(&buf[b.end..]);
+    Ok(scratch)
+}
+
+/// The entry count of binding `b` if `dict` has those entries.
+fn check(b: &Binding, dict: &Dictionary) -> Result<usize> {
+    let n = usize::try_from(b.count).ok().filter(|&n| n <= dict.len());
+    match n {
+        Some(n) if dict.id_at(n) == Some(b.id) => Ok(n),
+        _ => Err(
+            Error::at(ErrorKind::DictionaryMismatch, HEADER_LEN).with_message(format!(
+                "it needs {}, this one has {} entries (id {:016x})",
+                b.needs(),
+                dict.len(),
+                dict.id()
+            )),
+        ),
+    }
+}
+
+/// An error found in the plain document of a bound one, with its offset
+/// moved back into the bound document (`base` = the base's length, `end`
+/// = where the bound document's records start).
+fn shift_error(e: Error, base: usize, end: usize) -> Error {
+    match e.offset() {
+        Some(off) if off as usize >= base => {
+            let at = off as usize - base + end;
+            e.with_offset(at)
+        }
+        _ => e,
+    }
+}
+
+/// Where the records of a bound document start, and the length of the
+/// base they follow (both 0 for a plain document).
+fn shift(buf: &[u8], dict: &Dictionary) -> (usize, usize) {
+    match read_binding(buf) {
+        Ok(Some(b)) => usize::try_from(b.count)
+            .ok()
+            .filter(|&n| n <= dict.len())
+            .map_or((0, 0), |n| (dict.base(n).len(), b.end)),
+        _ => (0, 0),
+    }
+}
+
+impl<'a> Document<'a> {
+    /// Validates and opens `buf`, a document written against `dict` (or
+    /// against an earlier state of it, or a plain document). A bound
+    /// document is read after the dictionary's base, which is copied with
+    /// it into `scratch` (reused from call to call); the returned document
+    /// borrows `buf` or `scratch`.
+    ///
+    /// Errors: [`ErrorKind::DictionaryMismatch`] if `dict` lacks the
+    /// entries the document names (another dictionary, or a shorter one;
+    /// the message names the id and count needed), else those of
+    /// [`Document::open`], with offsets in `buf`.
+    pub fn open_with(
+        buf: &'a [u8],
+        dict: &Dictionary,
+        scratch: &'a mut Vec<u8>,
+    ) -> Result<Document<'a>> {
+        let (base, end) = shift(buf, dict);
+        let plain = resolve(buf, dict, scratch)?;
+        Document::open(plain).map_err(|e| shift_error(e, base, end))
+    }
+
+    /// [`Document::open_lazy`] of a document written against `dict`
+    /// (see [`open_with`](Self::open_with)): O(1) for a plain document,
+    /// a copy of the base and the document for a bound one.
+    pub fn open_lazy_with(
+        buf: &'a [u8],
+        dict: &Dictionary,
+        scratch: &'a mut Vec<u8>,
+    ) -> Result<Document<'a>> {
+        let plain = resolve(buf, dict, scratch)?;
+        Document::open_lazy(plain)
+    }
+
+    /// [`Document::open_trusted`] of a document written against `dict`.
+    ///
+    /// # Safety
+    /// As for [`Document::open_trusted`]: `buf` must be a document that
+    /// [`open_with`](Self::open_with) accepts with `dict`.
+    pub unsafe fn open_trusted_with(
+        buf: &'a [u8],
+        dict: &Dictionary,
+        scratch: &'a mut Vec<u8>,
+    ) -> Result<Document<'a>> {
+        let plain = resolve(buf, dict, scratch)?;
+        // SAFETY: the caller vouches for `buf` with `dict`, so the plain
+        // document is valid.
+        unsafe { Document::open_trusted(plain) }
+    }
+}

@@ -112,6 +112,7 @@
 //! every record.
 
 mod commit;
+mod dict;
 mod error;
 mod pending;
 mod shared;

@@ -50,7 +50,7 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
 
     ``Store(path, flag="c", *, writeback=False, type=None, readonly=False,
     trusted=False, verify_pages=False, map_size=None, sync=True, populate=False,
-    max_readers=None, default=None, non_str_keys=False)``
+    max_readers=None, default=None, non_str_keys=False, dictionary=True)``
 
     * ``path``: the data file (LMDB's lock file is ``path + "-lock"``), created
       if missing; an existing directory is opened as an LMDB directory
@@ -115,6 +115,11 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
       objects of one file share LMDB's environment), an open uses the table
       in place, whatever it asks: the error of a full table says how many
       slots that is.
+    * ``dictionary``: write values against the store's dictionary (kept in
+      the file, committed with the records that need it): the keys of each
+      map shape are stored once per store, not once per record. Stores
+      written before it existed read as before; ``compact()`` rewrites their
+      records against it. ``False`` writes self-contained records.
 
     ``s[k] = v``, ``del s[k]``, ``update()``... are pending changes (visible
     to this ``Store``) until ``flush()`` commits all of them atomically in one
@@ -255,6 +260,7 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
         max_readers: int | None = None,
         default: Callable[[Any], Any] | None = None,
         non_str_keys: bool = False,
+        dictionary: bool = True,
     ) -> Self:
         if flag not in ("r", "w", "c", "n"):
             raise ValueError(f"flag must be 'r', 'w', 'c' or 'n' (as for shelve), not {flag!r}")
@@ -282,6 +288,7 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
                 create=flag != "w",
                 default=default,
                 non_str_keys=non_str_keys,
+                dictionary=dictionary,
             ),
         )
         self._cache = {} if isinstance(self, _Writeback) else None

@@ -988,11 +988,22 @@ impl Store {
         scratch: &'a mut Vec<u8>,
     ) -> Result<Option<Document<'a>>> {
         match self.get_bytes(key)? {
-            Some(b) => {
-                crate::snapshot::open_bound(&self.shared, &self.dict, key, b, scratch).map(Some)
-            }
+            Some(b) => self.open_record(key, b, scratch).map(Some),
             None => Ok(None),
         }
+    }
+
+    /// Validates and opens `bytes`, record `key` of this store (from
+    /// [`raw_iter_from`](Store::raw_iter_from) or
+    /// [`get_bytes`](Store::get_bytes)), reading a record written against
+    /// the store's dictionary into `scratch`.
+    pub fn open_record<'a>(
+        &'a self,
+        key: &str,
+        bytes: &'a [u8],
+        scratch: &'a mut Vec<u8>,
+    ) -> Result<Document<'a>> {
+        crate::snapshot::open_bound(&self.shared, &self.dict, key, bytes, scratch)
     }
 
     /// Rewrites every record against the store's dictionary, in one

@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 import roving
-
 from roving import Store
 
 

@@ -119,7 +119,9 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
       the file, committed with the records that need it): the keys of each
       map shape are stored once per store, not once per record. Stores
       written before it existed read as before; ``compact()`` rewrites their
-      records against it. ``False`` writes self-contained records.
+      records against it. ``False`` writes self-contained records. A flush
+      commits the dictionary entries its records need with them; two
+      processes that add entries at once both do so correctly.
 
     ``s[k] = v``, ``del s[k]``, ``update()``... are pending changes (visible
     to this ``Store``) until ``flush()`` commits all of them atomically in one

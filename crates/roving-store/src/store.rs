@@ -190,6 +190,11 @@ impl WriteFail {
     fn into_error(self, shared: &Shared) -> StoreError {
         match self {
             WriteFail::Other(e) => e,
+            WriteFail::DictMoved => shared.err(StoreError::new(
+                StoreErrorKind::Busy,
+                "other processes kept adding dictionary entries while this one flushed; \
+                 the pending changes are kept: flush again",
+            )),
             _ => shared.err(StoreError::new(
                 StoreErrorKind::Lmdb,
                 "the map could not be grown enough",
@@ -974,8 +979,12 @@ impl Store {
     /// validated. A document needing entries the dictionary lacks is an
     /// error naming the dictionary it needs.
     pub fn resolve<'a>(&'a self, bytes: &'a [u8], scratch: &'a mut Vec<u8>) -> Result<&'a [u8]> {
-        roving::dictionary::resolve(bytes, &self.dict, scratch)
-            .map_err(|e| self.shared.err(crate::dict::missing("?", &e)))
+        roving::dictionary::resolve(bytes, &self.dict, scratch).map_err(|e| {
+            self.shared.err(StoreError::new(
+                StoreErrorKind::Corrupt,
+                format!("the store is damaged: a record needs dictionary entries it lacks: {e}"),
+            ))
+        })
     }
 
     /// [`get`](Store::get) that reads a record written against the store's

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import roving
+from conftest import run_at_once
 from roving import Store
 
 
@@ -120,22 +119,7 @@ def test_two_processes_grow_the_dictionary_at_once(tmp_path: Path) -> None:
     pkg_dir = str(Path(roving.__file__).parent.parent)
     script.write_text(WRITER.format(paths=[pkg_dir], rounds=ROUNDS))
     Store(path).close()  # made before both open it
-    procs = [
-        subprocess.Popen(
-            [sys.executable, str(script), str(path), str(go), tag],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        for tag in ("a", "b")
-    ]
-    for p in procs:
-        assert p.stdout is not None and p.stderr is not None
-        line = p.stdout.readline()
-        assert line == b"ready\n", (line, p.stderr.read().decode())
-    go.touch()
-    for p in procs:
-        _, err = p.communicate(timeout=120)
-        assert p.returncode == 0, err.decode()
+    run_at_once(script, [[str(path), str(go), tag] for tag in ("a", "b")], go)
     with Store(path, readonly=True) as s:
         assert len(s) == 2 * ROUNDS * 20
         assert s._dictionary_len == 14  # 7 shapes each

@@ -275,21 +275,6 @@ impl Snapshot {
         &self.dict
     }
 
-    /// Record `key` as a validated document, read with the store's
-    /// dictionary: borrowed from the map, or for a record written against
-    /// the dictionary, from `scratch` (which holds the dictionary's base
-    /// and the record: see [`Document::open_with`]).
-    pub fn get_with<'a>(
-        &'a self,
-        key: &str,
-        scratch: &'a mut Vec<u8>,
-    ) -> Result<Option<Document<'a>>> {
-        match self.get_bytes(key)? {
-            Some(v) => open_bound(&self.shared, &self.dict, key, v, scratch).map(Some),
-            None => Ok(None),
-        }
-    }
-
     /// Validates `bytes`, record `key` of this snapshot (a plain document:
     /// a bound one needs [`open_bound`]).
     pub(crate) fn open_doc<'a>(&self, key: &str, bytes: &'a [u8]) -> Result<Document<'a>> {

@@ -310,6 +310,11 @@ pub struct PyStore {
     encode_options: EncodeOptions,
     /// Write records against the store's dictionary (`dictionary=True`).
     dictionary: bool,
+    /// The buffer a get reads a record written against the dictionary in
+    /// (the dictionary's base and the record), kept from get to get; a get
+    /// that finds it in use (a get from the Python code a typed decoding
+    /// runs) uses a buffer of its own.
+    scratch: std::sync::Mutex<Vec<u8>>,
 }
 
 impl PyStore {
@@ -422,6 +427,7 @@ impl PyStore {
             readonly,
             encode_options: EncodeOptions::new(default.as_ref(), non_str_keys),
             dictionary,
+            scratch: std::sync::Mutex::new(Vec::new()),
         })
     }
 
@@ -433,8 +439,13 @@ impl PyStore {
         let Some(k) = read_key(key, &self.path)? else {
             return Err(PyKeyError::new_err(key.clone().unbind()));
         };
-        let mut scratch = Vec::new();
-        match self.lookup(py, k, &mut scratch)? {
+        let mut own = Vec::new();
+        let mut kept = self.scratch.try_lock();
+        let scratch = match kept.as_mut() {
+            Ok(buf) => &mut **buf,
+            Err(_) => &mut own,
+        };
+        match self.lookup(py, k, scratch)? {
             Some(doc) => self.decode(py, k, doc),
             None => Err(PyKeyError::new_err(key.clone().unbind())),
         }
@@ -451,8 +462,13 @@ impl PyStore {
         let Some(k) = read_key(key, &self.path)? else {
             return Ok(default.unwrap_or_else(|| py.None().into_bound(py)));
         };
-        let mut scratch = Vec::new();
-        match self.lookup(py, k, &mut scratch)? {
+        let mut own = Vec::new();
+        let mut kept = self.scratch.try_lock();
+        let scratch = match kept.as_mut() {
+            Ok(buf) => &mut **buf,
+            Err(_) => &mut own,
+        };
+        match self.lookup(py, k, scratch)? {
             Some(doc) => self.decode(py, k, doc),
             None => Ok(default.unwrap_or_else(|| py.None().into_bound(py))),
         }

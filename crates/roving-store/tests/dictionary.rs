@@ -224,3 +224,39 @@ fn a_record_of_another_dictionary_is_refused() {
         "{e}"
     );
 }
+
+/// A committed record that needs entries the store's dictionary lacks
+/// (only a damaged store, or a `put_trusted` that broke its contract, has
+/// one) is a `Corrupt` error naming the dictionary it needs, never a
+/// wrong value.
+#[test]
+fn a_record_needing_missing_entries_is_corrupt() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Store::open(dir.path().join("s.rvs"), &StoreOptions::default()).unwrap();
+    let mut other = roving::Dictionary::new();
+    other.add_shape(&["x"]).unwrap();
+    let mut enc = Encoder::with_dictionary(&other);
+    enc.begin_map().unwrap();
+    enc.key("x").unwrap();
+    enc.i64(1).unwrap();
+    enc.end_map().unwrap();
+    let doc = enc.finish().unwrap();
+    // SAFETY: a valid document of another dictionary (not one the store's
+    // accepts: the contract is broken on purpose, to commit such a
+    // record); the store reads every record bound to a dictionary through
+    // `Document::open_with`, which validates it, never `open_trusted`.
+    unsafe { s.put_trusted("k", doc) }.unwrap();
+    s.flush().unwrap();
+    let id = format!("{:016x}", other.id());
+    let e = s.get("k").unwrap_err();
+    assert_eq!(e.kind(), StoreErrorKind::Corrupt, "{e}");
+    assert!(
+        e.to_string().contains(&id) && e.to_string().contains("\"k\""),
+        "{e}"
+    );
+    let e = s.get_with("k", &mut Vec::new()).unwrap_err();
+    assert_eq!(e.kind(), StoreErrorKind::Corrupt, "{e}");
+    assert!(s.record("k").is_err());
+    assert_eq!(s.verify().unwrap_err().kind(), StoreErrorKind::Corrupt);
+    assert!(s.iter().any(|r| r.is_err()));
+}

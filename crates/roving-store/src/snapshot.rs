@@ -235,7 +235,7 @@ impl Snapshot {
     /// The plain document `bytes` (record `key`, validated) reads as: `bytes`
     /// itself, or for a record written against the dictionary, a copy of
     /// the dictionary's base and the record, kept until the snapshot ends
-    /// (use [`get_with`](Self::get_with) to read many such records).
+    /// ([`Store::get_with`](crate::Store::get_with) reads many such records).
     /// `dict` is the snapshot's dictionary or a later state of it.
     pub(crate) fn keep_resolved<'a>(
         &'a self,

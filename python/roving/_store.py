@@ -51,7 +51,7 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
 
     ``Store(path, flag="c", *, writeback=False, type=None, readonly=False,
     trusted=False, verify_pages=False, map_size=None, sync=True, populate=False,
-    max_readers=None, default=None, non_str_keys=False)``
+    max_readers=None, default=None, non_str_keys=False, dictionary=True)``
 
     * ``path``: the data file (LMDB's lock file is ``path + "-lock"``), created
       if missing; an existing directory is opened as an LMDB directory
@@ -116,6 +116,13 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
       objects of one file share LMDB's environment), an open uses the table
       in place, whatever it asks: the error of a full table says how many
       slots that is.
+    * ``dictionary``: write values against the store's dictionary (kept in
+      the file, committed with the records that need it): the keys of each
+      map shape are stored once per store, not once per record. Stores
+      written before it existed read as before; ``compact()`` rewrites their
+      records against it. ``False`` writes self-contained records. A flush
+      commits the dictionary entries its records need with them; two
+      processes that add entries at once both do so correctly.
 
     ``s[k] = v``, ``del s[k]``, ``update()``... are pending changes (visible
     to this ``Store``) until ``flush()`` commits all of them atomically in one
@@ -256,6 +263,7 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
         max_readers: int | None = None,
         default: Callable[[Any], Any] | None = None,
         non_str_keys: bool = False,
+        dictionary: bool = True,
         **cluster: Any,
     ) -> Self:
         if is_cluster_target(path) or cluster:
@@ -286,6 +294,7 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
                 create=flag != "w",
                 default=default,
                 non_str_keys=non_str_keys,
+                dictionary=dictionary,
             ),
         )
         self._cache = {} if isinstance(self, _Writeback) else None

@@ -203,3 +203,25 @@ def redis_cluster() -> Any:
         yield cluster
     finally:
         cluster.stop()
+
+
+def run_at_once(script: Path, argvs: list[list[str]], go: Path) -> None:
+    """Runs `script` once per argument list, in processes that print
+    "ready" and then wait for the file `go` (made here once all are ready,
+    so that they run at once); fails if one fails."""
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(script), *argv],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for argv in argvs
+    ]
+    for p in procs:
+        assert p.stdout is not None and p.stderr is not None
+        line = p.stdout.readline()
+        assert line == b"ready\n", (line, p.stderr.read().decode())
+    go.touch()
+    for p in procs:
+        _, err = p.communicate(timeout=120)
+        assert p.returncode == 0, err.decode()

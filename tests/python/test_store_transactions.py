@@ -6,13 +6,12 @@ processes); misuse is a clear error."""
 from __future__ import annotations
 
 import dataclasses
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import pytest
 import roving
+from conftest import run_at_once
 from roving import StoreError
 
 try:
@@ -51,22 +50,7 @@ def run_counters(tmp_path: Path, mode: str) -> int:
     script = tmp_path / "counter.py"
     pkg_dir = str(Path(roving.__file__).parent.parent)
     script.write_text(COUNTER.format(paths=[pkg_dir], n=INCREMENTS))
-    procs = [
-        subprocess.Popen(
-            [sys.executable, str(script), str(path), str(go), mode],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        for _ in range(2)
-    ]
-    for p in procs:
-        assert p.stdout is not None and p.stderr is not None
-        line = p.stdout.readline()
-        assert line == b"ready\n", (line, p.stderr.read().decode())
-    go.touch()
-    for p in procs:
-        _, err = p.communicate(timeout=120)
-        assert p.returncode == 0, err.decode()
+    run_at_once(script, [[str(path), str(go), mode]] * 2, go)
     with Store(path, readonly=True) as s:
         n: int = s["n"]
     return n

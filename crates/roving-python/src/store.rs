@@ -308,6 +308,13 @@ pub struct PyStore {
     readonly: bool,
     /// `default=` and `non_str_keys=`, as `dumps`'s, for every value written.
     encode_options: EncodeOptions,
+    /// Write records against the store's dictionary (`dictionary=True`).
+    dictionary: bool,
+    /// The buffer a get reads a record written against the dictionary in
+    /// (the dictionary's base and the record), kept from get to get; a get
+    /// that finds it in use (a get from the Python code a typed decoding
+    /// runs) uses a buffer of its own.
+    scratch: std::sync::Mutex<Vec<u8>>,
 }
 
 impl PyStore {
@@ -324,14 +331,21 @@ impl PyStore {
         }
     }
 
-    /// The document under `key`: validated, or (`trusted`) only opened.
-    fn lookup<'s>(&'s self, py: Python<'_>, key: &str) -> PyResult<Option<Document<'s>>> {
+    /// The document under `key`: validated, or (`trusted`) only opened; a
+    /// record written against the store's dictionary is read in `scratch`.
+    fn lookup<'s>(
+        &'s self,
+        py: Python<'_>,
+        key: &str,
+        scratch: &'s mut Vec<u8>,
+    ) -> PyResult<Option<Document<'s>>> {
         let store = self.store(py)?;
         if !self.trusted {
-            return store.get(key).map_err(|e| store_err(py, &e));
+            return store.get_with(key, scratch).map_err(|e| store_err(py, &e));
         }
         match store.get_bytes(key).map_err(|e| store_err(py, &e))? {
             Some(b) => {
+                let b = store.resolve(b, scratch).map_err(|e| store_err(py, &e))?;
                 // SAFETY: the user opened the store with `trusted=True`
                 // (documented: only for stores that roving wrote and nothing
                 // else modified), as for `roving.open(trusted=True)`; the
@@ -367,7 +381,7 @@ impl PyStore {
 impl PyStore {
     #[new]
     #[allow(clippy::too_many_arguments)] // Python keyword arguments
-    #[pyo3(signature = (path, *, r#type=None, readonly=false, trusted=false, verify_pages=false, map_size=None, sync=true, populate=false, max_readers=None, create=true, default=None, non_str_keys=false))]
+    #[pyo3(signature = (path, *, r#type=None, readonly=false, trusted=false, verify_pages=false, map_size=None, sync=true, populate=false, max_readers=None, create=true, default=None, non_str_keys=false, dictionary=true))]
     fn py_new(
         py: Python<'_>,
         path: &Bound<'_, PyAny>,
@@ -382,6 +396,7 @@ impl PyStore {
         create: bool,
         default: Option<Bound<'_, PyAny>>,
         non_str_keys: bool,
+        dictionary: bool,
     ) -> PyResult<PyStore> {
         let path = store_path(path)?;
         let ty = r#type.filter(|t| !t.is_none());
@@ -411,6 +426,8 @@ impl PyStore {
             path,
             readonly,
             encode_options: EncodeOptions::new(default.as_ref(), non_str_keys),
+            dictionary,
+            scratch: std::sync::Mutex::new(Vec::new()),
         })
     }
 
@@ -422,7 +439,13 @@ impl PyStore {
         let Some(k) = read_key(key, &self.path)? else {
             return Err(PyKeyError::new_err(key.clone().unbind()));
         };
-        match self.lookup(py, k)? {
+        let mut own = Vec::new();
+        let mut kept = self.scratch.try_lock();
+        let scratch = match kept.as_mut() {
+            Ok(buf) => &mut **buf,
+            Err(_) => &mut own,
+        };
+        match self.lookup(py, k, scratch)? {
             Some(doc) => self.decode(py, k, doc),
             None => Err(PyKeyError::new_err(key.clone().unbind())),
         }
@@ -439,7 +462,13 @@ impl PyStore {
         let Some(k) = read_key(key, &self.path)? else {
             return Ok(default.unwrap_or_else(|| py.None().into_bound(py)));
         };
-        match self.lookup(py, k)? {
+        let mut own = Vec::new();
+        let mut kept = self.scratch.try_lock();
+        let scratch = match kept.as_mut() {
+            Ok(buf) => &mut **buf,
+            Err(_) => &mut own,
+        };
+        match self.lookup(py, k, scratch)? {
             Some(doc) => self.decode(py, k, doc),
             None => Ok(default.unwrap_or_else(|| py.None().into_bound(py))),
         }
@@ -463,10 +492,19 @@ impl PyStore {
                 ),
             ));
         }
-        let bytes = crate::encode_py(value, &self.encode_options)?;
+        let bytes = if self.dictionary {
+            let store = match self.inner.as_mut() {
+                Some(s) => s,
+                None => return Err(closed_error(py, &self.path)),
+            };
+            crate::encode::encode_py_for_store(value, &self.encode_options, store)?
+        } else {
+            crate::encode_py(value, &self.encode_options)?
+        };
         let store = self.store_mut(py)?;
-        // SAFETY: `bytes` comes straight from roving's encoder
-        // (`Encoder::finish_reset`), which only produces valid documents.
+        // SAFETY: `bytes` comes straight from roving's encoder (plain, or
+        // against the store's dictionary, which holds its entries), which
+        // only produces valid documents.
         unsafe { store.put_trusted(k, bytes) }.map_err(|e| store_err(py, &e))
     }
 
@@ -548,6 +586,21 @@ impl PyStore {
         let buf = unsafe { Buf::from_owner(ptr, len, Box::new(rec)) };
         // The record was validated by the store (`Store::record`).
         Doc::new(py, Arc::new(buf), true)
+    }
+
+    /// Rewrites every record against the store's dictionary, in one
+    /// transaction (pending changes are flushed first); returns how many
+    /// records became smaller.
+    fn compact(&mut self, py: Python<'_>) -> PyResult<u64> {
+        let store = self.store_mut(py)?;
+        py.detach(|| store.compact()).map_err(|e| store_err(py, &e))
+    }
+
+    /// The number of entries of the store's dictionary (committed ones and
+    /// those pending changes added).
+    #[getter]
+    fn _dictionary_len(&self, py: Python<'_>) -> PyResult<usize> {
+        Ok(self.store(py)?.dictionary().len())
     }
 
     /// Commits every pending change in one atomic, durable transaction.
@@ -743,11 +796,15 @@ impl StoreIter {
         };
         if kind == IterKind::Keys || owner.trusted {
             // Keys only (values are not read), or `trusted=True`.
+            let mut scratch = Vec::new();
             for r in store.raw_iter_from(start).take(ITER_CHUNK) {
                 let (k, b) = r.map_err(|e| store_err(py, &e))?;
                 let doc = if kind == IterKind::Keys {
                     None
                 } else {
+                    let b = store
+                        .resolve(b, &mut scratch)
+                        .map_err(|e| store_err(py, &e))?;
                     // SAFETY: `trusted=True`, as in `PyStore::lookup`.
                     Some(
                         unsafe { Document::open_trusted(b) }
@@ -759,8 +816,12 @@ impl StoreIter {
                 n += 1;
             }
         } else {
-            for r in store.iter_from(start).take(ITER_CHUNK) {
-                let (k, doc) = r.map_err(|e| store_err(py, &e))?;
+            let mut scratch = Vec::new();
+            for r in store.raw_iter_from(start).take(ITER_CHUNK) {
+                let (k, b) = r.map_err(|e| store_err(py, &e))?;
+                let doc = store
+                    .open_record(k, b, &mut scratch)
+                    .map_err(|e| store_err(py, &e))?;
                 self.buf.push_back(emit(k, Some(doc))?);
                 last = Some(k);
                 n += 1;

@@ -52,6 +52,22 @@
 //! large set still holds the pages it writes in memory until it commits
 //! (LMDB keeps up to 512 MiB of them; 211 MB for those 3M records).
 //!
+//! # Dictionary
+//! A store keeps one dictionary (`docs/FORMAT.md` section 23,
+//! [`roving::Dictionary`]) of strings and map shapes that its records may
+//! refer to: [`Store::dictionary`], grown by [`Store::grow_dictionary`]
+//! as records are written against it (Python's `roving.Store` writes
+//! every value so). The entries a flush's records need are committed in
+//! the same write transaction, so a record never outlives them; a flush
+//! that finds entries another process added meanwhile writes its records
+//! again against the merged dictionary. A store without a dictionary (one
+//! written before it existed) reads as before; [`Store::compact`]
+//! rewrites its records against it. A record written against the
+//! dictionary reads as the dictionary's base followed by its own bytes:
+//! [`Store::get_with`] reads it in a buffer of the caller's, while
+//! [`Store::get`] and [`Store::iter`] keep a copy until the store's
+//! snapshot ends (its next flush or reload).
+//!
 //! # Processes
 //! Any number of processes may read a store while one writes. Readers see
 //! only committed states. Each open [`Store`] holds a slot of LMDB's reader
@@ -114,6 +130,7 @@
 mod backend;
 mod cluster;
 mod commit;
+mod dict;
 mod error;
 mod pending;
 mod shared;

@@ -115,6 +115,9 @@ pub(crate) struct Shared {
     /// The process that opened the environment (LMDB environments must not
     /// be used across `fork()`).
     pub(crate) pid: u32,
+    /// The store's dictionary as far as this process has read it (only
+    /// committed entries; snapshots extend it, see [`crate::dict`]).
+    pub(crate) dict: Mutex<Arc<roving::Dictionary>>,
 }
 
 /// How the path is laid out on disk.
@@ -525,6 +528,7 @@ impl Shared {
             txn_thread: Mutex::new(None),
             pid: std::process::id(),
             short_ok: std::sync::atomic::AtomicU64::new(0),
+            dict: Mutex::new(Arc::new(roving::Dictionary::new())),
         })
     }
 

@@ -29,6 +29,11 @@ pub struct Snapshot {
     /// when the map's address could not be established.
     lo: usize,
     hi: usize,
+    /// The store's dictionary (at least the entries of this state).
+    dict: Arc<roving::Dictionary>,
+    /// Records written against the dictionary, as read by `get` (the
+    /// dictionary's base and the record): kept until the snapshot ends.
+    resolved: Mutex<Vec<Box<[u8]>>>,
 }
 
 impl Snapshot {
@@ -83,6 +88,8 @@ impl Snapshot {
             id,
             lo: 0,
             hi: usize::MAX,
+            dict: Arc::new(roving::Dictionary::new()),
+            resolved: Mutex::new(Vec::new()),
         };
         snap.check().map_err(|e| snap.shared.err(e))?;
         Ok(snap)
@@ -105,12 +112,18 @@ impl Snapshot {
         let guard = self.lock()?;
         let txn = guard_txn(&guard)?;
         let len = shared.items.len(txn)?;
+        let dict = {
+            let mut d = shared.dict.lock().unwrap_or_else(|e| e.into_inner());
+            crate::dict::load(&shared.meta, txn, &mut d)?;
+            d.clone()
+        };
         let mut base = shared.base.load(Ordering::SeqCst);
         if base == 0 {
             base = map_base(&shared, txn)?;
             shared.base.store(base, Ordering::SeqCst);
         }
         drop(guard);
+        self.dict = dict;
         self.len = len;
         if base > 1 {
             let mapped = (file_len as usize).min(info.map_size);
@@ -214,9 +227,41 @@ impl Snapshot {
     /// Record `key` as a validated document borrowed from the map.
     pub fn get(&self, key: &str) -> Result<Option<Document<'_>>> {
         match self.get_bytes(key)? {
-            Some(v) => self.open_doc(key, v).map(Some),
+            Some(v) => self.keep_resolved(key, v, &self.dict).map(Some),
             None => Ok(None),
         }
+    }
+
+    /// The plain document `bytes` (record `key`, validated) reads as: `bytes`
+    /// itself, or for a record written against the dictionary, a copy of
+    /// the dictionary's base and the record, kept until the snapshot ends
+    /// ([`Store::get_with`](crate::Store::get_with) reads many such records).
+    /// `dict` is the snapshot's dictionary or a later state of it.
+    pub(crate) fn keep_resolved<'a>(
+        &'a self,
+        key: &str,
+        bytes: &'a [u8],
+        dict: &roving::Dictionary,
+    ) -> Result<Document<'a>> {
+        if crate::dict::needs(bytes) == 0 {
+            return self.open_doc(key, bytes);
+        }
+        let mut scratch = Vec::new();
+        open_bound(&self.shared, dict, key, bytes, &mut scratch)?;
+        let kept: Box<[u8]> = scratch.into_boxed_slice();
+        let (ptr, len) = (kept.as_ptr(), kept.len());
+        self.resolved
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(kept);
+        // SAFETY: the bytes are the heap allocation of a `Box<[u8]>` now
+        // owned by `self.resolved`, which only grows (moving the boxes,
+        // not their contents) and is dropped with `self`: they stay valid
+        // and unchanged for the lifetime of `&self`.
+        let plain: &'a [u8] = unsafe { std::slice::from_raw_parts(ptr, len) };
+        // SAFETY: `open_bound` just validated this very document.
+        unsafe { Document::open_trusted(plain) }
+            .map_err(|e| self.shared.err(crate::dict::missing(key, &e)))
     }
 
     /// True if the snapshot has record `key`.
@@ -224,7 +269,14 @@ impl Snapshot {
         Ok(self.get_bytes(key)?.is_some())
     }
 
-    /// Validates `bytes`, record `key` of this snapshot.
+    /// The store's dictionary, with at least the entries this state's
+    /// records need.
+    pub fn dictionary(&self) -> &Arc<roving::Dictionary> {
+        &self.dict
+    }
+
+    /// Validates `bytes`, record `key` of this snapshot (a plain document:
+    /// a bound one needs [`open_bound`]).
     pub(crate) fn open_doc<'a>(&self, key: &str, bytes: &'a [u8]) -> Result<Document<'a>> {
         Document::open(bytes).map_err(|e| {
             self.shared.err(StoreError::new(
@@ -282,8 +334,9 @@ impl Snapshot {
             buf.clear();
             let start = last.map_or(Bound::Unbounded, Bound::Excluded);
             self.scan(start, 256, &mut buf)?;
+            let mut scratch = Vec::new();
             for &(k, v) in &buf {
-                self.open_doc(k, v)?;
+                open_bound(&self.shared, &self.dict, k, v, &mut scratch)?;
                 n += 1;
             }
             match buf.last() {
@@ -317,6 +370,28 @@ impl std::fmt::Debug for Snapshot {
             .field("len", &self.len)
             .finish()
     }
+}
+
+/// Validates `bytes`, record `key` read with `dict` (a plain record from
+/// the map, or a bound one after the dictionary's base in `scratch`).
+pub(crate) fn open_bound<'a>(
+    shared: &Shared,
+    dict: &roving::Dictionary,
+    key: &str,
+    bytes: &'a [u8],
+    scratch: &'a mut Vec<u8>,
+) -> Result<Document<'a>> {
+    Document::open_with(bytes, dict, scratch).map_err(|e| {
+        shared.err(match e.kind() {
+            roving::ErrorKind::DictionaryMismatch | roving::ErrorKind::DictionaryRequired => {
+                crate::dict::missing(key, &e)
+            }
+            _ => StoreError::new(
+                StoreErrorKind::Corrupt,
+                format!("the store is damaged: record {key:?} is not a valid roving document: {e}"),
+            ),
+        })
+    })
 }
 
 fn guard_txn<'g>(

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use heed::MdbError;
 use roving::Document;
 
+use crate::dict::DictWrite;
 use crate::error::{Result, StoreError, StoreErrorKind};
 use crate::pending::{Found, Pending, PendingIter, Run};
 use crate::shared::{round_map, Shared};
@@ -83,6 +84,10 @@ pub struct Store {
     max_value: usize,
     /// The open transaction, if any (holding LMDB's write lock).
     txn: Option<Writer>,
+    /// The store's dictionary: the committed entries this store read
+    /// (`dict_base` of them), then those its pending records added.
+    dict: Arc<roving::Dictionary>,
+    dict_base: usize,
 }
 
 /// A record lent by a store and kept alive by itself: the committed bytes
@@ -100,6 +105,9 @@ enum Owner {
     /// A pending change spilled to a run (a mapped temporary file).
     Spilled(Arc<Run>),
     Committed(Arc<Snapshot>),
+    /// A record written against the dictionary, as the plain document it
+    /// reads as (and whether it is a pending change).
+    Resolved(Arc<[u8]>, bool),
 }
 
 // SAFETY: a `Record` is a read-only view of immutable bytes kept alive by
@@ -129,7 +137,10 @@ impl Record {
 
     /// True if the record is a pending (not yet flushed) change.
     pub fn is_pending(&self) -> bool {
-        matches!(self.owner, Owner::Pending(_) | Owner::Spilled(_))
+        matches!(
+            self.owner,
+            Owner::Pending(_) | Owner::Spilled(_) | Owner::Resolved(_, true)
+        )
     }
 }
 
@@ -167,6 +178,10 @@ fn spill_dir(path: &Path) -> std::path::PathBuf {
 pub(crate) enum WriteFail {
     MapFull,
     Resized,
+    /// Another process added dictionary entries since the store read it:
+    /// the pending records bound to entries past them must be written
+    /// again against the merged dictionary.
+    DictMoved,
     Other(StoreError),
 }
 
@@ -175,6 +190,11 @@ impl WriteFail {
     fn into_error(self, shared: &Shared) -> StoreError {
         match self {
             WriteFail::Other(e) => e,
+            WriteFail::DictMoved => shared.err(StoreError::new(
+                StoreErrorKind::Busy,
+                "other processes kept adding dictionary entries while this one flushed; \
+                 the pending changes are kept: flush again",
+            )),
             _ => shared.err(StoreError::new(
                 StoreErrorKind::Lmdb,
                 "the map could not be grown enough",
@@ -198,8 +218,15 @@ pub(crate) fn write_and_commit(
     shared: &Shared,
     mut wtxn: heed::RwTxn<'_>,
     changes: &Pending,
+    dict: &DictWrite,
 ) -> std::result::Result<(), WriteFail> {
     let classify = |e| classify(shared, e);
+    // The dictionary entries the records need, in the same transaction.
+    let stored = crate::dict::stored_len(&shared.meta, &wtxn).map_err(WriteFail::Other)?;
+    if stored != dict.base {
+        return Err(WriteFail::DictMoved);
+    }
+    crate::dict::write(&shared.meta, &mut wtxn, &dict.dict, dict.base).map_err(classify)?;
     // The state the transaction began from (the newest: this process
     // holds LMDB's write lock), read to plan which records to move
     // (`commit`); without a free reader slot, nothing moves.
@@ -260,7 +287,10 @@ impl Store {
             sync: options.sync,
             max_value: MAX_VALUE_LEN,
             txn: None,
-        })
+            dict: Arc::new(roving::Dictionary::new()),
+            dict_base: 0,
+        }
+        .adopting_dict())
     }
 
     /// The path the store was opened with.
@@ -378,12 +408,15 @@ impl Store {
     /// from the map or from the pending change; validated.
     pub fn get(&self, key: &str) -> Result<Option<Document<'_>>> {
         match self.pending.get(key).map(|f| f.bytes()) {
-            // SAFETY: pending bytes were validated by `put`, and are
-            // immutable (in memory, or in a run's map, which is never
-            // written again).
-            Some(Some(b)) => unsafe { Document::open_trusted(b) }
-                .map(Some)
-                .map_err(|e| StoreError::new(StoreErrorKind::Corrupt, e.to_string())),
+            Some(Some(b)) if crate::dict::needs(b) == 0 => {
+                // SAFETY: pending bytes were validated by `put`, and are
+                // immutable (in memory, or in a run's map, which is never
+                // written again).
+                unsafe { Document::open_trusted(b) }
+                    .map(Some)
+                    .map_err(|e| StoreError::new(StoreErrorKind::Corrupt, e.to_string()))
+            }
+            Some(Some(b)) => self.snapshot()?.keep_resolved(key, b, &self.dict).map(Some),
             Some(None) => Ok(None),
             None => self.snapshot()?.get(key),
         }
@@ -403,6 +436,17 @@ impl Store {
     /// Like [`get`](Store::get), as a [`Record`] that keeps its bytes alive
     /// by itself (for views that outlive a borrow of the store).
     pub fn record(&self, key: &str) -> Result<Option<Record>> {
+        if let Some(b) = self.get_bytes(key)?.filter(|b| crate::dict::needs(b) > 0) {
+            // Written against the dictionary: the plain document it reads as.
+            let mut scratch = Vec::new();
+            crate::snapshot::open_bound(&self.shared, &self.dict, key, b, &mut scratch)?;
+            let bytes: Arc<[u8]> = Arc::from(scratch);
+            return Ok(Some(Record {
+                ptr: bytes.as_ptr(),
+                len: bytes.len(),
+                owner: Owner::Resolved(bytes, self.pending.get(key).is_some()),
+            }));
+        }
         match self.pending.get(key) {
             Some(Found::Mem(Some(b))) => Ok(Some(Record {
                 ptr: b.as_ptr(),
@@ -469,7 +513,7 @@ impl Store {
     pub fn put(&mut self, key: &str, doc: impl Into<Vec<u8>>) -> Result<()> {
         let doc: Vec<u8> = doc.into();
         self.check_put(key, doc.len())?;
-        roving::validate(&doc).map_err(|e| self.shared.err(invalid_document(key, e)))?;
+        self.validate(key, &doc)?;
         self.set(key, Some(Arc::from(doc)))
     }
 
@@ -492,10 +536,20 @@ impl Store {
     pub fn put_document(&mut self, key: &str, doc: Document<'_>) -> Result<()> {
         self.check_put(key, doc.as_bytes().len())?;
         if doc.is_lazy() {
-            roving::validate(doc.as_bytes())
-                .map_err(|e| self.shared.err(invalid_document(key, e)))?;
+            self.validate(key, doc.as_bytes())?;
         }
         self.set(key, Some(Arc::from(doc.as_bytes())))
+    }
+
+    /// Validates `doc`, a plain document or one written against the
+    /// store's dictionary.
+    fn validate(&self, key: &str, doc: &[u8]) -> Result<()> {
+        let r = if crate::dict::needs(doc) > 0 {
+            Document::open_with(doc, &self.dict, &mut Vec::new()).map(drop)
+        } else {
+            roving::validate(doc)
+        };
+        r.map_err(|e| self.shared.err(invalid_document(key, e)))
     }
 
     /// Removes `key`, pending until the next flush. Returns whether it was
@@ -554,6 +608,7 @@ impl Store {
     pub fn iter_from(&self, start: Bound<&str>) -> Iter<'_> {
         Iter {
             raw: RawIter::new(self, start),
+            dict: &self.dict,
         }
     }
 
@@ -600,6 +655,12 @@ impl Store {
             };
             let remap_to = match fail {
                 WriteFail::Other(e) => return Err(self.after_failure(e)),
+                WriteFail::DictMoved if tries < 64 => {
+                    if let Err(e) = self.merge_dict() {
+                        return Err(self.after_failure(e));
+                    }
+                    continue;
+                }
                 WriteFail::MapFull if tries < 64 => self.grown_map(),
                 WriteFail::Resized if tries < 64 => 0,
                 f => return Err(self.after_failure(f.into_error(&shared))),
@@ -619,6 +680,7 @@ impl Store {
         // that follows fails.
         let synced = shared.sync_commit(self.sync);
         self.snap = Some(Snapshot::begin(&shared)?);
+        self.adopt_dict();
         synced
     }
 
@@ -649,7 +711,7 @@ impl Store {
         shared.live.fetch_add(1, Ordering::SeqCst);
         let _live = LiveGuard(shared);
         let wtxn = shared.env.write_txn().map_err(|e| classify(shared, e))?;
-        write_and_commit(shared, wtxn, &self.pending)
+        write_and_commit(shared, wtxn, &self.pending, &self.dict_write())
     }
 
     /// Drops every pending change and reads the newest committed state
@@ -697,6 +759,7 @@ impl Store {
         self.pending.clear();
         self.snap = Some(snap);
         self.len.store(LEN_UNKNOWN, Ordering::Relaxed);
+        self.adopt_dict();
         Ok(())
     }
 
@@ -763,6 +826,8 @@ impl Store {
                 return Err(self.after_failure(e));
             }
         }
+        // The newest dictionary, which no one else grows until the end.
+        self.adopt_dict();
         self.txn = Some(writer);
         Ok(())
     }
@@ -791,7 +856,7 @@ impl Store {
         let result = loop {
             tries += 1;
             let id = writer.id;
-            let fail = match writer.commit(self.pending.take()) {
+            let fail = match writer.commit(self.pending.take(), self.dict_write()) {
                 Ok(()) => break Ok(()),
                 Err((WriteFail::MapFull, Some(changes))) if tries < 64 => {
                     self.pending = *changes;
@@ -829,6 +894,7 @@ impl Store {
         shared.extend_file((info.last_page_number as u64 + 1) * shared.page_size as u64);
         let synced = shared.sync_commit(self.sync);
         self.snap = Some(Snapshot::begin(&shared)?);
+        self.adopt_dict();
         synced
     }
 
@@ -888,6 +954,178 @@ impl Store {
         }
     }
 
+    /// The store's dictionary (`docs/FORMAT.md` section 23): the strings
+    /// and shapes its records may refer to, as committed when this store
+    /// last read the store's state, plus those its pending records added.
+    /// Write a record against it with
+    /// [`Encoder::with_dictionary`](roving::Encoder::with_dictionary), then
+    /// [`grow_dictionary`](Store::grow_dictionary) and a put.
+    pub fn dictionary(&self) -> &roving::Dictionary {
+        &self.dict
+    }
+
+    /// Adds the shapes the document `enc` wrote itself (not those of the
+    /// store's dictionary) to the store's dictionary: the next flush
+    /// commits them with the records, and later records refer to them.
+    /// Call it before finishing a document written against
+    /// [`dictionary`](Store::dictionary), then put the document.
+    pub fn grow_dictionary(&mut self, enc: &roving::Encoder) {
+        enc.grow_dictionary(Arc::make_mut(&mut self.dict));
+    }
+
+    /// The plain document that `bytes` (a record of this store, or a
+    /// document written against its dictionary) reads as: `bytes` itself,
+    /// or the dictionary's base followed by its records, in `scratch`. Not
+    /// validated. A document needing entries the dictionary lacks is an
+    /// error naming the dictionary it needs.
+    pub fn resolve<'a>(&'a self, bytes: &'a [u8], scratch: &'a mut Vec<u8>) -> Result<&'a [u8]> {
+        roving::dictionary::resolve(bytes, &self.dict, scratch).map_err(|e| {
+            self.shared.err(StoreError::new(
+                StoreErrorKind::Corrupt,
+                format!("the store is damaged: a record needs dictionary entries it lacks: {e}"),
+            ))
+        })
+    }
+
+    /// [`get`](Store::get) that reads a record written against the store's
+    /// dictionary into `scratch` (the dictionary's base and the record),
+    /// reused from call to call, instead of keeping a copy until the next
+    /// flush or reload as `get` does.
+    pub fn get_with<'a>(
+        &'a self,
+        key: &str,
+        scratch: &'a mut Vec<u8>,
+    ) -> Result<Option<Document<'a>>> {
+        match self.get_bytes(key)? {
+            Some(b) => self.open_record(key, b, scratch).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Validates and opens `bytes`, record `key` of this store (from
+    /// [`raw_iter_from`](Store::raw_iter_from) or
+    /// [`get_bytes`](Store::get_bytes)), reading a record written against
+    /// the store's dictionary into `scratch`.
+    pub fn open_record<'a>(
+        &'a self,
+        key: &str,
+        bytes: &'a [u8],
+        scratch: &'a mut Vec<u8>,
+    ) -> Result<Document<'a>> {
+        crate::snapshot::open_bound(&self.shared, &self.dict, key, bytes, scratch)
+    }
+
+    /// Rewrites every record against the store's dictionary, in one
+    /// transaction (see [`begin_transaction`](Store::begin_transaction);
+    /// pending changes are flushed first): records written before the
+    /// store had a dictionary, or that carry shapes it learned since,
+    /// refer to it afterwards and take fewer bytes. Returns the number of
+    /// records rewritten (those that became smaller).
+    pub fn compact(&mut self) -> Result<u64> {
+        self.begin_transaction()?;
+        match self.compact_in_transaction() {
+            Ok(n) => {
+                self.commit_transaction()?;
+                Ok(n)
+            }
+            Err(e) => {
+                let _ = self.abort_transaction();
+                Err(e)
+            }
+        }
+    }
+
+    fn compact_in_transaction(&mut self) -> Result<u64> {
+        let snap = self.snapshot()?.clone();
+        let mut dict = (*self.dict).clone();
+        let mut scratch = Vec::new();
+        let mut enc = roving::Encoder::new();
+        let mut buf = Vec::with_capacity(SCAN_CHUNK);
+        let mut n = 0;
+        // Two passes: the first teaches the dictionary every shape, so
+        // that the second writes no record carrying one.
+        for pass in 0..2 {
+            let mut last: Option<String> = None;
+            loop {
+                buf.clear();
+                let start = last.as_deref().map_or(Bound::Unbounded, Bound::Excluded);
+                snap.scan(start, SCAN_CHUNK, &mut buf)?;
+                for &(k, v) in &buf {
+                    let doc = crate::snapshot::open_bound(
+                        &self.shared,
+                        snap.dictionary(),
+                        k,
+                        v,
+                        &mut scratch,
+                    )?;
+                    enc.use_dictionary(&dict);
+                    enc.write_value(doc.root())?;
+                    if pass == 0 {
+                        enc.grow_dictionary(&mut dict);
+                        continue;
+                    }
+                    let out = enc.finish_reset()?;
+                    if out.len() < v.len() {
+                        self.pending.set(k, Some(Arc::from(out)));
+                        n += 1;
+                    }
+                }
+                match buf.last() {
+                    Some(&(k, _)) if buf.len() == SCAN_CHUNK => last = Some(k.to_owned()),
+                    _ => break,
+                }
+            }
+        }
+        self.dict = Arc::new(dict);
+        self.len.store(LEN_UNKNOWN, Ordering::Relaxed);
+        Ok(n)
+    }
+
+    /// What the next commit writes of the dictionary.
+    fn dict_write(&self) -> DictWrite {
+        DictWrite {
+            dict: self.dict.clone(),
+            base: self.dict_base,
+        }
+    }
+
+    /// Reads the dictionary of the store's snapshot (with no pending
+    /// change: after an open, a flush, a reload, a commit).
+    fn adopt_dict(&mut self) {
+        if let Some(s) = &self.snap {
+            self.dict = s.dictionary().clone();
+            self.dict_base = self.dict.len();
+        }
+    }
+
+    fn adopting_dict(mut self) -> Store {
+        self.adopt_dict();
+        self
+    }
+
+    /// After another process added dictionary entries: reads them, and
+    /// writes again, against the merged dictionary, the pending records
+    /// that need entries this store added (entry `dict_base` on).
+    fn merge_dict(&mut self) -> Result<()> {
+        let committed = Snapshot::begin(&self.shared)?.dictionary().clone();
+        let mut merged = (*committed).clone();
+        let base = self.dict_base;
+        let mut redo = Vec::new();
+        for (k, v) in self.pending.iter_from(Bound::Unbounded) {
+            if let Some(b) = v.filter(|b| crate::dict::needs(b) > base) {
+                let out = crate::dict::transcode(b, &self.dict, &mut merged)
+                    .map_err(|e| self.shared.err(crate::dict::missing(k, &e)))?;
+                redo.push((k.to_owned(), out));
+            }
+        }
+        for (k, v) in redo {
+            self.pending.set(&k, Some(Arc::from(v)));
+        }
+        self.dict_base = committed.len();
+        self.dict = Arc::new(merged);
+        Ok(())
+    }
+
     /// Validates every committed record; returns how many there are.
     pub fn verify(&self) -> Result<u64> {
         self.snapshot()?.verify()
@@ -908,6 +1146,8 @@ impl std::fmt::Debug for Store {
 /// validated (see [`Store::iter`]).
 pub struct Iter<'a> {
     raw: RawIter<'a>,
+    /// The store's dictionary (a superset of its snapshot's).
+    dict: &'a roving::Dictionary,
 }
 
 impl<'a> Iterator for Iter<'a> {
@@ -916,13 +1156,15 @@ impl<'a> Iterator for Iter<'a> {
     fn next(&mut self) -> Option<Self::Item> {
         let r = self.raw.step().and_then(|x| match x {
             None => Ok(None),
-            // SAFETY: pending bytes were validated by `put` (or vouched for
-            // by the caller of `put_trusted`).
-            Some((k, b, true)) => unsafe { Document::open_trusted(b) }
-                .map(|d| Some((k, d)))
-                .map_err(|e| StoreError::new(StoreErrorKind::Corrupt, e.to_string())),
-            Some((k, b, false)) => match self.raw.snap {
-                Some(s) => s.open_doc(k, b).map(|d| Some((k, d))),
+            Some((k, b, true)) if crate::dict::needs(b) == 0 => {
+                // SAFETY: pending bytes were validated by `put` (or vouched
+                // for by the caller of `put_trusted`).
+                unsafe { Document::open_trusted(b) }
+                    .map(|d| Some((k, d)))
+                    .map_err(|e| StoreError::new(StoreErrorKind::Corrupt, e.to_string()))
+            }
+            Some((k, b, _)) => match self.raw.snap {
+                Some(s) => s.keep_resolved(k, b, self.dict).map(|d| Some((k, d))),
                 None => Ok(None),
             },
         });

@@ -17,6 +17,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{mpsc, Arc};
 use std::thread::JoinHandle;
 
+use crate::dict::DictWrite;
 use crate::error::{StoreError, StoreErrorKind};
 use crate::pending::Pending;
 use crate::shared::Shared;
@@ -30,7 +31,7 @@ type Outcome = Option<(std::result::Result<(), WriteFail>, Pending)>;
 pub(crate) struct Writer {
     shared: Arc<Shared>,
     /// Sends the changes to commit; dropped, it aborts.
-    jobs: Option<mpsc::Sender<Pending>>,
+    jobs: Option<mpsc::Sender<(Pending, DictWrite)>>,
     handle: Option<JoinHandle<Outcome>>,
     /// The transaction's id: the id of the state it began from, plus one.
     pub(crate) id: usize,
@@ -43,7 +44,7 @@ impl Writer {
     /// or others) and begins a write transaction.
     pub(crate) fn start(shared: &Arc<Shared>) -> std::result::Result<Writer, WriteFail> {
         let (ready_tx, ready_rx) = mpsc::channel();
-        let (jobs_tx, jobs_rx) = mpsc::channel::<Pending>();
+        let (jobs_tx, jobs_rx) = mpsc::channel::<(Pending, DictWrite)>();
         let sh = shared.clone();
         let handle = std::thread::Builder::new()
             .name("roving-store-transaction".into())
@@ -77,9 +78,10 @@ impl Writer {
     pub(crate) fn commit(
         mut self,
         changes: Pending,
+        dict: DictWrite,
     ) -> std::result::Result<(), (WriteFail, Option<Box<Pending>>)> {
         let sent = match self.jobs.take() {
-            Some(jobs) => jobs.send(changes).map_err(|e| e.0),
+            Some(jobs) => jobs.send((changes, dict)).map_err(|e| e.0 .0),
             None => Err(changes),
         };
         if let Err(changes) = sent {
@@ -148,7 +150,7 @@ pub(crate) fn check_thread(shared: &Shared) -> crate::Result<()> {
 fn run(
     shared: &Shared,
     ready: &mpsc::Sender<std::result::Result<usize, WriteFail>>,
-    jobs: &mpsc::Receiver<Pending>,
+    jobs: &mpsc::Receiver<(Pending, DictWrite)>,
 ) -> Outcome {
     let _w = lock(&shared.write);
     let began = {
@@ -170,11 +172,11 @@ fn run(
         wtxn.abort();
         return None;
     }
-    let Ok(changes) = jobs.recv() else {
+    let Ok((changes, dict)) = jobs.recv() else {
         wtxn.abort();
         return None;
     };
-    let r = write_and_commit(shared, wtxn, &changes);
+    let r = write_and_commit(shared, wtxn, &changes, &dict);
     drop(live);
     Some((r, changes))
 }

@@ -196,6 +196,27 @@ pub(crate) fn dumps_py_with<'py>(
     })
 }
 
+/// `obj` encoded against a store's dictionary (which learns the
+/// document's new shapes): what an assignment to a `roving.Store` writes.
+#[cfg(feature = "store")]
+pub(crate) fn encode_py_for_store(
+    obj: &Bound<'_, PyAny>,
+    options: &EncodeOptions,
+    store: &mut roving_store::Store,
+) -> PyResult<Vec<u8>> {
+    let py = obj.py();
+    with_encoder_in(&DICT_ENCODER, py, options, |st| {
+        st.enc.use_dictionary(store.dictionary());
+        // SAFETY: `obj` is a live object the caller holds for the whole call.
+        unsafe { st.value(obj.as_ptr(), 0) }?;
+        note_size(st.enc.len());
+        store.grow_dictionary(&st.enc);
+        st.enc
+            .finish_with(|out| out.to_vec())
+            .map_err(Box::<Fail>::from)
+    })
+}
+
 /// Runs `f` on the state of a call (on the encoder and tables kept from
 /// the last call of this thread, if any), and keeps them for the next.
 fn with_encoder<'py, T>(

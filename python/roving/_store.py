@@ -122,7 +122,10 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
       written before it existed read as before; ``compact()`` rewrites their
       records against it. ``False`` writes self-contained records. A flush
       commits the dictionary entries its records need with them; two
-      processes that add entries at once both do so correctly.
+      processes that add entries at once both do so correctly. Reading a
+      record copies and checks the dictionary's bytes too, so it stops
+      growing at 1 KiB (a few record kinds' shapes); values of shapes met
+      after that carry their own keys.
 
     ``s[k] = v``, ``del s[k]``, ``update()``... are pending changes (visible
     to this ``Store``) until ``flush()`` commits all of them atomically in one

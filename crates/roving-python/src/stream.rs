@@ -51,7 +51,8 @@ enum Sink {
 /// `non_str_keys` are `dumps`'s.
 ///
 /// The stream has a dictionary of its own (FORMAT.md sections 23 and 24):
-/// the shapes (key lists) of the records written, up to 64, go into the
+/// the shapes (key lists) of the records written, up to 64 (and 1 KiB of
+/// dictionary: each record read copies and checks it), go into the
 /// stream once, in dictionary frames, and later records of those shapes
 /// refer to them instead of carrying their keys (a SimpleObject: 59 bytes
 /// instead of 78). Scalars are written plain. The stream stays
@@ -75,7 +76,8 @@ pub struct StreamWriter {
 
 /// The dictionary of a `Writer`.
 enum WriterDictionary {
-    /// The stream's own (of shapes, up to [`MAX_DICTIONARY`] entries).
+    /// The stream's own (of shapes, up to [`MAX_DICTIONARY`] entries and
+    /// a base of `roving::dictionary::AUTO_GROWTH_MAX_BASE` bytes).
     Own(roving::Dictionary),
     /// The user's `roving.Dictionary`.
     Shared(Py<crate::dictionary::Dictionary>),
@@ -294,7 +296,9 @@ impl StreamWriter {
         match &mut self.dict {
             WriterDictionary::Own(d) => {
                 push_dictionary(buf, d, &mut self.dict_written);
-                if d.len() >= MAX_DICTIONARY && !d.is_frozen() {
+                let full = d.len() >= MAX_DICTIONARY
+                    || d.base_len() >= roving::dictionary::AUTO_GROWTH_MAX_BASE;
+                if full && !d.is_frozen() {
                     d.freeze();
                 }
                 encode::encode_with(obj, &self.options, bind.then_some(d), |doc| {

@@ -66,7 +66,11 @@
 //! dictionary reads as the dictionary's base followed by its own bytes:
 //! [`Store::get_with`] reads it in a buffer of the caller's, while
 //! [`Store::get`] and [`Store::iter`] keep a copy until the store's
-//! snapshot ends (its next flush or reload).
+//! snapshot ends (its next flush or reload). Reading such a record
+//! copies and validates the base too, so the dictionary stops growing
+//! once its base reaches
+//! [`roving::dictionary::AUTO_GROWTH_MAX_BASE`] (1 KiB: a few record
+//! kinds' shapes); records of shapes met after that carry their own.
 //!
 //! # Processes
 //! Any number of processes may read a store while one writes. Readers see

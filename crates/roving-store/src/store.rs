@@ -968,9 +968,15 @@ impl Store {
     /// store's dictionary) to the store's dictionary: the next flush
     /// commits them with the records, and later records refer to them.
     /// Call it before finishing a document written against
-    /// [`dictionary`](Store::dictionary), then put the document.
+    /// [`dictionary`](Store::dictionary), then put the document. Once the
+    /// dictionary's base reaches
+    /// [`AUTO_GROWTH_MAX_BASE`](roving::dictionary::AUTO_GROWTH_MAX_BASE)
+    /// bytes it no longer grows (the cost of reading a record grows with
+    /// it): later shapes stay in their records.
     pub fn grow_dictionary(&mut self, enc: &roving::Encoder) {
-        enc.grow_dictionary(Arc::make_mut(&mut self.dict));
+        if self.dict.base_len() < roving::dictionary::AUTO_GROWTH_MAX_BASE {
+            enc.grow_dictionary(Arc::make_mut(&mut self.dict));
+        }
     }
 
     /// The plain document that `bytes` (a record of this store, or a
@@ -1061,7 +1067,9 @@ impl Store {
                     enc.use_dictionary(&dict);
                     enc.write_value(doc.root())?;
                     if pass == 0 {
-                        enc.grow_dictionary(&mut dict);
+                        if dict.base_len() < roving::dictionary::AUTO_GROWTH_MAX_BASE {
+                            enc.grow_dictionary(&mut dict);
+                        }
                         continue;
                     }
                     let out = enc.finish_reset()?;

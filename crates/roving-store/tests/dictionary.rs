@@ -260,3 +260,31 @@ fn a_record_needing_missing_entries_is_corrupt() {
     assert_eq!(s.verify().unwrap_err().kind(), StoreErrorKind::Corrupt);
     assert!(s.iter().any(|r| r.is_err()));
 }
+
+/// A store of ever new shapes stops growing its dictionary once the base
+/// reaches `AUTO_GROWTH_MAX_BASE` (reading a bound record copies and
+/// validates the base): later records keep their shapes, and all read.
+#[test]
+fn the_dictionary_stops_growing_at_its_base_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Store::open(dir.path().join("s.rvs"), &StoreOptions::default()).unwrap();
+    let names: Vec<[String; 3]> = (0..200)
+        .map(|i| [0, 1, 2].map(|j| format!("field_{i}_{j}")))
+        .collect();
+    for (i, keys) in names.iter().enumerate() {
+        let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+        let r = bound_record(&mut s, &keys, i as i64);
+        s.put(&format!("k{i:03}"), r).unwrap();
+    }
+    s.flush().unwrap();
+    let limit = roving::dictionary::AUTO_GROWTH_MAX_BASE;
+    let (len, base) = (s.dictionary().len(), s.dictionary().base_len());
+    assert!(len > 10 && len < 200, "{len} entries");
+    // It stopped at the first growth past the limit (one shape's bytes).
+    assert!(base >= limit && base < limit + 64, "{base} bytes of base");
+    for (i, keys) in names.iter().enumerate() {
+        let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+        check(&s, &format!("k{i:03}"), &keys, i as i64);
+    }
+    assert_eq!(s.verify().unwrap(), 200);
+}

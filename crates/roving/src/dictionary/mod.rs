@@ -54,6 +54,14 @@ use crate::error::{Error, ErrorKind, Result};
 
 pub use open::resolve;
 
+/// The base length (see [`Dictionary::base_len`]) past which the
+/// dictionaries that grow by themselves, a Store's and a record stream's,
+/// stop growing: opening a bound document copies and validates the base
+/// (about 8 ns a byte here), so a store of ever new shapes must not make
+/// every read slower. Records of shapes met later carry their own shapes,
+/// as without a dictionary. A user's `Dictionary` has no such limit.
+pub const AUTO_GROWTH_MAX_BASE: usize = 1024;
+
 /// One entry of a dictionary.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Entry {
@@ -234,6 +242,21 @@ impl Dictionary {
         self.index.insert(e.clone(), n);
         self.entries.push(e);
         n
+    }
+
+    /// The length of the base of all the entries (`docs/FORMAT.md`
+    /// section 23.3): what opening a document bound to all of them copies
+    /// and validates besides the document itself, so its cost per open.
+    ///
+    /// ```
+    /// let mut dict = roving::Dictionary::new();
+    /// assert_eq!(dict.base_len(), 3);
+    /// dict.add_shape(&["id", "name"])?;
+    /// assert!(dict.base_len() > 3);
+    /// # Ok::<(), roving::Error>(())
+    /// ```
+    pub fn base_len(&self) -> usize {
+        self.ends[self.entries.len()]
     }
 
     /// The base of the first `n` entries (`n <= len()`): the bytes a

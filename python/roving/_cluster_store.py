@@ -19,6 +19,7 @@ from types import TracebackType
 from typing import Any, Self
 
 from roving._roving import _ClusterStore
+from roving._transaction import Transaction
 
 __all__ = ["ClusterStore", "is_cluster_target"]
 
@@ -48,30 +49,6 @@ class _Values(ValuesView):
 
     def __iter__(self) -> Iterator[Any]:
         return self._mapping._iter_read(values_only=True)  # type: ignore[attr-defined]
-
-
-class _Transaction:
-    """The context manager of :meth:`ClusterStore.transaction`."""
-
-    __slots__ = ("_store",)
-
-    def __init__(self, store: ClusterStore) -> None:
-        self._store = store
-
-    def __enter__(self) -> ClusterStore:
-        self._store._begin_transaction()
-        return self._store
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if exc_type is None:
-            self._store._commit_transaction()
-        else:
-            self._store._abort_transaction()
 
 
 class ClusterStore(_ClusterStore, MutableMapping):
@@ -183,7 +160,7 @@ class ClusterStore(_ClusterStore, MutableMapping):
         """:meth:`flush` under ``shelve``'s name."""
         self.flush()
 
-    def transaction(self) -> _Transaction:
+    def transaction(self) -> Transaction[ClusterStore]:
         """An optimistic read-modify-write over keys of one hash slot:
         ``with s.transaction(): s["{c}n"] = s.get("{c}n", 0) + 1``.
 
@@ -198,7 +175,7 @@ class ClusterStore(_ClusterStore, MutableMapping):
         and ``{user:1}:b``), and so do ``flush()``, ``reload()`` and a
         nested ``transaction()`` inside the block. An exception drops the
         block's changes."""
-        return _Transaction(self)
+        return Transaction(self)
 
     def __enter__(self) -> Self:
         return self

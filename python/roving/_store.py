@@ -27,6 +27,7 @@ from roving._roving import (
     StorePermissionError,
     _Store,
 )
+from roving._transaction import Transaction
 
 __all__ = ["Store", "StoreError", "StoreNotFoundError", "StorePermissionError"]
 
@@ -326,7 +327,7 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
         so that code written for ``shelve.Shelf.sync()`` runs unchanged."""
         self.flush()
 
-    def transaction(self) -> _Transaction:
+    def transaction(self) -> Transaction[Store]:
         """A read-modify-write that no other writer, in this process or
         another, can interleave with: ``with s.transaction(): s["n"] =
         s.get("n", 0) + 1``.
@@ -349,7 +350,7 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
         raises ``StoreError`` (kind ``"read-only"``). Keep the block short:
         every other writer of the file waits for it.
         """
-        return _Transaction(self)
+        return Transaction(self)
 
     def __enter__(self) -> Self:
         return self
@@ -383,30 +384,6 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
 
     # Mapping sets __hash__ = None (mutable); keep identity semantics explicit.
     __hash__ = None  # type: ignore[assignment]
-
-
-class _Transaction:
-    """The context manager of :meth:`Store.transaction`."""
-
-    __slots__ = ("_store",)
-
-    def __init__(self, store: Store) -> None:
-        self._store = store
-
-    def __enter__(self) -> Store:
-        self._store._begin_transaction()
-        return self._store
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if exc_type is None:
-            self._store._commit_transaction()
-        else:
-            self._store._abort_transaction()
 
 
 # roving.Store("redis://...") is a ClusterStore: isinstance(s, Store) holds.

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import atexit
 import os
-import sys
-import warnings
 import weakref
 from collections.abc import Callable, ItemsView, Iterator, MutableMapping, ValuesView
 from types import TracebackType
 from typing import Any, Self
 
+from roving._lost_changes import warn_lost
 from roving._roving import _ClusterStore
 from roving._transaction import Transaction
 
@@ -195,18 +194,8 @@ class ClusterStore(_ClusterStore, MutableMapping):
                 return
             self.flush()
         except Exception as e:
-            message = (
-                f"roving.Store({self.nodes[0]!r}, prefix={self.prefix!r}) could not flush its "
-                f"pending changes {when}; they are lost: {type(e).__name__}: {e}"
-            )
-            try:
-                warnings.warn(message, RuntimeWarning, source=self, stacklevel=3)
-            except Exception:
-                # At interpreter exit the warning machinery may be gone.
-                try:
-                    sys.stderr.write(f"RuntimeWarning: {message}\n")
-                except Exception:
-                    pass
+            name = f"roving.Store({self.nodes[0]!r}, prefix={self.prefix!r})"
+            warn_lost(self, name, when, e, stacklevel=3)
 
     def __exit__(
         self,

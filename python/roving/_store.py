@@ -12,14 +12,13 @@ import atexit
 import builtins
 import functools
 import os
-import sys
-import warnings
 import weakref
 from collections.abc import Callable, ItemsView, Iterator, MutableMapping, ValuesView
 from types import TracebackType
 from typing import Any, Self, cast
 
 from roving._cluster_store import ClusterStore, is_cluster_target
+from roving._lost_changes import warn_lost
 from roving._roving import (
     RovingError,
     StoreError,
@@ -371,7 +370,12 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
                 return
             self.flush()
         except Exception as e:
-            _warn_lost(self, when, e)
+            try:
+                path = str(self.path)
+            except Exception:
+                path = "?"
+            # (stacklevel 2: the warning names __del__, or the exit hook.)
+            warn_lost(self, f"roving.Store({path!r})", when, e, stacklevel=2)
 
     def __exit__(
         self,
@@ -542,28 +546,6 @@ _open_stores: weakref.WeakValueDictionary[int, Store] = weakref.WeakValueDiction
 def _flush_at_exit() -> None:
     for store in list(_open_stores.values()):
         store._flush_unsaved("at interpreter exit")
-
-
-def _warn_lost(store: Store, when: str, error: BaseException) -> None:
-    """Say that ``store``'s unflushed changes were lost: a ``RuntimeWarning``
-    (or a line on stderr once the warning machinery is gone, at exit)."""
-    try:
-        path = str(store.path)
-    except Exception:
-        path = "?"
-    message = (
-        f"roving.Store({path!r}) could not flush its pending changes {when}; "
-        f"they are lost: {type(error).__name__}: {error}"
-    )
-    try:
-        warnings.warn(message, RuntimeWarning, source=store, stacklevel=3)
-    except Exception:
-        # At interpreter exit the warning machinery may be half gone
-        # ("ImportError: sys.meta_path is None").
-        try:
-            sys.stderr.write(f"RuntimeWarning: {message}\n")
-        except Exception:
-            pass
 
 
 @functools.cache

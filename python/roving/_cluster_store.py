@@ -56,8 +56,8 @@ class ClusterStore(_ClusterStore, MutableMapping):
     stores and clients.
 
     ``roving.Store(nodes, flag="c", *, prefix="", type=None, readonly=False,
-    default=None, non_str_keys=False, replicas=1, timeout=2.0,
-    wait_timeout=1.0, retries=8)``
+    default=None, non_str_keys=False, dictionary=True, replicas=1,
+    timeout=2.0, wait_timeout=1.0, retries=8)``
 
     * ``nodes``: ``"redis://host:port"`` of one node, or a list of them
       (tried in turn to read the cluster's slot map).
@@ -69,6 +69,14 @@ class ClusterStore(_ClusterStore, MutableMapping):
     * ``flag``: ``"c"`` and ``"w"`` open for writing, ``"r"`` read-only,
       ``"n"`` deletes every record of the prefix first.
     * ``type``, ``default``, ``non_str_keys``: as for an LMDB store.
+    * ``dictionary``: write values against the store-wide dictionary (as
+      an LMDB store does): the shapes of records are kept once, in one
+      append-only Redis list beside them (key ``prefix + "\\0dict"``),
+      grown atomically by a Lua script, cached by each client, and read
+      again when a record needs entries a client lacks. ``flush()``
+      appends the entries its records need, acknowledged by the replicas,
+      before writing the records. With ``False``, records carry their own
+      shapes (and records written by others against it still read).
     * ``replicas``: how many replicas of each master written to must
       acknowledge a ``flush()`` (``WAIT``; 0: none); ``wait_timeout``: how
       long a master waits for them (seconds); ``timeout``: how long to wait
@@ -109,6 +117,7 @@ class ClusterStore(_ClusterStore, MutableMapping):
         readonly: bool = False,
         default: Callable[[Any], Any] | None = None,
         non_str_keys: bool = False,
+        dictionary: bool = True,
         replicas: int = 1,
         timeout: float = 2.0,
         wait_timeout: float = 1.0,
@@ -126,6 +135,7 @@ class ClusterStore(_ClusterStore, MutableMapping):
             readonly=readonly or flag == "r",
             default=default,
             non_str_keys=non_str_keys,
+            dictionary=dictionary,
             replicas=replicas,
             timeout=timeout,
             wait_timeout=wait_timeout,

@@ -405,7 +405,7 @@ def _open_cluster(path: Any, flag: str, cluster: dict[str, Any], **given: Any) -
     lmdb = [k for k, v in defaults.items() if given[k] != v]
     if lmdb:
         raise TypeError(f"{', '.join(lmdb)}: options of LMDB stores, not of a Redis Cluster store")
-    keep = ("type", "readonly", "default", "non_str_keys")
+    keep = ("type", "readonly", "default", "non_str_keys", "dictionary")
     return ClusterStore(path, flag, **{k: given[k] for k in keep}, **cluster)
 
 

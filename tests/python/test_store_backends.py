@@ -296,7 +296,100 @@ def test_unencodable_values_change_nothing(open_store: Opener) -> None:
     s.close()
 
 
+def shaped(i: int, shape: int) -> dict[str, object]:
+    """A record of one of several map shapes (its keys depend on ``shape``)."""
+    return {f"field{shape}_{j}": i + j for j in range(6)} | {"name": f"item {i}"}
+
+
+def test_records_are_written_against_the_store_dictionary(open_store: Opener) -> None:
+    with open_store(dictionary=False) as s:  # as records written before it
+        for i in range(300):
+            s[f"plain{i:04}"] = shaped(i, i % 3)
+        assert s._dictionary_len == 0
+    with open_store() as s:
+        for i in range(300):
+            s[f"k{i:04}"] = shaped(i, i % 3)
+        assert s._dictionary_len == 3
+        assert s["k0007"] == shaped(7, 1)  # pending, written against it
+    with open_store() as s:
+        assert s._dictionary_len == 3
+        for i in range(0, 300, 7):
+            assert s[f"k{i:04}"] == shaped(i, i % 3)
+            assert s[f"plain{i:04}"] == shaped(i, i % 3)
+        assert s.view("k0005").to_python() == shaped(5, 2)
+        assert dict(s.items())["k0299"] == shaped(299, 2)
+        assert len(list(s.values())) == 600
+    with open_store(readonly=True) as r:
+        assert r["k0004"] == shaped(4, 1)
+    with open_store(type=dict) as t:
+        assert t["k0010"] == shaped(10, 1)
+
+
 # ------------------------------------------------------------- cluster only
+
+
+def test_cluster_records_written_against_the_dictionary_are_smaller(
+    redis_cluster: RedisCluster,
+) -> None:
+    sizes = {}
+    for dictionary in (False, True):
+        prefix = f"dsize-{dictionary}-{time.time_ns()}:"
+        with Store(redis_cluster.urls, prefix=prefix, dictionary=dictionary) as s:
+            s["first"] = shaped(0, 0)  # carries its shape, which the dictionary learns
+            s["k"] = shaped(1, 0)
+        # STRLEN through a node (-c follows the redirection to the key's).
+        port = redis_cluster.ports[0]
+        sizes[dictionary] = int(redis_cluster.cli(port, "-c", "STRLEN", prefix + "k"))
+    assert sizes[True] < sizes[False] - 40, sizes
+
+
+def test_cluster_clients_grow_one_dictionary(redis_cluster: RedisCluster) -> None:
+    prefix = f"dgrow-{time.time_ns()}:"
+    a = Store(redis_cluster.urls, prefix=prefix)
+    b = Store(redis_cluster.urls, prefix=prefix)
+    stale = Store(redis_cluster.urls, prefix=prefix)  # opened before both grew it
+    a["x"] = shaped(1, 1)
+    b["y"] = shaped(2, 2)
+    b.flush()  # b's shape is entry 0
+    a["z"] = shaped(3, 3)
+    a.flush()  # a's append finds b's first: it merges, writes x and z again
+    assert a["y"] == shaped(2, 2) and b["x"] == shaped(1, 1)
+    # A client whose cache lacks the entries a record needs reads them.
+    assert stale["x"] == shaped(1, 1) and stale["y"] == shaped(2, 2)
+    # It writes a shape the cluster's dictionary already has, as its own
+    # entry: its flush merges, and adds no entry.
+    stale["w"] = shaped(4, 1)
+    stale.flush()
+    with Store(redis_cluster.urls, prefix=prefix) as c:
+        assert c._dictionary_len == 3
+        assert {k: c[k] for k in "wxyz"} == {
+            "w": shaped(4, 1),
+            "x": shaped(1, 1),
+            "y": shaped(2, 2),
+            "z": shaped(3, 3),
+        }
+        assert sorted(c) == ["w", "x", "y", "z"]  # the dictionary is no record
+    # A reload drops the pending records and the entries only they used.
+    stale["v"] = shaped(5, 9)
+    assert stale._dictionary_len == 4
+    stale.reload()
+    assert stale._dictionary_len == 3 and "v" not in stale
+    for s in (a, b, stale):
+        s.close()
+
+
+def test_cluster_dictionary_damage_is_an_error(redis_cluster: RedisCluster) -> None:
+    prefix = f"ddamage-{time.time_ns()}:"
+    with Store(redis_cluster.urls, prefix=prefix) as s:
+        s["first"] = shaped(0, 0)
+        s["k"] = shaped(1, 0)  # refers to the shape "first" carries
+    # The dictionary's list dropped: its record needs entries it lacks.
+    key = (prefix + "\0dict").encode()
+    assert redis_cluster.cli(redis_cluster.ports[0], "-c", "-x", "DEL", stdin=key).strip() == "1"
+    with Store(redis_cluster.urls, prefix=prefix, readonly=True) as r:
+        with pytest.raises(StoreError) as ei:
+            r["k"]
+        assert ei.value.kind == "corrupt" and "dictionary" in str(ei.value)
 
 
 def test_stores_share_a_cluster_by_prefix(redis_cluster: RedisCluster) -> None:
@@ -335,6 +428,11 @@ def test_cluster_transactions_of_one_slot(redis_cluster: RedisCluster) -> None:
     with a.transaction():
         a["{c}n"] = a.get("{c}n", 0) + 1
     assert b["{c}n"] == 1
+    # Records of a new shape: the dictionary entry is appended first.
+    with a.transaction():
+        a["{c}r1"] = shaped(1, 7)
+        a["{c}r2"] = shaped(2, 7)
+    assert b["{c}r2"] == shaped(2, 7) and b["{c}r1"] == shaped(1, 7)
     # Another client writes a key the block read: nothing is written.
     with pytest.raises(StoreError) as ei, a.transaction():
         n = a["{c}n"]

@@ -7,9 +7,13 @@ both do so correctly, stores written without it read as before, and
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
+import time
 from pathlib import Path
+from typing import Any
 
+import pytest
 import roving
 from conftest import run_at_once
 from roving import Store
@@ -92,13 +96,15 @@ def test_a_store_written_without_a_dictionary_reads_and_compacts(tmp_path: Path)
 
 # Waits for the file `go`, then writes ROUNDS batches of records, each
 # batch with shapes of its own (`tag` keeps the two processes' shapes
-# apart), flushing after each.
+# apart), flushing after each. argv[1] is the store: a JSON list of the
+# arguments of roving.Store (a path, or Redis Cluster URLs and a prefix).
 WRITER = r"""
-import os, sys, time
+import json, os, sys, time
 sys.path[:0] = {paths!r}
 from roving._store import Store
-path, go, tag = sys.argv[1:4]
-s = Store(path)
+target, go, tag = sys.argv[1:4]
+args, kwargs = json.loads(target)
+s = Store(*args, **kwargs)
 print("ready", flush=True)
 while not os.path.exists(go):
     time.sleep(0.001)
@@ -112,15 +118,23 @@ s.close()
 ROUNDS = 60
 
 
-def test_two_processes_grow_the_dictionary_at_once(tmp_path: Path) -> None:
-    path = tmp_path / "two.rvs"
+@pytest.mark.parametrize("backend", ["lmdb", "cluster"])
+def test_two_processes_grow_the_dictionary_at_once(
+    tmp_path: Path, backend: str, request: pytest.FixtureRequest
+) -> None:
+    if backend == "lmdb":
+        target: tuple[list[Any], dict[str, Any]] = ([str(tmp_path / "two.rvs")], {})
+    else:
+        cluster = request.getfixturevalue("redis_cluster")
+        target = ([cluster.urls], {"prefix": f"two-{time.time_ns()}:"})
     go = tmp_path / "go"
     script = tmp_path / "writer.py"
     pkg_dir = str(Path(roving.__file__).parent.parent)
     script.write_text(WRITER.format(paths=[pkg_dir], rounds=ROUNDS))
-    Store(path).close()  # made before both open it
-    run_at_once(script, [[str(path), str(go), tag] for tag in ("a", "b")], go)
-    with Store(path, readonly=True) as s:
+    Store(*target[0], **target[1]).close()  # made before both open it
+    spec = json.dumps(target)
+    run_at_once(script, [[spec, str(go), tag] for tag in ("a", "b")], go)
+    with Store(*target[0], **target[1]) as s:
         assert len(s) == 2 * ROUNDS * 20
         assert s._dictionary_len == 14  # 7 shapes each
         for tag in ("a", "b"):

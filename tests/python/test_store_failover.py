@@ -2,8 +2,9 @@
 
 A writer flushes numbered batches while, 20 times, a master is killed with
 SIGKILL, its replica is promoted, and the killed node comes back as a
-replica. Afterwards every batch that ``flush()`` returned for is there and
-readable. The test runs its own cluster (it kills nodes); one that cannot
+replica; the batches take new map shapes as they go, so that the store-wide
+dictionary grows meanwhile. Afterwards every batch that ``flush()``
+returned for is there and readable. The test runs its own cluster (it kills nodes); one that cannot
 start fails the test.
 """
 
@@ -20,6 +21,15 @@ from roving.bench.redis_cluster import MASTERS, RedisCluster
 
 KILLS = 20
 BATCH = 40
+# Every SHAPE_EVERY batches the records take another map shape (a key
+# "shape<n>", n cycling through SHAPES values), so that the store-wide
+# dictionary grows while masters die.
+SHAPE_EVERY = 3
+SHAPES = 40
+
+
+def record(batch: int, j: int) -> dict[str, object]:
+    return {"batch": batch, "j": j, "pad": "x" * 50, f"shape{batch // SHAPE_EVERY % SHAPES}": j}
 
 
 def _wait_failover(cluster: RedisCluster, killed: int, timeout: float = 30.0) -> None:
@@ -58,7 +68,7 @@ def _run(cluster: RedisCluster) -> None:
         try:
             while not stop.is_set():
                 for j in range(BATCH):
-                    s[f"b{batch:05d}-{j:02d}"] = {"batch": batch, "j": j, "pad": "x" * 50}
+                    s[f"b{batch:05d}-{j:02d}"] = record(batch, j)
                 while True:
                     try:
                         s.flush()
@@ -105,8 +115,15 @@ def _run(cluster: RedisCluster) -> None:
     assert not missing, f"acknowledged batches lost: {sorted(set(missing))}"
     for b in acked:
         for j in range(BATCH):
-            assert got[f"b{b:05d}-{j:02d}"] == {"batch": b, "j": j, "pad": "x" * 50}
-    print(f"{len(acked)} batches acknowledged, {failed_flushes} flushes retried, 0 lost")
+            assert got[f"b{b:05d}-{j:02d}"] == record(b, j)
+    with Store(cluster.urls, prefix="failover:") as s:
+        entries = s._dictionary_len
+    # The shapes of the acknowledged batches are in the dictionary.
+    assert entries >= min(max(acked) // SHAPE_EVERY + 1, SHAPES), (entries, max(acked))
+    print(
+        f"{len(acked)} batches acknowledged, {failed_flushes} flushes retried, 0 lost, "
+        f"{entries} dictionary entries"
+    )
 
 
 def _a_dead_slot_range_is_an_error_naming_its_node(cluster: RedisCluster) -> None:

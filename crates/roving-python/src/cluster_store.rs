@@ -37,6 +37,8 @@ pub struct PyClusterStore {
     nodes: Vec<String>,
     prefix: String,
     readonly: bool,
+    /// Write records against the store-wide dictionary (`dictionary=True`).
+    dictionary: bool,
     encode_options: EncodeOptions,
 }
 
@@ -95,7 +97,7 @@ impl PyClusterStore {
 impl PyClusterStore {
     #[new]
     #[allow(clippy::too_many_arguments)] // Python keyword arguments
-    #[pyo3(signature = (nodes, *, prefix="", r#type=None, readonly=false, default=None, non_str_keys=false, replicas=1, timeout=2.0, wait_timeout=1.0, retries=8))]
+    #[pyo3(signature = (nodes, *, prefix="", r#type=None, readonly=false, default=None, non_str_keys=false, dictionary=true, replicas=1, timeout=2.0, wait_timeout=1.0, retries=8))]
     fn py_new(
         py: Python<'_>,
         nodes: &Bound<'_, PyAny>,
@@ -104,6 +106,7 @@ impl PyClusterStore {
         readonly: bool,
         default: Option<Bound<'_, PyAny>>,
         non_str_keys: bool,
+        dictionary: bool,
         replicas: u32,
         timeout: f64,
         wait_timeout: f64,
@@ -123,6 +126,7 @@ impl PyClusterStore {
             replicas,
             wait_timeout: seconds("wait_timeout", wait_timeout)?,
             retries,
+            dictionary,
         };
         let list = nodes.clone();
         let store = py
@@ -136,6 +140,7 @@ impl PyClusterStore {
             nodes,
             prefix: prefix.to_owned(),
             readonly,
+            dictionary,
             encode_options: EncodeOptions::new(default.as_ref(), non_str_keys),
         })
     }
@@ -190,10 +195,19 @@ impl PyClusterStore {
                 ),
             ));
         }
-        let bytes = crate::encode_py(value, &self.encode_options)?;
-        let store = self.store_mut(py)?;
-        // SAFETY: `bytes` comes straight from roving's encoder, which only
-        // produces valid documents.
+        let options = &self.encode_options;
+        let store = match self.inner.as_mut() {
+            Some(s) => s,
+            None => return Err(closed_error(py, &self.name)),
+        };
+        let bytes = if self.dictionary {
+            crate::encode::encode_py_for_store(value, options, store)?
+        } else {
+            crate::encode_py(value, options)?
+        };
+        // SAFETY: `bytes` comes straight from roving's encoder (plain, or
+        // against the store's dictionary, which holds its entries), which
+        // only produces valid documents.
         unsafe { store.put_trusted(k, bytes) }.map_err(|e| store_err(py, &e))
     }
 
@@ -379,6 +393,13 @@ impl PyClusterStore {
     #[getter]
     fn trusted(&self) -> bool {
         false
+    }
+
+    /// The number of entries of the store's dictionary this client knows
+    /// (those it read from the cluster, and those its pending records added).
+    #[getter]
+    fn _dictionary_len(&self, py: Python<'_>) -> PyResult<usize> {
+        Ok(self.store(py)?.dictionary().len())
     }
 
     /// True if opened with `readonly=True`.

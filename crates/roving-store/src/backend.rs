@@ -42,6 +42,16 @@ pub trait Backend {
     fn reload(&mut self) -> Result<()>;
     /// True if there are changes not yet flushed.
     fn is_dirty(&self) -> bool;
+    /// The store-wide dictionary (`docs/FORMAT.md` section 23) that
+    /// records are written against: write one with
+    /// [`Encoder::use_dictionary`](roving::Encoder::use_dictionary), then
+    /// [`grow_dictionary`](Backend::grow_dictionary), then
+    /// [`put`](Backend::put).
+    fn dictionary(&self) -> &roving::Dictionary;
+    /// Adds the shapes the document `enc` wrote itself to the store's
+    /// dictionary; the next flush makes them durable before the records
+    /// that use them.
+    fn grow_dictionary(&mut self, enc: &roving::Encoder);
 }
 
 impl Backend for Store {
@@ -81,5 +91,13 @@ impl Backend for Store {
 
     fn is_dirty(&self) -> bool {
         Store::is_dirty(self)
+    }
+
+    fn dictionary(&self) -> &roving::Dictionary {
+        Store::dictionary(self)
+    }
+
+    fn grow_dictionary(&mut self, enc: &roving::Encoder) {
+        Store::grow_dictionary(self, enc);
     }
 }

@@ -130,6 +130,25 @@ pub(crate) fn needs(buf: &[u8]) -> usize {
     }
 }
 
+/// The dictionary a writer continues with after another writer's commit
+/// grew the store's first: `committed` (the store's, now), then the
+/// entries `ours` added past `base` (the number it started from) that
+/// `committed` lacks, in their order. Records written against `ours`
+/// that use those entries must be written again against it
+/// ([`transcode`]).
+pub(crate) fn merged(committed: &Dictionary, ours: &Dictionary, base: usize) -> Dictionary {
+    let mut merged = committed.clone();
+    for entry in ours.entries().get(base..).unwrap_or_default() {
+        // Entries of a dictionary are valid entries (and one the merged
+        // dictionary has already is returned, not added twice).
+        let _ = match entry {
+            roving::dictionary::Entry::Str(s) => merged.add_string(s),
+            roving::dictionary::Entry::Shape(keys) => merged.add_shape(keys),
+        };
+    }
+    merged
+}
+
 /// `buf`, written against `from`, written again against `to` (which
 /// grows by the shapes it needs): for a pending record whose entries
 /// another process's commit made stale.

@@ -1116,8 +1116,8 @@ impl Store {
     /// that need entries this store added (entry `dict_base` on).
     fn merge_dict(&mut self) -> Result<()> {
         let committed = Snapshot::begin(&self.shared)?.dictionary().clone();
-        let mut merged = (*committed).clone();
         let base = self.dict_base;
+        let mut merged = crate::dict::merged(&committed, &self.dict, base);
         let mut redo = Vec::new();
         for (k, v) in self.pending.iter_from(Bound::Unbounded) {
             if let Some(b) = v.filter(|b| crate::dict::needs(b) > base) {

@@ -139,6 +139,91 @@ fn cluster_backend_semantics() {
     backend_semantics(&mut s);
 }
 
+/// A map of `keys` (each to its index plus `i`), as a plain document.
+fn shaped(keys: &[&str], i: i64) -> Vec<u8> {
+    let m: std::collections::BTreeMap<&str, i64> = keys
+        .iter()
+        .enumerate()
+        .map(|(j, k)| (*k, i + j as i64))
+        .collect();
+    roving::to_vec(&m).unwrap()
+}
+
+/// Puts `plain` under `key` written against the store's dictionary, which
+/// learns its shape (as `roving.Store` assignments do).
+fn put_bound(s: &mut dyn Backend, key: &str, plain: &[u8]) {
+    let doc = roving::Document::open(plain).unwrap();
+    let mut enc = roving::Encoder::new();
+    enc.use_dictionary(s.dictionary());
+    enc.write_value(doc.root()).unwrap();
+    s.grow_dictionary(&enc);
+    let bytes = enc.finish_reset().unwrap();
+    s.put(key, bytes).unwrap();
+}
+
+/// The value of `key`, as JSON.
+fn json_of(s: &dyn Backend, key: &str) -> String {
+    let b = s.load(key).unwrap().expect("the record is there");
+    roving::json::to_json(roving::Document::open(&b).unwrap().root()).unwrap()
+}
+
+/// The store-wide dictionary on the cluster: clients that grow it at once
+/// merge, a client reads the entries a record needs that it lacks, and
+/// records written against it take fewer bytes.
+#[test]
+fn clients_grow_one_dictionary() {
+    let prefix = "dict:";
+    let mut a = open(prefix);
+    let mut b = open(prefix);
+    let stale = open(prefix); // opened before either grew it
+    let (k1, k2, k3): (&[&str], &[&str], &[&str]) = (
+        &["first_field", "second_field", "third_field"],
+        &["b1", "b2"],
+        &["c1", "c2", "c3", "c4"],
+    );
+    put_bound(&mut a, "x", &shaped(k1, 1));
+    put_bound(&mut a, "x2", &shaped(k1, 10)); // refers to the shape x taught
+    put_bound(&mut b, "y", &shaped(k2, 2));
+    b.flush().unwrap();
+    put_bound(&mut a, "z", &shaped(k3, 3));
+    a.flush().unwrap(); // its append finds b's row first: it merges
+    assert_eq!(a.dictionary().len(), 3);
+    let c = open(prefix);
+    assert_eq!(c.dictionary().len(), 3);
+    for s in [&c as &dyn Backend, &stale, &b] {
+        assert_eq!(
+            json_of(s, "x"),
+            r#"{"first_field":1,"second_field":2,"third_field":3}"#
+        );
+        assert_eq!(
+            json_of(s, "x2"),
+            r#"{"first_field":10,"second_field":11,"third_field":12}"#
+        );
+        assert_eq!(json_of(s, "y"), r#"{"b1":2,"b2":3}"#);
+        assert_eq!(json_of(s, "z"), r#"{"c1":3,"c2":4,"c3":5,"c4":6}"#);
+    }
+    // The dictionary is no record.
+    assert_eq!(c.keys().unwrap(), ["x", "x2", "y", "z"]);
+    // x2, written against the dictionary, is smaller than the plain record.
+    let mut plain = open("dict-plain:");
+    plain.put("x2", shaped(k1, 10)).unwrap();
+    plain.flush().unwrap();
+    let stored = redis_strlen(&format!("{prefix}x2"));
+    let plain_len = redis_strlen("dict-plain:x2");
+    assert!(stored + 20 < plain_len, "{stored} vs {plain_len}");
+}
+
+/// `STRLEN key` on the cluster (through redis-cli, which follows the
+/// redirection).
+fn redis_strlen(key: &str) -> usize {
+    let port = nodes()[0].rsplit(':').next().unwrap().to_owned();
+    let out = Command::new("redis-cli")
+        .args(["-c", "-h", "127.0.0.1", "-p", &port, "STRLEN", key])
+        .output()
+        .expect("redis-cli runs");
+    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
+}
+
 /// Stores are key prefixes: two share the cluster without seeing each other.
 #[test]
 fn stores_are_prefixes() {

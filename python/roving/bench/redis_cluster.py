@@ -91,13 +91,16 @@ class RedisCluster:
         """``redis://127.0.0.1:P`` of every node."""
         return [f"redis://127.0.0.1:{p}" for p in self.ports]
 
-    def cli(self, port: int, *args: str, timeout: float = 10.0) -> str:
-        """``redis-cli -p port args...``: its output (raises on failure)."""
+    def cli(self, port: int, *args: str, timeout: float = 10.0, stdin: bytes | None = None) -> str:
+        """``redis-cli -p port args...``: its output (raises on failure).
+        ``stdin`` is its standard input (the last argument with ``-x``, which
+        may hold any byte)."""
         out = subprocess.run(
             [_binary("redis-cli"), "-h", "127.0.0.1", "-p", str(port), *args],
             capture_output=True,
             timeout=timeout,
             check=False,
+            input=stdin,
         )
         if out.returncode != 0:
             raise ClusterError(

@@ -197,12 +197,13 @@ pub(crate) fn dumps_py_with<'py>(
 }
 
 /// `obj` encoded against a store's dictionary (which learns the
-/// document's new shapes): what an assignment to a `roving.Store` writes.
+/// document's new shapes): what an assignment to a `roving.Store` (either
+/// backend) writes.
 #[cfg(feature = "store")]
 pub(crate) fn encode_py_for_store(
     obj: &Bound<'_, PyAny>,
     options: &EncodeOptions,
-    store: &mut roving_store::Store,
+    store: &mut impl roving_store::Backend,
 ) -> PyResult<Vec<u8>> {
     let py = obj.py();
     with_encoder_in(&DICT_ENCODER, py, options, |st| {

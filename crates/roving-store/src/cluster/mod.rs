@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use redis::Value;
-use roving::Document;
+use roving::{Dictionary, Document};
 
 use crate::error::{Result, StoreError, StoreErrorKind};
 
@@ -53,6 +53,12 @@ pub struct ClusterOptions {
     /// of 50 ms doubling up to 1 s in between. Default 8 (about 5 s plus
     /// the timeouts in all).
     pub retries: u32,
+    /// Grow the store-wide dictionary (`cluster/dict.rs`) with the shapes
+    /// of the records written through [`ClusterStore::grow_dictionary`].
+    /// Default true; with false, [`ClusterStore::grow_dictionary`] adds
+    /// nothing (records written by other clients against the dictionary
+    /// still read).
+    pub dictionary: bool,
 }
 
 impl Default for ClusterOptions {
@@ -65,6 +71,7 @@ impl Default for ClusterOptions {
             replicas: 1,
             wait_timeout: Duration::from_secs(1),
             retries: 8,
+            dictionary: true,
         }
     }
 }
@@ -75,8 +82,8 @@ impl Default for ClusterOptions {
 /// - **A store is a key prefix.** The record of key `k` is the Redis key
 ///   `prefix + k` holding the document's bytes, so many stores share one
 ///   cluster. Keys are 1 to 511 bytes of UTF-8 (as in LMDB stores) and may
-///   not begin with a NUL byte (reserved for the store's own keys, such as
-///   the future store-wide dictionary: see `cluster/dict.rs`). A key's slot
+///   not begin with a NUL byte (reserved for the store's own keys: the
+///   store-wide dictionary, see `cluster/dict.rs`). A key's slot
 ///   is that of its Redis key: a hash tag (`{user1}:cart`) puts keys in one
 ///   slot; a prefix with braces puts the whole store in one slot (one
 ///   master), so keep braces out of prefixes.
@@ -100,7 +107,14 @@ impl Default for ClusterOptions {
 ///   [`StoreErrorKind::Cluster`] error naming the node, never a hang.
 /// - **Reads copy**: each record is copied off the network and validated
 ///   (a value that is not a roving document is
-///   [`Corrupt`](StoreErrorKind::Corrupt)).
+///   [`Corrupt`](StoreErrorKind::Corrupt)). A record written against the
+///   store-wide dictionary is handed out as the plain document it reads as
+///   (the dictionary's base, then its records).
+/// - **The store-wide dictionary** (`docs/FORMAT.md` section 23) is one
+///   append-only Redis list beside the records, grown atomically by a Lua
+///   script; each client caches it and reads the entries it lacks when a
+///   record needs them (`cluster/dict.rs`). `flush` appends the entries
+///   its records need, acknowledged by a replica, before writing them.
 /// - **Pending changes** are held in memory (no spill to disk).
 /// - **Transactions** ([`ClusterStore::transaction`]) are optimistic and
 ///   hold over the keys of one hash slot (`cluster/txn.rs`).
@@ -114,6 +128,12 @@ pub struct ClusterStore {
     pending: BTreeMap<String, Option<Arc<[u8]>>>,
     /// The open transaction (`cluster/txn.rs`).
     txn: Mutex<Option<txn::Txn>>,
+    /// The dictionary's entries read from the cluster so far.
+    cache: Mutex<dict::Cache>,
+    /// The dictionary pending records are written against: the cluster's
+    /// first `base` entries, then the entries this client added since.
+    ours: Arc<Dictionary>,
+    base: usize,
 }
 
 /// The connections and the slot map.
@@ -131,6 +151,11 @@ enum Verb {
     Exists,
     Set,
     Del,
+    /// The dictionary's rows from number `n` on (`LRANGE`).
+    Rows,
+    /// Appends the row `value` to the dictionary if it has `n` entries
+    /// ([`dict::APPEND_SCRIPT`]).
+    Append,
 }
 
 /// One command on one key.
@@ -138,6 +163,19 @@ struct Op<'a> {
     verb: Verb,
     key: Vec<u8>,
     value: &'a [u8],
+    /// The number argument of [`Verb::Rows`] and [`Verb::Append`].
+    n: usize,
+}
+
+impl<'a> Op<'a> {
+    fn new(verb: Verb, key: Vec<u8>, value: &'a [u8]) -> Op<'a> {
+        Op {
+            verb,
+            key,
+            value,
+            n: 0,
+        }
+    }
 }
 
 /// Appends the RESP encoding of the command `args` to `out`.
@@ -157,6 +195,25 @@ impl Op<'_> {
             Verb::Exists => push_cmd(out, &[b"EXISTS", &self.key]),
             Verb::Set => push_cmd(out, &[b"SET", &self.key, self.value]),
             Verb::Del => push_cmd(out, &[b"DEL", &self.key]),
+            Verb::Rows => {
+                let from = self.n.to_string();
+                push_cmd(out, &[b"LRANGE", &self.key, from.as_bytes(), b"-1"]);
+            }
+            Verb::Append => {
+                let base = self.n.to_string();
+                let script = dict::APPEND_SCRIPT.as_bytes();
+                push_cmd(
+                    out,
+                    &[
+                        b"EVAL",
+                        script,
+                        b"1",
+                        &self.key,
+                        base.as_bytes(),
+                        self.value,
+                    ],
+                );
+            }
         }
     }
 }
@@ -347,14 +404,24 @@ impl ClusterStore {
             conns: HashMap::new(),
         };
         net.refresh(opts).map_err(|e| e.with_path(name.as_ref()))?;
-        Ok(ClusterStore {
+        let mut store = ClusterStore {
             name,
             prefix: opts.prefix.as_bytes().to_vec(),
             opts: opts.clone(),
             net: Mutex::new(net),
             pending: BTreeMap::new(),
             txn: Mutex::new(None),
-        })
+            cache: Mutex::new(dict::Cache::default()),
+            ours: Arc::new(Dictionary::new()),
+            base: 0,
+        };
+        if !opts.readonly && opts.dictionary {
+            // A writer starts from the dictionary's entries, so that its
+            // records refer to those other clients added.
+            store.load_dictionary()?;
+            store.adopt_dictionary();
+        }
+        Ok(store)
     }
 
     /// `redis://host:port` of the first node given to `open`, and the
@@ -541,10 +608,15 @@ impl ClusterStore {
         Ok(())
     }
 
-    /// The validated bytes of a record read from the cluster.
+    /// The validated bytes of a record read from the cluster (the plain
+    /// document a record written against the dictionary reads as).
     fn record(&self, key: &str, v: Value) -> Result<Option<Arc<[u8]>>> {
         match v {
             Value::Nil => Ok(None),
+            Value::BulkString(b) if crate::dict::needs(&b) > 0 => {
+                let d = self.dictionary_with(crate::dict::needs(&b))?;
+                self.resolve(key, &b, &d).map(Some)
+            }
             Value::BulkString(b) => match Document::open(&b) {
                 Ok(_) => Ok(Some(Arc::from(b))),
                 Err(e) => Err(self.err(
@@ -576,14 +648,13 @@ impl ClusterStore {
         let mut at = Vec::new();
         for (i, k) in keys.iter().enumerate() {
             match self.pending.get(*k) {
+                Some(Some(v)) if crate::dict::needs(v) > 0 => {
+                    out[i] = Some(self.resolve(k, v, &self.ours)?);
+                }
                 Some(v) => out[i] = v.clone(),
                 None if k.is_empty() || k.len() > MAX_KEY || k.starts_with('\0') => {}
                 None => {
-                    ops.push(Op {
-                        verb: Verb::Get,
-                        key: self.redis_key(k),
-                        value: &[],
-                    });
+                    ops.push(Op::new(Verb::Get, self.redis_key(k), &[]));
                     at.push(i);
                 }
             }
@@ -606,9 +677,16 @@ impl ClusterStore {
     /// Puts the document `doc` under `key` (pending until
     /// [`flush`](ClusterStore::flush)); an invalid document is an
     /// [`InvalidDocument`](StoreErrorKind::InvalidDocument) error.
+    /// A document written against [`dictionary`](ClusterStore::dictionary)
+    /// is checked against it.
     pub fn put(&mut self, key: &str, doc: impl Into<Vec<u8>>) -> Result<()> {
         let doc = doc.into();
-        if let Err(e) = Document::open(&doc) {
+        let checked = if crate::dict::needs(&doc) > 0 {
+            Document::open_with(&doc, &self.ours, &mut Vec::new()).map(|_| ())
+        } else {
+            Document::open(&doc).map(|_| ())
+        };
+        if let Err(e) = checked {
             return Err(self.err(
                 StoreError::new(
                     StoreErrorKind::InvalidDocument,
@@ -624,8 +702,9 @@ impl ClusterStore {
     /// [`put`](ClusterStore::put) without validating `doc`.
     ///
     /// # Safety
-    /// `doc` must be a valid roving document (e.g. the output of roving's
-    /// encoder): reads of pending changes trust it.
+    /// `doc` must be a valid roving document, plain or written against
+    /// [`dictionary`](ClusterStore::dictionary) (e.g. the output of
+    /// roving's encoder): reads of pending changes trust it.
     pub unsafe fn put_trusted(&mut self, key: &str, doc: Vec<u8>) -> Result<()> {
         self.check_writable()?;
         self.check_key(key)?;
@@ -659,11 +738,7 @@ impl ClusterStore {
                 Some(Value::Nil) | None
             ));
         }
-        let op = Op {
-            verb: Verb::Exists,
-            key: self.redis_key(key),
-            value: &[],
-        };
+        let op = Op::new(Verb::Exists, self.redis_key(key), &[]);
         Ok(matches!(self.run(&[op], false)?.first(), Some(Value::Int(n)) if *n > 0))
     }
 
@@ -780,20 +855,21 @@ impl ClusterStore {
             return Ok(());
         }
         self.check_writable()?;
-        // The store-wide dictionary's entries go here, before the records
-        // that use them (see `cluster/dict.rs`).
+        // The dictionary's new entries first, acknowledged, then the
+        // records that use them.
+        self.commit_dictionary()?;
         let ops: Vec<Op<'_>> = self
             .pending
             .iter()
-            .map(|(k, v)| Op {
-                verb: if v.is_some() { Verb::Set } else { Verb::Del },
-                key: self.redis_key(k),
-                value: v.as_deref().unwrap_or_default(),
+            .map(|(k, v)| {
+                let verb = if v.is_some() { Verb::Set } else { Verb::Del };
+                Op::new(verb, self.redis_key(k), v.as_deref().unwrap_or_default())
             })
             .collect();
         self.run(&ops, true)?;
         drop(ops);
         self.pending.clear();
+        self.adopt_dictionary();
         Ok(())
     }
 
@@ -811,6 +887,11 @@ impl ClusterStore {
     pub fn reload(&mut self) -> Result<()> {
         self.check_no_transaction("reload()")?;
         self.pending.clear();
+        self.drop_own_entries();
+        if !self.opts.readonly && self.opts.dictionary {
+            self.load_dictionary()?;
+            self.adopt_dictionary();
+        }
         Ok(())
     }
 }
@@ -955,6 +1036,14 @@ impl crate::Backend for ClusterStore {
 
     fn is_dirty(&self) -> bool {
         ClusterStore::is_dirty(self)
+    }
+
+    fn dictionary(&self) -> &Dictionary {
+        ClusterStore::dictionary(self)
+    }
+
+    fn grow_dictionary(&mut self, enc: &roving::Encoder) {
+        ClusterStore::grow_dictionary(self, enc);
     }
 }
 

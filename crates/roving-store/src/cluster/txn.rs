@@ -138,7 +138,9 @@ impl ClusterStore {
         self.txn_lock().is_some()
     }
 
-    /// Commits the open transaction: `MULTI`, its writes, `EXEC` (which
+    /// Commits the open transaction: the dictionary entries its records
+    /// need (as [`flush`](ClusterStore::flush) does), then `MULTI`, its
+    /// writes, `EXEC` (which
     /// does nothing if another client changed a key it read: then a
     /// [`Transaction`](StoreErrorKind::Transaction) error, run it again),
     /// then `WAIT` for the replicas. Its changes are no longer pending
@@ -147,6 +149,12 @@ impl ClusterStore {
         let Some(mut t) = self.txn_lock().take() else {
             return Err(self.err(txn_error("no transaction is open")));
         };
+        // The dictionary entries its records need first (acknowledged).
+        if let Err(e) = self.commit_dictionary() {
+            self.pending.clear();
+            self.drop_own_entries();
+            return Err(e);
+        }
         let changes = std::mem::take(&mut self.pending);
         if changes.is_empty() {
             return Ok(()); // dropping the connection drops its WATCHes
@@ -202,6 +210,7 @@ impl ClusterStore {
             return Err(self.err(txn_error("no transaction is open")));
         }
         self.pending.clear();
+        self.drop_own_entries();
         Ok(())
     }
 

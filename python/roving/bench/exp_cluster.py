@@ -11,8 +11,9 @@ The experiment starts its own cluster (3 masters, 3 replicas on loopback,
   ``pickle.loads``, as a careful redis-py user writes it;
 * one random typed get: ``store.get(key)`` against ``GET`` + ``pickle.loads``
   (timed in alternation);
-* bytes per item as ``MEMORY USAGE`` reports them (roving documents against
-  pickles of the same items).
+* bytes per item as ``MEMORY USAGE`` reports them (roving documents, written
+  against the store-wide dictionary, plus their share of the dictionary's
+  list, against pickles of the same items).
 
 roving's flush also waits (``WAIT 1``) for a replica of each master to
 acknowledge; redis-py's pipeline does not (it has no per-node ``WAIT``), so
@@ -157,6 +158,9 @@ def _run(cfg: Config, exp: Experiment, rv: Any, redis: Any, urls: list[str], n: 
         sample = keys[:: max(1, n // SAMPLE)]
         if rc is not None:
             rv_bytes = sum(rc.memory_usage("rv:" + k) for k in sample) / len(sample)
+            # The store-wide dictionary (one list beside the records), shared
+            # by all of them: its share counts too.
+            rv_bytes += (rc.memory_usage("rv:\0dict") or 0) / n
             py_bytes = sum(rc.memory_usage("pk:" + k) for k in sample) / len(sample)
             exp.size(ROVING, "MEMORY USAGE per item", rv_bytes)
             exp.size(PEER, "MEMORY USAGE per item", py_bytes)

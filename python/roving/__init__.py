@@ -22,7 +22,7 @@ Functions
 ``loads(data, *, type=None)``
     Validate and decode any bytes-like object; with ``type`` (e.g.
     ``list[Item]`` for a dataclass ``Item``) build and check that type.
-``dump(obj, file_or_path, *, default=None, non_str_keys=False)``, ``load(file_or_path, *, type=None)``
+``dump(obj, file_or_path, *, default=None, non_str_keys=False, dictionary=None)``, ``load(file_or_path, *, type=None, dictionary=None)``
     The same through a binary file object (anything with ``write()`` or
     ``read()``: ``open(p, "wb")``/``"rb"``, ``io.BytesIO``, ``gzip.open``,
     ``sys.stdout.buffer``, pipes; a text file is a ``TypeError``) or a path
@@ -504,8 +504,13 @@ def dump(
     *,
     default: _Callable[[_Any], _Any] | None = None,
     non_str_keys: bool = False,
+    dictionary: Dictionary | None = None,
 ) -> None:
     """Encode ``obj`` and write it to a binary file object or a path.
+
+    ``default``, ``non_str_keys`` and ``dictionary`` are :func:`dumps`'s (a
+    document written against a :class:`Dictionary` is read with it:
+    ``load(path, dictionary=d)``).
 
     A path (``str`` or ``os.PathLike``, of ``str`` or ``bytes``) is written as a new file renamed over
     the old one (``os.replace``): a ``Doc`` that :func:`open` mapped from the
@@ -524,7 +529,7 @@ def dump(
     ``open(path, "wb")`` refuses (a symlink loop, a name ending in ``/``)
     raises its error.
     """
-    data = dumps(obj, default=default, non_str_keys=non_str_keys)
+    data = dumps(obj, default=default, non_str_keys=non_str_keys, dictionary=dictionary)
     if isinstance(file, (str, _os.PathLike)):
         _write_path(file, data)
         return
@@ -535,13 +540,23 @@ _T = _TypeVar("_T")
 
 
 @_overload
-def load(file: _BinaryReader | _PathLike, *, type: None = None) -> _Any: ...
+def load(
+    file: _BinaryReader | _PathLike, *, type: None = None, dictionary: Dictionary | None = None
+) -> _Any: ...
 @_overload
-def load(file: _BinaryReader | _PathLike, *, type: type[_T]) -> _T: ...
+def load(
+    file: _BinaryReader | _PathLike, *, type: type[_T], dictionary: Dictionary | None = None
+) -> _T: ...
 @_overload
-def load(file: _BinaryReader | _PathLike, *, type: _Any) -> _Any: ...
-def load(file: _BinaryReader | _PathLike, *, type: _Any = None) -> _Any:
+def load(
+    file: _BinaryReader | _PathLike, *, type: _Any, dictionary: Dictionary | None = None
+) -> _Any: ...
+def load(
+    file: _BinaryReader | _PathLike, *, type: _Any = None, dictionary: Dictionary | None = None
+) -> _Any:
     """Read a whole document from a binary file object or a path and decode it.
+
+    ``type`` and ``dictionary`` are :func:`loads`'s.
 
     A file object is read to its end: it holds one document. Unlike
     ``pickle.load``, which reads one of several pickles written one after
@@ -559,4 +574,4 @@ def load(file: _BinaryReader | _PathLike, *, type: _Any = None) -> _Any:
         data = _file_method("load", file, "read")()
         if isinstance(data, str):
             raise _text_file("load", "rb")
-    return loads(data, type=type)
+    return loads(data, type=type, dictionary=dictionary)

@@ -48,6 +48,19 @@ def test_simple_object_shrinks_after_the_first_document() -> None:
     assert roving.loads(third, dictionary=d, type=SimpleObject) == SIMPLE
 
 
+def test_dump_and_load_take_a_dictionary(tmp_path: Path) -> None:
+    d = roving.Dictionary()
+    roving.dumps(SIMPLE, dictionary=d)  # learns the shape
+    path = tmp_path / "simple.rv"
+    roving.dump(SIMPLE, path, dictionary=d)
+    assert path.read_bytes() == roving.dumps(SIMPLE, dictionary=d)
+    assert roving.load(path, dictionary=d, type=SimpleObject) == SIMPLE
+    with path.open("rb") as f:
+        assert roving.load(f, dictionary=d) == dataclasses.asdict(SIMPLE)
+    with pytest.raises(roving.DictionaryError, match=f"{d.id:016x}"):
+        roving.load(path)
+
+
 def test_missing_or_wrong_dictionary_names_the_id() -> None:
     d = roving.Dictionary()
     d.add_shape(["a", "b"])

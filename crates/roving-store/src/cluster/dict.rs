@@ -1,4 +1,4 @@
-//! The store-wide dictionary of a [`ClusterStore`](super::ClusterStore)
+//! The store-wide dictionary of a [`ClusterStore`]
 //! (`docs/FORMAT.md` section 23): the strings and shapes its records refer
 //! to instead of carrying them, kept in the cluster beside the records.
 //!

@@ -64,8 +64,8 @@ class ClusterStore(_ClusterStore, MutableMapping):
     * ``prefix``: the Redis key of record ``k`` is ``prefix + k``; stores
       with different prefixes share the cluster without seeing each other.
       Keep braces out of it (a hash tag in the prefix puts the whole store
-      in one slot, on one master). Keys may not begin with ``"\\0"``
-      (reserved for the store's own keys).
+      in one slot, on one master). Keys may not begin with ``"\\0"`` nor
+      end with ``"\\0dict"`` (reserved for the stores' own keys).
     * ``flag``: ``"c"`` and ``"w"`` open for writing, ``"r"`` read-only,
       ``"n"`` deletes every record of the prefix first.
     * ``type``, ``default``, ``non_str_keys``: as for an LMDB store.

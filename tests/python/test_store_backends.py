@@ -416,9 +416,19 @@ def test_cluster_errors(redis_cluster: RedisCluster) -> None:
         Store(redis_cluster.urls, map_size=1 << 20)
     with pytest.raises(TypeError, match="prefix"):
         Store("local.rvs", prefix="x")
-    with pytest.raises(StoreError) as ei:
-        Store(redis_cluster.urls, prefix="e:")["\x00dict"] = 1
-    assert ei.value.kind == "invalid-key"
+    for reserved in ("\x00dict", "\x00x", "x\x00dict"):
+        with pytest.raises(StoreError) as ei:
+            Store(redis_cluster.urls, prefix="e:")[reserved] = 1
+        assert ei.value.kind == "invalid-key"
+    # A store whose prefix extends another's: neither sees the other's
+    # dictionary as a record.
+    with Store(redis_cluster.urls, prefix="nest") as outer:
+        outer["k"] = shaped(0, 0)
+    with Store(redis_cluster.urls, prefix="nest:") as inner:
+        inner["k"] = shaped(0, 1)
+    with Store(redis_cluster.urls, prefix="nest") as outer:
+        assert sorted(outer) == [":k", "k"]
+        assert outer[":k"] == shaped(0, 1)
 
 
 def test_cluster_transactions_of_one_slot(redis_cluster: RedisCluster) -> None:

@@ -213,6 +213,54 @@ fn clients_grow_one_dictionary() {
     assert!(stored + 20 < plain_len, "{stored} vs {plain_len}");
 }
 
+/// A client whose cached dictionary holds a row the cluster lost (a
+/// failover before it replicated; here: the list deleted, then grown again
+/// to the same length by another client) reads the cluster's rows again
+/// when a record needs them, and its own records written against the lost
+/// row are written again against the cluster's dictionary at its flush.
+#[test]
+fn a_stale_cached_dictionary_is_read_again() {
+    let prefix = "stale:";
+    let (s1, s2): (&[&str], &[&str]) = (&["one_a", "one_b"], &["two_a", "two_b", "two_c"]);
+    let mut x = open(prefix);
+    put_bound(&mut x, "x1", &shaped(s1, 1)); // carries its shape, learned
+    x.flush().unwrap();
+    let mut b = open(prefix); // caches the row of s1
+    assert_eq!(b.dictionary().len(), 1);
+    redis_del(format!("{prefix}\0dict").as_bytes()); // the row is lost
+    let mut y = open(prefix);
+    assert_eq!(y.dictionary().len(), 0);
+    put_bound(&mut y, "y1", &shaped(s2, 1));
+    put_bound(&mut y, "y2", &shaped(s2, 2)); // refers to the new entry 0
+    y.flush().unwrap();
+    // b's entry 0 is s1; the cluster's is s2: b reads the rows again.
+    assert_eq!(json_of(&b, "y2"), r#"{"two_a":2,"two_b":3,"two_c":4}"#);
+    // b writes against the s1 it cached; its flush writes that again.
+    put_bound(&mut b, "b1", &shaped(s1, 5));
+    b.flush().unwrap();
+    let c = open(prefix);
+    assert_eq!(c.dictionary().len(), 2);
+    assert_eq!(json_of(&c, "b1"), r#"{"one_a":5,"one_b":6}"#);
+    assert_eq!(json_of(&c, "y2"), r#"{"two_a":2,"two_b":3,"two_c":4}"#);
+    assert_eq!(json_of(&c, "x1"), r#"{"one_a":1,"one_b":2}"#);
+}
+
+/// `DEL key` on the cluster (the key through standard input, so that it
+/// may hold any byte).
+fn redis_del(key: &[u8]) {
+    use std::io::Write as _;
+    let port = nodes()[0].rsplit(':').next().unwrap().to_owned();
+    let mut child = Command::new("redis-cli")
+        .args(["-c", "-h", "127.0.0.1", "-p", &port, "-x", "DEL"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("redis-cli runs");
+    child.stdin.take().unwrap().write_all(key).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "1");
+}
+
 /// `STRLEN key` on the cluster (through redis-cli, which follows the
 /// redirection).
 fn redis_strlen(key: &str) -> usize {

@@ -3,25 +3,34 @@
 //! to instead of carrying them, kept in the cluster beside the records.
 //!
 //! It is one Redis list, [`dict_key`] (the prefix, then a NUL byte: no
-//! record key can begin with NUL, so iteration and `len` never meet it).
-//! Each element is a *row*: the number of entries the dictionary has with
-//! that row (20 ASCII digits), then [`Dictionary::delta_since`] of the
+//! record key holds a NUL, so iteration and `len` never meet it). Each
+//! element is a *row*: its *head*, the number of entries the dictionary
+//! has with that row (20 ASCII digits) and their id (`id_at` of that
+//! number, 16 hex digits), then [`Dictionary::delta_since`] of the
 //! previous row's number. So:
 //!
 //! - **Append-only, atomic.** A writer appends a row with one Lua script,
-//!   [`APPEND_SCRIPT`], which appends it only if the last row ends where
-//!   the writer's row starts (a compare-and-append on one key, so one
-//!   slot, so one script run on one master). Entry `n` never changes.
-//! - **Before the records.** `flush` appends the row, waits for a replica
-//!   to acknowledge it (`WAIT`), and only then writes the records that
-//!   refer to its entries: an acknowledged record never outlives them.
+//!   [`APPEND_SCRIPT`], which appends it only if the list's last row has
+//!   the head the writer's row continues (a compare-and-append on one
+//!   key, so one slot, so one script run on one master; the id in the
+//!   head tells a list that lost a row in a failover and grew again to
+//!   the same count from the one the writer read).
+//! - **Acknowledged before the records.** `flush` writes records only
+//!   once every row they need is acknowledged by a replica: its own row
+//!   by the `WAIT` after its append, rows other clients added (which it
+//!   may have read before their writers' `WAIT` returned) by writing the
+//!   last row they need again ([`CONFIRM_SCRIPT`]) with a `WAIT` after it
+//!   (a master's replication is in order, so that covers every earlier
+//!   row). An acknowledged record never outlives its entries.
 //! - **Concurrent writers.** A writer whose append finds the list grown by
 //!   another client reads the new rows, writes its pending records that
 //!   used its own new entries again against the merged dictionary, and
 //!   appends again.
-//! - **Cached.** Each client keeps the entries and the number of rows it
-//!   has read; a record that names entries past them makes it read the
-//!   rows it lacks (`LRANGE` from that number) before decoding it.
+//! - **Cached.** Each client keeps the entries and the rows it has read;
+//!   a record that names entries past them, or entries its cache holds
+//!   under another id, makes it read the rows it lacks (`LRANGE` from its
+//!   number of rows), or all of them again if those do not continue its
+//!   cache (a row lost in a failover).
 
 use std::sync::Arc;
 
@@ -33,29 +42,68 @@ use crate::error::{Result, StoreError, StoreErrorKind};
 
 /// Digits of a row's entry count.
 const COUNT_DIGITS: usize = 20;
+/// Bytes of a row's head: the entry count, then the id in hex.
+const HEAD_LEN: usize = COUNT_DIGITS + 16;
 
-/// Appends `ARGV[2]` (a row) to the list `KEYS[1]` if its last row ends
-/// at `ARGV[1]` entries (0 for an empty list). Returns `{1, rows}` when
-/// it appended, `{0, rows}` otherwise (`rows`: the list's length).
+/// Appends `ARGV[2]` (a row) to the list `KEYS[1]` if its last row's
+/// head is `ARGV[1]` (empty: if the list is empty). Returns `{1, rows}`
+/// when it appended, `{0, rows}` otherwise (`rows`: the list's length).
 pub(super) const APPEND_SCRIPT: &str = "\
 local last = redis.call('LINDEX', KEYS[1], -1)
-local n = 0
-if last then n = tonumber(string.sub(last, 1, 20)) end
-if n ~= tonumber(ARGV[1]) then return {0, redis.call('LLEN', KEYS[1])} end
+local head = ''
+if last then head = string.sub(last, 1, 36) end
+if head ~= ARGV[1] then return {0, redis.call('LLEN', KEYS[1])} end
 return {1, redis.call('RPUSH', KEYS[1], ARGV[2])}";
+
+/// Writes row `ARGV[1]` (0-based) of the list `KEYS[1]` again, unchanged,
+/// if its head is `ARGV[2]`: a write that replicates, so that a `WAIT`
+/// after it on the same connection covers every earlier row. Returns 1,
+/// or 0 if the row is not there (lost in a failover).
+pub(super) const CONFIRM_SCRIPT: &str = "\
+local i = tonumber(ARGV[1])
+local row = redis.call('LINDEX', KEYS[1], i)
+if (not row) or string.sub(row, 1, 36) ~= ARGV[2] then return 0 end
+redis.call('LSET', KEYS[1], i, row)
+return 1";
+
+/// What follows a store's prefix in its dictionary's key.
+pub(super) const DICT_NAME: &[u8] = b"\0dict";
 
 /// The Redis key of the store-wide dictionary of the store with `prefix`.
 pub(super) fn dict_key(prefix: &[u8]) -> Vec<u8> {
     let mut k = prefix.to_vec();
-    k.extend_from_slice(b"\0dict");
+    k.extend_from_slice(DICT_NAME);
     k
+}
+
+/// The head of a row after which a dictionary has `n` entries and `id`.
+fn head(n: usize, id: u64) -> Vec<u8> {
+    format!("{n:0COUNT_DIGITS$}{id:016x}").into_bytes()
+}
+
+/// The head a row that continues the first `n` entries of `dict` must
+/// follow (empty for 0: the list must be empty).
+fn head_at(dict: &Dictionary, n: usize) -> Vec<u8> {
+    match (n, dict.id_at(n)) {
+        (0, _) | (_, None) => Vec::new(),
+        (n, Some(id)) => head(n, id),
+    }
 }
 
 /// The row that adds the entries of `dict` past `base`.
 pub(super) fn row(dict: &Dictionary, base: usize) -> Vec<u8> {
-    let mut r = format!("{:0width$}", dict.len(), width = COUNT_DIGITS).into_bytes();
+    let mut r = head(dict.len(), dict.id());
     r.extend_from_slice(&dict.delta_since(base));
     r
+}
+
+/// The number of first entries `a` and `b` share (equal ids).
+fn common_len(a: &Dictionary, b: &Dictionary) -> usize {
+    let mut n = a.len().min(b.len());
+    while n > 0 && a.id_at(n) != b.id_at(n) {
+        n -= 1;
+    }
+    n
 }
 
 #[cold]
@@ -66,36 +114,47 @@ fn damaged(msg: impl std::fmt::Display) -> StoreError {
     )
 }
 
-/// What a client has read of the dictionary: its entries (a prefix of the
-/// cluster's dictionary) and the number of rows they came from.
+/// What a client has read of the dictionary: its entries (the cluster's
+/// first ones, unless a failover lost a row since) and the rows they came
+/// from.
 #[derive(Clone, Default)]
 pub(super) struct Cache {
     pub(super) dict: Arc<Dictionary>,
-    pub(super) rows: usize,
+    /// The entry count after each row read.
+    ends: Vec<usize>,
+    /// Entries this client knows a replica has acknowledged.
+    acked: usize,
 }
 
 impl Cache {
-    /// Adds `rows`, the list's rows from number [`Cache::rows`] on.
-    pub(super) fn extend(&mut self, rows: Vec<Vec<u8>>) -> Result<()> {
-        for r in rows {
-            let (count, delta) = match r.get(..COUNT_DIGITS).map(std::str::from_utf8) {
-                Some(Ok(c)) => (c.parse::<usize>().ok(), &r[COUNT_DIGITS..]),
-                _ => (None, &r[..0]),
-            };
-            let count = count.ok_or_else(|| damaged(format!("row {} is malformed", self.rows)))?;
-            let d = Arc::make_mut(&mut self.dict);
-            d.extend_from_delta(delta)
-                .map_err(|e| damaged(format!("row {} is bad: {e}", self.rows)))?;
-            if d.len() != count {
-                return Err(damaged(format!(
-                    "row {} says {count} entries, it makes {}",
-                    self.rows,
-                    d.len()
-                )));
-            }
-            self.rows += 1;
+    /// This cache followed by `rows` (the list's rows from number
+    /// `self.ends.len()` on), or `None` if they do not continue it (a
+    /// malformed row, another base, a head that disagrees).
+    fn extended(&self, rows: &[Vec<u8>]) -> Option<Cache> {
+        if rows.is_empty() {
+            return Some(self.clone());
         }
-        Ok(())
+        let mut c = self.clone();
+        let d = Arc::make_mut(&mut c.dict);
+        for r in rows {
+            let head = std::str::from_utf8(r.get(..HEAD_LEN)?).ok()?;
+            let count: usize = head[..COUNT_DIGITS].parse().ok()?;
+            let id = u64::from_str_radix(&head[COUNT_DIGITS..], 16).ok()?;
+            d.extend_from_delta(&r[HEAD_LEN..]).ok()?;
+            if d.len() != count || d.id() != id {
+                return None;
+            }
+            c.ends.push(count);
+        }
+        Some(c)
+    }
+
+    /// The number of the first row after which the cache has `n` entries
+    /// or more, and the head of that row.
+    fn row_covering(&self, n: usize) -> Option<(usize, Vec<u8>)> {
+        let i = self.ends.partition_point(|&e| e < n);
+        let end = *self.ends.get(i)?;
+        Some((i, head(end, self.dict.id_at(end)?)))
     }
 }
 
@@ -137,29 +196,58 @@ impl ClusterStore {
         self.load_rows(&mut cache)
     }
 
-    fn load_rows(&self, cache: &mut Cache) -> Result<()> {
+    /// The list's rows from number `from` on.
+    fn fetch_rows(&self, from: usize) -> Result<Vec<Vec<u8>>> {
         let mut op = Op::new(Verb::Rows, dict_key(&self.prefix), &[]);
-        op.n = cache.rows;
-        let answer = self.run(&[op], false)?.pop();
-        let rows = match answer {
+        op.n = from;
+        match self.run(&[op], false)?.pop() {
             Some(Value::Array(items)) => items
                 .into_iter()
                 .map(|v| match v {
                     Value::BulkString(b) => Ok(b),
-                    _ => Err(damaged("has a row that is not a string")),
+                    _ => Err(self.err(damaged("has a row that is not a string"))),
                 })
-                .collect::<Result<Vec<_>>>(),
+                .collect(),
             Some(Value::Nil) => Ok(Vec::new()),
-            other => Err(damaged(format_args!("key is not a list: {other:?}"))),
-        };
-        rows.and_then(|r| cache.extend(r)).map_err(|e| self.err(e))
+            other => Err(self.err(damaged(format_args!("key is not a list: {other:?}")))),
+        }
     }
 
-    /// The cached dictionary, read up to `n` entries first if it has fewer.
-    pub(super) fn dictionary_with(&self, n: usize) -> Result<Arc<Dictionary>> {
+    /// Reads the rows `cache` lacks; if they do not continue it (a row it
+    /// read was lost in a failover, and the list grew again), reads the
+    /// whole list again.
+    fn load_rows(&self, cache: &mut Cache) -> Result<()> {
+        let rows = self.fetch_rows(cache.ends.len())?;
+        if let Some(c) = cache.extended(&rows) {
+            *cache = c;
+            return Ok(());
+        }
+        self.reload_rows(cache)
+    }
+
+    /// Reads the whole list again into a new cache.
+    fn reload_rows(&self, cache: &mut Cache) -> Result<()> {
+        let rows = self.fetch_rows(0)?;
+        *cache = Cache::default()
+            .extended(&rows)
+            .ok_or_else(|| self.err(damaged("has rows that do not follow one another")))?;
+        Ok(())
+    }
+
+    /// The cached dictionary, holding the entries the bound document
+    /// `buf` needs if the cluster has them (read first if the cache lacks
+    /// them, or holds others under their number).
+    pub(super) fn dictionary_for(&self, buf: &[u8]) -> Result<Arc<Dictionary>> {
+        let Ok(Some(b)) = roving::layout::read_binding(buf) else {
+            return Ok(self.cache().dict.clone());
+        };
+        let has = |d: &Dictionary| usize::try_from(b.count).is_ok_and(|n| d.id_at(n) == Some(b.id));
         let mut cache = self.cache();
-        if cache.dict.len() < n {
+        if !has(&cache.dict) {
             self.load_rows(&mut cache)?;
+            if !has(&cache.dict) && cache.dict.len() as u64 >= b.count {
+                self.reload_rows(&mut cache)?;
+            }
         }
         Ok(cache.dict.clone())
     }
@@ -182,15 +270,13 @@ impl ClusterStore {
         }
     }
 
-    /// Writes against the cached dictionary from now on, if this client
-    /// added no entry of its own (after a flush, a reload, an open).
+    /// Writes against the cached dictionary from now on (after a flush, a
+    /// reload, an open: no pending record uses entries of its own).
     pub(super) fn adopt_dictionary(&mut self) {
-        if self.ours.len() == self.base {
+        if self.ours.len() == self.base && self.pending.is_empty() {
             let d = self.cache().dict.clone();
-            if d.len() > self.base {
-                self.base = d.len();
-                self.ours = d;
-            }
+            self.base = d.len();
+            self.ours = d;
         }
     }
 
@@ -204,59 +290,49 @@ impl ClusterStore {
         }
     }
 
-    /// Appends the entries this client added to the cluster's dictionary,
-    /// acknowledged by the replicas `flush` waits for. If another client
-    /// appended first, merges: its entries come first, and the pending
-    /// records that used this client's own entries are written again
-    /// against the merged dictionary.
+    /// Makes the entries the pending records need durable before they
+    /// are written: appends the entries this client added to the
+    /// cluster's dictionary, and makes sure a replica has acknowledged
+    /// every row they need. If another client appended first, merges:
+    /// its entries come first, and the pending records that used this
+    /// client's own entries are written again against the merged
+    /// dictionary.
     pub(super) fn commit_dictionary(&mut self) -> Result<()> {
         for _ in 0..APPEND_TRIES {
-            if self.ours.len() <= self.base {
-                return Ok(());
-            }
-            let row = row(&self.ours, self.base);
-            let mut op = Op::new(Verb::Append, dict_key(&self.prefix), &row);
-            op.n = self.base;
-            let answer = self.run(&[op], true)?.pop();
-            let (appended, rows) = match &answer {
-                Some(Value::Array(a)) => match (a.first(), a.get(1)) {
-                    (Some(Value::Int(ok)), Some(Value::Int(rows))) => {
-                        (*ok == 1, usize::try_from(*rows).unwrap_or(0))
-                    }
-                    _ => (false, 0),
-                },
-                _ => {
-                    return Err(self.err(damaged(format_args!("append script answered {answer:?}"))))
+            if self.ours.len() > self.base {
+                if !self.append_own()? {
+                    self.reconcile()?;
                 }
+                continue;
+            }
+            let need = self
+                .pending
+                .values()
+                .flatten()
+                .map(|b| crate::dict::needs(b))
+                .max()
+                .unwrap_or(0);
+            let (shared, acked) = {
+                let cache = self.cache();
+                (common_len(&cache.dict, &self.ours), cache.acked)
             };
-            let mut cache = self.cache();
-            if appended && cache.dict.len() == self.base && cache.rows + 1 == rows {
-                cache.dict = self.ours.clone();
-                cache.rows = rows;
-                drop(cache);
-                self.base = self.ours.len();
+            if shared < need {
+                // The cache was read again since these records were
+                // written (a row they need was lost in a failover): write
+                // them again against what the cluster holds.
+                self.reconcile()?;
+                continue;
+            }
+            if need <= acked {
                 return Ok(());
             }
-            // Another client appended first (or this append was sent
-            // again after its answer was lost): read the rows.
-            self.load_rows(&mut cache)?;
-            let theirs = cache.dict.clone();
-            drop(cache);
-            if theirs.len() >= self.ours.len()
-                && theirs.id_at(self.ours.len()) == Some(self.ours.id())
-            {
-                // Our entries are there, as ours.
-                self.base = theirs.len();
-                self.ours = theirs;
+            if self.confirm(need)? {
                 return Ok(());
             }
-            let mut merged = crate::dict::merged(&theirs, &self.ours, self.base);
-            // All or nothing: on error the records stay as they were.
-            for (key, again) in self.rewrite_own(&mut merged)? {
-                self.pending.insert(key, Some(again));
-            }
-            self.base = theirs.len();
-            self.ours = Arc::new(merged);
+            // The row is not the cluster's any more: a failover lost it
+            // (before any record that needs it was acknowledged).
+            self.reload_rows(&mut self.cache())?;
+            self.reconcile()?;
         }
         Err(self.err(StoreError::new(
             StoreErrorKind::Cluster,
@@ -267,13 +343,85 @@ impl ClusterStore {
         )))
     }
 
-    /// Each pending record that uses entries this client added (past
-    /// `base`), written again against `merged`, which grows by its shapes.
-    fn rewrite_own(&self, merged: &mut Dictionary) -> Result<Vec<(String, Arc<[u8]>)>> {
+    /// Appends this client's own entries as one row, acknowledged; false
+    /// if the list did not end where they start (its new rows are read).
+    fn append_own(&mut self) -> Result<bool> {
+        let row = row(&self.ours, self.base);
+        let mut op = Op::new(Verb::Append, dict_key(&self.prefix), &row);
+        op.extra = head_at(&self.ours, self.base);
+        let answer = self.run(&[op], true)?.pop();
+        let appended = match &answer {
+            Some(Value::Array(a)) => matches!(a.first(), Some(Value::Int(1))),
+            _ => return Err(self.err(damaged(format_args!("append script answered {answer:?}")))),
+        };
+        let mut cache = self.cache();
+        if appended
+            && cache.dict.len() == self.base
+            && cache.dict.id() == self.ours.id_at(self.base).unwrap_or(0)
+        {
+            // The list ended with the cache's last row: ours follows it,
+            // acknowledged by the WAIT after it on the same connection.
+            cache.dict = self.ours.clone();
+            cache.ends.push(self.ours.len());
+            cache.acked = self.ours.len();
+            drop(cache);
+            self.base = self.ours.len();
+            return Ok(true);
+        }
+        self.load_rows(&mut cache)?;
+        Ok(false)
+    }
+
+    /// After the cluster's list turned out to differ from what this client
+    /// wrote against: continues from the cached dictionary, followed by
+    /// this client's entries it lacks; pending records that used entries
+    /// the cache does not hold are written again against that.
+    fn reconcile(&mut self) -> Result<()> {
+        let theirs = self.cache().dict.clone();
+        let k = common_len(&theirs, &self.ours);
+        if k == self.ours.len() {
+            // Every entry of ours is the cluster's (an append sent again
+            // after its first try went in, or another client's equal row).
+            self.base = theirs.len();
+            self.ours = theirs;
+            return Ok(());
+        }
+        let mut merged = crate::dict::merged(&theirs, &self.ours, k);
+        // All or nothing: on error the records stay as they were.
+        for (key, again) in self.rewrite_own(k, &mut merged)? {
+            self.pending.insert(key, Some(again));
+        }
+        self.base = theirs.len();
+        self.ours = Arc::new(merged);
+        Ok(())
+    }
+
+    /// Writes the row that takes the dictionary to `need` entries or more
+    /// again, with a `WAIT` after it; false if the list no longer holds
+    /// that row.
+    fn confirm(&mut self, need: usize) -> Result<bool> {
+        let Some((i, head)) = self.cache().row_covering(need) else {
+            return Ok(false);
+        };
+        let mut op = Op::new(Verb::Confirm, dict_key(&self.prefix), &[]);
+        op.n = i;
+        op.extra = head;
+        let ok = matches!(self.run(&[op], true)?.pop(), Some(Value::Int(1)));
+        if ok {
+            let mut cache = self.cache();
+            cache.acked = cache.acked.max(cache.ends[i]);
+        }
+        Ok(ok)
+    }
+
+    /// Each pending record that uses entries past the first `k` of the
+    /// dictionary it was written against, written again against `merged`,
+    /// which grows by its shapes.
+    fn rewrite_own(&self, k: usize, merged: &mut Dictionary) -> Result<Vec<(String, Arc<[u8]>)>> {
         let mut out = Vec::new();
         for (key, v) in &self.pending {
             let Some(buf) = v else { continue };
-            if crate::dict::needs(buf) <= self.base {
+            if crate::dict::needs(buf) <= k {
                 continue;
             }
             let again = crate::dict::transcode(buf, &self.ours, merged).map_err(|e| {

@@ -81,9 +81,10 @@ impl Default for ClusterOptions {
 /// # Semantics
 /// - **A store is a key prefix.** The record of key `k` is the Redis key
 ///   `prefix + k` holding the document's bytes, so many stores share one
-///   cluster. Keys are 1 to 511 bytes of UTF-8 (as in LMDB stores) and may
-///   not begin with a NUL byte (reserved for the store's own keys: the
-///   store-wide dictionary, see `cluster/dict.rs`). A key's slot
+///   cluster. Keys are 1 to 511 bytes of UTF-8 (as in LMDB stores) that
+///   neither begin with a NUL byte nor end with `"\0dict"` (reserved for
+///   the stores' own keys: the store-wide dictionary, see
+///   `cluster/dict.rs`). A key's slot
 ///   is that of its Redis key: a hash tag (`{user1}:cart`) puts keys in one
 ///   slot; a prefix with braces puts the whole store in one slot (one
 ///   master), so keep braces out of prefixes.
@@ -153,9 +154,12 @@ enum Verb {
     Del,
     /// The dictionary's rows from number `n` on (`LRANGE`).
     Rows,
-    /// Appends the row `value` to the dictionary if it has `n` entries
-    /// ([`dict::APPEND_SCRIPT`]).
+    /// Appends the row `value` to the dictionary if its last row's head
+    /// is `extra` ([`dict::APPEND_SCRIPT`]).
     Append,
+    /// Writes row `n` again if its head is `extra`, so that a `WAIT`
+    /// after it covers every row up to it ([`dict::CONFIRM_SCRIPT`]).
+    Confirm,
 }
 
 /// One command on one key.
@@ -163,8 +167,10 @@ struct Op<'a> {
     verb: Verb,
     key: Vec<u8>,
     value: &'a [u8],
-    /// The number argument of [`Verb::Rows`] and [`Verb::Append`].
+    /// The number argument of [`Verb::Rows`] and [`Verb::Confirm`].
     n: usize,
+    /// The row head argument of [`Verb::Append`] and [`Verb::Confirm`].
+    extra: Vec<u8>,
 }
 
 impl<'a> Op<'a> {
@@ -174,6 +180,7 @@ impl<'a> Op<'a> {
             key,
             value,
             n: 0,
+            extra: Vec::new(),
         }
     }
 }
@@ -200,22 +207,33 @@ impl Op<'_> {
                 push_cmd(out, &[b"LRANGE", &self.key, from.as_bytes(), b"-1"]);
             }
             Verb::Append => {
-                let base = self.n.to_string();
                 let script = dict::APPEND_SCRIPT.as_bytes();
-                push_cmd(
-                    out,
-                    &[
-                        b"EVAL",
-                        script,
-                        b"1",
-                        &self.key,
-                        base.as_bytes(),
-                        self.value,
-                    ],
-                );
+                let args: [&[u8]; 6] = [b"EVAL", script, b"1", &self.key, &self.extra, self.value];
+                push_cmd(out, &args);
+            }
+            Verb::Confirm => {
+                let row = self.n.to_string();
+                let script = dict::CONFIRM_SCRIPT.as_bytes();
+                let args: [&[u8]; 6] = [
+                    b"EVAL",
+                    script,
+                    b"1",
+                    &self.key,
+                    row.as_bytes(),
+                    &self.extra,
+                ];
+                push_cmd(out, &args);
             }
         }
     }
+}
+
+/// True for keys reserved for the stores' own keys: those that begin with
+/// a NUL byte (this store's), or end with its dictionary's name (so that
+/// no record of a store can be the dictionary of a store whose prefix
+/// extends its prefix).
+fn reserved(key: &[u8]) -> bool {
+    key.first() == Some(&0) || key.ends_with(dict::DICT_NAME)
 }
 
 /// A `Cluster` error about node `addr`.
@@ -474,11 +492,11 @@ impl ClusterStore {
                 ),
             )));
         }
-        if key.starts_with('\0') {
+        if reserved(key.as_bytes()) {
             return Err(self.err(StoreError::new(
                 StoreErrorKind::InvalidKey,
-                "keys of a cluster store may not begin with a NUL character \
-                 (reserved for the store's own keys)",
+                "keys of a cluster store may not begin with a NUL character or end \
+                 with \"\\0dict\" (reserved for the stores' own keys)",
             )));
         }
         Ok(())
@@ -614,7 +632,7 @@ impl ClusterStore {
         match v {
             Value::Nil => Ok(None),
             Value::BulkString(b) if crate::dict::needs(&b) > 0 => {
-                let d = self.dictionary_with(crate::dict::needs(&b))?;
+                let d = self.dictionary_for(&b)?;
                 self.resolve(key, &b, &d).map(Some)
             }
             Value::BulkString(b) => match Document::open(&b) {
@@ -652,7 +670,7 @@ impl ClusterStore {
                     out[i] = Some(self.resolve(k, v, &self.ours)?);
                 }
                 Some(v) => out[i] = v.clone(),
-                None if k.is_empty() || k.len() > MAX_KEY || k.starts_with('\0') => {}
+                None if k.is_empty() || k.len() > MAX_KEY || reserved(k.as_bytes()) => {}
                 None => {
                     ops.push(Op::new(Verb::Get, self.redis_key(k), &[]));
                     at.push(i);
@@ -729,7 +747,7 @@ impl ClusterStore {
         if let Some(v) = self.pending.get(key) {
             return Ok(v.is_some());
         }
-        if key.is_empty() || key.len() > MAX_KEY || key.starts_with('\0') {
+        if key.is_empty() || key.len() > MAX_KEY || reserved(key.as_bytes()) {
             return Ok(false);
         }
         if self.in_transaction() {
@@ -792,8 +810,11 @@ impl ClusterStore {
                     let Some(rest) = k.strip_prefix(self.prefix.as_slice()) else {
                         continue;
                     };
-                    if rest.first() == Some(&0) {
-                        continue; // the store's own keys (the dictionary)
+                    if reserved(rest) {
+                        // The store's own keys (its dictionary), or the
+                        // dictionary of a store whose prefix extends this
+                        // one's.
+                        continue;
                     }
                     if let Ok(s) = std::str::from_utf8(rest) {
                         keys.push(s.to_owned());

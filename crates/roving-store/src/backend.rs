@@ -13,7 +13,7 @@
 use std::ops::Bound;
 use std::sync::Arc;
 
-use crate::error::Result;
+use crate::error::{Result, StoreError};
 use crate::store::Store;
 
 /// A keyed store of roving documents with pending changes and `flush`.
@@ -52,6 +52,42 @@ pub trait Backend {
     /// dictionary; the next flush makes them durable before the records
     /// that use them.
     fn grow_dictionary(&mut self, enc: &roving::Encoder);
+    /// Begins a transaction: reads and writes until
+    /// [`commit_transaction`](Backend::commit_transaction) or
+    /// [`abort_transaction`](Backend::abort_transaction) are one atomic
+    /// read-modify-write (see each backend for what it spans).
+    fn begin_transaction(&mut self) -> Result<()>;
+    /// Commits the open transaction.
+    fn commit_transaction(&mut self) -> Result<()>;
+    /// Drops the open transaction and its changes.
+    fn abort_transaction(&mut self) -> Result<()>;
+
+    /// Runs `f` in a transaction ([`begin_transaction`](Backend::begin_transaction)):
+    /// commits if it returns `Ok`, aborts if it returns `Err` or panics
+    /// (and the panic goes on).
+    fn transaction<T, E: From<StoreError>>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> std::result::Result<T, E>,
+    ) -> std::result::Result<T, E>
+    where
+        Self: Sized,
+    {
+        self.begin_transaction()?;
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(self))) {
+            Ok(Ok(v)) => {
+                self.commit_transaction()?;
+                Ok(v)
+            }
+            Ok(Err(e)) => {
+                let _ = self.abort_transaction();
+                Err(e)
+            }
+            Err(panic) => {
+                let _ = self.abort_transaction();
+                std::panic::resume_unwind(panic)
+            }
+        }
+    }
 }
 
 impl Backend for Store {
@@ -99,5 +135,17 @@ impl Backend for Store {
 
     fn grow_dictionary(&mut self, enc: &roving::Encoder) {
         Store::grow_dictionary(self, enc);
+    }
+
+    fn begin_transaction(&mut self) -> Result<()> {
+        Store::begin_transaction(self)
+    }
+
+    fn commit_transaction(&mut self) -> Result<()> {
+        Store::commit_transaction(self)
+    }
+
+    fn abort_transaction(&mut self) -> Result<()> {
+        Store::abort_transaction(self)
     }
 }

@@ -937,21 +937,7 @@ impl Store {
         &mut self,
         f: impl FnOnce(&mut Store) -> std::result::Result<T, E>,
     ) -> std::result::Result<T, E> {
-        self.begin_transaction()?;
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(self))) {
-            Ok(Ok(v)) => {
-                self.commit_transaction()?;
-                Ok(v)
-            }
-            Ok(Err(e)) => {
-                let _ = self.abort_transaction();
-                Err(e)
-            }
-            Err(panic) => {
-                let _ = self.abort_transaction();
-                std::panic::resume_unwind(panic)
-            }
-        }
+        crate::Backend::transaction(self, f)
     }
 
     /// The store's dictionary (`docs/FORMAT.md` section 23): the strings

@@ -1066,6 +1066,18 @@ impl crate::Backend for ClusterStore {
     fn grow_dictionary(&mut self, enc: &roving::Encoder) {
         ClusterStore::grow_dictionary(self, enc);
     }
+
+    fn begin_transaction(&mut self) -> Result<()> {
+        ClusterStore::begin_transaction(self)
+    }
+
+    fn commit_transaction(&mut self) -> Result<()> {
+        ClusterStore::commit_transaction(self)
+    }
+
+    fn abort_transaction(&mut self) -> Result<()> {
+        ClusterStore::abort_transaction(self)
+    }
 }
 
 impl std::fmt::Debug for ClusterStore {

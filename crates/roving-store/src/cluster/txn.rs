@@ -220,21 +220,7 @@ impl ClusterStore {
         &mut self,
         f: impl FnOnce(&mut ClusterStore) -> std::result::Result<T, E>,
     ) -> std::result::Result<T, E> {
-        self.begin_transaction()?;
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(self))) {
-            Ok(Ok(v)) => {
-                self.commit_transaction()?;
-                Ok(v)
-            }
-            Ok(Err(e)) => {
-                let _ = self.abort_transaction();
-                Err(e)
-            }
-            Err(panic) => {
-                let _ = self.abort_transaction();
-                std::panic::resume_unwind(panic)
-            }
-        }
+        crate::Backend::transaction(self, f)
     }
 
     /// The error of `flush` or `reload` inside a transaction.

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 import re
+import signal
 import threading
 import time
 
@@ -148,3 +149,78 @@ def _a_dead_slot_range_is_an_error_naming_its_node(cluster: RedisCluster) -> Non
     assert took < 30, took
     assert s.pending == 100
     s._close(commit=False)
+
+
+def _topology(cluster: RedisCluster) -> tuple[list[tuple[int, int, int]], dict[int, int]]:
+    """The slot ranges as ``(first, last, master's port)``, and each master's
+    replica's port, as ``CLUSTER NODES`` gives them."""
+    rows = [line.split() for line in cluster.cli(cluster.ports[0], "CLUSTER", "NODES").splitlines()]
+    rows = [f for f in rows if len(f) > 7]
+    port = {f[0]: int(f[1].split("@")[0].rsplit(":", 1)[1]) for f in rows}
+    ranges, replica_of = [], {}
+    for f in rows:
+        flags = f[2].split(",")
+        if "master" in flags:
+            for r in f[8:]:
+                first, _, last = r.partition("-")
+                ranges.append((int(first), int(last or first), port[f[0]]))
+        elif "slave" in flags:
+            replica_of[port[f[3]]] = port[f[0]]
+    return ranges, replica_of
+
+
+def _master_of(cluster: RedisCluster, key: bytes) -> int:
+    """The port of the master that holds ``key`` (any bytes)."""
+    slot = int(cluster.cli(cluster.ports[0], "-x", "CLUSTER", "KEYSLOT", stdin=key))
+    return next(m for first, last, m in _topology(cluster)[0] if first <= slot <= last)
+
+
+def test_records_wait_until_a_replica_has_their_dictionary_rows() -> None:
+    """A client may read dictionary rows that another client appended but
+    no replica acknowledged yet (its WAIT failed). Its records that refer
+    to them must not be acknowledged before a replica has the rows: else a
+    failover of the dictionary's master could lose the rows under them."""
+    cluster = RedisCluster().start()
+    try:
+        prefix = "unacked:"
+        dict_master = _master_of(cluster, (prefix + "\0dict").encode())
+        replica = cluster.procs[_topology(cluster)[1][dict_master]]
+        # A record key on another master, whose replica keeps answering.
+        key = next(
+            k
+            for k in (f"y{i}" for i in range(100))
+            if _master_of(cluster, (prefix + k).encode()) != dict_master
+        )
+
+        def rec(i: int) -> dict[str, int]:
+            return {"one_field": i, "another_field": i + 1}
+
+        def store() -> Store:
+            return Store(cluster.urls, prefix=prefix, timeout=1.0, wait_timeout=0.3, retries=1)
+
+        a = store()
+        a["x"] = rec(1)  # carries its shape, which the dictionary learns
+        replica.send_signal(signal.SIGSTOP)
+        try:
+            with pytest.raises(StoreError):
+                a.flush()  # its row is on the master, unacknowledged
+            b = store()
+            assert b._dictionary_len == 1  # it read that row
+            b[key] = rec(2)  # refers to it
+            with pytest.raises(StoreError) as ei:
+                b.flush()  # no replica has the row: the record waits
+            assert ei.value.kind == "cluster", ei.value
+            assert b.pending == 1
+        finally:
+            replica.send_signal(signal.SIGCONT)
+        cluster.wait_ok(60)
+        with Store(cluster.urls, prefix=prefix, readonly=True) as r:
+            assert key not in r
+        b.flush()
+        a.flush()
+        with Store(cluster.urls, prefix=prefix, readonly=True) as r:
+            assert r[key] == rec(2) and r["x"] == rec(1)
+        a.close()
+        b.close()
+    finally:
+        cluster.stop()

@@ -9,14 +9,11 @@ The work is done by the extension type ``roving._roving._ClusterStore``
 
 from __future__ import annotations
 
-import atexit
 import os
-import weakref
 from collections.abc import Callable, ItemsView, Iterator, MutableMapping, ValuesView
-from types import TracebackType
 from typing import Any, Self
 
-from roving._lost_changes import warn_lost
+from roving._lost_changes import FlushesUnsaved
 from roving._roving import _ClusterStore
 from roving._transaction import Transaction
 
@@ -50,7 +47,7 @@ class _Values(ValuesView):
         return self._mapping._iter_read(values_only=True)  # type: ignore[attr-defined]
 
 
-class ClusterStore(_ClusterStore, MutableMapping):
+class ClusterStore(_ClusterStore, FlushesUnsaved, MutableMapping):
     """``roving.Store`` on a Redis Cluster: the same mapping of ``str`` keys to
     roving documents, kept under a key prefix of a cluster shared by many
     stores and clients.
@@ -142,8 +139,7 @@ class ClusterStore(_ClusterStore, MutableMapping):
             retries=retries,
         )
         self._pid = os.getpid()
-        if not self.readonly:
-            _open_stores[id(self)] = self
+        self._track()
         if flag == "n":
             _ClusterStore.clear(self)
             _ClusterStore.flush(self)
@@ -186,46 +182,12 @@ class ClusterStore(_ClusterStore, MutableMapping):
         block's changes."""
         return Transaction(self)
 
-    def __enter__(self) -> Self:
-        return self
+    # (Flushing at collection and exit, and `with` blocks: FlushesUnsaved,
+    # as for an LMDB store.)
+    def _has_unsaved(self) -> bool:
+        return bool(self.pending)
 
-    def __del__(self) -> None:
-        # As an LMDB Store (and shelve.Shelf.__del__): pending changes are
-        # flushed, not dropped.
-        self._flush_unsaved("when it was garbage-collected")
-
-    def _flush_unsaved(self, when: str) -> None:
-        """Flush the pending changes of a writable store opened by this
-        process, warning (``RuntimeWarning``) if that fails: they are lost."""
-        try:
-            if self.closed or self.readonly or getattr(self, "_pid", None) != os.getpid():
-                return
-            if not self.pending:
-                return
-            self.flush()
-        except Exception as e:
-            name = f"roving.Store({self.nodes[0]!r}, prefix={self.prefix!r})"
-            warn_lost(self, name, when, e, stacklevel=3)
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        # Flush on success; on an exception drop the pending changes.
-        self._close(commit=exc_type is None)
+    def _display_name(self) -> str:
+        return f"roving.Store({self.nodes[0]!r}, prefix={self.prefix!r})"
 
     __hash__ = None  # type: ignore[assignment]
-
-
-# Writable cluster stores of this process not yet collected: flushed at
-# interpreter exit, as LMDB stores are (roving._store), even when still
-# referenced. (By id: a store is unhashable, as a mutable mapping.)
-_open_stores: weakref.WeakValueDictionary[int, ClusterStore] = weakref.WeakValueDictionary()
-
-
-@atexit.register
-def _flush_at_exit() -> None:
-    for store in list(_open_stores.values()):
-        store._flush_unsaved("at interpreter exit")

@@ -8,17 +8,14 @@ and the context manager.
 
 from __future__ import annotations
 
-import atexit
 import builtins
 import functools
 import os
-import weakref
 from collections.abc import Callable, ItemsView, Iterator, MutableMapping, ValuesView
-from types import TracebackType
 from typing import Any, Self, cast
 
 from roving._cluster_store import ClusterStore, is_cluster_target
-from roving._lost_changes import warn_lost
+from roving._lost_changes import FlushesUnsaved
 from roving._roving import (
     RovingError,
     StoreError,
@@ -45,7 +42,7 @@ class _StoreValues(ValuesView):  # type: ignore[type-arg]
         return self._mapping._iter_values()  # type: ignore[attr-defined,no-any-return]
 
 
-class Store(_Store, MutableMapping):  # type: ignore[type-arg]
+class Store(_Store, FlushesUnsaved, MutableMapping):  # type: ignore[type-arg]
     """A persistent mapping of ``str`` keys to Python values, stored as roving
     documents in an LMDB file (Python's ``shelve``, done right).
 
@@ -302,8 +299,7 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
         )
         self._cache = {} if isinstance(self, _Writeback) else None
         self._pid = os.getpid()
-        if not self.readonly:
-            _open_stores[id(self)] = self
+        self._track()
         if flag == "n" and len(self):
             try:
                 _Store.clear(self)
@@ -351,40 +347,13 @@ class Store(_Store, MutableMapping):  # type: ignore[type-arg]
         """
         return Transaction(self)
 
-    def __enter__(self) -> Self:
-        return self
+    # (Flushing at collection and exit, and `with` blocks: FlushesUnsaved,
+    # as shelve.Shelf.__del__ closes, and so syncs, the shelf.)
+    def _has_unsaved(self) -> bool:
+        return bool(self.pending or self._cache)
 
-    def __del__(self) -> None:
-        # As shelve.Shelf.__del__ closes (and so syncs) the shelf: pending
-        # changes (and the writeback cache) are flushed, not dropped.
-        self._flush_unsaved("when it was garbage-collected")
-
-    def _flush_unsaved(self, when: str) -> None:
-        """Flush the pending changes and the writeback cache of a writable
-        store opened by this process (not a forked child's inherited copy),
-        warning (``RuntimeWarning``) if that fails: the changes are lost."""
-        try:
-            if self.closed or self.readonly or getattr(self, "_pid", None) != os.getpid():
-                return
-            if not (self.pending or self._cache):
-                return
-            self.flush()
-        except Exception as e:
-            try:
-                path = str(self.path)
-            except Exception:
-                path = "?"
-            # (stacklevel 2: the warning names __del__, or the exit hook.)
-            warn_lost(self, f"roving.Store({path!r})", when, e, stacklevel=2)
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        # Commit on success; on an exception drop the pending changes.
-        self._close(commit=exc_type is None)
+    def _display_name(self) -> str:
+        return f"roving.Store({str(self.path)!r})"
 
     # Mapping sets __hash__ = None (mutable); keep identity semantics explicit.
     __hash__ = None  # type: ignore[assignment]
@@ -534,18 +503,6 @@ class _Writeback(Store):
 
 
 _MISSING: Any = object()
-
-# Writable stores opened by this process and not yet collected: flushed at
-# interpreter exit even if something still refers to them (a global, a
-# cycle), as a shelf is closed when it is collected.
-# (By id: a Store is unhashable, as a mutable mapping.)
-_open_stores: weakref.WeakValueDictionary[int, Store] = weakref.WeakValueDictionary()
-
-
-@atexit.register
-def _flush_at_exit() -> None:
-    for store in list(_open_stores.values()):
-        store._flush_unsaved("at interpreter exit")
 
 
 @functools.cache

@@ -92,7 +92,14 @@ pub trait Backend {
 
 impl Backend for Store {
     fn load(&self, key: &str) -> Result<Option<Arc<[u8]>>> {
-        Ok(self.get(key)?.map(|d| Arc::from(d.as_bytes())))
+        // `get_with`, not `get`: a record written against the dictionary
+        // is read into a buffer of this call, not kept by the snapshot
+        // until the next flush or reload (memory would grow with every
+        // load).
+        let mut scratch = Vec::new();
+        Ok(self
+            .get_with(key, &mut scratch)?
+            .map(|d| Arc::from(d.as_bytes())))
     }
 
     fn put(&mut self, key: &str, doc: Vec<u8>) -> Result<()> {

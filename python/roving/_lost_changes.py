@@ -46,6 +46,13 @@ class _Backend(Protocol):
     def readonly(self) -> bool: ...
     def flush(self) -> None: ...
     def _close(self, *, commit: bool = True) -> None: ...
+    def _has_unsaved(self) -> bool:
+        """True if there are changes to flush (each backend says)."""
+        ...
+
+    def _display_name(self) -> str:
+        """How the warning names the store: ``roving.Store(...)``."""
+        ...
 
 
 class FlushesUnsaved:
@@ -54,19 +61,12 @@ class FlushesUnsaved:
     copy) flushes its pending changes when it is garbage-collected or at
     interpreter exit (even if something still refers to it), warning
     (:func:`warn_lost`) if that fails; a ``with`` block commits when it
-    ends without an exception and drops them when it raises."""
+    ends without an exception and drops them when it raises. A subclass
+    defines ``_has_unsaved()`` and ``_display_name()`` (see ``_Backend``)."""
 
     __slots__ = ()
     #: The process that opened the store.
     _pid: int
-
-    def _has_unsaved(self) -> bool:
-        """True if there are changes to flush."""
-        raise NotImplementedError
-
-    def _display_name(self) -> str:
-        """How the warning names the store: ``roving.Store(...)``."""
-        raise NotImplementedError
 
     def _track(self) -> None:
         """Flush this store at exit (``_pid``, the opening process, is set
@@ -94,12 +94,12 @@ class FlushesUnsaved:
         try:
             if store.closed or store.readonly or getattr(self, "_pid", None) != os.getpid():
                 return
-            if not self._has_unsaved():
+            if not store._has_unsaved():
                 return
             store.flush()
         except Exception as e:
             try:
-                name = self._display_name()
+                name = store._display_name()
             except Exception:
                 name = "roving.Store(?)"
             # (stacklevel 2: the warning names __del__, or the exit hook.)

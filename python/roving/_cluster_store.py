@@ -15,6 +15,7 @@ from typing import Any, Self
 
 from roving._lost_changes import FlushesUnsaved
 from roving._roving import _ClusterStore
+from roving._store_flag import check_flag
 from roving._transaction import Transaction
 
 __all__ = ["ClusterStore", "is_cluster_target"]
@@ -120,10 +121,7 @@ class ClusterStore(_ClusterStore, FlushesUnsaved, MutableMapping):
         wait_timeout: float = 1.0,
         retries: int = 8,
     ) -> Self:
-        if flag not in ("r", "w", "c", "n"):
-            raise ValueError(f"flag must be 'r', 'w', 'c' or 'n' (as for shelve), not {flag!r}")
-        if readonly and flag in ("w", "n"):
-            raise ValueError(f"readonly=True contradicts flag={flag!r}: use flag='r'")
+        check_flag(flag, readonly)
         self = super().__new__(
             cls,
             nodes,

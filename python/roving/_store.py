@@ -23,6 +23,7 @@ from roving._roving import (
     StorePermissionError,
     _Store,
 )
+from roving._store_flag import check_flag
 from roving._transaction import Transaction
 
 __all__ = ["Store", "StoreError", "StoreNotFoundError", "StorePermissionError"]
@@ -268,10 +269,7 @@ class Store(_Store, FlushesUnsaved, MutableMapping):  # type: ignore[type-arg]
     ) -> Self:
         if is_cluster_target(path) or cluster:
             return cast(Self, _open_cluster(**locals()))
-        if flag not in ("r", "w", "c", "n"):
-            raise ValueError(f"flag must be 'r', 'w', 'c' or 'n' (as for shelve), not {flag!r}")
-        if readonly and flag in ("w", "n"):
-            raise ValueError(f"readonly=True contradicts flag={flag!r}: use flag='r'")
+        check_flag(flag, readonly)
         kind: builtins.type[Store] = cls
         if writeback and not issubclass(kind, _Writeback):
             kind = _with_writeback(kind)

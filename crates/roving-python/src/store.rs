@@ -359,6 +359,22 @@ impl PyStore {
         }
     }
 
+    /// The Python value under `key` ([`lookup`](Self::lookup), then
+    /// [`decode`](Self::decode)), read in the store's kept scratch buffer
+    /// (or one of this call's, if another thread holds it).
+    fn read<'py>(&self, py: Python<'py>, key: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let mut own = Vec::new();
+        let mut kept = self.scratch.try_lock();
+        let scratch = match kept.as_mut() {
+            Ok(buf) => &mut **buf,
+            Err(_) => &mut own,
+        };
+        match self.lookup(py, key, scratch)? {
+            Some(doc) => self.decode(py, key, doc).map(Some),
+            None => Ok(None),
+        }
+    }
+
     /// Python value of the validated document under `key` (typed if the
     /// store has a type; a `ValidationError` then names the key).
     fn decode<'py>(
@@ -439,16 +455,8 @@ impl PyStore {
         let Some(k) = read_key(key, &self.path)? else {
             return Err(PyKeyError::new_err(key.clone().unbind()));
         };
-        let mut own = Vec::new();
-        let mut kept = self.scratch.try_lock();
-        let scratch = match kept.as_mut() {
-            Ok(buf) => &mut **buf,
-            Err(_) => &mut own,
-        };
-        match self.lookup(py, k, scratch)? {
-            Some(doc) => self.decode(py, k, doc),
-            None => Err(PyKeyError::new_err(key.clone().unbind())),
-        }
+        self.read(py, k)?
+            .ok_or_else(|| PyKeyError::new_err(key.clone().unbind()))
     }
 
     /// `s.get(key, default=None)`.
@@ -459,19 +467,11 @@ impl PyStore {
         key: &Bound<'py, PyAny>,
         default: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let Some(k) = read_key(key, &self.path)? else {
-            return Ok(default.unwrap_or_else(|| py.None().into_bound(py)));
+        let found = match read_key(key, &self.path)? {
+            Some(k) => self.read(py, k)?,
+            None => None,
         };
-        let mut own = Vec::new();
-        let mut kept = self.scratch.try_lock();
-        let scratch = match kept.as_mut() {
-            Ok(buf) => &mut **buf,
-            Err(_) => &mut own,
-        };
-        match self.lookup(py, k, scratch)? {
-            Some(doc) => self.decode(py, k, doc),
-            None => Ok(default.unwrap_or_else(|| py.None().into_bound(py))),
-        }
+        Ok(found.unwrap_or_else(|| default.unwrap_or_else(|| py.None().into_bound(py))))
     }
 
     fn __setitem__(

@@ -93,6 +93,20 @@ def test_empty_dimensions_and_every_position() -> None:
     assert roving.to_json(roving.dumps(np.zeros((0, 3)))) == b"[]"
 
 
+def test_empty_arrays_have_at_most_4096_rows() -> None:
+    # Section 6.17: with no elements, the product of the dimensions before
+    # the first 0 is at most 4096 (each row is an empty array in JSON).
+    for shape in [(4096, 0), (64, 64, 0, 3), (0, 10**12)]:
+        back = roving.loads(roving.dumps(np.zeros(shape, dtype="u1")))
+        assert back.shape == shape
+    for shape in [(4097, 0), (65, 64, 0)]:
+        with pytest.raises(roving.EncodeError, match="at most 4096 rows"):
+            roving.dumps(np.zeros(shape, dtype="u1"))
+    bomb = bytes.fromhex("525602 2303 03 fbfe7d f801 00 1c241c")
+    with pytest.raises(roving.DecodeError, match="at most 4096 rows"):
+        roving.loads(bomb)
+
+
 def test_typed_loads_of_a_shaped_vector() -> None:
     a = np.arange(12, dtype="<i4").reshape(2, 3, 2)
     b = roving.dumps({"a": a})

@@ -63,6 +63,7 @@ T_STR, T_BYTES, T_EXT, T_VECTOR = 0x0C, 0x0D, 0x0E, 0x0F
 T_ARRAY, T_MAP, T_SHAPE, T_ROOT = 0x10, 0x14, 0x18, 0x1C  # each + width code
 T_SHAPED_VECTOR = 0x23  # version 2 (section 6.17)
 SHAPED_VECTOR_MAX_NDIM = 64
+SHAPED_VECTOR_MAX_EMPTY_ROWS = 4096  # rows of a shaped vector with no elements
 T_SHORT_STR = 0x80  # 0x80..=0xBF, length in the tag
 T_NUMS, T_NUMS_DEC = 0x30, 0x3A  # section 6.14 (version 2): 0x30 + vector type, decimal
 T_STR_ARRAY = 0x22  # section 6.15, version 2 only
@@ -493,6 +494,14 @@ class _Scanner:
             count *= d
         if count * size >= 1 << 64:
             raise RefError("BadLength", start, "the data size of a shaped vector overflows")
+        if count == 0:
+            rows = 1
+            for d in shape:
+                if d == 0:
+                    break
+                rows *= d
+            if rows > SHAPED_VECTOR_MAX_EMPTY_ROWS:
+                raise RefError("BadLength", start, f"an empty shaped vector of {rows} rows")
         pad = -p % size  # to a multiple of the element size from the document start
         if any(self.take(p, pad, "shaped vector padding")):
             raise RefError("NonCanonical", p, "shaped vector padding is not zero")

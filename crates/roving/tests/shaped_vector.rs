@@ -174,6 +174,37 @@ fn the_encoder_refuses_bad_shapes() {
     let mut e = Encoder::new();
     e.shaped_vector(&[1; 64], &[1u8]).unwrap();
     Document::open(&e.finish().unwrap()).unwrap();
+    // Without elements: at most 4096 rows before the first 0.
+    let mut e = Encoder::new();
+    assert!(e.shaped_vector(&[4097, 0], &[0u8; 0]).is_err());
+    let mut e = Encoder::new();
+    assert!(e.shaped_vector(&[64, 65, 0, 9], &[0u8; 0]).is_err());
+    for shape in [&[4096, 0][..], &[64, 64, 0, 1 << 40], &[0, 1 << 40]] {
+        let mut e = Encoder::new();
+        e.shaped_vector(shape, &[0u8; 0]).unwrap();
+        let bytes = e.finish().unwrap();
+        let doc = Document::open(&bytes).unwrap();
+        assert_eq!(doc.root().as_vector().unwrap().shape(), shape);
+    }
+}
+
+/// A shaped vector without elements stands for empty arrays, as many as
+/// its rows: a few bytes of shape must not stand for millions of them.
+#[test]
+fn empty_shaped_vectors_have_few_rows() {
+    let mut e = Encoder::new();
+    e.shaped_vector(&[4096, 1, 0], &[0u16; 0]).unwrap();
+    let mut bad = e.finish().unwrap();
+    // 52 56 02 | 23 03 03 80 20 01 00 | ...: 4096 is `80 20`; make it 4097.
+    assert_eq!(bad[6..8], [0x80, 0x20]);
+    bad[6] = 0x81;
+    assert_eq!(rejected(&bad), ErrorKind::BadLength);
+    // The fuzz finding: 2,000,000 x 248 x 0, lazily read into nested
+    // sequences, took seconds before this bound.
+    let bomb = [
+        0x52, 0x56, 0x02, 0x23, 0x03, 0x03, 0xfb, 0xfe, 0x7d, 0xf8, 0x01, 0x00, 0x1c, 0x24, 0x1c,
+    ];
+    assert_eq!(rejected(&bomb), ErrorKind::BadLength);
 }
 
 /// The kind of error of `bytes` by every way of opening: validation, and

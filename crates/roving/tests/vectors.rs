@@ -63,6 +63,11 @@ fn shaped_vector_cases() -> Vec<(&'static str, &'static str, J)> {
             shaped("f32", &[0, 3], &[]),
         ),
         (
+            "shaped_vector_empty_rows",
+            "a 4096 x 0 x 7 u8 shaped vector: no elements, the most rows allowed",
+            shaped("u8", &[4096, 0, 7], &[]),
+        ),
+        (
             "shaped_vector_in_array",
             "an i32 shaped vector after a u8 vector in an array",
             json!([
@@ -126,6 +131,19 @@ fn shaped_vector_rejects() -> Vec<(&'static str, &'static str, String, &'static 
             "shaped_vector_overflow",
             "an i8 shaped vector of 2^62 x 2^62 elements: the product overflows",
             "525602 2300 02 808080808080808040 808080808080808040 1c541c".replace(' ', ""),
+            "BadLength",
+        ),
+        (
+            "shaped_vector_empty_rows",
+            "a 4097 x 0 u8 shaped vector: no elements, one row too many",
+            "525602 2301 02 8120 00 1c1c1c".replace(' ', ""),
+            "BadLength",
+        ),
+        (
+            "shaped_vector_empty_bomb",
+            "a 2000000 x 248 x 0 x 3 u16 shaped vector: 4 bytes of shape for \
+             496 million empty arrays (a fuzz finding)",
+            "525602 2303 04 80897a f801 00 03 00 1c2c1c".replace(' ', ""),
             "BadLength",
         ),
     ]

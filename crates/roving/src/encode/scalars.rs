@@ -227,6 +227,12 @@ impl Encoder {
         if count.and_then(|n| n.checked_mul(elem.size())) != Some(data.len()) {
             return bad("the product of a shaped vector's dimensions is not its element count");
         }
+        if !shaped_vector_rows_ok(shape.iter().map(|&d| d as u64)) {
+            return Err(Error::new(ErrorKind::Unsupported).with_message(format!(
+                "a shaped vector without elements has at most {SHAPED_VECTOR_MAX_EMPTY_ROWS} \
+                 rows (the product of its dimensions before the first 0)"
+            )));
+        }
         self.require_version(VERSION_2);
         let pos = self.out.len();
         self.out.push(TAG_SHAPED_VECTOR);

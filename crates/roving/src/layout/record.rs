@@ -259,11 +259,15 @@ pub(crate) fn shaped_vector_record(buf: &[u8], pos: usize) -> Option<ShapedVecto
     if !(2..=SHAPED_VECTOR_MAX_NDIM).contains(&ndim) {
         return None;
     }
+    let dims_at = p;
     let mut count = 1usize;
     for _ in 0..ndim {
         let (d, q) = read_varint(buf, p)?;
         count = count.checked_mul(usize::try_from(d).ok()?)?;
         p = q;
+    }
+    if count == 0 && !shaped_vector_rows_ok(dim_values(buf, dims_at, ndim)) {
+        return None;
     }
     let start = vector_data_start(p, elem);
     let len = count.checked_mul(elem.size())?;
@@ -280,16 +284,17 @@ pub(crate) fn shaped_vector_record(buf: &[u8], pos: usize) -> Option<ShapedVecto
 
 /// The dimensions of a shape: `ndim` varints from `p` (decoded by
 /// [`shaped_vector_record`] before, so they read).
-pub(crate) fn shape_dims(buf: &[u8], mut p: usize, ndim: usize) -> Vec<usize> {
-    let mut dims = Vec::with_capacity(ndim);
-    for _ in 0..ndim {
-        let Some((d, q)) = read_varint(buf, p) else {
-            break;
-        };
-        dims.push(d as usize);
+pub(crate) fn shape_dims(buf: &[u8], p: usize, ndim: usize) -> Vec<usize> {
+    dim_values(buf, p, ndim).map(|d| d as usize).collect()
+}
+
+/// Up to `ndim` dimension varints from `p`, as long as they read.
+fn dim_values(buf: &[u8], mut p: usize, ndim: usize) -> impl Iterator<Item = u64> + '_ {
+    (0..ndim).map_while(move |_| {
+        let (d, q) = read_varint(buf, p)?;
         p = q;
-    }
-    dims
+        Some(d)
+    })
 }
 
 /// Why the container header at `pos` (a tag and a varint) does not
@@ -598,6 +603,17 @@ fn shaped_vector_fault(buf: &[u8], pos: usize) -> Error {
         }
         None => return short(),
         Some(_) => {}
+    }
+    if let Some((ndim, p)) = read_varint(buf, pos + 2) {
+        let ndim = ndim.min(SHAPED_VECTOR_MAX_NDIM as u64) as usize;
+        let dims: Vec<u64> = dim_values(buf, p, ndim).collect();
+        let count = dims.iter().try_fold(1u64, |n, &d| n.checked_mul(d));
+        if dims.len() == ndim && count == Some(0) && !shaped_vector_rows_ok(dims) {
+            return Error::at(ErrorKind::BadLength, pos).with_message(format!(
+                "a shaped vector without elements has at most \
+                 {SHAPED_VECTOR_MAX_EMPTY_ROWS} rows"
+            ));
+        }
     }
     if let Some(r) = shaped_vector_record(buf, pos) {
         if buf[r.dims_end..r.start].iter().any(|&b| b != 0) {

@@ -64,6 +64,26 @@ pub const TAG_VECTOR: u8 = 0x0F;
 pub const TAG_SHAPED_VECTOR: u8 = 0x23;
 /// Most dimensions a shaped vector may have (as numpy's arrays).
 pub const SHAPED_VECTOR_MAX_NDIM: usize = 64;
+/// Most rows a shaped vector without elements may have: the product of its
+/// dimensions before the first 0. Its JSON and serde forms are that many
+/// empty arrays (times at most 63 levels), so the bound keeps what a few
+/// bytes stand for small (section 6.17).
+pub const SHAPED_VECTOR_MAX_EMPTY_ROWS: u64 = 4096;
+
+/// Whether a shaped vector of dimensions `dims` may be written: its
+/// element count is not 0, or the product of the dimensions before its
+/// first 0 is at most [`SHAPED_VECTOR_MAX_EMPTY_ROWS`]. The element
+/// count's overflow is checked elsewhere.
+pub fn shaped_vector_rows_ok(dims: impl IntoIterator<Item = u64>) -> bool {
+    let mut rows = 1u64;
+    for d in dims {
+        if d == 0 {
+            return rows <= SHAPED_VECTOR_MAX_EMPTY_ROWS;
+        }
+        rows = rows.saturating_mul(d);
+    }
+    true
+}
 /// Array records, one tag per slot width (1, 2, 4, 8 bytes).
 pub const TAG_ARRAY: u8 = 0x10;
 /// Map records, one tag per slot width.

@@ -368,7 +368,9 @@ impl Validator<'_, '_> {
     /// Validates the shaped vector record (`23`) at `pos` (rule 11):
     /// a version 2 document, a defined element type, `ndim` of 2 to
     /// [`SHAPED_VECTOR_MAX_NDIM`], dimensions whose product times the
-    /// element size does not overflow, zero padding, the data in bounds.
+    /// element size does not overflow, at most
+    /// [`SHAPED_VECTOR_MAX_EMPTY_ROWS`] rows when there are no elements,
+    /// zero padding, the data in bounds.
     #[inline(never)]
     fn shaped_vector(&mut self, pos: usize) -> Result<usize> {
         let buf = self.buf;
@@ -389,6 +391,7 @@ impl Validator<'_, '_> {
         if ndim > SHAPED_VECTOR_MAX_NDIM as u64 {
             return err(ErrorKind::BadLength, p + 1);
         }
+        let dims_at = q;
         let mut count = 1u64;
         for _ in 0..ndim {
             let (d, r) = self.varint(q)?;
@@ -396,6 +399,20 @@ impl Validator<'_, '_> {
                 .checked_mul(d)
                 .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
             q = r;
+        }
+        if count == 0 {
+            let mut p = dims_at;
+            let dims = (0..ndim).map(|_| {
+                let (d, r) = read_varint(buf, p).unwrap_or((0, p));
+                p = r;
+                d
+            });
+            if !shaped_vector_rows_ok(dims) {
+                return Err(Error::at(ErrorKind::BadLength, pos).with_message(format!(
+                    "a shaped vector without elements has at most \
+                     {SHAPED_VECTOR_MAX_EMPTY_ROWS} rows"
+                )));
+            }
         }
         self.vector_data(pos, q, count, elem)
     }

@@ -3,8 +3,8 @@
 //! A binary object format that is read where it lies: a document is opened
 //! in O(1) (or validated in one linear pass when it comes from outside),
 //! array elements are reached in O(1) and map keys by a hash probe, with no
-//! parse step and no allocation. It is smaller than JSON (every string is
-//! stored once, maps of one shape share their key list, slots are as narrow
+//! parse step and no allocation. It is smaller than JSON (a string that
+//! recurs is stored once, maps of one shape share their key list, slots are as narrow
 //! as their container allows) and carries more than JSON: 64-bit and big
 //! integers, bit-exact floats, byte strings, timestamps, typed numeric
 //! vectors and extension values.

@@ -68,12 +68,46 @@ impl Encoder {
     /// keys are `keys[frame.keys_start..]`, first merging duplicate keys
     /// (first position, last value). Returns its index in `shapes`.
     pub(super) fn shape(&mut self, frame: &Frame) -> u32 {
-        self.shape_of(
-            frame.keys_start,
-            frame.slots_start,
-            frame.shape_hash,
-            frame.maybe_dup,
-        )
+        let (mut hash, mut maybe_dup) = (frame.shape_hash, frame.maybe_dup);
+        if self.strings.turns() != frame.turns && self.same_bytes_same_record(frame.keys_start) {
+            hash = self.keys[frame.keys_start..]
+                .iter()
+                .fold(0u64, |h, &k| shape_hash_step(h, k));
+            maybe_dup = true;
+        }
+        self.shape_of(frame.keys_start, frame.slots_start, hash, maybe_dup)
+    }
+
+    /// After the string table turned over while a map was open, two of
+    /// its keys may be equal strings with two records (see
+    /// [`StringTable`](super::strings::StringTable)): gives each key of
+    /// `keys[keys_start..]` the first record among them with the same
+    /// bytes, so that [`Self::dedup_keys`] finds duplicates by record.
+    /// Returns whether it changed any.
+    #[cold]
+    #[inline(never)]
+    fn same_bytes_same_record(&mut self, keys_start: usize) -> bool {
+        let keys = &mut self.keys[keys_start..];
+        if keys.len() < 2 {
+            return false;
+        }
+        let out = &self.out;
+        let mut first: HashMap<&[u8], usize> = HashMap::with_capacity(keys.len());
+        let mut changed = false;
+        for k in keys.iter_mut() {
+            // Keys that are not string records of this document (the empty
+            // key, dictionary entries) keep their own identity.
+            let Some(bytes) = (*k != EMPTY_KEY)
+                .then(|| crate::layout::str_record(out, *k))
+                .flatten()
+            else {
+                continue;
+            };
+            let r = *first.entry(bytes).or_insert(*k);
+            changed |= r != *k;
+            *k = r;
+        }
+        changed
     }
 
     /// [`shape`](Self::shape) of the keys `keys[keys_start..]` (`hash`

@@ -1,4 +1,6 @@
-//! The encoder's string table: every distinct string is written once.
+//! The encoder's string table: a distinct string is written once, and
+//! found again as long as it recurs within [`MAX_SLOTS`] / 2 new strings
+//! (two generations of the table).
 
 use std::hash::BuildHasher;
 
@@ -21,6 +23,14 @@ pub(super) fn clear_table<T>(table: &mut HashTable<T>, keep: usize, hash: impl F
     }
 }
 
+/// Most slots of [`StringTable`]'s current generation (half of them used,
+/// then the table turns over). Its control bytes (128 KiB) stay in the
+/// processor's second-level cache and its slots (1 MiB) in the third,
+/// whatever the document's size: an unbounded table costs a cache miss
+/// per string once it outgrows them, and the cost per MB of a 1 GB
+/// document was 7.7 times that of a 1 MB one (issue 28).
+const MAX_SLOTS: usize = 1 << 17;
+
 /// Record positions up to this fit the 8-byte slots of [`StringTable`]
 /// (past it, the table moves to [`WideTable`]; small in tests, so that
 /// they can reach it).
@@ -41,6 +51,17 @@ const NARROW_MAX: usize = 1 << 12;
 /// the common case, usually costs no load of a slot at all. Clearing
 /// zeroes the control bytes. Documents whose records lie past 4 GiB use a
 /// [`WideTable`] instead.
+///
+/// The table holds at most [`MAX_SLOTS`] slots. Full at that size, it
+/// turns over: the current strings become the previous generation and the
+/// table starts empty. A string missing from the table is looked up in the
+/// previous generation and, if there, moved back to the table at its
+/// record: a string that recurs at least once per generation (every
+/// [`MAX_SLOTS`] / 2 new strings) is still written once, however large
+/// the document. One that recurs less often may be written again (the
+/// format allows equal strings in two records, FORMAT.md section 7), so
+/// that two records of a document can hold the same bytes once the table
+/// has turned over ([`Self::turns`]).
 pub(super) struct StringTable {
     /// A power of two of slots (or none).
     slots: Vec<u64>,
@@ -61,6 +82,16 @@ pub(super) struct StringTable {
     seeds: [u64; 4],
     /// The strings of a document past [`NARROW_MAX`] bytes.
     wide: Option<Box<WideTable>>,
+    /// The previous generation's slots and control bytes (empty until the
+    /// table first turns over).
+    old_slots: Vec<u64>,
+    old_ctrl: Vec<u8>,
+    /// Strings in the previous generation.
+    old_len: usize,
+    /// How many times the table turned over since it was cleared.
+    turns: u32,
+    /// [`MAX_SLOTS`] (lowered by tests).
+    max_slots: usize,
 }
 
 /// Tables of fewer slots than this stay in the cache (their control bytes
@@ -105,6 +136,11 @@ impl Default for StringTable {
                 [0u64, 1, 2, 3].map(|i| h.hash_one(i))
             },
             wide: None,
+            old_slots: Vec::new(),
+            old_ctrl: Vec::new(),
+            old_len: 0,
+            turns: 0,
+            max_slots: MAX_SLOTS,
         }
     }
 }
@@ -435,6 +471,12 @@ impl StringTable {
         let used = self.len + self.removed;
         self.len = 0;
         self.removed = 0;
+        if self.turns > 0 {
+            self.turns = 0;
+            self.old_len = 0;
+            self.old_slots = Vec::new();
+            self.old_ctrl = Vec::new();
+        }
         if self.wide.take().is_some()
             || (self.slots.len() > SHRINK_ABOVE && self.slots.len() > used * 8)
         {
@@ -472,26 +514,8 @@ impl StringTable {
         if self.wide.is_some() {
             return true;
         }
-        let (slots, ctrl) = (&self.slots[..], &self.ctrl[..]);
-        if slots.is_empty() || ctrl.len() != slots.len() {
-            return false;
-        }
-        let (c, high, mask) = (control(h), h >> 32, slots.len() - 1);
-        let mut i = high as usize & mask;
-        loop {
-            let b = ctrl[i];
-            if b == c {
-                let slot = slots[i];
-                if slot as u32 as u64 == high
-                    && super::keys::key_eq(record_bytes(out, (slot >> 32) as usize), s)
-                {
-                    return true;
-                }
-            } else if b == 0 {
-                return false;
-            }
-            i = (i + 1) & mask;
-        }
+        find_in(&self.slots, &self.ctrl, out, s, h).is_some()
+            || (self.turns > 0 && find_in(&self.old_slots, &self.old_ctrl, out, s, h).is_some())
     }
 
     /// Starts loading the table entries that [`Self::intern_hashed`] of a
@@ -549,7 +573,14 @@ impl StringTable {
             }
             i = (i + 1) & mask;
         }
-        let record = write_record(out, s);
+        let record = if self.turns > 0 {
+            match find_in(&self.old_slots, &self.old_ctrl, out, s, h) {
+                Some(r) => r,
+                None => write_record(out, s),
+            }
+        } else {
+            write_record(out, s)
+        };
         if record > NARROW_MAX {
             return self.go_wide(out, h, record);
         }
@@ -572,40 +603,27 @@ impl StringTable {
         if let Some(w) = &mut self.wide {
             return w.remove(h, record);
         }
-        if self.slots.is_empty() || self.ctrl.len() != self.slots.len() {
-            return;
+        if remove_from(&mut self.slots, &mut self.ctrl, h, record) {
+            self.len -= 1;
+        } else if self.turns > 0 && remove_from(&mut self.old_slots, &mut self.old_ctrl, h, record)
+        {
+            self.old_len -= 1;
         }
-        let mask = self.slots.len() - 1;
-        let mut i = (h >> 32) as usize & mask;
-        loop {
-            if self.ctrl[i] == 0 {
-                return;
-            }
-            if (self.slots[i] >> 32) as usize == record {
-                break;
-            }
-            i = (i + 1) & mask;
-        }
-        // Backward-shift deletion (as in `WideTable::remove`).
-        let mut hole = i;
-        let mut j = (i + 1) & mask;
-        while self.ctrl[j] != 0 {
-            let home = (self.slots[j] as u32) as usize & mask;
-            if j.wrapping_sub(home) & mask >= j.wrapping_sub(hole) & mask {
-                self.slots[hole] = self.slots[j];
-                self.ctrl[hole] = self.ctrl[j];
-                hole = j;
-            }
-            j = (j + 1) & mask;
-        }
-        self.slots[hole] = 0;
-        self.ctrl[hole] = 0;
-        self.len -= 1;
     }
 
-    /// Number of strings in the table.
+    /// Number of strings in the table (both generations).
     pub(super) fn len(&self) -> usize {
-        self.wide.as_ref().map_or(self.len, |w| w.len)
+        self.wide
+            .as_ref()
+            .map_or(self.len + self.old_len, |w| w.len)
+    }
+
+    /// How many times the table turned over (see [`StringTable`]) since
+    /// it was cleared: while this stays the same, a string found in the
+    /// table keeps its record, so that equal strings have equal records.
+    #[inline(always)]
+    pub(super) fn turns(&self) -> u32 {
+        self.turns
     }
 
     /// Forgets the strings whose records are at or after `from` in the
@@ -617,31 +635,9 @@ impl StringTable {
         if let Some(w) = &mut self.wide {
             return w.retain_before(from);
         }
-        let mask = self.slots.len().wrapping_sub(1);
-        let mut kept = Vec::new();
-        // Eight control bytes at a time (a used one has its high bit set):
-        // only the used slots are read.
-        for (k, word) in self.ctrl.chunks_exact(8).enumerate() {
-            let mut used = u64::from_le_bytes(word.try_into().unwrap_or([0; 8])) & USED_BITS;
-            while used != 0 {
-                let i = k * 8 + used.trailing_zeros() as usize / 8;
-                used &= used - 1;
-                let slot = self.slots.get(i).copied().unwrap_or(0);
-                if ((slot >> 32) as usize) < from {
-                    kept.push((slot, self.ctrl[i]));
-                }
-            }
-        }
-        // (A slot whose control byte is 0 is empty, whatever it holds.)
-        self.ctrl.fill(0);
-        self.len = kept.len();
-        for (slot, c) in kept {
-            let mut i = (slot as u32) as usize & mask;
-            while self.ctrl[i] != 0 {
-                i = (i + 1) & mask;
-            }
-            self.slots[i] = slot;
-            self.ctrl[i] = c;
+        self.len = retain_in(&mut self.slots, &mut self.ctrl, from);
+        if self.turns > 0 {
+            self.old_len = retain_in(&mut self.old_slots, &mut self.old_ctrl, from);
         }
     }
 
@@ -652,8 +648,30 @@ impl StringTable {
         if let Some(w) = &mut self.wide {
             return w.intern(out, s, h);
         }
-        self.grow();
+        if self.slots.len() >= self.max_slots {
+            self.turn_over();
+        } else {
+            self.grow();
+        }
         self.intern_hashed(out, s, h)
+    }
+
+    /// Makes the full table the previous generation and starts an empty
+    /// one of the same size (the previous generation's memory, reused).
+    #[cold]
+    #[inline(never)]
+    fn turn_over(&mut self) {
+        std::mem::swap(&mut self.slots, &mut self.old_slots);
+        std::mem::swap(&mut self.ctrl, &mut self.old_ctrl);
+        if self.slots.len() != self.old_slots.len() {
+            self.slots = vec![0; self.old_slots.len()];
+            self.ctrl = vec![0; self.old_slots.len()];
+        } else {
+            self.ctrl.fill(0);
+        }
+        self.old_len = self.len;
+        self.len = 0;
+        self.turns += 1;
     }
 
     /// Doubles the slots (16 at first), moving the current strings by the
@@ -698,9 +716,144 @@ impl StringTable {
     }
 }
 
+/// The record of `s` (hash `h`) in the table of `slots` and `ctrl` (as
+/// [`StringTable`] lays them out), if there.
+#[inline(always)]
+fn find_in(slots: &[u64], ctrl: &[u8], out: &[u8], s: &[u8], h: u64) -> Option<usize> {
+    if slots.is_empty() || ctrl.len() != slots.len() {
+        return None;
+    }
+    let (c, high, mask) = (control(h), h >> 32, slots.len() - 1);
+    let mut i = high as usize & mask;
+    loop {
+        let b = ctrl[i];
+        if b == c {
+            let slot = slots[i];
+            let record = (slot >> 32) as usize;
+            if slot as u32 as u64 == high && super::keys::key_eq(record_bytes(out, record), s) {
+                return Some(record);
+            }
+        } else if b == 0 {
+            return None;
+        }
+        i = (i + 1) & mask;
+    }
+}
+
+/// Removes the string of hash `h` whose record is at `record` from the
+/// table of `slots` and `ctrl`; returns whether it was there.
+fn remove_from(slots: &mut [u64], ctrl: &mut [u8], h: u64, record: usize) -> bool {
+    if slots.is_empty() || ctrl.len() != slots.len() {
+        return false;
+    }
+    let mask = slots.len() - 1;
+    let mut i = (h >> 32) as usize & mask;
+    loop {
+        if ctrl[i] == 0 {
+            return false;
+        }
+        if (slots[i] >> 32) as usize == record {
+            break;
+        }
+        i = (i + 1) & mask;
+    }
+    // Backward-shift deletion (as in `WideTable::remove`).
+    let mut hole = i;
+    let mut j = (i + 1) & mask;
+    while ctrl[j] != 0 {
+        let home = (slots[j] as u32) as usize & mask;
+        if j.wrapping_sub(home) & mask >= j.wrapping_sub(hole) & mask {
+            slots[hole] = slots[j];
+            ctrl[hole] = ctrl[j];
+            hole = j;
+        }
+        j = (j + 1) & mask;
+    }
+    slots[hole] = 0;
+    ctrl[hole] = 0;
+    true
+}
+
+/// Keeps in the table of `slots` and `ctrl` only the strings whose records
+/// lie before `from`, in one pass; returns how many it keeps.
+fn retain_in(slots: &mut [u64], ctrl: &mut [u8], from: usize) -> usize {
+    let mask = slots.len().wrapping_sub(1);
+    let mut kept = Vec::new();
+    // Eight control bytes at a time (a used one has its high bit set):
+    // only the used slots are read.
+    for (k, word) in ctrl.chunks_exact(8).enumerate() {
+        let mut used = u64::from_le_bytes(word.try_into().unwrap_or([0; 8])) & USED_BITS;
+        while used != 0 {
+            let i = k * 8 + used.trailing_zeros() as usize / 8;
+            used &= used - 1;
+            let slot = slots.get(i).copied().unwrap_or(0);
+            if ((slot >> 32) as usize) < from {
+                kept.push((slot, ctrl[i]));
+            }
+        }
+    }
+    // (A slot whose control byte is 0 is empty, whatever it holds.)
+    ctrl.fill(0);
+    let n = kept.len();
+    for (slot, c) in kept {
+        let mut i = (slot as u32) as usize & mask;
+        while ctrl[i] != 0 {
+            i = (i + 1) & mask;
+        }
+        slots[i] = slot;
+        ctrl[i] = c;
+    }
+    n
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A table of `max_slots` slots at most.
+    fn bounded(max_slots: usize) -> StringTable {
+        StringTable {
+            max_slots,
+            ..StringTable::default()
+        }
+    }
+
+    /// Past its bound the table turns over: a string that recurs once per
+    /// generation keeps its one record, one that does not is written
+    /// again; removing and forgetting see both generations; clearing
+    /// forgets them.
+    #[test]
+    fn a_full_table_turns_over() {
+        let mut t = bounded(64); // 32 strings per generation
+        let mut out = vec![0u8; 3];
+        let kept = t.intern(&mut out, b"kept");
+        let lost = t.intern(&mut out, b"lost");
+        let mut last = 0;
+        for i in 0..200u32 {
+            last = t.intern(&mut out, format!("s{i}").as_bytes());
+            if i % 20 == 0 {
+                assert_eq!(t.intern(&mut out, b"kept"), kept, "recurring: one record");
+            }
+        }
+        assert!(t.turns() >= 5, "{} turns", t.turns());
+        assert!(t.slots.len() <= 64 && t.old_slots.len() <= 64);
+        assert!(t.contains(&out, b"kept", t.hash(b"kept")));
+        assert!(!t.contains(&out, b"lost", t.hash(b"lost")));
+        let again = t.intern(&mut out, b"lost");
+        assert!(again > lost, "written again");
+        assert_eq!(record_bytes(&out, again), Some(&b"lost"[..]));
+        // The last string, then every string from `again` on, forgotten.
+        t.remove(&out, last);
+        assert!(!t.contains(&out, b"s199", t.hash(b"s199")));
+        t.retain_before(again, 1);
+        assert!(!t.contains(&out, b"lost", t.hash(b"lost")));
+        assert!(t.contains(&out, b"kept", t.hash(b"kept")));
+        t.clear();
+        assert_eq!((t.turns(), t.len()), (0, 0));
+        let mut small = vec![0u8; 3];
+        let a = t.intern(&mut small, b"kept");
+        assert_eq!(t.intern(&mut small, b"kept"), a);
+    }
 
     /// Strings of every length up to 100 (and some sharing prefixes,
     /// suffixes or a length) are each written once and found again.

@@ -1,0 +1,79 @@
+//! Documents with more distinct strings than the encoder's string table
+//! holds (2^16 per generation, two generations): they stay valid, a string
+//! that recurs keeps one record, and a map's keys stay distinct even when
+//! one of them was forgotten between its two occurrences.
+
+use roving::{Document, Encoder, Value};
+
+/// More distinct strings than two generations of the table hold.
+const MANY: usize = 300_000;
+
+/// How many times `needle` occurs in `hay`.
+fn occurrences(hay: &[u8], needle: &[u8]) -> usize {
+    hay.windows(needle.len()).filter(|w| *w == needle).count()
+}
+
+#[test]
+fn a_recurring_string_keeps_one_record_in_a_big_document() -> Result<(), roving::Error> {
+    let mut enc = Encoder::new();
+    enc.begin_array()?;
+    for i in 0..MANY {
+        enc.str(&format!("unique string {i}"))?;
+        if i % 1000 == 0 {
+            enc.str("a string that recurs")?;
+        }
+    }
+    enc.end_array()?;
+    let bytes = enc.finish()?;
+    let doc = Document::open(&bytes)?;
+    let root = doc.root();
+    let a = root.as_array().unwrap();
+    assert_eq!(a.len(), MANY + MANY / 1000);
+    assert_eq!(a.get(1).unwrap().as_str(), Some("a string that recurs"));
+    assert_eq!(
+        a.get(a.len() - 1).unwrap().as_str(),
+        Some("unique string 299999")
+    );
+    assert_eq!(occurrences(&bytes, b"a string that recurs"), 1);
+    Ok(())
+}
+
+#[test]
+fn a_key_forgotten_between_its_occurrences_is_still_one_key() -> Result<(), roving::Error> {
+    let mut enc = Encoder::new();
+    enc.begin_map()?;
+    enc.key("dup")?;
+    enc.i64(1)?;
+    for i in 0..MANY {
+        enc.key(&format!("k{i}"))?;
+        enc.i64(i as i64)?;
+    }
+    enc.key("dup")?;
+    enc.i64(2)?;
+    enc.end_map()?;
+    let bytes = enc.finish()?;
+    // Validation checks the keys are distinct.
+    let doc = Document::open(&bytes)?;
+    let m = doc.root().as_map().unwrap();
+    assert_eq!(m.len(), MANY + 1);
+    // First position, last value.
+    assert_eq!(m.key_at(0), Some("dup"));
+    assert_eq!(m.get("dup").and_then(|v| v.as_i64()), Some(2));
+    assert_eq!(m.get("k299999").and_then(|v| v.as_i64()), Some(299_999));
+    Ok(())
+}
+
+#[test]
+fn json_with_a_far_duplicate_key_converts() -> Result<(), roving::Error> {
+    let mut json = String::from(r#"{"dup":"first""#);
+    for i in 0..MANY {
+        json.push_str(&format!(r#","k{i}":"v{i}""#));
+    }
+    json.push_str(r#","dup":"last"}"#);
+    let bytes = roving::json::from_json(json.as_bytes())?;
+    let doc = Document::open(&bytes)?;
+    let m = doc.root().as_map().unwrap();
+    assert_eq!(m.len(), MANY + 1);
+    assert_eq!(m.get("dup"), Some(Value::Str("last")));
+    Ok(())
+}

@@ -138,11 +138,18 @@ impl DictIter {
             // and `cur..end` are entries of the dict's current table: no
             // Python code ran since it was read, or the caller called
             // `refresh` after (the safety contract of `next`). A removed
-            // item has a null value and is skipped.
+            // item has a null value and is skipped. The entry `AHEAD`
+            // entries on is read only when it lies before `end`; its value
+            // (maybe null) is only prefetched, never dereferenced.
             unsafe {
                 let e = self.cur;
                 self.cur = e.add(self.stride);
                 let value = *e.add(1);
+                // The value some entries ahead, if within the table.
+                let ahead = self.stride * crate::prefetch::AHEAD;
+                if (self.end as usize - e as usize) / std::mem::size_of::<usize>() > ahead {
+                    crate::prefetch::prefetch(*e.add(ahead + 1));
+                }
                 if !value.is_null() {
                     return Some((*e, value));
                 }

@@ -20,6 +20,7 @@ mod dictiter;
 mod encode;
 mod error_path;
 mod errors;
+mod prefetch;
 mod pytypes;
 mod stack;
 #[cfg(feature = "store")]

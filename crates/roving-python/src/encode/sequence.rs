@@ -34,6 +34,11 @@ impl<'py> State<'py, '_> {
         unsafe {
             while i < ffi::PyList_GET_SIZE(o) {
                 let v = ffi::PyList_GET_ITEM(o, i);
+                // The item some steps ahead, if there (only prefetched).
+                let ahead = i + crate::prefetch::AHEAD as ffi::Py_ssize_t;
+                if ahead < ffi::PyList_GET_SIZE(o) {
+                    crate::prefetch::prefetch(ffi::PyList_GET_ITEM(o, ahead));
+                }
                 let t = ffi::Py_TYPE(v);
                 // Strings need no strong reference: no Python code runs.
                 let r = if t == tp!(PyUnicode_Type) {
@@ -135,6 +140,11 @@ impl<'py> State<'py, '_> {
             let mut items: Vec<&str> = Vec::with_capacity(n as usize);
             for i in 0..n {
                 let v = ffi::PyList_GET_ITEM(o, i);
+                // The item some steps ahead, if there (only prefetched).
+                let ahead = i + crate::prefetch::AHEAD as ffi::Py_ssize_t;
+                if ahead < n {
+                    crate::prefetch::prefetch(ffi::PyList_GET_ITEM(o, ahead));
+                }
                 if ffi::Py_TYPE(v) != tp!(PyUnicode_Type) {
                     return None;
                 }

@@ -77,3 +77,77 @@ fn json_with_a_far_duplicate_key_converts() -> Result<(), roving::Error> {
     assert_eq!(m.get("dup"), Some(Value::Str("last")));
     Ok(())
 }
+
+/// A key taken from a predicted shape (a record kept since before the
+/// table turned) and the same key looked up again in one map: one key.
+#[test]
+fn a_predicted_key_and_the_same_key_looked_up_again_are_one_key() -> Result<(), roving::Error> {
+    let mut json = String::from(r#"[{"a":0}"#);
+    for i in 0..MANY {
+        json.push_str(&format!(r#","s{i}""#));
+    }
+    json.push_str(r#",{"a":1,"a":2}]"#);
+    let bytes = roving::json::from_json(json.as_bytes())?;
+    let doc = Document::open(&bytes)?;
+    let a = doc.root().as_array().unwrap();
+    let last = a.get(a.len() - 1).unwrap();
+    let m = last.as_map().unwrap();
+    assert_eq!(m.len(), 1);
+    assert_eq!(m.get("a").and_then(|v| v.as_i64()), Some(2));
+    Ok(())
+}
+
+/// A `KeyId` kept from before the table turned, and the same key written
+/// by its text in the same map: one key.
+#[test]
+fn a_key_id_and_the_same_key_by_text_are_one_key() -> Result<(), roving::Error> {
+    let mut enc = Encoder::new();
+    enc.begin_array()?;
+    enc.begin_map()?;
+    let id = enc.key_with_id("a")?;
+    enc.i64(0)?;
+    enc.end_map()?;
+    for i in 0..MANY {
+        enc.str(&format!("s{i}"))?;
+    }
+    enc.begin_map()?;
+    enc.key("b")?;
+    enc.i64(1)?;
+    enc.key_id(id)?;
+    enc.i64(2)?;
+    enc.key("a")?;
+    enc.i64(3)?;
+    enc.end_map()?;
+    enc.end_array()?;
+    let bytes = enc.finish()?;
+    let doc = Document::open(&bytes)?;
+    let a = doc.root().as_array().unwrap();
+    let m = a.get(a.len() - 1).unwrap();
+    let m = m.as_map().unwrap();
+    assert_eq!(m.len(), 2);
+    assert_eq!(m.get("a").and_then(|v| v.as_i64()), Some(3));
+    Ok(())
+}
+
+/// An encoder bound to a dictionary keeps the dictionary's strings however
+/// many strings a document writes: the next document still refers to them.
+#[test]
+fn a_bound_encoder_keeps_its_dictionary_strings() -> Result<(), roving::Error> {
+    let mut dict = roving::Dictionary::new();
+    dict.add_string("a string of the dictionary")?;
+    let mut enc = Encoder::with_dictionary(&dict);
+    enc.begin_array()?;
+    for i in 0..MANY {
+        enc.str(&format!("s{i}"))?;
+    }
+    enc.end_array()?;
+    let big = enc.finish_reset()?;
+    assert_eq!(occurrences(&big, b"s299999"), 1);
+    enc.str("a string of the dictionary")?;
+    let small = enc.finish_reset()?;
+    assert_eq!(occurrences(&small, b"a string of the dictionary"), 0);
+    let mut scratch = Vec::new();
+    let doc = roving::Document::open_with(&small, &dict, &mut scratch)?;
+    assert_eq!(doc.root().as_str(), Some("a string of the dictionary"));
+    Ok(())
+}

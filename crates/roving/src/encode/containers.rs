@@ -46,10 +46,6 @@ pub(super) struct Frame {
     /// are distinct and pushed first), so that ending the map need not
     /// look for duplicate keys.
     pub(super) maybe_dup: bool,
-    /// [`StringTable::turns`](super::strings::StringTable::turns) when
-    /// the container opened: if the table turned over since, two of a
-    /// map's keys may be equal strings with two records.
-    pub(super) turns: u32,
     /// The shape this map is predicted to have (an index into
     /// `Encoder::shapes`: the last shape ended at the same depth), or
     /// [`NO_GUESS`]. While the keys written match the guess's keys in
@@ -85,7 +81,6 @@ pub(super) const ROOT_FRAME: Frame = Frame {
     keys_start: 0,
     shape_hash: 0,
     maybe_dup: false,
-    turns: 0,
     guess: NO_GUESS,
     matched: 0,
     guess_keys: NO_KEYS,
@@ -131,7 +126,6 @@ impl Encoder {
             keys_start: self.keys.len(),
             shape_hash: 0,
             maybe_dup: false,
-            turns: self.strings.turns(),
             guess,
             matched: 0,
             guess_keys,

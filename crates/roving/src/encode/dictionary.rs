@@ -63,6 +63,8 @@ impl Encoder {
         }
         self.out.clear();
         self.out.extend_from_slice(&BASE_HEADER);
+        // The base's strings stay in the table (see `set_bounded`).
+        self.strings.set_bounded(false);
         for entry in dict.entries() {
             self.write_dictionary_entry(entry);
         }

@@ -291,6 +291,7 @@ impl Encoder {
         self.frames.clear();
         self.top = ROOT_FRAME;
         self.strings.clear();
+        self.strings.set_bounded(true);
         strings::clear_table(&mut self.shape_index, 1024, |e| e.0);
         self.shapes.clear();
         self.shape_keys.clear();

@@ -69,7 +69,12 @@ impl Encoder {
     /// (first position, last value). Returns its index in `shapes`.
     pub(super) fn shape(&mut self, frame: &Frame) -> u32 {
         let (mut hash, mut maybe_dup) = (frame.shape_hash, frame.maybe_dup);
-        if self.strings.turns() != frame.turns && self.same_bytes_same_record(frame.keys_start) {
+        // Once the string table has turned over, a key's record may come
+        // from the table or from a record kept since (a predicted shape's
+        // keys, the key cache, a `KeyId`), and the two may differ for
+        // equal bytes. (A map that matched its predicted shape in full
+        // does not come here: a shape's keys are distinct.)
+        if self.strings.turns() > 0 && self.same_bytes_same_record(frame.keys_start) {
             hash = self.keys[frame.keys_start..]
                 .iter()
                 .fold(0u64, |h, &k| shape_hash_step(h, k));
@@ -78,32 +83,37 @@ impl Encoder {
         self.shape_of(frame.keys_start, frame.slots_start, hash, maybe_dup)
     }
 
-    /// After the string table turned over while a map was open, two of
-    /// its keys may be equal strings with two records (see
+    /// After the string table turned over, two keys of a map may be equal
+    /// strings with two records (see
     /// [`StringTable`](super::strings::StringTable)): gives each key of
     /// `keys[keys_start..]` the first record among them with the same
     /// bytes, so that [`Self::dedup_keys`] finds duplicates by record.
     /// Returns whether it changed any.
-    #[cold]
     #[inline(never)]
     fn same_bytes_same_record(&mut self, keys_start: usize) -> bool {
-        let keys = &mut self.keys[keys_start..];
-        if keys.len() < 2 {
-            return false;
-        }
         let out = &self.out;
-        let mut first: HashMap<&[u8], usize> = HashMap::with_capacity(keys.len());
-        let mut changed = false;
-        for k in keys.iter_mut() {
-            // Keys that are not string records of this document (the empty
-            // key, dictionary entries) keep their own identity.
-            let Some(bytes) = (*k != EMPTY_KEY)
-                .then(|| crate::layout::str_record(out, *k))
+        let keys = &mut self.keys[keys_start..];
+        // The empty key has no record and one identity (`EMPTY_KEY`).
+        let bytes = |k: usize| {
+            (k != EMPTY_KEY)
+                .then(|| crate::layout::str_record(out, k))
                 .flatten()
-            else {
-                continue;
-            };
-            let r = *first.entry(bytes).or_insert(*k);
+        };
+        let mut changed = false;
+        if keys.len() <= 16 {
+            for i in 1..keys.len() {
+                let Some(b) = bytes(keys[i]) else { continue };
+                if let Some(j) = (0..i).find(|&j| keys[j] != keys[i] && bytes(keys[j]) == Some(b)) {
+                    keys[i] = keys[j];
+                    changed = true;
+                }
+            }
+            return changed;
+        }
+        let mut first: HashMap<&[u8], usize> = HashMap::with_capacity(keys.len());
+        for k in keys.iter_mut() {
+            let Some(b) = bytes(*k) else { continue };
+            let r = *first.entry(b).or_insert(*k);
             changed |= r != *k;
             *k = r;
         }

@@ -618,9 +618,16 @@ impl StringTable {
             .map_or(self.len + self.old_len, |w| w.len)
     }
 
+    /// Whether the table turns over at [`MAX_SLOTS`] (the default) or
+    /// grows without bound. An encoder bound to a dictionary grows it:
+    /// its base strings must stay in the table from one document to the
+    /// next, and its rewinds count the strings a document added.
+    pub(super) fn set_bounded(&mut self, bounded: bool) {
+        self.max_slots = if bounded { MAX_SLOTS } else { usize::MAX };
+    }
+
     /// How many times the table turned over (see [`StringTable`]) since
-    /// it was cleared: while this stays the same, a string found in the
-    /// table keeps its record, so that equal strings have equal records.
+    /// it was cleared: while it is 0, equal strings have equal records.
     #[inline(always)]
     pub(super) fn turns(&self) -> u32 {
         self.turns

@@ -90,7 +90,8 @@ pub(super) struct StringTable {
     old_len: usize,
     /// How many times the table turned over since it was cleared.
     turns: u32,
-    /// [`MAX_SLOTS`] (lowered by tests).
+    /// Most slots: [`MAX_SLOTS`], lowered by tests, or none for an encoder
+    /// bound to a dictionary (see [`Self::set_bounded`]).
     max_slots: usize,
 }
 

@@ -75,7 +75,7 @@ pub(crate) use record::{
     map_header, map_shape_ref, record_fault, record_parts, shape_target, small_int_record,
     str_record, timestamp_record, vector_data_start, vector_record, RecordParts, SlotRun,
 };
-pub(crate) use record::{shape_dims, shaped_vector_record};
+pub(crate) use record::{empty_shape_rows_fault, shape_dims, shaped_vector_record};
 pub(crate) use root::{allows_v2, doc_version, is_header, locate_root, root_slot};
 pub(crate) use shape::Shape;
 pub(crate) use slot::{decode_slot, read_slot, ref_target, slot_pos, Slot};

@@ -288,6 +288,22 @@ pub(crate) fn shape_dims(buf: &[u8], p: usize, ndim: usize) -> Vec<usize> {
     dim_values(buf, p, ndim).map(|d| d as usize).collect()
 }
 
+/// The error of a shaped vector at `pos` without elements whose `ndim`
+/// dimensions, from `dims_at`, have too many rows (section 6.17), if so.
+/// Called for a record whose element count is 0.
+pub(crate) fn empty_shape_rows_fault(
+    buf: &[u8],
+    pos: usize,
+    dims_at: usize,
+    ndim: usize,
+) -> Option<Error> {
+    (!shaped_vector_rows_ok(dim_values(buf, dims_at, ndim))).then(|| {
+        Error::at(ErrorKind::BadLength, pos).with_message(format!(
+            "a shaped vector without elements has at most {SHAPED_VECTOR_MAX_EMPTY_ROWS} rows"
+        ))
+    })
+}
+
 /// Up to `ndim` dimension varints from `p`, as long as they read.
 fn dim_values(buf: &[u8], mut p: usize, ndim: usize) -> impl Iterator<Item = u64> + '_ {
     (0..ndim).map_while(move |_| {
@@ -608,11 +624,10 @@ fn shaped_vector_fault(buf: &[u8], pos: usize) -> Error {
         let ndim = ndim.min(SHAPED_VECTOR_MAX_NDIM as u64) as usize;
         let dims: Vec<u64> = dim_values(buf, p, ndim).collect();
         let count = dims.iter().try_fold(1u64, |n, &d| n.checked_mul(d));
-        if dims.len() == ndim && count == Some(0) && !shaped_vector_rows_ok(dims) {
-            return Error::at(ErrorKind::BadLength, pos).with_message(format!(
-                "a shaped vector without elements has at most \
-                 {SHAPED_VECTOR_MAX_EMPTY_ROWS} rows"
-            ));
+        if dims.len() == ndim && count == Some(0) {
+            if let Some(e) = empty_shape_rows_fault(buf, pos, p, ndim) {
+                return e;
+            }
         }
     }
     if let Some(r) = shaped_vector_record(buf, pos) {

@@ -401,17 +401,8 @@ impl Validator<'_, '_> {
             q = r;
         }
         if count == 0 {
-            let mut p = dims_at;
-            let dims = (0..ndim).map(|_| {
-                let (d, r) = read_varint(buf, p).unwrap_or((0, p));
-                p = r;
-                d
-            });
-            if !shaped_vector_rows_ok(dims) {
-                return Err(Error::at(ErrorKind::BadLength, pos).with_message(format!(
-                    "a shaped vector without elements has at most \
-                     {SHAPED_VECTOR_MAX_EMPTY_ROWS} rows"
-                )));
+            if let Some(e) = empty_shape_rows_fault(buf, pos, dims_at, ndim as usize) {
+                return Err(e);
             }
         }
         self.vector_data(pos, q, count, elem)

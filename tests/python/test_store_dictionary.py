@@ -142,3 +142,30 @@ def test_two_processes_grow_the_dictionary_at_once(
                 for i in range(20):
                     want = {f"{tag}{r % 7}_{j}": r * 100 + i + j for j in range(4)}
                     assert s[f"{tag}-{r}-{i}"] == want
+
+
+def state_record(i: int) -> dict[str, object]:
+    """A record whose `state` recurs every other time; `tag` is too short
+    to be worth an entry, `note` never repeats."""
+    state = "shipped to the customer" if i % 2 else "waiting for the courier"
+    return {"n": i, "state": state, "tag": "ab", "note": f"note {i}"}
+
+
+@pytest.mark.parametrize("backend", ["lmdb", "cluster"])
+def test_recurring_values_become_dictionary_strings(
+    tmp_path: Path, backend: str, request: pytest.FixtureRequest
+) -> None:
+    if backend == "lmdb":
+        target: tuple[list[Any], dict[str, Any]] = ([str(tmp_path / "s.rvs")], {})
+    else:
+        cluster = request.getfixturevalue("redis_cluster")
+        target = ([cluster.urls], {"prefix": f"rec-{time.time_ns()}:"})
+    with Store(*target[0], **target[1]) as s:
+        for i in range(300):
+            s[f"k{i:03}"] = state_record(i)
+    with Store(*target[0], **target[1]) as s:
+        # The shape and the two states; not "ab" (too short) nor any note.
+        assert s._dictionary_len == 3
+        for i in range(300):
+            assert s[f"k{i:03}"] == state_record(i)
+        assert s.view("k123")["state"] == "shipped to the customer"

@@ -76,9 +76,10 @@ pub struct StreamWriter {
 
 /// The dictionary of a `Writer`.
 enum WriterDictionary {
-    /// The stream's own (of shapes, up to [`MAX_DICTIONARY`] entries and
-    /// a base of `roving::dictionary::AUTO_GROWTH_MAX_BASE` bytes).
-    Own(roving::Dictionary),
+    /// The stream's own (of shapes and recurring value strings, learnt as
+    /// a Store's are, up to [`MAX_DICTIONARY`] entries and a base of
+    /// `roving::dictionary::AUTO_GROWTH_MAX_BASE` bytes), and its learner.
+    Own(roving::Dictionary, Box<roving::dictionary::Learner>),
     /// The user's `roving.Dictionary`.
     Shared(Py<crate::dictionary::Dictionary>),
 }
@@ -261,7 +262,7 @@ impl StreamWriter {
             records: 0,
             dict_written: dict.len(),
             dict: match shared {
-                None => WriterDictionary::Own(dict),
+                None => WriterDictionary::Own(dict, Box::default()),
                 Some(d) => {
                     // The stream's entries must be the first of `d`'s.
                     let n = dict.len();
@@ -294,23 +295,27 @@ impl StreamWriter {
         // A scalar has no shape to share, and a binding costs 10 bytes.
         let bind = is_container(obj);
         match &mut self.dict {
-            WriterDictionary::Own(d) => {
+            WriterDictionary::Own(d, learner) => {
                 push_dictionary(buf, d, &mut self.dict_written);
                 let full = d.len() >= MAX_DICTIONARY
                     || d.base_len() >= roving::dictionary::AUTO_GROWTH_MAX_BASE;
                 if full && !d.is_frozen() {
                     d.freeze();
                 }
-                encode::encode_with(obj, &self.options, bind.then_some(d), |doc| {
+                let learn = bind.then_some((d, Some(&mut **learner)));
+                encode::encode_with(obj, &self.options, learn, |doc| {
                     push_frame(buf, Kind::Document, doc)
                 })?;
             }
             WriterDictionary::Shared(d) => {
                 let mut d = d.bind(obj.py()).borrow_mut();
                 push_dictionary(buf, &d.inner, &mut self.dict_written);
-                encode::encode_with(obj, &self.options, bind.then_some(&mut d.inner), |doc| {
-                    push_frame(buf, Kind::Document, doc)
-                })?;
+                encode::encode_with(
+                    obj,
+                    &self.options,
+                    bind.then_some((&mut d.inner, None)),
+                    |doc| push_frame(buf, Kind::Document, doc),
+                )?;
             }
         }
         self.records += 1;
@@ -328,7 +333,9 @@ impl StreamWriter {
         // The shapes the last records taught the dictionary, so that a
         // writer that appends later starts with them.
         match &self.dict {
-            WriterDictionary::Own(d) => push_dictionary(&mut self.buf, d, &mut self.dict_written),
+            WriterDictionary::Own(d, _) => {
+                push_dictionary(&mut self.buf, d, &mut self.dict_written)
+            }
             WriterDictionary::Shared(d) => push_dictionary(
                 &mut self.buf,
                 &d.bind(py).borrow().inner,

@@ -88,6 +88,8 @@ pub struct Store {
     /// (`dict_base` of them), then those its pending records added.
     dict: Arc<roving::Dictionary>,
     dict_base: usize,
+    /// What grows `dict` from the records this store writes.
+    learner: roving::dictionary::Learner,
 }
 
 /// A record lent by a store and kept alive by itself: the committed bytes
@@ -288,6 +290,7 @@ impl Store {
             max_value: MAX_VALUE_LEN,
             txn: None,
             dict: Arc::new(roving::Dictionary::new()),
+            learner: roving::dictionary::Learner::new(),
             dict_base: 0,
         }
         .adopting_dict())
@@ -951,9 +954,11 @@ impl Store {
     }
 
     /// Adds the shapes the document `enc` wrote itself (not those of the
-    /// store's dictionary) to the store's dictionary: the next flush
-    /// commits them with the records, and later records refer to them.
-    /// Call it before finishing a document written against
+    /// store's dictionary) to the store's dictionary, and the value strings
+    /// that have now recurred in a few records (see
+    /// [`Learner`](roving::dictionary::Learner)): the next flush commits
+    /// them with the records, and later records refer to them. Call it
+    /// before finishing a document written against
     /// [`dictionary`](Store::dictionary), then put the document. Once the
     /// dictionary's base reaches
     /// [`AUTO_GROWTH_MAX_BASE`](roving::dictionary::AUTO_GROWTH_MAX_BASE)
@@ -961,7 +966,7 @@ impl Store {
     /// it): later shapes stay in their records.
     pub fn grow_dictionary(&mut self, enc: &roving::Encoder) {
         if self.dict.base_len() < roving::dictionary::AUTO_GROWTH_MAX_BASE {
-            enc.grow_dictionary(Arc::make_mut(&mut self.dict));
+            self.learner.learn(enc, Arc::make_mut(&mut self.dict));
         }
     }
 
@@ -1030,6 +1035,7 @@ impl Store {
     fn compact_in_transaction(&mut self) -> Result<u64> {
         let snap = self.snapshot()?.clone();
         let mut dict = (*self.dict).clone();
+        let mut learner = roving::dictionary::Learner::new();
         let mut scratch = Vec::new();
         let mut enc = roving::Encoder::new();
         let mut buf = Vec::with_capacity(SCAN_CHUNK);
@@ -1053,9 +1059,7 @@ impl Store {
                     enc.use_dictionary(&dict);
                     enc.write_value(doc.root())?;
                     if pass == 0 {
-                        if dict.base_len() < roving::dictionary::AUTO_GROWTH_MAX_BASE {
-                            enc.grow_dictionary(&mut dict);
-                        }
+                        learner.learn(&enc, &mut dict);
                         continue;
                     }
                     let out = enc.finish_reset()?;

@@ -288,3 +288,101 @@ fn the_dictionary_stops_growing_at_its_base_limit() {
     }
     assert_eq!(s.verify().unwrap(), 200);
 }
+
+/// `{"n": n, "state": state}` written against the store's dictionary.
+fn record_with_state(store: &mut Store, n: i64, state: &str) -> Vec<u8> {
+    let mut enc = Encoder::with_dictionary(store.dictionary());
+    enc.begin_map().unwrap();
+    enc.key("n").unwrap();
+    enc.i64(n).unwrap();
+    enc.key("state").unwrap();
+    enc.str(state).unwrap();
+    enc.end_map().unwrap();
+    store.grow_dictionary(&enc);
+    enc.finish().unwrap()
+}
+
+fn state_of(store: &Store, key: &str) -> (i64, String) {
+    let doc = store.get(key).unwrap().unwrap();
+    let root = doc.root();
+    (
+        root.get("n").and_then(|v| v.as_i64()).unwrap(),
+        root.get("state")
+            .and_then(|v| v.as_str())
+            .unwrap()
+            .to_owned(),
+    )
+}
+
+/// A value that many records repeat becomes a dictionary entry, committed
+/// with them: later records refer to it, and every record reads the same
+/// after reopening.
+#[test]
+fn a_recurring_value_becomes_a_dictionary_string() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.rvs");
+    let state = |i: i64| {
+        if i % 2 == 0 {
+            "shipped to the customer"
+        } else {
+            format!("unique {i}").leak()
+        }
+    };
+    let mut sizes = Vec::new();
+    {
+        let mut s = Store::open(&path, &StoreOptions::default()).unwrap();
+        for i in 0..100 {
+            let r = record_with_state(&mut s, i, state(i));
+            sizes.push(r.len());
+            s.put(&format!("k{i:03}"), r).unwrap();
+        }
+        s.flush().unwrap();
+    }
+    let s = Store::open(&path, &StoreOptions::default()).unwrap();
+    let strings: Vec<&str> = s
+        .dictionary()
+        .entries()
+        .iter()
+        .filter_map(|e| match e {
+            roving::dictionary::Entry::Str(s) => Some(s.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(strings, vec!["shipped to the customer"]);
+    assert!(sizes[98] + 20 <= sizes[0], "{sizes:?}");
+    for i in 0..100 {
+        assert_eq!(state_of(&s, &format!("k{i:03}")), (i, state(i).to_owned()));
+    }
+    assert_eq!(s.verify().unwrap(), 100);
+}
+
+/// `compact` learns recurring values too: a store written without a
+/// dictionary gets the shape and the value as entries, and reads the same.
+#[test]
+fn compact_learns_recurring_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Store::open(dir.path().join("s.rvs"), &StoreOptions::default()).unwrap();
+    for i in 0..50 {
+        let mut enc = Encoder::new();
+        enc.begin_map().unwrap();
+        enc.key("n").unwrap();
+        enc.i64(i).unwrap();
+        enc.key("state").unwrap();
+        enc.str("waiting for the courier").unwrap();
+        enc.end_map().unwrap();
+        s.put(&format!("k{i:03}"), enc.finish().unwrap()).unwrap();
+    }
+    s.flush().unwrap();
+    assert_eq!(s.compact().unwrap(), 50);
+    let entries = s.dictionary().entries();
+    assert_eq!(entries.len(), 2, "the shape and the string");
+    assert!(entries.contains(&roving::dictionary::Entry::Str(
+        "waiting for the courier".to_owned()
+    )));
+    for i in 0..50 {
+        assert_eq!(
+            state_of(&s, &format!("k{i:03}")),
+            (i, "waiting for the courier".to_owned())
+        );
+    }
+}

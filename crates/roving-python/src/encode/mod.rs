@@ -619,11 +619,15 @@ impl<'py, 'd> State<'py, 'd> {
 /// Encodes `obj` and passes the document's bytes to `f` (the stream
 /// writer frames them into its buffer: no `bytes` object per record).
 /// With `dict`, the document is written against it (maps of its shapes
-/// refer to it) and `dict` learns the document's other shapes.
+/// refer to it) and `dict` learns the document's other shapes, or what
+/// the learner given with it learns from the document.
 pub(crate) fn encode_with<R>(
     obj: &Bound<'_, PyAny>,
     options: &EncodeOptions,
-    dict: Option<&mut roving::Dictionary>,
+    dict: Option<(
+        &mut roving::Dictionary,
+        Option<&mut roving::dictionary::Learner>,
+    )>,
     f: impl FnOnce(&[u8]) -> R,
 ) -> PyResult<R> {
     // A bound encoder keeps its dictionary's base between documents in
@@ -634,14 +638,16 @@ pub(crate) fn encode_with<R>(
         &ENCODER
     };
     with_encoder_in(cell, obj.py(), options, |st| {
-        if let Some(d) = dict.as_deref() {
+        if let Some((d, _)) = &dict {
             st.enc.use_dictionary(d);
         }
         // SAFETY: `obj` is a live object the caller holds for the whole call.
         unsafe { st.value(obj.as_ptr(), 0) }?;
         note_size(st.enc.len());
-        if let Some(d) = dict {
-            st.enc.grow_dictionary(d);
+        match dict {
+            Some((d, Some(learner))) => learner.learn(&st.enc, d),
+            Some((d, None)) => st.enc.grow_dictionary(d),
+            None => {}
         }
         st.enc.finish_with(f).map_err(Box::<Fail>::from)
     })

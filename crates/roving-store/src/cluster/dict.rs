@@ -174,15 +174,16 @@ impl ClusterStore {
     }
 
     /// Adds the shapes the document `enc` wrote itself to the store's
-    /// dictionary: the next flush appends them to the cluster's before
-    /// writing the records. Does nothing with
+    /// dictionary, and the value strings that have now recurred in a few
+    /// records (see [`Learner`](roving::dictionary::Learner)): the next
+    /// flush appends them to the cluster's before writing the records. Does nothing with
     /// [`ClusterOptions::dictionary`](super::ClusterOptions::dictionary)
     /// false, or once the dictionary's base reaches
     /// [`AUTO_GROWTH_MAX_BASE`](roving::dictionary::AUTO_GROWTH_MAX_BASE)
     /// bytes (later shapes stay in their records).
     pub fn grow_dictionary(&mut self, enc: &roving::Encoder) {
         if self.opts.dictionary && self.ours.base_len() < roving::dictionary::AUTO_GROWTH_MAX_BASE {
-            enc.grow_dictionary(Arc::make_mut(&mut self.ours));
+            self.learner.learn(enc, Arc::make_mut(&mut self.ours));
         }
     }
 

@@ -135,6 +135,8 @@ pub struct ClusterStore {
     /// first `base` entries, then the entries this client added since.
     ours: Arc<Dictionary>,
     base: usize,
+    /// What grows `ours` from the records this client writes.
+    learner: roving::dictionary::Learner,
 }
 
 /// The connections and the slot map.
@@ -432,6 +434,7 @@ impl ClusterStore {
             cache: Mutex::new(dict::Cache::default()),
             ours: Arc::new(Dictionary::new()),
             base: 0,
+            learner: roving::dictionary::Learner::new(),
         };
         if !opts.readonly && opts.dictionary {
             // A writer starts from the dictionary's entries, so that its

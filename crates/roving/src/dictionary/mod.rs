@@ -45,6 +45,7 @@
 
 mod bytes;
 mod hash;
+mod learn;
 mod open;
 
 use hashbrown::HashMap;
@@ -52,6 +53,7 @@ use hashbrown::HashMap;
 use crate::encode::Encoder;
 use crate::error::{Error, ErrorKind, Result};
 
+pub use learn::{Learner, LEARN_AFTER, LEARN_MAX_BASE, LEARN_MAX_LEN, LEARN_MIN_LEN};
 pub use open::resolve;
 
 /// The base length (see [`Dictionary::base_len`]) past which the

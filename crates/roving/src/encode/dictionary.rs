@@ -58,6 +58,7 @@ impl Encoder {
             }
         }
         self.reset();
+        self.track_strs = true;
         if dict.is_empty() {
             return;
         }
@@ -94,6 +95,7 @@ impl Encoder {
             return self.reset();
         };
         self.out.truncate(b.base_len);
+        self.own_strs.clear();
         self.slots.clear();
         self.keys.clear();
         self.frames.clear();
@@ -158,6 +160,18 @@ impl Encoder {
             self.grow_dictionary(dict);
         }
         self.finish()
+    }
+
+    /// The value strings a document written against a dictionary (see
+    /// [`use_dictionary`](Self::use_dictionary)) wrote itself, not those
+    /// of the dictionary, each once, in the order first written: what a
+    /// [`Learner`](crate::dictionary::Learner) counts. Empty for an
+    /// encoder not set up with a dictionary.
+    pub fn own_value_strings(&self) -> impl Iterator<Item = &str> + '_ {
+        self.own_strs.iter().filter_map(|&pos| {
+            // Records this encoder wrote from `&str`s: valid UTF-8.
+            str_record(&self.out, pos).and_then(|b| std::str::from_utf8(b).ok())
+        })
     }
 
     /// The keys of the shapes the document wrote (not the base's).

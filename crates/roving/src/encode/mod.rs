@@ -188,6 +188,13 @@ pub struct Encoder {
     /// The dictionary entries of an encoder made by
     /// [`Encoder::with_dictionary`] (until reset).
     bound: Option<dictionary::Bound>,
+    /// Whether `own_strs` is kept: set by `use_dictionary` (even for an
+    /// empty dictionary), cleared by `reset`.
+    track_strs: bool,
+    /// The value strings of a document written against a dictionary that
+    /// it wrote as records (not found in the base): their records'
+    /// offsets, for [`Encoder::own_value_strings`].
+    own_strs: Vec<usize>,
     /// Scratch space of [`Encoder::array_str`] (once used).
     str_scratch: Option<Box<str_array::StrListScratch>>,
 }
@@ -246,6 +253,8 @@ impl Encoder {
             marked: std::sync::atomic::AtomicUsize::new(0),
             scratch: Vec::new(),
             bound: None,
+            track_strs: false,
+            own_strs: Vec::new(),
             str_scratch: None,
         }
     }
@@ -309,6 +318,8 @@ impl Encoder {
         self.version = VERSION_1;
         *self.marked.get_mut() = 0;
         self.bound = None;
+        self.track_strs = false;
+        self.own_strs.clear();
         self.generation = next_generation();
     }
 

@@ -124,7 +124,12 @@ impl Encoder {
         if s.is_empty() {
             return self.place(Pending::special(SPECIAL_EMPTY_STR));
         }
+        let end = self.out.len();
         let pos = self.strings.intern(&mut self.out, s.as_bytes());
+        if pos >= end && self.track_strs {
+            // A new record (see `own_value_strings`).
+            self.own_strs.push(pos);
+        }
         self.place(Pending::record(pos))
     }
 

@@ -96,6 +96,21 @@ def test_other_lists_keep_their_slots(xs: list[Any]) -> None:
     same(roving.loads(b), xs)
 
 
+@pytest.mark.parametrize(
+    "xs", [[1, 2, 3], [0, 255], [-1, 40000], [2**64 - 1, 0], [-(2**63), 2**63 - 1], [1.5, 2.0]]
+)
+def test_typed_int_lists_from_number_arrays(xs: list[Any]) -> None:
+    b = roving.dumps({"a": xs, "b": xs})
+    if all(isinstance(x, int) for x in xs):
+        out = roving.loads(b, type=dict[str, list[int]])
+        assert out == {"a": xs, "b": xs}
+        assert all(type(x) is int for x in out["a"])
+        assert out["a"] is out["b"]  # one record, one list
+    else:
+        with pytest.raises(roving.ValidationError, match=r"\$\.a\[0\]|expected int"):
+            roving.loads(b, type=dict[str, list[int]])
+
+
 def test_shared_number_lists_stay_shared() -> None:
     inner = [0.5, 1.5]
     out = roving.loads(roving.dumps([inner, inner, [inner]]))

@@ -1230,7 +1230,11 @@ impl<'py, 'a> Decoder<'py, 'a> {
     /// tight loop per element type, each element's bytes read and made a
     /// Python int or float directly.
     #[inline(never)]
-    fn numbers(&mut self, off: Option<usize>, numbers: Numbers<'a>) -> PyResult<Bound<'py, PyAny>> {
+    pub(crate) fn numbers(
+        &mut self,
+        off: Option<usize>,
+        numbers: Numbers<'a>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         use roving::layout::{ElemType as E, NumElem};
         let py = self.py;
         let n = numbers.len();

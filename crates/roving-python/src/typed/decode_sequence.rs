@@ -89,6 +89,13 @@ impl<'py, 'a, 'p> TypedDecoder<'py, 'a, 'p> {
         let py = self.py();
         match v {
             Value::Array(a) => self.memoized(plan, a.offset(), |s| {
+                // A list of ints stored as a number array: made in one loop,
+                // as `loads` makes it (no plan dispatch per element).
+                if let (Plan::List { item }, Some(nums)) = (plan, a.numbers()) {
+                    if matches!(**item, Plan::Int) && !nums.elem().is_float() {
+                        return s.decoder.numbers(None, nums).map_err(decode_fail);
+                    }
+                }
                 let mut elems = Elements::of(a);
                 let n = elems.len();
                 if let Plan::Tuple { items } = plan {

@@ -26,6 +26,11 @@ SHAPE = 5 * BATCH  # records per map shape
 # Distinct shapes, used in turn: few enough that the store's dictionary
 # (which stops growing at a 1 KiB base) takes every one of them.
 SHAPES = 40
+# A value that 3 batches of records repeat ("state <n>", n cycling through
+# STATES values): the dictionary learns each as a string entry, in the
+# commit of the batch whose records have written it three times.
+STATE = 3 * BATCH
+STATES = 30
 
 # The writer: continues from what is committed, flushes batches of BATCH
 # records plus a "meta" record (every other batch in a transaction), and
@@ -39,7 +44,7 @@ sys.path[:0] = {paths!r}
 from roving._store import Store
 
 def record(i):
-    return {{"i": i, "payload": ("%d:" % i) * (i % 97), "big": "b" * (5000 if i % 13 == 0 else 0), "shape%d" % (i // {shape} % {shapes}): i}}
+    return {{"i": i, "payload": ("%d:" % i) * (i % 97), "big": "b" * (5000 if i % 13 == 0 else 0), "state": "state %02d" % (i // {state} % {states}), "shape%d" % (i // {shape} % {shapes}): i}}
 
 s = Store(sys.argv[1])
 n = len(s) - (1 if "meta" in s else 0)
@@ -70,6 +75,7 @@ def record(i: int) -> dict[str, object]:
         "i": i,
         "payload": f"{i}:" * (i % 97),
         "big": "b" * (5000 if i % 13 == 0 else 0),
+        "state": f"state {i // STATE % STATES:02d}",
         f"shape{i // SHAPE % SHAPES}": i,
     }
 
@@ -80,7 +86,11 @@ def test_sigkill_never_loses_a_flushed_record(tmp_path: Path) -> None:
 
     pkg_dir = str(Path(roving.__file__).parent.parent)
     script = tmp_path / "writer.py"
-    script.write_text(WRITER.format(paths=[pkg_dir], batch=BATCH, shape=SHAPE, shapes=SHAPES))
+    script.write_text(
+        WRITER.format(
+            paths=[pkg_dir], batch=BATCH, shape=SHAPE, shapes=SHAPES, state=STATE, states=STATES
+        )
+    )
     rng = random.Random(20240611)
     start = time.monotonic()
     checked_up_to = 0  # records verified in earlier rounds (they never change)
@@ -108,9 +118,12 @@ def test_sigkill_never_loses_a_flushed_record(tmp_path: Path) -> None:
     s = Store(path, readonly=True)
     n = s["meta"]["count"]
     assert all(s[f"r{i:07d}"] == record(i) for i in range(n))
-    # The shapes were committed to the store's dictionary with the records
-    # (those of the batches under way when killed may be there too).
+    # The shapes (and states) were committed to the store's dictionary with
+    # the records (those of the batches under way when killed may be there
+    # too).
     entries = s._dictionary_len
-    assert min((n - 1) // SHAPE + 1, SHAPES) <= entries, (n, entries)
+    # Once three records were flushed, "state 00" (their value) is one.
+    shapes, states = min((n - 1) // SHAPE + 1, SHAPES), (1 if n >= 3 else 0)
+    assert shapes + states <= entries, (n, entries)
     s.close()
     print(f"{KILLS} kills in {elapsed:.1f} s, {n} records flushed, {entries} dictionary entries")

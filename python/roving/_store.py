@@ -118,9 +118,9 @@ class Store(_Store, FlushesUnsaved, MutableMapping):  # type: ignore[type-arg]
       the file, committed with the records that need it): the keys of each
       map shape are stored once per store, not once per record, and so is
       a string value of 4 to 96 bytes once three records have repeated it
-      (a status, a type name), while the strings take under 512 bytes. Stores
-      written before it existed read as before; ``compact()`` rewrites their
-      records against it. ``False`` writes self-contained records. A flush
+      (a status, a type name), while the dictionary takes under 512 bytes.
+      Stores written before it existed read as before; ``compact()``
+      rewrites their records against it. ``False`` writes self-contained records. A flush
       commits the dictionary entries its records need with them; two
       processes that add entries at once both do so correctly. Reading a
       record copies and checks the dictionary's bytes too, so it stops

@@ -149,3 +149,66 @@ fn many_distinct_strings_keep_the_learner_bounded_and_working() {
     }
     assert_eq!(strings(&dict), vec!["now it recurs"]);
 }
+
+/// A list of new strings packed into a string array record rewrites their
+/// records in place: none of them, and no bytes of the array, is learnt.
+#[test]
+fn strings_packed_into_a_string_array_are_not_counted() {
+    let mut dict = Dictionary::new();
+    let mut learner = Learner::new();
+    let words: Vec<String> = (0..10).map(|i| format!("привет, мир номер {i}")).collect();
+    let mut docs = Vec::new();
+    for _ in 0..5 {
+        let mut enc = Encoder::with_dictionary(&dict);
+        enc.begin_array().unwrap();
+        for w in &words {
+            enc.str(w).unwrap();
+        }
+        enc.end_array().unwrap();
+        learner.learn(&enc, &mut dict);
+        docs.push(enc.finish().unwrap());
+    }
+    assert!(strings(&dict).is_empty(), "{:?}", dict.entries());
+    for d in &docs {
+        let mut scratch = Vec::new();
+        let doc = Document::open_with(d, &dict, &mut scratch).unwrap();
+        let got: Vec<&str> = doc
+            .root()
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        assert_eq!(got, words);
+    }
+}
+
+/// A document counts once for a string, however often it writes it, even
+/// when the string table (bounded before a dictionary has entries) forgets
+/// the string between two uses and writes it again.
+#[test]
+fn one_long_document_counts_once() {
+    let mut dict = Dictionary::new();
+    let mut learner = Learner::new();
+    let mut enc = Encoder::with_dictionary(&dict);
+    enc.begin_array().unwrap();
+    // Three-byte strings, too short to be candidates (which would fill
+    // the learner's table and make it start over).
+    let short = |i: u32| -> String {
+        let c = |d: u32| char::from(b'!' + (d % 94) as u8);
+        [c(i), c(i / 94), c(i / 94 / 94)].iter().collect()
+    };
+    for copy in 0..LEARN_AFTER {
+        enc.str("written by one document only").unwrap();
+        // Enough new strings for the table to turn over twice, with ints
+        // between them (so that the array is not packed).
+        for i in 0..140_000u32 {
+            enc.str(&short(copy * 140_000 + i)).unwrap();
+            enc.i64(i64::from(i)).unwrap();
+        }
+    }
+    enc.end_array().unwrap();
+    learner.learn(&enc, &mut dict);
+    enc.finish().unwrap();
+    assert!(strings(&dict).is_empty(), "{:?}", strings(&dict));
+}

@@ -33,7 +33,8 @@ const MAX_CANDIDATES: usize = 4096;
 /// [`LEARN_MIN_LEN`]..=[`LEARN_MAX_LEN`] bytes that [`LEARN_AFTER`]
 /// documents have now written (a status, a type name, a hash that many
 /// records repeat), so that later documents refer to them instead of
-/// carrying them. The base stops growing at [`AUTO_GROWTH_MAX_BASE`]
+/// carrying them. (Strings of a list stored as a string array record are
+/// not counted: that record holds its strings' bytes itself.) The base stops growing at [`AUTO_GROWTH_MAX_BASE`]
 /// bytes, and strings at [`LEARN_MAX_BASE`].
 ///
 /// ```
@@ -59,8 +60,12 @@ const MAX_CANDIDATES: usize = 4096;
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct Learner {
-    /// Documents that wrote each candidate string so far.
-    counts: HashMap<Box<str>, u32>,
+    /// For each candidate string: the documents that wrote it so far, and
+    /// the number of the last one (a document counts once, however many
+    /// records it wrote of the string).
+    counts: HashMap<Box<str>, (u32, u64)>,
+    /// Documents learnt from.
+    docs: u64,
 }
 
 impl Learner {
@@ -78,14 +83,19 @@ impl Learner {
             return;
         }
         enc.grow_dictionary(dict);
+        self.docs += 1;
+        let doc = self.docs;
         for s in enc.own_value_strings() {
             if !(LEARN_MIN_LEN..=LEARN_MAX_LEN).contains(&s.len())
                 || dict.base_len() + s.len() + 2 > LEARN_MAX_BASE
             {
                 continue;
             }
-            if let Some(n) = self.counts.get_mut(s) {
-                *n += 1;
+            if let Some((n, last)) = self.counts.get_mut(s) {
+                if *last == doc {
+                    continue;
+                }
+                (*n, *last) = (*n + 1, doc);
                 if *n >= LEARN_AFTER {
                     self.counts.remove(s);
                     // A string of a document is a valid entry.
@@ -96,7 +106,7 @@ impl Learner {
             if self.counts.len() >= MAX_CANDIDATES {
                 self.counts.clear();
             }
-            self.counts.insert(s.into(), 1);
+            self.counts.insert(s.into(), (1, doc));
         }
     }
 }

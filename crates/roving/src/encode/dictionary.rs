@@ -163,10 +163,13 @@ impl Encoder {
     }
 
     /// The value strings a document written against a dictionary (see
-    /// [`use_dictionary`](Self::use_dictionary)) wrote itself, not those
-    /// of the dictionary, each once, in the order first written: what a
-    /// [`Learner`](crate::dictionary::Learner) counts. Empty for an
-    /// encoder not set up with a dictionary.
+    /// [`use_dictionary`](Self::use_dictionary)) wrote as records of its
+    /// own, not those of the dictionary, in the order written: what a
+    /// [`Learner`](crate::dictionary::Learner) counts. A string is listed
+    /// once, unless the document is long enough for the string table to
+    /// forget it between two of its uses (section 7 of FORMAT.md); strings
+    /// packed into a string array record (section 6.15) are not listed.
+    /// Empty for an encoder not set up with a dictionary.
     pub fn own_value_strings(&self) -> impl Iterator<Item = &str> + '_ {
         self.own_strs.iter().filter_map(|&pos| {
             // Records this encoder wrote from `&str`s: valid UTF-8.

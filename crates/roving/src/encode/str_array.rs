@@ -87,6 +87,10 @@ impl Encoder {
         if at_once {
             self.strings.retain_before(out_start, n);
         }
+        // Nor are they string records the document wrote any more (their
+        // offsets are the last of `own_strs`, in order).
+        let kept = self.own_strs.partition_point(|&p| p < out_start);
+        self.own_strs.truncate(kept);
         let (mut at, mut dst) = (out_start, out_start);
         for &len in &lens {
             if !at_once {

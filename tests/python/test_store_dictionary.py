@@ -118,15 +118,22 @@ s.close()
 ROUNDS = 60
 
 
+def store_target(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest, name: str
+) -> tuple[list[Any], dict[str, Any]]:
+    """The arguments of a new store `name` on `backend` ("lmdb": a file in
+    `tmp_path`; "cluster": a fresh prefix on the session's Redis Cluster)."""
+    if backend == "lmdb":
+        return [str(tmp_path / f"{name}.rvs")], {}
+    cluster = request.getfixturevalue("redis_cluster")
+    return [cluster.urls], {"prefix": f"{name}-{time.time_ns()}:"}
+
+
 @pytest.mark.parametrize("backend", ["lmdb", "cluster"])
 def test_two_processes_grow_the_dictionary_at_once(
     tmp_path: Path, backend: str, request: pytest.FixtureRequest
 ) -> None:
-    if backend == "lmdb":
-        target: tuple[list[Any], dict[str, Any]] = ([str(tmp_path / "two.rvs")], {})
-    else:
-        cluster = request.getfixturevalue("redis_cluster")
-        target = ([cluster.urls], {"prefix": f"two-{time.time_ns()}:"})
+    target = store_target(backend, tmp_path, request, "two")
     go = tmp_path / "go"
     script = tmp_path / "writer.py"
     pkg_dir = str(Path(roving.__file__).parent.parent)
@@ -155,11 +162,7 @@ def state_record(i: int) -> dict[str, object]:
 def test_recurring_values_become_dictionary_strings(
     tmp_path: Path, backend: str, request: pytest.FixtureRequest
 ) -> None:
-    if backend == "lmdb":
-        target: tuple[list[Any], dict[str, Any]] = ([str(tmp_path / "s.rvs")], {})
-    else:
-        cluster = request.getfixturevalue("redis_cluster")
-        target = ([cluster.urls], {"prefix": f"rec-{time.time_ns()}:"})
+    target = store_target(backend, tmp_path, request, "rec")
     with Store(*target[0], **target[1]) as s:
         for i in range(300):
             s[f"k{i:03}"] = state_record(i)

@@ -57,7 +57,8 @@
 //! [`roving::Dictionary`]) of strings and map shapes that its records may
 //! refer to: [`Store::dictionary`], grown by [`Store::grow_dictionary`]
 //! as records are written against it (Python's `roving.Store` writes
-//! every value so). The entries a flush's records need are committed in
+//! every value so) with their shapes and the value strings they repeat
+//! ([`roving::dictionary::Learner`]). The entries a flush's records need are committed in
 //! the same write transaction, so a record never outlives them; a flush
 //! that finds entries another process added meanwhile writes its records
 //! again against the merged dictionary. A store without a dictionary (one

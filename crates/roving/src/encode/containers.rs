@@ -67,6 +67,34 @@ pub(super) struct Frame {
     pub(super) out_start: usize,
 }
 
+/// Entries of `Encoder::key_guess` (direct-mapped by key record).
+pub(super) const KEY_GUESS: usize = 64;
+
+/// An entry of `Encoder::key_guess`: the last shape ended as the value of
+/// key record `key`, in the document `generation` (entries of another
+/// document are not used, so the table is never cleared).
+#[derive(Clone, Copy)]
+pub(super) struct KeyGuess {
+    key: usize,
+    shape: u32,
+    generation: u64,
+}
+
+impl KeyGuess {
+    pub(super) const NONE: KeyGuess = KeyGuess {
+        key: usize::MAX,
+        shape: NO_GUESS,
+        generation: 0,
+    };
+}
+
+/// The entry of `Encoder::key_guess` for key record `key`.
+#[inline(always)]
+fn key_guess_slot(key: usize) -> usize {
+    (key as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) as usize
+        >> (usize::BITS - KEY_GUESS.trailing_zeros())
+}
+
 /// `Frame::guess` of a frame without a (still valid) prediction.
 pub(super) const NO_GUESS: u32 = u32::MAX;
 
@@ -105,11 +133,12 @@ impl Encoder {
             }
         }
         let guess = match kind {
-            FrameKind::Map if self.predict => self
-                .depth_guess
-                .get(self.frames.len())
-                .copied()
-                .unwrap_or(NO_GUESS),
+            FrameKind::Map if self.predict => self.key_guess().unwrap_or_else(|| {
+                self.depth_guess
+                    .get(self.frames.len())
+                    .copied()
+                    .unwrap_or(NO_GUESS)
+            }),
             _ => NO_GUESS,
         };
         let (guess_keys, guess_len) = match self.shapes.get(guess as usize) {
@@ -135,6 +164,31 @@ impl Encoder {
         let outer = std::mem::replace(&mut self.top, inner);
         self.frames.push(outer);
         Ok(())
+    }
+
+    /// The key record of the open map's key whose value is being written
+    /// (`None` unless the open container is a map expecting a value).
+    #[inline(always)]
+    fn value_key(&self) -> Option<usize> {
+        let f = &self.top;
+        if f.state != MAP_VALUE {
+            return None;
+        }
+        if f.guess != NO_GUESS && f.matched > 0 {
+            // Matched keys of a guess are counted, not pushed.
+            let at = f.guess_keys + f.matched as usize - 1;
+            return self.shape_keys.get(at).map(|k| k.record);
+        }
+        self.keys.get(f.keys_start..)?.last().copied()
+    }
+
+    /// The shape last ended under the key whose value a new map is (see
+    /// `Encoder::key_guess`), if any in this document.
+    #[inline(always)]
+    fn key_guess(&self) -> Option<u32> {
+        let key = self.value_key()?;
+        let e = self.key_guess[key_guess_slot(key)];
+        (e.key == key && e.generation == self.generation).then_some(e.shape)
     }
 
     /// Starts an array; write its elements, then [`Encoder::end_array`].
@@ -212,14 +266,17 @@ impl Encoder {
             } else {
                 self.shape(&frame)
             };
-            if !guessed {
-                // (A guessed shape came from `depth_guess` at this depth,
-                // where no map has ended since: it is there already.)
-                let depth = self.frames.len();
-                if depth >= self.depth_guess.len() {
-                    self.depth_guess.resize(depth + 1, NO_GUESS);
-                }
-                self.depth_guess[depth] = shape;
+            let depth = self.frames.len();
+            if depth >= self.depth_guess.len() {
+                self.depth_guess.resize(depth + 1, NO_GUESS);
+            }
+            self.depth_guess[depth] = shape;
+            if let Some(key) = self.value_key() {
+                self.key_guess[key_guess_slot(key)] = KeyGuess {
+                    key,
+                    shape,
+                    generation: self.generation,
+                };
             }
             let Some(info) = self.shapes.get(shape as usize) else {
                 return Err(encoder_state_error("unknown shape"));

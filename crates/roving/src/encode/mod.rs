@@ -165,6 +165,11 @@ pub struct Encoder {
     /// [`Encoder::key_record`]). Boxed so that an `Encoder` stays small
     /// to move.
     key_cache: Box<[KeyCacheEntry; KEY_CACHE]>,
+    /// By the key a map is the value of (its key record), the last shape
+    /// ended there: the guess for the next map under that key (a record's
+    /// `"user"` is a user, whatever map ended last at that depth). See
+    /// [`containers::KeyGuess`].
+    key_guess: Box<[containers::KeyGuess; containers::KEY_GUESS]>,
     /// The root value, once written.
     root: Option<Pending>,
     /// The document's number (see [`next_generation`]), carried by its
@@ -245,6 +250,7 @@ impl Encoder {
             shape_index: hashbrown::HashTable::new(),
             depth_guess: Vec::new(),
             key_cache: Box::new([KeyCacheEntry::default(); KEY_CACHE]),
+            key_guess: Box::new([containers::KeyGuess::NONE; containers::KEY_GUESS]),
             root: None,
             generation: next_generation(),
             version: VERSION_1,

@@ -58,10 +58,10 @@
 //! refer to: [`Store::dictionary`], grown by [`Store::grow_dictionary`]
 //! as records are written against it (Python's `roving.Store` writes
 //! every value so) with their shapes and the value strings they repeat
-//! ([`roving::dictionary::Learner`]). The entries a flush's records need are committed in
-//! the same write transaction, so a record never outlives them; a flush
-//! that finds entries another process added meanwhile writes its records
-//! again against the merged dictionary. A store without a dictionary (one
+//! ([`roving::dictionary::Learner`]). The entries a flush's records need
+//! are committed in the same write transaction, so a record never
+//! outlives them; a flush that finds entries another process added
+//! meanwhile writes its records again against the merged dictionary. A store without a dictionary (one
 //! written before it existed) reads as before; [`Store::compact`]
 //! rewrites its records against it. A record written against the
 //! dictionary reads as the dictionary's base followed by its own bytes:

@@ -176,7 +176,8 @@ impl ClusterStore {
     /// Adds the shapes the document `enc` wrote itself to the store's
     /// dictionary, and the value strings that have now recurred in a few
     /// records (see [`Learner`](roving::dictionary::Learner)): the next
-    /// flush appends them to the cluster's before writing the records. Does nothing with
+    /// flush appends them to the cluster's before writing the records.
+    /// Does nothing with
     /// [`ClusterOptions::dictionary`](super::ClusterOptions::dictionary)
     /// false, or once the dictionary's base reaches
     /// [`AUTO_GROWTH_MAX_BASE`](roving::dictionary::AUTO_GROWTH_MAX_BASE)

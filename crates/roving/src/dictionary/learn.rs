@@ -34,8 +34,9 @@ const MAX_CANDIDATES: usize = 4096;
 /// documents have now written (a status, a type name, a hash that many
 /// records repeat), so that later documents refer to them instead of
 /// carrying them. (Strings of a list stored as a string array record are
-/// not counted: that record holds its strings' bytes itself.) The base stops growing at [`AUTO_GROWTH_MAX_BASE`]
-/// bytes, and strings at [`LEARN_MAX_BASE`].
+/// not counted: that record holds its strings' bytes itself.) The base
+/// stops growing at [`AUTO_GROWTH_MAX_BASE`] bytes, and strings at
+/// [`LEARN_MAX_BASE`].
 ///
 /// ```
 /// use roving::dictionary::{Dictionary, Learner};

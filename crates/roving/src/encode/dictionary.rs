@@ -71,6 +71,8 @@ impl Encoder {
         }
         let base_len = self.out.len();
         *self.marked.get_mut() = base_len;
+        // The log starts after the base: its strings stay.
+        self.strings.set_logging(true);
         self.bound = Some(Bound {
             count: dict.len() as u64,
             id: dict.id(),
@@ -101,15 +103,25 @@ impl Encoder {
         self.frames.clear();
         self.top = super::containers::ROOT_FRAME;
         let added = self.strings.len().saturating_sub(b.strings);
-        if added > 0 {
+        // A small document's strings are taken out one by one (the log
+        // lists them); a larger one's in a pass over the table.
+        if added > 0 && !self.strings.forget_logged() {
             self.strings.retain_before(b.base_len, added);
         }
+        self.strings.clear_log();
         if self.shapes.len() > b.shapes {
             self.shapes.truncate(b.shapes);
             self.shape_keys.truncate(b.shape_keys);
             self.shape_index.retain(|e| (e.1 as usize) < b.shapes);
         }
-        self.depth_guess.clear();
+        // A guess of a base shape stays good for the next document (small
+        // documents against a dictionary mostly repeat their shapes); one
+        // of this document's own shapes is gone.
+        for guess in &mut self.depth_guess {
+            if *guess as usize >= b.shapes {
+                *guess = super::containers::NO_GUESS;
+            }
+        }
         self.root = None;
         self.version = VERSION_1;
         *self.marked.get_mut() = b.base_len;

@@ -307,6 +307,7 @@ impl Encoder {
         self.top = ROOT_FRAME;
         self.strings.clear();
         self.strings.set_bounded(true);
+        self.strings.set_logging(false);
         strings::clear_table(&mut self.shape_index, 1024, |e| e.0);
         self.shapes.clear();
         self.shape_keys.clear();

@@ -93,7 +93,20 @@ pub(super) struct StringTable {
     /// Most slots: [`MAX_SLOTS`], lowered by tests, or none for an encoder
     /// bound to a dictionary (see [`Self::set_bounded`]).
     max_slots: usize,
+    /// While logging (see [`Self::set_logging`]): the hash and record of
+    /// each string added since the log was last cleared, up to
+    /// [`LOG_MAX`], so that [`Self::forget_logged`] takes back a small
+    /// document's strings without a pass over the whole table.
+    log: Vec<(u64, usize)>,
+    /// Whether strings added are logged.
+    logging: bool,
+    /// Whether more strings were added than the log holds (or the table
+    /// went wide): the log no longer lists them all.
+    log_full: bool,
 }
+
+/// Most strings [`StringTable::log`] lists.
+const LOG_MAX: usize = 64;
 
 /// Tables of fewer slots than this stay in the cache (their control bytes
 /// and slots take 9 bytes each): [`StringTable::prefetch_hashed`] does nothing.
@@ -142,6 +155,9 @@ impl Default for StringTable {
             old_len: 0,
             turns: 0,
             max_slots: MAX_SLOTS,
+            log: Vec::new(),
+            logging: false,
+            log_full: false,
         }
     }
 }
@@ -472,6 +488,7 @@ impl StringTable {
         let used = self.len + self.removed;
         self.len = 0;
         self.removed = 0;
+        self.clear_log();
         if self.turns > 0 {
             self.turns = 0;
             self.old_len = 0;
@@ -588,7 +605,53 @@ impl StringTable {
         ctrl[i & mask] = c;
         slots[i & mask] = ((record as u64) << 32) | high;
         self.len += 1;
+        if self.logging {
+            self.log_added(h, record);
+        }
         record
+    }
+
+    /// Notes a string added to the table (see [`Self::log`]).
+    #[inline(always)]
+    fn log_added(&mut self, h: u64, record: usize) {
+        if self.log.len() < LOG_MAX {
+            self.log.push((h, record));
+        } else {
+            self.log_full = true;
+        }
+    }
+
+    /// Starts (or stops) logging the strings added, with an empty log:
+    /// for an encoder that takes back each document's strings (a bound
+    /// encoder's rewind, see [`Self::forget_logged`]).
+    pub(super) fn set_logging(&mut self, logging: bool) {
+        self.logging = logging;
+        self.clear_log();
+    }
+
+    /// Empties the log of strings added (they stay in the table).
+    pub(super) fn clear_log(&mut self) {
+        self.log.clear();
+        self.log_full = false;
+    }
+
+    /// Forgets the strings added since the log was cleared, if the log
+    /// lists them all, and empties it; false (forgetting nothing) if it
+    /// does not: then [`Self::retain_before`] has to.
+    pub(super) fn forget_logged(&mut self) -> bool {
+        if !self.logging || self.log_full || self.wide.is_some() || self.turns > 0 {
+            return false;
+        }
+        for &(h, record) in &self.log {
+            // A string already taken out (packed into a string array, see
+            // `Self::remove`) is not found again.
+            if remove_from(&mut self.slots, &mut self.ctrl, h, record) {
+                self.len -= 1;
+                self.removed += 1;
+            }
+        }
+        self.log.clear();
+        true
     }
 
     /// Forgets the string whose record is at `record` in `out` (one that
@@ -720,6 +783,7 @@ impl StringTable {
         w.insert_new(h, record);
         self.wide = Some(w);
         self.limit = 0;
+        self.log_full = true;
         record
     }
 }
@@ -958,6 +1022,48 @@ mod tests {
 
     /// Forgetting the strings written last at once, narrow or wide: they
     /// are written anew, the others found.
+    #[test]
+    fn logged_strings_are_forgotten_one_by_one() {
+        // (strings before the log starts, strings logged): a log that
+        // holds them all, and one that overflows (then nothing is
+        // forgotten and the caller makes a pass instead).
+        for (keep, added) in [(5usize, 3usize), (300, 40), (20, LOG_MAX + 1)] {
+            let mut t = StringTable::default();
+            let mut out = vec![0u8; 3];
+            let strings: Vec<String> = (0..keep + added).map(|i| format!("s{i}")).collect();
+            let mut records: Vec<usize> = strings[..keep]
+                .iter()
+                .map(|s| t.intern(&mut out, s.as_bytes()))
+                .collect();
+            t.set_logging(true);
+            records.extend(
+                strings[keep..]
+                    .iter()
+                    .map(|s| t.intern(&mut out, s.as_bytes())),
+            );
+            // A string found again is not logged twice.
+            t.intern(&mut out, strings[keep].as_bytes());
+            if added > LOG_MAX {
+                assert!(!t.forget_logged());
+                assert_eq!(t.len(), keep + added);
+                continue;
+            }
+            assert!(t.forget_logged());
+            assert_eq!(t.len(), keep);
+            let end = out.len();
+            for (i, s) in strings.iter().enumerate() {
+                let h = t.hash(s.as_bytes());
+                assert_eq!(t.contains(&out, s.as_bytes(), h), i < keep, "{i}");
+                let r = t.intern(&mut out, s.as_bytes());
+                if i < keep {
+                    assert_eq!(r, records[i], "{i} found");
+                } else {
+                    assert!(r >= end, "{i} written anew");
+                }
+            }
+        }
+    }
+
     #[test]
     fn strings_written_last_are_forgotten_at_once() {
         for (count, keep) in [(10usize, 3usize), (2000, 1500), (2000, 10)] {

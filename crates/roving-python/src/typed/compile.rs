@@ -206,6 +206,31 @@ fn too_deep() -> PyResult<TypeLevel> {
 
 /// The compiled plan of a type (cached).
 pub(crate) fn plan_for(tp: &Bound<'_, PyAny>) -> PyResult<Arc<Plan>> {
+    // The type of the last call of this thread, the common case (a loop
+    // decoding records of one type): found by identity, without hashing
+    // it. The strong reference keeps its address its own.
+    thread_local! {
+        static LAST: std::cell::RefCell<Option<(Py<PyAny>, Arc<Plan>)>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    let last = LAST.with(|l| match &*l.borrow() {
+        Some((t, plan)) if t.as_ptr() == tp.as_ptr() => Some(plan.clone()),
+        _ => None,
+    });
+    if let Some(plan) = last {
+        return Ok(plan);
+    }
+    let plan = plan_lookup(tp)?;
+    // Replacing the entry drops a reference to a type; its destructor
+    // (Python code) runs after the borrow ends.
+    let old = LAST.with(|l| l.replace(Some((tp.clone().unbind(), plan.clone()))));
+    drop(old);
+    Ok(plan)
+}
+
+/// [`plan_for`] without its one-entry cache: the plan of `tp` from the
+/// cache of plans by type, compiled (and cached) if new.
+fn plan_lookup(tp: &Bound<'_, PyAny>) -> PyResult<Arc<Plan>> {
     let py = tp.py();
     let ty = typing(py)?;
     let cache = ty.plans.bind(py);

@@ -369,6 +369,65 @@ def test_dataclasses_are_maps_of_their_fields() -> None:
     same(rt(Frozen(1, "z")), {"a": 1, "b": "z"})
 
 
+def test_dataclass_fields_read_as_getattr_reads_them() -> None:
+    """Fields come from the instance's __dict__ only where getattr would give
+    the same value: a property or __getattribute__ of the class still rules,
+    entries out of field order or not fields change nothing, and a field
+    missing from __dict__ falls back to the class attribute."""
+
+    @dataclasses.dataclass
+    class Reordered:
+        a: int
+        b: str
+        c: float = 0.5
+
+    r = Reordered(1, "x")
+    del r.a
+    r.extra = "not a field"  # type: ignore[attr-defined]
+    r.a = 7  # now after "b", "c" and "extra" in __dict__
+    del r.c  # the class default, 0.5
+    same(rt(r), {"a": 7, "b": "x", "c": 0.5})
+    same(rt([r, r]), [{"a": 7, "b": "x", "c": 0.5}] * 2)
+
+    @dataclasses.dataclass
+    class WithProperty:
+        a: int
+        b: int = 0
+
+    def get_b(self: Any) -> int:
+        return 99
+
+    def set_b(self: Any, v: int) -> None:
+        self.__dict__["b"] = v
+
+    w = WithProperty(1, 2)
+    same(rt(w), {"a": 1, "b": 2})
+    # A property added to the class after its instances were written.
+    WithProperty.b = property(get_b, set_b)  # type: ignore[assignment]
+    assert w.__dict__["b"] == 2 and w.b == 99
+    same(rt(w), {"a": 1, "b": 99})
+    same(rt(WithProperty(3, 4)), {"a": 3, "b": 99})
+
+    @dataclasses.dataclass
+    class Intercepted:
+        a: int
+
+        def __getattribute__(self, name: str) -> Any:
+            if name == "a":
+                return -1
+            return object.__getattribute__(self, name)
+
+    same(rt(Intercepted(5)), {"a": -1})
+
+    @dataclasses.dataclass
+    class Dunder:
+        a: int
+
+    d = Dunder(1)
+    d.__dict__.clear()
+    same(rt(d), {})
+
+
 def test_subclasses_of_builtins() -> None:
     class S(str):
         pass

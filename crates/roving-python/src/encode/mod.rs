@@ -460,7 +460,7 @@ impl<'py, 'd> State<'py, 'd> {
         let t = ob.get_type();
         if let Some(fields) = dataclass_fields(&t)? {
             if !ob.is_instance_of::<PyType>() {
-                return self.tracked_dataclass(&ob, parent_refs, fields);
+                return self.tracked_dataclass(&ob, parent_refs, &fields);
             }
         }
         // Enum members (including IntEnum/StrEnum) are written as their value.

@@ -110,16 +110,8 @@ impl Tables {
     fn clear(&mut self) {
         // Addresses and key ids are only meaningful during one call.
         self.keep.clear();
-        if self.memo.capacity() > KEEP_TABLE_MAX {
-            self.memo = IdMap::default();
-        } else {
-            self.memo.clear();
-        }
-        if self.keys.capacity() > KEEP_TABLE_MAX {
-            self.keys = IdMap::default();
-        } else {
-            self.keys.clear();
-        }
+        clear_map(&mut self.memo);
+        clear_map(&mut self.keys);
         if self.keep.capacity() > KEEP_TABLE_MAX {
             self.keep = Vec::new();
         }
@@ -135,6 +127,19 @@ impl Tables {
                 *s = Vec::new();
             }
         }
+    }
+}
+
+/// Empties `map`, keeping its memory unless it is large, or much larger
+/// than this call needed: clearing a table with entries writes all of its
+/// control bytes, so a table a big document grew would cost every small
+/// document after it that much (a 16K-entry memo: about 250 ns a call).
+fn clear_map<V>(map: &mut IdMap<usize, V>) {
+    let cap = map.capacity();
+    if cap > KEEP_TABLE_MAX || (cap > 64 && cap > map.len() * 8) {
+        *map = IdMap::default();
+    } else {
+        map.clear();
     }
 }
 

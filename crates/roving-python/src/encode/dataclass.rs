@@ -165,13 +165,17 @@ pub(super) fn dataclass_fields(t: &Bound<'_, PyType>) -> PyResult<Option<Arc<Dat
         }
     }
     let v = fields_of(t)?.map(Arc::new);
-    CACHE.with(|c| {
+    // The type is held, so its address stays its own. An entry replaced
+    // (its class changed) is dropped after the borrow ends.
+    let old = CACHE.with(|c| {
         let mut c = c.borrow_mut();
-        // The type is held, so its address stays its own.
         if c.len() < 4096 || c.contains_key(&key) {
-            c.insert(key, (t.clone().unbind(), v.clone()));
+            c.insert(key, (t.clone().unbind(), v.clone()))
+        } else {
+            None
         }
     });
+    drop(old);
     Ok(v)
 }
 

@@ -370,10 +370,10 @@ def test_dataclasses_are_maps_of_their_fields() -> None:
 
 
 def test_dataclass_fields_read_as_getattr_reads_them() -> None:
-    """Fields come from the instance's __dict__ only where getattr would give
-    the same value: a property or __getattribute__ of the class still rules,
+    """Fields are what getattr gives: a property or __getattribute__ of the
+    class rules (also one added after instances were written), __dict__
     entries out of field order or not fields change nothing, and a field
-    missing from __dict__ falls back to the class attribute."""
+    missing from __dict__ is the class attribute."""
 
     @dataclasses.dataclass
     class Reordered:

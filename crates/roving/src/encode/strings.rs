@@ -1020,8 +1020,8 @@ mod tests {
         }
     }
 
-    /// Forgetting the strings written last at once, narrow or wide: they
-    /// are written anew, the others found.
+    /// Forgetting the strings a log lists, one by one: they are written
+    /// anew, the others found; a log that overflowed forgets nothing.
     #[test]
     fn logged_strings_are_forgotten_one_by_one() {
         // (strings before the log starts, strings logged): a log that
@@ -1064,6 +1064,8 @@ mod tests {
         }
     }
 
+    /// Forgetting the strings written last at once, narrow or wide: they
+    /// are written anew, the others found.
     #[test]
     fn strings_written_last_are_forgotten_at_once() {
         for (count, keep) in [(10usize, 3usize), (2000, 1500), (2000, 10)] {

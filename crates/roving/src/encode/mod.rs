@@ -190,6 +190,9 @@ pub struct Encoder {
     marked: std::sync::atomic::AtomicUsize,
     /// Scratch space of [`Encoder::pack_numbers`] (kept for its allocation).
     scratch: Vec<u8>,
+    /// The floats that serde sequences hold back while all their elements
+    /// are floats (`serde::ser`), each sequence's after its outer one's.
+    pub(crate) float_run: Vec<f64>,
     /// The dictionary entries of an encoder made by
     /// [`Encoder::with_dictionary`] (until reset).
     bound: Option<dictionary::Bound>,
@@ -258,6 +261,7 @@ impl Encoder {
             predict: true,
             marked: std::sync::atomic::AtomicUsize::new(0),
             scratch: Vec::new(),
+            float_run: Vec::new(),
             bound: None,
             track_strs: false,
             own_strs: Vec::new(),
@@ -322,6 +326,7 @@ impl Encoder {
             // 18 bytes a string) not worth keeping for the next document.
             self.str_scratch = None;
         }
+        self.float_run.clear();
         self.version = VERSION_1;
         *self.marked.get_mut() = 0;
         self.bound = None;

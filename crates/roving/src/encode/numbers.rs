@@ -199,7 +199,23 @@ impl Encoder {
     /// ```
     pub fn array_f64(&mut self, xs: &[f64]) -> crate::Result<super::Mark> {
         self.begin_array()?;
-        if xs.is_empty() {
+        self.end_array_f64(xs)
+    }
+
+    /// Writes the floats `xs` as the elements of the open array and ends
+    /// it: the bytes of an [`Encoder::f64`] call per element and
+    /// [`Encoder::end_array`], in one step (as [`Encoder::array_f64`])
+    /// when the array has no element yet.
+    #[inline(always)]
+    pub(crate) fn end_array_f64(&mut self, xs: &[f64]) -> crate::Result<super::Mark> {
+        if xs.is_empty()
+            || self.top.state != super::containers::ARRAY
+            || self.slots.len() != self.top.slots_start
+            || self.out.len() != self.top.out_start
+        {
+            for &x in xs {
+                self.f64(x)?;
+            }
             return self.end_array();
         }
         let mut scratch = std::mem::take(&mut self.scratch);
@@ -214,7 +230,17 @@ impl Encoder {
             }
             NumElem::Binary(ElemType::F32)
         } else {
-            let decs: Option<Vec<Option<(i32, i8)>>> = xs.iter().map(|&v| decimal_of(v)).collect();
+            // (Most floats that are not binary32 have no short decimal
+            // either: the first one tells, before anything is collected.)
+            let decs = xs.split_first().and_then(|(&first, rest)| {
+                let first = decimal_of(first)?;
+                let mut decs = Vec::with_capacity(xs.len());
+                decs.push(first);
+                for &v in rest {
+                    decs.push(decimal_of(v)?);
+                }
+                Some(decs)
+            });
             match decs.and_then(|d| put_decimals(&d, &mut scratch)) {
                 Some(e) => NumElem::Decimal(e),
                 None => {
@@ -287,6 +313,7 @@ impl Encoder {
 
     /// Ends the array opened by `array_f64` or `array_i64` (which wrote no
     /// slot) with the number array record at `pos` as its value.
+    #[inline]
     pub(super) fn close_packed(&mut self, pos: usize) -> crate::Result<super::Mark> {
         let Some(outer) = self.frames.pop() else {
             return Err(crate::Error::new(crate::ErrorKind::EncoderState)

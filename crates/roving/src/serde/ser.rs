@@ -64,9 +64,9 @@ impl ser::Error for Error {
 impl<'a, 'e> ser::Serializer for &'a mut Serializer<'e> {
     type Ok = ();
     type Error = Error;
-    type SerializeSeq = Self;
-    type SerializeTuple = Self;
-    type SerializeTupleStruct = Self;
+    type SerializeSeq = SeqSerializer<'a, 'e>;
+    type SerializeTuple = SeqSerializer<'a, 'e>;
+    type SerializeTupleStruct = SeqSerializer<'a, 'e>;
     type SerializeTupleVariant = Self;
     type SerializeMap = Self;
     type SerializeStruct = Self;
@@ -172,17 +172,19 @@ impl<'a, 'e> ser::Serializer for &'a mut Serializer<'e> {
         self.enc.end_map().map(drop)
     }
     #[inline]
-    fn serialize_seq(self, _len: Option<usize>) -> Result<Self> {
-        self.enc.begin_array()?;
-        Ok(self)
+    fn serialize_seq(self, _len: Option<usize>) -> Result<SeqSerializer<'a, 'e>> {
+        SeqSerializer::new(self)
     }
-    fn serialize_tuple(self, _len: usize) -> Result<Self> {
-        self.enc.begin_array()?;
-        Ok(self)
+    #[inline]
+    fn serialize_tuple(self, _len: usize) -> Result<SeqSerializer<'a, 'e>> {
+        SeqSerializer::new(self)
     }
-    fn serialize_tuple_struct(self, _n: &'static str, _len: usize) -> Result<Self> {
-        self.enc.begin_array()?;
-        Ok(self)
+    fn serialize_tuple_struct(
+        self,
+        _n: &'static str,
+        _len: usize,
+    ) -> Result<SeqSerializer<'a, 'e>> {
+        SeqSerializer::new(self)
     }
     fn serialize_tuple_variant(
         self,
@@ -219,38 +221,255 @@ impl<'a, 'e> ser::Serializer for &'a mut Serializer<'e> {
     }
 }
 
-impl ser::SerializeSeq for &mut Serializer<'_> {
+/// The sequences of [`Serializer`] (`SerializeSeq`, `SerializeTuple`,
+/// `SerializeTupleStruct`): an array. While every element so far is a
+/// float, the floats are held back (in the encoder's `float_run`, after
+/// those of the sequences it is in), and an array of floats only is
+/// written in one step when it ends (`Encoder::end_array_f64`: a number
+/// array, without a record per float first); at the first element that is
+/// not a float, the floats held back are written one by one and the rest
+/// as it comes. The bytes are those of an element at a time.
+pub struct SeqSerializer<'a, 'e> {
+    ser: &'a mut Serializer<'e>,
+    /// Where this sequence's floats start in `float_run`, while every
+    /// element so far was a float; `None` after one was not.
+    run: Option<usize>,
+}
+
+impl<'a, 'e> SeqSerializer<'a, 'e> {
+    /// Opens the array of a sequence.
+    #[inline(always)]
+    fn new(ser: &'a mut Serializer<'e>) -> Result<SeqSerializer<'a, 'e>> {
+        ser.enc.begin_array()?;
+        let run = Some(ser.enc.float_run.len());
+        Ok(SeqSerializer { ser, run })
+    }
+
+    /// Writes the floats held back as elements, one by one, and ends the
+    /// run: the next elements are written as they come.
+    #[inline]
+    fn flush(&mut self) -> Result<()> {
+        let Some(from) = self.run.take() else {
+            return Ok(());
+        };
+        let enc = &mut *self.ser.enc;
+        if enc.float_run.len() == from {
+            // (The first element is not a float: nothing held back.)
+            return Ok(());
+        }
+        let run = std::mem::take(&mut enc.float_run);
+        let r = run
+            .get(from..)
+            .unwrap_or(&[])
+            .iter()
+            .try_for_each(|&x| enc.f64(x));
+        enc.float_run = run;
+        enc.float_run.truncate(from);
+        r
+    }
+
+    /// Writes one element.
+    #[inline(always)]
+    fn element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<()> {
+        let level = self.ser.enc.depth();
+        if self.run.is_some() {
+            return at_level(level, || v.serialize(ElementSerializer { seq: self }));
+        }
+        at_level(level, || v.serialize(&mut *self.ser))
+    }
+
+    /// Ends the array: in one step if its elements are floats held back.
+    #[inline(always)]
+    fn finish(mut self) -> Result<()> {
+        let Some(from) = self.run.take() else {
+            return self.ser.enc.end_array().map(drop);
+        };
+        let enc = &mut *self.ser.enc;
+        if enc.float_run.len() == from {
+            return enc.end_array().map(drop);
+        }
+        let run = std::mem::take(&mut enc.float_run);
+        let r = enc.end_array_f64(run.get(from..).unwrap_or(&[]));
+        enc.float_run = run;
+        enc.float_run.truncate(from);
+        r.map(drop)
+    }
+}
+
+impl ser::SerializeSeq for SeqSerializer<'_, '_> {
     type Ok = ();
     type Error = Error;
     #[inline]
     fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<()> {
-        at_level(self.enc.depth(), || v.serialize(&mut **self))
+        self.element(v)
     }
     #[inline]
     fn end(self) -> Result<()> {
-        self.enc.end_array().map(drop)
+        self.finish()
     }
 }
 
-impl ser::SerializeTuple for &mut Serializer<'_> {
+impl ser::SerializeTuple for SeqSerializer<'_, '_> {
     type Ok = ();
     type Error = Error;
+    #[inline]
     fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<()> {
-        at_level(self.enc.depth(), || v.serialize(&mut **self))
+        self.element(v)
     }
+    #[inline]
     fn end(self) -> Result<()> {
-        self.enc.end_array().map(drop)
+        self.finish()
     }
 }
 
-impl ser::SerializeTupleStruct for &mut Serializer<'_> {
+impl ser::SerializeTupleStruct for SeqSerializer<'_, '_> {
     type Ok = ();
     type Error = Error;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<()> {
-        at_level(self.enc.depth(), || v.serialize(&mut **self))
+        self.element(v)
     }
     fn end(self) -> Result<()> {
-        self.enc.end_array().map(drop)
+        self.finish()
+    }
+}
+
+/// The serializer of an element of a [`SeqSerializer`] whose elements so
+/// far were all floats: a float joins the run held back; any other value
+/// ends the run ([`SeqSerializer::flush`]) and is written by [`Serializer`]
+/// (each method below does what `Serializer`'s does).
+struct ElementSerializer<'s, 'a, 'e> {
+    seq: &'s mut SeqSerializer<'a, 'e>,
+}
+
+impl<'s, 'e> ElementSerializer<'s, '_, 'e> {
+    /// The run written out, then the sequence's serializer, for a value
+    /// that is not a float.
+    #[inline(always)]
+    fn plain(self) -> Result<&'s mut Serializer<'e>> {
+        self.seq.flush()?;
+        Ok(&mut *self.seq.ser)
+    }
+
+    /// Holds back the float `v`.
+    #[inline(always)]
+    fn float(self, v: f64) -> Result<()> {
+        self.seq.ser.enc.float_run.push(v);
+        Ok(())
+    }
+}
+
+/// `fn $f(self, v: $t)` of [`ElementSerializer`]: [`ElementSerializer::plain`]'s.
+macro_rules! plain_scalars {
+    ($($f:ident($($v:ident: $t:ty),*);)*) => {$(
+        fn $f(self, $($v: $t),*) -> Result<()> {
+            self.plain()?.$f($($v),*)
+        }
+    )*};
+}
+
+impl<'s, 'a, 'e> ser::Serializer for ElementSerializer<'s, 'a, 'e> {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = SeqSerializer<'s, 'e>;
+    type SerializeTuple = SeqSerializer<'s, 'e>;
+    type SerializeTupleStruct = SeqSerializer<'s, 'e>;
+    type SerializeTupleVariant = &'s mut Serializer<'e>;
+    type SerializeMap = &'s mut Serializer<'e>;
+    type SerializeStruct = &'s mut Serializer<'e>;
+    type SerializeStructVariant = &'s mut Serializer<'e>;
+
+    #[inline]
+    fn serialize_f64(self, v: f64) -> Result<()> {
+        self.float(v)
+    }
+    fn serialize_f32(self, v: f32) -> Result<()> {
+        // As `Serializer::serialize_f32`.
+        self.float(crate::layout::f32_to_f64_exact(v))
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<()> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        name: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        if super::exact::is_private(name) {
+            return self.plain()?.serialize_newtype_struct(name, value);
+        }
+        value.serialize(self)
+    }
+    plain_scalars! {
+        serialize_bool(v: bool);
+        serialize_i8(v: i8);
+        serialize_i16(v: i16);
+        serialize_i32(v: i32);
+        serialize_i64(v: i64);
+        serialize_i128(v: i128);
+        serialize_u8(v: u8);
+        serialize_u16(v: u16);
+        serialize_u32(v: u32);
+        serialize_u64(v: u64);
+        serialize_u128(v: u128);
+        serialize_char(v: char);
+        serialize_str(v: &str);
+        serialize_bytes(v: &[u8]);
+        serialize_none();
+        serialize_unit();
+        serialize_unit_struct(name: &'static str);
+        serialize_unit_variant(name: &'static str, index: u32, variant: &'static str);
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        name: &'static str,
+        index: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        self.plain()?
+            .serialize_newtype_variant(name, index, variant, value)
+    }
+    fn serialize_seq(self, len: Option<usize>) -> Result<SeqSerializer<'s, 'e>> {
+        self.plain()?.serialize_seq(len)
+    }
+    fn serialize_tuple(self, len: usize) -> Result<SeqSerializer<'s, 'e>> {
+        self.plain()?.serialize_tuple(len)
+    }
+    fn serialize_tuple_struct(
+        self,
+        name: &'static str,
+        len: usize,
+    ) -> Result<SeqSerializer<'s, 'e>> {
+        self.plain()?.serialize_tuple_struct(name, len)
+    }
+    fn serialize_tuple_variant(
+        self,
+        name: &'static str,
+        index: u32,
+        variant: &'static str,
+        len: usize,
+    ) -> Result<&'s mut Serializer<'e>> {
+        self.plain()?
+            .serialize_tuple_variant(name, index, variant, len)
+    }
+    fn serialize_map(self, len: Option<usize>) -> Result<&'s mut Serializer<'e>> {
+        self.plain()?.serialize_map(len)
+    }
+    fn serialize_struct(self, name: &'static str, len: usize) -> Result<&'s mut Serializer<'e>> {
+        self.plain()?.serialize_struct(name, len)
+    }
+    fn serialize_struct_variant(
+        self,
+        name: &'static str,
+        index: u32,
+        variant: &'static str,
+        len: usize,
+    ) -> Result<&'s mut Serializer<'e>> {
+        self.plain()?
+            .serialize_struct_variant(name, index, variant, len)
+    }
+    fn collect_str<T: std::fmt::Display + ?Sized>(self, value: &T) -> Result<()> {
+        self.plain()?.collect_str(value)
     }
 }
 

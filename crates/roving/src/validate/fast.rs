@@ -282,7 +282,8 @@ fn same_key_before(head: &[u8], keys: &[(usize, usize)], key: (usize, usize)) ->
 /// The record at `pos` (whose first [`WINDOW`] bytes are `win`) if it is
 /// valid and of a common kind: short and long strings of ASCII, arrays and
 /// maps whose counts or shape references take one or two varint bytes and
-/// whose shape is in `shapes`, decimal floats. Returns its end, or `None`
+/// whose shape is in `shapes`, decimal floats, number arrays of binary
+/// elements. Returns its end, or `None`
 /// to have [`Validator::record`] check it in full.
 ///
 /// # Safety
@@ -350,6 +351,18 @@ unsafe fn fast_record<const AVX2: bool>(
         }
         _ if tag == TAG_BYTES => {
             let end = q + v;
+            (end <= buf.len()).then_some(end)
+        }
+        // A number array of a binary element type (`30`-`39`, a version
+        // 2 record): any bytes are valid elements. (`3A` has an exponent
+        // to check: the full checker's.)
+        _ if tag.wrapping_sub(TAG_NUM_ARRAY) < TAG_NUM_ARRAY_DEC - TAG_NUM_ARRAY => {
+            let e = ElemType::from_code(tag.wrapping_sub(TAG_NUM_ARRAY))?;
+            if !allows_v2(buf) {
+                return None;
+            }
+            // No overflow: v < 2^14 (two varint bytes) and a size is at most 8.
+            let end = q + v * e.size();
             (end <= buf.len()).then_some(end)
         }
         // Every other kind is the full checker's, whose dispatch is an

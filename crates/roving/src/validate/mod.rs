@@ -13,7 +13,8 @@
 //! Speed: most records go through a fast path (`fast_run`) that only
 //! recognizes the common *valid* records (ASCII strings, arrays and maps
 //! with short varints and a recently seen shape, decimal floats,
-//! timestamps, byte strings, shapes of up to 8 short-string keys) with few
+//! timestamps, byte strings, number arrays of binary elements, shapes of
+//! up to 8 short-string keys) with few
 //! branches and no bounds checks inside a fixed window; anything else, and
 //! every error, goes through the full checker (`Validator::record`), so
 //! errors are found and reported by one piece of code. A test checks that

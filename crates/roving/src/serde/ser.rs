@@ -249,23 +249,31 @@ impl<'a, 'e> SeqSerializer<'a, 'e> {
     /// run: the next elements are written as they come.
     #[inline]
     fn flush(&mut self) -> Result<()> {
-        let Some(from) = self.run.take() else {
-            return Ok(());
-        };
+        self.end_run(
+            |enc, floats| floats.iter().try_for_each(|&x| enc.f64(x)),
+            |_| Ok(()),
+        )
+    }
+
+    /// Ends the run: `held(encoder, floats)` if floats are held back
+    /// (which then leave `float_run`), else `none(encoder)`.
+    #[inline(always)]
+    fn end_run<R>(
+        &mut self,
+        held: impl FnOnce(&mut Encoder, &[f64]) -> Result<R>,
+        none: impl FnOnce(&mut Encoder) -> Result<R>,
+    ) -> Result<R> {
         let enc = &mut *self.ser.enc;
-        if enc.float_run.len() == from {
-            // (The first element is not a float: nothing held back.)
-            return Ok(());
+        match self.run.take() {
+            Some(from) if enc.float_run.len() > from => {
+                let run = std::mem::take(&mut enc.float_run);
+                let r = held(enc, run.get(from..).unwrap_or(&[]));
+                enc.float_run = run;
+                enc.float_run.truncate(from);
+                r
+            }
+            _ => none(enc),
         }
-        let run = std::mem::take(&mut enc.float_run);
-        let r = run
-            .get(from..)
-            .unwrap_or(&[])
-            .iter()
-            .try_for_each(|&x| enc.f64(x));
-        enc.float_run = run;
-        enc.float_run.truncate(from);
-        r
     }
 
     /// Writes one element.
@@ -281,18 +289,10 @@ impl<'a, 'e> SeqSerializer<'a, 'e> {
     /// Ends the array: in one step if its elements are floats held back.
     #[inline(always)]
     fn finish(mut self) -> Result<()> {
-        let Some(from) = self.run.take() else {
-            return self.ser.enc.end_array().map(drop);
-        };
-        let enc = &mut *self.ser.enc;
-        if enc.float_run.len() == from {
-            return enc.end_array().map(drop);
-        }
-        let run = std::mem::take(&mut enc.float_run);
-        let r = enc.end_array_f64(run.get(from..).unwrap_or(&[]));
-        enc.float_run = run;
-        enc.float_run.truncate(from);
-        r.map(drop)
+        self.end_run(
+            |enc, floats| enc.end_array_f64(floats).map(drop),
+            |enc| enc.end_array().map(drop),
+        )
     }
 }
 
@@ -358,13 +358,16 @@ impl<'s, 'e> ElementSerializer<'s, '_, 'e> {
     }
 }
 
-/// `fn $f(self, v: $t)` of [`ElementSerializer`]: [`ElementSerializer::plain`]'s.
-macro_rules! plain_scalars {
-    ($($f:ident($($v:ident: $t:ty),*);)*) => {$(
-        fn $f(self, $($v: $t),*) -> Result<()> {
+/// `fn $f(self, v: $t, ...) -> Result<$r>` of [`ElementSerializer`]:
+/// [`ElementSerializer::plain`]'s (`Result<()>` when no `$r` is given).
+macro_rules! plain_methods {
+    ($($f:ident($($v:ident: $t:ty),*) $(-> $r:ty)?;)*) => {$(
+        fn $f(self, $($v: $t),*) -> Result<plain_methods!(@ok $($r)?)> {
             self.plain()?.$f($($v),*)
         }
     )*};
+    (@ok $r:ty) => { $r };
+    (@ok) => { () };
 }
 
 impl<'s, 'a, 'e> ser::Serializer for ElementSerializer<'s, 'a, 'e> {
@@ -399,7 +402,7 @@ impl<'s, 'a, 'e> ser::Serializer for ElementSerializer<'s, 'a, 'e> {
         }
         value.serialize(self)
     }
-    plain_scalars! {
+    plain_methods! {
         serialize_bool(v: bool);
         serialize_i8(v: i8);
         serialize_i16(v: i16);
@@ -418,6 +421,15 @@ impl<'s, 'a, 'e> ser::Serializer for ElementSerializer<'s, 'a, 'e> {
         serialize_unit();
         serialize_unit_struct(name: &'static str);
         serialize_unit_variant(name: &'static str, index: u32, variant: &'static str);
+        serialize_seq(len: Option<usize>) -> SeqSerializer<'s, 'e>;
+        serialize_tuple(len: usize) -> SeqSerializer<'s, 'e>;
+        serialize_tuple_struct(name: &'static str, len: usize) -> SeqSerializer<'s, 'e>;
+        serialize_tuple_variant(name: &'static str, index: u32, variant: &'static str, len: usize)
+            -> &'s mut Serializer<'e>;
+        serialize_map(len: Option<usize>) -> &'s mut Serializer<'e>;
+        serialize_struct(name: &'static str, len: usize) -> &'s mut Serializer<'e>;
+        serialize_struct_variant(name: &'static str, index: u32, variant: &'static str, len: usize)
+            -> &'s mut Serializer<'e>;
     }
     fn serialize_newtype_variant<T: Serialize + ?Sized>(
         self,
@@ -428,45 +440,6 @@ impl<'s, 'a, 'e> ser::Serializer for ElementSerializer<'s, 'a, 'e> {
     ) -> Result<()> {
         self.plain()?
             .serialize_newtype_variant(name, index, variant, value)
-    }
-    fn serialize_seq(self, len: Option<usize>) -> Result<SeqSerializer<'s, 'e>> {
-        self.plain()?.serialize_seq(len)
-    }
-    fn serialize_tuple(self, len: usize) -> Result<SeqSerializer<'s, 'e>> {
-        self.plain()?.serialize_tuple(len)
-    }
-    fn serialize_tuple_struct(
-        self,
-        name: &'static str,
-        len: usize,
-    ) -> Result<SeqSerializer<'s, 'e>> {
-        self.plain()?.serialize_tuple_struct(name, len)
-    }
-    fn serialize_tuple_variant(
-        self,
-        name: &'static str,
-        index: u32,
-        variant: &'static str,
-        len: usize,
-    ) -> Result<&'s mut Serializer<'e>> {
-        self.plain()?
-            .serialize_tuple_variant(name, index, variant, len)
-    }
-    fn serialize_map(self, len: Option<usize>) -> Result<&'s mut Serializer<'e>> {
-        self.plain()?.serialize_map(len)
-    }
-    fn serialize_struct(self, name: &'static str, len: usize) -> Result<&'s mut Serializer<'e>> {
-        self.plain()?.serialize_struct(name, len)
-    }
-    fn serialize_struct_variant(
-        self,
-        name: &'static str,
-        index: u32,
-        variant: &'static str,
-        len: usize,
-    ) -> Result<&'s mut Serializer<'e>> {
-        self.plain()?
-            .serialize_struct_variant(name, index, variant, len)
     }
     fn collect_str<T: std::fmt::Display + ?Sized>(self, value: &T) -> Result<()> {
         self.plain()?.collect_str(value)

@@ -356,8 +356,8 @@ unsafe fn fast_record<const AVX2: bool>(
         // A number array of a binary element type (`30`-`39`, a version
         // 2 record): any bytes are valid elements. (`3A` has an exponent
         // to check: the full checker's.)
-        _ if tag.wrapping_sub(TAG_NUM_ARRAY) < TAG_NUM_ARRAY_DEC - TAG_NUM_ARRAY => {
-            let e = ElemType::from_code(tag.wrapping_sub(TAG_NUM_ARRAY))?;
+        _ if is_num_array(tag) => {
+            let e = ElemType::from_code(tag - TAG_NUM_ARRAY)?;
             if !allows_v2(buf) {
                 return None;
             }

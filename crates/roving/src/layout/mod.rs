@@ -77,6 +77,6 @@ pub(crate) use record::{
 };
 pub(crate) use record::{empty_shape_rows_fault, shape_dims, shaped_vector_record};
 pub(crate) use root::{allows_v2, doc_version, is_header, locate_root, root_slot};
-pub(crate) use shape::Shape;
+pub(crate) use shape::{index_entry, Shape};
 pub(crate) use slot::{decode_slot, read_slot, ref_target, slot_pos, Slot};
 pub(crate) use str_array::{str_array_size, write_str_array_head, StrArray, StrArrayBytes};

@@ -4,7 +4,7 @@
 use super::record::str_record;
 use super::slot::{read_slot, slot_pos, Slot, SPECIAL_EMPTY_STR};
 use super::tags::{is_shape, tag_width};
-use super::varint::{read_uint, read_varint};
+use super::varint::read_varint;
 
 /// Shapes with more keys than this carry a hash index.
 pub const SHAPE_LINEAR_MAX: usize = 8;
@@ -14,6 +14,15 @@ pub const SHAPE_LINEAR_MAX: usize = 8;
 #[inline]
 pub fn index_table_size(count: usize) -> usize {
     (count + count / 2 + 1).next_power_of_two()
+}
+
+/// Entry `i` of a hash index `table` of `E`-byte entries (0 = empty, else
+/// key index + 1); `i` must be below the table's size.
+#[inline(always)]
+pub(crate) fn index_entry<const E: usize>(table: &[u8], i: usize) -> usize {
+    let mut b = [0u8; 4];
+    b[..E].copy_from_slice(&table[i * E..i * E + E]);
+    u32::from_le_bytes(b) as usize
 }
 
 /// Byte width of each entry of a shape's hash index.
@@ -225,11 +234,11 @@ impl Shape {
         }
     }
 
-    /// Raw entry `i` of the hash index (0 = empty, else key index + 1).
-    #[inline(always)]
-    pub(crate) fn entry(&self, buf: &[u8], i: usize) -> Option<usize> {
-        let e = index_entry_width(self.count);
-        read_uint(buf, self.index_pos() + i * e, e).map(|e| e as usize)
+    /// The bytes of the hash index (`table_size()` entries of
+    /// `index_entry_width(count)` bytes), if within `buf`.
+    pub(crate) fn index_table<'a>(&self, buf: &'a [u8]) -> Option<&'a [u8]> {
+        let len = self.table_size() * index_entry_width(self.count);
+        buf.get(self.index_pos()..self.index_pos().checked_add(len)?)
     }
 
     /// Number of entries of the hash index (0 for a shape without one).

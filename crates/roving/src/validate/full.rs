@@ -467,32 +467,44 @@ impl Validator<'_, '_> {
         Ok(())
     }
 
-    /// Checks the key slots in `buf[p..end]` (in bounds) of the shape at
-    /// `base`: each refers to a string record or is the empty-string constant.
-    fn key_slots(&self, p: usize, end: usize, w: usize, base: usize) -> Result<()> {
+    /// The key slots of a shape in `buf[p..end]` (in bounds): each is the
+    /// empty-string constant or a reference to a string record
+    /// [BadReference, WrongTarget]. Pushes to `hashes` the key hash of each
+    /// key (long keys hashed once per record, see [`Self::key_hash_of`]).
+    fn key_hashes(
+        &mut self,
+        p: usize,
+        end: usize,
+        w: usize,
+        base: usize,
+        hashes: &mut Vec<u64>,
+    ) -> Result<()> {
+        let buf = self.buf;
         for at in (p..end).step_by(w) {
-            let raw =
-                read_uint(self.buf, at, w).ok_or_else(|| Error::at(ErrorKind::Truncated, at))?;
-            match decode_slot(raw, w, base) {
-                Some(Slot::Special(SPECIAL_EMPTY_STR)) => {}
+            let raw = read_uint(buf, at, w).ok_or_else(|| Error::at(ErrorKind::Truncated, at))?;
+            let h = match decode_slot(raw, w, base) {
+                Some(Slot::Special(SPECIAL_EMPTY_STR)) => key_hash(b""),
                 Some(Slot::Ref(t)) => {
                     if !self.is_start(t) {
                         return err(ErrorKind::BadReference, at);
                     }
-                    let tag = self.buf[t];
-                    if !is_str(tag) {
+                    if !is_str(buf[t]) {
                         return err(ErrorKind::WrongTarget, at);
                     }
+                    // A string record before the shape: already checked.
+                    let bytes = str_record(buf, t).unwrap_or(&[]);
+                    self.key_hash_of(t, bytes)
                 }
                 Some(_) => return err(ErrorKind::WrongTarget, at),
                 None => return err(ErrorKind::BadReference, at),
-            }
+            };
+            hashes.push(h);
         }
         Ok(())
     }
 
     /// The key slots of a shape of at most [`SHAPE_LINEAR_MAX`] keys, in
-    /// `buf[p..end]` (in bounds), as [`Self::key_slots`]; then, if every key
+    /// `buf[p..end]` (in bounds), as [`Self::key_hashes`]; then, if every key
     /// is at most 64 bytes long, checks that the keys are distinct by
     /// comparing their bytes (at most 28 pairs of at most 64 bytes: cheaper
     /// than hashing them, and bounded) and returns true. Returns false,
@@ -612,9 +624,11 @@ impl Validator<'_, '_> {
                 self.checked_shape(pos, count as usize)?;
                 return Ok(keys_end);
             }
-        } else {
-            self.key_slots(q, keys_end, w, pos)?;
         }
+        // A shape with an index (or one of long keys): its key slots and
+        // their key hashes, in one pass.
+        let mut hashes = Vec::with_capacity(count as usize);
+        self.key_hashes(q, keys_end, w, pos, &mut hashes)?;
         let shape = Shape::at(self.buf, pos).ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
         let count = shape.count;
         let end = if count > SHAPE_LINEAR_MAX {
@@ -627,29 +641,16 @@ impl Validator<'_, '_> {
         };
         debug_assert_eq!(end, shape.end());
 
-        // Key hashes (long keys memoized per record) and duplicates.
-        let (mut hashes_inline, mut records_inline) = ([0u64; INLINE_KEYS], [None; INLINE_KEYS]);
-        let (mut hashes_heap, mut records_heap) = (Vec::new(), Vec::new());
-        let (hashes, records): (&mut [u64], &mut [Option<usize>]) = if count <= INLINE_KEYS {
-            (&mut hashes_inline[..count], &mut records_inline[..count])
-        } else {
-            hashes_heap.resize(count, 0);
-            records_heap.resize(count, None);
-            (&mut hashes_heap, &mut records_heap)
-        };
-        for i in 0..count {
-            let rec = shape
-                .key_record(self.buf, i)
-                .ok_or_else(|| Error::at(ErrorKind::WrongTarget, pos))?;
-            hashes[i] = self.key_hash_of(&shape, i, rec);
-            records[i] = rec;
-        }
-        let (hashes, records) = (&*hashes, &*records);
-        // Pairs of keys with equal key hashes: the same record is a duplicate;
-        // different records are told apart by a keyed hash, random per run,
-        // so no input can force long byte comparisons.
+        // The pairs of keys with equal key hashes: from the index's runs,
+        // or comparing them all in a shape without an index.
         let mut colliding: Vec<(usize, usize)> = Vec::new();
-        if count <= 16 {
+        if count > SHAPE_LINEAR_MAX {
+            match index_entry_width(count) {
+                1 => self.index::<1>(&shape, &hashes, keys_end, &mut colliding)?,
+                2 => self.index::<2>(&shape, &hashes, keys_end, &mut colliding)?,
+                _ => self.index::<4>(&shape, &hashes, keys_end, &mut colliding)?,
+            }
+        } else {
             for i in 1..count {
                 for j in 0..i {
                     if hashes[i] == hashes[j] {
@@ -657,25 +658,19 @@ impl Validator<'_, '_> {
                     }
                 }
             }
-        } else {
-            let mut by_hash: HashMap<u64, usize> = HashMap::with_capacity(count);
-            for (i, &h) in hashes.iter().enumerate() {
-                match by_hash.entry(h) {
-                    Entry::Occupied(e) => colliding.push((*e.get(), i)),
-                    Entry::Vacant(e) => {
-                        e.insert(i);
-                    }
-                }
-            }
         }
+        // Equal key hashes: the same record is a duplicate; different
+        // records are told apart by a keyed hash, random per run, so no
+        // input can force long byte comparisons.
         if !colliding.is_empty() {
+            let record = |i: usize| shape.key_record(self.buf, i).flatten();
             let mut keyed_seen: HashMap<u64, usize> = HashMap::new();
             for (j, i) in colliding {
-                if records[i] == records[j] {
+                if record(i) == record(j) {
                     return err(ErrorKind::DuplicateKey, q + i * w);
                 }
                 for k in [j, i] {
-                    let kh = self.keyed_of(&shape, k, records[k]);
+                    let kh = self.keyed_of(&shape, k, record(k));
                     if let Some(&other) = keyed_seen.get(&kh) {
                         if other != k {
                             return err(ErrorKind::DuplicateKey, q + i * w);
@@ -685,27 +680,19 @@ impl Validator<'_, '_> {
                 }
             }
         }
-        if count > SHAPE_LINEAR_MAX {
-            self.index(&shape, hashes, keys_end)?;
-        }
         self.checked_shape(pos, count)?;
         Ok(end)
     }
 
-    fn key_hash_of(&mut self, shape: &Shape, i: usize, rec: Option<usize>) -> u64 {
-        match rec {
-            None => key_hash(b""),
-            Some(r) => {
-                let bytes = shape.key_bytes(self.buf, i).unwrap_or(&[]);
-                // Short keys are hashed each time; long ones once per record,
-                // so shapes sharing long keys cost linear time overall.
-                if bytes.len() <= 64 {
-                    return key_hash(bytes);
-                }
-                let memo = self.key_hashes.get_or_insert_with(HashMap::new);
-                *memo.entry(r).or_insert_with(|| key_hash(bytes))
-            }
+    /// The key hash of `bytes`, the string record at `rec`: short keys are
+    /// hashed each time, long ones once per record, so that shapes sharing
+    /// long keys cost linear time overall.
+    fn key_hash_of(&mut self, rec: usize, bytes: &[u8]) -> u64 {
+        if bytes.len() <= 64 {
+            return key_hash(bytes);
         }
+        let memo = self.key_hashes.get_or_insert_with(HashMap::new);
+        *memo.entry(rec).or_insert_with(|| key_hash(bytes))
     }
 
     fn keyed_of(&mut self, shape: &Shape, i: usize, rec: Option<usize>) -> u64 {
@@ -722,18 +709,47 @@ impl Validator<'_, '_> {
         h
     }
 
-    /// Checks a shape's hash index in O(table size).
-    fn index(&mut self, shape: &Shape, hashes: &[u64], at: usize) -> Result<()> {
+    /// Checks a shape's hash index (entries of `E` bytes) in O(table
+    /// size), and pushes to `colliding` the pairs of keys with equal key
+    /// hashes, as `(j, i)` with `j < i` the first key of `i`'s hash,
+    /// ordered by `i`.
+    ///
+    /// One walk around the table from an empty entry checks that each key
+    /// has one entry and that no empty entry lies between a key's home and
+    /// its entry. Keys with equal hashes have one home, so (the walk having
+    /// found that rule kept) they are in the same run of non-empty entries:
+    /// each run's hashes are compared among themselves ([`equal_hashes`]),
+    /// in time linear in the run for the short runs of a valid table and
+    /// never quadratic for a long one.
+    fn index<const E: usize>(
+        &mut self,
+        shape: &Shape,
+        hashes: &[u64],
+        at: usize,
+        colliding: &mut Vec<(usize, usize)>,
+    ) -> Result<()> {
         let t = shape.table_size();
         let count = hashes.len();
+        let mask = t - 1;
+        // In bounds: `shape` checked the index's span.
+        let table = shape
+            .index_table(self.buf)
+            .ok_or_else(|| Error::at(ErrorKind::Truncated, at))?;
+        let entry = |p: usize| index_entry::<E>(table, p);
+        let Some(empty) = (0..t).find(|&p| entry(p) == 0) else {
+            return err(ErrorKind::BadIndex, at);
+        };
         self.seen.clear();
         self.seen.resize(count / 64 + 1, 0);
         let mut filled = 0usize;
-        let mut empty = None;
-        for p in 0..t {
-            let e = shape.entry(self.buf, p).unwrap_or(usize::MAX);
+        let mut run: Vec<(u64, usize)> = Vec::new();
+        let mut run_start = (empty + 1) & mask;
+        for step in 1..=t {
+            let p = (empty + step) & mask;
+            let e = entry(p);
             if e == 0 {
-                empty.get_or_insert(p);
+                run_start = (p + 1) & mask;
+                equal_hashes(&mut run, colliding);
                 continue;
             }
             let k = e - 1;
@@ -742,29 +758,50 @@ impl Validator<'_, '_> {
             }
             self.seen[k / 64] |= 1 << (k % 64);
             filled += 1;
-        }
-        let Some(empty) = empty else {
-            return err(ErrorKind::BadIndex, at);
-        };
-        if filled != count {
-            return err(ErrorKind::BadIndex, at);
-        }
-        // Linear-probing invariant: between a key's home and its entry
-        // there is no empty entry. Walk once around from an empty entry.
-        let mask = t - 1;
-        let mut run_start = (empty + 1) & mask;
-        for step in 1..=t {
-            let p = (empty + step) & mask;
-            let e = shape.entry(self.buf, p).unwrap_or(0);
-            if e == 0 {
-                run_start = (p + 1) & mask;
-                continue;
-            }
-            let home = index_home(hashes[e - 1], t);
+            let home = index_home(hashes[k], t);
             if (p.wrapping_sub(home) & mask) > (p.wrapping_sub(run_start) & mask) {
                 return err(ErrorKind::BadIndex, at);
             }
+            run.push((hashes[k], k));
         }
+        // The walk ends on the empty entry it started after.
+        if filled != count {
+            return err(ErrorKind::BadIndex, at);
+        }
+        colliding.sort_unstable_by_key(|&(_, i)| i);
         Ok(())
     }
+}
+
+/// Empties `run`, the keys `(hash, index)` of one run of a shape's index,
+/// pushing to `colliding` a pair `(first, k)` for each key `k` whose hash
+/// an earlier key `first` (the first of that hash) of the run has. A short
+/// run's keys are compared pairwise, a long one's sorted.
+fn equal_hashes(run: &mut Vec<(u64, usize)>, colliding: &mut Vec<(usize, usize)>) {
+    const PAIRWISE_MAX: usize = 8;
+    match run.len() {
+        0 | 1 => {}
+        2..=PAIRWISE_MAX => {
+            // Equal hashes are rare: looked for first, paired if found.
+            let any = (1..run.len()).any(|i| run[..i].iter().any(|e| e.0 == run[i].0));
+            if !any {
+                run.clear();
+                return;
+            }
+            for &(h, k) in run.iter() {
+                let first = run.iter().filter(|e| e.0 == h).map(|e| e.1).min();
+                if let Some(first) = first.filter(|&f| f < k) {
+                    colliding.push((first, k));
+                }
+            }
+        }
+        _ => {
+            run.sort_unstable_by_key(|e| e.0);
+            for group in run.chunk_by(|a, b| a.0 == b.0).filter(|g| g.len() > 1) {
+                let first = group.iter().map(|e| e.1).min().unwrap_or(0);
+                colliding.extend(group.iter().filter(|e| e.1 != first).map(|e| (first, e.1)));
+            }
+        }
+    }
+    run.clear();
 }

@@ -30,7 +30,6 @@ use std::hash::BuildHasher;
 use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use hashbrown::hash_map::Entry;
 use hashbrown::{DefaultHashBuilder, HashMap};
 
 use crate::error::{Error, ErrorKind, Result};
@@ -195,9 +194,6 @@ const INLINE_WORDS: usize = 64;
 /// Bitmap words for small documents (the padded copy of those up to
 /// [`SMALL_DOC_MAX`] bytes, or up to 512 bytes).
 const SMALL_WORDS: usize = 8;
-
-/// Keys per shape whose hashes are kept on the stack.
-const INLINE_KEYS: usize = 16;
 
 struct Validator<'a, 's> {
     buf: &'a [u8],

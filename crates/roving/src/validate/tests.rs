@@ -237,6 +237,68 @@ fn shape_duplicates() {
     }
 }
 
+/// A shape of 300 keys whose homes are two neighbouring entries of its
+/// index, so that they form one run of 300 (the validator sorts a long
+/// run's hashes to find equal ones), some of them repeating an earlier
+/// key (as the same record or as an equal one): the first repeat is
+/// reported, a shape of distinct keys is valid, and the modes agree.
+#[test]
+fn indexed_shape_duplicates_in_long_runs() {
+    let n = 300usize;
+    let t = index_table_size(n);
+    // Distinct keys whose home is entry 5 or 6.
+    let names: Vec<String> = (0u64..)
+        .map(|i| format!("k{i}"))
+        .filter(|k| (5..=6).contains(&index_home(key_hash(k.as_bytes()), t)))
+        .take(n)
+        .collect();
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    for round in 0..60 {
+        let mut doc = b"RV\x01".to_vec();
+        let mut keys: Vec<String> = Vec::new();
+        let mut records: Vec<usize> = Vec::new();
+        for i in 0..n {
+            let repeat = round > 0 && i > 0 && rng.below(100) < 2;
+            if repeat && rng.below(2) == 0 {
+                // The same record again.
+                let j = rng.below(i as u64) as usize;
+                keys.push(keys[j].clone());
+                records.push(records[j]);
+                continue;
+            }
+            let k = if repeat {
+                keys[rng.below(i as u64) as usize].clone()
+            } else {
+                names[i].clone()
+            };
+            records.push(doc.len());
+            doc.push(TAG_SHORT_STR | k.len() as u8);
+            doc.extend_from_slice(k.as_bytes());
+            keys.push(k);
+        }
+        let base = doc.len();
+        doc.push(TAG_SHAPE | 2);
+        doc.extend_from_slice(&[0xAC, 0x02]); // varint 300
+        for &r in &records {
+            doc.extend_from_slice(&(((base - r) << 2) as u32).to_le_bytes());
+        }
+        let mut table = vec![0u16; t];
+        for (i, k) in keys.iter().enumerate() {
+            let mut h = index_home(key_hash(k.as_bytes()), t);
+            while table[h] != 0 {
+                h = (h + 1) % t;
+            }
+            table[h] = i as u16 + 1;
+        }
+        for e in table {
+            doc.extend_from_slice(&e.to_le_bytes());
+        }
+        doc.extend_from_slice(&[0x1c, 0x0f, 0x1c]);
+        assert_first_duplicate_reported(&doc, &keys, base + 3, 4);
+        same(&doc);
+    }
+}
+
 /// A store-like record (short keys, strings, a timestamp, bytes, an
 /// array, a null), of a few dozen to a few hundred bytes.
 fn small_record(rng: &mut Rng) -> Vec<u8> {

@@ -471,29 +471,33 @@ impl Validator<'_, '_> {
     /// empty-string constant or a reference to a string record
     /// [BadReference, WrongTarget]. Pushes to `hashes` the key hash of each
     /// key (long keys hashed once per record, see [`Self::key_hash_of`]).
-    fn key_hashes(
+    fn key_hashes<const W: usize>(
         &mut self,
         p: usize,
         end: usize,
-        w: usize,
         base: usize,
         hashes: &mut Vec<u64>,
     ) -> Result<()> {
         let buf = self.buf;
-        for at in (p..end).step_by(w) {
-            let raw = read_uint(buf, at, w).ok_or_else(|| Error::at(ErrorKind::Truncated, at))?;
-            let h = match decode_slot(raw, w, base) {
+        for (i, c) in buf[p..end].chunks_exact(W).enumerate() {
+            let at = p + i * W;
+            let h = match decode_slot(load_slot::<W>(c), W, base) {
                 Some(Slot::Special(SPECIAL_EMPTY_STR)) => key_hash(b""),
                 Some(Slot::Ref(t)) => {
                     if !self.is_start(t) {
                         return err(ErrorKind::BadReference, at);
                     }
-                    if !is_str(buf[t]) {
+                    let tag = buf[t];
+                    if is_short_str(tag) {
+                        // A string record before the shape: already checked.
+                        let len = short_str_len(tag);
+                        key_hash(buf.get(t + 1..t + 1 + len).unwrap_or(&[]))
+                    } else if tag == TAG_STR {
+                        let bytes = str_record(buf, t).unwrap_or(&[]);
+                        self.key_hash_of(t, bytes)
+                    } else {
                         return err(ErrorKind::WrongTarget, at);
                     }
-                    // A string record before the shape: already checked.
-                    let bytes = str_record(buf, t).unwrap_or(&[]);
-                    self.key_hash_of(t, bytes)
                 }
                 Some(_) => return err(ErrorKind::WrongTarget, at),
                 None => return err(ErrorKind::BadReference, at),
@@ -628,7 +632,12 @@ impl Validator<'_, '_> {
         // A shape with an index (or one of long keys): its key slots and
         // their key hashes, in one pass.
         let mut hashes = Vec::with_capacity(count as usize);
-        self.key_hashes(q, keys_end, w, pos, &mut hashes)?;
+        match w {
+            1 => self.key_hashes::<1>(q, keys_end, pos, &mut hashes)?,
+            2 => self.key_hashes::<2>(q, keys_end, pos, &mut hashes)?,
+            4 => self.key_hashes::<4>(q, keys_end, pos, &mut hashes)?,
+            _ => self.key_hashes::<8>(q, keys_end, pos, &mut hashes)?,
+        }
         let shape = Shape::at(self.buf, pos).ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
         let count = shape.count;
         let end = if count > SHAPE_LINEAR_MAX {
@@ -749,7 +758,10 @@ impl Validator<'_, '_> {
             let e = entry(p);
             if e == 0 {
                 run_start = (p + 1) & mask;
-                equal_hashes(&mut run, colliding);
+                if run.len() > 1 {
+                    equal_hashes(&run, colliding);
+                }
+                run.clear();
                 continue;
             }
             let k = e - 1;
@@ -773,35 +785,30 @@ impl Validator<'_, '_> {
     }
 }
 
-/// Empties `run`, the keys `(hash, index)` of one run of a shape's index,
-/// pushing to `colliding` a pair `(first, k)` for each key `k` whose hash
-/// an earlier key `first` (the first of that hash) of the run has. A short
-/// run's keys are compared pairwise, a long one's sorted.
-fn equal_hashes(run: &mut Vec<(u64, usize)>, colliding: &mut Vec<(usize, usize)>) {
-    const PAIRWISE_MAX: usize = 8;
-    match run.len() {
-        0 | 1 => {}
-        2..=PAIRWISE_MAX => {
-            // Equal hashes are rare: looked for first, paired if found.
-            let any = (1..run.len()).any(|i| run[..i].iter().any(|e| e.0 == run[i].0));
-            if !any {
-                run.clear();
-                return;
-            }
-            for &(h, k) in run.iter() {
-                let first = run.iter().filter(|e| e.0 == h).map(|e| e.1).min();
-                if let Some(first) = first.filter(|&f| f < k) {
-                    colliding.push((first, k));
-                }
+/// Pushes to `colliding`, for the keys `(hash, index)` of one run of a
+/// shape's index, a pair `(first, k)` for each key `k` whose hash an
+/// earlier key `first` (the first of that hash) of the run has. A short
+/// run's hashes are compared pairwise, a long one's sorted (a copy).
+#[inline(never)]
+fn equal_hashes(run: &[(u64, usize)], colliding: &mut Vec<(usize, usize)>) {
+    const PAIRWISE_MAX: usize = 16;
+    if run.len() <= PAIRWISE_MAX {
+        // Equal hashes are rare: looked for first, paired if found.
+        if !(1..run.len()).any(|i| run[..i].iter().any(|e| e.0 == run[i].0)) {
+            return;
+        }
+        for &(h, k) in run {
+            let first = run.iter().filter(|e| e.0 == h).map(|e| e.1).min();
+            if let Some(first) = first.filter(|&f| f < k) {
+                colliding.push((first, k));
             }
         }
-        _ => {
-            run.sort_unstable_by_key(|e| e.0);
-            for group in run.chunk_by(|a, b| a.0 == b.0).filter(|g| g.len() > 1) {
-                let first = group.iter().map(|e| e.1).min().unwrap_or(0);
-                colliding.extend(group.iter().filter(|e| e.1 != first).map(|e| (first, e.1)));
-            }
-        }
+        return;
     }
-    run.clear();
+    let mut sorted = run.to_vec();
+    sorted.sort_unstable_by_key(|e| e.0);
+    for group in sorted.chunk_by(|a, b| a.0 == b.0).filter(|g| g.len() > 1) {
+        let first = group.iter().map(|e| e.1).min().unwrap_or(0);
+        colliding.extend(group.iter().filter(|e| e.1 != first).map(|e| (first, e.1)));
+    }
 }

@@ -283,7 +283,8 @@ fn same_key_before(head: &[u8], keys: &[(usize, usize)], key: (usize, usize)) ->
 /// valid and of a common kind: short and long strings of ASCII, arrays and
 /// maps whose counts or shape references take one or two varint bytes and
 /// whose shape is in `shapes`, decimal floats, number arrays of binary
-/// elements. Returns its end, or `None`
+/// elements, fixed-size integers and floats, timestamps. Returns its end,
+/// or `None`
 /// to have [`Validator::record`] check it in full.
 ///
 /// # Safety
@@ -318,7 +319,7 @@ unsafe fn fast_record<const AVX2: bool>(
     } else if win[2].wrapping_sub(1) < 0x7F {
         ((win[1] & 0x7F) as usize | (win[2] as usize) << 7, 2)
     } else {
-        return fast_timestamp(tag, win, pos);
+        return fast_fixed(tag, win, pos);
     };
     let q = pos + 1 + vlen;
     let w = tag_width(tag);
@@ -367,6 +368,19 @@ unsafe fn fast_record<const AVX2: bool>(
         }
         // Every other kind is the full checker's, whose dispatch is an
         // exhaustive match on `RecordKind`: a new kind needs nothing here.
+        _ => fast_fixed(tag, win, pos),
+    }
+}
+
+/// The end of the record at `pos` (its first [`WINDOW`] bytes are `win`)
+/// if it is a fixed-size integer or binary float (`01`-`05`, `08`, `09`:
+/// any payload bytes are valid, and the payload is within `win`) or a
+/// valid timestamp, else `None` (left to the full checker).
+#[inline(always)]
+fn fast_fixed(tag: u8, win: &[u8; WINDOW], pos: usize) -> Option<usize> {
+    use RecordKind::*;
+    match RecordKind::of(tag) {
+        kind @ (I8 | I16 | I32 | I64 | U64 | F32 | F64) => Some(pos + 1 + kind.fixed_payload()?),
         _ => fast_timestamp(tag, win, pos),
     }
 }

@@ -281,7 +281,7 @@ fn same_key_before(head: &[u8], keys: &[(usize, usize)], key: (usize, usize)) ->
 
 /// The record at `pos` (whose first [`WINDOW`] bytes are `win`) if it is
 /// valid and of a common kind: short and long strings of ASCII, arrays and
-/// maps whose counts or shape references take one or two varint bytes and
+/// maps whose counts or shape references take one to three varint bytes and
 /// whose shape is in `shapes`, decimal floats, number arrays of binary
 /// elements, fixed-size integers and floats, timestamps. Returns its end,
 /// or `None`
@@ -313,11 +313,15 @@ unsafe fn fast_record<const AVX2: bool>(
         return ((win[1] as i8).unsigned_abs() <= F_DEC_MAX_EXP as u8)
             .then_some(pos + 1 + F_DEC_PAYLOAD);
     }
-    // A one- or two-byte varint after the tag: (value, its length).
+    // A varint of one to three bytes after the tag, canonical (its last
+    // byte not zero): (value, its length).
     let (v, vlen) = if win[1] < 0x80 {
         (win[1] as usize, 1)
     } else if win[2].wrapping_sub(1) < 0x7F {
         ((win[1] & 0x7F) as usize | (win[2] as usize) << 7, 2)
+    } else if win[2] >= 0x80 && win[3].wrapping_sub(1) < 0x7F {
+        let v = (win[1] & 0x7F) as usize | ((win[2] & 0x7F) as usize) << 7;
+        (v | (win[3] as usize) << 14, 3)
     } else {
         return fast_fixed(tag, win, pos);
     };
@@ -362,7 +366,7 @@ unsafe fn fast_record<const AVX2: bool>(
             if !allows_v2(buf) {
                 return None;
             }
-            // No overflow: v < 2^14 (two varint bytes) and a size is at most 8.
+            // No overflow: v < 2^21 (three varint bytes) and a size is at most 8.
             let end = q + v * e.size();
             (end <= buf.len()).then_some(end)
         }

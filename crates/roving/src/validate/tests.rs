@@ -366,6 +366,59 @@ fn fixed_size_scalars_agree() {
     }
 }
 
+/// Records whose count or shape reference takes a three-byte varint
+/// (maps 20 KB past their shape, arrays of 20,000 slots, strings of
+/// 20,000 bytes): the fast path takes them itself, and the modes agree on
+/// them, valid, damaged, or with an overlong (non-canonical) varint.
+#[test]
+fn three_byte_varints_agree() {
+    let mut rng = Rng(0x3B17_E5AF_E0C0_FFEE);
+    let mut e = crate::Encoder::new();
+    e.begin_array().unwrap();
+    // First, so that the maps' shape is past offset 8,192 (an absolute
+    // reference to it takes three bytes too).
+    e.str(&"x".repeat(20_000)).unwrap();
+    for i in 0..3_000i64 {
+        e.begin_map().unwrap();
+        e.key("id").unwrap();
+        e.i64(i).unwrap();
+        e.key("name").unwrap();
+        e.str(&format!("item {i}")).unwrap();
+        e.end_map().unwrap();
+    }
+    e.begin_array().unwrap();
+    for i in 0..20_000i64 {
+        e.i64(i % 7).unwrap();
+        if i % 1000 == 0 {
+            e.null().unwrap();
+        }
+    }
+    e.end_array().unwrap();
+    e.end_array().unwrap();
+    let doc = e.finish().unwrap();
+    validate(&doc).unwrap();
+    let at = fast_reach(&doc);
+    assert!(
+        at + WINDOW >= doc.len(),
+        "stopped at {at} of {}: {:02x?}",
+        doc.len(),
+        &doc[at..at + 4]
+    );
+    // Some map refers to its shape with a three-byte varint.
+    assert!(
+        doc.windows(4)
+            .any(|w| w[0] & !3 == TAG_MAP && w[1] >= 0x80 && w[2] >= 0x80 && w[3] < 0x80),
+        "no three-byte shape reference"
+    );
+    same_when_damaged(&mut rng, &doc, 200, 3);
+    // A string record whose length is an overlong three-byte varint.
+    let mut bad = b"RV\x02".to_vec();
+    bad.extend_from_slice(&[TAG_STR, 0x81, 0x80, 0x00, b'a']);
+    bad.extend_from_slice(&[0x1c, 0x14, 0x1c]);
+    same(&bad);
+    assert!(validate(&bad).is_err());
+}
+
 /// A store-like record (short keys, strings, a timestamp, bytes, an
 /// array, a null), of a few dozen to a few hundred bytes.
 fn small_record(rng: &mut Rng) -> Vec<u8> {

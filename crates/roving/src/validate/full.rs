@@ -728,8 +728,7 @@ impl Validator<'_, '_> {
     /// its entry. Keys with equal hashes have one home, so (the walk having
     /// found that rule kept) they are in the same run of non-empty entries:
     /// each run's hashes are compared among themselves ([`equal_hashes`]),
-    /// in time linear in the run for the short runs of a valid table and
-    /// never quadratic for a long one.
+    /// in time linear in the run (expected, for a long one).
     fn index<const E: usize>(
         &mut self,
         shape: &Shape,
@@ -788,7 +787,7 @@ impl Validator<'_, '_> {
 /// Pushes to `colliding`, for the keys `(hash, index)` of one run of a
 /// shape's index, a pair `(first, k)` for each key `k` whose hash an
 /// earlier key `first` (the first of that hash) of the run has. A short
-/// run's hashes are compared pairwise, a long one's sorted (a copy).
+/// run's hashes are compared pairwise, a long one's through a hash table.
 #[inline(never)]
 fn equal_hashes(run: &[(u64, usize)], colliding: &mut Vec<(usize, usize)>) {
     const PAIRWISE_MAX: usize = 16;
@@ -805,10 +804,17 @@ fn equal_hashes(run: &[(u64, usize)], colliding: &mut Vec<(usize, usize)>) {
         }
         return;
     }
-    let mut sorted = run.to_vec();
-    sorted.sort_unstable_by_key(|e| e.0);
-    for group in sorted.chunk_by(|a, b| a.0 == b.0).filter(|g| g.len() > 1) {
-        let first = group.iter().map(|e| e.1).min().unwrap_or(0);
-        colliding.extend(group.iter().filter(|e| e.1 != first).map(|e| (first, e.1)));
+    // The first key of each hash, then the pairs: expected linear time
+    // (a randomly seeded table), however the run was crafted.
+    let mut first: HashMap<u64, usize> = HashMap::with_capacity(run.len());
+    for &(h, k) in run {
+        let f = first.entry(h).or_insert(k);
+        *f = (*f).min(k);
+    }
+    for &(h, k) in run {
+        match first.get(&h) {
+            Some(&f) if f != k => colliding.push((f, k)),
+            _ => {}
+        }
     }
 }

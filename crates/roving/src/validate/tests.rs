@@ -238,8 +238,8 @@ fn shape_duplicates() {
 }
 
 /// A shape of 300 keys whose homes are two neighbouring entries of its
-/// index, so that they form one run of 300 (the validator sorts a long
-/// run's hashes to find equal ones), some of them repeating an earlier
+/// index, so that they form one run of 300 (the validator puts a long
+/// run's hashes in a table to find equal ones), some of them repeating an earlier
 /// key (as the same record or as an equal one): the first repeat is
 /// reported, a shape of distinct keys is valid, and the modes agree.
 #[test]

@@ -165,6 +165,21 @@ fn same(bytes: &[u8]) {
     }
 }
 
+/// The hash index of a shape of `keys` (more than 8), as the reference
+/// encoder fills it: each key at the first empty entry from its home.
+fn index_table<K: AsRef<str>>(keys: &[K]) -> Vec<u8> {
+    let (t, e) = (index_table_size(keys.len()), index_entry_width(keys.len()));
+    let mut table = vec![0u8; t * e];
+    for (i, k) in keys.iter().enumerate() {
+        let mut h = index_home(key_hash(k.as_ref().as_bytes()), t);
+        while table[h * e..h * e + e].iter().any(|&b| b != 0) {
+            h = (h + 1) % t;
+        }
+        table[h * e..h * e + e].copy_from_slice(&(i as u64 + 1).to_le_bytes()[..e]);
+    }
+    table
+}
+
 /// Shapes of up to 8 keys (compared, not hashed, when short) and of 9
 /// or more (hashed): a duplicate key is found, whichever way two keys
 /// are equal (one record, equal records, short or long, the
@@ -220,16 +235,7 @@ fn shape_duplicates() {
             .map(|c| c.map_or("", |c| pool[c].1.as_str()))
             .collect();
         if n > SHAPE_LINEAR_MAX {
-            let t = (n + n / 2 + 1).next_power_of_two();
-            let mut table = vec![0u8; t];
-            for (i, k) in keys.iter().enumerate() {
-                let mut h = index_home(key_hash(k.as_bytes()), t);
-                while table[h] != 0 {
-                    h = (h + 1) % t;
-                }
-                table[h] = i as u8 + 1;
-            }
-            doc.extend_from_slice(&table);
+            doc.extend_from_slice(&index_table(&keys));
         }
         doc.extend_from_slice(&[0x1c, 0x0f, 0x1c]);
         assert_first_duplicate_reported(&doc, &keys, base + 2, w);
@@ -282,17 +288,7 @@ fn indexed_shape_duplicates_in_long_runs() {
         for &r in &records {
             doc.extend_from_slice(&(((base - r) << 2) as u32).to_le_bytes());
         }
-        let mut table = vec![0u16; t];
-        for (i, k) in keys.iter().enumerate() {
-            let mut h = index_home(key_hash(k.as_bytes()), t);
-            while table[h] != 0 {
-                h = (h + 1) % t;
-            }
-            table[h] = i as u16 + 1;
-        }
-        for e in table {
-            doc.extend_from_slice(&e.to_le_bytes());
-        }
+        doc.extend_from_slice(&index_table(&keys));
         doc.extend_from_slice(&[0x1c, 0x0f, 0x1c]);
         assert_first_duplicate_reported(&doc, &keys, base + 3, 4);
         same(&doc);
@@ -308,6 +304,18 @@ fn fast_reach(doc: &[u8]) -> usize {
         n: 0,
     };
     fast::fast_run(doc, &mut starts, &mut sh, doc.len(), HEADER_LEN, None)
+}
+
+/// Asserts that [`fast::fast_run`] alone goes past every record of `doc`
+/// but those of its last [`WINDOW`] bytes (which the full checker takes).
+fn assert_fast_reaches_end(doc: &[u8]) {
+    let at = fast_reach(doc);
+    assert!(
+        at + WINDOW >= doc.len(),
+        "stopped at {at} of {}: {:02x?}",
+        doc.len(),
+        &doc[at..at + 4]
+    );
 }
 
 /// Fixed-size integers and floats of every width (records `01`-`05`,
@@ -355,13 +363,7 @@ fn fixed_size_scalars_agree() {
         for tag in [0x01, 0x02, 0x03, 0x04, 0x05, 0x08, 0x09, 0x0A] {
             assert!(tags.contains(&tag), "no record {tag:02x}: {tags:02x?}");
         }
-        let at = fast_reach(&doc);
-        assert!(
-            at + WINDOW >= doc.len(),
-            "stopped at {at} of {}: {:02x?}",
-            doc.len(),
-            &doc[at..at + 4]
-        );
+        assert_fast_reaches_end(&doc);
         same_when_damaged(&mut rng, &doc, 300, 3);
     }
 }
@@ -397,13 +399,7 @@ fn three_byte_varints_agree() {
     e.end_array().unwrap();
     let doc = e.finish().unwrap();
     validate(&doc).unwrap();
-    let at = fast_reach(&doc);
-    assert!(
-        at + WINDOW >= doc.len(),
-        "stopped at {at} of {}: {:02x?}",
-        doc.len(),
-        &doc[at..at + 4]
-    );
+    assert_fast_reaches_end(&doc);
     // Some map refers to its shape with a three-byte varint.
     assert!(
         doc.windows(4)
@@ -654,13 +650,7 @@ fn number_arrays_agree() {
         // arrays and strings (up to the outer array's record, near the
         // end), but not past the first one in a version 1 document.
         let doc = number_arrays_doc(&mut rng, round, false);
-        let at = fast_reach(&doc);
-        assert!(
-            at + WINDOW >= doc.len(),
-            "stopped at {at} of {}: {:02x?}",
-            doc.len(),
-            &doc[at..at + 4]
-        );
+        assert_fast_reaches_end(&doc);
         let mut v1 = doc;
         v1[2] = 1;
         assert_eq!(fast_reach(&v1), HEADER_LEN);

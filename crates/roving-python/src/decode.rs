@@ -1594,8 +1594,10 @@ pub(crate) fn open_validated<'a>(
 }
 
 extern "C" {
-    /// CPython's `_PyDict_NewPresized` (exported by every CPython 3): a new
-    /// empty dict with room for `minused` items without a resize.
+    /// CPython's `_PyDict_NewPresized` (exported by 3.11, the oldest Python
+    /// this package supports, and kept in 3.13, where its removal was
+    /// reverted): a new empty dict with room for `minused` items without
+    /// a resize.
     fn _PyDict_NewPresized(minused: ffi::Py_ssize_t) -> *mut ffi::PyObject;
 }
 

@@ -105,12 +105,6 @@ impl StrArray {
         self.data + self.data_len
     }
 
-    /// Number of blocks.
-    #[inline(always)]
-    pub(crate) fn blocks(&self) -> usize {
-        str_array_blocks(self.count)
-    }
-
     /// The start of block `b` (not checked against the data's length).
     #[inline(always)]
     pub(crate) fn block_start(&self, buf: &[u8], b: usize) -> Option<u64> {
@@ -159,27 +153,62 @@ impl StrArray {
 /// data (only in a document not validated).
 #[derive(Clone, Debug)]
 pub(crate) struct StrArrayBytes<'a> {
-    buf: &'a [u8],
-    h: StrArray,
+    /// The block starts, `start_width` bytes each (empty if the record
+    /// does not lie within the buffer).
+    starts: &'a [u8],
+    /// The ends, `end_width` bytes each.
+    ends: &'a [u8],
+    /// The data.
+    data: &'a [u8],
+    start_width: usize,
+    end_width: usize,
+    /// Number of strings.
+    count: usize,
     /// Index of the next string.
     next: usize,
     /// Start of the next string's block in the data.
-    block: u64,
+    block: usize,
     /// End of the previous string from `block` (0 at a block's start).
-    prev: u64,
+    prev: usize,
 }
 
 impl<'a> StrArrayBytes<'a> {
     /// The strings of the record `h` of `buf`.
     pub(crate) fn new(buf: &'a [u8], h: StrArray) -> StrArrayBytes<'a> {
+        let part = |lo: usize, hi: usize| buf.get(lo..hi).unwrap_or(&[]);
         StrArrayBytes {
-            buf,
-            h,
+            starts: part(h.starts, h.ends),
+            ends: part(h.ends, h.data),
+            data: part(h.data, h.end()),
+            start_width: h.start_width,
+            end_width: h.end_width,
+            count: h.count,
             next: 0,
             block: 0,
             prev: 0,
         }
     }
+}
+
+/// The `width`-byte little-endian number at index `i` of `part`
+/// (`usize::MAX` if it is not there or does not fit a `usize`).
+#[inline(always)]
+fn nth_uint(part: &[u8], i: usize, width: usize) -> usize {
+    let at = |w: usize| part.get(i.wrapping_mul(w)..).and_then(|b| b.get(..w));
+    let v = match width {
+        1 => part.get(i).map(|&b| b as u64),
+        2 => at(2)
+            .and_then(|b| b.first_chunk())
+            .map(|b| u16::from_le_bytes(*b) as u64),
+        4 => at(4)
+            .and_then(|b| b.first_chunk())
+            .map(|b| u32::from_le_bytes(*b) as u64),
+        _ => at(8)
+            .and_then(|b| b.first_chunk())
+            .map(|b| u64::from_le_bytes(*b)),
+    };
+    v.and_then(|v| usize::try_from(v).ok())
+        .unwrap_or(usize::MAX)
 }
 
 impl<'a> Iterator for StrArrayBytes<'a> {
@@ -188,31 +217,93 @@ impl<'a> Iterator for StrArrayBytes<'a> {
     #[inline]
     fn next(&mut self) -> Option<Option<&'a [u8]>> {
         let i = self.next;
-        if i >= self.h.count {
+        if i >= self.count {
             return None;
         }
-        self.next += 1;
+        self.next = i + 1;
         if i % STR_ARRAY_BLOCK == 0 {
-            self.block = self
-                .h
-                .block_start(self.buf, i / STR_ARRAY_BLOCK)
-                .unwrap_or(u64::MAX);
+            self.block = nth_uint(self.starts, i / STR_ARRAY_BLOCK, self.start_width);
             self.prev = 0;
         }
-        let e = self.h.rel_end(self.buf, i).unwrap_or(u64::MAX);
-        let (lo, hi) = (self.block.checked_add(self.prev), self.block.checked_add(e));
+        let e = nth_uint(self.ends, i, self.end_width);
+        let (lo, hi) = (
+            self.block.saturating_add(self.prev),
+            self.block.saturating_add(e),
+        );
         self.prev = e;
-        Some(match (lo, hi) {
-            (Some(lo), Some(hi)) if lo <= hi && hi <= self.h.data_len as u64 => self
-                .buf
-                .get(self.h.data + lo as usize..self.h.data + hi as usize),
-            _ => None,
+        // (Out of order or beyond the data: only in a document not validated.)
+        Some(if lo <= hi {
+            self.data.get(lo..hi)
+        } else {
+            None
         })
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = self.h.count - self.next;
+        let n = self.count - self.next;
         (n, Some(n))
+    }
+}
+
+impl<'a> StrArrayBytes<'a> {
+    /// Calls `f` with each remaining string in order (as [`next`] gives
+    /// them) and stops at its first error: a loop per block, with the
+    /// width of the ends fixed, so a string costs a few instructions.
+    ///
+    /// [`next`]: Iterator::next
+    pub(crate) fn try_each<E>(
+        mut self,
+        mut f: impl FnMut(Option<&'a [u8]>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        // Whole blocks from a block's start; the strings before that one at
+        // a time.
+        while self.next % STR_ARRAY_BLOCK != 0 && self.next < self.count {
+            f(self.next().flatten())?;
+        }
+        match self.end_width {
+            1 => self.blocks::<1, E>(&mut f)?,
+            2 => self.blocks::<2, E>(&mut f)?,
+            4 => self.blocks::<4, E>(&mut f)?,
+            _ => self.blocks::<8, E>(&mut f)?,
+        }
+        // (Only if the ends are cut short: a document not validated.)
+        for _ in self.next..self.count {
+            f(None)?;
+        }
+        Ok(())
+    }
+
+    /// The strings of the blocks from `self.next` (a block's first string)
+    /// on, with ends of `V` bytes; `self.next` is left after the last one
+    /// given.
+    #[inline(always)]
+    fn blocks<const V: usize, E>(
+        &mut self,
+        f: &mut impl FnMut(Option<&'a [u8]>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let ends = self
+            .ends
+            .get(self.next.saturating_mul(V)..self.count.saturating_mul(V).min(self.ends.len()))
+            .unwrap_or(&[]);
+        let first_block = self.next / STR_ARRAY_BLOCK;
+        for (b, block) in ends.chunks(STR_ARRAY_BLOCK * V).enumerate() {
+            let start = nth_uint(self.starts, first_block + b, self.start_width);
+            let mut prev = 0usize;
+            for end in block.chunks_exact(V) {
+                let mut le = [0u8; 8];
+                le[..V].copy_from_slice(end);
+                let e = usize::try_from(u64::from_le_bytes(le)).unwrap_or(usize::MAX);
+                let (lo, hi) = (start.saturating_add(prev), start.saturating_add(e));
+                prev = e;
+                self.next += 1;
+                f(if lo <= hi {
+                    self.data.get(lo..hi)
+                } else {
+                    None
+                })?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -318,6 +409,17 @@ mod tests {
             let seq: Vec<Option<&[u8]>> = StrArrayBytes::new(&out, h).collect();
             let want: Vec<Option<&[u8]>> = strings.iter().map(|s| Some(s.as_bytes())).collect();
             assert_eq!(seq, want);
+            for skip in [0, 1, 16, 17] {
+                let mut each = Vec::new();
+                let mut rest = StrArrayBytes::new(&out, h);
+                rest.by_ref().take(skip).for_each(drop);
+                rest.try_each(|s| {
+                    each.push(s);
+                    Ok::<(), ()>(())
+                })
+                .unwrap();
+                assert_eq!(each, want.get(skip..).unwrap_or(&[]), "skip {skip}");
+            }
             assert_eq!(h.bytes(&out, strings.len()), None);
             for cut in 3..out.len() {
                 assert_eq!(StrArray::at(&out[..cut], 3), None);

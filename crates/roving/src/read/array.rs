@@ -590,3 +590,28 @@ impl<'a> Iterator for ArrayStrings<'a> {
 }
 
 impl ExactSizeIterator for ArrayStrings<'_> {}
+
+impl<'a> ArrayStrings<'a> {
+    /// Calls `f` with each remaining string, in order, as
+    /// [`next`](Iterator::next) would give them, and stops at its first
+    /// error. Faster than the iterator: one loop per block of strings.
+    ///
+    /// ```
+    /// let names: Vec<String> = (0..40).map(|i| format!("name {i}")).collect();
+    /// let bytes = roving::to_vec(&names)?;
+    /// let doc = roving::Document::open(&bytes)?;
+    /// let mut read = Vec::new();
+    /// let strings = doc.root().as_array().unwrap().strings().unwrap();
+    /// strings.try_each(|s| {
+    ///     read.push(s.unwrap());
+    ///     Ok::<(), roving::Error>(())
+    /// })?;
+    /// assert_eq!(read, names);
+    /// # Ok::<(), roving::Error>(())
+    /// ```
+    #[inline]
+    pub fn try_each<E>(self, mut f: impl FnMut(Option<&'a str>) -> Result<(), E>) -> Result<(), E> {
+        let lazy = self.lazy;
+        self.bytes.try_each(|b| f(b.and_then(|b| text(b, lazy))))
+    }
+}

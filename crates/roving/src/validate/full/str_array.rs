@@ -44,39 +44,61 @@ impl Validator<'_, '_> {
         let h = StrArray::from_parts(n, l, widths, p + 1)
             .filter(|h| h.end() == end)
             .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
-        self.utf8(h.data, end)?;
-        let data = &buf[h.data..end];
-        let len = data.len() as u64;
-        // Where the last string so far ends in the data: the next block
-        // starts there.
-        let mut tiled = 0u64;
-        for b in 0..h.blocks() {
-            let start = h.block_start(buf, b).unwrap_or(u64::MAX);
-            if start != tiled {
-                return err(ErrorKind::BadLength, h.starts + b * h.start_width);
-            }
-            let first = b * STR_ARRAY_BLOCK;
-            let mut last_end = 0u64;
-            for i in first..h.count.min(first + STR_ARRAY_BLOCK) {
-                let at = h.ends + i * h.end_width;
-                let e = h.rel_end(buf, i).unwrap_or(u64::MAX);
-                if e < last_end {
-                    return err(ErrorKind::BadLength, at);
-                }
-                let stop = match start.checked_add(e) {
-                    Some(s) if s <= len => s,
-                    _ => return err(ErrorKind::BadLength, at),
-                };
-                if stop < len && is_continuation(data[stop as usize]) {
-                    return err(ErrorKind::InvalidUtf8, h.data + stop as usize);
-                }
-                last_end = e;
-            }
-            tiled = start + last_end;
+        // In ASCII every byte starts a character: no end needs checking.
+        let ascii = is_ascii_long(&buf[h.data..end]);
+        if !ascii {
+            self.utf8(h.data, end)?;
         }
-        if tiled != len {
-            return err(ErrorKind::BadLength, h.data + tiled as usize);
-        }
+        match h.end_width {
+            1 => str_array_ends::<1>(buf, &h, ascii),
+            2 => str_array_ends::<2>(buf, &h, ascii),
+            4 => str_array_ends::<4>(buf, &h, ascii),
+            _ => str_array_ends::<8>(buf, &h, ascii),
+        }?;
         Ok(end)
     }
+}
+
+/// Checks the block starts and the ends (of `V` bytes) of the string array
+/// `h` of `buf`, whose data is valid UTF-8 (and ASCII if `ascii`): each
+/// block starts where the previous one's last string ends, the ends of a
+/// block do not decrease and stay within the data, each on a character
+/// boundary, and the last string ends at the data's end.
+#[inline(always)]
+fn str_array_ends<const V: usize>(buf: &[u8], h: &StrArray, ascii: bool) -> Result<()> {
+    let data = &buf[h.data..h.end()];
+    let len = data.len() as u64;
+    let ends = &buf[h.ends..h.data];
+    // Where the last string so far ends in the data: the next block
+    // starts there.
+    let mut tiled = 0u64;
+    for (b, block) in ends.chunks(STR_ARRAY_BLOCK * V).enumerate() {
+        let start = h.block_start(buf, b).unwrap_or(u64::MAX);
+        if start != tiled {
+            return err(ErrorKind::BadLength, h.starts + b * h.start_width);
+        }
+        let mut last_end = 0u64;
+        for (k, e) in block.chunks_exact(V).enumerate() {
+            let mut le = [0u8; 8];
+            le[..V].copy_from_slice(e);
+            let e = u64::from_le_bytes(le);
+            let at = || h.ends + (b * STR_ARRAY_BLOCK + k) * V;
+            if e < last_end {
+                return err(ErrorKind::BadLength, at());
+            }
+            let stop = match start.checked_add(e) {
+                Some(s) if s <= len => s,
+                _ => return err(ErrorKind::BadLength, at()),
+            };
+            if !ascii && stop < len && is_continuation(data[stop as usize]) {
+                return err(ErrorKind::InvalidUtf8, h.data + stop as usize);
+            }
+            last_end = e;
+        }
+        tiled = start + last_end;
+    }
+    if tiled != len {
+        return err(ErrorKind::BadLength, h.data + tiled as usize);
+    }
+    Ok(())
 }

@@ -100,3 +100,31 @@ def test_dump_and_stats_show_a_string_array(tmp_path: Path) -> None:
     )
     report = json.loads(stats.stdout)
     assert "str array" in json.dumps(report)
+
+
+def strings_of_every_short_length() -> list[str]:
+    """ASCII strings of 1 to 70 characters, and for 1 to 34 characters one
+    non-ASCII character (of 2, 3 or 4 UTF-8 bytes) at each place: the
+    lengths where ``loads`` copies a string as a few words, and around."""
+    out = [("abcdefghij" * 8)[:n] for n in range(1, 71)]
+    for n in range(1, 35):
+        for at in range(n):
+            for ch in ("é", "€", "𝄞", "\x7f"):
+                s = ("klmnopqrst" * 4)[:n]
+                out.append(s[:at] + ch + s[at + 1 :])
+    return out
+
+
+def test_short_strings_read_back_at_every_length() -> None:
+    strings = strings_of_every_short_length()
+    assert len(set(strings)) == len(strings)
+    packed = roving.dumps(strings)
+    assert packed[2] == 2
+    # In slots (each a string record of its own), as map values.
+    as_values = {str(i): s for i, s in enumerate(strings)}
+    for data, want in ((packed, strings), (roving.dumps(as_values), as_values)):
+        for buf in (data, bytearray(data), memoryview(data)):
+            got = roving.loads(buf)
+            assert got == want
+            items = got if isinstance(got, list) else list(got.values())
+            assert all(type(s) is str and s.isascii() == all(c < "\x80" for c in s) for s in items)

@@ -986,9 +986,15 @@ impl<'py, 'a> Decoder<'py, 'a> {
         n: usize,
     ) -> PyResult<()> {
         // (Read here, not in `array`: its frame stays small for deep nesting.)
-        let mut strings = a.strings();
-        for i in 0..n {
-            let item = match strings.as_mut().and_then(|s| s.next()).flatten() {
+        let Some(strings) = a.strings() else {
+            return Ok(());
+        };
+        let mut i = 0;
+        strings.try_each(|s| -> PyResult<()> {
+            if i >= n {
+                return Ok(());
+            }
+            let item = match s {
                 Some(s) => {
                     self.charge_payload(s.len())?;
                     pytypes::make_str(self.py, s.as_bytes())?
@@ -998,6 +1004,19 @@ impl<'py, 'a> Decoder<'py, 'a> {
             };
             // SAFETY: i < n; the list steals the reference.
             unsafe { ffi::PyList_SET_ITEM(list.as_ptr(), i as ffi::Py_ssize_t, item.into_ptr()) };
+            i += 1;
+            Ok(())
+        })?;
+        // (Fewer strings than `n`: only bytes that are not a valid document.)
+        for j in i..n {
+            // SAFETY: j < n; the list steals the reference.
+            unsafe {
+                ffi::PyList_SET_ITEM(
+                    list.as_ptr(),
+                    j as ffi::Py_ssize_t,
+                    self.py.None().into_ptr(),
+                )
+            };
         }
         Ok(())
     }

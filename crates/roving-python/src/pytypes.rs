@@ -355,15 +355,56 @@ pub(crate) fn make_str<'py>(py: Python<'py>, b: &[u8]) -> PyResult<Bound<'py, Py
                 return Err(PyErr::fetch(py));
             }
             let data = ffi::PyUnicode_DATA(o).cast::<u8>();
-            std::ptr::copy_nonoverlapping(b.as_ptr(), data, b.len());
-            let copied = std::slice::from_raw_parts(data, b.len());
-            if is_ascii(copied) {
+            let ascii = if b.len() <= 32 {
+                copy_short(b, std::slice::from_raw_parts_mut(data, b.len()))
+            } else {
+                std::ptr::copy_nonoverlapping(b.as_ptr(), data, b.len());
+                is_ascii(std::slice::from_raw_parts(data, b.len()))
+            };
+            if ascii {
                 return Ok(Bound::from_owned_ptr(py, o));
             }
             ffi::Py_DECREF(o);
         }
         decode_utf8(py, b)
     }
+}
+
+/// Copies `b` (at most 32 bytes) to `dst` (as long) as two overlapping
+/// words, and tells whether the bytes copied are ASCII (checked on the
+/// words written, not read again from `b`).
+#[inline(always)]
+fn copy_short(b: &[u8], dst: &mut [u8]) -> bool {
+    let n = b.len();
+    if n == dst.len() {
+        if n >= 16 {
+            if let (Some(lo), Some(hi)) = (b.first_chunk::<16>(), b.last_chunk::<16>()) {
+                dst[..16].copy_from_slice(lo);
+                dst[n - 16..].copy_from_slice(hi);
+                let or = u128::from_ne_bytes(*lo) | u128::from_ne_bytes(*hi);
+                return or & 0x8080_8080_8080_8080_8080_8080_8080_8080 == 0;
+            }
+        } else if n >= 8 {
+            if let (Some(lo), Some(hi)) = (b.first_chunk::<8>(), b.last_chunk::<8>()) {
+                dst[..8].copy_from_slice(lo);
+                dst[n - 8..].copy_from_slice(hi);
+                let or = u64::from_ne_bytes(*lo) | u64::from_ne_bytes(*hi);
+                return or & 0x8080_8080_8080_8080 == 0;
+            }
+        } else if n >= 4 {
+            if let (Some(lo), Some(hi)) = (b.first_chunk::<4>(), b.last_chunk::<4>()) {
+                dst[..4].copy_from_slice(lo);
+                dst[n - 4..].copy_from_slice(hi);
+                return (u32::from_ne_bytes(*lo) | u32::from_ne_bytes(*hi)) & 0x8080_8080 == 0;
+            }
+        }
+    }
+    let mut high = 0u8;
+    for (d, &c) in dst.iter_mut().zip(b) {
+        *d = c;
+        high |= c;
+    }
+    high & 0x80 == 0
 }
 
 /// A `str` of non-ASCII UTF-8 bytes (or an exception for invalid bytes).

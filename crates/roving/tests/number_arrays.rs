@@ -249,6 +249,98 @@ fn packed_equals_slots() {
     assert_eq!(doc.get_path("[1]").unwrap().unwrap().as_i64(), Some(2));
 }
 
+/// Number arrays inside containers read through serde as sequences,
+/// tuples, tuple structs and fixed arrays (the shapes of GeoJSON
+/// coordinates), as the same numbers in slots read; a tuple of the wrong
+/// length is an error at the element's path; a byte string still reads
+/// as a tuple of its bytes.
+#[test]
+fn nested_number_arrays_read_through_serde() {
+    use serde::{Deserialize, Serialize};
+    #[derive(Serialize, Deserialize, PartialEq, Debug)]
+    struct Pt(f64, f64);
+    #[derive(Serialize, Deserialize, PartialEq, Debug)]
+    struct Shape {
+        ring: Vec<(f64, f64)>,
+        pts: Vec<Pt>,
+        arr: Vec<[f64; 2]>,
+        ints: Vec<(u8, i64)>,
+        nested: Vec<Vec<f32>>,
+        opt: Vec<Option<(f64, f64)>>,
+    }
+    let shape = Shape {
+        ring: vec![
+            (-65.613_616_999_999_98, 43.420_273_000_000_01),
+            (0.5, -1.25),
+        ],
+        pts: vec![Pt(1.5, 2.5), Pt(-0.0, 1e300)],
+        arr: vec![[0.1, 0.2], [3.0, 4.0]],
+        ints: vec![(7, -300), (255, 1 << 40)],
+        nested: vec![vec![0.5, 1.5, 2.5], vec![]],
+        opt: vec![Some((1.0, 2.0)), None],
+    };
+    let bytes = roving::to_vec(&shape).unwrap();
+    let doc = Document::open(&bytes).unwrap();
+    for path in [
+        ".ring[0]",
+        ".pts[1]",
+        ".arr[0]",
+        ".ints[1]",
+        ".nested[0]",
+        ".opt[0]",
+    ] {
+        let a = doc.get_path(path).unwrap().unwrap();
+        assert!(
+            a.as_array().unwrap().numbers().is_some(),
+            "{path} is a number array"
+        );
+    }
+    assert_eq!(roving::from_slice::<Shape>(&bytes).unwrap(), shape);
+    // The same numbers in slots (an integer among floats keeps an array
+    // in slots) read the same way.
+    let mixed = roving::to_vec(&vec![(1.5f64, 2i64)]).unwrap();
+    let mixed_doc = Document::open(&mixed).unwrap();
+    assert!(mixed_doc
+        .get_path("[0]")
+        .unwrap()
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .numbers()
+        .is_none());
+    assert_eq!(
+        roving::from_slice::<Vec<(f64, f64)>>(&mixed).unwrap(),
+        [(1.5, 2.0)]
+    );
+    assert_eq!(
+        roving::from_slice::<Vec<Pt>>(&mixed).unwrap(),
+        [Pt(1.5, 2.0)]
+    );
+    // Too short a tuple: an error at the element, packed or not.
+    let pairs = roving::to_vec(&vec![(1.5f64, 2.5f64)]).unwrap();
+    for doc in [&pairs, &mixed] {
+        let err = roving::from_slice::<Vec<(f64,)>>(doc).unwrap_err();
+        assert!(err.to_string().contains("[0]"), "{err}");
+        assert!(err.to_string().contains("invalid length"), "{err}");
+    }
+    // A tuple of three from pairs.
+    assert!(roving::from_slice::<Vec<(f64, f64, f64)>>(&pairs).is_err());
+    // A byte string in a container: a tuple, a fixed array, a sequence of its bytes.
+    let blobs = roving::to_vec(&vec![serde_bytes::ByteBuf::from(vec![1u8, 2])]).unwrap();
+    assert_eq!(
+        roving::from_slice::<Vec<(u8, u8)>>(&blobs).unwrap(),
+        [(1, 2)]
+    );
+    assert_eq!(
+        roving::from_slice::<Vec<[u8; 2]>>(&blobs).unwrap(),
+        [[1, 2]]
+    );
+    assert_eq!(
+        roving::from_slice::<Vec<Vec<u8>>>(&blobs).unwrap(),
+        [vec![1, 2]]
+    );
+}
+
 /// A number array in a version 1 document is an unknown tag, for the
 /// validator and for a lazily opened document.
 #[test]

@@ -132,7 +132,13 @@ impl<'a> Numbers<'a> {
     /// Element `i` (an `Int`, `UInt` or `Float`), or `None` past the end.
     #[inline]
     pub fn get(&self, i: usize) -> Option<Value<'a>> {
-        (i < self.len()).then(|| packed_value(self.data, self.elem, 0, i))
+        (i < self.len()).then(|| self.get_below_len(i))
+    }
+
+    /// Element `i`, for `i` below [`len`](Self::len) (`Null` past the end).
+    #[inline(always)]
+    pub(crate) fn get_below_len(&self, i: usize) -> Value<'a> {
+        packed_value(self.data, self.elem, 0, i)
     }
 }
 
@@ -246,10 +252,10 @@ impl<'a> Array<'a> {
     /// `None` for an array of slots.
     #[inline]
     pub fn numbers(&self) -> Option<Numbers<'a>> {
-        let h = self.header()?;
-        let elem = h.packed()?;
-        let data = self.buf.get(h.slots..h.slots + h.len * h.width())?;
-        Some(Numbers { elem, data })
+        // (The record's own parse: not the slot arrays' header first.)
+        let p = num_array_record(self.buf, self.pos())?;
+        let data = self.buf.get(p.data..p.end())?;
+        Some(Numbers { elem: p.elem, data })
     }
 
     /// [`Self::header`] of a string array record.

@@ -245,12 +245,8 @@ impl<'de> Context<'de> {
         numbers: Numbers<'de>,
         visitor: V,
     ) -> Result<V::Value> {
-        let elements = ValueElements {
-            elements: numbers,
-            next: 0,
-            context: self,
-        };
-        self.visit_level(numbers.len(), elements, |e| e.next, visitor)
+        let len = numbers.len();
+        self.visit_level(len, ValueElements::new(numbers, self), |e| e.next, visitor)
     }
 
     /// Visits the `len` `elements` of an array (`read(elements)`: how many

@@ -117,11 +117,7 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
                 // Its elements are values.
                 self.context
                     .payload(v.len().saturating_mul(crate::BYTES_PER_VALUE))?;
-                let mut elements = ValueElements {
-                    elements: v,
-                    next: 0,
-                    context: self.context,
-                };
+                let mut elements = ValueElements::new(v, self.context);
                 let r = visitor.visit_seq(&mut elements)?;
                 if elements.next < v.len() {
                     return Err(de::Error::invalid_length(
@@ -240,6 +236,7 @@ impl<'de> de::Deserializer<'de> for Deserializer<'de, '_> {
 
     /// A big integer is visited as the nearest float, as serde_json reads
     /// an integer too large for 64 bits into an `f64`.
+    #[inline]
     fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.value {
             Value::Float(f) => visitor.visit_f64(f),

@@ -106,8 +106,8 @@ fn str_element_path(e: Error, i: usize, strs: &StrArray) -> Error {
 pub(super) trait IndexedValues<'de> {
     /// Number of elements.
     fn count(&self) -> usize;
-    /// Element `i`, `None` past the end.
-    fn value(&self, i: usize) -> Option<Value<'de>>;
+    /// Element `i`, for `i` below [`count`](Self::count).
+    fn value(&self, i: usize) -> Value<'de>;
 }
 
 /// A typed vector's elements, each the [`Value`] it is (so that an `f32`
@@ -117,12 +117,13 @@ impl<'de> IndexedValues<'de> for Vector<'de> {
     fn count(&self) -> usize {
         self.len()
     }
-    fn value(&self, i: usize) -> Option<Value<'de>> {
-        Some(match self.get(i)? {
-            Scalar::Int(i) => Value::Int(i),
-            Scalar::UInt(u) => Value::UInt(u),
-            Scalar::Float(f) => Value::Float(f),
-        })
+    fn value(&self, i: usize) -> Value<'de> {
+        match self.get(i) {
+            Some(Scalar::Int(i)) => Value::Int(i),
+            Some(Scalar::UInt(u)) => Value::UInt(u),
+            Some(Scalar::Float(f)) => Value::Float(f),
+            None => Value::Null,
+        }
     }
 }
 
@@ -133,19 +134,34 @@ impl<'de> IndexedValues<'de> for Numbers<'de> {
         self.len()
     }
     #[inline]
-    fn value(&self, i: usize) -> Option<Value<'de>> {
-        self.get(i)
+    fn value(&self, i: usize) -> Value<'de> {
+        self.get_below_len(i)
     }
 }
 
 /// The elements of a typed vector or a number array, as a sequence.
 pub(super) struct ValueElements<'de, 'b, E> {
     /// The elements.
-    pub(super) elements: E,
+    elements: E,
+    /// Their number.
+    len: usize,
     /// Index of the next element.
     pub(super) next: usize,
     /// State shared by the whole decoding.
-    pub(super) context: &'b Context<'de>,
+    context: &'b Context<'de>,
+}
+
+impl<'de, 'b, E: IndexedValues<'de>> ValueElements<'de, 'b, E> {
+    /// The sequence of `elements`, from the first.
+    #[inline]
+    pub(super) fn new(elements: E, context: &'b Context<'de>) -> Self {
+        ValueElements {
+            len: elements.count(),
+            elements,
+            next: 0,
+            context,
+        }
+    }
 }
 
 impl<'de, E: IndexedValues<'de>> de::SeqAccess<'de> for ValueElements<'de, '_, E> {
@@ -153,9 +169,10 @@ impl<'de, E: IndexedValues<'de>> de::SeqAccess<'de> for ValueElements<'de, '_, E
     #[inline]
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
         let i = self.next;
-        let Some(value) = self.elements.value(i) else {
+        if i >= self.len {
             return Ok(None);
-        };
+        }
+        let value = self.elements.value(i);
         self.next += 1;
         seed.deserialize(Deserializer {
             value,
@@ -165,7 +182,7 @@ impl<'de, E: IndexedValues<'de>> de::SeqAccess<'de> for ValueElements<'de, '_, E
         .map_err(|e: Error| e.prefix_path(&format!("[{i}]")))
     }
     fn size_hint(&self) -> Option<usize> {
-        Some(self.elements.count() - self.next)
+        Some(self.len - self.next)
     }
 }
 

@@ -9,8 +9,8 @@ use super::Deserializer;
 use crate::error::{Error, Result};
 use crate::layout::bytes_at;
 use crate::layout::{
-    f_dec_value, read_varint, SPECIAL_FALSE, SPECIAL_TRUE, TAG_ARRAY, TAG_F32, TAG_F64, TAG_F_DEC,
-    TAG_MAP, TAG_SHORT_STR, TAG_STR,
+    f_dec_value, is_num_array, read_varint, SPECIAL_FALSE, SPECIAL_TRUE, TAG_ARRAY, TAG_F32,
+    TAG_F64, TAG_F_DEC, TAG_MAP, TAG_SHORT_STR, TAG_STR,
 };
 use crate::read::{record_value, special_value, text, Array, Map, Value};
 
@@ -44,6 +44,15 @@ impl<'de, 'b> SlotDeserializer<'de, 'b> {
         }
         let p = (self.slot >> 2) as usize;
         Some((*self.context.document.get(p)?, p))
+    }
+
+    /// The array the slot refers to, if it is an array record (of slots,
+    /// a string array or a number array).
+    #[inline(always)]
+    fn array(&self) -> Option<Array<'de>> {
+        let (tag, p) = self.record()?;
+        (tag & !3 == TAG_ARRAY || tag == crate::layout::TAG_STR_ARRAY || is_num_array(tag))
+            .then(|| Array::at(self.context.document, p))
     }
 
     /// The slot as a [`Value`].
@@ -194,14 +203,33 @@ impl<'de> de::Deserializer<'de> for SlotDeserializer<'de, '_> {
 
     #[inline]
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        if let Some((tag, p)) = self.record() {
-            if tag & !3 == TAG_ARRAY || tag == crate::layout::TAG_STR_ARRAY {
-                return self
-                    .context
-                    .visit_array(Array::at(self.context.document, p), visitor);
-            }
+        match self.array() {
+            Some(a) => self.context.visit_array(a, visitor),
+            None => self.slow(|d| d.deserialize_seq(visitor)),
         }
-        self.slow(|d| d.deserialize_seq(visitor))
+    }
+
+    /// As `deserialize_seq` for an array (the slow path reads a byte
+    /// string as the sequence of its bytes).
+    #[inline]
+    fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
+        match self.array() {
+            Some(a) => self.context.visit_array(a, visitor),
+            None => self.slow(|d| d.deserialize_tuple(len, visitor)),
+        }
+    }
+
+    #[inline]
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        len: usize,
+        visitor: V,
+    ) -> Result<V::Value> {
+        match self.array() {
+            Some(a) => self.context.visit_array(a, visitor),
+            None => self.slow(|d| d.deserialize_tuple_struct(name, len, visitor)),
+        }
     }
 
     #[inline]
@@ -233,8 +261,6 @@ impl<'de> de::Deserializer<'de> for SlotDeserializer<'de, '_> {
         deserialize_i128(); deserialize_u128(); deserialize_char();
         deserialize_bytes(); deserialize_byte_buf(); deserialize_unit();
         deserialize_unit_struct(n: &'static str);
-        deserialize_tuple(n: usize);
-        deserialize_tuple_struct(n: &'static str, len: usize);
         deserialize_map(); deserialize_identifier();
         deserialize_enum(n: &'static str, variants: &'static [&'static str]);
     }

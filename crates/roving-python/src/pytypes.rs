@@ -375,36 +375,39 @@ pub(crate) fn make_str<'py>(py: Python<'py>, b: &[u8]) -> PyResult<Bound<'py, Py
 /// words written, not read again from `b`).
 #[inline(always)]
 fn copy_short(b: &[u8], dst: &mut [u8]) -> bool {
-    let n = b.len();
-    if n == dst.len() {
-        if n >= 16 {
-            if let (Some(lo), Some(hi)) = (b.first_chunk::<16>(), b.last_chunk::<16>()) {
-                dst[..16].copy_from_slice(lo);
-                dst[n - 16..].copy_from_slice(hi);
-                let or = u128::from_ne_bytes(*lo) | u128::from_ne_bytes(*hi);
-                return or & 0x8080_8080_8080_8080_8080_8080_8080_8080 == 0;
-            }
-        } else if n >= 8 {
-            if let (Some(lo), Some(hi)) = (b.first_chunk::<8>(), b.last_chunk::<8>()) {
-                dst[..8].copy_from_slice(lo);
-                dst[n - 8..].copy_from_slice(hi);
-                let or = u64::from_ne_bytes(*lo) | u64::from_ne_bytes(*hi);
-                return or & 0x8080_8080_8080_8080 == 0;
-            }
-        } else if n >= 4 {
-            if let (Some(lo), Some(hi)) = (b.first_chunk::<4>(), b.last_chunk::<4>()) {
-                dst[..4].copy_from_slice(lo);
-                dst[n - 4..].copy_from_slice(hi);
-                return (u32::from_ne_bytes(*lo) | u32::from_ne_bytes(*hi)) & 0x8080_8080 == 0;
-            }
+    let copied = match b.len() {
+        16.. => copy_two::<16>(b, dst),
+        8.. => copy_two::<8>(b, dst),
+        4.. => copy_two::<4>(b, dst),
+        _ => None,
+    };
+    copied.unwrap_or_else(|| {
+        let mut high = 0u8;
+        for (d, &c) in dst.iter_mut().zip(b) {
+            *d = c;
+            high |= c;
         }
+        high & 0x80 == 0
+    })
+}
+
+/// [`copy_short`] of `b` (`N` to `2N` bytes) as its first and its last `N`
+/// bytes; `None` if `b` is shorter than `N` or `dst` not as long as `b`.
+#[inline(always)]
+fn copy_two<const N: usize>(b: &[u8], dst: &mut [u8]) -> Option<bool> {
+    let (lo, hi) = (b.first_chunk::<N>()?, b.last_chunk::<N>()?);
+    let n = b.len();
+    if dst.len() != n {
+        return None;
     }
-    let mut high = 0u8;
-    for (d, &c) in dst.iter_mut().zip(b) {
-        *d = c;
-        high |= c;
-    }
-    high & 0x80 == 0
+    dst.first_chunk_mut::<N>()?.copy_from_slice(lo);
+    dst.last_chunk_mut::<N>()?.copy_from_slice(hi);
+    // Both words in one wide integer, zero-padded (N is at most 16).
+    let (mut a, mut c) = ([0u8; 16], [0u8; 16]);
+    a.get_mut(..N)?.copy_from_slice(lo);
+    c.get_mut(..N)?.copy_from_slice(hi);
+    let or = u128::from_ne_bytes(a) | u128::from_ne_bytes(c);
+    Some(or & 0x8080_8080_8080_8080_8080_8080_8080_8080 == 0)
 }
 
 /// A `str` of non-ASCII UTF-8 bytes (or an exception for invalid bytes).

@@ -11,7 +11,7 @@
 //! ends, or at its block's start for the first string of a block.
 
 use super::tags::{TAG_STR_ARRAY, WIDTHS};
-use super::varint::{read_uint, read_varint, varint_len, write_varint};
+use super::varint::{read_uint, read_uint_fixed, read_varint, varint_len, write_varint};
 
 /// Strings per block of a string array record.
 pub const STR_ARRAY_BLOCK: usize = 16;
@@ -194,20 +194,8 @@ impl<'a> StrArrayBytes<'a> {
 /// (`usize::MAX` if it is not there or does not fit a `usize`).
 #[inline(always)]
 fn nth_uint(part: &[u8], i: usize, width: usize) -> usize {
-    let at = |w: usize| part.get(i.wrapping_mul(w)..).and_then(|b| b.get(..w));
-    let v = match width {
-        1 => part.get(i).map(|&b| b as u64),
-        2 => at(2)
-            .and_then(|b| b.first_chunk())
-            .map(|b| u16::from_le_bytes(*b) as u64),
-        4 => at(4)
-            .and_then(|b| b.first_chunk())
-            .map(|b| u32::from_le_bytes(*b) as u64),
-        _ => at(8)
-            .and_then(|b| b.first_chunk())
-            .map(|b| u64::from_le_bytes(*b)),
-    };
-    v.and_then(|v| usize::try_from(v).ok())
+    read_uint(part, i.saturating_mul(width), width)
+        .and_then(|v| usize::try_from(v).ok())
         .unwrap_or(usize::MAX)
 }
 
@@ -290,9 +278,7 @@ impl<'a> StrArrayBytes<'a> {
             let start = nth_uint(self.starts, first_block + b, self.start_width);
             let mut prev = 0usize;
             for end in block.chunks_exact(V) {
-                let mut le = [0u8; 8];
-                le[..V].copy_from_slice(end);
-                let e = usize::try_from(u64::from_le_bytes(le)).unwrap_or(usize::MAX);
+                let e = usize::try_from(read_uint_fixed::<V>(end)).unwrap_or(usize::MAX);
                 let (lo, hi) = (start.saturating_add(prev), start.saturating_add(e));
                 prev = e;
                 self.next += 1;

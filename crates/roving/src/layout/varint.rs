@@ -59,6 +59,15 @@ fn read_varint_long(buf: &[u8], pos: usize, first: u8) -> Option<(u64, usize)> {
     }
 }
 
+/// The little-endian unsigned integer of the first `W` (1 to 8) bytes of
+/// `c`, which has at least `W`: one load, the width fixed at compile time.
+#[inline(always)]
+pub(crate) fn read_uint_fixed<const W: usize>(c: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    b[..W].copy_from_slice(&c[..W]);
+    u64::from_le_bytes(b)
+}
+
 /// Reads a little-endian unsigned integer of `width` (1, 2, 4 or 8) bytes.
 #[inline(always)]
 pub fn read_uint(buf: &[u8], pos: usize, width: usize) -> Option<u64> {

@@ -5,7 +5,6 @@
 #[cfg(target_arch = "x86_64")]
 use super::ascii::ascii_prefix_avx2;
 use super::ascii::{ascii_prefix, is_ascii_long};
-use super::slots::load_slot;
 use super::*;
 
 /// Runs the fast path from `pos` as long as it accepts records; returns
@@ -223,7 +222,7 @@ fn fast_shape_keys<const W: usize>(
     let mut lengths = 0u64;
     let slots = &win[2..2 + SHAPE_LINEAR_MAX * W];
     for (i, c) in slots.chunks_exact(W).take(count).enumerate() {
-        let raw = load_slot::<W>(c);
+        let raw = read_uint_fixed::<W>(c);
         let key = if raw & 1 != 0 {
             if raw != special_slot(SPECIAL_EMPTY_STR) {
                 return false;

@@ -4,7 +4,6 @@
 mod str_array;
 
 use super::ascii::is_ascii_long;
-use super::slots::load_slot;
 use super::*;
 
 impl Validator<'_, '_> {
@@ -481,7 +480,7 @@ impl Validator<'_, '_> {
         let buf = self.buf;
         for (i, c) in buf[p..end].chunks_exact(W).enumerate() {
             let at = p + i * W;
-            let h = match decode_slot(load_slot::<W>(c), W, base) {
+            let h = match decode_slot(read_uint_fixed::<W>(c), W, base) {
                 Some(Slot::Special(SPECIAL_EMPTY_STR)) => key_hash(b""),
                 Some(Slot::Ref(t)) => {
                     if !self.is_start(t) {
@@ -573,7 +572,7 @@ impl Validator<'_, '_> {
         let mut keys = [(0usize, 0usize); SHAPE_LINEAR_MAX];
         let mut n = 0;
         for c in buf[p..end].chunks_exact(W).take(SHAPE_LINEAR_MAX) {
-            let raw = load_slot::<W>(c);
+            let raw = read_uint_fixed::<W>(c);
             if raw & 1 != 0 {
                 if raw != special_slot(SPECIAL_EMPTY_STR) {
                     return false;

@@ -3,14 +3,6 @@
 
 use super::*;
 
-/// A value slot of width `W` (1, 2, 4 or 8) from `c` (`W` bytes): one load.
-#[inline(always)]
-pub(super) fn load_slot<const W: usize>(c: &[u8]) -> u64 {
-    let mut b = [0u8; 8];
-    b[..W].copy_from_slice(&c[..W]);
-    u64::from_le_bytes(b)
-}
-
 /// Whether the value slots in `buf[p..end]` (in bounds) of the container at
 /// `base` are valid, given the bitmap of record starts before `base`.
 #[inline(always)]
@@ -64,7 +56,7 @@ fn value_slots_ok<const W: usize, const TAGS: bool>(
         word & (1 << (t % 64)) != 0 && (!TAGS || is_value_tag(head[t]))
     };
     for c in bytes.chunks_exact(W) {
-        if !ok(load_slot::<W>(c)) {
+        if !ok(read_uint_fixed::<W>(c)) {
             return false;
         }
     }

@@ -219,17 +219,15 @@ impl<'de> de::Deserializer<'de> for SlotDeserializer<'de, '_> {
         }
     }
 
+    /// As `deserialize_tuple` (as `Deserializer` reads one).
     #[inline]
     fn deserialize_tuple_struct<V: Visitor<'de>>(
         self,
-        name: &'static str,
+        _n: &'static str,
         len: usize,
         visitor: V,
     ) -> Result<V::Value> {
-        match self.array() {
-            Some(a) => self.context.visit_array(a, visitor),
-            None => self.slow(|d| d.deserialize_tuple_struct(name, len, visitor)),
-        }
+        self.deserialize_tuple(len, visitor)
     }
 
     #[inline]

@@ -79,9 +79,7 @@ fn str_array_ends<const V: usize>(buf: &[u8], h: &StrArray, ascii: bool) -> Resu
         }
         let mut last_end = 0u64;
         for (k, e) in block.chunks_exact(V).enumerate() {
-            let mut le = [0u8; 8];
-            le[..V].copy_from_slice(e);
-            let e = u64::from_le_bytes(le);
+            let e = read_uint_fixed::<V>(e);
             let at = || h.ends + (b * STR_ARRAY_BLOCK + k) * V;
             if e < last_end {
                 return err(ErrorKind::BadLength, at());

@@ -67,6 +67,8 @@ SHAPED_VECTOR_MAX_EMPTY_ROWS = 4096  # rows of a shaped vector with no elements
 T_SHORT_STR = 0x80  # 0x80..=0xBF, length in the tag
 T_NUMS, T_NUMS_DEC = 0x30, 0x3A  # section 6.14 (version 2): 0x30 + vector type, decimal
 T_STR_ARRAY = 0x22  # section 6.15, version 2 only
+T_STRIDE_ARRAY = 0x3B  # section 6.16, version 2 only
+STRIDE_MAX = (1 << 32) - 1  # the largest stride
 STR_BLOCK = 16  # strings per block of a string array
 
 # Section 9: vector element types by type byte: (name, element size).
@@ -182,6 +184,7 @@ class _Scanner:
         # The "record starts here" set of section 16.2, with each record's value.
         self.records: dict[int, Record] = {}
         self.hashes: dict[int, int] = {}  # key hash memoized per string record
+        self.ends: dict[int, int] = {}  # where each record scanned so far ends
 
     # -- bounds and primitive reads --------------------------------------
 
@@ -319,6 +322,8 @@ class _Scanner:
             return self.shaped_vector(start)
         if tag == T_STR_ARRAY and self.data[2] >= 2:
             return self.str_array(start)
+        if tag == T_STRIDE_ARRAY and self.data[2] >= 2:
+            return self.stride_array(start)
         raise RefError("UnknownTag", start, f"tag {tag:#04x} is not defined in v1")
 
     def big_integer(self, start: int, tag: int) -> tuple[int, Record]:
@@ -418,6 +423,32 @@ class _Scanner:
         if tiled != total:
             raise RefError("BadLength", d + tiled, "the strings do not cover the data")
         return d + total, Record(T_STR_ARRAY, items)
+
+    def stride_array(self, start: int) -> tuple[int, Record]:
+        """Section 6.16 (rule 21): n elements, the records that start at
+        ``start - (n - i) * s``, each a value record scanned already, other
+        than a stride array, and exactly s bytes long."""
+        n, p = self.varint(start + 1, "stride array count")
+        s, end = self.varint(p, "stride")
+        if not 1 <= s <= STRIDE_MAX:
+            raise RefError("BadLength", p, f"stride {s} not in 1..2^32-1")
+        first = start - n * s
+        if first < 3:
+            raise RefError("BadReference", start + 1, "the elements would start in the header")
+        items: list[Any] = []
+        for i in range(n):
+            t = first + i * s
+            rec = self.records.get(t)
+            if rec is None or rec.tag == T_STRIDE_ARRAY or is_shape_tag(rec.tag):
+                raise RefError(
+                    "BadReference", start + 1, f"element {i} is not a value record or is a stride"
+                )
+            if is_root_tag(rec.tag):
+                raise RefError("BadReference", start + 1, f"element {i} is a root record")
+            if self.ends[t] != t + s:
+                raise RefError("BadLength", t, f"element {i} is not {s} bytes long")
+            items.append(rec.value)
+        return end, Record(T_STRIDE_ARRAY, items)
 
     def bytes_or_ext(self, start: int, tag: int) -> tuple[int, Record]:
         """Sections 6.7 and 13."""
@@ -651,6 +682,7 @@ def validate_and_decode(data: bytes, dictionary: bytes | None = None) -> Any:
         start = pos
         pos, rec = scan.record(start)
         scan.records[start] = rec
+        scan.ends[start] = pos
     if start != root_pos or pos != n:
         raise RefError("BadTrailer", start, "the records do not end with the root record")
     return scan.records[root_pos].value
@@ -969,11 +1001,58 @@ class _Encoder:
             return (base - target) << 2
         return (target << 2) | 2
 
-    def number_array(self, c: _Open) -> bytes | None:
+    def follows_f64_row(self, c: _Open, parent: _Open | None) -> bool:
+        """Section 14, "Stride arrays": whether the array ``c`` of floats
+        has, just before it in the array ``parent``, an f64 number array of
+        as many elements that ends where ``c`` starts."""
+        if parent is None or parent.kind != "array" or not parent.items:
+            return False
+        kind, prev = parent.items[-1]
+        if kind != "ref" or self.out[prev] != T_NUMS + 9:
+            return False
+        n = len(c.items)
+        return self.out[prev + 1 : prev + 1 + len(varint(n))] == varint(n) and (
+            prev + 1 + len(varint(n)) + 8 * n == c.start
+        )
+
+    def read_varint(self, at: int) -> tuple[int, int]:
+        """The varint written at ``at`` of the output: (value, offset after it)."""
+        value, shift = 0, 0
+        while True:
+            b = self.out[at]
+            value |= (b & 0x7F) << shift
+            at += 1
+            if not b & 0x80:
+                return value, at
+            shift += 7
+
+    def stride_array(self, c: _Open) -> bytes | None:
+        """Section 14, "Stride arrays": the stride array record of an array
+        of at least 2 elements that are number array records at equal steps
+        ending where the array starts; else None."""
+        n = len(c.items)
+        if n < 2 or any(kind != "ref" for kind, _ in c.items):
+            return None
+        first = c.items[0][1]
+        stride = c.items[1][1] - first
+        if stride < 1 or first + n * stride != self.here:
+            return None
+        for i, (_, t) in enumerate(c.items):
+            if t != first + i * stride or not T_NUMS <= self.out[t] <= T_NUMS_DEC:
+                return None
+            count, p = self.read_varint(t + 1)
+            size = 4 if self.out[t] == T_NUMS_DEC else VECTOR_TYPES[self.out[t] - T_NUMS][1]
+            if p + (self.out[t] == T_NUMS_DEC) + count * size != t + stride:
+                return None  # not exactly `stride` bytes long
+        return bytes([T_STRIDE_ARRAY]) + varint(n) + varint(stride)
+
+    def number_array(self, c: _Open, parent: _Open | None = None) -> bytes | None:
         """Section 14, "Number arrays": the number array record of an array
         whose items are only integers (inline, or records 01..05) or only
         float records (08, 09, 20), laid one after the other from where the
-        array opened, none of them shared; else None."""
+        array opened, none of them shared; else None. Floats after an f64
+        row of as many elements in the same array are f64 (section 14,
+        "Stride arrays")."""
         if not c.items or self.marked > c.start:
             return None
         sizes = {T_I8: 1, T_I16: 2, T_I32: 4, T_I64: 8, T_U64: 8, T_F32: 4, T_F64: 8, T_FDEC: 5}
@@ -1006,7 +1085,7 @@ class _Encoder:
                     data = b"".join(v.to_bytes(size, "little", signed=signed) for v in ints)
                     return bytes([T_NUMS + code]) + n + data
             return None  # negative and above 2^63 - 1
-        if all(tag == T_F32 for tag, _ in floats):
+        if all(tag == T_F32 for tag, _ in floats) and not self.follows_f64_row(c, parent):
             return bytes([T_NUMS + 8]) + n + b"".join(p for _, p in floats)
 
         def bits_of(tag: int, p: bytes) -> int:
@@ -1022,7 +1101,7 @@ class _Encoder:
 
         all_bits = [bits_of(tag, p) for tag, p in floats]
         f64 = bytes([T_NUMS + 9]) + n + b"".join(b.to_bytes(8, "little") for b in all_bits)
-        if any(tag == T_F64 for tag, _ in floats):
+        if any(tag == T_F64 for tag, _ in floats) or self.follows_f64_row(c, parent):
             return f64
         decs: list[tuple[int, int] | None] = []  # None: +0.0, at any exponent
         for bits in all_bits:
@@ -1040,11 +1119,12 @@ class _Encoder:
         data = b"".join(m.to_bytes(4, "little", signed=True) for m in ms)
         return bytes([T_NUMS_DEC]) + n + e.to_bytes(1, "little", signed=True) + data
 
-    def close(self, c: _Open) -> tuple[str, int]:
-        """Ends a container: chooses its width (section 14, "Containers") and
-        writes its integer records and then the container record."""
+    def close(self, c: _Open, parent: _Open | None = None) -> tuple[str, int]:
+        """Ends a container (an element of ``parent``, if any): chooses its
+        width (section 14, "Containers") and writes its integer records and
+        then the container record."""
         if c.kind == "array":
-            packed = self.number_array(c)
+            packed = self.number_array(c, parent)
             if packed is not None:
                 del self.out[c.start :]
                 self.version = 2
@@ -1052,6 +1132,10 @@ class _Encoder:
             packed_strs = self.str_array(c)
             if packed_strs is not None:
                 return packed_strs
+            strided = self.stride_array(c)
+            if strided is not None:
+                self.version = 2
+                return ("ref", self.write(strided))
         shape = None
         if c.kind == "map":
             # Section 8.5: a repeated key keeps its first position and its last
@@ -1196,7 +1280,7 @@ def encode(value: Any, entries: list[Any] | None = None) -> bytes:
     while True:
         top = stack[-1]
         if not top.todo:
-            item = enc.close(top)
+            item = enc.close(top, stack[-2] if len(stack) > 1 else None)
             stack.pop()
             if top.share is not None:
                 enc.shared[top.share] = item

@@ -70,6 +70,10 @@ pub enum Kind {
     /// An array of strings stored packed (format version 2): no slots;
     /// its [`value`](Record::value) is the array.
     StrArray,
+    /// An array whose elements are the records right before it, at equal
+    /// steps (format version 2): no slots; its [`slots`](Record::slots)
+    /// are references to those records.
+    StrideArray,
 }
 
 impl Kind {
@@ -105,6 +109,7 @@ impl Kind {
             K::Shape => Kind::Shape,
             K::Root => Kind::Root,
             K::StrArray => Kind::StrArray,
+            K::StrideArray => Kind::StrideArray,
             K::Unknown => return None,
         })
     }
@@ -127,6 +132,7 @@ impl Kind {
             Kind::Shape => "shape",
             Kind::Root => "root",
             Kind::StrArray => "strings",
+            Kind::StrideArray => "stride",
         }
     }
 
@@ -144,7 +150,8 @@ impl Kind {
             | Kind::Ext
             | Kind::Vector
             | Kind::NumArray
-            | Kind::StrArray => false,
+            | Kind::StrArray
+            | Kind::StrideArray => false,
         }
     }
 }
@@ -249,13 +256,19 @@ impl<'a> Record<'a> {
 
     /// The decoded slots, in order (none for records without slots). A
     /// shape's slots are its keys: references to string records, or the
-    /// empty-string constant.
+    /// empty-string constant. A stride array, which has no slots, gives a
+    /// reference to each of its elements.
     pub fn slots(&self) -> Slots<'a> {
+        let stride = match self.kind {
+            Kind::StrideArray => layout::StrideArray::at(self.buf, self.offset),
+            _ => None,
+        };
         Slots {
             buf: self.buf,
             run: self.parts.slots.unwrap_or(NO_SLOTS),
             base: self.offset,
             next: 0,
+            stride,
         }
     }
 
@@ -265,7 +278,7 @@ impl<'a> Record<'a> {
     /// arrays, maps, shapes and the root, whose values are their slots.
     pub fn value(&self) -> Option<Value<'a>> {
         match self.kind {
-            Kind::Array | Kind::Map | Kind::Shape | Kind::Root => None,
+            Kind::Array | Kind::Map | Kind::Shape | Kind::Root | Kind::StrideArray => None,
             // Checked here: `record_at` may be given an offset inside a
             // record, whose bytes need not be UTF-8.
             Kind::Str => layout::str_record(self.buf, self.offset)
@@ -301,6 +314,8 @@ pub struct Slots<'a> {
     base: usize,
     /// Index of the next slot.
     next: usize,
+    /// A stride array's header: its elements are given as references.
+    stride: Option<layout::StrideArray>,
 }
 
 /// The slots of a record without slots.
@@ -314,6 +329,11 @@ impl Iterator for Slots<'_> {
     type Item = Slot;
 
     fn next(&mut self) -> Option<Slot> {
+        if let Some(s) = &self.stride {
+            let i = self.next;
+            self.next += 1;
+            return (i < s.count).then(|| Slot::Ref(s.element(i)));
+        }
         if self.next >= self.run.count {
             return None;
         }
@@ -327,6 +347,10 @@ impl Iterator for Slots<'_> {
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
+        if let Some(s) = &self.stride {
+            let n = s.count.saturating_sub(self.next);
+            return (n, Some(n));
+        }
         (0, Some(self.run.count - self.next))
     }
 }

@@ -853,6 +853,7 @@ fn valid_cases() -> Vec<(&'static str, &'static str, J)> {
     ]
     .into_iter()
     .chain(str_array_valid_cases())
+    .chain(stride_array_valid_cases())
     .collect()
 }
 
@@ -897,6 +898,7 @@ fn decode_only_cases() -> Vec<(&'static str, &'static str, String, J)> {
             .map(|(n, d, h, x)| (n, d, h.to_string(), x)),
     );
     v.extend(str_array_decode_only());
+    v.extend(stride_array_decode_only());
     v
 }
 
@@ -1063,8 +1065,8 @@ fn reject_cases() -> Vec<(String, String, String, &'static str)> {
     );
     add(
         "numbers_reserved_tag",
-        "tag 3B, reserved",
-        h("525602 3b00 1c081c"),
+        "tag 3C, reserved",
+        h("525602 3c00 1c081c"),
         "UnknownTag",
     );
     add(
@@ -1580,6 +1582,7 @@ fn reject_cases() -> Vec<(String, String, String, &'static str)> {
         add(name, desc, to_hex(&bad), "BadIndex");
     }
     v.extend(str_array_rejects());
+    v.extend(stride_array_rejects());
     v
 }
 
@@ -1926,6 +1929,138 @@ fn str_array_rejects() -> Vec<(String, String, String, &'static str)> {
             "data longer than the document",
             "525602 22 01 0a 00 00 01 61 1c1c1c",
             "Truncated",
+        ),
+    ]
+    .into_iter()
+    .map(|(n, d, x, k)| (n.to_string(), d.to_string(), h(x), k))
+    .collect()
+}
+
+// ---- stride arrays (format version 2, section 6.16) -------------------------
+
+/// Arrays the encoder writes as stride arrays, or not: (name, description, value).
+fn stride_array_valid_cases() -> Vec<(&'static str, &'static str, J)> {
+    let pair = |a: J, b: J| J::Array(vec![a, b]);
+    vec![
+        (
+            "stride_array_pairs",
+            "two pairs of integers: two i8 number arrays, then a stride array of stride 4",
+            json!([[int(1), int(2)], [int(3), int(4)]]),
+        ),
+        (
+            "stride_array_f64_rows",
+            "rows of floats after an f64 row are f64 rows too (not f32 or decimal), so that all take one stride",
+            json!([
+                pair(float(-65.613_616_999_999_98), float(43.420_273_000_000_01)),
+                pair(float(0.5), float(-1.25)),
+                pair(float(0.1), float(2.0)),
+            ]),
+        ),
+        (
+            "stride_array_f32_rows_in_map",
+            "rows of binary32 floats as a map value: f32 number arrays, stride 10",
+            map(&[(
+                "path",
+                json!([
+                    pair(float(1.5), float(2.5)),
+                    pair(float(3.5), float(4.5)),
+                    pair(float(-0.25), float(8.0)),
+                ]),
+            )]),
+        ),
+        (
+            "stride_array_sizes_differ",
+            "an i8 row and an i16 row: records of two sizes keep the array's slots",
+            json!([[int(1), int(2)], [int(300), int(4)]]),
+        ),
+        (
+            "stride_array_mixed_row",
+            "a row of an integer and a float (slots, not a number array) keeps the outer array's slots",
+            json!([
+                pair(float(1.5), float(2.5)),
+                pair(int(1), float(2.5)),
+                pair(float(3.5), float(4.5)),
+            ]),
+        ),
+    ]
+}
+
+/// Stride arrays the encoder does not write: (name, description, hex, value).
+fn stride_array_decode_only() -> Vec<(&'static str, &'static str, String, J)> {
+    let h = |s: &str| s.replace(' ', "");
+    vec![
+        (
+            "stride_array_strings",
+            "a stride array of two short strings (the encoder writes one for number arrays only)",
+            h("525602 8161 8162 3b0202 1c0c1c"),
+            json!(["a", "b"]),
+        ),
+        (
+            "stride_array_zero_count",
+            "a stride array of no elements is []",
+            h("525602 3b0001 1c0c1c"),
+            json!([]),
+        ),
+    ]
+}
+
+/// Stride arrays that must be rejected: (name, description, hex, error kind).
+fn stride_array_rejects() -> Vec<(String, String, String, &'static str)> {
+    let h = |s: &str| s.replace(' ', "");
+    [
+        (
+            "stride_array_v1",
+            "a stride array record in a version 1 document",
+            "525601 8161 8162 3b0202 1c0c1c",
+            "UnknownTag",
+        ),
+        (
+            "stride_array_zero_stride",
+            "a stride of 0",
+            "525602 8161 3b0100 1c0c1c",
+            "BadLength",
+        ),
+        (
+            "stride_array_stride_too_big",
+            "a stride of 2^32, above the largest (2^32 - 1)",
+            "525602 8161 3b01 8080808010 1c1c1c",
+            "BadLength",
+        ),
+        (
+            "stride_array_before_header",
+            "two elements of stride 2 before offset 5: the first would be at 1, in the header",
+            "525602 8161 3b0202 1c0c1c",
+            "BadReference",
+        ),
+        (
+            "stride_array_count_overflow",
+            "2^64 - 1 elements of stride 2: the span overflows",
+            "525602 8161 3b ffffffffffffffffff01 02 1c301c",
+            "BadReference",
+        ),
+        (
+            "stride_array_mid_record",
+            "the element would start inside a string record",
+            "525602 0c03616263 3b0103 1c0c1c",
+            "BadReference",
+        ),
+        (
+            "stride_array_gap",
+            "elements 5 bytes apart with a string record between them: each element must be 5 bytes long",
+            "525602 300105 8161 300106 8162 3b0205 1c0c1c",
+            "BadLength",
+        ),
+        (
+            "stride_array_of_stride_arrays",
+            "a stride array whose element is a stride array (of 3 bytes, as its stride)",
+            "525602 300105 300106 3b0203 3b0303 1c0c1c",
+            "BadReference",
+        ),
+        (
+            "stride_array_shape_element",
+            "the element is a shape record, not a value",
+            "525602 1800 3b0102 1c0c1c",
+            "BadReference",
         ),
     ]
     .into_iter()

@@ -220,6 +220,8 @@ impl Encoder {
             Pending::record(pos)
         } else if let Some(p) = self.try_str_array(frame.slots_start, frame.out_start) {
             p
+        } else if let Some(p) = self.try_stride_array(frame.slots_start) {
+            p
         } else {
             let (width, pos) =
                 self.write_container(frame.slots_start, |w| 1 + varint_len(n as u64) + n * w);

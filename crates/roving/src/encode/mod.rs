@@ -41,6 +41,7 @@ mod scalars;
 mod shapes;
 mod spare;
 mod str_array;
+mod stride_array;
 mod strings;
 mod widths;
 

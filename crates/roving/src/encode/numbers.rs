@@ -45,6 +45,16 @@ impl Encoder {
                 self.put_ints(start, e.size(), &mut scratch);
                 NumElem::Binary(e)
             }
+            // (An f64 row is f64 anyway: the test only for the others.)
+            Found::Floats { f64s: false, .. }
+                if self.follows_f64_row(&self.top, start, out_start, self.slots.len() - start) =>
+            {
+                for_each_record(&self.out, out_start, |tag, payload| {
+                    let v = float_value(tag, payload);
+                    scratch.extend_from_slice(&v.to_le_bytes());
+                });
+                NumElem::Binary(ElemType::F64)
+            }
             Found::Floats {
                 f64s: false,
                 f32s: true,
@@ -221,7 +231,15 @@ impl Encoder {
         let mut scratch = std::mem::take(&mut self.scratch);
         scratch.clear();
         // As `f64` chooses each element's record, and `pack_numbers` the array's.
-        let elem = if xs
+        let after_f64_row = self.frames.last().is_some_and(|parent| {
+            self.follows_f64_row(parent, self.top.slots_start, self.out.len(), xs.len())
+        });
+        let elem = if after_f64_row {
+            for &v in xs {
+                scratch.extend_from_slice(&v.to_le_bytes());
+            }
+            NumElem::Binary(ElemType::F64)
+        } else if xs
             .iter()
             .all(|&v| f32_to_f64_exact(v as f32).to_bits() == v.to_bits())
         {

@@ -39,6 +39,12 @@ impl Pending {
         Pending((pos as u64) << 2)
     }
 
+    /// The position of the record this is, if it is one.
+    #[inline(always)]
+    pub(super) fn record_pos(self) -> Option<usize> {
+        (self.0 & 3 == SLOT_REL).then_some((self.0 >> 2) as usize)
+    }
+
     #[inline(always)]
     pub(super) fn kind(self) -> PendingKind {
         match self.0 & 3 {

@@ -18,6 +18,8 @@
 //! * `shape.rs`: the shape header, its hash index and the key hash;
 //! * `str_array.rs`: string array records (version 2): their header,
 //!   the bounds of each string, and writing one;
+//! * `stride_array.rs`: stride array records (version 2): an array whose
+//!   elements are the records right before it, at equal steps;
 //! * `root.rs`: the trailer that locates the root record;
 //! * `stream.rs`: record streams, many documents in one file: the stream
 //!   header and the head of each frame;
@@ -40,6 +42,7 @@ mod shape;
 mod slot;
 mod str_array;
 mod stream;
+mod stride_array;
 mod tags;
 mod varint;
 
@@ -65,6 +68,7 @@ pub use stream::{
     frame_head_len, is_stream, read_frame_head, read_stream_header, write_frame_head, FrameHead,
     FrameKind, MAX_FRAME_LEN, STREAM_HEADER, STREAM_HEADER_LEN, STREAM_MARK, STREAM_VERSION,
 };
+pub use stride_array::STRIDE_MAX;
 pub use tags::*;
 pub use varint::*;
 
@@ -80,3 +84,4 @@ pub(crate) use root::{allows_v2, doc_version, is_header, locate_root, root_slot}
 pub(crate) use shape::{index_entry, Shape};
 pub(crate) use slot::{decode_slot, read_slot, ref_target, slot_pos, Slot};
 pub(crate) use str_array::{str_array_size, write_str_array_head, StrArray, StrArrayBytes};
+pub(crate) use stride_array::{stride_array_fault, write_stride_array, StrideArray};

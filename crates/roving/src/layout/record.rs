@@ -6,6 +6,7 @@ use super::root::{allows_v2, root_slot};
 use super::shape::Shape;
 use super::slot::slot_pos;
 use super::str_array::StrArray;
+use super::stride_array::{stride_array_fault, StrideArray};
 use super::tags::*;
 use super::varint::read_varint;
 use crate::error::{Error, ErrorKind};
@@ -413,6 +414,7 @@ impl RecordParts {
             K::Root => ROOT[w],
             K::NumArray => NumElem::label(self.tag),
             K::StrArray => "str array",
+            K::StrideArray => "stride array",
             K::Unknown => "unknown",
         }
     }
@@ -548,6 +550,7 @@ pub(crate) fn record_parts(buf: &[u8], pos: usize) -> Option<RecordParts> {
         }
         K::NumArray => num_array_record(buf, pos)?.end(),
         K::StrArray => StrArray::at(buf, pos)?.end(),
+        K::StrideArray => StrideArray::at(buf, pos)?.end,
         K::Unknown => return None,
     };
     (parts.end <= buf.len()).then_some(parts)
@@ -580,6 +583,7 @@ pub(crate) fn record_fault(buf: &[u8], pos: usize) -> Error {
             _ => short(),
         },
         K::StrArray => str_array_fault(buf, pos).unwrap_or_else(short),
+        K::StrideArray => stride_array_fault(buf, pos),
         K::I8
         | K::I16
         | K::I32
@@ -740,6 +744,8 @@ mod tests {
             K::Root => ([vec![tag, 0b11], vec![0; w - 1], vec![tag]].concat(), 0),
             // No strings, no data, widths 1 and 1.
             K::StrArray => (vec![tag, 0, 0, 0], 0),
+            // In a version 2 document: no elements, stride 1.
+            K::StrideArray => (vec![b'R', b'V', VERSION_2, tag, 0, 1], 3),
             k => (vec![tag; 1 + k.fixed_payload().unwrap_or(0)], 0),
         }
     }
@@ -786,6 +792,7 @@ mod tests {
                     None => "numbers<decimal>".into(),
                 },
                 K::StrArray => "str array".into(),
+                K::StrideArray => "stride array".into(),
                 K::Unknown => unreachable!(),
             };
             assert_eq!(p.encoding(), label, "{tag:#x}");

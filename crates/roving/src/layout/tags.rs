@@ -99,6 +99,11 @@ pub const TAG_NUM_ARRAY: u8 = 0x30;
 /// Number array record of decimal mantissas (version 2): `i8` exponent,
 /// then `i32` mantissas.
 pub const TAG_NUM_ARRAY_DEC: u8 = 0x3A;
+/// Stride array (version 2): varint count `n`, varint stride `s`; its
+/// elements are the `n` records that start at `s`-byte steps right before
+/// it, element `i` at `pos - (n - i) * s` (`docs/FORMAT.md` section 6.16;
+/// see `layout::StrideArray`).
+pub const TAG_STRIDE_ARRAY: u8 = 0x3B;
 /// First short-string tag: `0x80 + len` for strings of 0..=63 bytes.
 pub const TAG_SHORT_STR: u8 = 0x80;
 /// Longest string that uses a short-string tag.
@@ -261,6 +266,9 @@ pub enum RecordKind {
     NumArray,
     /// `22`: an array of strings, packed (format version 2 only).
     StrArray,
+    /// `3B` (version 2): an array whose elements are the records right
+    /// before it, at equal steps.
+    StrideArray,
     /// Any other tag: not a record of this format version.
     Unknown,
 }
@@ -294,6 +302,7 @@ impl RecordKind {
             TAG_VECTOR => Vector,
             TAG_SHAPED_VECTOR => ShapedVector,
             TAG_STR_ARRAY => StrArray,
+            TAG_STRIDE_ARRAY => StrideArray,
             t if is_array(t) => Array,
             t if is_map(t) => Map,
             t if is_shape(t) => Shape,
@@ -317,6 +326,7 @@ impl RecordKind {
             NumArray => true,
             ShapedVector => true,
             StrArray => true,
+            StrideArray => true,
             Shape | Root | Unknown => false,
         }
     }
@@ -339,6 +349,7 @@ impl RecordKind {
             NumArray => None,
             ShapedVector => None,
             StrArray => None,
+            StrideArray => None,
         }
     }
 }
@@ -399,7 +410,7 @@ mod tests {
             assert_eq!(is_value_tag(b), k.is_value());
             assert_eq!(
                 k.is_value(),
-                matches!(b, 0x01..=0x17 | TAG_F_DEC | 0x30..=0x3A | TAG_SHAPED_VECTOR | TAG_STR_ARRAY)
+                matches!(b, 0x01..=0x17 | TAG_F_DEC | 0x30..=0x3B | TAG_SHAPED_VECTOR | TAG_STR_ARRAY)
                     || is_short_str(b),
                 "{b:#x}"
             );

@@ -3,9 +3,13 @@
 use crate::error::{ErrorKind, Result};
 use crate::layout::{
     container_header, is_array, num_array_record, num_at, read_slot, slot_pos, tag_width, ElemType,
-    Num, NumElem, StrArray, StrArrayBytes, TAG_NUM_ARRAY, TAG_STR_ARRAY,
+    Num, NumElem, StrArray, StrArrayBytes, StrideArray, TAG_NUM_ARRAY, TAG_STRIDE_ARRAY,
+    TAG_STR_ARRAY,
 };
-use crate::read::value::{check_slot, malformed, slot_value, slot_value_each, text, Value, LAZY};
+use crate::read::value::{
+    check_slot, malformed, record_error, record_value, slot_value, slot_value_each, text, Value,
+    LAZY,
+};
 
 /// An array inside a document: a position; its header is decoded on use,
 /// so that a `Value` stays small and copying it is cheap.
@@ -28,9 +32,12 @@ struct Header {
     len: usize,
     /// Slot width in bytes (of a number array: element size;
     /// [`STRINGS`] for a string array record, `22`, whose elements are
-    /// read from its parts, not from slots).
+    /// read from its parts, not from slots; of a stride array: its
+    /// stride).
     width: u32,
-    /// 0 for an array record (slots), else a number array record's tag.
+    /// 0 for an array record (slots), else a number array record's tag,
+    /// or [`TAG_STRIDE_ARRAY`] for a stride array (whose `slots` is the
+    /// position of element 0's record).
     packed: u8,
     /// The exponent of a decimal number array (`3A`).
     exp: i8,
@@ -55,10 +62,18 @@ impl Header {
         self.width as usize
     }
 
-    /// How a number array's elements are stored (`None` for slots).
+    /// Position of element `i`'s record, if this is a stride array's
+    /// header (`i` below the length).
+    #[inline(always)]
+    fn stride_element(&self, i: usize) -> Option<usize> {
+        (self.packed == TAG_STRIDE_ARRAY).then(|| self.slots + i * self.width())
+    }
+
+    /// How a number array's elements are stored (`None` for slots and
+    /// for a stride array).
     #[inline(always)]
     fn packed(&self) -> Option<NumElem> {
-        if self.packed == 0 {
+        if self.packed == 0 || self.packed == TAG_STRIDE_ARRAY {
             return None;
         }
         Some(
@@ -206,6 +221,9 @@ impl<'a> Array<'a> {
             if tag == TAG_STR_ARRAY {
                 return self.str_header();
             }
+            if tag == TAG_STRIDE_ARRAY {
+                return self.stride_header();
+            }
             return self.packed_header();
         }
         Some(Header {
@@ -256,6 +274,20 @@ impl<'a> Array<'a> {
         let p = num_array_record(self.buf, self.pos())?;
         let data = self.buf.get(p.data..p.end())?;
         Some(Numbers { elem: p.elem, data })
+    }
+
+    /// [`Self::header`] of a stride array record.
+    #[inline(never)]
+    fn stride_header(&self) -> Option<Header> {
+        let s = StrideArray::at(self.buf, self.pos())?;
+        Some(Header {
+            slots: s.first,
+            len: s.count,
+            // No loss: a stride is at most `u32::MAX`.
+            width: s.stride as u32,
+            packed: TAG_STRIDE_ARRAY,
+            exp: 0,
+        })
     }
 
     /// [`Self::header`] of a string array record.
@@ -313,6 +345,15 @@ impl<'a> Array<'a> {
         })
     }
 
+    /// The header of a stride array record (`3B`), if this array is one.
+    #[inline]
+    pub(crate) fn stride_array(&self) -> Option<StrideArray> {
+        if self.buf.get(self.pos()) != Some(&TAG_STRIDE_ARRAY) {
+            return None;
+        }
+        StrideArray::at(self.buf, self.pos())
+    }
+
     /// The parts of a string array record (`22`), if this array is one.
     #[inline]
     pub(crate) fn str_array(&self) -> Option<StrArray> {
@@ -358,6 +399,9 @@ impl<'a> Array<'a> {
         if h.width == STRINGS {
             return Some(str_element(self.buf, h.slots, i, self.lazy()));
         }
+        if let Some(at) = h.stride_element(i) {
+            return Some(record_value(self.buf, at, self.lazy()));
+        }
         let slot = read_slot(
             self.buf,
             slot_pos(h.slots, i, h.width()),
@@ -391,6 +435,13 @@ impl<'a> Array<'a> {
         }
         if h.width == STRINGS {
             return try_str_element(self.buf, h.slots, i).map(Some);
+        }
+        if let Some(at) = h.stride_element(i) {
+            // A record's value is never `Null` (null has no record).
+            return match record_value(self.buf, at, LAZY) {
+                Value::Null => Err(record_error(self.buf, at)),
+                v => Ok(Some(v)),
+            };
         }
         let at = slot_pos(h.slots, i, h.width());
         let v = slot_value(self.buf, read_slot(self.buf, at, h.width(), pos), LAZY);
@@ -504,6 +555,9 @@ impl<'a> ArraySlots<'a> {
         if self.h.width == STRINGS {
             return Some(str_element(self.buf, self.h.slots, i, self.lazy));
         }
+        if let Some(at) = self.h.stride_element(i) {
+            return Some(record_value(self.buf, at, self.lazy));
+        }
         let slot = read_slot(
             self.buf,
             slot_pos(self.h.slots, i, self.h.width()),
@@ -535,6 +589,9 @@ impl<'a> ArrayIter<'a> {
         }
         if self.h.width == STRINGS {
             return str_element(self.buf, self.h.slots, i, self.lazy);
+        }
+        if let Some(at) = self.h.stride_element(i) {
+            return record_value(self.buf, at, self.lazy);
         }
         let w = self.h.width();
         let slot = read_slot(self.buf, slot_pos(self.h.slots, i, w), w, self.base);

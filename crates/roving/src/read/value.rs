@@ -303,7 +303,7 @@ pub(crate) fn check_slot(buf: &[u8], at: usize, width: usize, base: usize) -> Re
 
 /// Why the record at `p` has no value (it reads as `Null`).
 #[cold]
-fn record_error(buf: &[u8], p: usize) -> Error {
+pub(crate) fn record_error(buf: &[u8], p: usize) -> Error {
     use RecordKind::*;
     let Some(&tag) = buf.get(p) else {
         return malformed(ErrorKind::Truncated, p);
@@ -334,6 +334,7 @@ fn record_error(buf: &[u8], p: usize) -> Error {
         Unknown => ErrorKind::UnknownTag(tag),
         // (Only in a version 1 document: see `other_record`.)
         StrArray => ErrorKind::UnknownTag(tag),
+        StrideArray => crate::layout::record_fault(buf, p).kind().clone(),
     };
     malformed(kind, p)
 }
@@ -444,6 +445,10 @@ fn other_record(buf: &[u8], pos: usize, kind: RecordKind, lazy: usize) -> Option
         // is malformed (a validated one never does).
         K::StrArray if lazy != 0 && !allows_v2(buf) => return None,
         K::StrArray => Value::Array(Array::at(buf, pos | lazy)),
+        // A lazily opened document's must decode (a version 2 document,
+        // a stride in range, elements after the header).
+        K::StrideArray if lazy != 0 && StrideArray::at(buf, pos).is_none() => return None,
+        K::StrideArray => Value::Array(Array::at(buf, pos | lazy)),
         K::Shape | K::Root | K::Unknown => return None,
     })
 }

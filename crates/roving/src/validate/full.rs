@@ -2,6 +2,7 @@
 //! for the first one broken.
 
 mod str_array;
+mod stride_array;
 
 use super::ascii::is_ascii_long;
 use super::*;
@@ -173,7 +174,7 @@ impl Validator<'_, '_> {
             }
             kind @ (ShortStr | I8 | I16 | I32 | I64 | U64 | F32 | F64 | BigIntPos | BigIntNeg
             | Timestamp | TimestampOffset | Bytes | Ext | Vector | Shape | Root
-            | StrArray | Unknown) => self.other_record(pos, kind),
+            | StrArray | StrideArray | Unknown) => self.other_record(pos, kind),
             NumArray => self.num_array(pos),
             ShapedVector => self.shaped_vector(pos),
         }
@@ -328,6 +329,7 @@ impl Validator<'_, '_> {
                 Ok(q)
             }
             StrArray => self.str_array(pos),
+            StrideArray => self.stride_array(pos),
             Unknown => Err(unknown_tag(buf, tag, pos)),
             // Checked by `record`, which never passes them here.
             Str | FDec | Array | Map | NumArray | ShapedVector => self.record(pos),

@@ -7,7 +7,8 @@ use serde::de::{self, Visitor};
 
 use super::maps::{MapEntries, StructEntries};
 use super::sequences::{
-    ArrayElements, ByteStringElements, ExpectedLength, StrArrayElements, ValueElements,
+    ArrayElements, ByteStringElements, ExpectedLength, StrArrayElements, StrideElements,
+    ValueElements,
 };
 use super::slots::Slots;
 use crate::error::{Error, ErrorKind, Result};
@@ -227,6 +228,15 @@ impl<'de> Context<'de> {
         }
         if let Some(strs) = a.str_array() {
             return self.visit_str_array(strs, a.lazy(), visitor);
+        }
+        if let Some(stride) = a.stride_array() {
+            let len = stride.count;
+            let elements = StrideElements {
+                context: self,
+                stride,
+                next: 0,
+            };
+            return self.visit_level(len, elements, |e| e.next, visitor);
         }
         let (at, len, width) = a.parts().unwrap_or((0, 0, 1));
         let elements = ArrayElements {

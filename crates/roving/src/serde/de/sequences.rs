@@ -9,7 +9,7 @@ use super::slot_deserializer::SlotDeserializer;
 use super::slots::Slots;
 use super::Deserializer;
 use crate::error::{Error, Result};
-use crate::layout::StrArray;
+use crate::layout::{StrArray, StrideArray};
 use crate::read::{Numbers, Scalar, Value, Vector};
 
 /// The elements of an array.
@@ -42,6 +42,41 @@ impl<'de> de::SeqAccess<'de> for ArrayElements<'de, '_> {
     }
     fn size_hint(&self) -> Option<usize> {
         Some(self.slots.len - self.next)
+    }
+}
+
+/// The elements of a stride array record (`3B`): the records at equal
+/// steps before it, each read as a slot referring to it would be.
+pub(super) struct StrideElements<'de, 'b> {
+    /// State shared by the whole decoding.
+    pub(super) context: &'b Context<'de>,
+    /// The record's header.
+    pub(super) stride: StrideArray,
+    /// Index of the next element.
+    pub(super) next: usize,
+}
+
+impl<'de> de::SeqAccess<'de> for StrideElements<'de, '_> {
+    type Error = Error;
+    #[inline]
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        let i = self.next;
+        if i >= self.stride.count {
+            return Ok(None);
+        }
+        self.next += 1;
+        // A reference slot to the element's record (kind 0: its position).
+        let slot = (self.stride.element(i) as u64) << 2;
+        match seed.deserialize(SlotDeserializer {
+            slot,
+            context: self.context,
+        }) {
+            Ok(element) => Ok(Some(element)),
+            Err(e) => Err(e.prefix_path(&format!("[{i}]"))),
+        }
+    }
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.stride.count - self.next)
     }
 }
 

@@ -47,12 +47,15 @@ impl<'de, 'b> SlotDeserializer<'de, 'b> {
     }
 
     /// The array the slot refers to, if it is an array record (of slots,
-    /// a string array or a number array).
+    /// a string array, a stride array or a number array).
     #[inline(always)]
     fn array(&self) -> Option<Array<'de>> {
         let (tag, p) = self.record()?;
-        (tag & !3 == TAG_ARRAY || tag == crate::layout::TAG_STR_ARRAY || is_num_array(tag))
-            .then(|| Array::at(self.context.document, p))
+        (tag & !3 == TAG_ARRAY
+            || tag == crate::layout::TAG_STR_ARRAY
+            || tag == crate::layout::TAG_STRIDE_ARRAY
+            || is_num_array(tag))
+        .then(|| Array::at(self.context.document, p))
     }
 
     /// The slot as a [`Value`].

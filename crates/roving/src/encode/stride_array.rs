@@ -1,0 +1,92 @@
+//! Writing an array of number arrays as a stride array record (`3B`,
+//! format version 2): no slot per element when the elements are the
+//! records written right before it, at equal steps.
+
+use super::containers::{Frame, ARRAY};
+use super::pending::Pending;
+use super::Encoder;
+use crate::layout::{
+    num_array_record, read_varint, varint_len, write_stride_array, ElemType, NumElem, VERSION_2,
+};
+
+/// Fewest elements written as a stride array (with one the slot form is
+/// as small).
+const STRIDE_MIN: usize = 2;
+
+impl Encoder {
+    /// Writes the open array's elements (its slots from `slots_start`) as
+    /// a stride array, if they are records of number arrays (version 2
+    /// records, so the document is of version 2 already) at equal steps
+    /// that end where the array starts: the rows of a matrix or the
+    /// coordinate pairs of a polygon. Nothing is moved: the records stay
+    /// where they are, and other values may refer to them too. Returns
+    /// the record's position.
+    pub(super) fn try_stride_array(&mut self, slots_start: usize) -> Option<Pending> {
+        let slots = self.slots.get(slots_start..)?;
+        let n = slots.len();
+        if n < STRIDE_MIN {
+            return None;
+        }
+        let here = self.out.len();
+        let first = slots[0].record_pos()?;
+        let stride = slots[1].record_pos()?.checked_sub(first)?;
+        if stride == 0 || first.checked_add(n.checked_mul(stride)?)? != here {
+            return None;
+        }
+        // Number array records exactly `stride` bytes long (so that the
+        // elements tile the bytes up to the array, FORMAT.md section
+        // 6.16): the first one's header decoded; a later one with the same
+        // tag and one-byte count has its length.
+        if num_array_record(&self.out, first)?.end() != first + stride {
+            return None;
+        }
+        let head = |at: usize| self.out.get(at..at + 2);
+        let first_head = head(first).filter(|h| h[1] < 0x80);
+        let mut at = first;
+        for p in slots {
+            if *p != Pending::record(at) {
+                return None;
+            }
+            if at != first
+                && (first_head.is_none() || head(at) != first_head)
+                && num_array_record(&self.out, at)?.end() != at + stride
+            {
+                return None;
+            }
+            at += stride;
+        }
+        self.require_version(VERSION_2);
+        write_stride_array(&mut self.out, n, stride);
+        Some(Pending::record(here))
+    }
+
+    /// Whether an array of `n` floats that ends now, whose slots start at
+    /// `row_slots` and whose record would start at `row_at`, in the array
+    /// `parent`, should be an `f64` number array whatever its elements
+    /// are: its previous sibling is an `f64` number array of `n` elements
+    /// that ends at `row_at`. The rows of a matrix then all take one size
+    /// (a row of `f32` or decimal values among `f64` rows would break
+    /// the stride: the polygons of `canada.json` have such points), so
+    /// that [`Self::try_stride_array`] can write the parent without slots.
+    pub(super) fn follows_f64_row(
+        &self,
+        parent: &Frame,
+        row_slots: usize,
+        row_at: usize,
+        n: usize,
+    ) -> bool {
+        if parent.state != ARRAY || parent.slots_start >= row_slots {
+            return false;
+        }
+        let Some(prev) = self.slots.get(row_slots - 1).and_then(|p| p.record_pos()) else {
+            return false;
+        };
+        // An f64 number array (its tag) of count `n` (its varint), whose
+        // `8 n` bytes end at `row_at`.
+        let f64_tag = NumElem::Binary(ElemType::F64).tag();
+        let count_end = prev + 1 + varint_len(n as u64);
+        self.out.get(prev) == Some(&f64_tag)
+            && count_end + 8 * n == row_at
+            && read_varint(&self.out, prev + 1) == Some((n as u64, count_end))
+    }
+}

@@ -1,0 +1,280 @@
+//! Stride array records (`3B`, format version 2): the encoder writes one
+//! for an array of number arrays laid at equal steps (the rows of a
+//! matrix, the points of a polygon), and every reader reads it as the
+//! array of those rows.
+
+use proptest::prelude::*;
+use roving::walk::{self, Kind, Slot};
+use roving::{Document, Encoder, ErrorKind, Value};
+
+fn kinds(bytes: &[u8]) -> Vec<Kind> {
+    let doc = Document::open(bytes).unwrap();
+    walk::records(&doc)
+        .unwrap()
+        .map(|r| r.unwrap().kind())
+        .collect()
+}
+
+/// Rows of floats as nested arrays, through the encoder's calls.
+fn encode_rows(rows: &[Vec<f64>]) -> Vec<u8> {
+    let mut e = Encoder::new();
+    e.begin_array().unwrap();
+    for row in rows {
+        e.begin_array().unwrap();
+        for &x in row {
+            e.f64(x).unwrap();
+        }
+        e.end_array().unwrap();
+    }
+    e.end_array().unwrap();
+    e.finish().unwrap()
+}
+
+/// The rows read back through every way of reading an array.
+fn read_rows(bytes: &[u8]) -> Vec<Vec<f64>> {
+    let doc = Document::open(bytes).unwrap();
+    let outer = doc.root().as_array().unwrap();
+    let lazy = Document::open_lazy(bytes).unwrap();
+    let lazy_outer = lazy.root().as_array().unwrap();
+    let slots = outer.slots();
+    assert_eq!(slots.len(), outer.len());
+    let mut rows = Vec::new();
+    for (i, row) in outer.iter().enumerate() {
+        let get = outer.get(i).unwrap();
+        let by_slots = slots.value(i).unwrap();
+        let lazy_row = lazy_outer.try_get(i).unwrap().unwrap();
+        let read = |v: Value<'_>| -> Vec<f64> {
+            let a = v.as_array().unwrap();
+            a.iter().map(|x| x.as_f64().unwrap()).collect()
+        };
+        let r = read(row);
+        assert_eq!(read(get), r);
+        assert_eq!(read(by_slots), r);
+        assert_eq!(read(lazy_row), r);
+        rows.push(r);
+    }
+    assert_eq!(outer.iter().rev().count(), rows.len());
+    rows
+}
+
+/// A polygon of f64 points is a stride array of f64 number arrays: 18
+/// bytes a point, no slot per point.
+#[test]
+fn points_of_a_polygon_take_no_slots() {
+    let ring: Vec<Vec<f64>> = (0..1000)
+        .map(|i| {
+            vec![
+                -65.613_616_999_999_98 + i as f64 * 1e-5,
+                43.420_273_000_000_01 - i as f64 * 1e-5,
+            ]
+        })
+        .collect();
+    let bytes = encode_rows(&ring);
+    assert_eq!(bytes[2], 2, "version 2");
+    let k = kinds(&bytes);
+    assert_eq!(k.len(), 1002);
+    assert!(k[..1000].iter().all(|&k| k == Kind::NumArray));
+    assert_eq!(k[1000..], [Kind::StrideArray, Kind::Root]);
+    // Header, 1000 rows of 18 bytes, `3B` + 2-byte count + 1-byte
+    // stride, a root of one 1-byte slot.
+    assert_eq!(bytes.len(), 3 + 1000 * 18 + 4 + 3);
+    assert_eq!(read_rows(&bytes), ring);
+    // The same bytes through serde and through JSON.
+    let pairs: Vec<(f64, f64)> = ring.iter().map(|r| (r[0], r[1])).collect();
+    assert_eq!(roving::to_vec(&pairs).unwrap(), bytes);
+    assert_eq!(
+        roving::from_slice::<Vec<(f64, f64)>>(&bytes).unwrap(),
+        pairs
+    );
+    let json = serde_json::to_vec(&ring).unwrap();
+    assert_eq!(roving::json::from_json(&json).unwrap(), bytes);
+}
+
+/// A row of floats after an f64 row of as many elements is written as
+/// f64 too, whatever its own values would take alone (f32, decimal), so
+/// that the rows keep one size; a row of another length, or the first
+/// row, chooses for itself.
+#[test]
+fn rows_after_an_f64_row_are_f64() {
+    let rows = vec![
+        vec![0.123_456_789_012_345_67, 1.0],
+        vec![0.5, 1.5],  // f32 alone
+        vec![0.1, 0.25], // decimal alone
+    ];
+    let bytes = encode_rows(&rows);
+    assert_eq!(
+        kinds(&bytes),
+        [
+            Kind::NumArray,
+            Kind::NumArray,
+            Kind::NumArray,
+            Kind::StrideArray,
+            Kind::Root
+        ]
+    );
+    assert_eq!(bytes.len(), 3 + 3 * 18 + 3 + 3);
+    assert_eq!(read_rows(&bytes), rows);
+    // Alone, or after a row of another length, [0.5, 1.5] is f32 (10 bytes).
+    for rows in [
+        vec![vec![0.5, 1.5]],
+        vec![vec![0.1, 0.2, 0.3], vec![0.5, 1.5]],
+    ] {
+        let bytes = encode_rows(&rows);
+        let doc = Document::open(&bytes).unwrap();
+        let last = walk::records(&doc)
+            .unwrap()
+            .map(|r| r.unwrap())
+            .filter(|r| r.kind() == Kind::NumArray)
+            .last()
+            .unwrap();
+        assert_eq!(last.encoding(), "numbers<f32>");
+        assert_eq!(read_rows(&bytes), rows);
+    }
+}
+
+/// Arrays whose elements are not number arrays at equal steps keep their
+/// slots: rows of two sizes, a row with an integer among floats, a row
+/// written twice (a shared record), one row.
+#[test]
+fn other_arrays_keep_their_slots() {
+    let mixed = roving::json::from_json(b"[[1.5,2.5],[1,2.5],[3.5,4.5]]").unwrap();
+    let sizes = roving::json::from_json(b"[[1,2],[300,4]]").unwrap();
+    let one = roving::json::from_json(b"[[1,2]]").unwrap();
+    let mut e = Encoder::new();
+    e.begin_array().unwrap();
+    let m = e.array_f64(&[0.5, 1.5]).unwrap();
+    e.reuse(m).unwrap();
+    e.end_array().unwrap();
+    let shared = e.finish().unwrap();
+    for bytes in [mixed, sizes, one, shared] {
+        assert!(!kinds(&bytes).contains(&Kind::StrideArray), "{bytes:02x?}");
+    }
+}
+
+/// The walk gives a stride array's elements as references, and its label.
+#[test]
+fn walk_gives_references_to_the_elements() {
+    let bytes = roving::json::from_json(b"[[1,2],[3,4]]").unwrap();
+    assert_eq!(
+        hex(&bytes),
+        "52560230020102300203043b02041c0c1c",
+        "FORMAT.md section 6.16's example"
+    );
+    let doc = Document::open(&bytes).unwrap();
+    let stride = walk::record_at(&doc, 11).unwrap();
+    assert_eq!(stride.kind(), Kind::StrideArray);
+    assert_eq!(stride.encoding(), "stride array");
+    assert_eq!(stride.len(), 3);
+    assert!(stride.value().is_none());
+    assert_eq!(
+        stride.slots().collect::<Vec<_>>(),
+        [Slot::Ref(3), Slot::Ref(7)]
+    );
+    assert_eq!(stride.slots().size_hint(), (2, Some(2)));
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// A document copied value by value keeps its bytes.
+#[test]
+fn copying_a_document_keeps_its_bytes() {
+    let bytes =
+        roving::json::from_json(br#"{"p":[[0.5,1.5],[2.5,3.5]],"q":[[1,2],[3,4],[5,6]]}"#).unwrap();
+    assert!(kinds(&bytes).contains(&Kind::StrideArray));
+    let doc = Document::open(&bytes).unwrap();
+    let mut e = Encoder::new();
+    e.write_value(doc.root()).unwrap();
+    assert_eq!(e.finish().unwrap(), bytes);
+}
+
+/// A damaged stride array in a lazily opened document: every read is
+/// an error or `Null`, never a panic; validation gives the rule's kind.
+#[test]
+fn damaged_stride_arrays_read_lazily() {
+    let cases: [(&str, ErrorKind); 4] = [
+        // Its element inside a string record.
+        ("5256020c036162633b01031c0c1c", ErrorKind::BadReference),
+        // Its element is a shape.
+        ("52560218003b01021c0c1c", ErrorKind::BadReference),
+        // Its elements before the header.
+        ("52560281613b02021c0c1c", ErrorKind::BadReference),
+        // A stride of 0.
+        ("52560281613b01001c0c1c", ErrorKind::BadLength),
+    ];
+    for (h, kind) in cases {
+        let bytes: Vec<u8> = (0..h.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap())
+            .collect();
+        assert_eq!(roving::validate(&bytes).unwrap_err().kind(), &kind, "{h}");
+        let doc = Document::open_lazy(&bytes).unwrap();
+        let root = doc.root();
+        if let Some(a) = root.as_array() {
+            for i in 0..a.len() {
+                assert!(a.try_get(i).is_err(), "{h}: element {i}");
+                let _ = a.get(i);
+            }
+            let _ = a.iter().count();
+        } else {
+            // A header that does not decode reads as no value at all.
+            assert!(root.is_null(), "{h}");
+        }
+    }
+}
+
+fn row() -> impl Strategy<Value = Vec<f64>> {
+    prop_oneof![
+        // Mostly pairs, as coordinates are.
+        4 => (any::<f64>(), any::<f64>()).prop_map(|(a, b)| vec![a, b]),
+        1 => prop::collection::vec(any::<f64>(), 1..4),
+        1 => prop::collection::vec((-1000i32..1000).prop_map(|m| m as f64 / 8.0), 1..3),
+    ]
+}
+
+proptest! {
+    /// Any rows of floats read back bit for bit through every reader
+    /// (NaN payloads included), whichever of them the encoder strides.
+    #[test]
+    fn rows_round_trip(rows in prop::collection::vec(row(), 0..40)) {
+        let bytes = encode_rows(&rows);
+        roving::validate(&bytes).unwrap();
+        let back = read_rows(&bytes);
+        prop_assert_eq!(back.len(), rows.len());
+        for (a, b) in back.iter().zip(&rows) {
+            let bits = |r: &Vec<f64>| r.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            prop_assert_eq!(bits(a), bits(b));
+        }
+        let typed: Vec<Vec<f64>> = roving::from_slice(&bytes).unwrap();
+        prop_assert_eq!(typed.len(), rows.len());
+    }
+}
+
+/// The shape that would make validation quadratic if stride arrays could
+/// be elements of stride arrays: many small stride arrays, each taking all
+/// the records before it (the stride arrays before it included) as
+/// elements. Each record may lie in one stride array's span only, so the
+/// second one is rejected.
+#[test]
+fn stride_arrays_over_stride_arrays_are_rejected() {
+    // 3-byte rows `30 01 xx`, then stride arrays `3B n 03` of 3 bytes too.
+    let mut doc = vec![b'R', b'V', 2];
+    for i in 0..100u8 {
+        doc.extend_from_slice(&[0x30, 0x01, i]);
+    }
+    let first_stride = doc.len();
+    for n in 100..103u8 {
+        doc.extend_from_slice(&[0x3B, n, 0x03]);
+    }
+    // Root: the last stride array, 3 bytes back.
+    doc.extend_from_slice(&[0x1C, 3 << 2, 0x1C]);
+    let err = roving::validate(&doc).unwrap_err();
+    assert_eq!(err.kind(), &ErrorKind::BadReference);
+    assert_eq!(err.offset(), Some(first_stride as u64 + 3 + 1), "{err}");
+    // Without the later ones, the first is valid: 100 rows.
+    let mut ok = doc[..first_stride + 3].to_vec();
+    ok.extend_from_slice(&[0x1C, 3 << 2, 0x1C]);
+    let d = Document::open(&ok).unwrap();
+    assert_eq!(d.root().as_array().unwrap().len(), 100);
+}

@@ -9,6 +9,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import os
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -126,3 +129,25 @@ def test_any_float_bits_survive(obj: list[list[float]]) -> None:
         for x, y in zip(a, b, strict=True):
             assert math.copysign(1.0, x) == math.copysign(1.0, y)
             assert (math.isnan(x) and math.isnan(y)) or x == y
+
+
+def test_cli_dump_and_stats_show_the_rows(tmp_path: Any) -> None:
+    p = tmp_path / "poly.rv"
+    p.write_bytes(roving.dumps({"coordinates": [polygon(3)]}))
+
+    def cli(*args: str) -> str:
+        r = subprocess.run(
+            [sys.executable, "-m", "roving", *args, str(p)],
+            capture_output=True,
+            check=True,
+            timeout=120,
+            env={**os.environ, "ROVING_NO_PROGRESS": "1"},
+        )
+        return r.stdout.decode()
+
+    dump = cli("dump")
+    assert "[0]: array[3]" in dump
+    assert dump.count("numbers<f64>[2]") == 3
+    stats = cli("stats")
+    assert "stride array 1 (3 B)" in stats
+    assert "6 float" in stats and "5 array" in stats

@@ -78,7 +78,8 @@ fn record<'py>(
     doc: &[u8],
     values: bool,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let slots = if r.kind().has_slots() {
+    // A stride array has no slots, but gives its elements as references.
+    let slots = if r.kind().has_slots() || r.kind() == roving::walk::Kind::StrideArray {
         let items = r
             .slots()
             .map(|s| slot(py, s))

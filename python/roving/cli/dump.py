@@ -137,6 +137,10 @@ class _Dumper:
             # array of string records is.
             rkind, count = "array", len(val)
             items = (self.text(s) for s in val)
+        if rkind == "stride":
+            # A stride array record (format version 2): its elements, the
+            # records right before it, as an array's slots.
+            rkind, count = "array", len(slots)
         if rkind in ("array", "map"):
             if pos in self.seen:
                 what = f"array[{count}]" if rkind == "array" else f"map{{{count}}}"

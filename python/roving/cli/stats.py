@@ -38,6 +38,7 @@ SECTIONS = {
     "vector": "vectors",
     "numbers": "numbers",
     "array": "containers",
+    "stride": "containers",
     "map": "containers",
     "shape": "shapes",
     "root": "root",
@@ -55,6 +56,7 @@ _VALUE_KIND = {
     "array": "array",
     "numbers": "array",
     "strings": "array",
+    "stride": "array",
     "map": "map",
 }
 
@@ -109,8 +111,10 @@ def compute_stats(buf: bytes) -> dict[str, Any]:
         if shape is not None:
             kids.append(shape)
         if slots:
+            # (A stride array's elements come as references, in no slot:
+            # counted, with no bytes.)
             slot_bytes += count * width
-            n_slots += count
+            n_slots += len(slots)
             is_shape = kind == "shape"
             for skind, v in slots:
                 if skind == "ref":

@@ -1035,7 +1035,7 @@ class _Encoder:
             return None
         first = c.items[0][1]
         stride = c.items[1][1] - first
-        if stride < 1 or first + n * stride != self.here:
+        if not 1 <= stride <= STRIDE_MAX or first + n * stride != self.here:
             return None
         for i, (_, t) in enumerate(c.items):
             if t != first + i * stride or not T_NUMS <= self.out[t] <= T_NUMS_DEC:

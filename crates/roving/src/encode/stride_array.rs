@@ -6,7 +6,8 @@ use super::containers::{Frame, ARRAY};
 use super::pending::Pending;
 use super::Encoder;
 use crate::layout::{
-    num_array_record, read_varint, varint_len, write_stride_array, ElemType, NumElem, VERSION_2,
+    num_array_record, read_varint, varint_len, write_stride_array, ElemType, NumElem, STRIDE_MAX,
+    VERSION_2,
 };
 
 /// Fewest elements written as a stride array (with one the slot form is
@@ -30,7 +31,10 @@ impl Encoder {
         let here = self.out.len();
         let first = slots[0].record_pos()?;
         let stride = slots[1].record_pos()?.checked_sub(first)?;
-        if stride == 0 || first.checked_add(n.checked_mul(stride)?)? != here {
+        if stride == 0
+            || stride as u64 > STRIDE_MAX
+            || first.checked_add(n.checked_mul(stride)?)? != here
+        {
             return None;
         }
         // Number array records exactly `stride` bytes long (so that the

@@ -79,45 +79,27 @@ impl Encoder {
                 _ => {}
             }
         }
-        let mut best = (usize::MAX, 8usize);
-        for (&w, &extra) in WIDTHS
-            .iter()
-            .zip(&extras)
-            .filter(|(&w, _)| w >= reference_width)
-        {
-            let (lo, hi) = inline_int_range(w);
-            let pos = here + extra;
-            let fits = |t: usize| reference_fits(t, pos, w);
-            // Every reference must fit: to earlier records, and to each
-            // integer record written now (at `here` onwards, in slot order;
-            // a middle one may be too far for a relative reference and too
-            // late for an absolute one even when the first one fits). No
-            // reference is longer than `pos - first_target`, nor one to an
-            // integer record than `extra`: when both fit, all do.
-            let surely = need_width(((pos - first_target) as u64) << 2) <= w
-                && need_width((extra as u64) << 2) <= w;
-            let mut at = here;
-            let ok = surely
-                || self.slots[start..].iter().all(|p| match p.kind() {
-                    PendingKind::Record(t) => fits(t),
-                    PendingKind::Int(v) if v < lo || v > hi => {
-                        let rec = at;
-                        at += int_record_len(v);
-                        fits(rec)
-                    }
-                    _ => true,
-                });
-            if ok {
-                let total = extra + size(w);
-                if total < best.0 {
-                    best = (total, w);
-                }
-                if extra == 0 {
-                    break;
-                }
+        // The candidate of least total size (the narrowest of equals) is
+        // the answer if every reference fits it, which is the common case:
+        // checked alone first, before the width-by-width search.
+        let mut pick = (usize::MAX, 8usize);
+        for (&w, &extra) in WIDTHS.iter().zip(&extras) {
+            if w < reference_width {
+                continue;
+            }
+            let total = extra + size(w);
+            if total < pick.0 {
+                pick = (total, w);
+            }
+            if extra == 0 {
+                break;
             }
         }
-        let w = best.1;
+        let w = if self.width_fits(start, here, first_target, &extras, pick.1) {
+            pick.1
+        } else {
+            self.fitting_width(start, here, first_target, &extras, reference_width, &size)
+        };
         let (lo, hi) = inline_int_range(w);
         for i in start..self.slots.len() {
             if let PendingKind::Int(v) = self.slots[i].kind() {
@@ -128,6 +110,77 @@ impl Encoder {
             }
         }
         (w, self.out.len())
+    }
+
+    /// Whether every reference of a container holding `slots[start..]`
+    /// fits slots of `w` bytes when the integers too wide for them are
+    /// written as records first (at `here` onwards, `extras` bytes in all
+    /// for each width): references to earlier records (the earliest is
+    /// `first_target`), and to each integer record (a middle one may be
+    /// too far for a relative reference and too late for an absolute one
+    /// even when the first one fits).
+    #[inline(always)]
+    fn width_fits(
+        &self,
+        start: usize,
+        here: usize,
+        first_target: usize,
+        extras: &[usize; WIDTHS.len()],
+        w: usize,
+    ) -> bool {
+        let extra = extras[usize::from(width_code(w))];
+        let pos = here + extra;
+        // No reference is longer than `pos - first_target`, nor one to an
+        // integer record than `extra`: when both fit, all do.
+        if need_width(((pos - first_target) as u64) << 2) <= w
+            && need_width((extra as u64) << 2) <= w
+        {
+            return true;
+        }
+        let (lo, hi) = inline_int_range(w);
+        let fits = |t: usize| reference_fits(t, pos, w);
+        let mut at = here;
+        self.slots[start..].iter().all(|p| match p.kind() {
+            PendingKind::Record(t) => fits(t),
+            PendingKind::Int(v) if v < lo || v > hi => {
+                let rec = at;
+                at += int_record_len(v);
+                fits(rec)
+            }
+            _ => true,
+        })
+    }
+
+    /// The width of least total size among those from `reference_width`
+    /// whose references all fit ([`Self::width_fits`]); 8 if none does.
+    #[cold]
+    #[inline(never)]
+    fn fitting_width(
+        &self,
+        start: usize,
+        here: usize,
+        first_target: usize,
+        extras: &[usize; WIDTHS.len()],
+        reference_width: usize,
+        size: &impl Fn(usize) -> usize,
+    ) -> usize {
+        let mut best = (usize::MAX, 8usize);
+        for (&w, &extra) in WIDTHS
+            .iter()
+            .zip(extras)
+            .filter(|(&w, _)| w >= reference_width)
+        {
+            if self.width_fits(start, here, first_target, extras, w) {
+                let total = extra + size(w);
+                if total < best.0 {
+                    best = (total, w);
+                }
+                if extra == 0 {
+                    break;
+                }
+            }
+        }
+        best.1
     }
 }
 

@@ -371,6 +371,61 @@ fn version_1_documents_refuse_number_arrays() {
     );
 }
 
+/// Each element of an `f64` number array reads through serde, into any
+/// type, as the same float read alone (`from_value` of `Value::Float`)
+/// does: the value, or an error at the element's path.
+mod f64_elements_read_as_floats {
+    use super::*;
+    use proptest::prelude::*;
+    use serde::de::DeserializeOwned;
+    use serde::Deserialize;
+    use std::fmt::Debug;
+
+    #[derive(Deserialize, PartialEq, Debug)]
+    struct Meters(f64);
+
+    #[derive(Deserialize, PartialEq, Debug)]
+    enum Unit {
+        A,
+    }
+
+    /// `from_slice` of the pair `[x, x]` against `from_value` of `x`.
+    fn same_as_alone<T: DeserializeOwned + PartialEq + Debug>(bytes: &[u8], x: f64) {
+        let alone = roving::from_value::<T>(Value::Float(x));
+        match (roving::from_slice::<Vec<T>>(bytes), alone) {
+            (Ok(pair), Ok(one)) => {
+                assert_eq!(pair.len(), 2);
+                assert!(pair.iter().all(|p| format!("{p:?}") == format!("{one:?}")));
+            }
+            (Err(e), Err(one)) => {
+                assert_eq!(e.kind(), one.kind());
+                assert!(e.to_string().contains("[0]"), "{e}");
+            }
+            (a, b) => panic!("{x:?}: {a:?} against {b:?}"),
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn any_float(bits in any::<u64>()) {
+            let x = f64::from_bits(bits);
+            let bytes = roving::to_vec(&vec![x, x]).unwrap();
+            let doc = Document::open(&bytes).unwrap();
+            let packed = doc.root().as_array().unwrap().numbers().map(|n| n.elem());
+            prop_assume!(packed == Some(NumElem::Binary(ElemType::F64)));
+            same_as_alone::<f64>(&bytes, x);
+            same_as_alone::<f32>(&bytes, x);
+            same_as_alone::<Option<f64>>(&bytes, x);
+            same_as_alone::<Meters>(&bytes, x);
+            same_as_alone::<i64>(&bytes, x);
+            same_as_alone::<String>(&bytes, x);
+            same_as_alone::<Vec<f64>>(&bytes, x);
+            same_as_alone::<Unit>(&bytes, x);
+            same_as_alone::<serde::de::IgnoredAny>(&bytes, x);
+        }
+    }
+}
+
 fn hex(s: &str) -> Vec<u8> {
     common::neutral::unhex(&s.replace(' ', ""))
 }

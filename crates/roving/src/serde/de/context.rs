@@ -7,13 +7,13 @@ use serde::de::{self, Visitor};
 
 use super::maps::{MapEntries, StructEntries};
 use super::sequences::{
-    ArrayElements, ByteStringElements, ExpectedLength, StrArrayElements, StrideElements,
-    ValueElements,
+    ArrayElements, ByteStringElements, ExpectedLength, F64Elements, StrArrayElements,
+    StrideElements, ValueElements,
 };
 use super::slots::Slots;
 use crate::error::{Error, ErrorKind, Result};
-use crate::layout::WIDTHS;
 use crate::layout::{map_shape_ref, Shape};
+use crate::layout::{ElemType, NumElem, WIDTHS};
 use crate::read::{Array, DecimalMemo, Map, Numbers};
 use crate::serde::stack;
 
@@ -256,6 +256,16 @@ impl<'de> Context<'de> {
         visitor: V,
     ) -> Result<V::Value> {
         let len = numbers.len();
+        if numbers.elem() == NumElem::Binary(ElemType::F64) {
+            // The common float row (a coordinate pair): each element read
+            // straight from its bytes.
+            let elements = F64Elements {
+                context: self,
+                data: numbers.raw(),
+                next: 0,
+            };
+            return self.visit_level(len, elements, |e| e.next / 8, visitor);
+        }
         self.visit_level(len, ValueElements::new(numbers, self), |e| e.next, visitor)
     }
 

@@ -221,6 +221,138 @@ impl<'de, E: IndexedValues<'de>> de::SeqAccess<'de> for ValueElements<'de, '_, E
     }
 }
 
+/// The elements of an `f64` number array record (`39`), each read from
+/// its 8 bytes and visited as [`Deserializer`] visits `Value::Float`.
+pub(super) struct F64Elements<'de, 'b> {
+    /// State shared by the whole decoding.
+    pub(super) context: &'b Context<'de>,
+    /// The elements' bytes, little endian.
+    pub(super) data: &'de [u8],
+    /// Byte offset of the next element in `data`.
+    pub(super) next: usize,
+}
+
+impl<'de> de::SeqAccess<'de> for F64Elements<'de, '_> {
+    type Error = Error;
+    #[inline]
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        let at = self.next;
+        let Some(bytes) = self.data.get(at..at + 8) else {
+            return Ok(None);
+        };
+        self.next += 8;
+        let x = f64::from_le_bytes(bytes.try_into().unwrap_or([0; 8]));
+        seed.deserialize(FloatDeserializer {
+            value: x,
+            context: self.context,
+        })
+        .map(Some)
+        .map_err(|e: Error| e.prefix_path(&format!("[{}]", at / 8)))
+    }
+    fn size_hint(&self) -> Option<usize> {
+        Some((self.data.len() - self.next) / 8)
+    }
+}
+
+/// A float element: `f64`, `f32` and `deserialize_any` requests are
+/// visited here as [`Deserializer`] visits `Value::Float` (an `f32` when
+/// the value is one exactly, NaN payloads included); every other request
+/// goes to [`Deserializer`] itself, so the two never differ.
+struct FloatDeserializer<'de, 'b> {
+    value: f64,
+    context: &'b Context<'de>,
+}
+
+impl<'de, 'b> FloatDeserializer<'de, 'b> {
+    /// The general deserializer of the same value.
+    #[inline(always)]
+    fn general(self) -> Deserializer<'de, 'b> {
+        Deserializer {
+            value: Value::Float(self.value),
+            context: self.context,
+        }
+    }
+}
+
+/// Forwards each listed request to [`FloatDeserializer::general`].
+macro_rules! forward_to_general {
+    ($($method:ident)*) => {
+        $(
+            #[inline]
+            fn $method<V: de::Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+                de::Deserializer::$method(self.general(), visitor)
+            }
+        )*
+    };
+}
+
+impl<'de> de::Deserializer<'de> for FloatDeserializer<'de, '_> {
+    type Error = Error;
+    #[inline]
+    fn deserialize_any<V: de::Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        visitor.visit_f64(self.value)
+    }
+    #[inline]
+    fn deserialize_f64<V: de::Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        visitor.visit_f64(self.value)
+    }
+    #[inline]
+    fn deserialize_f32<V: de::Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match crate::layout::f64_to_f32_exact(self.value) {
+            Some(x) => visitor.visit_f32(x),
+            None => visitor.visit_f64(self.value),
+        }
+    }
+    forward_to_general! {
+        deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
+        deserialize_i128 deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64
+        deserialize_u128 deserialize_char deserialize_str deserialize_string
+        deserialize_bytes deserialize_byte_buf deserialize_option deserialize_unit
+        deserialize_seq deserialize_map deserialize_identifier deserialize_ignored_any
+    }
+    fn deserialize_unit_struct<V: de::Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        de::Deserializer::deserialize_unit_struct(self.general(), name, visitor)
+    }
+    fn deserialize_newtype_struct<V: de::Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        de::Deserializer::deserialize_newtype_struct(self.general(), name, visitor)
+    }
+    fn deserialize_tuple<V: de::Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
+        de::Deserializer::deserialize_tuple(self.general(), len, visitor)
+    }
+    fn deserialize_tuple_struct<V: de::Visitor<'de>>(
+        self,
+        name: &'static str,
+        len: usize,
+        visitor: V,
+    ) -> Result<V::Value> {
+        de::Deserializer::deserialize_tuple_struct(self.general(), name, len, visitor)
+    }
+    fn deserialize_struct<V: de::Visitor<'de>>(
+        self,
+        name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        de::Deserializer::deserialize_struct(self.general(), name, fields, visitor)
+    }
+    fn deserialize_enum<V: de::Visitor<'de>>(
+        self,
+        name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        de::Deserializer::deserialize_enum(self.general(), name, variants, visitor)
+    }
+}
+
 /// The bytes of a byte string, as a sequence of `u8`s.
 pub(super) struct ByteStringElements<'de> {
     /// The byte string.

@@ -135,3 +135,42 @@ fn errors_with_the_same_path_are_equal_however_it_was_built() {
     assert_eq!(said, built);
     assert_ne!(said, roving::Error::custom("x").prefix_path("[0]"));
 }
+
+/// `n` nested one-element arrays around `leaf` (a sequence itself).
+struct NestAround<'a>(usize, &'a [f64]);
+
+impl Serialize for NestAround<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.0 == 0 {
+            return self.1.serialize(s);
+        }
+        let mut seq = s.serialize_seq(Some(1))?;
+        seq.serialize_element(&NestAround(self.0 - 1, self.1))?;
+        seq.end()
+    }
+}
+
+/// An array of floats only (written in one step, its array opened only
+/// then) and an empty array count against the depth limit as any array:
+/// at the limit they are written, one level deeper they are an error.
+#[test]
+fn arrays_of_floats_and_empty_arrays_count_against_the_depth_limit() {
+    on_small_stack(|| {
+        for leaf in [&[0.5, 0.1][..], &[]] {
+            let bytes = roving::to_vec(&NestAround(99_999, leaf)).unwrap();
+            let doc = roving::Document::open(&bytes).unwrap();
+            let mut v = doc.root();
+            let mut depth = 0;
+            while let Some(a) = v.as_array() {
+                depth += 1;
+                match a.get(0) {
+                    Some(inner) => v = inner,
+                    None => break,
+                }
+            }
+            assert_eq!(depth, 100_000, "{leaf:?}");
+            let err = roving::to_vec(&NestAround(100_000, leaf)).unwrap_err();
+            assert_eq!(*err.kind(), roving::ErrorKind::DepthLimit, "{leaf:?}");
+        }
+    });
+}

@@ -249,6 +249,22 @@ proptest! {
         let typed: Vec<Vec<f64>> = roving::from_slice(&bytes).unwrap();
         prop_assert_eq!(typed.len(), rows.len());
     }
+
+    /// serde (which writes an array of floats only in one step, as
+    /// `Encoder::array_f64` does) and `Encoder::array_f64` itself give
+    /// the bytes of an `Encoder::f64` call per element.
+    #[test]
+    fn rows_in_one_step_are_the_same_bytes(rows in prop::collection::vec(row(), 0..40)) {
+        let bytes = encode_rows(&rows);
+        prop_assert_eq!(roving::to_vec(&rows).unwrap(), bytes.clone());
+        let mut e = Encoder::new();
+        e.begin_array().unwrap();
+        for row in &rows {
+            e.array_f64(row).unwrap();
+        }
+        e.end_array().unwrap();
+        prop_assert_eq!(e.finish().unwrap(), bytes);
+    }
 }
 
 /// The shape that would make validation quadratic if stride arrays could

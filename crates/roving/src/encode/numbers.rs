@@ -208,8 +208,39 @@ impl Encoder {
     /// # Ok::<(), roving::Error>(())
     /// ```
     pub fn array_f64(&mut self, xs: &[f64]) -> crate::Result<super::Mark> {
+        if !xs.is_empty()
+            && self.top.state == super::containers::ARRAY
+            && self.frames.len() < self.max_depth
+            && self.follows_f64_row(&self.top, self.slots.len(), self.out.len(), xs.len())
+        {
+            // The next row of a matrix: what `begin_array` and
+            // `end_array_f64` would write, without opening a frame.
+            let pos = self.put_f64_row(xs);
+            let pending = super::pending::Pending::record(pos);
+            self.place(pending)?;
+            return Ok(super::Mark {
+                pending,
+                generation: self.generation,
+            });
+        }
         self.begin_array()?;
         self.end_array_f64(xs)
+    }
+
+    /// Writes the `f64` number array record of `xs` and returns its
+    /// position.
+    #[inline(always)]
+    fn put_f64_row(&mut self, xs: &[f64]) -> usize {
+        let pos = self.out.len();
+        self.out
+            .reserve(1 + varint_len(xs.len() as u64) + 8 * xs.len());
+        self.out.push(NumElem::Binary(ElemType::F64).tag());
+        write_varint(&mut self.out, xs.len() as u64);
+        for &v in xs {
+            self.out.extend_from_slice(&v.to_le_bytes());
+        }
+        self.require_version(VERSION_2);
+        pos
     }
 
     /// Writes the floats `xs` as the elements of the open array and ends
@@ -228,18 +259,18 @@ impl Encoder {
             }
             return self.end_array();
         }
-        let mut scratch = std::mem::take(&mut self.scratch);
-        scratch.clear();
         // As `f64` chooses each element's record, and `pack_numbers` the array's.
         let after_f64_row = self.frames.last().is_some_and(|parent| {
             self.follows_f64_row(parent, self.top.slots_start, self.out.len(), xs.len())
         });
-        let elem = if after_f64_row {
-            for &v in xs {
-                scratch.extend_from_slice(&v.to_le_bytes());
-            }
-            NumElem::Binary(ElemType::F64)
-        } else if xs
+        if after_f64_row {
+            // The next row of a matrix: written in place.
+            let pos = self.put_f64_row(xs);
+            return self.close_packed(pos);
+        }
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.clear();
+        let elem = if xs
             .iter()
             .all(|&v| f32_to_f64_exact(v as f32).to_bits() == v.to_bits())
         {

@@ -72,6 +72,7 @@ impl Encoder {
     /// (a row of `f32` or decimal values among `f64` rows would break
     /// the stride: the polygons of `canada.json` have such points), so
     /// that [`Self::try_stride_array`] can write the parent without slots.
+    #[inline]
     pub(super) fn follows_f64_row(
         &self,
         parent: &Frame,
@@ -91,6 +92,10 @@ impl Encoder {
         let count_end = prev + 1 + varint_len(n as u64);
         self.out.get(prev) == Some(&f64_tag)
             && count_end + 8 * n == row_at
-            && read_varint(&self.out, prev + 1) == Some((n as u64, count_end))
+            && match u8::try_from(n) {
+                // A one-byte varint (the count of a point, a short row).
+                Ok(b) if b < 0x80 => self.out.get(prev + 1) == Some(&b),
+                _ => read_varint(&self.out, prev + 1) == Some((n as u64, count_end)),
+            }
     }
 }

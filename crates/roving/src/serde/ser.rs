@@ -234,21 +234,40 @@ pub struct SeqSerializer<'a, 'e> {
     /// Where this sequence's floats start in `float_run`, while every
     /// element so far was a float; `None` after one was not.
     run: Option<usize>,
+    /// Whether the encoder's array is open. It is opened at the first
+    /// element that is not a float (nothing is written before then), so
+    /// that an array of floats only is written by `Encoder::array_f64`
+    /// in one step.
+    open: bool,
 }
 
 impl<'a, 'e> SeqSerializer<'a, 'e> {
-    /// Opens the array of a sequence.
+    /// Starts the array of a sequence.
     #[inline(always)]
     fn new(ser: &'a mut Serializer<'e>) -> Result<SeqSerializer<'a, 'e>> {
-        ser.enc.begin_array()?;
         let run = Some(ser.enc.float_run.len());
-        Ok(SeqSerializer { ser, run })
+        Ok(SeqSerializer {
+            ser,
+            run,
+            open: false,
+        })
+    }
+
+    /// Opens the encoder's array, if it is not open yet.
+    #[inline(always)]
+    fn open(&mut self) -> Result<()> {
+        if !self.open {
+            self.ser.enc.begin_array()?;
+            self.open = true;
+        }
+        Ok(())
     }
 
     /// Writes the floats held back as elements, one by one, and ends the
     /// run: the next elements are written as they come.
     #[inline]
     fn flush(&mut self) -> Result<()> {
+        self.open()?;
         self.end_run(
             |enc, floats| floats.iter().try_for_each(|&x| enc.f64(x)),
             |_| Ok(()),
@@ -279,7 +298,8 @@ impl<'a, 'e> SeqSerializer<'a, 'e> {
     /// Writes one element.
     #[inline(always)]
     fn element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<()> {
-        let level = self.ser.enc.depth();
+        // (The level of the array's elements, whether or not it is open.)
+        let level = self.ser.enc.depth() + usize::from(!self.open);
         if self.run.is_some() {
             return at_level(level, || v.serialize(ElementSerializer { seq: self }));
         }
@@ -289,10 +309,24 @@ impl<'a, 'e> SeqSerializer<'a, 'e> {
     /// Ends the array: in one step if its elements are floats held back.
     #[inline(always)]
     fn finish(mut self) -> Result<()> {
-        self.end_run(
-            |enc, floats| enc.end_array_f64(floats).map(drop),
-            |enc| enc.end_array().map(drop),
-        )
+        let open = self.open;
+        let held = self.end_run(
+            |enc, floats| {
+                let mark = match open {
+                    true => enc.end_array_f64(floats),
+                    false => enc.array_f64(floats),
+                };
+                mark.map(|_| true)
+            },
+            |_| Ok(false),
+        )?;
+        if !held {
+            // No float held back: the run ended earlier, or the array is
+            // empty.
+            self.open()?;
+            self.ser.enc.end_array()?;
+        }
+        Ok(())
     }
 }
 

@@ -299,3 +299,49 @@ fn borrowed_strs_from_the_fast_path() {
     let range = doc.as_ptr() as usize..doc.as_ptr() as usize + doc.len();
     assert!(range.contains(&(v[0].name.as_ptr() as usize)));
 }
+
+/// Integer fields read from integer records (`i8` to `i64`, the values an
+/// inline slot cannot hold) as serde_json reads the same numbers, into
+/// every integer type: the value, or an error when it does not fit.
+mod integer_records {
+    use super::same;
+    use proptest::prelude::*;
+    use serde::Deserialize;
+
+    /// A string beside the integer keeps the map's slots narrow, so that
+    /// a wide `v` is written as a record.
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct Field<T> {
+        s: String,
+        v: T,
+    }
+
+    fn check(v: i64) {
+        let json = format!(r#"{{"s":"x","v":{v}}}"#);
+        same::<Field<i8>>(&json);
+        same::<Field<i16>>(&json);
+        same::<Field<i32>>(&json);
+        same::<Field<i64>>(&json);
+        same::<Field<u8>>(&json);
+        same::<Field<u16>>(&json);
+        same::<Field<u32>>(&json);
+        same::<Field<u64>>(&json);
+        same::<Field<f64>>(&json);
+        same::<Field<String>>(&json);
+    }
+
+    proptest! {
+        #[test]
+        fn any_i64(v in any::<i64>()) {
+            check(v);
+        }
+
+        #[test]
+        fn each_record_width(shift in 0u32..64, neg in any::<bool>()) {
+            let v = 1i64.wrapping_shl(shift);
+            let v = if neg { v.wrapping_neg() } else { v };
+            check(v);
+            check(v.wrapping_sub(1));
+        }
+    }
+}

@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::layout::bytes_at;
 use crate::layout::{
     f_dec_value, is_num_array, read_varint, SPECIAL_FALSE, SPECIAL_TRUE, TAG_ARRAY, TAG_F32,
-    TAG_F64, TAG_F_DEC, TAG_MAP, TAG_SHORT_STR, TAG_STR,
+    TAG_F64, TAG_F_DEC, TAG_I16, TAG_I32, TAG_I64, TAG_I8, TAG_MAP, TAG_SHORT_STR, TAG_STR,
 };
 use crate::read::{record_value, special_value, text, Array, Map, Value};
 
@@ -58,6 +58,29 @@ impl<'de, 'b> SlotDeserializer<'de, 'b> {
         .then(|| Array::at(self.context.document, p))
     }
 
+    /// The integer of the slot's record if it is an `i8` to `i64` record
+    /// (as [`Self::value`] reads it: `Value::Int`).
+    #[inline(always)]
+    fn int_record(&self) -> Option<i64> {
+        let (tag, p) = self.record()?;
+        let doc = self.context.document;
+        let le = |n: usize| -> Option<i64> {
+            let b = doc.get(p + 1..p + 1 + n)?;
+            let mut w = [0u8; 8];
+            w[..n].copy_from_slice(b);
+            // Sign-extended from `n` bytes.
+            let shift = 64 - 8 * n as u32;
+            Some((i64::from_le_bytes(w) << shift) >> shift)
+        };
+        match tag {
+            TAG_I8 => le(1),
+            TAG_I16 => le(2),
+            TAG_I32 => le(4),
+            TAG_I64 => le(8),
+            _ => None,
+        }
+    }
+
     /// The slot as a [`Value`].
     fn value(&self) -> Value<'de> {
         let slot = self.slot;
@@ -88,6 +111,8 @@ macro_rules! slot_int {
         fn $f<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
             if self.slot & 3 == 1 {
                 visitor.visit_i64((self.slot as i64) >> 2)
+            } else if let Some(v) = self.int_record() {
+                visitor.visit_i64(v)
             } else {
                 self.slow(|d| d.$f(visitor))
             }

@@ -2,6 +2,9 @@
 //! for arrays of new, distinct strings, and every reader reads them as
 //! arrays of strings.
 
+mod common;
+
+use common::record_kinds;
 use roving::walk::{self, Kind};
 use roving::{Document, Encoder, Value};
 
@@ -19,14 +22,6 @@ fn encode(items: &[String]) -> Vec<u8> {
     e.finish().unwrap()
 }
 
-fn kinds(bytes: &[u8]) -> Vec<Kind> {
-    let doc = Document::open(bytes).unwrap();
-    walk::records(&doc)
-        .unwrap()
-        .map(|r| r.unwrap().kind())
-        .collect()
-}
-
 /// An array of new distinct strings is one record, in a version 2
 /// document; it reads back element by element, by iteration and as JSON.
 #[test]
@@ -35,7 +30,7 @@ fn distinct_new_strings_are_packed() {
         let items = strings(n, "name ");
         let bytes = encode(&items);
         assert_eq!(bytes[2], 2, "{n}: version 2");
-        assert_eq!(kinds(&bytes), [Kind::StrArray, Kind::Root], "{n}");
+        assert_eq!(record_kinds(&bytes), [Kind::StrArray, Kind::Root], "{n}");
         let doc = Document::open(&bytes).unwrap();
         let a = doc.root().as_array().unwrap();
         assert_eq!(a.len(), n);
@@ -88,7 +83,7 @@ fn other_arrays_keep_slots() {
     for items in cases {
         let bytes = encode(&items);
         assert_eq!(bytes[2], 1, "{items:?}");
-        assert!(!kinds(&bytes).contains(&Kind::StrArray));
+        assert!(!record_kinds(&bytes).contains(&Kind::StrArray));
     }
     // A string written before the array.
     let mut e = Encoder::new();
@@ -171,7 +166,7 @@ fn marked_strings_stay() {
         roving::json::to_json(doc.root()).unwrap(),
         r#"[["m0","m1","m2","m3","m4","m5","m6","m7"],"m2",["p0","p1","p2","p3","p4","p5","p6","p7"],["p0","p1","p2","p3","p4","p5","p6","p7"]]"#
     );
-    let k = kinds(&bytes);
+    let k = record_kinds(&bytes);
     assert_eq!(k.iter().filter(|&&k| k == Kind::StrArray).count(), 1);
     let root = doc.root();
     let (a, b) = (root.index(2).unwrap(), root.index(3).unwrap());

@@ -3,17 +3,12 @@
 //! matrix, the points of a polygon), and every reader reads it as the
 //! array of those rows.
 
+mod common;
+
+use common::record_kinds;
 use proptest::prelude::*;
 use roving::walk::{self, Kind, Slot};
 use roving::{Document, Encoder, ErrorKind, Value};
-
-fn kinds(bytes: &[u8]) -> Vec<Kind> {
-    let doc = Document::open(bytes).unwrap();
-    walk::records(&doc)
-        .unwrap()
-        .map(|r| r.unwrap().kind())
-        .collect()
-}
 
 /// Rows of floats as nested arrays, through the encoder's calls.
 fn encode_rows(rows: &[Vec<f64>]) -> Vec<u8> {
@@ -71,7 +66,7 @@ fn points_of_a_polygon_take_no_slots() {
         .collect();
     let bytes = encode_rows(&ring);
     assert_eq!(bytes[2], 2, "version 2");
-    let k = kinds(&bytes);
+    let k = record_kinds(&bytes);
     assert_eq!(k.len(), 1002);
     assert!(k[..1000].iter().all(|&k| k == Kind::NumArray));
     assert_eq!(k[1000..], [Kind::StrideArray, Kind::Root]);
@@ -103,7 +98,7 @@ fn rows_after_an_f64_row_are_f64() {
     ];
     let bytes = encode_rows(&rows);
     assert_eq!(
-        kinds(&bytes),
+        record_kinds(&bytes),
         [
             Kind::NumArray,
             Kind::NumArray,
@@ -147,7 +142,10 @@ fn other_arrays_keep_their_slots() {
     e.end_array().unwrap();
     let shared = e.finish().unwrap();
     for bytes in [mixed, sizes, one, shared] {
-        assert!(!kinds(&bytes).contains(&Kind::StrideArray), "{bytes:02x?}");
+        assert!(
+            !record_kinds(&bytes).contains(&Kind::StrideArray),
+            "{bytes:02x?}"
+        );
     }
 }
 
@@ -182,7 +180,7 @@ fn hex(b: &[u8]) -> String {
 fn copying_a_document_keeps_its_bytes() {
     let bytes =
         roving::json::from_json(br#"{"p":[[0.5,1.5],[2.5,3.5]],"q":[[1,2],[3,4],[5,6]]}"#).unwrap();
-    assert!(kinds(&bytes).contains(&Kind::StrideArray));
+    assert!(record_kinds(&bytes).contains(&Kind::StrideArray));
     let doc = Document::open(&bytes).unwrap();
     let mut e = Encoder::new();
     e.write_value(doc.root()).unwrap();

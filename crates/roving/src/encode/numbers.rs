@@ -49,10 +49,7 @@ impl Encoder {
             Found::Floats { f64s: false, .. }
                 if self.follows_f64_row(&self.top, start, out_start, self.slots.len() - start) =>
             {
-                for_each_record(&self.out, out_start, |tag, payload| {
-                    let v = float_value(tag, payload);
-                    scratch.extend_from_slice(&v.to_le_bytes());
-                });
+                f64_payloads(&self.out, out_start, &mut scratch);
                 NumElem::Binary(ElemType::F64)
             }
             Found::Floats {
@@ -74,10 +71,7 @@ impl Encoder {
                 Some(e) => NumElem::Decimal(e),
                 None => {
                     scratch.clear();
-                    for_each_record(&self.out, out_start, |tag, payload| {
-                        let v = float_value(tag, payload);
-                        scratch.extend_from_slice(&v.to_le_bytes());
-                    });
+                    f64_payloads(&self.out, out_start, &mut scratch);
                     NumElem::Binary(ElemType::F64)
                 }
             },
@@ -293,11 +287,9 @@ impl Encoder {
             match decs.and_then(|d| put_decimals(&d, &mut scratch)) {
                 Some(e) => NumElem::Decimal(e),
                 None => {
-                    scratch.clear();
-                    for &v in xs {
-                        scratch.extend_from_slice(&v.to_le_bytes());
-                    }
-                    NumElem::Binary(ElemType::F64)
+                    self.scratch = scratch;
+                    let pos = self.put_f64_row(xs);
+                    return self.close_packed(pos);
                 }
             }
         };
@@ -376,6 +368,15 @@ impl Encoder {
             generation: self.generation,
         })
     }
+}
+
+/// Appends to `scratch` the binary64 of each float record from `out_start`
+/// to the end of `out`: the elements of an `f64` number array.
+#[inline(always)]
+fn f64_payloads(out: &[u8], out_start: usize, scratch: &mut Vec<u8>) {
+    for_each_record(out, out_start, |tag, payload| {
+        scratch.extend_from_slice(&float_value(tag, payload).to_le_bytes());
+    });
 }
 
 /// Appends the integers `xs` to `out`, `N` bytes (little endian) each

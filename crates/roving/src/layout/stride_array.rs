@@ -79,7 +79,7 @@ pub(crate) fn stride_array_fault(buf: &[u8], pos: usize) -> crate::error::Error 
         return Error::at(ErrorKind::UnknownTag(TAG_STRIDE_ARRAY), pos)
             .with_message("a version 2 record in a version 1 document");
     }
-    let Some((n, p)) = read_varint(buf, pos + 1) else {
+    let Some((_, p)) = read_varint(buf, pos + 1) else {
         return Error::at(ErrorKind::Truncated, pos + 1).with_message("a stride array's count");
     };
     let Some((s, _)) = read_varint(buf, p) else {
@@ -89,7 +89,6 @@ pub(crate) fn stride_array_fault(buf: &[u8], pos: usize) -> crate::error::Error 
         return Error::at(ErrorKind::BadLength, p)
             .with_message("a stride array's stride is 0 or above 2^32 - 1");
     }
-    let _ = n;
     Error::at(ErrorKind::BadReference, pos + 1)
         .with_message("a stride array's elements would start before the first record")
 }

@@ -37,3 +37,12 @@ pub fn on_small_stack<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static)
         .join()
         .unwrap()
 }
+
+/// The kinds of the records of `bytes` (a valid document), in order.
+pub fn record_kinds(bytes: &[u8]) -> Vec<roving::walk::Kind> {
+    let doc = roving::Document::open(bytes).unwrap();
+    roving::walk::records(&doc)
+        .unwrap()
+        .map(|r| r.unwrap().kind())
+        .collect()
+}

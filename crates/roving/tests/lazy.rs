@@ -95,6 +95,8 @@ fn poke(v: Value<'_>, budget: &mut usize, handle: &KeyHandle) {
             for k in m.keys().take(40) {
                 utf8(k);
             }
+            // The keys alone read as `iter` reads them.
+            assert!(m.keys().take(40).eq(m.iter().take(40).map(|(k, _)| k)));
             for x in m.values().take(3) {
                 shallow(x);
             }

@@ -607,9 +607,18 @@ impl<'a> Map<'a> {
         }
     }
 
-    /// The keys in insertion order.
+    /// The keys in insertion order (the values are not read).
     pub fn keys(&self) -> impl Iterator<Item = &'a str> + 'a {
-        self.iter().map(|(k, _)| k)
+        let MapIter { buf, lazy, h, .. } = self.iter();
+        let shape = h.shape;
+        // As `iter` reads them: a malformed key (or, in a lazily opened
+        // document, one that is not UTF-8) reads as "".
+        (0..shape.count).map(move |i| {
+            shape
+                .key_bytes(buf, i)
+                .and_then(|k| text(k, lazy))
+                .unwrap_or("")
+        })
     }
 
     /// The values in insertion order.

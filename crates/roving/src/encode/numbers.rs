@@ -228,12 +228,10 @@ impl Encoder {
         let pos = self.out.len();
         self.out
             .reserve(1 + varint_len(xs.len() as u64) + 8 * xs.len());
-        self.out.push(NumElem::Binary(ElemType::F64).tag());
-        write_varint(&mut self.out, xs.len() as u64);
+        self.put_numbers_head(NumElem::Binary(ElemType::F64), xs.len());
         for &v in xs {
             self.out.extend_from_slice(&v.to_le_bytes());
         }
-        self.require_version(VERSION_2);
         pos
     }
 
@@ -343,12 +341,19 @@ impl Encoder {
 
     /// Writes a number array record of `n` elements `data`, stored as `elem`.
     fn put_numbers(&mut self, elem: NumElem, n: usize, data: &[u8]) {
+        self.put_numbers_head(elem, n);
+        self.out.extend_from_slice(data);
+    }
+
+    /// Writes the head of a number array record of `n` elements stored as
+    /// `elem` (its elements follow), in a version 2 document.
+    #[inline(always)]
+    fn put_numbers_head(&mut self, elem: NumElem, n: usize) {
         self.out.push(elem.tag());
         write_varint(&mut self.out, n as u64);
         if let NumElem::Decimal(e) = elem {
             self.out.push(e as u8);
         }
-        self.out.extend_from_slice(data);
         self.require_version(VERSION_2);
     }
 

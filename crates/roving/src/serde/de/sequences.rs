@@ -274,16 +274,15 @@ impl<'de, 'b> FloatDeserializer<'de, 'b> {
     }
 }
 
-/// Forwards each listed request to [`FloatDeserializer::general`].
+/// Forwards each listed request (with its arguments) to
+/// [`FloatDeserializer::general`].
 macro_rules! forward_to_general {
-    ($($method:ident)*) => {
-        $(
-            #[inline]
-            fn $method<V: de::Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-                de::Deserializer::$method(self.general(), visitor)
-            }
-        )*
-    };
+    ($($method:ident($($a:ident: $t:ty),*);)*) => {$(
+        #[inline]
+        fn $method<V: de::Visitor<'de>>(self, $($a: $t,)* visitor: V) -> Result<V::Value> {
+            de::Deserializer::$method(self.general(), $($a,)* visitor)
+        }
+    )*};
 }
 
 impl<'de> de::Deserializer<'de> for FloatDeserializer<'de, '_> {
@@ -304,52 +303,18 @@ impl<'de> de::Deserializer<'de> for FloatDeserializer<'de, '_> {
         }
     }
     forward_to_general! {
-        deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
-        deserialize_i128 deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64
-        deserialize_u128 deserialize_char deserialize_str deserialize_string
-        deserialize_bytes deserialize_byte_buf deserialize_option deserialize_unit
-        deserialize_seq deserialize_map deserialize_identifier deserialize_ignored_any
-    }
-    fn deserialize_unit_struct<V: de::Visitor<'de>>(
-        self,
-        name: &'static str,
-        visitor: V,
-    ) -> Result<V::Value> {
-        de::Deserializer::deserialize_unit_struct(self.general(), name, visitor)
-    }
-    fn deserialize_newtype_struct<V: de::Visitor<'de>>(
-        self,
-        name: &'static str,
-        visitor: V,
-    ) -> Result<V::Value> {
-        de::Deserializer::deserialize_newtype_struct(self.general(), name, visitor)
-    }
-    fn deserialize_tuple<V: de::Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
-        de::Deserializer::deserialize_tuple(self.general(), len, visitor)
-    }
-    fn deserialize_tuple_struct<V: de::Visitor<'de>>(
-        self,
-        name: &'static str,
-        len: usize,
-        visitor: V,
-    ) -> Result<V::Value> {
-        de::Deserializer::deserialize_tuple_struct(self.general(), name, len, visitor)
-    }
-    fn deserialize_struct<V: de::Visitor<'de>>(
-        self,
-        name: &'static str,
-        fields: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value> {
-        de::Deserializer::deserialize_struct(self.general(), name, fields, visitor)
-    }
-    fn deserialize_enum<V: de::Visitor<'de>>(
-        self,
-        name: &'static str,
-        variants: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value> {
-        de::Deserializer::deserialize_enum(self.general(), name, variants, visitor)
+        deserialize_bool(); deserialize_i8(); deserialize_i16(); deserialize_i32();
+        deserialize_i64(); deserialize_i128(); deserialize_u8(); deserialize_u16();
+        deserialize_u32(); deserialize_u64(); deserialize_u128(); deserialize_char();
+        deserialize_str(); deserialize_string(); deserialize_bytes(); deserialize_byte_buf();
+        deserialize_option(); deserialize_unit(); deserialize_seq(); deserialize_map();
+        deserialize_identifier(); deserialize_ignored_any();
+        deserialize_unit_struct(name: &'static str);
+        deserialize_newtype_struct(name: &'static str);
+        deserialize_tuple(len: usize);
+        deserialize_tuple_struct(name: &'static str, len: usize);
+        deserialize_struct(name: &'static str, fields: &'static [&'static str]);
+        deserialize_enum(name: &'static str, variants: &'static [&'static str]);
     }
 }
 

@@ -9,8 +9,8 @@ use super::Deserializer;
 use crate::error::{Error, Result};
 use crate::layout::bytes_at;
 use crate::layout::{
-    f_dec_value, is_num_array, read_varint, SPECIAL_FALSE, SPECIAL_TRUE, TAG_ARRAY, TAG_F32,
-    TAG_F64, TAG_F_DEC, TAG_I16, TAG_I32, TAG_I64, TAG_I8, TAG_MAP, TAG_SHORT_STR, TAG_STR,
+    f_dec_value, is_num_array, is_small_int, read_varint, small_int_record, SPECIAL_FALSE,
+    SPECIAL_TRUE, TAG_ARRAY, TAG_F32, TAG_F64, TAG_F_DEC, TAG_MAP, TAG_SHORT_STR, TAG_STR,
 };
 use crate::read::{record_value, special_value, text, Array, Map, Value};
 
@@ -59,26 +59,14 @@ impl<'de, 'b> SlotDeserializer<'de, 'b> {
     }
 
     /// The integer of the slot's record if it is an `i8` to `i64` record
-    /// (as [`Self::value`] reads it: `Value::Int`).
+    /// (as [`Self::value`] reads it: `Value::Int`); `None` otherwise, or
+    /// when the record's one 8-byte load would pass the document's end.
     #[inline(always)]
     fn int_record(&self) -> Option<i64> {
         let (tag, p) = self.record()?;
-        let doc = self.context.document;
-        let le = |n: usize| -> Option<i64> {
-            let b = doc.get(p + 1..p + 1 + n)?;
-            let mut w = [0u8; 8];
-            w[..n].copy_from_slice(b);
-            // Sign-extended from `n` bytes.
-            let shift = 64 - 8 * n as u32;
-            Some((i64::from_le_bytes(w) << shift) >> shift)
-        };
-        match tag {
-            TAG_I8 => le(1),
-            TAG_I16 => le(2),
-            TAG_I32 => le(4),
-            TAG_I64 => le(8),
-            _ => None,
-        }
+        is_small_int(tag)
+            .then(|| small_int_record(self.context.document, p, tag))
+            .flatten()
     }
 
     /// The slot as a [`Value`].

@@ -68,7 +68,8 @@
 //! [`Store::get_with`] reads it in a buffer of the caller's, while
 //! [`Store::get`] and [`Store::iter`] keep a copy until the store's
 //! snapshot ends (its next flush or reload). Reading such a record
-//! copies and validates the base too, so the dictionary stops growing
+//! copies the base too (validated once per growth of the dictionary, not
+//! per record), so the dictionary stops growing
 //! once its base reaches
 //! [`roving::dictionary::AUTO_GROWTH_MAX_BASE`] (1 KiB: a few record
 //! kinds' shapes); records of shapes met after that carry their own.

@@ -48,19 +48,22 @@ mod hash;
 mod learn;
 mod open;
 
+use std::sync::OnceLock;
+
 use hashbrown::HashMap;
 
 use crate::encode::Encoder;
 use crate::error::{Error, ErrorKind, Result};
+use crate::validate::BaseSeed;
 
 pub use learn::{Learner, LEARN_AFTER, LEARN_MAX_BASE, LEARN_MAX_LEN, LEARN_MIN_LEN};
-pub use open::resolve;
+pub use open::{open_bound, resolve};
 
 /// The base length (see [`Dictionary::base_len`]) past which the
 /// dictionaries that grow by themselves, a Store's and a record stream's,
-/// stop growing: opening a bound document copies and validates the base
-/// (about 8 ns a byte here), so a store of ever new shapes must not make
-/// every read slower. Records of shapes met later carry their own shapes,
+/// stop growing: opening a bound document copies the base (which is
+/// validated once per growth, not per document), so a store of ever new
+/// shapes must not make every read slower. Records of shapes met later carry their own shapes,
 /// as without a dictionary. A user's `Dictionary` has no such limit.
 pub const AUTO_GROWTH_MAX_BASE: usize = 1024;
 
@@ -108,6 +111,10 @@ pub struct Dictionary {
     base: Box<Encoder>,
     /// `ends[n]` = length of the base of the first `n` entries.
     ends: Vec<usize>,
+    /// The validated base of all the entries, made on the first open of a
+    /// bound document after the last entry was added (see
+    /// [`Dictionary::base_seed`]).
+    seed: OnceLock<Option<Box<BaseSeed>>>,
 }
 
 impl Default for Dictionary {
@@ -159,6 +166,7 @@ impl Dictionary {
             frozen: false,
             base,
             ends,
+            seed: OnceLock::new(),
         }
     }
 
@@ -241,6 +249,7 @@ impl Dictionary {
         self.ids.push(hash::next_id(self.ids[n], &e));
         self.base.write_dictionary_entry(&e);
         self.ends.push(self.base.len());
+        self.seed = OnceLock::new();
         self.index.insert(e.clone(), n);
         self.entries.push(e);
         n
@@ -265,6 +274,17 @@ impl Dictionary {
     /// document bound to them is read after.
     pub(crate) fn base(&self, n: usize) -> &[u8] {
         &self.base.written()[..self.ends[n]]
+    }
+
+    /// What validating the base of all the entries leaves in a validator,
+    /// so that a bound document is validated from the end of its base on
+    /// (the base of fewer entries is a prefix of it): made once after each
+    /// growth. `None` if the base does not validate, which the encoder
+    /// never writes; then bound documents are validated whole.
+    pub(crate) fn base_seed(&self) -> Option<&BaseSeed> {
+        self.seed
+            .get_or_init(|| BaseSeed::of(self.base(self.len())).map(Box::new))
+            .as_deref()
     }
 }
 

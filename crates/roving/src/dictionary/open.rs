@@ -21,12 +21,34 @@ use crate::read::Document;
 /// # Ok::<(), roving::Error>(())
 /// ```
 pub fn resolve<'a>(buf: &'a [u8], dict: &Dictionary, scratch: &'a mut Vec<u8>) -> Result<&'a [u8]> {
+    match resolve_bound(buf, dict, scratch)? {
+        Some(bound) => Ok(bound.plain),
+        None => Ok(buf),
+    }
+}
+
+/// The plain document of a bound document, as [`resolve`] builds it.
+struct Resolved<'a> {
+    /// The base, then the bound document's records.
+    plain: &'a [u8],
+    /// The length of the base.
+    base: usize,
+    /// Where the bound document's records start (after its binding).
+    end: usize,
+}
+
+/// [`resolve`] of a bound document; `None` for another one.
+fn resolve_bound<'a>(
+    buf: &[u8],
+    dict: &Dictionary,
+    scratch: &'a mut Vec<u8>,
+) -> Result<Option<Resolved<'a>>> {
     if buf.len() <= HEADER_LEN || buf[..2] != BASE_HEADER[..2] {
         // Not a bound document (or not a document): the plain checks say why.
-        return Ok(buf);
+        return Ok(None);
     }
     let Some(b) = read_binding(buf)? else {
-        return Ok(buf);
+        return Ok(None);
     };
     let n = check(&b, dict)?;
     let base = dict.base(n);
@@ -35,7 +57,52 @@ pub fn resolve<'a>(buf: &'a [u8], dict: &Dictionary, scratch: &'a mut Vec<u8>) -
     scratch.extend_from_slice(base);
     scratch[..HEADER_LEN].copy_from_slice(&BASE_HEADER);
     scratch.extend_from_slice(&buf[b.end..]);
-    Ok(scratch)
+    Ok(Some(Resolved {
+        plain: scratch,
+        base: base.len(),
+        end: b.end,
+    }))
+}
+
+/// Validates and opens `buf` with `dict` if it is a bound document (its
+/// plain document built in `scratch`, as [`resolve`] does); `None` if it
+/// is not bound, which is left to the caller (nothing checked). Errors are
+/// those of [`Document::open_with`], with offsets in `buf`.
+///
+/// The dictionary's base is not validated again: its seed (made once per
+/// growth of `dict`) starts the scan after it.
+///
+/// ```
+/// let mut dict = roving::Dictionary::new();
+/// dict.add_shape(&["id"])?;
+/// let mut enc = roving::Encoder::with_dictionary(&dict);
+/// enc.begin_map()?;
+/// enc.key("id")?;
+/// enc.i64(7)?;
+/// enc.end_map()?;
+/// let bound = enc.finish()?;
+/// let mut scratch = Vec::new();
+/// let doc = roving::dictionary::open_bound(&bound, &dict, &mut scratch)?.expect("bound");
+/// assert_eq!(doc.root().get("id").and_then(|v| v.as_i64()), Some(7));
+/// let plain = roving::to_vec(&7)?;
+/// assert!(roving::dictionary::open_bound(&plain, &dict, &mut scratch)?.is_none());
+/// # Ok::<(), roving::Error>(())
+/// ```
+pub fn open_bound<'a>(
+    buf: &'a [u8],
+    dict: &Dictionary,
+    scratch: &'a mut Vec<u8>,
+) -> Result<Option<Document<'a>>> {
+    let Some(Resolved { plain, base, end }) = resolve_bound(buf, dict, scratch)? else {
+        return Ok(None);
+    };
+    let checked = match dict.base_seed() {
+        Some(seed) => crate::validate::validate_after_base(plain, seed, base),
+        None => crate::validate::validate(plain),
+    };
+    checked.map_err(|e| shift_error(e, base, end))?;
+    // SAFETY: `plain` was just validated.
+    unsafe { Document::open_trusted(plain) }.map(Some)
 }
 
 /// The entry count of binding `b` if `dict` has those entries.
@@ -67,18 +134,6 @@ fn shift_error(e: Error, base: usize, end: usize) -> Error {
     }
 }
 
-/// Where the records of a bound document start, and the length of the
-/// base they follow (both 0 for a plain document).
-fn shift(buf: &[u8], dict: &Dictionary) -> (usize, usize) {
-    match read_binding(buf) {
-        Ok(Some(b)) => usize::try_from(b.count)
-            .ok()
-            .filter(|&n| n <= dict.len())
-            .map_or((0, 0), |n| (dict.base(n).len(), b.end)),
-        _ => (0, 0),
-    }
-}
-
 impl<'a> Document<'a> {
     /// Validates and opens `buf`, a document written against `dict` (or
     /// against an earlier state of it, or a plain document). A bound
@@ -95,9 +150,10 @@ impl<'a> Document<'a> {
         dict: &Dictionary,
         scratch: &'a mut Vec<u8>,
     ) -> Result<Document<'a>> {
-        let (base, end) = shift(buf, dict);
-        let plain = resolve(buf, dict, scratch)?;
-        Document::open(plain).map_err(|e| shift_error(e, base, end))
+        match open_bound(buf, dict, scratch)? {
+            Some(doc) => Ok(doc),
+            None => Document::open(buf),
+        }
     }
 
     /// [`Document::open_lazy`] of a document written against `dict`

@@ -16,10 +16,10 @@ impl Validator<'_, '_> {
     /// few checks (a `WINDOW`-byte view needs no bounds checks). Everything
     /// it does not accept, and all records near the end, go through
     /// [`Self::record`], which checks every rule and tells what is wrong.
-    pub(super) fn scan<const MODE: u8>(&mut self, root_pos: usize) -> Result<()> {
+    pub(super) fn scan<const MODE: u8>(&mut self, root_pos: usize, start: usize) -> Result<()> {
         let buf = self.buf;
         let n = buf.len();
-        let mut pos = HEADER_LEN;
+        let mut pos = start;
         let avx2 = if MODE == AUTO { Avx2::detect() } else { None };
         loop {
             if MODE != FULL {
@@ -239,7 +239,7 @@ impl Validator<'_, '_> {
 
     /// Puts the shape at `s` (a valid shape record of `count` keys) in the cache.
     #[inline(always)]
-    fn cache_shape(&mut self, s: usize, count: usize) {
+    pub(super) fn cache_shape(&mut self, s: usize, count: usize) {
         // Cached counts are at most len / 8, so count * width cannot overflow.
         // Two ways: the entry at h moves to h ^ 1, so two shapes whose
         // entries collide stay cached.

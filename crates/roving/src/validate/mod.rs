@@ -36,12 +36,14 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::layout::*;
 
 mod ascii;
+mod base;
 mod fast;
 mod full;
 mod slots;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use base::BaseSeed;
 use fast::{fast_run, Avx2};
 use slots::slots_ok;
 
@@ -60,7 +62,19 @@ use slots::slots_ok;
 /// # Ok::<(), roving::Error>(())
 /// ```
 pub fn validate(buf: &[u8]) -> Result<()> {
-    validate_with::<AUTO>(buf)
+    validate_with::<AUTO>(buf, None)
+}
+
+/// [`validate`] of `buf`, the plain document of a bound one: a
+/// dictionary's base of `base_len` bytes, which `seed` describes, then the
+/// document's records (`docs/FORMAT.md` section 23.3). The base's records
+/// are taken as checked (the seed was made by validating them), so the
+/// scan starts after them; the result is [`validate`]'s.
+pub(crate) fn validate_after_base(buf: &[u8], seed: &BaseSeed, base_len: usize) -> Result<()> {
+    if !seed.covers(buf, base_len) {
+        return validate(buf);
+    }
+    validate_with::<AUTO>(buf, Some((seed, base_len)))
 }
 
 /// [`validate`] through the full checker alone, without the fast path:
@@ -69,7 +83,7 @@ pub fn validate(buf: &[u8]) -> Result<()> {
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub fn validate_full(buf: &[u8]) -> Result<()> {
-    validate_with::<FULL>(buf)
+    validate_with::<FULL>(buf, None)
 }
 
 /// [`validate`] with the fast path's portable code (no AVX2), for the
@@ -77,7 +91,7 @@ pub fn validate_full(buf: &[u8]) -> Result<()> {
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub fn validate_portable(buf: &[u8]) -> Result<()> {
-    validate_with::<PORTABLE>(buf)
+    validate_with::<PORTABLE>(buf, None)
 }
 
 /// How [`validate_with`] runs: every record through the full checker.
@@ -89,8 +103,10 @@ const PORTABLE: u8 = 1;
 const AUTO: u8 = 2;
 
 /// [`validate`], with a choice of path ([`FULL`], `PORTABLE`, [`AUTO`])
-/// for the tests: all must give the same result on every input.
-fn validate_with<const MODE: u8>(buf: &[u8]) -> Result<()> {
+/// for the tests: all must give the same result on every input. With
+/// `after`, `buf` starts with the base that the seed describes, and the
+/// scan starts after it ([`validate_after_base`]).
+fn validate_with<const MODE: u8>(buf: &[u8], after: Option<(&BaseSeed, usize)>) -> Result<()> {
     let (_, root_pos) = locate_root(buf)?;
     // A small document (a store record, say) is copied into a buffer with
     // WINDOW zero bytes after it, so that the fast path also takes its last
@@ -138,13 +154,23 @@ fn validate_with<const MODE: u8>(buf: &[u8]) -> Result<()> {
         value_only: MODE != FULL,
         shapes: Vec::new(),
     };
-    let r = v.scan::<MODE>(root_pos);
+    // A bound document's base was checked when its seed was made: the
+    // scan starts after it, with the base's records in the bitmap and its
+    // shapes known.
+    let start = match after {
+        Some((seed, base_len)) => {
+            seed.apply(&mut v, base_len);
+            base_len
+        }
+        None => HEADER_LEN,
+    };
+    let r = v.scan::<MODE>(root_pos, start);
     if v.overrun || (MODE != FULL && r.is_err()) {
         // The fast path on the padded copy took a record that does not end
         // within the document, or the fast modes found the document
         // invalid: the full checker tells what is wrong (the fast modes'
         // bitmap cannot tell a bad reference from a wrong target).
-        return validate_with::<FULL>(buf);
+        return validate_with::<FULL>(buf, after);
     }
     r
 }

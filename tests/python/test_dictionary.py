@@ -78,6 +78,31 @@ def test_missing_or_wrong_dictionary_names_the_id() -> None:
     assert roving.loads(doc, dictionary=d) == {"a": 1, "b": [{"a": 2, "b": 3}]}
 
 
+def test_damaged_bound_documents_report_offsets_in_themselves() -> None:
+    """A bound document is validated after the dictionary's base (checked
+    once): loads and validate refuse each damaged copy alike, with the
+    offset in the bound document, not in its base."""
+    d = roving.Dictionary()
+    d.add_shape([f"f{i}" for i in range(12)])  # a shape with a hash index
+    doc = roving.dumps({f"f{i}": i * 1000 for i in range(12)}, dictionary=d)
+    refused = 0
+    for at in range(13, len(doc)):  # after the 13-byte header and binding
+        for byte in (0x00, 0x0E, 0xFF):
+            bad = bytearray(doc)
+            bad[at] = byte
+            try:
+                roving.validate(bytes(bad), dictionary=d)
+            except roving.DecodeError as e:
+                refused += 1
+                assert e.offset is not None and e.offset < len(doc)
+                with pytest.raises(roving.DecodeError) as again:
+                    roving.loads(bytes(bad), dictionary=d)
+                assert (type(again.value), again.value.offset) == (type(e), e.offset)
+                continue
+            roving.loads(bytes(bad), dictionary=d)
+    assert refused > 0
+
+
 def test_older_documents_read_with_newer_states() -> None:
     d = roving.Dictionary()
     docs = []

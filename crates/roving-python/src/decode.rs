@@ -1590,8 +1590,16 @@ pub(crate) fn loads_slice<'py>(
     detach: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let doc = open_validated(py, data, detach)?;
+    loads_opened(py, &doc)
+}
+
+/// [`loads_slice`] of a document already validated (or opened trusted).
+pub(crate) fn loads_opened<'py>(
+    py: Python<'py>,
+    doc: &roving::Document<'_>,
+) -> PyResult<Bound<'py, PyAny>> {
     let _gc = GcPause::new();
-    let mut d = Decoder::new(py, data);
+    let mut d = Decoder::new(py, doc.as_bytes());
     d.reserve_for_document();
     d.borrow_memo();
     d.read_in_place();

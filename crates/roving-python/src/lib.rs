@@ -180,18 +180,26 @@ fn loads<'py>(
         let d = d.try_borrow()?;
         return with_bytes(data, |bytes, immutable| {
             let mut scratch = dictionary::Scratch::take();
-            let plain = dictionary::resolve(py, bytes, Some(&d.inner), &mut scratch)?;
-            if plain.len() == bytes.len() && plain.as_ptr() == bytes.as_ptr() {
-                // A plain document: as without a dictionary.
-                if ty.is_some() && !immutable {
-                    // As below: a private copy of a mutable buffer.
-                    let copy = bytes.to_vec();
-                    return decode_py(py, &copy, ty, true);
-                }
-                return decode_py(py, bytes, ty, immutable);
+            // A bound document, validated after the dictionary's base (in
+            // a private copy, with the base).
+            let bound = roving::dictionary::open_bound(bytes, &d.inner, &mut scratch)
+                .map_err(|e| errors::from_core(py, &e))?;
+            if let Some(doc) = bound {
+                return match ty {
+                    None => decode::loads_opened(py, &doc),
+                    Some(t) => {
+                        let plan = typed::plan_for(t)?;
+                        typed::decode_typed(py, doc.as_bytes(), doc.root(), &plan)
+                    }
+                };
             }
-            // The document read after the base: a private copy.
-            decode_py(py, plain, ty, true)
+            // A plain document: as without a dictionary.
+            if ty.is_some() && !immutable {
+                // As below: a private copy of a mutable buffer.
+                let copy = bytes.to_vec();
+                return decode_py(py, &copy, ty, true);
+            }
+            decode_py(py, bytes, ty, immutable)
         });
     }
     with_bytes(data, |bytes, immutable| {

@@ -98,11 +98,11 @@ pub fn open_bound<'a>(
     };
     let checked = match dict.base_seed() {
         Some(seed) => crate::validate::validate_after_base(plain, seed, base),
-        None => crate::validate::validate(plain),
+        None => crate::validate::validate_root(plain),
     };
-    checked.map_err(|e| shift_error(e, base, end))?;
-    // SAFETY: `plain` was just validated.
-    unsafe { Document::open_trusted(plain) }.map(Some)
+    let (width, pos) = checked.map_err(|e| shift_error(e, base, end))?;
+    // SAFETY: `plain` was just validated, and its root is at `pos`.
+    unsafe { Document::at_root(plain, width, pos) }.map(Some)
 }
 
 /// The entry count of binding `b` if `dict` has those entries.

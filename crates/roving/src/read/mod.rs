@@ -115,9 +115,23 @@ impl<'a> Document<'a> {
     /// # Ok::<(), roving::Error>(())
     /// ```
     pub fn open(buf: &'a [u8]) -> Result<Document<'a>> {
-        crate::validate::validate(buf)?;
-        // SAFETY: `buf` was just validated.
-        unsafe { Document::open_trusted(buf) }
+        let (width, pos) = crate::validate::validate_root(buf)?;
+        // SAFETY: `buf` was just validated, and its root is at `pos`.
+        unsafe { Document::at_root(buf, width, pos) }
+    }
+
+    /// The document `buf` whose root record, found by `locate_root`, is
+    /// at `pos` with slots of `width` bytes.
+    ///
+    /// # Safety
+    /// As for [`open_trusted`](Self::open_trusted): `buf` must be a valid
+    /// document (validated, or vouched for by the caller).
+    pub(crate) unsafe fn at_root(buf: &'a [u8], width: usize, pos: usize) -> Result<Document<'a>> {
+        let root = read_slot(buf, root_slot(pos), width, pos);
+        if root.is_none() {
+            return Err(Error::at(ErrorKind::BadReference, root_slot(pos)));
+        }
+        Ok(Document { buf, root, lazy: 0 })
     }
 
     /// Opens `buf` in O(1) without validating it, safely: the accessors
@@ -181,11 +195,8 @@ impl<'a> Document<'a> {
     /// the safe O(1) alternative.
     pub unsafe fn open_trusted(buf: &'a [u8]) -> Result<Document<'a>> {
         let (width, pos) = locate_root(buf)?;
-        let root = read_slot(buf, root_slot(pos), width, pos);
-        if root.is_none() {
-            return Err(Error::at(ErrorKind::BadReference, root_slot(pos)));
-        }
-        Ok(Document { buf, root, lazy: 0 })
+        // SAFETY: the caller's contract.
+        unsafe { Document::at_root(buf, width, pos) }
     }
 
     /// The format version in the header: 1, or 2 for a document that may

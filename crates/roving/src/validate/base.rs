@@ -73,11 +73,21 @@ impl BaseSeed {
     /// contract: `buf` starts with that prefix) that ends before `buf`
     /// does, with no more shapes than the fast modes list for `buf`.
     pub(crate) fn covers(&self, buf: &[u8], base_len: usize) -> bool {
-        let shapes = self.shapes.partition_point(|&(p, _)| p < base_len);
+        let shapes = self.shapes_before(base_len);
         base_len >= HEADER_LEN
             && base_len <= self.len
             && base_len < buf.len()
             && shapes <= buf.len() / 64 + 4
+    }
+
+    /// How many of the shapes lie in the first `base_len` bytes (all of
+    /// them for a document bound to every entry, the common case).
+    #[inline]
+    fn shapes_before(&self, base_len: usize) -> usize {
+        if base_len >= self.len {
+            return self.shapes.len();
+        }
+        self.shapes.partition_point(|&(p, _)| p < base_len)
     }
 
     /// Puts into `v` what scanning the first `base_len` bytes of its input
@@ -95,8 +105,7 @@ impl BaseSeed {
         if rest != 0 {
             v.starts[whole] |= bits[whole] & ((1u64 << rest) - 1);
         }
-        let shapes = self.shapes.partition_point(|&(p, _)| p < base_len);
-        for &(s, count) in &self.shapes[..shapes] {
+        for &(s, count) in &self.shapes[..self.shapes_before(base_len)] {
             if v.value_only {
                 match v.sh.few.get_mut(v.sh.n) {
                     Some(e) => *e = (s, count),

@@ -62,6 +62,13 @@ use slots::slots_ok;
 /// # Ok::<(), roving::Error>(())
 /// ```
 pub fn validate(buf: &[u8]) -> Result<()> {
+    validate_with::<AUTO>(buf, None).map(drop)
+}
+
+/// [`validate`], and where the root record is: its slot width and
+/// position (what `locate_root` gives), so that opening the document
+/// does not look for it again.
+pub(crate) fn validate_root(buf: &[u8]) -> Result<(usize, usize)> {
     validate_with::<AUTO>(buf, None)
 }
 
@@ -69,10 +76,14 @@ pub fn validate(buf: &[u8]) -> Result<()> {
 /// dictionary's base of `base_len` bytes, which `seed` describes, then the
 /// document's records (`docs/FORMAT.md` section 23.3). The base's records
 /// are taken as checked (the seed was made by validating them), so the
-/// scan starts after them; the result is [`validate`]'s.
-pub(crate) fn validate_after_base(buf: &[u8], seed: &BaseSeed, base_len: usize) -> Result<()> {
+/// scan starts after them; the result is [`validate_root`]'s.
+pub(crate) fn validate_after_base(
+    buf: &[u8],
+    seed: &BaseSeed,
+    base_len: usize,
+) -> Result<(usize, usize)> {
     if !seed.covers(buf, base_len) {
-        return validate(buf);
+        return validate_root(buf);
     }
     validate_with::<AUTO>(buf, Some((seed, base_len)))
 }
@@ -83,7 +94,7 @@ pub(crate) fn validate_after_base(buf: &[u8], seed: &BaseSeed, base_len: usize) 
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub fn validate_full(buf: &[u8]) -> Result<()> {
-    validate_with::<FULL>(buf, None)
+    validate_with::<FULL>(buf, None).map(drop)
 }
 
 /// [`validate`] with the fast path's portable code (no AVX2), for the
@@ -91,7 +102,7 @@ pub fn validate_full(buf: &[u8]) -> Result<()> {
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub fn validate_portable(buf: &[u8]) -> Result<()> {
-    validate_with::<PORTABLE>(buf, None)
+    validate_with::<PORTABLE>(buf, None).map(drop)
 }
 
 /// How [`validate_with`] runs: every record through the full checker.
@@ -105,9 +116,14 @@ const AUTO: u8 = 2;
 /// [`validate`], with a choice of path ([`FULL`], `PORTABLE`, [`AUTO`])
 /// for the tests: all must give the same result on every input. With
 /// `after`, `buf` starts with the base that the seed describes, and the
-/// scan starts after it ([`validate_after_base`]).
-fn validate_with<const MODE: u8>(buf: &[u8], after: Option<(&BaseSeed, usize)>) -> Result<()> {
-    let (_, root_pos) = locate_root(buf)?;
+/// scan starts after it ([`validate_after_base`]). Returns the root's
+/// slot width and position.
+fn validate_with<const MODE: u8>(
+    buf: &[u8],
+    after: Option<(&BaseSeed, usize)>,
+) -> Result<(usize, usize)> {
+    let root = locate_root(buf)?;
+    let root_pos = root.1;
     // A small document (a store record, say) is copied into a buffer with
     // WINDOW zero bytes after it, so that the fast path also takes its last
     // records (else most of a 200-byte record would be within the last
@@ -172,7 +188,7 @@ fn validate_with<const MODE: u8>(buf: &[u8], after: Option<(&BaseSeed, usize)>) 
         // bitmap cannot tell a bad reference from a wrong target).
         return validate_with::<FULL>(buf, after);
     }
-    r
+    r.map(|()| root)
 }
 
 /// `buf` (at most [`SMALL_DOC_MAX`] bytes) copied into `padded`, followed

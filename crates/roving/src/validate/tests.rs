@@ -25,8 +25,8 @@ fn concatenated_documents_say_so() {
     let doc = [&one[..], &one[..]].concat();
     for r in [
         validate(&doc),
-        validate_with::<FULL>(&doc, None),
-        validate_with::<PORTABLE>(&doc, None),
+        validate_with::<FULL>(&doc, None).map(drop),
+        validate_with::<PORTABLE>(&doc, None).map(drop),
     ] {
         let e = r.expect_err("two documents");
         assert_eq!(*e.kind(), ErrorKind::UnknownTag(b'R'));
@@ -53,8 +53,8 @@ fn map_shape_before_the_start() {
     ] {
         for r in [
             validate(doc),
-            validate_with::<FULL>(doc, None),
-            validate_with::<PORTABLE>(doc, None),
+            validate_with::<FULL>(doc, None).map(drop),
+            validate_with::<PORTABLE>(doc, None).map(drop),
         ] {
             let e = r.expect_err("a shape before the document's start");
             assert_eq!(*e.kind(), ErrorKind::BadReference, "{doc:x?}");
@@ -152,10 +152,10 @@ fn same_when_damaged(rng: &mut Rng, doc: &[u8], copies: usize, flips: u64) {
 }
 
 fn same(bytes: &[u8]) {
-    let full = validate_with::<FULL>(bytes, None);
+    let full = validate_with::<FULL>(bytes, None).map(drop);
     for fast in [
-        validate_with::<PORTABLE>(bytes, None),
-        validate_with::<AUTO>(bytes, None),
+        validate_with::<PORTABLE>(bytes, None).map(drop),
+        validate_with::<AUTO>(bytes, None).map(drop),
     ] {
         match (&fast, &full) {
             (Ok(()), Ok(())) => {}

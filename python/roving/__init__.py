@@ -90,6 +90,15 @@ Functions
     value with a malformed payload from another writer, a
     :class:`DecodeError` whose ``.offset`` is the payload's; :func:`dumps`
     refuses to write such an ``Ext``).
+``Encoder(*, default=None, non_str_keys=False, dictionary=None)``, ``Decoder(type=None, *, dictionary=None)``
+    ``dumps`` and ``loads`` with their keyword arguments bound once, as
+    msgspec's ``Encoder`` and ``Decoder``: ``Encoder(...).encode(obj)``
+    writes the bytes of ``dumps(obj, ...)`` and
+    ``Decoder(T, dictionary=d).decode(data)`` reads what
+    ``loads(data, type=T, dictionary=d)`` reads. For loops over many
+    documents: a call parses no keyword arguments, and a ``Decoder``
+    compiles its type once, when it is made (an unsupported type raises
+    there).
 ``Writer(file_or_path, dictionary=None, *, default=None, non_str_keys=False)``, ``iter_load(file_or_path, *, type=None)``
     Record streams: many documents in one file, such as a log (FORMAT.md
     section 24). ``w.write(obj)`` appends one record (``dumps``'s encoding,
@@ -267,10 +276,12 @@ from roving._roving import (
     EXT_UUID,
     MAX_DEPTH,
     DecodeError,
+    Decoder,
     Dictionary,
     DictionaryError,
     Doc,
     EncodeError,
+    Encoder,
     Ext,
     MapView,
     RovingError,
@@ -303,10 +314,12 @@ __all__ = [
     "EXT_UUID",
     "MAX_DEPTH",
     "DecodeError",
+    "Decoder",
     "Dictionary",
     "DictionaryError",
     "Doc",
     "EncodeError",
+    "Encoder",
     "Ext",
     "MapView",
     "RovingError",

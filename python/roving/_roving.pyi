@@ -16,10 +16,12 @@ __all__ = [
     "MAX_DEPTH",
     "BufferRef",
     "DecodeError",
+    "Decoder",
     "Dictionary",
     "DictionaryError",
     "Doc",
     "EncodeError",
+    "Encoder",
     "Ext",
     "MapView",
     "RovingError",
@@ -88,6 +90,32 @@ class Dictionary:
     def delta_since(self, n: int, /) -> bytes: ...
     def extend_from_delta(self, data: bytes, /) -> None: ...
     def resolve(self, data: bytes, /) -> bytes: ...
+
+@final
+class Encoder:
+    def __new__(
+        cls,
+        *,
+        default: Callable[[Any], Any] | None = None,
+        non_str_keys: bool = False,
+        dictionary: Dictionary | None = None,
+    ) -> Encoder: ...
+    def encode(self, obj: Any, /) -> bytes: ...
+    @property
+    def default(self) -> Callable[[Any], Any] | None: ...
+    @property
+    def non_str_keys(self) -> bool: ...
+    @property
+    def dictionary(self) -> Dictionary | None: ...
+
+@final
+class Decoder:
+    def __new__(cls, type: Any = None, *, dictionary: Dictionary | None = None) -> Decoder: ...
+    def decode(self, data: Buffer, /) -> Any: ...
+    @property
+    def type(self) -> Any: ...
+    @property
+    def dictionary(self) -> Dictionary | None: ...
 
 def dumps(
     obj: Any,

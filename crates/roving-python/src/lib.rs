@@ -14,6 +14,7 @@ macro_rules! tp {
 mod buf;
 #[cfg(feature = "store")]
 mod cluster_store;
+mod codecs;
 mod decode;
 mod dictionary;
 mod dictiter;
@@ -174,62 +175,64 @@ fn loads<'py>(
     r#type: Option<&Bound<'py, PyAny>>,
     dictionary: Option<&Bound<'py, dictionary::Dictionary>>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let plan = match r#type.filter(|t| !t.is_none()) {
+        Some(t) => Some(typed::plan_for(t)?),
+        None => None,
+    };
+    let d = dictionary.map(|d| d.try_borrow()).transpose()?;
+    loads_with(data, plan.as_ref(), d.as_ref().map(|d| &d.inner))
+}
+
+/// [`loads`] with its type compiled (`plan`) and its dictionary borrowed:
+/// what `roving.Decoder.decode` calls too.
+pub(crate) fn loads_with<'py>(
+    data: &Bound<'py, PyAny>,
+    plan: Option<&std::sync::Arc<typed::Plan>>,
+    dict: Option<&roving::Dictionary>,
+) -> PyResult<Bound<'py, PyAny>> {
     let py = data.py();
-    let ty = r#type.filter(|t| !t.is_none());
-    if let Some(d) = dictionary {
-        let d = d.try_borrow()?;
-        return with_bytes(data, |bytes, immutable| {
-            let mut scratch = dictionary::Scratch::take();
+    with_bytes(data, |bytes, immutable| {
+        let mut scratch;
+        if let Some(d) = dict {
+            scratch = dictionary::Scratch::take();
             // A bound document, validated after the dictionary's base (in
             // a private copy, with the base).
-            let bound = roving::dictionary::open_bound(bytes, &d.inner, &mut scratch)
+            let bound = roving::dictionary::open_bound(bytes, d, &mut scratch)
                 .map_err(|e| errors::from_core(py, &e))?;
             if let Some(doc) = bound {
-                return match ty {
+                return match plan {
                     None => decode::loads_opened(py, &doc),
-                    Some(t) => {
-                        let plan = typed::plan_for(t)?;
-                        typed::decode_typed(py, doc.as_bytes(), doc.root(), &plan)
-                    }
+                    Some(plan) => typed::decode_typed(py, doc.as_bytes(), doc.root(), plan),
                 };
             }
             // A plain document: as without a dictionary.
-            if ty.is_some() && !immutable {
-                // As below: a private copy of a mutable buffer.
-                let copy = bytes.to_vec();
-                return decode_py(py, &copy, ty, true);
-            }
-            decode_py(py, bytes, ty, immutable)
-        });
-    }
-    with_bytes(data, |bytes, immutable| {
-        if ty.is_some() && !immutable {
+        }
+        if plan.is_some() && !immutable {
             // Typed decoding runs Python code (constructors, default
             // factories, enum lookups) while it reads, and that code (or
             // another thread meanwhile) may write to a mutable buffer after
             // it was validated: decode a private copy instead.
             let copy = bytes.to_vec();
-            return decode_py(py, &copy, ty, true);
+            return decode_py(py, &copy, plan, true);
         }
-        decode_py(py, bytes, ty, immutable)
+        decode_py(py, bytes, plan, immutable)
     })
 }
 
 /// Decodes roving bytes into Python objects (validating them first); with
-/// `ty`, as that type. `detach` allows releasing the GIL while validating
+/// `plan`, as that type. `detach` allows releasing the GIL while validating
 /// (only if `bytes` cannot change meanwhile).
-pub(crate) fn decode_py<'py>(
+fn decode_py<'py>(
     py: Python<'py>,
     bytes: &[u8],
-    ty: Option<&Bound<'py, PyAny>>,
+    plan: Option<&std::sync::Arc<typed::Plan>>,
     detach: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    match ty {
+    match plan {
         None => decode::loads_slice(py, bytes, detach),
-        Some(t) => {
-            let plan = typed::plan_for(t)?;
+        Some(plan) => {
             let doc = decode::open_validated(py, bytes, detach)?;
-            typed::decode_typed(py, bytes, doc.root(), &plan)
+            typed::decode_typed(py, bytes, doc.root(), plan)
         }
     }
 }
@@ -560,6 +563,8 @@ fn _roving(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<MapView>()?;
     m.add_class::<Ext>()?;
     m.add_class::<dictionary::Dictionary>()?;
+    m.add_class::<codecs::Encoder>()?;
+    m.add_class::<codecs::Decoder>()?;
     m.add_class::<buf::BufferRef>()?;
     m.add("EXT_DATE", pytypes::EXT_DATE)?;
     m.add("EXT_UUID", pytypes::EXT_UUID)?;

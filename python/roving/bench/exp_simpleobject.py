@@ -270,9 +270,18 @@ def run(cfg: Config) -> Experiment:
         exp.skip("roving", str(e))
         rv = None
     if rv is not None:
+        # Encoder / Decoder objects, as msgspec's rows use msgspec's.
         cands.append(
             (
                 "roving (dataclass)",
+                rv.Encoder().encode,
+                rv.Decoder(SimpleObject).decode,
+                "Encoder().encode(o) / Decoder(SimpleObject).decode(b)",
+            )
+        )
+        cands.append(
+            (
+                "roving (dataclass, functions)",
                 rv.dumps,
                 lambda b: rv.loads(b, type=SimpleObject),
                 "dumps(o) / loads(b, type=SimpleObject)",
@@ -284,9 +293,9 @@ def run(cfg: Config) -> Experiment:
         cands.append(
             (
                 "roving (dataclass, dictionary)",
-                lambda o: rv.dumps(o, dictionary=shared),
-                lambda b: rv.loads(b, dictionary=shared, type=SimpleObject),
-                "a roving.Dictionary holding the shape (issue 25)",
+                rv.Encoder(dictionary=shared).encode,
+                rv.Decoder(SimpleObject, dictionary=shared).decode,
+                "a roving.Dictionary holding the shape (issue 25), bound to an Encoder and a Decoder",
             )
         )
         cands.append(

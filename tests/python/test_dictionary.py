@@ -103,6 +103,34 @@ def test_damaged_bound_documents_report_offsets_in_themselves() -> None:
     assert refused > 0
 
 
+def test_large_bound_documents_from_any_buffer() -> None:
+    """A bound document of more than 64 KiB (validated without the GIL when
+    its bytes cannot change) reads alike from bytes, bytearray and
+    memoryview, typed and untyped, also from two threads at once."""
+    import threading
+
+    d = roving.Dictionary()
+    d.add_shape(["Id", "Name", "Address", "Scores"])
+    items = [SimpleObject(i, f"name {i}", "Planet Earth", list(range(i % 7))) for i in range(3000)]
+    doc = roving.dumps(items, dictionary=d)
+    assert len(doc) > 1 << 16
+    want = [dataclasses.asdict(o) for o in items]
+    for buf in (doc, bytearray(doc), memoryview(doc)):
+        assert roving.loads(buf, dictionary=d) == want
+        assert roving.loads(buf, dictionary=d, type=list[SimpleObject]) == items
+    got: list[Any] = []
+
+    def read() -> None:
+        got.append(roving.loads(doc, dictionary=d, type=list[SimpleObject]))
+
+    threads = [threading.Thread(target=read) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert got == [items, items]
+
+
 def test_older_documents_read_with_newer_states() -> None:
     d = roving.Dictionary()
     docs = []

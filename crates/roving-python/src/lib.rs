@@ -197,8 +197,14 @@ pub(crate) fn loads_with<'py>(
             scratch = dictionary::Scratch::take();
             // A bound document, validated after the dictionary's base (in
             // a private copy, with the base).
-            let bound = roving::dictionary::open_bound(bytes, d, &mut scratch)
-                .map_err(|e| errors::from_core(py, &e))?;
+            // A large one is validated without the GIL, if its bytes cannot
+            // change meanwhile (they are copied before they are validated).
+            let bound = if immutable && bytes.len() >= 1 << 16 {
+                py.detach(|| roving::dictionary::open_bound(bytes, d, &mut scratch))
+            } else {
+                roving::dictionary::open_bound(bytes, d, &mut scratch)
+            };
+            let bound = bound.map_err(|e| errors::from_core(py, &e))?;
             if let Some(doc) = bound {
                 return match plan {
                     None => decode::loads_opened(py, &doc),

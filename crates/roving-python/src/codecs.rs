@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::dictionary::Dictionary;
-use crate::encode::{self, EncodeOptions};
+use crate::encode::EncodeOptions;
 use crate::typed::{self, Plan};
 
 /// Encoder(*, default=None, non_str_keys=False, dictionary=None)
@@ -45,13 +45,8 @@ impl Encoder {
     /// encoder's options.
     #[pyo3(signature = (obj, /))]
     fn encode<'py>(&self, obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
-        match &self.dictionary {
-            None => encode::dumps_py(obj, &self.options),
-            Some(d) => {
-                let mut d = d.bind(obj.py()).try_borrow_mut()?;
-                encode::dumps_py_with(obj, &self.options, &mut d.inner)
-            }
-        }
+        let d = self.dictionary.as_ref().map(|d| d.bind(obj.py()));
+        crate::dumps_with(obj, &self.options, d)
     }
 
     /// The `default` hook (or None).
@@ -131,13 +126,12 @@ impl Decoder {
     /// as `loads` reads it with this decoder's type and dictionary.
     #[pyo3(signature = (data, /))]
     fn decode<'py>(&self, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-        match &self.dictionary {
-            None => crate::loads_with(data, self.plan.as_ref(), None),
-            Some(d) => {
-                let d = d.bind(data.py()).try_borrow()?;
-                crate::loads_with(data, self.plan.as_ref(), Some(&d.inner))
-            }
-        }
+        let d = self
+            .dictionary
+            .as_ref()
+            .map(|d| d.bind(data.py()).try_borrow());
+        let d = d.transpose()?;
+        crate::loads_with(data, self.plan.as_ref(), d.as_ref().map(|d| &d.inner))
     }
 
     /// The type documents are read as (or None).

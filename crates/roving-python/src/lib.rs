@@ -155,9 +155,18 @@ fn dumps<'py>(
     dictionary: Option<&Bound<'py, dictionary::Dictionary>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let options = encode::EncodeOptions::new(default, non_str_keys);
+    dumps_with(obj, &options, dictionary)
+}
+
+/// [`dumps`] with its options made: what `roving.Encoder.encode` calls too.
+pub(crate) fn dumps_with<'py>(
+    obj: &Bound<'py, PyAny>,
+    options: &EncodeOptions,
+    dictionary: Option<&Bound<'py, dictionary::Dictionary>>,
+) -> PyResult<Bound<'py, PyBytes>> {
     match dictionary {
-        None => encode::dumps_py(obj, &options),
-        Some(d) => encode::dumps_py_with(obj, &options, &mut d.try_borrow_mut()?.inner),
+        None => encode::dumps_py(obj, options),
+        Some(d) => encode::dumps_py_with(obj, options, &mut d.try_borrow_mut()?.inner),
     }
 }
 

@@ -258,17 +258,20 @@ impl ClusterStore {
     /// (or a prefix of it), reads as, validated.
     pub(super) fn resolve(&self, key: &str, bytes: &[u8], d: &Dictionary) -> Result<Arc<[u8]>> {
         let mut scratch = Vec::new();
-        let plain = roving::dictionary::resolve(bytes, d, &mut scratch)
-            .map_err(|e| self.err(crate::dict::missing(key, &e)))?;
-        match Document::open(plain) {
-            Ok(_) => Ok(Arc::from(plain)),
-            Err(e) => Err(self.err(
-                StoreError::new(
+        // `open_with` validates the record after the dictionary's base
+        // (checked once per growth), as the LMDB backend's reads do.
+        match Document::open_with(bytes, d, &mut scratch) {
+            Ok(doc) => Ok(Arc::from(doc.as_bytes())),
+            Err(e) => Err(self.err(match e.kind() {
+                roving::ErrorKind::DictionaryMismatch | roving::ErrorKind::DictionaryRequired => {
+                    crate::dict::missing(key, &e)
+                }
+                _ => StoreError::new(
                     StoreErrorKind::Corrupt,
                     format!("the record {key:?} is not a valid roving document: {e}"),
                 )
                 .with_source(e),
-            )),
+            })),
         }
     }
 

@@ -43,8 +43,15 @@ $(VENV)/.installed: requirements-dev.txt
 
 py-setup: $(VENV)/.installed
 
+## py-build: the extension, profile-guided (scripts/build_pgo.sh trains it
+## with scripts/pgo_train.py); `make py-build PGO=0` builds it plain
+PGO ?= 1
 py-build: py-setup
-	$(VENV)/bin/maturin develop --release -q
+ifeq ($(PGO),0)
+	ROVING_BUILD=plain $(VENV)/bin/maturin develop --release -q
+else
+	VENV=$(VENV) bash scripts/build_pgo.sh
+endif
 
 py-test: py-build redis
 	$(PY) -m pytest -q tests/python

@@ -53,6 +53,7 @@ __all__ = [
     "validate",
 ]
 
+_build: Final[str]
 EXT_DATE: Final[int]
 EXT_UUID: Final[int]
 EXT_DECIMAL: Final[int]

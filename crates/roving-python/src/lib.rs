@@ -581,6 +581,9 @@ fn _roving(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<codecs::Encoder>()?;
     m.add_class::<codecs::Decoder>()?;
     m.add_class::<buf::BufferRef>()?;
+    // How this extension was built: "pgo" by scripts/build_pgo.sh (with
+    // a profile), else "plain" (or "instrumented", its training build).
+    m.setattr("_build", option_env!("ROVING_BUILD").unwrap_or("plain"))?;
     m.add("EXT_DATE", pytypes::EXT_DATE)?;
     m.add("EXT_UUID", pytypes::EXT_UUID)?;
     m.add("EXT_DECIMAL", pytypes::EXT_DECIMAL)?;

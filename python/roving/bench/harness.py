@@ -652,8 +652,18 @@ def machine_info() -> dict[str, Any]:
         "os": f"{platform.system()} {platform.release()}",
         "python": f"{platform.python_implementation()} {platform.python_version()}",
         "packages": package_versions(),
+        "roving_build": roving_build(),
     }
     return info
+
+
+def roving_build() -> str:
+    """How the roving extension was built: "pgo" (`make py-build`: profile-guided), "plain"."""
+    try:
+        from roving import _roving
+    except ImportError:
+        return "not installed"
+    return str(getattr(_roving, "_build", "plain"))
 
 
 def load_average() -> float | None:
@@ -666,7 +676,11 @@ def load_average() -> float | None:
 
 def machine_line(m: dict[str, Any]) -> str:
     mem = f", {m['memory_gib']} GiB" if m.get("memory_gib") else ""
-    return f"{m['cpu']}, {m['cores']} cores{mem}, {m['os']}, {m['python']}"
+    build = {"pgo": "profile-guided build", "plain": "plain release build"}.get(
+        m.get("roving_build", ""), m.get("roving_build", "")
+    )
+    tail = f", roving: {build}" if build else ""
+    return f"{m['cpu']}, {m['cores']} cores{mem}, {m['os']}, {m['python']}{tail}"
 
 
 def package_versions() -> dict[str, str]:

@@ -136,14 +136,15 @@ DOC_OPS = [
 ]
 #: The reference row: CPython's own pass over the document's objects.
 FLOOR = "gc.collect(), the objects' own pass"
+#: Every row of the cost-per-MB table, in order.
+ROWS = [label for label, _, _ in DOC_OPS] + [FLOOR]
 #: The operations whose cost per MB must stay flat.
 FLAT_OPS = ["roving.dumps", "roving.from_json", "roving.loads", "roving.open(validate=True)"]
 
 
 def _documents(exp: Experiment, cfg: Config) -> dict[str, dict[float, float]]:
     """Times every document operation at every size; returns label -> size -> s per MB."""
-    per_mb: dict[str, dict[float, float]] = {label: {} for label, _, _ in DOC_OPS}
-    per_mb[FLOOR] = {}
+    per_mb: dict[str, dict[float, float]] = {label: {} for label in ROWS}
     people = _load_people(cfg)
     if people is None:
         exp.notes.append("1000people.json was not found: the document sizes did not run.")
@@ -170,10 +171,7 @@ def _documents(exp: Experiment, cfg: Config) -> dict[str, dict[float, float]]:
         data = scaled_people(json.loads(people_json), int(mb * MB))
         floor = _gc_pass(cfg.clock)
         gc.unfreeze()
-        _one_size(exp, cfg, (rv, orjson, msgspec), data, mb, per_mb)
-        json_mb = exp.params.get("json_mb", {}).get(mb)
-        if json_mb:
-            per_mb[FLOOR][mb] = floor / json_mb
+        _one_size(exp, cfg, (rv, orjson, msgspec), data, mb, floor, per_mb)
         del data
     return per_mb
 
@@ -198,13 +196,15 @@ def _one_size(
     modules: tuple[Any, Any, Any],
     data: list[Any],
     mb: float,
+    floor: float,
     per_mb: dict[str, dict[float, float]],
 ) -> None:
-    """Times every document operation on ``data`` (``mb`` MB of JSON)."""
+    """Times every document operation on ``data`` (``mb`` MB of JSON), and
+    records ``floor`` (seconds of ``_gc_pass`` over it) per MB beside them."""
     rv, orjson, msgspec = modules
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
     json_mb = len(text) / MB
-    exp.params.setdefault("json_mb", {})[mb] = json_mb
+    per_mb[FLOOR][mb] = floor / json_mb
     fns: dict[str, Callable[[], Any]] = {}
     if rv is not None:
         blob = rv.dumps(data)
@@ -245,8 +245,8 @@ def _documents_tables(exp: Experiment, cfg: Config, per_mb: dict[str, dict[float
         ["operation"] + [f"{mb:g} MB" for mb in sizes] + ["largest / smallest"],
         align=["l"] + ["r"] * (len(sizes) + 1),
     )
-    for label in [label for label, _, _ in DOC_OPS] + [FLOOR]:
-        row = per_mb.get(label, {})
+    for label in ROWS:
+        row = per_mb[label]
         cells = [f"{row[mb] * 1e3:.3f}" if mb in row else "-" for mb in sizes]
         first, last = row.get(sizes[0]), row.get(sizes[-1])
         t.add(label, *cells, fmt_ratio(last / first) if first and last else "-")
@@ -262,8 +262,8 @@ def _documents_tables(exp: Experiment, cfg: Config, per_mb: dict[str, dict[float
             "cost per MB of JSON against size",
             {
                 label: sorted((mb, s * 1e3) for mb, s in per_mb[label].items())
-                for label in [label for label, _, _ in DOC_OPS] + [FLOOR]
-                if per_mb.get(label)
+                for label in ROWS
+                if per_mb[label]
             },
             "MB of JSON",
             "ms per MB",

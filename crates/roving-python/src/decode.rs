@@ -13,9 +13,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDate, PyDelta, PyTime, PyTzInfo};
 
 use roving::format::{
-    f32_to_f64_exact, f_dec_value, read_uint, read_varint, SLOT_INT, SLOT_SPECIAL, SPECIAL_FALSE,
-    SPECIAL_NULL, SPECIAL_TRUE, TAG_ARRAY, TAG_F64, TAG_F_DEC, TAG_I16, TAG_I32, TAG_I64, TAG_I8,
-    TAG_MAP, TAG_SHAPE, TAG_SHORT_STR, WIDTHS,
+    f32_to_f64_exact, f_dec_value, is_any_shape, read_uint, read_varint, SLOT_INT, SLOT_SPECIAL,
+    SPECIAL_FALSE, SPECIAL_NULL, SPECIAL_TRUE, TAG_ARRAY, TAG_F64, TAG_F_DEC, TAG_I16, TAG_I32,
+    TAG_I64, TAG_I8, TAG_MAP, TAG_SHORT_STR, WIDTHS,
 };
 use roving::read::Numbers;
 use roving::{Array, Limits, Map, Value};
@@ -1393,7 +1393,8 @@ fn map_parts(doc: &[u8], pos: usize) -> Option<(usize, usize, usize, usize)> {
     } else {
         s >> 1
     };
-    if shape >= pos || *doc.get(shape)? & !3 != TAG_SHAPE {
+    // Either kind of shape starts with its key count.
+    if shape >= pos || !is_any_shape(*doc.get(shape)?) {
         return None;
     }
     let (n, _) = read_varint(doc, shape + 1)?;

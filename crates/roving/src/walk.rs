@@ -74,6 +74,9 @@ pub enum Kind {
     /// steps (format version 2): no slots; its [`slots`](Record::slots)
     /// are references to those records.
     StrideArray,
+    /// A shape whose keys are packed as a string array's, with a dense
+    /// hash index (format version 2): no slots.
+    PackedShape,
 }
 
 impl Kind {
@@ -110,6 +113,7 @@ impl Kind {
             K::Root => Kind::Root,
             K::StrArray => Kind::StrArray,
             K::StrideArray => Kind::StrideArray,
+            K::PackedShape => Kind::PackedShape,
             K::Unknown => return None,
         })
     }
@@ -133,6 +137,7 @@ impl Kind {
             Kind::Root => "root",
             Kind::StrArray => "strings",
             Kind::StrideArray => "stride",
+            Kind::PackedShape => "packed shape",
         }
     }
 
@@ -151,7 +156,8 @@ impl Kind {
             | Kind::Vector
             | Kind::NumArray
             | Kind::StrArray
-            | Kind::StrideArray => false,
+            | Kind::StrideArray
+            | Kind::PackedShape => false,
         }
     }
 }
@@ -278,7 +284,12 @@ impl<'a> Record<'a> {
     /// arrays, maps, shapes and the root, whose values are their slots.
     pub fn value(&self) -> Option<Value<'a>> {
         match self.kind {
-            Kind::Array | Kind::Map | Kind::Shape | Kind::Root | Kind::StrideArray => None,
+            Kind::Array
+            | Kind::Map
+            | Kind::Shape
+            | Kind::PackedShape
+            | Kind::Root
+            | Kind::StrideArray => None,
             // Checked here: `record_at` may be given an offset inside a
             // record, whose bytes need not be UTF-8.
             Kind::Str => layout::str_record(self.buf, self.offset)

@@ -17,6 +17,10 @@ use super::{type_name, State};
 
 /// Most distinct key objects remembered per document.
 const KEY_CACHE_MAX: usize = 1 << 12;
+/// Fewest keys of a dict written with packed keys (see [`State::packed_dict`]).
+const PACKED_MIN: usize = 16;
+/// Keys of a dict looked at to tell whether its keys are its own.
+const PACKED_SAMPLE: usize = 4;
 /// Depths that remember the key sequence of their last dict.
 const SEQ_DEPTHS: usize = 32;
 
@@ -58,7 +62,6 @@ impl<'py> State<'py, '_> {
             // SAFETY: as above.
             return unsafe { self.dict_items(o) };
         }
-        self.enc.begin_map()?;
         // The keys expected at each position (from the last dict at this
         // depth), and whether this dict's keys are still being recorded.
         let mut seq = self
@@ -67,6 +70,15 @@ impl<'py> State<'py, '_> {
             .get_mut(self.depth)
             .map(std::mem::take)
             .unwrap_or_default();
+        // SAFETY: `o` is a live exact dict.
+        if unsafe { ffi::PyDict_Size(o) } as usize >= PACKED_MIN {
+            // SAFETY: as above.
+            if let Some(r) = unsafe { self.packed_dict(o, &seq) } {
+                self.put_seq(seq);
+                return r;
+            }
+        }
+        self.enc.begin_map()?;
         let mut learn = true;
         let mut i = 0usize;
         // SAFETY: `o` is a live exact dict; dict_next gives borrowed references.
@@ -150,6 +162,13 @@ impl<'py> State<'py, '_> {
                 }
             }
         }
+        self.put_seq(seq);
+        Ok(self.enc.end_map()?)
+    }
+
+    /// Keeps `seq` as the key sequence of the last dict at this depth.
+    #[inline(always)]
+    fn put_seq(&mut self, seq: Vec<(usize, KeyId)>) {
         let d = self.depth;
         if d < SEQ_DEPTHS {
             if self.tables.seqs.len() <= d {
@@ -157,7 +176,122 @@ impl<'py> State<'py, '_> {
             }
             self.tables.seqs[d] = seq;
         }
-        Ok(self.enc.end_map()?)
+    }
+
+    /// Writes the exact dict `o` (of [`PACKED_MIN`] keys or more) with
+    /// packed keys ([`roving::Encoder::begin_map_with_keys`]) if its keys
+    /// look like its own: the first [`PACKED_SAMPLE`] are exact `str`
+    /// objects that nothing else holds (at most one other reference: a
+    /// dict keyed by ids, built from data), and the first is not the key
+    /// the last dict at this depth began with (`seq`). Keys that records
+    /// share (field names: literals, keys `json.loads` made once for
+    /// every object) are held by many dicts, and their maps keep shapes
+    /// of shared key strings. `None` when not taken (nothing written).
+    ///
+    /// # Safety
+    /// `o` must be a live exact dict.
+    unsafe fn packed_dict(
+        &mut self,
+        o: *mut ffi::PyObject,
+        seq: &[(usize, KeyId)],
+    ) -> Option<Result<Mark, Box<Fail>>> {
+        // SAFETY: `o` is a live exact dict; no Python code runs while the
+        // keys are read, and they stay alive (held by the dict) until the
+        // values are written: the `&str`s borrowed from them are used
+        // before any value's conversion can run Python code.
+        unsafe {
+            let mut items = crate::dictiter::DictIter::new(o);
+            let mut sampled = 0;
+            while let Some((k, _)) = items.next() {
+                if sampled == 0 && seq.first().is_some_and(|&(a, _)| a == k as usize) {
+                    return None;
+                }
+                if ffi::Py_TYPE(k) != tp!(PyUnicode_Type) || ffi::Py_REFCNT(k) > 2 {
+                    return None;
+                }
+                sampled += 1;
+                if sampled == PACKED_SAMPLE {
+                    break;
+                }
+            }
+            let n = ffi::PyDict_Size(o) as usize;
+            let mut keys: Vec<&str> = Vec::with_capacity(n);
+            let mut items = crate::dictiter::DictIter::new(o);
+            while let Some((k, _)) = items.next() {
+                if ffi::Py_TYPE(k) != tp!(PyUnicode_Type) {
+                    return None;
+                }
+                keys.push(std::str::from_utf8_unchecked(str_bytes(k)?));
+            }
+            if let Err(e) = self.enc.begin_map_with_keys(&keys) {
+                return Some(Err(e.into()));
+            }
+            drop(keys);
+            let mut items = crate::dictiter::DictIter::new(o);
+            let mut written = 0usize;
+            while let Some((k, v)) = items.next() {
+                if written == n {
+                    break;
+                }
+                written += 1;
+                if let Err(f) = self.dict_value(&mut items, k, v) {
+                    return Some(Err(f));
+                }
+            }
+            if written != n {
+                return Some(Err(fail_msg(
+                    "dict changed size during encoding".to_owned(),
+                )));
+            }
+            Some(self.enc.end_map().map_err(Into::into))
+        }
+    }
+
+    /// Writes `v`, the value of key `k` of the dict that `items` steps
+    /// through (refreshed if Python code ran); a failure's path ends with
+    /// the key.
+    ///
+    /// # Safety
+    /// `k` and `v` must be a live key and value of that dict.
+    unsafe fn dict_value(
+        &mut self,
+        items: &mut crate::dictiter::DictIter,
+        k: *mut ffi::PyObject,
+        v: *mut ffi::PyObject,
+    ) -> Result<(), Box<Fail>> {
+        // SAFETY: the caller's contract; the key is held (`key`) while
+        // Python code may run.
+        unsafe {
+            let key = Bound::from_borrowed_ptr(self.py, k);
+            let t = ffi::Py_TYPE(v);
+            let r = if t == tp!(PyUnicode_Type) {
+                self.str(v)
+            } else if t == tp!(PyLong_Type) {
+                self.int(v)
+            } else if t == tp!(PyFloat_Type) {
+                self.enc.f64(ffi::PyFloat_AS_DOUBLE(v)).map_err(Into::into)
+            } else if t == tp!(PyBool_Type) {
+                self.enc.bool(v == ffi::Py_True()).map_err(Into::into)
+            } else if v == ffi::Py_None() {
+                self.enc.null().map_err(Into::into)
+            } else {
+                let val = Bound::from_borrowed_ptr(self.py, v);
+                let r = if t == tp!(PyDict_Type) {
+                    self.tracked(val.as_ptr(), 2, Self::dict)
+                } else if t == tp!(PyList_Type) {
+                    self.tracked(val.as_ptr(), 2, Self::list)
+                } else {
+                    self.value(val.as_ptr(), 2)
+                };
+                // Python code (a `default` hook) may have changed the dict.
+                items.refresh();
+                r
+            };
+            r.map_err(|mut f| {
+                f.path.push(PathStep::Object(key.unbind()));
+                f
+            })
+        }
     }
 
     /// Writes a key (an exact `str`) not in the key cache, and remembers it

@@ -23,6 +23,9 @@ pub(super) const MAP_VALUE: u8 = 1;
 pub(super) const MAP_KEY: u8 = 2;
 /// [`Frame::state`] outside every container.
 pub(super) const ROOT: u8 = 3;
+/// [`Frame::state`] of a map whose keys were all given when it opened
+/// ([`Encoder::begin_map_with_keys`]): its values come with no keys.
+pub(super) const MAP_PACKED: u8 = 4;
 
 /// An open container (or the document outside every container): what it
 /// expects next, where its slots and keys start on the encoder's stacks,
@@ -124,14 +127,7 @@ impl Encoder {
         if self.frames.len() >= self.max_depth {
             return Err(depth_error(self.max_depth));
         }
-        if self.top.state > MAP_VALUE {
-            if self.top.state == MAP_KEY {
-                return Err(encoder_state_error("a map value needs a key first"));
-            }
-            if self.root.is_some() {
-                return Err(encoder_state_error("a document has exactly one root value"));
-            }
-        }
+        self.check_value_expected()?;
         let guess = match kind {
             FrameKind::Map if self.predict => self.key_guess().unwrap_or_else(|| {
                 self.depth_guess
@@ -163,6 +159,22 @@ impl Encoder {
         };
         let outer = std::mem::replace(&mut self.top, inner);
         self.frames.push(outer);
+        Ok(())
+    }
+
+    /// Fails unless the open container (or the document, if none is
+    /// open) takes a value now.
+    #[inline(always)]
+    pub(super) fn check_value_expected(&self) -> Result<()> {
+        let s = self.top.state;
+        if s > MAP_VALUE && s != MAP_PACKED {
+            if s == MAP_KEY {
+                return Err(encoder_state_error("a map value needs a key first"));
+            }
+            if self.root.is_some() {
+                return Err(encoder_state_error("a document has exactly one root value"));
+            }
+        }
         Ok(())
     }
 
@@ -241,13 +253,19 @@ impl Encoder {
     #[inline]
     pub fn end_map(&mut self) -> Result<Mark> {
         let frame = &self.top;
-        if frame.state != MAP_KEY {
+        let packed = frame.state == MAP_PACKED;
+        if frame.state != MAP_KEY && !packed {
             if frame.state == MAP_VALUE {
                 return Err(encoder_state_error("a key without a value"));
             }
             return Err(encoder_state_error("end_map without an open map"));
         }
-        let guessed = frame.guess != NO_GUESS && frame.guess_len == frame.matched;
+        if packed && self.slots.len() - frame.slots_start != frame.guess_len as usize {
+            return Err(encoder_state_error(
+                "a map opened with its keys needs one value per key",
+            ));
+        }
+        let guessed = packed || (frame.guess != NO_GUESS && frame.guess_len == frame.matched);
         if !guessed {
             self.drop_guess();
         }
@@ -255,7 +273,9 @@ impl Encoder {
             return Err(encoder_state_error("end_map without an open map"));
         };
         let frame = std::mem::replace(&mut self.top, outer);
-        let n = if guessed {
+        let n = if packed {
+            frame.guess_len as usize
+        } else if guessed {
             frame.matched as usize
         } else {
             self.keys.len() - frame.keys_start
@@ -272,8 +292,9 @@ impl Encoder {
             if depth >= self.depth_guess.len() {
                 self.depth_guess.resize(depth + 1, NO_GUESS);
             }
-            self.depth_guess[depth] = shape;
-            if let Some(key) = self.value_key() {
+            // A packed shape is no map's guess: no other map shares it.
+            self.depth_guess[depth] = if packed { NO_GUESS } else { shape };
+            if let Some(key) = self.value_key().filter(|_| !packed) {
                 self.key_guess[key_guess_slot(key)] = KeyGuess {
                     key,
                     shape,

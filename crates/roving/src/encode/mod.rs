@@ -35,6 +35,7 @@ mod dictionary;
 mod key_cache;
 mod keys;
 mod numbers;
+mod packed_shape;
 mod pending;
 mod records;
 mod scalars;
@@ -360,9 +361,14 @@ impl Encoder {
         Ok(())
     }
 
-    /// [`Encoder::place`] outside every container, or in a map expecting a key.
+    /// [`Encoder::place`] outside every container, in a map expecting a
+    /// key, or in a map opened with its keys.
     #[cold]
     fn place_root(&mut self, pending: Pending) -> Result<()> {
+        if self.top.state == containers::MAP_PACKED {
+            self.slots.push(pending);
+            return Ok(());
+        }
         if self.top.state != ROOT {
             return Err(encoder_state_error("a map value needs a key first"));
         }

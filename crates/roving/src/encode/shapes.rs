@@ -309,7 +309,7 @@ fn key_ref(out: &[u8], record: usize) -> ShapeKey {
 /// [`ShapeInfo::absolute_from`] of a shape at `shape`: the absolute reference
 /// `(shape << 1) | 1` takes `L` varint bytes, so it is the shorter one
 /// exactly when the relative one needs more, i.e. is at least `2^(7L)`.
-fn absolute_from(shape: usize) -> u64 {
+pub(super) fn absolute_from(shape: usize) -> u64 {
     let len = varint_len(((shape as u64) << 1) | 1);
     1u64.checked_shl(7 * len as u32).unwrap_or(u64::MAX)
 }

@@ -55,8 +55,8 @@ pub use float::*;
 pub use numarray::NumElem;
 pub use record::{record_end, ElemType};
 pub use shape::{
-    bytes_eq, index_entry_width, index_home, index_table_size, key_hash, short_key_hash,
-    short_word, short_word_at, SHAPE_LINEAR_MAX,
+    bytes_eq, dense_home, dense_table_size, index_entry_width, index_home, index_table_size,
+    key_hash, short_key_hash, short_word, short_word_at, SHAPE_LINEAR_MAX,
 };
 pub use slot::{
     inline_int_range, special_slot, SLOT_ABS, SLOT_INT, SLOT_REL, SLOT_SPECIAL, SPECIAL_COUNT,
@@ -83,5 +83,7 @@ pub(crate) use record::{empty_shape_rows_fault, shape_dims, shaped_vector_record
 pub(crate) use root::{allows_v2, doc_version, is_header, locate_root, root_slot};
 pub(crate) use shape::{index_entry, Shape};
 pub(crate) use slot::{decode_slot, read_slot, ref_target, slot_pos, Slot};
-pub(crate) use str_array::{str_array_size, write_str_array_head, StrArray, StrArrayBytes};
+pub(crate) use str_array::{
+    str_array_size, write_packed_head, write_str_array_head, StrArray, StrArrayBytes,
+};
 pub(crate) use stride_array::{stride_array_fault, write_stride_array, StrideArray};

@@ -415,6 +415,7 @@ impl RecordParts {
             K::NumArray => NumElem::label(self.tag),
             K::StrArray => "str array",
             K::StrideArray => "stride array",
+            K::PackedShape => "packed shape",
             K::Unknown => "unknown",
         }
     }
@@ -551,6 +552,13 @@ pub(crate) fn record_parts(buf: &[u8], pos: usize) -> Option<RecordParts> {
         K::NumArray => num_array_record(buf, pos)?.end(),
         K::StrArray => StrArray::at(buf, pos)?.end(),
         K::StrideArray => StrideArray::at(buf, pos)?.end,
+        K::PackedShape => {
+            // A version 2 record: unknown in a version 1 document.
+            if !allows_v2(buf) {
+                return None;
+            }
+            Shape::at(buf, pos)?.end()
+        }
         K::Unknown => return None,
     };
     (parts.end <= buf.len()).then_some(parts)
@@ -583,6 +591,9 @@ pub(crate) fn record_fault(buf: &[u8], pos: usize) -> Error {
             _ => short(),
         },
         K::StrArray => str_array_fault(buf, pos).unwrap_or_else(short),
+        K::PackedShape if !allows_v2(buf) => Error::at(ErrorKind::UnknownTag(tag), pos)
+            .with_message("a version 2 record in a version 1 document"),
+        K::PackedShape => str_array_fault(buf, pos).unwrap_or_else(short),
         K::StrideArray => stride_array_fault(buf, pos),
         K::I8
         | K::I16
@@ -746,6 +757,8 @@ mod tests {
             K::StrArray => (vec![tag, 0, 0, 0], 0),
             // In a version 2 document: no elements, stride 1.
             K::StrideArray => (vec![b'R', b'V', VERSION_2, tag, 0, 1], 3),
+            // In a version 2 document: no keys, no data, widths 1 and 1.
+            K::PackedShape => (vec![b'R', b'V', VERSION_2, tag, 0, 0, 0], 3),
             k => (vec![tag; 1 + k.fixed_payload().unwrap_or(0)], 0),
         }
     }
@@ -786,6 +799,7 @@ mod tests {
                 K::Array => format!("array/{w}"),
                 K::Map => format!("map/{w}"),
                 K::Shape => format!("shape/{w}"),
+                K::PackedShape => "packed shape".into(),
                 K::Root => format!("root/{w}"),
                 K::NumArray => match ElemType::from_code(tag - TAG_NUM_ARRAY) {
                     Some(e) => format!("numbers<{}>", e.name()),

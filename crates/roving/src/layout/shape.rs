@@ -2,8 +2,10 @@
 //! (its size, entry width and home positions) and the key hash.
 
 use super::record::str_record;
+use super::root::allows_v2;
 use super::slot::{read_slot, slot_pos, Slot, SPECIAL_EMPTY_STR};
-use super::tags::{is_shape, tag_width};
+use super::str_array::StrArray;
+use super::tags::{is_shape, tag_width, TAG_PACKED_SHAPE};
 use super::varint::read_varint;
 
 /// Shapes with more keys than this carry a hash index.
@@ -14,6 +16,22 @@ pub const SHAPE_LINEAR_MAX: usize = 8;
 #[inline]
 pub fn index_table_size(count: usize) -> usize {
     (count + count / 2 + 1).next_power_of_two()
+}
+
+/// Number of entries of the dense hash index of a packed shape with
+/// `count` keys: `count + count / 4 + 1` (a load of at most 4/5, at least
+/// one entry empty; section 6.18).
+#[inline]
+pub fn dense_table_size(count: usize) -> usize {
+    count + count / 4 + 1
+}
+
+/// Home position of a key hash in a dense index of `table_size` entries:
+/// the high 64 bits of `hash * table_size` (any size, no power of two
+/// needed).
+#[inline(always)]
+pub fn dense_home(hash: u64, table_size: usize) -> usize {
+    ((hash as u128 * table_size as u128) >> 64) as usize
 }
 
 /// Entry `i` of a hash index `table` of `E`-byte entries (0 = empty, else
@@ -146,15 +164,20 @@ pub fn index_home(hash: u64, table_size: usize) -> usize {
 /// A decoded shape record header: the key list of one or more maps, with
 /// its hash index. Kept small (the buffer is passed in) because it travels
 /// inside every map header a reader decodes.
+///
+/// Either kind of shape record: key slots (`18`-`1B`), or packed keys
+/// (`25`, `width` 0), whose string array header is decoded again from
+/// `pos` when a key is read ([`Self::packed`]).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Shape {
     /// Position of the shape record.
     pub(crate) pos: usize,
-    /// Position of the first key slot.
+    /// Position of the first key slot; of a packed shape, of its index
+    /// (right after the keys' bytes).
     keys: usize,
     /// Number of keys.
     pub(crate) count: usize,
-    /// Key slot width in bytes.
+    /// Key slot width in bytes; 0 for a packed shape.
     width: u8,
 }
 
@@ -168,12 +191,13 @@ impl Shape {
     };
 
     /// The header of the shape record at `pos`, if one starts there and
-    /// its key count decodes (and is at most the buffer's length).
+    /// its key count decodes (and is at most the buffer's length). A packed
+    /// shape's keys must lie within `buf` (its index is not checked).
     #[inline]
     pub(crate) fn at(buf: &[u8], pos: usize) -> Option<Shape> {
         let tag = *buf.get(pos)?;
         if !is_shape(tag) {
-            return None;
+            return Self::packed_at(buf, pos);
         }
         let (count, keys) = read_varint(buf, pos + 1)?;
         // A count beyond the buffer length cannot be valid; refusing it here
@@ -184,6 +208,39 @@ impl Shape {
             count: usize::try_from(count).ok().filter(|&c| c <= buf.len())?,
             width: tag_width(tag) as u8,
         })
+    }
+
+    /// [`Self::at`] for a packed shape (out of line: the common shape's
+    /// decoding stays small).
+    #[inline(never)]
+    fn packed_at(buf: &[u8], pos: usize) -> Option<Shape> {
+        // A version 2 record: not a shape in a version 1 document.
+        if !allows_v2(buf) {
+            return None;
+        }
+        let sa = StrArray::at_tag(buf, pos, TAG_PACKED_SHAPE)?;
+        Some(Shape {
+            pos,
+            keys: sa.end(),
+            count: sa.count,
+            width: 0,
+        })
+    }
+
+    /// True for a packed shape (`25`).
+    #[inline(always)]
+    pub(crate) fn is_packed(&self) -> bool {
+        self.width == 0
+    }
+
+    /// The string array header of a packed shape's keys (`None` for a
+    /// shape with key slots).
+    #[inline]
+    pub(crate) fn packed(&self, buf: &[u8]) -> Option<StrArray> {
+        if !self.is_packed() {
+            return None;
+        }
+        StrArray::at_tag(buf, self.pos, TAG_PACKED_SHAPE)
     }
 
     /// Width in bytes of the key slots.
@@ -201,6 +258,9 @@ impl Shape {
     /// Key slot `i`, decoded.
     #[inline(always)]
     pub(crate) fn read_key_slot(&self, buf: &[u8], i: usize) -> Option<Slot> {
+        if self.is_packed() {
+            return None;
+        }
         read_slot(buf, self.key_slot(i), self.width as usize, self.pos)
     }
 
@@ -218,6 +278,9 @@ impl Shape {
     /// Bytes of key `i`.
     #[inline(always)]
     pub(crate) fn key_bytes<'a>(&self, buf: &'a [u8], i: usize) -> Option<&'a [u8]> {
+        if self.is_packed() {
+            return self.packed(buf)?.bytes(buf, i);
+        }
         match self.read_key_slot(buf, i)? {
             Slot::Ref(p) => str_record(buf, p),
             Slot::Special(SPECIAL_EMPTY_STR) => Some(&[]),
@@ -225,7 +288,9 @@ impl Shape {
         }
     }
 
-    /// Position of the record of key `i` (`None` for the empty-string immediate).
+    /// Position of the record of key `i` (`Some(None)` for the
+    /// empty-string immediate; `None` for a malformed slot, and for every
+    /// key of a packed shape, which has no records).
     pub(crate) fn key_record(&self, buf: &[u8], i: usize) -> Option<Option<usize>> {
         match self.read_key_slot(buf, i)? {
             Slot::Ref(p) => Some(Some(p)),
@@ -241,9 +306,23 @@ impl Shape {
         buf.get(self.index_pos()..self.index_pos().checked_add(len)?)
     }
 
+    /// Home entry of a key hash in this shape's index of `table` entries
+    /// ([`Self::table_size`]): [`index_home`], or [`dense_home`] for a
+    /// packed shape.
+    #[inline(always)]
+    pub(crate) fn home(&self, hash: u64, table: usize) -> usize {
+        if self.is_packed() {
+            dense_home(hash, table)
+        } else {
+            index_home(hash, table)
+        }
+    }
+
     /// Number of entries of the hash index (0 for a shape without one).
     pub(crate) fn table_size(&self) -> usize {
-        if self.count > SHAPE_LINEAR_MAX {
+        if self.count > SHAPE_LINEAR_MAX && self.is_packed() {
+            dense_table_size(self.count)
+        } else if self.count > SHAPE_LINEAR_MAX {
             index_table_size(self.count)
         } else {
             0

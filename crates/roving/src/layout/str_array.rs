@@ -63,7 +63,15 @@ impl StrArray {
     /// ends, UTF-8) are not checked.
     #[inline]
     pub(crate) fn at(buf: &[u8], pos: usize) -> Option<StrArray> {
-        if *buf.get(pos)? != TAG_STR_ARRAY {
+        Self::at_tag(buf, pos, TAG_STR_ARRAY)
+    }
+
+    /// [`Self::at`] for a record of tag `tag` laid out as a string array
+    /// after its tag: a string array (`22`) or the keys of a packed shape
+    /// (`25`, whose index follows them: see `layout::Shape`).
+    #[inline]
+    pub(crate) fn at_tag(buf: &[u8], pos: usize, tag: u8) -> Option<StrArray> {
+        if *buf.get(pos)? != tag {
             return None;
         }
         let (n, p) = read_varint(buf, pos + 1)?;
@@ -325,9 +333,15 @@ pub(crate) fn str_array_size(lens: &[usize], data_len: usize) -> usize {
 /// starts and ends: all but the data) of strings of lengths `lens`
 /// (`data_len` bytes in all), at the narrowest widths, to `out`.
 pub(crate) fn write_str_array_head(out: &mut Vec<u8>, lens: &[usize], data_len: usize) {
+    write_packed_head(out, TAG_STR_ARRAY, lens, data_len)
+}
+
+/// [`write_str_array_head`] with the tag `tag`: a string array's (`22`)
+/// or a packed shape's (`25`).
+pub(crate) fn write_packed_head(out: &mut Vec<u8>, tag: u8, lens: &[usize], data_len: usize) {
     let (w, v) = str_array_widths(lens);
     let code = |x: usize| WIDTHS.iter().position(|&y| y == x).unwrap_or(3) as u8;
-    out.push(TAG_STR_ARRAY);
+    out.push(tag);
     write_varint(out, lens.len() as u64);
     write_varint(out, data_len as u64);
     out.push(code(w) | code(v) << 2);

@@ -45,6 +45,13 @@ pub const TAG_F_DEC: u8 = 0x20;
 /// (`docs/FORMAT.md` section 6.15; see `layout::StrArray`).
 pub const TAG_STR_ARRAY: u8 = 0x22;
 
+/// Packed shape (format version 2): a shape whose keys are packed as in a
+/// string array record, followed by a dense hash index when it has more
+/// than [`crate::layout::SHAPE_LINEAR_MAX`] keys (`docs/FORMAT.md`
+/// section 6.18; see `layout::Shape`). Not a value: only a map record's
+/// shape reference may refer to it.
+pub const TAG_PACKED_SHAPE: u8 = 0x25;
+
 /// Timestamp: i64 seconds, u32 nanoseconds.
 pub const TAG_TIMESTAMP: u8 = 0x0A;
 /// Timestamp with a UTC offset: i64 seconds, u32 nanoseconds, i32 offset seconds.
@@ -172,10 +179,17 @@ pub const fn is_map(tag: u8) -> bool {
     tag & !3 == TAG_MAP
 }
 
-/// True for a shape tag (`18`-`1B`).
+/// True for a shape tag with key slots (`18`-`1B`).
 #[inline(always)]
 pub const fn is_shape(tag: u8) -> bool {
     tag & !3 == TAG_SHAPE
+}
+
+/// True for a tag of either kind of shape: key slots (`18`-`1B`) or
+/// packed keys (`25`, version 2).
+#[inline(always)]
+pub const fn is_any_shape(tag: u8) -> bool {
+    is_shape(tag) || tag == TAG_PACKED_SHAPE
 }
 
 /// True for a number array tag (`30`-`3A`, version 2).
@@ -269,6 +283,8 @@ pub enum RecordKind {
     /// `3B` (version 2): an array whose elements are the records right
     /// before it, at equal steps.
     StrideArray,
+    /// `25` (version 2): a shape whose keys are packed; not a value.
+    PackedShape,
     /// Any other tag: not a record of this format version.
     Unknown,
 }
@@ -303,6 +319,7 @@ impl RecordKind {
             TAG_SHAPED_VECTOR => ShapedVector,
             TAG_STR_ARRAY => StrArray,
             TAG_STRIDE_ARRAY => StrideArray,
+            TAG_PACKED_SHAPE => PackedShape,
             t if is_array(t) => Array,
             t if is_map(t) => Map,
             t if is_shape(t) => Shape,
@@ -327,7 +344,7 @@ impl RecordKind {
             ShapedVector => true,
             StrArray => true,
             StrideArray => true,
-            Shape | Root | Unknown => false,
+            Shape | PackedShape | Root | Unknown => false,
         }
     }
 
@@ -350,6 +367,7 @@ impl RecordKind {
             ShapedVector => None,
             StrArray => None,
             StrideArray => None,
+            PackedShape => None,
         }
     }
 }

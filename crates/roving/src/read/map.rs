@@ -14,6 +14,11 @@ impl Shape {
     /// Whether key `i` is the probe's key.
     #[inline(always)]
     fn key_is(&self, buf: &[u8], i: usize, probe: &Probe<'_>) -> bool {
+        if self.is_packed() {
+            return self
+                .key_bytes(buf, i)
+                .is_some_and(|k| bytes_eq(k, probe.key));
+        }
         match self.read_key_slot(buf, i) {
             Some(Slot::Ref(p)) => probe.matches(buf, p),
             Some(Slot::Special(SPECIAL_EMPTY_STR)) => probe.key.is_empty(),
@@ -44,7 +49,7 @@ impl Shape {
     /// with one-byte index entries (9 to 254 keys).
     #[inline(always)]
     fn short_table(&self) -> bool {
-        self.count > SHAPE_LINEAR_MAX && self.count < 0xFF
+        self.count > SHAPE_LINEAR_MAX && self.count < 0xFF && !self.is_packed()
     }
 
     /// Index of a key of 1 to 7 bytes in a shape with
@@ -84,6 +89,9 @@ impl Shape {
         if self.count <= SHAPE_LINEAR_MAX {
             return (0..self.count).find(|&i| self.key_is(buf, i, probe));
         }
+        if self.is_packed() {
+            return self.find_packed(buf, probe);
+        }
         let hash = probe.hash;
         let table = index_table_size(self.count);
         let mask = table - 1;
@@ -117,6 +125,35 @@ impl Shape {
                 return Some(k);
             }
             i = (i + 1) & mask;
+        }
+        None
+    }
+}
+
+impl Shape {
+    /// [`find_hashed`](Self::find_hashed) in a packed shape of more than
+    /// [`SHAPE_LINEAR_MAX`] keys: its dense index, the keys compared by
+    /// their bytes (out of line: the shapes of records keep their lean
+    /// path).
+    #[inline(never)]
+    fn find_packed(&self, buf: &[u8], probe: &Probe<'_>) -> Option<usize> {
+        let keys = self.packed(buf)?;
+        let table = self.table_size();
+        let ew = index_entry_width(self.count);
+        let entries = self.index_table(buf)?;
+        let mut i = self.home(probe.hash, table);
+        for _ in 0..table {
+            let k = (read_uint(entries, i * ew, ew)? as usize).wrapping_sub(1);
+            if k >= self.count {
+                return None;
+            }
+            if keys.bytes(buf, k).is_some_and(|b| bytes_eq(b, probe.key)) {
+                return Some(k);
+            }
+            i += 1;
+            if i == table {
+                i = 0;
+            }
         }
         None
     }
@@ -353,7 +390,7 @@ impl<'a> Map<'a> {
             return Err(header_error(self.buf, pos));
         };
         self.header().ok_or_else(|| match self.buf.get(shape_pos) {
-            Some(&t) if is_shape(t) => header_error(self.buf, shape_pos),
+            Some(&t) if is_any_shape(t) => header_error(self.buf, shape_pos),
             _ => malformed(ErrorKind::WrongTarget, shape_pos),
         })
     }
@@ -556,6 +593,15 @@ impl<'a> Map<'a> {
         if i >= h.shape.count {
             return Ok(None);
         }
+        if h.shape.is_packed() {
+            return match h.shape.key_bytes(self.buf, i) {
+                None => Err(malformed(ErrorKind::BadLength, h.shape.pos)),
+                Some(b) => match text(b, LAZY) {
+                    Some(k) => Ok(Some(k)),
+                    None => Err(malformed(ErrorKind::InvalidUtf8, h.shape.pos)),
+                },
+            };
+        }
         let slot = h.shape.key_slot(i);
         match h.shape.key_record(self.buf, i) {
             None => Err(malformed(ErrorKind::BadReference, slot)),
@@ -611,13 +657,16 @@ impl<'a> Map<'a> {
     pub fn keys(&self) -> impl Iterator<Item = &'a str> + 'a {
         let MapIter { buf, lazy, h, .. } = self.iter();
         let shape = h.shape;
+        // A packed shape's keys are read in one pass over its ends.
+        let mut packed = shape.packed(buf).map(|sa| StrArrayBytes::new(buf, sa));
         // As `iter` reads them: a malformed key (or, in a lazily opened
         // document, one that is not UTF-8) reads as "".
         (0..shape.count).map(move |i| {
-            shape
-                .key_bytes(buf, i)
-                .and_then(|k| text(k, lazy))
-                .unwrap_or("")
+            let k = match &mut packed {
+                Some(keys) => keys.next().flatten(),
+                None => shape.key_bytes(buf, i),
+            };
+            k.and_then(|k| text(k, lazy)).unwrap_or("")
         })
     }
 

@@ -313,7 +313,7 @@ pub(crate) fn record_error(buf: &[u8], p: usize) -> Error {
             Some(_) => ErrorKind::InvalidUtf8,
             None => ErrorKind::Truncated,
         },
-        Shape | Root => ErrorKind::WrongTarget,
+        Shape | PackedShape | Root => ErrorKind::WrongTarget,
         Timestamp | TimestampOffset => {
             // Nanoseconds or offset out of range, or too short.
             match RecordKind::of(tag).fixed_payload() {
@@ -449,7 +449,7 @@ fn other_record(buf: &[u8], pos: usize, kind: RecordKind, lazy: usize) -> Option
         // a stride in range, elements after the header).
         K::StrideArray if lazy != 0 && StrideArray::at(buf, pos).is_none() => return None,
         K::StrideArray => Value::Array(Array::at(buf, pos | lazy)),
-        K::Shape | K::Root | K::Unknown => return None,
+        K::Shape | K::PackedShape | K::Root | K::Unknown => return None,
     })
 }
 

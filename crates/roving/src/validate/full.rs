@@ -1,6 +1,7 @@
 //! The full checker: every rule of every record, and the error reported
 //! for the first one broken.
 
+mod packed_shape;
 mod str_array;
 mod stride_array;
 
@@ -174,7 +175,7 @@ impl Validator<'_, '_> {
             }
             kind @ (ShortStr | I8 | I16 | I32 | I64 | U64 | F32 | F64 | BigIntPos | BigIntNeg
             | Timestamp | TimestampOffset | Bytes | Ext | Vector | Shape | Root
-            | StrArray | StrideArray | Unknown) => self.other_record(pos, kind),
+            | StrArray | StrideArray | PackedShape | Unknown) => self.other_record(pos, kind),
             NumArray => self.num_array(pos),
             ShapedVector => self.shaped_vector(pos),
         }
@@ -330,6 +331,7 @@ impl Validator<'_, '_> {
             }
             StrArray => self.str_array(pos),
             StrideArray => self.stride_array(pos),
+            PackedShape => self.packed_shape(pos),
             Unknown => Err(unknown_tag(buf, tag, pos)),
             // Checked by `record`, which never passes them here.
             Str | FDec | Array | Map | NumArray | ShapedVector => self.record(pos),
@@ -651,14 +653,33 @@ impl Validator<'_, '_> {
         };
         debug_assert_eq!(end, shape.end());
 
+        self.distinct_keys(&shape, &hashes, keys_end, q, w)?;
+        self.checked_shape(pos, count)?;
+        Ok(end)
+    }
+
+    /// Checks that the keys of `shape` (their key hashes `hashes`) are
+    /// distinct and, with more than [`SHAPE_LINEAR_MAX`] keys, its hash
+    /// index at `index` [BadIndex]; a duplicate is reported at
+    /// `first + i * w` [DuplicateKey] (the key's slot, or for a packed
+    /// shape, `w` 0, the record).
+    pub(super) fn distinct_keys(
+        &mut self,
+        shape: &Shape,
+        hashes: &[u64],
+        index: usize,
+        first: usize,
+        w: usize,
+    ) -> Result<()> {
+        let count = shape.count;
         // The pairs of keys with equal key hashes: from the index's runs,
         // or comparing them all in a shape without an index.
         let mut colliding: Vec<(usize, usize)> = Vec::new();
         if count > SHAPE_LINEAR_MAX {
             match index_entry_width(count) {
-                1 => self.index::<1>(&shape, &hashes, keys_end, &mut colliding)?,
-                2 => self.index::<2>(&shape, &hashes, keys_end, &mut colliding)?,
-                _ => self.index::<4>(&shape, &hashes, keys_end, &mut colliding)?,
+                1 => self.index::<1>(shape, hashes, index, &mut colliding)?,
+                2 => self.index::<2>(shape, hashes, index, &mut colliding)?,
+                _ => self.index::<4>(shape, hashes, index, &mut colliding)?,
             }
         } else {
             for i in 1..count {
@@ -671,27 +692,36 @@ impl Validator<'_, '_> {
         }
         // Equal key hashes: the same record is a duplicate; different
         // records are told apart by a keyed hash, random per run, so no
-        // input can force long byte comparisons.
+        // input can force long byte comparisons. A packed shape's keys
+        // have no records: each non-empty key is its own, and empty keys
+        // are one (as the empty-string constant of a shape's slots).
         if !colliding.is_empty() {
-            let record = |i: usize| shape.key_record(self.buf, i).flatten();
+            let buf = self.buf;
+            let record = |i: usize| {
+                if shape.is_packed() {
+                    let empty = shape.key_bytes(buf, i).is_none_or(|k| k.is_empty());
+                    (!empty).then_some(usize::MAX / 2 + i)
+                } else {
+                    shape.key_record(buf, i).flatten()
+                }
+            };
             let mut keyed_seen: HashMap<u64, usize> = HashMap::new();
             for (j, i) in colliding {
                 if record(i) == record(j) {
-                    return err(ErrorKind::DuplicateKey, q + i * w);
+                    return err(ErrorKind::DuplicateKey, first + i * w);
                 }
                 for k in [j, i] {
-                    let kh = self.keyed_of(&shape, k, record(k));
+                    let kh = self.keyed_of(shape, k, record(k));
                     if let Some(&other) = keyed_seen.get(&kh) {
                         if other != k {
-                            return err(ErrorKind::DuplicateKey, q + i * w);
+                            return err(ErrorKind::DuplicateKey, first + i * w);
                         }
                     }
                     keyed_seen.insert(kh, k);
                 }
             }
         }
-        self.checked_shape(pos, count)?;
-        Ok(end)
+        Ok(())
     }
 
     /// The key hash of `bytes`, the string record at `rec`: short keys are
@@ -739,7 +769,10 @@ impl Validator<'_, '_> {
     ) -> Result<()> {
         let t = shape.table_size();
         let count = hashes.len();
-        let mask = t - 1;
+        // Positions wrap around the table (of any size: a packed shape's
+        // is not a power of two); `dist(p, q)` is how far `p` is after `q`.
+        let wrap = |p: usize| if p >= t { p - t } else { p };
+        let dist = |p: usize, q: usize| if p >= q { p - q } else { p + t - q };
         // In bounds: `shape` checked the index's span.
         let table = shape
             .index_table(self.buf)
@@ -752,12 +785,12 @@ impl Validator<'_, '_> {
         self.seen.resize(count / 64 + 1, 0);
         let mut filled = 0usize;
         let mut run: Vec<(u64, usize)> = Vec::new();
-        let mut run_start = (empty + 1) & mask;
+        let mut run_start = wrap(empty + 1);
         for step in 1..=t {
-            let p = (empty + step) & mask;
+            let p = wrap(empty + step);
             let e = entry(p);
             if e == 0 {
-                run_start = (p + 1) & mask;
+                run_start = wrap(p + 1);
                 if run.len() > 1 {
                     equal_hashes(&run, colliding);
                 }
@@ -770,8 +803,8 @@ impl Validator<'_, '_> {
             }
             self.seen[k / 64] |= 1 << (k % 64);
             filled += 1;
-            let home = index_home(hashes[k], t);
-            if (p.wrapping_sub(home) & mask) > (p.wrapping_sub(run_start) & mask) {
+            let home = shape.home(hashes[k], t);
+            if dist(p, home) > dist(p, run_start) {
                 return err(ErrorKind::BadIndex, at);
             }
             run.push((hashes[k], k));
@@ -788,7 +821,7 @@ impl Validator<'_, '_> {
 /// Pushes to `colliding`, for the keys `(hash, index)` of one run of a
 /// shape's index, a pair `(first, k)` for each key `k` whose hash an
 /// earlier key `first` (the first of that hash) of the run has. A short
-/// run's hashes are compared pairwise, a long one's through a hash table.
+/// run's hashes are compared pairwise, a long one's sorted.
 #[inline(never)]
 fn equal_hashes(run: &[(u64, usize)], colliding: &mut Vec<(usize, usize)>) {
     const PAIRWISE_MAX: usize = 16;
@@ -805,17 +838,14 @@ fn equal_hashes(run: &[(u64, usize)], colliding: &mut Vec<(usize, usize)>) {
         }
         return;
     }
-    // The first key of each hash, then the pairs: expected linear time
-    // (a randomly seeded table), however the run was crafted.
-    let mut first: HashMap<u64, usize> = HashMap::with_capacity(run.len());
-    for &(h, k) in run {
-        let f = first.entry(h).or_insert(k);
-        *f = (*f).min(k);
-    }
-    for &(h, k) in run {
-        match first.get(&h) {
-            Some(&f) if f != k => colliding.push((f, k)),
-            _ => {}
+    // Sorted by hash, then key: each key of a hash after the first (the
+    // least) is paired with it. O(r log r) however the run was crafted,
+    // and cheaper than a hash table for the runs of a dense index.
+    let mut sorted = run.to_vec();
+    sorted.sort_unstable();
+    for g in sorted.chunk_by(|a, b| a.0 == b.0) {
+        for &(_, k) in &g[1..] {
+            colliding.push((g[0].1, k));
         }
     }
 }

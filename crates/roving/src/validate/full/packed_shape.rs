@@ -1,0 +1,39 @@
+//! Packed shape records (`25`, format version 2): the rules of
+//! `docs/FORMAT.md` section 16.1, rule 21.
+
+use super::*;
+
+impl Validator<'_, '_> {
+    /// Validates the packed shape record at `pos`; returns the position
+    /// after it. Its keys are checked as a string array's (in a version 2
+    /// document, UTF-8, tiling their data), then that they are distinct
+    /// and, with more than [`SHAPE_LINEAR_MAX`] keys, the dense hash index
+    /// after them: O(record length), each key hashed once.
+    pub(super) fn packed_shape(&mut self, pos: usize) -> Result<usize> {
+        let keys_end = self.str_array(pos)?;
+        let buf = self.buf;
+        let shape = Shape::at(buf, pos).ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
+        let count = shape.count;
+        let end = if count > SHAPE_LINEAR_MAX {
+            let bytes = (shape.table_size() as u64)
+                .checked_mul(index_entry_width(count) as u64)
+                .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
+            self.span(keys_end, bytes, pos)?
+        } else {
+            keys_end
+        };
+        debug_assert_eq!(end, shape.end());
+        let keys = shape
+            .packed(buf)
+            .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
+        let mut hashes = Vec::with_capacity(count);
+        for i in 0..count {
+            // In bounds and in order: `str_array` checked the ends.
+            let k = keys.bytes(buf, i).unwrap_or(&[]);
+            hashes.push(key_hash(k));
+        }
+        self.distinct_keys(&shape, &hashes, keys_end, pos, 0)?;
+        self.checked_shape(pos, count)?;
+        Ok(end)
+    }
+}

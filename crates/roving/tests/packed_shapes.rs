@@ -1,0 +1,167 @@
+//! Packed shape records (`25`, FORMAT.md section 6.18): maps opened with
+//! all their keys (`Encoder::begin_map_with_keys`) read back as any map,
+//! validate, and damaged ones are refused.
+
+use roving::{Document, Encoder};
+
+/// A document of one map of `keys`, each key's value its index.
+fn packed_map(keys: &[&str]) -> Vec<u8> {
+    let mut e = Encoder::new();
+    e.begin_map_with_keys(keys).unwrap();
+    for i in 0..keys.len() {
+        e.i64(i as i64).unwrap();
+    }
+    e.end_map().unwrap();
+    e.finish().unwrap()
+}
+
+#[test]
+fn packed_maps_read_back_at_every_size() {
+    for n in [1usize, 2, 8, 9, 10, 16, 100, 254, 255, 256, 1000, 5000] {
+        let owned: Vec<String> = (0..n).map(|i| format!("{}", i * 7919 % 100_003)).collect();
+        let keys: Vec<&str> = owned.iter().map(|s| s.as_str()).collect();
+        let bytes = packed_map(&keys);
+        let doc = Document::open(&bytes).unwrap_or_else(|e| panic!("{n}: {e}"));
+        let map = doc.root().as_map().unwrap();
+        assert_eq!(map.len(), n);
+        assert_eq!(map.keys().collect::<Vec<_>>(), keys, "{n}");
+        for (i, k) in keys.iter().enumerate() {
+            assert_eq!(
+                map.get(k).and_then(|v| v.as_i64()),
+                Some(i as i64),
+                "{n} {k}"
+            );
+            assert_eq!(map.position(k), Some(i));
+        }
+        assert!(map.get("absent").is_none());
+        assert!(map.get("").is_none());
+        // The same map written key by key: the same value.
+        let mut e = Encoder::new();
+        e.begin_map().unwrap();
+        for (i, k) in keys.iter().enumerate() {
+            e.key(k).unwrap();
+            e.i64(i as i64).unwrap();
+        }
+        e.end_map().unwrap();
+        let plain = e.finish().unwrap();
+        let other = Document::open(&plain).unwrap();
+        assert_eq!(doc.root(), other.root(), "{n}");
+        assert_eq!(
+            roving::json::to_json(doc.root()).unwrap(),
+            roving::json::to_json(other.root()).unwrap()
+        );
+    }
+}
+
+#[test]
+fn the_spec_example_is_what_the_encoder_writes() {
+    let bytes = packed_map(&["id", "", "b"]);
+    let shape = [0x25, 3, 3, 0, 0, 2, 2, 3, b'i', b'd', b'b'];
+    assert_eq!(&bytes[3..3 + shape.len()], shape, "{bytes:02x?}");
+    assert_eq!(bytes[2], roving::layout::VERSION_2);
+    let doc = Document::open(&bytes).unwrap();
+    let map = doc.root().as_map().unwrap();
+    assert_eq!(map.get("").and_then(|v| v.as_i64()), Some(1));
+    assert_eq!(map.keys().collect::<Vec<_>>(), ["id", "", "b"]);
+}
+
+#[test]
+fn equal_keys_are_refused_when_writing() {
+    for keys in [
+        vec!["a", "b", "a"],
+        (0..20).map(|_| "k").collect::<Vec<_>>(),
+    ] {
+        let mut e = Encoder::new();
+        let err = e.begin_map_with_keys(&keys).unwrap_err();
+        assert_eq!(*err.kind(), roving::ErrorKind::DuplicateKey, "{err}");
+    }
+}
+
+/// Position of the packed shape's key bytes in a document of
+/// `packed_map(keys)` (keys of one byte each, fewer than 16).
+fn key_data(_bytes: &[u8], n: usize) -> usize {
+    // tag, n, L, widths, one start, n ends.
+    3 + 4 + 1 + n
+}
+
+#[test]
+fn damaged_packed_shapes_are_refused() {
+    use roving::ErrorKind as K;
+    // Two equal keys, with and without an index.
+    for n in [3usize, 12] {
+        let owned: Vec<String> = (0..n)
+            .map(|i| ((b'a' + i as u8) as char).to_string())
+            .collect();
+        let keys: Vec<&str> = owned.iter().map(|s| s.as_str()).collect();
+        let mut bytes = packed_map(&keys);
+        let d = key_data(&bytes, n);
+        assert_eq!(bytes[d], b'a');
+        bytes[d + 1] = b'a';
+        let err = Document::open(&bytes).unwrap_err();
+        assert!(
+            matches!(err.kind(), K::DuplicateKey | K::BadIndex),
+            "{n}: {err}"
+        );
+    }
+    // An index entry moved off its run.
+    let owned: Vec<String> = (0..12)
+        .map(|i| ((b'a' + i as u8) as char).to_string())
+        .collect();
+    let keys: Vec<&str> = owned.iter().map(|s| s.as_str()).collect();
+    let good = packed_map(&keys);
+    let index = key_data(&good, 12) + 12;
+    let t = roving::layout::dense_table_size(12);
+    let full: Vec<usize> = (0..t).filter(|&i| good[index + i] != 0).collect();
+    let empty: Vec<usize> = (0..t).filter(|&i| good[index + i] == 0).collect();
+    let mut refused = 0;
+    for &f in &full {
+        for &e in &empty {
+            let mut bad = good.clone();
+            bad.swap(index + f, index + e);
+            if Document::open(&bad).is_err() {
+                refused += 1;
+            } else {
+                // Still a valid table (the key's home allows it): every key found.
+                let doc = Document::open(&bad).unwrap();
+                let map = doc.root().as_map().unwrap();
+                for (i, k) in keys.iter().enumerate() {
+                    assert_eq!(map.get(k).and_then(|v| v.as_i64()), Some(i as i64));
+                }
+            }
+        }
+    }
+    assert!(refused > 0);
+    // In a version 1 document the tag is undefined.
+    let mut v1 = packed_map(&["a", "b"]);
+    v1[2] = roving::layout::VERSION_1;
+    let err = Document::open(&v1).unwrap_err();
+    assert!(matches!(err.kind(), K::UnknownTag(0x25)), "{err}");
+}
+
+/// Every byte of a packed map changed, one at a time: opening never
+/// panics, and a document that still validates reads in full.
+#[test]
+fn every_changed_byte_is_refused_or_reads() {
+    let owned: Vec<String> = (0..40).map(|i| format!("k{i}")).collect();
+    let keys: Vec<&str> = owned.iter().map(|s| s.as_str()).collect();
+    let good = packed_map(&keys);
+    for at in 3..good.len() {
+        for x in [0x01u8, 0x80, 0xFF] {
+            let mut bad = good.clone();
+            bad[at] ^= x;
+            if let Ok(doc) = Document::open(&bad) {
+                if let Some(map) = doc.root().as_map() {
+                    for (k, v) in map.iter() {
+                        assert_eq!(map.get(k).map(|w| w == v), Some(true));
+                    }
+                }
+            }
+            let _ = Document::open_lazy(&bad).map(|d| {
+                if let Some(m) = d.root().as_map() {
+                    let _ = m.keys().count();
+                    let _ = m.try_get("k3");
+                }
+            });
+        }
+    }
+}

@@ -135,6 +135,9 @@ enum Frame {
     Array(Vec<Rc<M>>),
     /// Entries, and the key written last when its value is still due.
     Map(Vec<(String, Rc<M>)>, Option<String>),
+    /// A map opened with its keys (`begin_map_with_keys`): the keys, and
+    /// the values written so far.
+    Packed(Vec<String>, Vec<Rc<M>>),
 }
 
 struct Model {
@@ -164,6 +167,7 @@ impl Model {
             None => self.root.is_none(),
             Some(Frame::Array(_)) => true,
             Some(Frame::Map(_, k)) => k.is_some(),
+            Some(Frame::Packed(k, v)) => v.len() < k.len(),
         }
     }
 
@@ -172,6 +176,7 @@ impl Model {
         match self.frames.last_mut() {
             None => self.root = Some(m),
             Some(Frame::Array(a)) => a.push(m),
+            Some(Frame::Packed(_, v)) => v.push(m),
             Some(Frame::Map(entries, k)) => {
                 let k = k.take().expect("a key is due");
                 match entries.iter_mut().find(|(x, _)| *x == k) {
@@ -361,6 +366,25 @@ fuzz_target!(|data: &[u8]| {
                     model.place(Rc::new(M::Vector(code, d)));
                 }
             }
+            13 if input.u8() % 4 == 0 => {
+                // A map opened with its keys: 0 to 39 of them (maybe equal).
+                let n = (input.u8() % 40) as usize;
+                let keys: Vec<String> = (0..n).map(|_| input.string()).collect();
+                let refs: Vec<&str> = keys.iter().map(|k| k.as_str()).collect();
+                let distinct = (1..n).all(|i| !keys[..i].contains(&keys[i]));
+                let ok = ok && model.frames.len() < model.max_depth;
+                let r = e.begin_map_with_keys(&refs);
+                if ok && !distinct {
+                    let err = r.expect_err("equal keys are refused");
+                    assert_eq!(*err.kind(), ErrorKind::DuplicateKey, "{err}");
+                } else {
+                    check(&r, ok, "begin_map_with_keys");
+                }
+                if ok && distinct {
+                    model.frames.push(Frame::Packed(keys, Vec::new()));
+                }
+                assert_eq!(e.depth(), model.frames.len());
+            }
             12 | 13 => {
                 let ok = ok && model.frames.len() < model.max_depth;
                 if op == 12 {
@@ -419,12 +443,18 @@ fuzz_target!(|data: &[u8]| {
                 }
             }
             18 => {
-                let ok = matches!(model.frames.last(), Some(Frame::Map(_, None)));
+                let ok = match model.frames.last() {
+                    Some(Frame::Map(_, None)) => true,
+                    Some(Frame::Packed(k, v)) => k.len() == v.len(),
+                    _ => false,
+                };
                 let r = e.end_map();
                 check(&r, ok, "end_map");
                 if ok {
-                    let Some(Frame::Map(m, _)) = model.frames.pop() else {
-                        unreachable!()
+                    let m = match model.frames.pop() {
+                        Some(Frame::Map(m, _)) => m,
+                        Some(Frame::Packed(k, v)) => k.into_iter().zip(v).collect(),
+                        _ => unreachable!(),
                     };
                     let m = Rc::new(M::Map(m));
                     model.place(m.clone());
@@ -533,6 +563,18 @@ fuzz_target!(|data: &[u8]| {
                     unreachable!()
                 };
                 model.place(Rc::new(M::Array(a)));
+            }
+            Frame::Packed(k, v) => {
+                if v.len() < k.len() {
+                    e.null().expect("null");
+                    model.place(Rc::new(M::Null));
+                    continue;
+                }
+                e.end_map().expect("end_map");
+                let Some(Frame::Packed(k, v)) = model.frames.pop() else {
+                    unreachable!()
+                };
+                model.place(Rc::new(M::Map(k.into_iter().zip(v).collect())));
             }
             Frame::Map(_, due) => {
                 if due.is_some() {

@@ -155,12 +155,25 @@ def test_the_found_hole_stays_closed() -> None:
         assert not _verdict_roving(bytes.fromhex(hx))[0]
 
 
+@pytest.mark.parametrize("packed", [False, True], ids=["slots", "packed"])
 @pytest.mark.parametrize("n", [254, 255, 65_534, 65_535])
-def test_shapes_at_each_index_entry_width(n: int) -> None:
-    """Maps with 1-, 2- and 4-byte index entries (FORMAT.md section 8.3;
-    the golden vectors stop at 2-byte entries), whole and with a few
-    mutations in their index."""
-    doc = roving.dumps({f"k{i}": i for i in range(n)})
+def test_shapes_at_each_index_entry_width(n: int, packed: bool) -> None:
+    """Maps with 1-, 2- and 4-byte index entries (FORMAT.md sections 8.3
+    and 6.18; the golden vectors stop at 2-byte entries), in a shape of key
+    slots and in a packed shape, whole and with a few mutations in their
+    index."""
+    if packed:
+        # Keys that only the dict holds: `dumps` packs them (section 14).
+        d = {f"k{i}": i for i in range(n)}
+    else:
+        # Keys that other objects hold too (a record's field names): a
+        # shape of slots.
+        keys = [f"k{i}" for i in range(n)]
+        also = list(keys)
+        d = {k: i for i, k in enumerate(also)}
+    doc = roving.dumps(d)
+    kinds = {r[2] for r in roving._roving._records(doc)}
+    assert ("packed shape" in kinds) == packed, kinds
     _check(doc)
     rng = random.Random(n)
     # Most of a big shape's bytes are its index: random positions hit it.

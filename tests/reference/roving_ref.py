@@ -67,6 +67,7 @@ SHAPED_VECTOR_MAX_EMPTY_ROWS = 4096  # rows of a shaped vector with no elements
 T_SHORT_STR = 0x80  # 0x80..=0xBF, length in the tag
 T_NUMS, T_NUMS_DEC = 0x30, 0x3A  # section 6.14 (version 2): 0x30 + vector type, decimal
 T_STR_ARRAY = 0x22  # section 6.15, version 2 only
+T_PACKED_SHAPE = 0x25  # section 6.18, version 2 only
 T_STRIDE_ARRAY = 0x3B  # section 6.16, version 2 only
 STRIDE_MAX = (1 << 32) - 1  # the largest stride
 STR_BLOCK = 16  # strings per block of a string array
@@ -106,6 +107,11 @@ def is_string_tag(tag: int) -> bool:
 
 def is_shape_tag(tag: int) -> bool:
     return 0x18 <= tag <= 0x1B
+
+
+def is_any_shape_tag(tag: int) -> bool:
+    """A shape of key slots (18-1B) or a packed shape (25, section 6.18)."""
+    return is_shape_tag(tag) or tag == T_PACKED_SHAPE
 
 
 def is_root_tag(tag: int) -> bool:
@@ -255,7 +261,7 @@ class _Scanner:
             return (None, False, True, "", [], {"map": []})[payload]
         target = self.reference(base, kind, payload, at)
         rec = self.records[target]
-        if is_shape_tag(rec.tag) or is_root_tag(rec.tag):
+        if is_any_shape_tag(rec.tag) or is_root_tag(rec.tag):
             raise RefError(
                 "WrongTarget", at, f"value slot refers to tag {rec.tag:#04x} at {target}"
             )
@@ -324,6 +330,8 @@ class _Scanner:
             return self.str_array(start)
         if tag == T_STRIDE_ARRAY and self.data[2] >= 2:
             return self.stride_array(start)
+        if tag == T_PACKED_SHAPE and self.data[2] >= 2:
+            return self.packed_shape(start)
         raise RefError("UnknownTag", start, f"tag {tag:#04x} is not defined in v1")
 
     def big_integer(self, start: int, tag: int) -> tuple[int, Record]:
@@ -439,7 +447,7 @@ class _Scanner:
         for i in range(n):
             t = first + i * s
             rec = self.records.get(t)
-            if rec is None or rec.tag == T_STRIDE_ARRAY or is_shape_tag(rec.tag):
+            if rec is None or rec.tag == T_STRIDE_ARRAY or is_any_shape_tag(rec.tag):
                 raise RefError(
                     "BadReference", start + 1, f"element {i} is not a value record or is a stride"
                 )
@@ -570,7 +578,7 @@ class _Scanner:
                 "BadReference", start, f"shape offset {shape} is not the start of a record"
             )
         rec = self.records[shape]
-        if not is_shape_tag(rec.tag):
+        if not is_any_shape_tag(rec.tag):
             raise RefError(
                 "WrongTarget", start, f"map's shape reference points to tag {rec.tag:#04x}"
             )
@@ -599,10 +607,28 @@ class _Scanner:
             p = self.index(p, hashes)
         return p, Record(tag, keys)
 
-    def index(self, p: int, hashes: list[int]) -> int:
-        """Rule 15: the hash index of a shape of n > 8 keys; returns the offset after it."""
+    def packed_shape(self, start: int) -> tuple[int, Record]:
+        """Section 6.18 (rule 22): keys laid out as a string array's, distinct,
+        then the dense index if n > 8."""
+        p, rec = self.str_array(start)
+        keys = rec.value
+        seen: set[str] = set()
+        for key in keys:
+            if key in seen:
+                raise RefError("DuplicateKey", start, f"key {key!r} appears twice")
+            seen.add(key)
+        if len(keys) > 8:
+            p = self.index(p, [key_hash(k.encode("utf-8")) for k in keys], dense=True)
+        return p, Record(T_PACKED_SHAPE, keys)
+
+    def index(self, p: int, hashes: list[int], dense: bool = False) -> int:
+        """Rule 15: the hash index of a shape of n > 8 keys; returns the offset
+        after it. ``dense``: a packed shape's (section 6.18: n + n // 4 + 1
+        entries, home = hash * T >> 64)."""
         n = len(hashes)
         size, ew = index_size(n)
+        if dense:
+            size = n + n // 4 + 1
         raw = self.take(p, size * ew, "index")
         entries = [int.from_bytes(raw[i * ew : (i + 1) * ew], "little") for i in range(size)]
         where = [-1] * n  # the position of each key
@@ -621,17 +647,17 @@ class _Scanner:
         # position. Walk once around from just after an empty entry, keeping
         # `run` = the first position of the current run of full entries; a key
         # at `pos` is reachable iff its home lies in [run, pos] (cyclically).
-        mask = size - 1
         empty = entries.index(0)
-        run = (empty + 1) & mask
+        run = (empty + 1) % size
         for step in range(1, size + 1):
-            pos = (empty + step) & mask
+            pos = (empty + step) % size
             e = entries[pos]
             if e == 0:
-                run = (pos + 1) & mask
+                run = (pos + 1) % size
                 continue
-            home = hashes[e - 1] & mask
-            if (pos - home) & mask > (pos - run) & mask:
+            h = hashes[e - 1]
+            home = (h * size) >> 64 if dense else h & (size - 1)
+            if (pos - home) % size > (pos - run) % size:
                 raise RefError("BadIndex", p, f"key {e - 1} (home {home}) unreachable at {pos}")
         return p + size * ew
 

@@ -28,9 +28,13 @@ fn slot<'py>(py: Python<'py>, s: Slot) -> PyResult<Bound<'py, PyTuple>> {
 /// it (`date`, `UUID`, `Decimal`, `time`, `timedelta`, else `roving.Ext`,
 /// which a malformed payload of the package's own types also gives); a
 /// vector or a number array as `(count, [its first 8 elements], shape)`;
-/// a string array as the list of its strings
-/// (a number array's and a 1-D vector's shape is `[count]`).
+/// a string array as the list of its strings, a packed shape as the list
+/// of its keys (a number array's and a 1-D vector's shape is `[count]`).
 fn value<'py>(py: Python<'py>, r: &Record<'_>, doc: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+    if let Some(keys) = r.packed_keys() {
+        // A packed shape: the list of its keys.
+        return Ok(PyList::new(py, keys)?.into_any());
+    }
     let Some(v) = r.value() else {
         return Ok(py.None().into_bound(py));
     };

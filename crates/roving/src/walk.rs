@@ -260,6 +260,24 @@ impl<'a> Record<'a> {
         self.parts.shape
     }
 
+    /// The keys of a packed shape record (format version 2), in order;
+    /// `None` for any other record. A key whose bytes are not UTF-8 (only
+    /// in bytes not validated) reads as `""`.
+    pub fn packed_keys(&self) -> Option<Vec<&'a str>> {
+        if self.kind != Kind::PackedShape {
+            return None;
+        }
+        let keys = layout::Shape::at(self.buf, self.offset)?.packed(self.buf)?;
+        Some(
+            layout::StrArrayBytes::new(self.buf, keys)
+                .map(|k| {
+                    k.and_then(|b| simdutf8::basic::from_utf8(b).ok())
+                        .unwrap_or("")
+                })
+                .collect(),
+        )
+    }
+
     /// The decoded slots, in order (none for records without slots). A
     /// shape's slots are its keys: references to string records, or the
     /// empty-string constant. A stride array, which has no slots, gives a

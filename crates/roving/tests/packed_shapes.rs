@@ -165,3 +165,43 @@ fn every_changed_byte_is_refused_or_reads() {
         }
     }
 }
+
+/// A document with a packed map and a map of shared keys, written against
+/// a growing dictionary: it opens with the dictionary, and only the shared
+/// shape becomes an entry.
+#[test]
+fn packed_maps_after_a_dictionary_base() {
+    use roving::Dictionary;
+    let mut dict = Dictionary::new();
+    dict.add_shape(&["id".to_string(), "name".to_string()])
+        .unwrap();
+    let owned: Vec<String> = (0..50).map(|i| format!("user{i}")).collect();
+    let keys: Vec<&str> = owned.iter().map(|s| s.as_str()).collect();
+    let mut e = Encoder::with_dictionary(&dict);
+    e.begin_array().unwrap();
+    e.begin_map_with_keys(&keys).unwrap();
+    for i in 0..keys.len() {
+        e.begin_map().unwrap();
+        e.key("id").unwrap();
+        e.i64(i as i64).unwrap();
+        e.key("name").unwrap();
+        e.str("x").unwrap();
+        e.end_map().unwrap();
+    }
+    e.end_map().unwrap();
+    e.begin_map().unwrap();
+    e.key("other").unwrap();
+    e.i64(1).unwrap();
+    e.end_map().unwrap();
+    e.end_array().unwrap();
+    let doc = e.finish_growing(&mut dict).unwrap();
+    // The shape of {"other"} is learnt; the packed shape is not.
+    assert_eq!(dict.len(), 2);
+    let mut scratch = Vec::new();
+    let d = Document::open_with(&doc, &dict, &mut scratch).unwrap();
+    let users = d.root().index(0).unwrap().as_map().unwrap();
+    assert_eq!(users.len(), 50);
+    let u = users.get("user49").unwrap();
+    assert_eq!(u.get("id").and_then(|v| v.as_i64()), Some(49));
+    assert!(Document::open(&doc).is_err());
+}

@@ -899,6 +899,7 @@ fn decode_only_cases() -> Vec<(&'static str, &'static str, String, J)> {
     );
     v.extend(str_array_decode_only());
     v.extend(stride_array_decode_only());
+    v.extend(packed_shape_decode_only());
     v
 }
 
@@ -1583,6 +1584,7 @@ fn reject_cases() -> Vec<(String, String, String, &'static str)> {
     }
     v.extend(str_array_rejects());
     v.extend(stride_array_rejects());
+    v.extend(packed_shape_rejects());
     v
 }
 
@@ -2422,4 +2424,129 @@ fn check_rejected<'a>(
             Err(_) => {}
         }
     }
+}
+
+/// A document of one map whose keys are `keys` (written as a packed shape,
+/// FORMAT.md section 6.18), each key's value its index.
+fn packed_doc(keys: &[&str]) -> Vec<u8> {
+    let mut e = roving::Encoder::new();
+    e.begin_map_with_keys(keys).unwrap();
+    for i in 0..keys.len() {
+        e.i64(i as i64).unwrap();
+    }
+    e.end_map().unwrap();
+    e.finish().unwrap()
+}
+
+/// The keys `k0`, `k1`, ... of the packed shape vectors.
+fn k_keys(n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("k{i}")).collect()
+}
+
+/// Packed shapes (section 6.18, version 2): decode-only, since the
+/// reference encoder writes one only when asked (`begin_map_with_keys`,
+/// section 14).
+fn packed_shape_decode_only() -> Vec<(&'static str, &'static str, String, J)> {
+    let mut v = Vec::new();
+    let cases: [(&'static str, &'static str, usize); 3] = [
+        (
+            "packed_shape_9",
+            "a map of 9 keys in a packed shape: the smallest dense index (12 entries)",
+            9,
+        ),
+        (
+            "packed_shape_40",
+            "a map of 40 keys in a packed shape: dense index of 51 one-byte entries",
+            40,
+        ),
+        (
+            "packed_shape_300",
+            "a map of 300 keys in a packed shape: dense index of 376 two-byte entries",
+            300,
+        ),
+    ];
+    for (name, desc, n) in cases {
+        let owned = k_keys(n);
+        let keys: Vec<&str> = owned.iter().map(|s| s.as_str()).collect();
+        let value: Vec<(&str, J)> = keys.iter().enumerate().map(|(i, k)| (*k, int(i))).collect();
+        v.push((name, desc, to_hex(&packed_doc(&keys)), map(&value)));
+    }
+    v.push((
+        "packed_shape_3",
+        "the keys \"id\", \"\" (empty) and \"b\" in a packed shape (FORMAT.md section 6.18's example)",
+        to_hex(&packed_doc(&["id", "", "b"])),
+        map(&[("id", int(0)), ("", int(1)), ("b", int(2))]),
+    ));
+    v
+}
+
+/// Packed shapes that must be rejected: (name, description, hex, error kind).
+fn packed_shape_rejects() -> Vec<(String, String, String, &'static str)> {
+    let mut v = Vec::new();
+    let mut add = |n: &str, d: &str, b: Vec<u8>, k: &'static str| {
+        v.push((format!("packed_shape_{n}"), d.to_string(), to_hex(&b), k));
+    };
+    let three = packed_doc(&["a", "b", "c"]);
+    // 52 56 02 | 25 03 03 00 00 01 02 03 61 62 63 | map ...
+    let mut b = three.clone();
+    b[2] = 1;
+    add(
+        "v1",
+        "a packed shape in a version 1 document",
+        b,
+        "UnknownTag",
+    );
+    let mut b = three.clone();
+    b[13] = b'a';
+    add("duplicate", "two equal keys (no index)", b, "DuplicateKey");
+    let mut b = three.clone();
+    b[13] = 0xFF;
+    add("bad_utf8", "a key that is not UTF-8", b, "InvalidUtf8");
+    let mut b = three.clone();
+    b[6] = 0x10;
+    add(
+        "widths_bits",
+        "a reserved bit of the widths byte set",
+        b,
+        "NonCanonical",
+    );
+    // A value slot that refers to the packed shape: the root, 1-byte
+    // slot, relative reference to offset 3.
+    let mut b = three.clone();
+    let n = b.len();
+    b[n - 2] = ((n - 3 - 3) << 2) as u8;
+    add(
+        "as_value",
+        "the root refers to a packed shape, which is not a value",
+        b,
+        "WrongTarget",
+    );
+    let owned = k_keys(9);
+    let keys: Vec<&str> = owned.iter().map(|s| s.as_str()).collect();
+    let nine = packed_doc(&keys);
+    // 25 09 L 00 00 ends(9) data(L) index(12)
+    let index = 3 + 5 + 9 + keys.iter().map(|k| k.len()).sum::<usize>();
+    let mut b = nine.clone();
+    let full = (0..12).find(|&i| b[index + i] != 0).unwrap();
+    b[index + full] = 0;
+    add(
+        "index_missing",
+        "a key missing from the dense index",
+        b,
+        "BadIndex",
+    );
+    let mut b = nine.clone();
+    let e = (0..12).find(|&i| b[index + i] == 0).unwrap();
+    let f = (0..12).find(|&i| b[index + i] != 0).unwrap();
+    b[index + e] = b[index + f];
+    add(
+        "index_twice",
+        "a key twice in the dense index",
+        b,
+        "BadIndex",
+    );
+    let mut b = nine[..index + 6].to_vec();
+    b.extend_from_slice(&[0x1c, 0x03, 0x1c]);
+    add("index_truncated", "a dense index cut short", b, "Truncated");
+    v
 }

@@ -113,6 +113,9 @@ class _Dumper:
                 stack.extend(reversed(children))
 
     def map_keys(self, shape: int) -> list[str]:
+        if self.recs[shape][2] == "packed shape":
+            # A packed shape (format version 2): its keys are its value.
+            return list(self.recs[shape][8])
         keys = []
         for kind, v in self.recs[shape][7]:
             keys.append(self.recs[v][8] if kind == "ref" else "")

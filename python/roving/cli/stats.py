@@ -41,6 +41,7 @@ SECTIONS = {
     "stride": "containers",
     "map": "containers",
     "shape": "shapes",
+    "packed shape": "shapes",
     "root": "root",
 }
 

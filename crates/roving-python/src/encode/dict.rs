@@ -182,8 +182,9 @@ impl<'py> State<'py, '_> {
     /// packed keys ([`roving::Encoder::begin_map_with_keys`]) if its keys
     /// look like its own: the first [`PACKED_SAMPLE`] are exact `str`
     /// objects that nothing else holds (at most one other reference: a
-    /// dict keyed by ids, built from data), and the first is not the key
-    /// the last dict at this depth began with (`seq`). Keys that records
+    /// dict keyed by ids, built from data), the first is not the key
+    /// the last dict at this depth began with (`seq`), and no dict of
+    /// this document written with packed keys began with the same keys. Keys that records
     /// share (field names: literals, keys `json.loads` made once for
     /// every object) are held by many dicts, and their maps keep shapes
     /// of shared key strings. `None` when not taken (nothing written).
@@ -202,6 +203,7 @@ impl<'py> State<'py, '_> {
         unsafe {
             let mut items = crate::dictiter::DictIter::new(o);
             let mut sampled = 0;
+            let mut sig = 0u64;
             while let Some((k, _)) = items.next() {
                 if sampled == 0 && seq.first().is_some_and(|&(a, _)| a == k as usize) {
                     return None;
@@ -209,10 +211,18 @@ impl<'py> State<'py, '_> {
                 if ffi::Py_TYPE(k) != tp!(PyUnicode_Type) || ffi::Py_REFCNT(k) > 2 {
                     return None;
                 }
+                sig = (sig ^ roving::layout::key_hash(str_bytes(k)?))
+                    .rotate_left(23)
+                    .wrapping_mul(0x9E37_79B9_7F4A_7C15);
                 sampled += 1;
                 if sampled == PACKED_SAMPLE {
                     break;
                 }
+            }
+            // Dicts that begin with the same keys (each its own objects,
+            // as from a decoder that does not share keys) share a shape.
+            if self.tables.packed.insert(sig as usize, ()).is_some() {
+                return None;
             }
             let n = ffi::PyDict_Size(o) as usize;
             let mut keys: Vec<&str> = Vec::with_capacity(n);

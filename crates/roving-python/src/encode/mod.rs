@@ -99,6 +99,10 @@ struct Tables {
     floats: Vec<f64>,
     /// As `floats`, for ints.
     ints: Vec<i64>,
+    /// Signatures of the first keys of the dicts written with packed keys
+    /// (`dict.rs`, `packed_dict`): a later dict that begins with the same
+    /// keys is written with a shape, which the dicts after it share.
+    packed: IdMap<usize, ()>,
 }
 
 /// Tables larger than this (entries) are dropped rather than kept.
@@ -112,6 +116,7 @@ impl Tables {
         self.keep.clear();
         clear_map(&mut self.memo);
         clear_map(&mut self.keys);
+        clear_map(&mut self.packed);
         if self.keep.capacity() > KEEP_TABLE_MAX {
             self.keep = Vec::new();
         }

@@ -167,13 +167,26 @@ impl Encoder {
     #[inline(always)]
     pub(super) fn check_value_expected(&self) -> Result<()> {
         let s = self.top.state;
-        if s > MAP_VALUE && s != MAP_PACKED {
+        if s == MAP_PACKED {
+            return self.check_packed_room();
+        }
+        if s > MAP_VALUE {
             if s == MAP_KEY {
                 return Err(encoder_state_error("a map value needs a key first"));
             }
             if self.root.is_some() {
                 return Err(encoder_state_error("a document has exactly one root value"));
             }
+        }
+        Ok(())
+    }
+
+    /// Fails if the open map, opened with its keys, has a value for each.
+    pub(super) fn check_packed_room(&self) -> Result<()> {
+        if self.slots.len() - self.top.slots_start >= self.top.guess_len as usize {
+            return Err(encoder_state_error(
+                "a map opened with its keys has a value for each key already",
+            ));
         }
         Ok(())
     }

@@ -189,11 +189,13 @@ impl Encoder {
         })
     }
 
-    /// The keys of the shapes the document wrote (not the base's).
+    /// The keys of the shapes the document wrote (not the base's, nor
+    /// packed shapes: their keys are a map's own).
     fn own_shapes(&self) -> Vec<Vec<String>> {
         let from = self.bound.map_or(0, |b| b.shapes);
         self.shapes[from..]
             .iter()
+            .filter(|s| !s.packed)
             .map(|s| {
                 self.shape_keys[s.keys..s.keys + s.len]
                     .iter()

@@ -366,6 +366,7 @@ impl Encoder {
     #[cold]
     fn place_root(&mut self, pending: Pending) -> Result<()> {
         if self.top.state == containers::MAP_PACKED {
+            self.check_packed_room()?;
             self.slots.push(pending);
             return Ok(());
         }

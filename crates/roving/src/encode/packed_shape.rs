@@ -52,6 +52,7 @@ impl Encoder {
             pos,
             absolute_from: absolute_from(pos),
             width: 0,
+            packed: true,
         });
         // No keys of its own: a guess of this shape matches none.
         self.shape_keys.push(KEYS_END);

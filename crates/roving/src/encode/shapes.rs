@@ -53,6 +53,10 @@ pub(super) struct ShapeInfo {
     /// needed integer records), the guess for the next one (see
     /// [`Encoder::write_record_as`]).
     pub(super) width: usize,
+    /// A packed shape ([`Encoder::begin_map_with_keys`]): its keys are
+    /// not in `Encoder::shape_keys`, no map shares it, and it is not a
+    /// dictionary entry.
+    pub(super) packed: bool,
 }
 
 /// One step of the running hash of a map's key records.
@@ -185,6 +189,7 @@ impl Encoder {
         self.shape_keys.push(KEYS_END);
         let index = self.shapes.len() as u32;
         self.shapes.push(ShapeInfo {
+            packed: false,
             keys: keys_at,
             len: n,
             pos,

@@ -49,6 +49,22 @@ struct Dict {
     ma_values: *mut std::ffi::c_void,
 }
 
+/// The number of items of the exact dict `o` (`len(o)`): its `ma_used`
+/// field on CPython 3.11 once the self-test agreed, else `PyDict_Size`.
+///
+/// # Safety
+/// `o` must be a live exact `dict`.
+#[inline(always)]
+pub(crate) unsafe fn dict_len(o: *mut ffi::PyObject) -> usize {
+    if DIRECT.load(Ordering::Relaxed) {
+        // SAFETY: `DIRECT` is set only on CPython 3.11 after the self-test
+        // in `init` agreed on the layout of `Dict`; `o` is a live dict.
+        return unsafe { (*o.cast::<Dict>()).ma_used } as usize;
+    }
+    // SAFETY: `o` is a live dict.
+    unsafe { ffi::PyDict_Size(o) as usize }
+}
+
 /// Where a combined table's items are: the first entry's key field, the
 /// entry size in pointers and the entry count (`dk_nentries`). A null
 /// `entries` means "use `PyDict_Next`".

@@ -70,10 +70,18 @@ impl<'py> State<'py, '_> {
             .get_mut(self.depth)
             .map(std::mem::take)
             .unwrap_or_default();
-        // SAFETY: `o` is a live exact dict.
-        if unsafe { ffi::PyDict_Size(o) } as usize >= PACKED_MIN {
+        // SAFETY: `o` is a live exact dict; its first key is only
+        // compared by address.
+        let first = unsafe {
+            if crate::dictiter::dict_len(o) >= PACKED_MIN {
+                crate::dictiter::DictIter::new(o).next()
+            } else {
+                None
+            }
+        };
+        if first.is_some_and(|(k, _)| seq.first().is_none_or(|&(a, _)| a != k as usize)) {
             // SAFETY: as above.
-            if let Some(r) = unsafe { self.packed_dict(o, &seq) } {
+            if let Some(r) = unsafe { self.packed_dict(o) } {
                 self.put_seq(seq);
                 return r;
             }
@@ -182,20 +190,18 @@ impl<'py> State<'py, '_> {
     /// packed keys ([`roving::Encoder::begin_map_with_keys`]) if its keys
     /// look like its own: the first [`PACKED_SAMPLE`] are exact `str`
     /// objects that nothing else holds (at most one other reference: a
-    /// dict keyed by ids, built from data), the first is not the key
-    /// the last dict at this depth began with (`seq`), and no dict of
-    /// this document written with packed keys began with the same keys. Keys that records
+    /// dict keyed by ids, built from data), and no dict of this document
+    /// written with packed keys began with the same keys. (The caller
+    /// checks first that the first key is not the one the last dict at
+    /// this depth began with.) Keys that records
     /// share (field names: literals, keys `json.loads` made once for
     /// every object) are held by many dicts, and their maps keep shapes
     /// of shared key strings. `None` when not taken (nothing written).
     ///
     /// # Safety
     /// `o` must be a live exact dict.
-    unsafe fn packed_dict(
-        &mut self,
-        o: *mut ffi::PyObject,
-        seq: &[(usize, KeyId)],
-    ) -> Option<Result<Mark, Box<Fail>>> {
+    #[inline(never)]
+    unsafe fn packed_dict(&mut self, o: *mut ffi::PyObject) -> Option<Result<Mark, Box<Fail>>> {
         // SAFETY: `o` is a live exact dict; no Python code runs while the
         // keys are read, and they stay alive (held by the dict) until the
         // values are written: the `&str`s borrowed from them are used
@@ -205,9 +211,6 @@ impl<'py> State<'py, '_> {
             let mut sampled = 0;
             let mut sig = 0u64;
             while let Some((k, _)) = items.next() {
-                if sampled == 0 && seq.first().is_some_and(|&(a, _)| a == k as usize) {
-                    return None;
-                }
                 if ffi::Py_TYPE(k) != tp!(PyUnicode_Type) || ffi::Py_REFCNT(k) > 2 {
                     return None;
                 }
@@ -224,7 +227,7 @@ impl<'py> State<'py, '_> {
             if self.tables.packed.insert(sig as usize, ()).is_some() {
                 return None;
             }
-            let n = ffi::PyDict_Size(o) as usize;
+            let n = crate::dictiter::dict_len(o);
             let mut keys: Vec<&str> = Vec::with_capacity(n);
             let mut items = crate::dictiter::DictIter::new(o);
             while let Some((k, _)) = items.next() {

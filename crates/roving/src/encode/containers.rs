@@ -166,17 +166,25 @@ impl Encoder {
     /// open) takes a value now.
     #[inline(always)]
     pub(super) fn check_value_expected(&self) -> Result<()> {
+        if self.top.state > MAP_VALUE {
+            return self.check_value_expected_other();
+        }
+        Ok(())
+    }
+
+    /// [`Self::check_value_expected`] outside arrays and maps expecting a
+    /// value (out of line: `open` stays small enough to inline).
+    #[inline(never)]
+    fn check_value_expected_other(&self) -> Result<()> {
         let s = self.top.state;
         if s == MAP_PACKED {
             return self.check_packed_room();
         }
-        if s > MAP_VALUE {
-            if s == MAP_KEY {
-                return Err(encoder_state_error("a map value needs a key first"));
-            }
-            if self.root.is_some() {
-                return Err(encoder_state_error("a document has exactly one root value"));
-            }
+        if s == MAP_KEY {
+            return Err(encoder_state_error("a map value needs a key first"));
+        }
+        if self.root.is_some() {
+            return Err(encoder_state_error("a document has exactly one root value"));
         }
         Ok(())
     }
@@ -265,8 +273,24 @@ impl Encoder {
     /// first position and the last value. Returns a mark of it.
     #[inline]
     pub fn end_map(&mut self) -> Result<Mark> {
+        if self.top.state == MAP_PACKED {
+            return self.end_packed_map();
+        }
+        self.end_map_of::<false>()
+    }
+
+    /// [`Encoder::end_map`] of a map opened with its keys (out of line).
+    #[inline(never)]
+    fn end_packed_map(&mut self) -> Result<Mark> {
+        self.end_map_of::<true>()
+    }
+
+    /// [`Encoder::end_map`] of a map opened with its keys (`PACKED`) or
+    /// with [`Encoder::begin_map`].
+    #[inline(always)]
+    fn end_map_of<const PACKED: bool>(&mut self) -> Result<Mark> {
         let frame = &self.top;
-        let packed = frame.state == MAP_PACKED;
+        let packed = PACKED;
         if frame.state != MAP_KEY && !packed {
             if frame.state == MAP_VALUE {
                 return Err(encoder_state_error("a key without a value"));

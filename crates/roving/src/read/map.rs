@@ -768,7 +768,9 @@ impl<'a> MapSlots<'a> {
     /// bytes; empty for the empty key, which has no record): a token to
     /// compare keys of other maps with in one step
     /// ([`key_record_is`](Self::key_record_is)). `None` past the end or
-    /// for a malformed key slot.
+    /// for a malformed key slot; `None` too for every key of a packed
+    /// shape (format version 2), which has no record (its keys are found
+    /// by [`key`](Self::key)).
     pub fn key_record(&self, i: usize) -> Option<&'a [u8]> {
         if i >= self.h.shape.count {
             return None;
@@ -786,7 +788,9 @@ impl<'a> MapSlots<'a> {
     /// Whether key `i` is stored as exactly the string record `rec` (from
     /// [`key_record`](Self::key_record) of this or another map): then it
     /// is the same key. A key stored in another form (a long-form record
-    /// for a short key) is reported different although it is equal.
+    /// for a short key) is reported different although it is equal. A
+    /// key of a packed shape, which has no record, is never reported the
+    /// same.
     #[inline(always)]
     pub fn key_record_is(&self, i: usize, rec: &[u8]) -> bool {
         if i >= self.h.shape.count {

@@ -660,8 +660,8 @@ impl Validator<'_, '_> {
 
     /// Checks that the keys of `shape` (their key hashes `hashes`) are
     /// distinct and, with more than [`SHAPE_LINEAR_MAX`] keys, its hash
-    /// index at `index` [BadIndex]; a duplicate is reported at
-    /// `first + i * w` [DuplicateKey] (the key's slot, or for a packed
+    /// index at `index` (`BadIndex`); a duplicate is reported at
+    /// `first + i * w` (`DuplicateKey`: the key's slot, or for a packed
     /// shape, `w` 0, the record).
     pub(super) fn distinct_keys(
         &mut self,

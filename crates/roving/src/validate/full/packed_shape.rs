@@ -26,12 +26,10 @@ impl Validator<'_, '_> {
         let keys = shape
             .packed(buf)
             .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
-        let mut hashes = Vec::with_capacity(count);
-        for i in 0..count {
-            // In bounds and in order: `str_array` checked the ends.
-            let k = keys.bytes(buf, i).unwrap_or(&[]);
-            hashes.push(key_hash(k));
-        }
+        // In bounds and in order: `str_array` checked the ends.
+        let hashes: Vec<u64> = StrArrayBytes::new(buf, keys)
+            .map(|k| key_hash(k.unwrap_or(&[])))
+            .collect();
         self.distinct_keys(&shape, &hashes, keys_end, pos, 0)?;
         self.checked_shape(pos, count)?;
         Ok(end)

@@ -98,12 +98,8 @@ def test_a_dict_changed_while_it_is_written_is_an_error_not_a_crash() -> None:
         return "grown"
 
     d["x" * 3] = Grow()  # type: ignore[assignment]
-    try:
-        data = roving.dumps(d, default=default)
-    except roving.EncodeError as e:
-        assert "changed size" in str(e) or "dict" in str(e)
-    else:
-        roving.validate(data)
+    with pytest.raises(roving.EncodeError, match="changed size"):
+        roving.dumps(d, default=default)
 
 
 def test_stores_and_streams_with_a_dictionary_read_packed_maps(tmp_path: Path) -> None:

@@ -243,15 +243,17 @@ impl<'py> State<'py, '_> {
             let mut items = crate::dictiter::DictIter::new(o);
             let mut written = 0usize;
             while let Some((k, v)) = items.next() {
-                if written == n {
-                    break;
-                }
                 written += 1;
                 if let Err(f) = self.dict_value(&mut items, k, v) {
                     return Some(Err(f));
                 }
+                // Python code run for a value (a `default` hook) may have
+                // changed the dict: its keys are written already.
+                if crate::dictiter::dict_len(o) != n {
+                    break;
+                }
             }
-            if written != n {
+            if written != n || crate::dictiter::dict_len(o) != n {
                 return Some(Err(fail_msg(
                     "dict changed size during encoding".to_owned(),
                 )));

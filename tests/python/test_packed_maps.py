@@ -13,6 +13,7 @@ import pytest
 import roving
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_zero_copy_safety import run_isolated
 
 
 def kinds(data: bytes) -> list[str]:
@@ -178,8 +179,6 @@ def test_damaged_packed_maps_read_trusted_never_crash(tmp_path: Path) -> None:
     # trusted=True skips validation (documented: damaged bytes give wrong
     # values or DecodeError): packed shapes changed at random, read every
     # way, in a subprocess so that a crash fails the test.
-    import os
-    import textwrap
 
     value = {
         "users": {
@@ -235,27 +234,13 @@ def test_damaged_packed_maps_read_trusted_never_crash(tmp_path: Path) -> None:
                 except ok:
                     pass
     """
-    env = dict(os.environ, RUST_BACKTRACE="0")
-    r = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=env,
-        check=False,
-    )
-    out = r.stdout + r.stderr
-    assert r.returncode == 0, f"exit {r.returncode}:\n{out[-3000:]}"
-    assert "panicked" not in out and "PanicException" not in out, out[-3000:]
+    run_isolated(code)
 
 
 @pytest.mark.parametrize("kind", ["type=dict[str, dict[str, int]]", "type=None"])
 def test_trusted_store_records_of_packed_maps_damaged_in_the_file(kind: str) -> None:
     # Store(trusted=True) reads records without validating them: a damaged
     # packed map gives DecodeError or wrong values, never a crash.
-    import os
-    import textwrap
-
     code = f"""
         import os, random, tempfile
         import roving
@@ -286,15 +271,4 @@ def test_trusted_store_records_of_packed_maps_damaged_in_the_file(kind: str) -> 
                 pass
             s.close()
     """
-    env = dict(os.environ, RUST_BACKTRACE="0")
-    r = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=env,
-        check=False,
-    )
-    out = r.stdout + r.stderr
-    assert r.returncode == 0, f"exit {r.returncode}:\n{out[-3000:]}"
-    assert "panicked" not in out and "PanicException" not in out, out[-3000:]
+    run_isolated(code)

@@ -131,43 +131,7 @@ impl<'py> State<'py, '_> {
                     self.enc.key(std::str::from_utf8_unchecked(kb))?;
                 }
                 i += 1;
-                let t = ffi::Py_TYPE(v);
-                let r = if t == tp!(PyUnicode_Type) {
-                    self.str(v)
-                } else if t == tp!(PyLong_Type) {
-                    self.int(v)
-                } else if t == tp!(PyFloat_Type) {
-                    self.enc.f64(ffi::PyFloat_AS_DOUBLE(v)).map_err(Into::into)
-                } else if t == tp!(PyBool_Type) {
-                    self.enc.bool(v == ffi::Py_True()).map_err(Into::into)
-                } else if v == ffi::Py_None() {
-                    self.enc.null().map_err(Into::into)
-                } else {
-                    let key = Bound::from_borrowed_ptr(self.py, k);
-                    let val = Bound::from_borrowed_ptr(self.py, v);
-                    // Nested records and lists straight to their writer.
-                    let r = if t == tp!(PyDict_Type) {
-                        self.tracked(val.as_ptr(), 2, Self::dict)
-                    } else if t == tp!(PyList_Type) {
-                        self.tracked(val.as_ptr(), 2, Self::list)
-                    } else {
-                        self.value(val.as_ptr(), 2)
-                    };
-                    // Python code (a `default` hook) may have changed the dict.
-                    items.refresh();
-                    if let Err(mut f) = r {
-                        f.path.push(PathStep::Object(key.unbind()));
-                        return Err(f);
-                    }
-                    Ok(())
-                };
-                if let Err(mut f) = r {
-                    // No Python code ran: the borrowed key is still alive.
-                    f.path.push(PathStep::Object(
-                        Bound::from_borrowed_ptr(self.py, k).unbind(),
-                    ));
-                    return Err(f);
-                }
+                self.dict_value(&mut items, k, v)?;
             }
         }
         self.put_seq(seq);
@@ -264,20 +228,20 @@ impl<'py> State<'py, '_> {
 
     /// Writes `v`, the value of key `k` of the dict that `items` steps
     /// through (refreshed if Python code ran); a failure's path ends with
-    /// the key.
+    /// the key. Scalars are written without running Python code; any
+    /// other value is held strongly, with its key, while it is encoded.
     ///
     /// # Safety
     /// `k` and `v` must be a live key and value of that dict.
+    #[inline(always)]
     unsafe fn dict_value(
         &mut self,
         items: &mut crate::dictiter::DictIter,
         k: *mut ffi::PyObject,
         v: *mut ffi::PyObject,
     ) -> Result<(), Box<Fail>> {
-        // SAFETY: the caller's contract; the key is held (`key`) while
-        // Python code may run.
+        // SAFETY: the caller's contract.
         unsafe {
-            let key = Bound::from_borrowed_ptr(self.py, k);
             let t = ffi::Py_TYPE(v);
             let r = if t == tp!(PyUnicode_Type) {
                 self.str(v)
@@ -290,7 +254,9 @@ impl<'py> State<'py, '_> {
             } else if v == ffi::Py_None() {
                 self.enc.null().map_err(Into::into)
             } else {
+                let key = Bound::from_borrowed_ptr(self.py, k);
                 let val = Bound::from_borrowed_ptr(self.py, v);
+                // Nested records and lists straight to their writer.
                 let r = if t == tp!(PyDict_Type) {
                     self.tracked(val.as_ptr(), 2, Self::dict)
                 } else if t == tp!(PyList_Type) {
@@ -300,12 +266,20 @@ impl<'py> State<'py, '_> {
                 };
                 // Python code (a `default` hook) may have changed the dict.
                 items.refresh();
-                r
+                if let Err(mut f) = r {
+                    f.path.push(PathStep::Object(key.unbind()));
+                    return Err(f);
+                }
+                Ok(())
             };
-            r.map_err(|mut f| {
-                f.path.push(PathStep::Object(key.unbind()));
-                f
-            })
+            if let Err(mut f) = r {
+                // No Python code ran: the borrowed key is still alive.
+                f.path.push(PathStep::Object(
+                    Bound::from_borrowed_ptr(self.py, k).unbind(),
+                ));
+                return Err(f);
+            }
+            Ok(())
         }
     }
 

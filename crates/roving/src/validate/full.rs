@@ -643,18 +643,25 @@ impl Validator<'_, '_> {
         }
         let shape = Shape::at(self.buf, pos).ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
         let count = shape.count;
-        let end = if count > SHAPE_LINEAR_MAX {
+        let end = self.index_end(&shape, keys_end)?;
+
+        self.distinct_keys(&shape, &hashes, keys_end, q, w)?;
+        self.checked_shape(pos, count)?;
+        Ok(end)
+    }
+
+    /// The end of `shape`'s hash index, which starts at `keys_end` (there
+    /// if it has none), within the input.
+    pub(super) fn index_end(&mut self, shape: &Shape, keys_end: usize) -> Result<usize> {
+        let end = if shape.count > SHAPE_LINEAR_MAX {
             let bytes = (shape.table_size() as u64)
-                .checked_mul(index_entry_width(count) as u64)
-                .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
-            self.span(keys_end, bytes, pos)?
+                .checked_mul(index_entry_width(shape.count) as u64)
+                .ok_or_else(|| Error::at(ErrorKind::BadLength, shape.pos))?;
+            self.span(keys_end, bytes, shape.pos)?
         } else {
             keys_end
         };
         debug_assert_eq!(end, shape.end());
-
-        self.distinct_keys(&shape, &hashes, keys_end, q, w)?;
-        self.checked_shape(pos, count)?;
         Ok(end)
     }
 

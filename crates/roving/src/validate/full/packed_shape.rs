@@ -14,15 +14,7 @@ impl Validator<'_, '_> {
         let buf = self.buf;
         let shape = Shape::at(buf, pos).ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
         let count = shape.count;
-        let end = if count > SHAPE_LINEAR_MAX {
-            let bytes = (shape.table_size() as u64)
-                .checked_mul(index_entry_width(count) as u64)
-                .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
-            self.span(keys_end, bytes, pos)?
-        } else {
-            keys_end
-        };
-        debug_assert_eq!(end, shape.end());
+        let end = self.index_end(&shape, keys_end)?;
         let keys = shape
             .packed(buf)
             .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;

@@ -83,7 +83,14 @@ fn write_packed_shape(out: &mut Vec<u8>, keys: &[&str]) -> Result<()> {
         return Err(Error::new(ErrorKind::BadLength).with_message("a map of 2^32 - 1 keys or more"));
     }
     let lens: Vec<usize> = keys.iter().map(|k| k.len()).collect();
-    let data_len = lens.iter().sum();
+    let data_len: usize = lens.iter().sum();
+    let t = if n > SHAPE_LINEAR_MAX {
+        dense_table_size(n)
+    } else {
+        0
+    };
+    let ew = index_entry_width(n);
+    out.reserve(str_array_size(&lens, data_len) + t * ew);
     write_packed_head(out, TAG_PACKED_SHAPE, &lens, data_len);
     for k in keys {
         out.extend_from_slice(k.as_bytes());
@@ -99,24 +106,37 @@ fn write_packed_shape(out: &mut Vec<u8>, keys: &[&str]) -> Result<()> {
         }
         return Ok(());
     }
-    let t = dense_table_size(n);
-    let ew = index_entry_width(n);
+    let hashes: Vec<u64> = keys.iter().map(|k| key_hash(k.as_bytes())).collect();
     let index = out.len();
     out.resize(index + t * ew, 0);
     let table = &mut out[index..];
-    for (k, key) in keys.iter().enumerate() {
-        let mut i = dense_home(key_hash(key.as_bytes()), t);
+    let filled = match ew {
+        1 => fill_dense_index::<1>(table, keys, &hashes),
+        2 => fill_dense_index::<2>(table, keys, &hashes),
+        _ => fill_dense_index::<4>(table, keys, &hashes),
+    };
+    filled.map_err(duplicate)
+}
+
+/// Places each key in `table`, a dense index (section 6.18) of `E`-byte
+/// entries, all 0, at the first empty entry from its home (`hashes`: the
+/// keys' key hashes); `Err(k)` if key `k` equals an earlier key.
+fn fill_dense_index<const E: usize>(
+    table: &mut [u8],
+    keys: &[&str],
+    hashes: &[u64],
+) -> std::result::Result<(), usize> {
+    let t = table.len() / E;
+    for (k, &h) in hashes.iter().enumerate() {
+        let mut i = dense_home(h, t);
         loop {
-            let at = i * ew;
-            let mut e = [0u8; 4];
-            e[..ew].copy_from_slice(&table[at..at + ew]);
-            let e = u32::from_le_bytes(e) as usize;
+            let e = index_entry::<E>(table, i);
             if e == 0 {
-                table[at..at + ew].copy_from_slice(&((k + 1) as u32).to_le_bytes()[..ew]);
+                table[i * E..i * E + E].copy_from_slice(&((k + 1) as u32).to_le_bytes()[..E]);
                 break;
             }
-            if keys[e - 1] == *key {
-                return Err(duplicate(k));
+            if hashes[e - 1] == h && keys[e - 1] == keys[k] {
+                return Err(k);
             }
             i += 1;
             if i == t {

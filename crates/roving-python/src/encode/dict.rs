@@ -157,10 +157,11 @@ impl<'py> State<'py, '_> {
     /// dict keyed by ids, built from data), and no dict of this document
     /// written with packed keys began with the same keys. (The caller
     /// checks first that the first key is not the one the last dict at
-    /// this depth began with.) Keys that records
-    /// share (field names: literals, keys `json.loads` made once for
-    /// every object) are held by many dicts, and their maps keep shapes
-    /// of shared key strings. `None` when not taken (nothing written).
+    /// this depth began with.) Keys that records share (field names:
+    /// literals, keys `json.loads` made once for every object) are held
+    /// by many dicts, and their maps keep shapes of shared key strings.
+    /// `None` when not taken (nothing written). The keys are read in one
+    /// pass, the first [`PACKED_SAMPLE`] checked as they come.
     ///
     /// # Safety
     /// `o` must be a live exact dict.
@@ -171,34 +172,33 @@ impl<'py> State<'py, '_> {
         // values are written: the `&str`s borrowed from them are used
         // before any value's conversion can run Python code.
         unsafe {
-            let mut items = crate::dictiter::DictIter::new(o);
-            let mut sampled = 0;
-            let mut sig = 0u64;
-            while let Some((k, _)) = items.next() {
-                if ffi::Py_TYPE(k) != tp!(PyUnicode_Type) || ffi::Py_REFCNT(k) > 2 {
-                    return None;
-                }
-                sig = (sig ^ roving::layout::key_hash(str_bytes(k)?))
-                    .rotate_left(23)
-                    .wrapping_mul(0x9E37_79B9_7F4A_7C15);
-                sampled += 1;
-                if sampled == PACKED_SAMPLE {
-                    break;
-                }
-            }
-            // Dicts that begin with the same keys (each its own objects,
-            // as from a decoder that does not share keys) share a shape.
-            if self.tables.packed.insert(sig as usize, ()).is_some() {
-                return None;
-            }
             let n = crate::dictiter::dict_len(o);
-            let mut keys: Vec<&str> = Vec::with_capacity(n);
+            let mut keys: Vec<&str> = Vec::new();
+            let mut sig = 0u64;
             let mut items = crate::dictiter::DictIter::new(o);
             while let Some((k, _)) = items.next() {
-                if ffi::Py_TYPE(k) != tp!(PyUnicode_Type) {
+                let i = keys.len();
+                if ffi::Py_TYPE(k) != tp!(PyUnicode_Type)
+                    || (i < PACKED_SAMPLE && ffi::Py_REFCNT(k) > 2)
+                {
                     return None;
                 }
-                keys.push(std::str::from_utf8_unchecked(str_bytes(k)?));
+                let kb = str_bytes(k)?;
+                if i < PACKED_SAMPLE {
+                    sig = (sig ^ roving::layout::key_hash(kb))
+                        .rotate_left(23)
+                        .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                    // Dicts that begin with the same keys (each its own
+                    // objects, as from a decoder that does not share keys)
+                    // share a shape.
+                    if i + 1 == PACKED_SAMPLE {
+                        if self.tables.packed.insert(sig as usize, ()).is_some() {
+                            return None;
+                        }
+                        keys.reserve(n);
+                    }
+                }
+                keys.push(std::str::from_utf8_unchecked(kb));
             }
             if let Err(e) = self.enc.begin_map_with_keys(&keys) {
                 return Some(Err(e.into()));

@@ -189,9 +189,15 @@ impl Encoder {
         Ok(())
     }
 
+    /// Values placed in the open container so far.
+    #[inline(always)]
+    fn values_placed(&self) -> usize {
+        self.slots.len() - self.top.slots_start
+    }
+
     /// Fails if the open map, opened with its keys, has a value for each.
     pub(super) fn check_packed_room(&self) -> Result<()> {
-        if self.slots.len() - self.top.slots_start >= self.top.guess_len as usize {
+        if self.values_placed() >= self.top.guess_len as usize {
             return Err(encoder_state_error(
                 "a map opened with its keys has a value for each key already",
             ));
@@ -297,7 +303,7 @@ impl Encoder {
             }
             return Err(encoder_state_error("end_map without an open map"));
         }
-        if packed && self.slots.len() - frame.slots_start != frame.guess_len as usize {
+        if packed && self.values_placed() != frame.guess_len as usize {
             return Err(encoder_state_error(
                 "a map opened with its keys needs one value per key",
             ));

@@ -552,13 +552,8 @@ pub(crate) fn record_parts(buf: &[u8], pos: usize) -> Option<RecordParts> {
         K::NumArray => num_array_record(buf, pos)?.end(),
         K::StrArray => StrArray::at(buf, pos)?.end(),
         K::StrideArray => StrideArray::at(buf, pos)?.end,
-        K::PackedShape => {
-            // A version 2 record: unknown in a version 1 document.
-            if !allows_v2(buf) {
-                return None;
-            }
-            Shape::at(buf, pos)?.end()
-        }
+        // (`Shape::at` refuses it in a version 1 document.)
+        K::PackedShape => Shape::at(buf, pos)?.end(),
         K::Unknown => return None,
     };
     (parts.end <= buf.len()).then_some(parts)

@@ -1,5 +1,5 @@
 //! Packed shape records (`25`, format version 2): the rules of
-//! `docs/FORMAT.md` section 16.1, rule 21.
+//! `docs/FORMAT.md` section 16.1, rule 22.
 
 use super::*;
 

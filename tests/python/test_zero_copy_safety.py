@@ -86,7 +86,22 @@ def test_typed_loads_of_a_buffer_changed_while_decoding() -> None:
     )
 
 
-def _damaged_store_script(kind: str) -> str:
+#: The value `_damaged_store_script` stores by default: records of
+#: dataclasses `P` (the script defines them) with nested `Friend`s.
+_PEOPLE_VALUE = """[
+    {"name": f"p{i}", "friends": [{"id": j, "name": f"f{j}"} for j in range(i % 4)],
+     "extra": {"a": i, "b": -i}}
+    for i in range(40)
+]"""
+
+
+def _damaged_store_script(
+    kind: str, value: str = _PEOPLE_VALUE, start: str = "good.find(raw)"
+) -> str:
+    """A script that stores `value` (Python source) in a Store, then reads
+    it trusted (`kind`: the Store's `type=`) from copies of the file
+    damaged at random within the record, which starts at `start` (an
+    expression of the file's bytes `good` and the document `raw`)."""
     return f"""
         import dataclasses, os, random, tempfile
         import roving
@@ -102,18 +117,14 @@ def _damaged_store_script(kind: str) -> str:
             friends: list[Friend]
             extra: dict[str, int]
 
-        value = [
-            {{"name": f"p{{i}}", "friends": [{{"id": j, "name": f"f{{j}}"}} for j in range(i % 4)],
-             "extra": {{"a": i, "b": -i}}}}
-            for i in range(40)
-        ]
+        value = {textwrap.indent(value, " " * 8).strip()}
         raw = roving.dumps(value)
         d = tempfile.mkdtemp()
         path = os.path.join(d, "s.db")
         with roving.Store(path) as s:
             s["k"] = value
         good = open(path, "rb").read()
-        at = good.find(raw)
+        at = {start}
         assert at > 0
         rng = random.Random(5)
         bad = (roving.RovingError, UnicodeDecodeError, KeyError, IndexError,

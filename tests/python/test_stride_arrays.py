@@ -86,7 +86,7 @@ def test_every_reader() -> None:
 def test_other_lists_keep_their_slots() -> None:
     row = [0.5, 1.5]
     for obj in (
-        [[1.5, 2.5], [1, 2.5], [3.5, 4.5]],  # an int among floats: no number array
+        [[1.5, 2.5], [1, 2.5], [3.5, 4.5]],  # an int among floats: smaller with slots
         [[1, 2], [300, 4]],  # an i8 row and an i16 row: two sizes
         [row, row],  # one list twice: one record, referred to twice
         [[1, 2]],  # one row
@@ -105,7 +105,22 @@ rows = st.one_of(
     st.lists(small_floats, min_size=1, max_size=3),
     st.lists(st.integers(-300, 300), min_size=1, max_size=3),
     st.lists(finite, min_size=1, max_size=4),
+    # Whole numbers among floats, as JSON writers print them.
+    st.lists(st.one_of(finite, st.integers(-300, 300)), min_size=1, max_size=3),
 )
+# Points of a polygon, a few with an integer coordinate (small, or too
+# wide for a slot): the rows that section 14 lays out again.
+long_floats = st.integers(-(10**15), 10**15).map(lambda m: m / 1e13 + 1e-9)
+coordinate = st.integers(0, 40).flatmap(
+    lambda k: (
+        st.integers(-300, 300)
+        if k == 0
+        else st.integers(-(1 << 63), (1 << 63) - 1)
+        if k == 1
+        else long_floats
+    )
+)
+points = st.lists(st.tuples(coordinate, coordinate).map(list), min_size=2, max_size=150)
 
 
 @settings(max_examples=300, deadline=None)
@@ -118,6 +133,35 @@ def test_rows_round_trip_and_match_section_14(obj: list[list[Any]]) -> None:
     assert roving.from_json(text) == b
     assert ref.encode(json_to_neutral(text)).hex() == b.hex()
     assert ref.validate_and_decode(b) == json_to_neutral(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(points)
+def test_points_with_integers_match_section_14(obj: list[list[Any]]) -> None:
+    b = roving.dumps(obj)
+    same(roving.loads(b), obj)
+    text = json.dumps(obj)
+    assert roving.from_json(text) == b
+    assert ref.encode(json_to_neutral(text)).hex() == b.hex()
+    assert ref.validate_and_decode(b) == json_to_neutral(text)
+
+
+def test_points_with_integers_take_no_slots() -> None:
+    ring: list[list[Any]] = polygon(1000)
+    ring[10][0] = ring[11][0] = -125  # two points on a meridian
+    ring[500][1] = 47
+    b = roving.dumps(ring)
+    labels = encodings(b)
+    assert labels[-2:] == ["stride array", "root/1"]
+    assert labels.count("array/8") == 3
+    # Header, 3 float records (9 bytes) and 3 i8 records of the integers
+    # too wide for the 1-byte slots those rows had at first, 1000 rows of
+    # 18 bytes, 3B + 2-byte count + 1-byte stride, root.
+    assert len(b) == 3 + 3 * 9 + 3 * 2 + 1000 * 18 + 4 + 3
+    same(roving.loads(b), ring)
+    assert type(roving.loads(b)[500][1]) is int
+    v = roving.open(b)
+    assert v[11].to_python() == ring[11] and v[999].to_python() == ring[999]
 
 
 @settings(max_examples=200, deadline=None)

@@ -1030,15 +1030,29 @@ class _Encoder:
     def follows_f64_row(self, c: _Open, parent: _Open | None) -> bool:
         """Section 14, "Stride arrays": whether the array ``c`` of floats
         has, just before it in the array ``parent``, an f64 number array of
-        as many elements that ends where ``c`` starts."""
+        as many elements that ends where ``c`` starts, or an array record of
+        as many elements that ends there in an array whose first element is
+        such an f64 number array."""
         if parent is None or parent.kind != "array" or not parent.items:
             return False
         kind, prev = parent.items[-1]
-        if kind != "ref" or self.out[prev] != T_NUMS + 9:
+        if kind != "ref":
+            return False
+        if self.out[prev] == T_NUMS + 9:
+            size = 8
+        elif self.out[prev] & ~3 == T_ARRAY:  # a row with integers among its floats
+            size = WIDTHS[self.out[prev] & 3]
+            kind, first = parent.items[0]
+            n = len(c.items)
+            if kind != "ref" or self.out[first] != T_NUMS + 9:
+                return False
+            if self.out[first + 1 : first + 1 + len(varint(n))] != varint(n):
+                return False
+        else:
             return False
         n = len(c.items)
         return self.out[prev + 1 : prev + 1 + len(varint(n))] == varint(n) and (
-            prev + 1 + len(varint(n)) + 8 * n == c.start
+            prev + 1 + len(varint(n)) + size * n == c.start
         )
 
     def read_varint(self, at: int) -> tuple[int, int]:
@@ -1070,6 +1084,94 @@ class _Encoder:
             size = 4 if self.out[t] == T_NUMS_DEC else VECTOR_TYPES[self.out[t] - T_NUMS][1]
             if p + (self.out[t] == T_NUMS_DEC) + count * size != t + stride:
                 return None  # not exactly `stride` bytes long
+        return bytes([T_STRIDE_ARRAY]) + varint(n) + varint(stride)
+
+    def matrix_rows(self, c: _Open) -> bytes | None:
+        """Section 14, "Rows with integers among their floats": if the
+        elements of the array ``c`` are f64 rows of m numbers and array
+        records of m slots (inline integers, references into the number
+        records of their gap), and laying them out again with a stride
+        array is smaller than the array record of slots, does it (gaps
+        first, then the rows at one size) and returns the stride array
+        record to write; else None."""
+        sizes = {T_I8: 1, T_I16: 2, T_I32: 4, T_I64: 8, T_U64: 8, T_F32: 4, T_F64: 8, T_FDEC: 5}
+        n = len(c.items)
+        if n < 2 or self.marked > c.start or any(kind != "ref" for kind, _ in c.items):
+            return None
+        first = c.items[0][1]
+        if self.out[first] != T_NUMS + 9 and self.out[first] & ~3 != T_ARRAY:
+            return None
+        m, _ = self.read_varint(first + 1)
+        stride = 1 + len(varint(m)) + 8 * m
+        if m == 0 or stride > STRIDE_MAX:
+            return None
+        here = self.here
+        rows: list[tuple[int, int, int, int]] = []  # gap, row, slot width (0: f64 row), slots
+        at, gaps, far = c.start, 0, 0
+        for _, r in c.items:
+            if r < at:
+                return None
+            far = max(far, min(here - r, r))
+            tag = self.out[r]
+            count, slots = self.read_varint(r + 1)
+            if count != m:
+                return None
+            if tag == T_NUMS + 9:
+                if r != at:
+                    return None
+                rows.append((at, r, 0, slots))
+                at = r + stride
+                continue
+            if tag & ~3 != T_ARRAY:
+                return None
+            nxt = at
+            while nxt < r:
+                if self.out[nxt] not in sizes:
+                    return None
+                nxt += 1 + sizes[self.out[nxt]]
+            w = WIDTHS[tag & 3]
+            for i in range(m):
+                raw = int.from_bytes(self.out[slots + i * w : slots + (i + 1) * w], "little")
+                if raw & 3 == 1:
+                    continue  # an inline integer
+                if raw & 3 == 3:
+                    return None  # a special constant
+                target = r - (raw >> 2) if raw & 2 == 0 else raw >> 2
+                if not at <= target < r:
+                    return None
+            if nxt != r:
+                return None
+            gaps += r - at
+            rows.append((at, r, w, slots))
+            at = slots + m * w
+        if at != here or all(w == 0 for _, _, w, _ in rows):
+            return None
+        reach = next(w for w in WIDTHS if far < 1 << (8 * w - 2))
+        slots_form = (here - c.start) + 1 + len(varint(n)) + n * reach
+        stride_form = gaps + n * stride + 1 + len(varint(n)) + len(varint(stride))
+        if stride_form >= slots_form:
+            return None
+        gap_bytes = b"".join(bytes(self.out[g:r]) for g, r, w, _ in rows if w)
+        body = bytearray()
+        gap_to = c.start
+        for i, (g, r, w, slots) in enumerate(rows):
+            if w == 0:
+                body += self.out[r : r + stride]
+                continue
+            pos = c.start + gaps + i * stride
+            body += bytes([T_ARRAY + 3]) + varint(m)
+            for k in range(m):
+                raw = int.from_bytes(self.out[slots + k * w : slots + (k + 1) * w], "little")
+                if raw & 3 == 1:
+                    v = raw - (1 << 8 * w) if raw >> (8 * w - 1) else raw
+                    slot = (((v >> 2) << 2) | 1) % (1 << 64)
+                else:
+                    target = r - (raw >> 2) if raw & 2 == 0 else raw >> 2
+                    slot = (pos - (gap_to + target - g)) << 2
+                body += slot.to_bytes(8, "little")
+            gap_to += r - g
+        del self.out[c.start :]
+        self.out += gap_bytes + body
         return bytes([T_STRIDE_ARRAY]) + varint(n) + varint(stride)
 
     def number_array(self, c: _Open, parent: _Open | None = None) -> bytes | None:
@@ -1159,6 +1261,8 @@ class _Encoder:
             if packed_strs is not None:
                 return packed_strs
             strided = self.stride_array(c)
+            if strided is None:
+                strided = self.matrix_rows(c)
             if strided is not None:
                 self.version = 2
                 return ("ref", self.write(strided))

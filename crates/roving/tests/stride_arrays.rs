@@ -222,6 +222,168 @@ fn damaged_stride_arrays_read_lazily() {
     }
 }
 
+/// A number of a matrix row: JSON writers print whole floats as integers.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Num {
+    Int(i64),
+    Float(f64),
+}
+
+/// Rows of integers and floats as nested arrays, through the encoder's
+/// calls.
+fn encode_num_rows(rows: &[Vec<Num>]) -> Vec<u8> {
+    let mut e = Encoder::new();
+    e.begin_array().unwrap();
+    for row in rows {
+        e.begin_array().unwrap();
+        for &x in row {
+            match x {
+                Num::Int(v) => e.i64(v).unwrap(),
+                Num::Float(v) => e.f64(v).unwrap(),
+            }
+        }
+        e.end_array().unwrap();
+    }
+    e.end_array().unwrap();
+    e.finish().unwrap()
+}
+
+/// The rows of integers and floats read back (floats by their bits), by
+/// index and by iteration, eagerly and lazily.
+fn read_num_rows(bytes: &[u8]) -> Vec<Vec<Num>> {
+    let num = |v: Value<'_>| match v {
+        Value::Int(i) => Num::Int(i),
+        Value::Float(f) => Num::Float(f),
+        other => panic!("not a number: {other:?}"),
+    };
+    let doc = Document::open(bytes).unwrap();
+    let outer = doc.root().as_array().unwrap();
+    let lazy = Document::open_lazy(bytes).unwrap();
+    let lazy_outer = lazy.root().as_array().unwrap();
+    let rows: Vec<Vec<Num>> = outer
+        .iter()
+        .map(|r| r.as_array().unwrap().iter().map(num).collect())
+        .collect();
+    for (i, row) in rows.iter().enumerate() {
+        let lazy_row = lazy_outer.try_get(i).unwrap().unwrap();
+        let lazy_row: Vec<Num> = lazy_row.as_array().unwrap().iter().map(num).collect();
+        assert_eq!(&lazy_row, row);
+    }
+    rows
+}
+
+/// A polygon whose points hold a few whole numbers among their floats
+/// (`[-125, 69.7]`, as JSON writers print `-125.0`) is still a stride
+/// array: those points are array records of 8-byte slots, as long as an
+/// f64 point, after which the float records they refer to are moved in
+/// front of the points.
+#[test]
+fn rows_with_integers_among_floats_take_no_slots() {
+    let mut ring: Vec<Vec<Num>> = (0..1000)
+        .map(|i| {
+            vec![
+                Num::Float(-65.613_616_999_999_98 + i as f64 * 1e-5),
+                Num::Float(43.420_273_000_000_01 - i as f64 * 1e-5),
+            ]
+        })
+        .collect();
+    // Two points in a row on a meridian, one on a parallel, the first and
+    // the last, and an integer too wide for a slot (its own record).
+    ring[10][0] = Num::Int(-125);
+    ring[11][0] = Num::Int(-125);
+    ring[500][1] = Num::Int(47);
+    ring[0][1] = Num::Int(3);
+    ring[999][0] = Num::Int(1 << 62);
+    let bytes = encode_num_rows(&ring);
+    roving::validate(&bytes).unwrap();
+    let kinds = record_kinds(&bytes);
+    assert_eq!(kinds[kinds.len() - 2..], [Kind::StrideArray, Kind::Root]);
+    // Header; the records of the five rows' floats and of the integer
+    // too wide for an 8-byte slot (9 bytes each), and of the three small
+    // integers too wide for the 1-byte slots their rows had at first
+    // (`i8` records, 2 bytes each); 1000 rows of 18 bytes; `3B` + 2-byte
+    // count + 1-byte stride; a root of one 1-byte slot.
+    assert_eq!(bytes.len(), 3 + 6 * 9 + 3 * 2 + 1000 * 18 + 4 + 3);
+    assert_eq!(read_num_rows(&bytes), ring);
+    // The same bytes from JSON.
+    let json: Vec<serde_json::Value> = ring
+        .iter()
+        .map(|r| {
+            r.iter()
+                .map(|x| match *x {
+                    Num::Int(v) => serde_json::Value::from(v),
+                    Num::Float(v) => serde_json::Value::from(v),
+                })
+                .collect()
+        })
+        .collect();
+    let json = serde_json::to_vec(&json).unwrap();
+    assert_eq!(roving::json::from_json(&json).unwrap(), bytes);
+}
+
+/// When the rows with integers are so many that their 8-byte slots cost
+/// more than the array's slots save, the array keeps its slots: rows of
+/// an integer and a float after one f64 row.
+#[test]
+fn mostly_mixed_rows_keep_their_slots() {
+    let mut rows = vec![vec![Num::Float(0.123_456_789_012_345_67), Num::Float(1.5)]];
+    rows.extend((0..200).map(|i| vec![Num::Int(i), Num::Float(0.5 + i as f64)]));
+    let bytes = encode_num_rows(&rows);
+    roving::validate(&bytes).unwrap();
+    assert!(!record_kinds(&bytes).contains(&Kind::StrideArray));
+    assert_eq!(read_num_rows(&bytes), rows);
+}
+
+/// A row that a mark holds is not moved: the matrix keeps its slots, and
+/// the mark's value is still the row.
+#[test]
+fn a_marked_row_is_not_moved() {
+    let mut e = Encoder::new();
+    e.begin_array().unwrap();
+    e.begin_array().unwrap();
+    let mut mark = None;
+    for i in 0..100 {
+        let x = 0.123_456_789_012_345_67 + i as f64;
+        e.begin_array().unwrap();
+        if i == 50 {
+            e.i64(7).unwrap();
+        } else {
+            e.f64(x).unwrap();
+        }
+        e.f64(x).unwrap();
+        e.end_array().unwrap();
+        if i == 20 {
+            mark = e.mark();
+        }
+    }
+    e.end_array().unwrap();
+    e.reuse(mark.unwrap()).unwrap();
+    e.end_array().unwrap();
+    let bytes = e.finish().unwrap();
+    roving::validate(&bytes).unwrap();
+    assert!(!record_kinds(&bytes).contains(&Kind::StrideArray));
+    let doc = Document::open(&bytes).unwrap();
+    let root = doc.root().as_array().unwrap();
+    let matrix = root.get(0).unwrap().as_array().unwrap();
+    assert_eq!(matrix.get(20), root.get(1));
+    assert_eq!(
+        matrix.get(50).unwrap().as_array().unwrap().get(0),
+        Some(Value::Int(7))
+    );
+}
+
+fn num() -> impl Strategy<Value = Num> {
+    prop_oneof![
+        6 => any::<f64>().prop_map(Num::Float),
+        1 => any::<i64>().prop_map(Num::Int),
+        1 => (-200i64..200).prop_map(Num::Int),
+    ]
+}
+
+fn num_row(len: usize) -> impl Strategy<Value = Vec<Num>> {
+    prop::collection::vec(num(), len)
+}
+
 fn row() -> impl Strategy<Value = Vec<f64>> {
     prop_oneof![
         // Mostly pairs, as coordinates are.
@@ -246,6 +408,32 @@ proptest! {
         }
         let typed: Vec<Vec<f64>> = roving::from_slice(&bytes).unwrap();
         prop_assert_eq!(typed.len(), rows.len());
+    }
+
+    /// Rows of integers and floats (mostly of one length and mostly
+    /// floats, so that many matrices are strided, some with rows laid out
+    /// again) read back as written, integers as integers
+    /// and floats bit for bit, whichever layout the encoder chose.
+    #[test]
+    fn rows_of_integers_and_floats_round_trip(
+        rows in (1usize..4).prop_flat_map(|len| prop::collection::vec(
+            prop_oneof![
+                24 => prop::collection::vec(any::<f64>().prop_map(Num::Float), len),
+                2 => num_row(len),
+                1 => prop::collection::vec(num(), 0..5),
+            ], 0..120))
+    ) {
+        let bytes = encode_num_rows(&rows);
+        roving::validate(&bytes).unwrap();
+        let back = read_num_rows(&bytes);
+        let bits = |r: &Vec<Num>| r.iter().map(|x| match *x {
+            Num::Int(v) => (0, v as u64),
+            Num::Float(v) => (1, v.to_bits()),
+        }).collect::<Vec<_>>();
+        prop_assert_eq!(back.len(), rows.len());
+        for (a, b) in back.iter().zip(&rows) {
+            prop_assert_eq!(bits(a), bits(b));
+        }
     }
 
     /// serde (which writes an array of floats only in one step, as

@@ -259,7 +259,7 @@ impl Encoder {
             Pending::record(pos)
         } else if let Some(p) = self.try_str_array(frame.slots_start, frame.out_start) {
             p
-        } else if let Some(p) = self.try_stride_array(frame.slots_start) {
+        } else if let Some(p) = self.try_stride_array(frame.slots_start, frame.out_start) {
             p
         } else {
             let (width, pos) =

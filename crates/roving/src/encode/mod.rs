@@ -34,6 +34,7 @@ mod decimal;
 mod dictionary;
 mod key_cache;
 mod keys;
+mod matrix_rows;
 mod numbers;
 mod packed_shape;
 mod pending;
@@ -190,7 +191,8 @@ pub struct Encoder {
     /// below it is not packed (its records must stay where the mark says).
     /// Atomic only so that `mark` can take `&self` and `Encoder` stay `Sync`.
     marked: std::sync::atomic::AtomicUsize,
-    /// Scratch space of [`Encoder::pack_numbers`] (kept for its allocation).
+    /// Scratch space of [`Encoder::pack_numbers`] and
+    /// [`Encoder::try_matrix_rows`] (kept for its allocation).
     scratch: Vec<u8>,
     /// The floats that serde sequences hold back while all their elements
     /// are floats (`serde::ser`), each sequence's after its outer one's.

@@ -6,8 +6,8 @@ use super::containers::{Frame, ARRAY};
 use super::pending::Pending;
 use super::Encoder;
 use crate::layout::{
-    num_array_record, read_varint, varint_len, write_stride_array, ElemType, NumElem, STRIDE_MAX,
-    VERSION_2,
+    is_array, num_array_record, read_varint, tag_width, varint_len, write_stride_array, ElemType,
+    NumElem, STRIDE_MAX, VERSION_2,
 };
 
 /// Fewest elements written as a stride array (with one the slot form is
@@ -20,9 +20,31 @@ impl Encoder {
     /// records, so the document is of version 2 already) at equal steps
     /// that end where the array starts: the rows of a matrix or the
     /// coordinate pairs of a polygon. Nothing is moved: the records stay
-    /// where they are, and other values may refer to them too. Returns
-    /// the record's position.
-    pub(super) fn try_stride_array(&mut self, slots_start: usize) -> Option<Pending> {
+    /// where they are, and other values may refer to them too. Else, if
+    /// some rows hold integers among their floats, they may be laid out
+    /// again ([`Self::try_matrix_rows`]). Returns the record's position.
+    pub(super) fn try_stride_array(
+        &mut self,
+        slots_start: usize,
+        out_start: usize,
+    ) -> Option<Pending> {
+        match self.stride_of_rows(slots_start) {
+            Some(stride) => {
+                let n = self.slots.len() - slots_start;
+                let here = self.out.len();
+                self.require_version(VERSION_2);
+                write_stride_array(&mut self.out, n, stride);
+                Some(Pending::record(here))
+            }
+            // Rows that hold integers among their floats, if any.
+            None => self.try_matrix_rows(slots_start, out_start),
+        }
+    }
+
+    /// The stride of the open array's elements (its slots from
+    /// `slots_start`) if they are number array records of one size that
+    /// tile the output up to its end, in order.
+    fn stride_of_rows(&self, slots_start: usize) -> Option<usize> {
         let slots = self.slots.get(slots_start..)?;
         let n = slots.len();
         if n < STRIDE_MIN {
@@ -59,19 +81,21 @@ impl Encoder {
             }
             at += stride;
         }
-        self.require_version(VERSION_2);
-        write_stride_array(&mut self.out, n, stride);
-        Some(Pending::record(here))
+        Some(stride)
     }
 
     /// Whether an array of `n` floats that ends now, whose slots start at
     /// `row_slots` and whose record would start at `row_at`, in the array
     /// `parent`, should be an `f64` number array whatever its elements
-    /// are: its previous sibling is an `f64` number array of `n` elements
-    /// that ends at `row_at`. The rows of a matrix then all take one size
-    /// (a row of `f32` or decimal values among `f64` rows would break
-    /// the stride: the polygons of `canada.json` have such points), so
-    /// that [`Self::try_stride_array`] can write the parent without slots.
+    /// are: its previous sibling ends at `row_at` and is an `f64` number
+    /// array of `n` elements, or an array record of `n` slots (a row with
+    /// integers among its floats, which [`Self::try_matrix_rows`] may
+    /// resize to an f64 row's size) in an array whose first element is an
+    /// `f64` number array of `n` elements. The rows of a matrix then all
+    /// take one size (a row of `f32` or decimal values among `f64` rows
+    /// would break the stride: the polygons of `canada.json` have such
+    /// points), so that [`Self::try_stride_array`] can write the parent
+    /// without slots.
     #[inline]
     pub(super) fn follows_f64_row(
         &self,
@@ -86,16 +110,30 @@ impl Encoder {
         let Some(prev) = self.slots.get(row_slots - 1).and_then(|p| p.record_pos()) else {
             return false;
         };
-        // An f64 number array (its tag) of count `n` (its varint), whose
-        // `8 n` bytes end at `row_at`.
         let f64_tag = NumElem::Binary(ElemType::F64).tag();
-        let count_end = prev + 1 + varint_len(n as u64);
-        self.out.get(prev) == Some(&f64_tag)
-            && count_end + 8 * n == row_at
-            && match u8::try_from(n) {
-                // A one-byte varint (the count of a point, a short row).
-                Ok(b) if b < 0x80 => self.out.get(prev + 1) == Some(&b),
-                _ => read_varint(&self.out, prev + 1) == Some((n as u64, count_end)),
+        let size = match self.out.get(prev) {
+            Some(&t) if t == f64_tag => 8,
+            Some(&t) if is_array(t) => {
+                let first = self.slots[parent.slots_start].record_pos();
+                if !first.is_some_and(|f| self.out.get(f) == Some(&f64_tag) && self.count_is(f, n))
+                {
+                    return false;
+                }
+                tag_width(t)
             }
+            _ => return false,
+        };
+        prev + 1 + varint_len(n as u64) + size * n == row_at && self.count_is(prev, n)
+    }
+
+    /// Whether the record at `at` has the count `n` (the varint after its
+    /// tag).
+    #[inline(always)]
+    fn count_is(&self, at: usize, n: usize) -> bool {
+        match u8::try_from(n) {
+            // A one-byte varint (the count of a point, a short row).
+            Ok(b) if b < 0x80 => self.out.get(at + 1) == Some(&b),
+            _ => read_varint(&self.out, at + 1).is_some_and(|(v, _)| v == n as u64),
+        }
     }
 }

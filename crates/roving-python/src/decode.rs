@@ -887,6 +887,14 @@ impl<'py, 'a> Decoder<'py, 'a> {
         self.key_store.0.reserve(m.len());
         if intern {
             interned_keys(self.py, m, &mut self.key_store.0)?;
+        } else if let Some(keys) = m.packed_keys() {
+            // A map keyed by ids: block by block (a malformed key, only in
+            // a document not validated, reads as "", as `keys` gives it).
+            let (py, store) = (self.py, &mut self.key_store.0);
+            keys.try_each(|k| -> PyResult<()> {
+                store.push(pytypes::make_str(py, k.unwrap_or("").as_bytes())?.into_ptr());
+                Ok(())
+            })?;
         } else {
             for k in m.keys() {
                 let p = pytypes::make_str(self.py, k.as_bytes())?.into_ptr();

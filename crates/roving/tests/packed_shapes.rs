@@ -35,6 +35,16 @@ fn packed_maps_read_back_at_every_size() {
         }
         assert!(map.get("absent").is_none());
         assert!(map.get("").is_none());
+        // Block by block, the same keys.
+        let mut read = Vec::new();
+        map.packed_keys()
+            .unwrap()
+            .try_each(|k| {
+                read.push(k.unwrap());
+                Ok::<(), ()>(())
+            })
+            .unwrap();
+        assert_eq!(read, keys, "{n}");
         // The same map written key by key: the same value.
         let mut e = Encoder::new();
         e.begin_map().unwrap();
@@ -46,6 +56,8 @@ fn packed_maps_read_back_at_every_size() {
         let plain = e.finish().unwrap();
         let other = Document::open(&plain).unwrap();
         assert_eq!(doc.root(), other.root(), "{n}");
+        // (Its keys are a shape of slots: no packed keys.)
+        assert!(other.root().as_map().unwrap().packed_keys().is_none());
         assert_eq!(
             roving::json::to_json(doc.root()).unwrap(),
             roving::json::to_json(other.root()).unwrap()

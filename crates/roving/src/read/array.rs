@@ -631,7 +631,9 @@ impl<'a> Iterator for ArrayIter<'a> {
 
 impl ExactSizeIterator for ArrayIter<'_> {}
 
-/// The strings of a string array, in order (see [`Array::strings`]).
+/// The strings of a string array, in order (see [`Array::strings`]), or
+/// the keys of a packed shape, laid out as one (see
+/// [`Map::packed_keys`](crate::Map::packed_keys)).
 #[derive(Clone, Debug)]
 pub struct ArrayStrings<'a> {
     bytes: StrArrayBytes<'a>,
@@ -655,6 +657,12 @@ impl<'a> Iterator for ArrayStrings<'a> {
 impl ExactSizeIterator for ArrayStrings<'_> {}
 
 impl<'a> ArrayStrings<'a> {
+    /// The strings `bytes`, read as text as a document opened with `lazy`
+    /// reads them.
+    pub(crate) fn new(bytes: StrArrayBytes<'a>, lazy: usize) -> ArrayStrings<'a> {
+        ArrayStrings { bytes, lazy }
+    }
+
     /// Calls `f` with each remaining string, in order, as
     /// [`next`](Iterator::next) would give them, and stops at its first
     /// error. Faster than the iterator: one loop per block of strings.

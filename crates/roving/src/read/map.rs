@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::{ErrorKind, Result};
 use crate::layout::*;
+use crate::read::array::ArrayStrings;
 use crate::read::value::{
     check_slot, header_error, malformed, slot_value, slot_value_each, text, Value, LAZY,
 };
@@ -668,6 +669,39 @@ impl<'a> Map<'a> {
             };
             k.and_then(|k| text(k, lazy)).unwrap_or("")
         })
+    }
+
+    /// For a map whose keys are a packed shape (FORMAT.md section 6.18:
+    /// a map whose keys no other map shares, such as a dict keyed by ids),
+    /// its keys in order as a string array's strings, read block by block
+    /// with [`ArrayStrings::try_each`]: faster than [`keys`](Self::keys).
+    /// `None` for a map of another shape. A key is `None` only if it is
+    /// malformed in a lazily opened document (where `keys` gives `""`).
+    ///
+    /// ```
+    /// let ids: Vec<String> = (0..100).map(|i| format!("id{i}")).collect();
+    /// let mut e = roving::Encoder::new();
+    /// let keys: Vec<&str> = ids.iter().map(String::as_str).collect();
+    /// e.begin_map_with_keys(&keys)?;
+    /// for i in 0..100 {
+    ///     e.i64(i)?;
+    /// }
+    /// e.end_map()?;
+    /// let bytes = e.finish()?;
+    /// let doc = roving::Document::open(&bytes)?;
+    /// let map = doc.root().as_map().unwrap();
+    /// let mut read = Vec::new();
+    /// map.packed_keys().unwrap().try_each(|k| {
+    ///     read.push(k.unwrap());
+    ///     Ok::<(), roving::Error>(())
+    /// })?;
+    /// assert_eq!(read, keys);
+    /// # Ok::<(), roving::Error>(())
+    /// ```
+    pub fn packed_keys(&self) -> Option<ArrayStrings<'a>> {
+        let MapIter { buf, lazy, h, .. } = self.iter();
+        let keys = h.shape.packed(buf)?;
+        Some(ArrayStrings::new(StrArrayBytes::new(buf, keys), lazy))
     }
 
     /// The values in insertion order.

@@ -799,7 +799,7 @@ impl Validator<'_, '_> {
             if e == 0 {
                 run_start = wrap(p + 1);
                 if run.len() > 1 {
-                    equal_hashes(&run, colliding);
+                    equal_hashes(&mut run, colliding);
                 }
                 run.clear();
                 continue;
@@ -830,14 +830,14 @@ impl Validator<'_, '_> {
 /// earlier key `first` (the first of that hash) of the run has. A short
 /// run's hashes are compared pairwise, a long one's sorted.
 #[inline(never)]
-fn equal_hashes(run: &[(u64, usize)], colliding: &mut Vec<(usize, usize)>) {
+fn equal_hashes(run: &mut [(u64, usize)], colliding: &mut Vec<(usize, usize)>) {
     const PAIRWISE_MAX: usize = 16;
     if run.len() <= PAIRWISE_MAX {
         // Equal hashes are rare: looked for first, paired if found.
         if !(1..run.len()).any(|i| run[..i].iter().any(|e| e.0 == run[i].0)) {
             return;
         }
-        for &(h, k) in run {
+        for &(h, k) in run.iter() {
             let first = run.iter().filter(|e| e.0 == h).map(|e| e.1).min();
             if let Some(first) = first.filter(|&f| f < k) {
                 colliding.push((first, k));
@@ -845,12 +845,12 @@ fn equal_hashes(run: &[(u64, usize)], colliding: &mut Vec<(usize, usize)>) {
         }
         return;
     }
-    // Sorted by hash, then key: each key of a hash after the first (the
-    // least) is paired with it. O(r log r) however the run was crafted,
-    // and cheaper than a hash table for the runs of a dense index.
-    let mut sorted = run.to_vec();
-    sorted.sort_unstable();
-    for g in sorted.chunk_by(|a, b| a.0 == b.0) {
+    // Sorted by hash, then key (in place: the caller clears the run next):
+    // each key of a hash after the first (the least) is paired with it.
+    // O(r log r) however the run was crafted, and cheaper than a hash
+    // table for the runs of a dense index.
+    run.sort_unstable();
+    for g in run.chunk_by(|a, b| a.0 == b.0) {
         for &(_, k) in &g[1..] {
             colliding.push((g[0].1, k));
         }

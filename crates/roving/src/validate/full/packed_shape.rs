@@ -18,10 +18,13 @@ impl Validator<'_, '_> {
         let keys = shape
             .packed(buf)
             .ok_or_else(|| Error::at(ErrorKind::BadLength, pos))?;
-        // In bounds and in order: `str_array` checked the ends.
-        let hashes: Vec<u64> = StrArrayBytes::new(buf, keys)
-            .map(|k| key_hash(k.unwrap_or(&[])))
-            .collect();
+        // In bounds and in order: `str_array` checked the ends. (Block by
+        // block: a key costs its hash and a few instructions.)
+        let mut hashes: Vec<u64> = Vec::with_capacity(count);
+        StrArrayBytes::new(buf, keys).try_each(|k| {
+            hashes.push(key_hash(k.unwrap_or(&[])));
+            Ok::<(), Error>(())
+        })?;
         self.distinct_keys(&shape, &hashes, keys_end, pos, 0)?;
         self.checked_shape(pos, count)?;
         Ok(end)

@@ -13,9 +13,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDate, PyDelta, PyTime, PyTzInfo};
 
 use roving::format::{
-    f32_to_f64_exact, f_dec_value, is_any_shape, read_uint, read_varint, SLOT_INT, SLOT_SPECIAL,
-    SPECIAL_FALSE, SPECIAL_NULL, SPECIAL_TRUE, TAG_ARRAY, TAG_F64, TAG_F_DEC, TAG_I16, TAG_I32,
-    TAG_I64, TAG_I8, TAG_MAP, TAG_SHORT_STR, WIDTHS,
+    array_record_parts, f32_to_f64_exact, f_dec_value, map_record_parts, scalar_slot,
+    ArrayRecordParts, ScalarSlot,
 };
 use roving::read::Numbers;
 use roving::{Array, Limits, Map, Value};
@@ -931,7 +930,7 @@ impl<'py, 'a> Decoder<'py, 'a> {
             }
         }
         let raw = match off {
-            Some(o) if !self.doc.is_empty() => array_parts(self.doc, o),
+            Some(o) if !self.doc.is_empty() => array_record_parts(self.doc, o),
             _ => None,
         };
         if raw.is_none() {
@@ -941,7 +940,7 @@ impl<'py, 'a> Decoder<'py, 'a> {
         }
         let mut items = a.iter();
         let n = match raw {
-            Some((n, _, _)) => n,
+            Some(p) => p.len,
             None => items.len(),
         };
         self.charge(n)?;
@@ -956,7 +955,10 @@ impl<'py, 'a> Decoder<'py, 'a> {
         }
         if raw.is_none() && a.is_string_array() {
             self.str_array_items(&list, a, n)?;
-        } else if let Some((_, slots, w)) = raw {
+        } else if let Some(ArrayRecordParts {
+            slots, width: w, ..
+        }) = raw
+        {
             let (doc, base) = (self.doc, o_or_max(off));
             for i in 0..n {
                 let item = match self.slot(doc, slots + i * w, w, base) {
@@ -1096,11 +1098,11 @@ impl<'py, 'a> Decoder<'py, 'a> {
             }
         }
         let raw = match off {
-            Some(o) if !self.doc.is_empty() => map_parts(self.doc, o),
+            Some(o) if !self.doc.is_empty() => map_record_parts(self.doc, o),
             _ => None,
         };
         let (shape, n, slots) = match raw {
-            Some((shape, n, vals, w)) => (shape, n, Some((o_or_max(off), vals, w))),
+            Some(p) => (p.shape, p.len, Some((o_or_max(off), p.slots, p.width))),
             None => (m.shape_offset().unwrap_or(usize::MAX), m.len(), None),
         };
         self.charge(n)?;
@@ -1196,58 +1198,16 @@ impl<'py, 'a> Decoder<'py, 'a> {
         base: usize,
     ) -> Option<PyResult<Bound<'py, PyAny>>> {
         let py = self.py;
-        let raw = read_uint(doc, at, w)?;
-        // SAFETY: (all FFI calls below) the thread is attached (we hold
-        // `py`); each constructor returns a new reference or NULL with an
-        // exception set, which `from_owned_ptr_or_err` turns into an error.
+        // SAFETY: (both constructors) the thread is attached (we hold `py`);
+        // each returns a new reference or NULL with an exception set, which
+        // `from_owned_ptr_or_err` turns into an error.
         unsafe {
-            let p = match raw & 3 {
-                SLOT_INT => {
-                    let sh = 64 - 8 * w as u32;
-                    ffi::PyLong_FromLongLong(((raw as i64) << sh) >> (sh + 2))
-                }
-                SLOT_SPECIAL => match raw >> 2 {
-                    SPECIAL_NULL => return Some(Ok(py.None().into_bound(py))),
-                    SPECIAL_FALSE => return Some(Ok(PyBool::new(py, false).to_owned().into_any())),
-                    SPECIAL_TRUE => return Some(Ok(PyBool::new(py, true).to_owned().into_any())),
-                    _ => return None,
-                },
-                _ => {
-                    let d = (raw >> 2) as usize;
-                    let t = if raw & 2 == 0 {
-                        base.wrapping_sub(d)
-                    } else {
-                        d
-                    };
-                    if t >= base {
-                        return None;
-                    }
-                    let tag = *doc.get(t)?;
-                    if tag & 0xC0 == TAG_SHORT_STR {
-                        let b = doc.get(t + 1..t + 1 + (tag & 0x3F) as usize)?;
-                        return Some(self.str(b));
-                    }
-                    let p = t + 1;
-                    match tag {
-                        TAG_F_DEC => {
-                            let [e, m0, m1, m2, m3] = fixed::<5>(doc, p)?;
-                            let m = i32::from_le_bytes([m0, m1, m2, m3]);
-                            ffi::PyFloat_FromDouble(f_dec_value(m, e as i8))
-                        }
-                        TAG_F64 => ffi::PyFloat_FromDouble(f64::from_le_bytes(fixed(doc, p)?)),
-                        TAG_I8 => {
-                            ffi::PyLong_FromLongLong(i8::from_le_bytes(fixed(doc, p)?) as i64)
-                        }
-                        TAG_I16 => {
-                            ffi::PyLong_FromLongLong(i16::from_le_bytes(fixed(doc, p)?) as i64)
-                        }
-                        TAG_I32 => {
-                            ffi::PyLong_FromLongLong(i32::from_le_bytes(fixed(doc, p)?) as i64)
-                        }
-                        TAG_I64 => ffi::PyLong_FromLongLong(i64::from_le_bytes(fixed(doc, p)?)),
-                        _ => return None,
-                    }
-                }
+            let p = match scalar_slot(doc, at, w, base)? {
+                ScalarSlot::Int(v) => ffi::PyLong_FromLongLong(v),
+                ScalarSlot::Float(f) => ffi::PyFloat_FromDouble(f),
+                ScalarSlot::Null => return Some(Ok(py.None().into_bound(py))),
+                ScalarSlot::Bool(b) => return Some(Ok(PyBool::new(py, b).to_owned().into_any())),
+                ScalarSlot::ShortStr(b) => return Some(self.str(b)),
             };
             Some(Bound::from_owned_ptr_or_err(py, p))
         }
@@ -1374,56 +1334,6 @@ fn fill<const N: usize>(
 #[inline(always)]
 fn o_or_max(off: Option<usize>) -> usize {
     off.unwrap_or(usize::MAX)
-}
-
-/// `N` bytes at `pos`, if in bounds.
-#[inline(always)]
-fn fixed<const N: usize>(buf: &[u8], pos: usize) -> Option<[u8; N]> {
-    buf.get(pos..pos.checked_add(N)?)?
-        .first_chunk::<N>()
-        .copied()
-}
-
-/// The header of the map record at `pos` of `doc`, read directly: its
-/// shape's offset, its number of values, the position of its first value
-/// slot and the slot width. `None` if it does not decode or its slots do
-/// not fit in `doc` (never for a validated document).
-#[inline(always)]
-fn map_parts(doc: &[u8], pos: usize) -> Option<(usize, usize, usize, usize)> {
-    let tag = *doc.get(pos)?;
-    if tag & !3 != TAG_MAP {
-        return None;
-    }
-    let (s, vals) = read_varint(doc, pos + 1)?;
-    let s = usize::try_from(s).ok()?;
-    let shape = if s & 1 == 0 {
-        pos.checked_sub(s >> 1).filter(|_| s >> 1 != 0)?
-    } else {
-        s >> 1
-    };
-    // Either kind of shape starts with its key count.
-    if shape >= pos || !is_any_shape(*doc.get(shape)?) {
-        return None;
-    }
-    let (n, _) = read_varint(doc, shape + 1)?;
-    let w = WIDTHS[(tag & 3) as usize];
-    let n = usize::try_from(n).ok().filter(|&n| n <= doc.len())?;
-    (vals + n * w <= doc.len()).then_some((shape, n, vals, w))
-}
-
-/// The header of the array record at `pos` of `doc`, read directly: its
-/// length, the position of its first slot and the slot width. `None` if
-/// it does not decode or its slots do not fit in `doc`.
-#[inline(always)]
-fn array_parts(doc: &[u8], pos: usize) -> Option<(usize, usize, usize)> {
-    let tag = *doc.get(pos)?;
-    if tag & !3 != TAG_ARRAY {
-        return None;
-    }
-    let (n, slots) = read_varint(doc, pos + 1)?;
-    let w = WIDTHS[(tag & 3) as usize];
-    let n = usize::try_from(n).ok().filter(|&n| n <= doc.len())?;
-    (slots + n * w <= doc.len()).then_some((n, slots, w))
 }
 
 /// A Python value of a scalar (not a container or vector), without any

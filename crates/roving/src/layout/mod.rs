@@ -15,6 +15,9 @@
 //! * `record.rs`: where the payload of each record is ([`record_end`],
 //!   [`ElemType`] for vectors), and the parts of a whole record (its end,
 //!   slots, shape, element type and encoding label: `record_parts`);
+//! * `scalar_slot.rs`: the fast path of decoders that build other objects
+//!   from a whole document: the parts of array and map records, and a
+//!   slot's value when it is a common scalar ([`scalar_slot()`]);
 //! * `shape.rs`: the shape header, its hash index and the key hash;
 //! * `str_array.rs`: string array records (version 2): their header,
 //!   the bounds of each string, and writing one;
@@ -38,6 +41,7 @@ mod float;
 mod numarray;
 mod record;
 mod root;
+mod scalar_slot;
 mod shape;
 mod slot;
 mod str_array;
@@ -54,6 +58,9 @@ pub use dictionary::{
 pub use float::*;
 pub use numarray::NumElem;
 pub use record::{record_end, ElemType};
+pub use scalar_slot::{
+    array_record_parts, map_record_parts, scalar_slot, ArrayRecordParts, MapRecordParts, ScalarSlot,
+};
 pub use shape::{
     bytes_eq, dense_home, dense_table_size, index_entry_width, index_home, index_table_size,
     key_hash, short_key_hash, short_word, short_word_at, SHAPE_LINEAR_MAX,

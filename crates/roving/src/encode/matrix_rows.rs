@@ -119,25 +119,11 @@ impl Encoder {
         // changes.
         let mut aside = std::mem::take(&mut self.scratch);
         aside.clear();
-        for row in &mixed {
-            aside.extend_from_slice(self.out.get(row.gap..row.at)?);
-        }
-        let mut gap_to = out_start;
-        for row in &mixed {
-            let pos = out_start + gaps + row.index * stride;
-            aside.push(TAG_ARRAY | width_code(8));
-            write_varint(&mut aside, m as u64);
-            for i in 0..m {
-                let raw = match read_slot(&self.out, row.slots + i * row.width, row.width, row.at)?
-                {
-                    Slot::Int(v) => Pending::int(v).0,
-                    // Its record moves with the rest of the row's gap.
-                    Slot::Ref(t) => ((pos - (gap_to + (t - row.gap))) as u64) << 2 | SLOT_REL,
-                    Slot::Special(_) => return None,
-                };
-                aside.extend_from_slice(&raw.to_le_bytes());
-            }
-            gap_to += row.at - row.gap;
+        let made = self.wide_rows(&mixed, out_start, gaps, m, stride, &mut aside);
+        if made.is_none() || aside.len() != gaps + mixed.len() * stride {
+            // (Unreachable: every row was checked above.)
+            self.scratch = aside;
+            return None;
         }
         // Then in place, from the end (every byte moves up or stays): the
         // runs of f64 rows after each mixed row, each mixed row, the run
@@ -160,6 +146,43 @@ impl Encoder {
         self.require_version(VERSION_2);
         write_stride_array(&mut self.out, n, stride);
         Some(Pending::record(pos))
+    }
+
+    /// Appends to `aside` the gaps of the `mixed` rows (checked by
+    /// [`Self::matrix_row`]), then each of those rows as an array record of
+    /// `m` 8-byte slots, its references rewritten to where its gap's
+    /// records move: all the gaps, `gaps` bytes, from `out_start`, and row
+    /// `i` of the matrix at `out_start + gaps + i × stride`.
+    fn wide_rows(
+        &self,
+        mixed: &[Row],
+        out_start: usize,
+        gaps: usize,
+        m: usize,
+        stride: usize,
+        aside: &mut Vec<u8>,
+    ) -> Option<()> {
+        for row in mixed {
+            aside.extend_from_slice(self.out.get(row.gap..row.at)?);
+        }
+        let mut gap_to = out_start;
+        for row in mixed {
+            let pos = out_start + gaps + row.index * stride;
+            aside.push(TAG_ARRAY | width_code(8));
+            write_varint(aside, m as u64);
+            for i in 0..m {
+                let raw = match read_slot(&self.out, row.slots + i * row.width, row.width, row.at)?
+                {
+                    Slot::Int(v) => Pending::int(v).0,
+                    // Its record moves with the rest of the row's gap.
+                    Slot::Ref(t) => ((pos - (gap_to + (t - row.gap))) as u64) << 2 | SLOT_REL,
+                    Slot::Special(s) => special_slot(s),
+                };
+                aside.extend_from_slice(&raw.to_le_bytes());
+            }
+            gap_to += row.at - row.gap;
+        }
+        Some(())
     }
 
     /// The row of `m` numbers at `r`, after the bytes from `gap` (the end

@@ -12,17 +12,11 @@ use roving::{Document, Encoder, ErrorKind, Value};
 
 /// Rows of floats as nested arrays, through the encoder's calls.
 fn encode_rows(rows: &[Vec<f64>]) -> Vec<u8> {
-    let mut e = Encoder::new();
-    e.begin_array().unwrap();
-    for row in rows {
-        e.begin_array().unwrap();
-        for &x in row {
-            e.f64(x).unwrap();
-        }
-        e.end_array().unwrap();
-    }
-    e.end_array().unwrap();
-    e.finish().unwrap()
+    let rows: Vec<Vec<Num>> = rows
+        .iter()
+        .map(|r| r.iter().map(|&x| Num::Float(x)).collect())
+        .collect();
+    encode_num_rows(&rows)
 }
 
 /// The rows read back through every way of reading an array.

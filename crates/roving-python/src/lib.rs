@@ -497,7 +497,7 @@ fn open(
         with_bytes(source, |b, _| Ok(buf::Buf::copy(b))).map_err(|e| not_a_file(py, e, source))?
     };
     let buf = match dictionary {
-        Some(d) if buf.bytes().get(3) == Some(&roving::layout::TAG_DICT_BINDING) => {
+        Some(d) if roving::layout::has_binding(buf.bytes()) => {
             let d = d.try_borrow()?;
             let mut scratch = Vec::new();
             let plain = dictionary::resolve(py, buf.bytes(), Some(&d.inner), &mut scratch)?;

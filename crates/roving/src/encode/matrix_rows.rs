@@ -110,7 +110,8 @@ impl Encoder {
         // least) against the records moved, resized and the stride array.
         let slots_form =
             (here - out_start) + 1 + varint_len(n as u64) + n * need_width((far as u64) << 2);
-        let stride_form = gaps + n * stride + 1 + varint_len(n as u64) + varint_len(stride as u64);
+        let rows_len = n.checked_mul(stride)?;
+        let stride_form = gaps + rows_len + 1 + varint_len(n as u64) + varint_len(stride as u64);
         if stride_form >= slots_form {
             return None;
         }
@@ -129,7 +130,7 @@ impl Encoder {
         // runs of f64 rows after each mixed row, each mixed row, the run
         // before the first, and the gaps before all rows.
         let (gap_bytes, wide) = aside.split_at(gaps);
-        self.out.resize(out_start + gaps + n * stride, 0);
+        self.out.resize(out_start + gaps + rows_len, 0);
         let mut run_end = here;
         for (row, wide) in mixed.iter().zip(wide.chunks_exact(stride)).rev() {
             let to = out_start + gaps + row.index * stride;
@@ -142,7 +143,7 @@ impl Encoder {
         self.out[out_start..out_start + gaps].copy_from_slice(gap_bytes);
         self.scratch = aside;
         let pos = self.out.len();
-        debug_assert_eq!(pos, out_start + gaps + n * stride);
+        debug_assert_eq!(pos, out_start + gaps + rows_len);
         self.require_version(VERSION_2);
         write_stride_array(&mut self.out, n, stride);
         Some(Pending::record(pos))

@@ -37,9 +37,26 @@ impl Binding {
     }
 }
 
-/// True if `buf` (whose header was checked) starts with a binding record.
+/// True if `buf` (whose header was checked) starts with a binding record:
+/// a document written against a shared dictionary (FORMAT.md section 23.3).
+///
+/// ```
+/// let mut d = roving::Dictionary::new();
+/// d.add_shape(&["id", "name"])?;
+/// let mut e = roving::Encoder::with_dictionary(&d);
+/// e.begin_map()?;
+/// e.key("id")?;
+/// e.i64(1)?;
+/// e.key("name")?;
+/// e.str("x")?;
+/// e.end_map()?;
+/// let bound = e.finish()?;
+/// assert!(roving::layout::has_binding(&bound));
+/// assert!(!roving::layout::has_binding(&roving::json::from_json(b"[1]")?));
+/// # Ok::<(), roving::Error>(())
+/// ```
 #[inline(always)]
-pub(crate) fn has_binding(buf: &[u8]) -> bool {
+pub fn has_binding(buf: &[u8]) -> bool {
     buf.get(HEADER_LEN) == Some(&TAG_DICT_BINDING)
 }
 

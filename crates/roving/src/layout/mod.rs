@@ -79,7 +79,8 @@ pub use stride_array::STRIDE_MAX;
 pub use tags::*;
 pub use varint::*;
 
-pub(crate) use dictionary::{dictionary_required, has_binding};
+pub(crate) use dictionary::dictionary_required;
+pub use dictionary::has_binding;
 pub(crate) use numarray::{num_array_record, num_at, Num};
 pub(crate) use record::{
     bytes_at, container_header, ext_record, fixed, header_fault, is_small_int, length_prefixed,

@@ -18,6 +18,7 @@
 use std::sync::atomic::Ordering;
 
 use super::pending::Pending;
+use super::stride_array::f64_row_tag;
 use super::widths::need_width;
 use super::Encoder;
 use crate::layout::*;
@@ -34,13 +35,10 @@ struct Row {
     width: usize,
     /// Where its slots start (an array record's).
     slots: usize,
+    /// Where the row record ends.
+    end: usize,
     /// Its index in the matrix.
     index: usize,
-}
-
-/// The tag of an `f64` number array record.
-fn f64_row_tag() -> u8 {
-    NumElem::Binary(ElemType::F64).tag()
 }
 
 /// The length of a number record (an integer or float record of fixed
@@ -98,7 +96,7 @@ impl Encoder {
             }
             let row = self.matrix_row(at, r, m, stride, index)?;
             gaps += r - at;
-            at = self.row_end(&row, m)?;
+            at = row.end;
             if row.width != 0 {
                 mixed.push(row);
             }
@@ -134,8 +132,7 @@ impl Encoder {
         let mut run_end = here;
         for (row, wide) in mixed.iter().zip(wide.chunks_exact(stride)).rev() {
             let to = out_start + gaps + row.index * stride;
-            let row_end = row.slots + m * row.width;
-            self.out.copy_within(row_end..run_end, to + stride);
+            self.out.copy_within(row.end..run_end, to + stride);
             self.out[to..to + stride].copy_from_slice(wide);
             run_end = row.gap;
         }
@@ -204,11 +201,13 @@ impl Encoder {
             return None;
         }
         if tag == f64_row_tag() {
-            return (r == gap && slots + 8 * m == r + stride).then_some(Row {
+            let end = r + stride;
+            return (r == gap && slots + 8 * m == end).then_some(Row {
                 gap,
                 at: r,
                 width: 0,
                 slots,
+                end,
                 index,
             });
         }
@@ -234,13 +233,8 @@ impl Encoder {
             at: r,
             width,
             slots,
+            end: slots.checked_add(m.checked_mul(width)?)?,
             index,
         })
-    }
-
-    /// Where the row record ends.
-    fn row_end(&self, row: &Row, m: usize) -> Option<usize> {
-        let w = if row.width == 0 { 8 } else { row.width };
-        row.slots.checked_add(m.checked_mul(w)?)
     }
 }

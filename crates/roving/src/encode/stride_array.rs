@@ -10,6 +10,11 @@ use crate::layout::{
     NumElem, STRIDE_MAX, VERSION_2,
 };
 
+/// The tag of an `f64` number array record: a row of a matrix of floats.
+pub(super) fn f64_row_tag() -> u8 {
+    NumElem::Binary(ElemType::F64).tag()
+}
+
 /// Fewest elements written as a stride array (with one the slot form is
 /// as small).
 const STRIDE_MIN: usize = 2;
@@ -110,7 +115,7 @@ impl Encoder {
         let Some(prev) = self.slots.get(row_slots - 1).and_then(|p| p.record_pos()) else {
             return false;
         };
-        let f64_tag = NumElem::Binary(ElemType::F64).tag();
+        let f64_tag = f64_row_tag();
         let size = match self.out.get(prev) {
             Some(&t) if t == f64_tag => 8,
             Some(&t) if is_array(t) => {

@@ -69,6 +69,7 @@ T_NUMS, T_NUMS_DEC = 0x30, 0x3A  # section 6.14 (version 2): 0x30 + vector type,
 T_STR_ARRAY = 0x22  # section 6.15, version 2 only
 T_PACKED_SHAPE = 0x25  # section 6.18, version 2 only
 T_STRIDE_ARRAY = 0x3B  # section 6.16, version 2 only
+T_NUM_MAP = 0x26  # section 6.19, version 2 only
 STRIDE_MAX = (1 << 32) - 1  # the largest stride
 STR_BLOCK = 16  # strings per block of a string array
 
@@ -332,6 +333,8 @@ class _Scanner:
             return self.stride_array(start)
         if tag == T_PACKED_SHAPE and self.data[2] >= 2:
             return self.packed_shape(start)
+        if tag == T_NUM_MAP and self.data[2] >= 2:
+            return self.num_map(start)
         raise RefError("UnknownTag", start, f"tag {tag:#04x} is not defined in v1")
 
     def big_integer(self, start: int, tag: int) -> tuple[int, Record]:
@@ -557,35 +560,69 @@ class _Scanner:
         items = [self.value_slot(start, p + i * w, w) for i in range(count)]
         return p + count * w, Record(tag, items)
 
+    def record_ref(self, start: int, r: int, what: str) -> int:
+        """The record that the varint reference ``r`` of the record at
+        ``start`` locates (section 6.11's shape reference, also section
+        6.19's values reference): even, ``r >> 1`` back from ``start``, at
+        least 1; odd, the absolute offset ``r >> 1``, at least 3 and below
+        ``start``; a record start [BadReference]."""
+        if r & 1:
+            target = r >> 1
+            if not 3 <= target < start:
+                raise RefError(
+                    "BadReference", start, f"absolute {what} offset {target} not in 3..{start}"
+                )
+        else:
+            if r >> 1 < 1 or r >> 1 > start - 3:
+                raise RefError("BadReference", start, f"relative {what} distance {r >> 1}")
+            target = start - (r >> 1)
+        if target not in self.records:
+            raise RefError(
+                "BadReference", start, f"{what} offset {target} is not the start of a record"
+            )
+        return target
+
+    def map_keys(self, start: int, s: int) -> list[str]:
+        """The keys of the shape that the shape reference ``s`` of the map at
+        ``start`` locates (rule 16): in range, a record start, a shape of
+        either kind (18-1B or a packed shape 25) [WrongTarget]."""
+        rec = self.records[self.record_ref(start, s, "shape")]
+        if not is_any_shape_tag(rec.tag):
+            raise RefError(
+                "WrongTarget", start, f"map's shape reference points to tag {rec.tag:#04x}"
+            )
+        keys: list[str] = rec.value
+        return keys
+
     def map(self, start: int, tag: int) -> tuple[int, Record]:
         """Section 6.11 (rule 16): shape reference, one value slot per key.
         Rule 16's order: the reference is checked (in range, a record start,
         a shape) before the key count that gives the map's length is read."""
         w = WIDTHS[tag & 3]
         s, p = self.varint(start + 1, "shape reference")
-        if s & 1:
-            shape = s >> 1
-            if not 3 <= shape < start:
-                raise RefError(
-                    "BadReference", start, f"absolute shape offset {shape} not in 3..{start}"
-                )
-        else:
-            if s >> 1 < 1 or s >> 1 > start - 3:
-                raise RefError("BadReference", start, f"relative shape distance {s >> 1}")
-            shape = start - (s >> 1)
-        if shape not in self.records:
-            raise RefError(
-                "BadReference", start, f"shape offset {shape} is not the start of a record"
-            )
-        rec = self.records[shape]
-        if not is_any_shape_tag(rec.tag):
-            raise RefError(
-                "WrongTarget", start, f"map's shape reference points to tag {rec.tag:#04x}"
-            )
-        keys = rec.value
+        keys = self.map_keys(start, s)
         self.take(p, len(keys) * w, "map slots")
         entries = [[key, self.value_slot(start, p + i * w, w)] for i, key in enumerate(keys)]
         return p + len(keys) * w, Record(tag, {"map": entries})
+
+    def num_map(self, start: int) -> tuple[int, Record]:
+        """Section 6.19 (rule 23, version 2): a shape reference as a map's,
+        then a values reference encoded the same way to a number array
+        record (30-3A) of one element per key; value i is its element i."""
+        s, p = self.varint(start + 1, "shape reference")
+        v, end = self.varint(p, "values reference")
+        keys = self.map_keys(start, s)
+        rec = self.records[self.record_ref(start, v, "values")]
+        if not T_NUMS <= rec.tag <= T_NUMS_DEC:
+            raise RefError("WrongTarget", start, f"values reference points to tag {rec.tag:#04x}")
+        if len(rec.value) != len(keys):
+            raise RefError(
+                "BadLength",
+                start,
+                f"{len(rec.value)} numbers for the {len(keys)} keys of the shape",
+            )
+        entries = [[key, value] for key, value in zip(keys, rec.value, strict=True)]
+        return end, Record(T_NUM_MAP, {"map": entries})
 
     def shape(self, start: int, tag: int) -> tuple[int, Record]:
         """Section 8 (rules 13, 14, 15): key slots, then the index if n > 8."""

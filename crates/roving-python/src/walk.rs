@@ -28,6 +28,7 @@ fn slot<'py>(py: Python<'py>, s: Slot) -> PyResult<Bound<'py, PyTuple>> {
 /// it (`date`, `UUID`, `Decimal`, `time`, `timedelta`, else `roving.Ext`,
 /// which a malformed payload of the package's own types also gives); a
 /// vector or a number array as `(count, [its first 8 elements], shape)`;
+/// a map of numbers as the list of its values,
 /// a string array as the list of its strings, a packed shape as the list
 /// of its keys (a number array's and a 1-D vector's shape is `[count]`).
 fn value<'py>(py: Python<'py>, r: &Record<'_>, doc: &[u8]) -> PyResult<Bound<'py, PyAny>> {
@@ -63,6 +64,14 @@ fn value<'py>(py: Python<'py>, r: &Record<'_>, doc: &[u8]) -> PyResult<Bound<'py
         }
         // A string array: the list of its strings.
         Value::Array(a) if a.is_string_array() => decode::scalar(py, v, doc)?,
+        // A map of numbers: the list of its values.
+        Value::Map(m) => {
+            let values = PyList::empty(py);
+            for x in m.values() {
+                values.append(decode::scalar(py, x, doc)?)?;
+            }
+            values.into_any()
+        }
         // A number array, as a vector.
         Value::Array(a) => {
             let first = PyList::empty(py);
@@ -82,8 +91,13 @@ fn record<'py>(
     doc: &[u8],
     values: bool,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    // A stride array has no slots, but gives its elements as references.
-    let slots = if r.kind().has_slots() || r.kind() == roving::walk::Kind::StrideArray {
+    // A stride array has no slots, but gives its elements as references;
+    // a map of numbers gives its number array as one.
+    let slots = if r.kind().has_slots()
+        || matches!(
+            r.kind(),
+            roving::walk::Kind::StrideArray | roving::walk::Kind::NumMap
+        ) {
         let items = r
             .slots()
             .map(|s| slot(py, s))
@@ -140,7 +154,8 @@ fn with_doc<T>(
 /// `(offset, end, kind, encoding, width, count, shape, slots, value)`:
 /// `kind` is `"str"`, `"int"`, `"uint"`, `"bigint"`, `"float"`,
 /// `"timestamp"`, `"bytes"`, `"ext"`, `"vector"`, `"array"`, `"map"`,
-/// `"shape"` or `"root"`; `encoding` as `roving stats` prints it
+/// `"map of numbers"`, `"shape"` or `"root"` (and the other kinds of
+/// `roving::walk::Kind::name`); `encoding` as `roving stats` prints it
 /// (`"short str"`, `"map/2"`, `"vector<f64>"`...); `width` and `count` the
 /// slot width and number of slots (0 for scalars); `shape` a map's shape
 /// offset, else None; `slots` a tuple of `(kind, value)` pairs (`"ref"`

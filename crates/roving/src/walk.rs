@@ -77,6 +77,11 @@ pub enum Kind {
     /// A shape whose keys are packed as a string array's, with a dense
     /// hash index (format version 2): no slots.
     PackedShape,
+    /// A map whose values are the elements of a number array record
+    /// (format version 2): no slots; its [`shape`](Record::shape) is its
+    /// shape, and its [`slots`](Record::slots) one reference, to that
+    /// number array.
+    NumMap,
 }
 
 impl Kind {
@@ -114,6 +119,7 @@ impl Kind {
             K::StrArray => Kind::StrArray,
             K::StrideArray => Kind::StrideArray,
             K::PackedShape => Kind::PackedShape,
+            K::NumMap => Kind::NumMap,
             K::Unknown => return None,
         })
     }
@@ -138,6 +144,7 @@ impl Kind {
             Kind::StrArray => "strings",
             Kind::StrideArray => "stride",
             Kind::PackedShape => "packed shape",
+            Kind::NumMap => "map of numbers",
         }
     }
 
@@ -157,7 +164,8 @@ impl Kind {
             | Kind::NumArray
             | Kind::StrArray
             | Kind::StrideArray
-            | Kind::PackedShape => false,
+            | Kind::PackedShape
+            | Kind::NumMap => false,
         }
     }
 }
@@ -255,7 +263,8 @@ impl<'a> Record<'a> {
         self.parts.slots.map_or(0, |s| s.count * s.width)
     }
 
-    /// The offset of a map's shape record (`None` for other records).
+    /// The offset of a map's shape record, of either kind of map (`None`
+    /// for other records).
     pub fn shape(&self) -> Option<usize> {
         self.parts.shape
     }
@@ -281,7 +290,8 @@ impl<'a> Record<'a> {
     /// The decoded slots, in order (none for records without slots). A
     /// shape's slots are its keys: references to string records, or the
     /// empty-string constant. A stride array, which has no slots, gives a
-    /// reference to each of its elements.
+    /// reference to each of its elements; a map of numbers one reference,
+    /// to the number array of its values.
     pub fn slots(&self) -> Slots<'a> {
         let stride = match self.kind {
             Kind::StrideArray => layout::StrideArray::at(self.buf, self.offset),
@@ -293,12 +303,14 @@ impl<'a> Record<'a> {
             base: self.offset,
             next: 0,
             stride,
+            values: self.parts.values,
         }
     }
 
     /// The value of a scalar record (string, number, timestamp, byte
     /// string, extension value, vector), of a number array or of a
-    /// string array (arrays whose elements are in the record); `None` for
+    /// string array (arrays whose elements are in the record), or of a map
+    /// of numbers (whose values are a number array's elements); `None` for
     /// arrays, maps, shapes and the root, whose values are their slots.
     pub fn value(&self) -> Option<Value<'a>> {
         match self.kind {
@@ -308,6 +320,8 @@ impl<'a> Record<'a> {
             | Kind::PackedShape
             | Kind::Root
             | Kind::StrideArray => None,
+            // A map whose values are in a number array, not in slots.
+            Kind::NumMap => Some(crate::read::record_value(self.buf, self.offset, 0)),
             // Checked here: `record_at` may be given an offset inside a
             // record, whose bytes need not be UTF-8.
             Kind::Str => layout::str_record(self.buf, self.offset)
@@ -345,6 +359,8 @@ pub struct Slots<'a> {
     next: usize,
     /// A stride array's header: its elements are given as references.
     stride: Option<layout::StrideArray>,
+    /// A map of numbers' values record, given as one reference.
+    values: Option<usize>,
 }
 
 /// The slots of a record without slots.
@@ -358,6 +374,9 @@ impl Iterator for Slots<'_> {
     type Item = Slot;
 
     fn next(&mut self) -> Option<Slot> {
+        if let Some(v) = self.values.take() {
+            return Some(Slot::Ref(v));
+        }
         if let Some(s) = &self.stride {
             let i = self.next;
             self.next += 1;
@@ -376,6 +395,9 @@ impl Iterator for Slots<'_> {
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
+        if self.values.is_some() {
+            return (1, Some(1));
+        }
         if let Some(s) = &self.stride {
             let n = s.count.saturating_sub(self.next);
             return (n, Some(n));

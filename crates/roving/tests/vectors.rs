@@ -900,6 +900,7 @@ fn decode_only_cases() -> Vec<(&'static str, &'static str, String, J)> {
     v.extend(str_array_decode_only());
     v.extend(stride_array_decode_only());
     v.extend(packed_shape_decode_only());
+    v.extend(num_map_decode_only());
     v
 }
 
@@ -1585,6 +1586,7 @@ fn reject_cases() -> Vec<(String, String, String, &'static str)> {
     v.extend(str_array_rejects());
     v.extend(stride_array_rejects());
     v.extend(packed_shape_rejects());
+    v.extend(num_map_rejects());
     v
 }
 
@@ -2456,7 +2458,7 @@ fn packed_shape_decode_only() -> Vec<(&'static str, &'static str, String, J)> {
         ),
         (
             "packed_shape_40",
-            "a map of 40 keys in a packed shape: dense index of 51 one-byte entries",
+            "a map of 40 keys in a packed shape: dense index of 51 one-byte entries (its values a map of numbers)",
             40,
         ),
         (
@@ -2471,6 +2473,19 @@ fn packed_shape_decode_only() -> Vec<(&'static str, &'static str, String, J)> {
         let value: Vec<(&str, J)> = keys.iter().enumerate().map(|(i, k)| (*k, int(i))).collect();
         v.push((name, desc, to_hex(&packed_doc(&keys)), map(&value)));
     }
+    // The map of 40 keys as written before maps of numbers (section
+    // 6.19): its values in a map record of 1-byte slots and `i8` records.
+    let keys = k_keys(40);
+    v.push((
+        "packed_shape_40_slots",
+        "a map of 40 keys in a packed shape, its values in slots (as the encoder wrote it before maps of numbers)",
+        "52560225286e00002656020406080a0c0e101214171a1d2023260306090c0f1215181b1e2124272a2d300306090c0f1215186b306b316b326b336b346b356b366b376b386b396b31306b31316b31326b31336b31346b31356b31366b31376b31386b31396b32306b32316b32326b32336b32346b32356b32366b32376b32386b32396b33306b33316b33326b33336b33346b33356b33366b33376b33386b3339111b1710191a0f1e18060e21220d03232713001f002000050b1d15260a12071c2428000000000c0814000016010002000925040120012101220123012401250126012714070105090d1115191d2125292d3135393d4145494d5155595d6165696d7175797d40383028201810081ca81c".to_string(),
+        map(&keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (k.as_str(), int(i)))
+            .collect::<Vec<_>>()),
+    ));
     v.push((
         "packed_shape_3",
         "the keys \"id\", \"\" (empty) and \"b\" in a packed shape (FORMAT.md section 6.18's example)",
@@ -2549,4 +2564,111 @@ fn packed_shape_rejects() -> Vec<(String, String, String, &'static str)> {
     b.extend_from_slice(&[0x1c, 0x03, 0x1c]);
     add("index_truncated", "a dense index cut short", b, "Truncated");
     v
+}
+
+/// Maps of numbers (section 6.19, version 2): decode-only, since the
+/// reference encoder writes one only for a map opened with its keys
+/// (section 14).
+fn num_map_decode_only() -> Vec<(&'static str, &'static str, String, J)> {
+    let h = |s: &str| s.replace(' ', "");
+    let mut v = vec![
+        (
+            "num_map_example",
+            "{\"a\": 7}: a shape, the u8 number array [7], a map of numbers referring to both (FORMAT.md section 6.19's example)",
+            h("525602 8161 180108 310107 260c06 1c0c1c"),
+            map(&[("a", int(7))]),
+        ),
+        (
+            "num_map_absolute",
+            "the example with both references absolute (odd varints: offsets 5 and 8)",
+            h("525602 8161 180108 310107 260b11 1c0c1c"),
+            map(&[("a", int(7))]),
+        ),
+        (
+            "num_map_empty",
+            "a shape of no keys and a number array of no elements make {}",
+            h("525602 1800 3000 260804 1c0c1c"),
+            map(&[]),
+        ),
+        (
+            "num_map_shared_values",
+            "the number array is also the first element of the root array: [[7], {\"a\": 7}]",
+            h("525602 8161 180108 310107 260c06 1002180c 1c101c"),
+            J::Array(vec![J::Array(vec![int(7)]), map(&[("a", int(7))])]),
+        ),
+    ];
+    // A map opened with its keys whose 20 values are binary32 floats:
+    // an f32 number array and a map of numbers, as the encoder writes it.
+    let owned = k_keys(20);
+    let keys: Vec<&str> = owned.iter().map(|s| s.as_str()).collect();
+    let mut e = roving::Encoder::new();
+    e.begin_map_with_keys(&keys).unwrap();
+    for i in 0..keys.len() {
+        e.f64(i as f64 + 0.5).unwrap();
+    }
+    e.end_map().unwrap();
+    let bytes = e.finish().unwrap();
+    let value: Vec<(&str, J)> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| (*k, float(i as f64 + 0.5)))
+        .collect();
+    v.push((
+        "num_map_packed_f32",
+        "20 keys in a packed shape, their values an f32 number array, written as the encoder writes a map opened with its keys",
+        to_hex(&bytes),
+        map(&value),
+    ));
+    v
+}
+
+/// Maps of numbers that must be rejected: (name, description, hex, error kind).
+fn num_map_rejects() -> Vec<(String, String, String, &'static str)> {
+    [
+        (
+            "num_map_v1",
+            "a map of numbers (and its number array) in a version 1 document",
+            "525601 8161 180108 310107 260c06 1c0c1c",
+            "UnknownTag",
+        ),
+        (
+            "num_map_values_not_numbers",
+            "the values reference lands on the shape, not on a number array",
+            "525602 8161 180108 310107 260c0c 1c0c1c",
+            "WrongTarget",
+        ),
+        (
+            "num_map_shape_not_shape",
+            "the shape reference lands on the number array, not on a shape",
+            "525602 8161 180108 310107 260606 1c0c1c",
+            "WrongTarget",
+        ),
+        (
+            "num_map_count_differs",
+            "a shape of 1 key and a number array of 2 elements",
+            "525602 8161 180108 31020708 260e08 1c0c1c",
+            "BadLength",
+        ),
+        (
+            "num_map_values_mid_record",
+            "the values reference lands inside the number array record",
+            "525602 8161 180108 310107 260c04 1c0c1c",
+            "BadReference",
+        ),
+        (
+            "num_map_values_in_header",
+            "the values reference reaches back into the header (offset 1)",
+            "525602 8161 180108 310107 260c14 1c0c1c",
+            "BadReference",
+        ),
+        (
+            "num_map_values_forward",
+            "an absolute values reference to the map record itself (not before it)",
+            "525602 8161 180108 310107 260c17 1c0c1c",
+            "BadReference",
+        ),
+    ]
+    .into_iter()
+    .map(|(n, d, hex, k)| (n.to_string(), d.to_string(), hex.replace(' ', ""), k))
+    .collect()
 }

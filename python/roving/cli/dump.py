@@ -95,6 +95,8 @@ class _Dumper:
         self.lines = 0
         #: Elements of string arrays to print, by the index a ("text", i) slot holds.
         self.texts: list[str] = []
+        #: Values of maps of numbers to print, by the index a ("number", i) slot holds.
+        self.numbers: list[float] = []
 
     def write(self, indent: int, label: str, text: str) -> None:
         self.out.write("  " * indent + label + text + "\n")
@@ -132,6 +134,12 @@ class _Dumper:
         if kind == "text":
             self.write(indent, label, "str " + json.dumps(self.texts[v], ensure_ascii=False))
             return []
+        if kind == "number":
+            x = self.numbers[v]
+            self.write(
+                indent, label, f"float {_fmt_float(x)}" if isinstance(x, float) else f"int {x}"
+            )
+            return []
         pos, _, rkind, enc, _, count, shape, slots, val = self.recs[v]
         at = f"  @{pos} {enc}" if self.offsets else ""
         items: Iterable[Slot] = slots
@@ -144,6 +152,11 @@ class _Dumper:
             # A stride array record (format version 2): its elements, the
             # records right before it, as an array's slots.
             rkind, count = "array", len(slots)
+        if rkind == "map of numbers":
+            # A map of numbers (format version 2): its values, the elements
+            # of a number array, as a map's slots.
+            rkind, count = "map", len(val)
+            items = (self.number(x) for x in val)
         if rkind in ("array", "map"):
             if pos in self.seen:
                 what = f"array[{count}]" if rkind == "array" else f"map{{{count}}}"
@@ -195,6 +208,11 @@ class _Dumper:
             text = rkind
         self.write(indent, label, text + at)
         return []
+
+    def number(self, x: float) -> Slot:
+        """A slot standing for the number ``x`` (a value of a map of numbers)."""
+        self.numbers.append(x)
+        return ("number", len(self.numbers) - 1)
 
     def text(self, s: str) -> Slot:
         """A slot standing for the string ``s`` (an element of a string array)."""

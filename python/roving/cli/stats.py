@@ -40,6 +40,7 @@ SECTIONS = {
     "array": "containers",
     "stride": "containers",
     "map": "containers",
+    "map of numbers": "containers",
     "shape": "shapes",
     "packed shape": "shapes",
     "root": "root",
@@ -59,6 +60,7 @@ _VALUE_KIND = {
     "strings": "array",
     "stride": "array",
     "map": "map",
+    "map of numbers": "map",
 }
 
 
@@ -111,7 +113,11 @@ def compute_stats(buf: bytes) -> dict[str, Any]:
         kids: list[int] = []
         if shape is not None:
             kids.append(shape)
-        if slots:
+        if kind == "map of numbers":
+            # Its values are a number array's elements (counted there),
+            # which it refers to with no slot.
+            kids.extend(v for _, v in slots)
+        elif slots:
             # (A stride array's elements come as references, in no slot:
             # counted, with no bytes.)
             slot_bytes += count * width

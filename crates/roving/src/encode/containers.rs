@@ -358,8 +358,16 @@ impl Encoder {
                 debug_assert_eq!(head, shape_ref(shape_pos, pos));
                 head
             };
+            let values = if packed {
+                self.try_num_map(frame.slots_start, frame.out_start)
+            } else {
+                None
+            };
             let here = self.out.len();
-            let pos = if self.write_record_as(frame.slots_start, TAG_MAP, head(here), guess) {
+            let pos = if let Some(values) = values {
+                write_num_map(&mut self.out, head(here), values);
+                here
+            } else if self.write_record_as(frame.slots_start, TAG_MAP, head(here), guess) {
                 here
             } else {
                 let n = self.slots.len() - frame.slots_start;

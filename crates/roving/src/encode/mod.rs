@@ -35,6 +35,7 @@ mod dictionary;
 mod key_cache;
 mod keys;
 mod matrix_rows;
+mod num_map;
 mod numbers;
 mod packed_shape;
 mod pending;

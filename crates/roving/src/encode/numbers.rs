@@ -17,7 +17,7 @@ use super::Encoder;
 use crate::layout::*;
 
 /// What the elements of an array are, found by [`Encoder::numbers_found`].
-enum Found {
+pub(super) enum Found {
     /// Integers from `lo` (at most 0) to `hi` (at least 0).
     Ints { lo: i64, hi: u64 },
     /// Floats: whether one needed a binary64 record (`09`), and whether all
@@ -37,17 +37,58 @@ impl Encoder {
             return None;
         }
         let found = self.numbers_found(start, out_start)?;
+        self.pack_found(start, out_start, found, true)
+    }
+
+    /// [`Self::pack_numbers`] of numbers that [`Self::numbers_found`]
+    /// found (`found`).
+    #[inline(always)]
+    fn pack_found(
+        &mut self,
+        start: usize,
+        out_start: usize,
+        found: Found,
+        rows: bool,
+    ) -> Option<usize> {
+        let elem = self.packed_elements(start, out_start, found, rows)?;
+        Some(self.put_packed(start, out_start, elem))
+    }
+
+    /// How the numbers of `slots[start..]` that [`Self::numbers_found`]
+    /// found (`found`) are stored in a number array record, with their
+    /// bytes left in `self.scratch`; `None` for integers that no element
+    /// type holds. `rows` says whether the rule of a matrix's rows (an
+    /// array of floats after an `f64` row is `f64`) applies, as it does to
+    /// an array and not to a map's values.
+    #[inline(always)]
+    pub(super) fn packed_elements(
+        &mut self,
+        start: usize,
+        out_start: usize,
+        found: Found,
+        rows: bool,
+    ) -> Option<NumElem> {
+        let int = match found {
+            Found::Ints { lo, hi } => Some(int_elem(lo, hi)?),
+            Found::Floats { .. } => None,
+        };
         let mut scratch = std::mem::take(&mut self.scratch);
         scratch.clear();
         let elem = match found {
-            Found::Ints { lo, hi } => {
-                let e = int_elem(lo, hi)?;
+            Found::Ints { .. } => {
+                let e = int.unwrap_or(ElemType::I64);
                 self.put_ints(start, e.size(), &mut scratch);
                 NumElem::Binary(e)
             }
             // (An f64 row is f64 anyway: the test only for the others.)
             Found::Floats { f64s: false, .. }
-                if self.follows_f64_row(&self.top, start, out_start, self.slots.len() - start) =>
+                if rows
+                    && self.follows_f64_row(
+                        &self.top,
+                        start,
+                        out_start,
+                        self.slots.len() - start,
+                    ) =>
             {
                 f64_payloads(&self.out, out_start, &mut scratch);
                 NumElem::Binary(ElemType::F64)
@@ -76,18 +117,27 @@ impl Encoder {
                 }
             },
         };
+        self.scratch = scratch;
+        Some(elem)
+    }
+
+    /// Replaces the output from `out_start` (the records of `slots[start..]`)
+    /// with the number array record of `self.scratch`'s elements, stored
+    /// as `elem` ([`Self::packed_elements`]); returns its position.
+    pub(super) fn put_packed(&mut self, start: usize, out_start: usize, elem: NumElem) -> usize {
         let n = self.slots.len() - start;
         self.out.truncate(out_start);
+        let scratch = std::mem::take(&mut self.scratch);
         self.put_numbers(elem, n, &scratch);
         self.scratch = scratch;
-        Some(out_start)
+        out_start
     }
 
     /// Whether `slots[start..]` are all integers or all floats, each
     /// either an inline integer or a number record, the records laid one
     /// after the other from `out_start` to the end of the output, in slot
     /// order: what they are, or `None`.
-    fn numbers_found(&self, start: usize, out_start: usize) -> Option<Found> {
+    pub(super) fn numbers_found(&self, start: usize, out_start: usize) -> Option<Found> {
         let out = &self.out;
         let mut at = out_start;
         let (mut lo, mut hi) = (0i64, 0u64);

@@ -29,6 +29,8 @@
 //! * `float.rs`: decimal floats and exact binary32 conversions;
 //! * `numarray.rs`: number array records (version 2): their element
 //!   types ([`NumElem`]), header and elements;
+//! * `num_map.rs`: map records of numbers (version 2), whose values are
+//!   a number array record's elements;
 //! * `dictionary.rs`: the dictionary binding record (version 2) that
 //!   names the shared dictionary a document was written against;
 //! * [`ext`]: the well-known extension type ids and their payload codecs.
@@ -38,6 +40,7 @@
 
 mod dictionary;
 mod float;
+mod num_map;
 mod numarray;
 mod record;
 mod root;
@@ -81,16 +84,17 @@ pub use varint::*;
 
 pub(crate) use dictionary::dictionary_required;
 pub use dictionary::has_binding;
+pub(crate) use num_map::{num_map_record, write_num_map};
 pub(crate) use numarray::{num_array_record, num_at, Num};
 pub(crate) use record::{
     bytes_at, container_header, ext_record, fixed, header_fault, is_small_int, length_prefixed,
-    map_header, map_shape_ref, record_fault, record_parts, shape_target, small_int_record,
-    str_record, timestamp_record, vector_data_start, vector_record, RecordParts, SlotRun,
+    map_header, map_shape_ref, record_fault, record_parts, small_int_record, str_record,
+    timestamp_record, vector_data_start, vector_record, RecordParts, SlotRun,
 };
 pub(crate) use record::{empty_shape_rows_fault, shape_dims, shaped_vector_record};
 pub(crate) use root::{allows_v2, doc_version, is_header, locate_root, root_slot};
 pub(crate) use shape::{index_entry, Shape};
-pub(crate) use slot::{decode_slot, read_slot, ref_target, slot_pos, Slot};
+pub(crate) use slot::{decode_slot, read_slot, ref_target, shape_target, slot_pos, Slot};
 pub(crate) use str_array::{
     str_array_size, write_packed_head, write_str_array_head, StrArray, StrArrayBytes,
 };

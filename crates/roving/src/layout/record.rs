@@ -1,10 +1,11 @@
 //! Record headers: where the payload of a string, byte string, extension,
 //! vector or map record is, and the element types of vectors.
 
+use super::num_map::{num_map_record, num_map_refs};
 use super::numarray::{num_array_record, NumElem};
 use super::root::{allows_v2, root_slot};
 use super::shape::Shape;
-use super::slot::slot_pos;
+use super::slot::{shape_target, slot_pos};
 use super::str_array::StrArray;
 use super::stride_array::{stride_array_fault, StrideArray};
 use super::tags::*;
@@ -187,20 +188,6 @@ pub(crate) fn map_header(buf: &[u8], pos: usize) -> Option<(u8, usize, usize)> {
     Some((tag, shape_target(r, pos)?, values))
 }
 
-/// The position of the shape that the shape reference `r` (the varint after
-/// the tag) of the map record at `pos` denotes, if it lies before the map:
-/// `r >> 1` from the document start if `r` is odd, else that distance back
-/// from `pos`.
-#[inline(always)]
-pub(crate) fn shape_target(r: u64, pos: usize) -> Option<usize> {
-    let x = usize::try_from(r >> 1).ok()?;
-    // As for slots: a relative distance `x` gives `pos - x`, which is below
-    // `pos` exactly when `1 <= x <= pos` (a larger one wraps to `pos` or
-    // above, up to `usize::MAX`).
-    let shape = if r & 1 == 1 { x } else { pos.wrapping_sub(x) };
-    (shape < pos).then_some(shape)
-}
-
 /// Position of the data of a vector of `elem` whose count ends at
 /// `after_count`: the next multiple of the element size (zero padding
 /// between).
@@ -366,6 +353,9 @@ pub(crate) struct RecordParts {
     pub(crate) slots: Option<SlotRun>,
     /// The position of a map's shape record, else `None`.
     pub(crate) shape: Option<usize>,
+    /// The position of the number array record of a map of numbers'
+    /// values, else `None`.
+    pub(crate) values: Option<usize>,
     /// The element type of a vector, else `None`.
     pub(crate) elem: Option<ElemType>,
 }
@@ -416,6 +406,7 @@ impl RecordParts {
             K::StrArray => "str array",
             K::StrideArray => "stride array",
             K::PackedShape => "packed shape",
+            K::NumMap => "map<numbers>",
             K::Unknown => "unknown",
         }
     }
@@ -473,6 +464,7 @@ pub(crate) fn record_parts(buf: &[u8], pos: usize) -> Option<RecordParts> {
         end: 0,
         slots: None,
         shape: None,
+        values: None,
         elem: None,
     };
     let slots = |first: usize, count: usize| {
@@ -554,6 +546,15 @@ pub(crate) fn record_parts(buf: &[u8], pos: usize) -> Option<RecordParts> {
         K::StrideArray => StrideArray::at(buf, pos)?.end,
         // (`Shape::at` refuses it in a version 1 document.)
         K::PackedShape => Shape::at(buf, pos)?.end(),
+        K::NumMap => {
+            // A version 2 record: unknown in a version 1 document.
+            if !allows_v2(buf) {
+                return None;
+            }
+            let m = num_map_record(buf, pos)?;
+            (parts.shape, parts.values) = (Some(m.shape.pos), Some(m.values_at));
+            m.end
+        }
         K::Unknown => return None,
     };
     (parts.end <= buf.len()).then_some(parts)
@@ -590,6 +591,7 @@ pub(crate) fn record_fault(buf: &[u8], pos: usize) -> Error {
             .with_message("a version 2 record in a version 1 document"),
         K::PackedShape => str_array_fault(buf, pos).unwrap_or_else(short),
         K::StrideArray => stride_array_fault(buf, pos),
+        K::NumMap => num_map_fault(buf, pos),
         K::I8
         | K::I16
         | K::I32
@@ -610,6 +612,39 @@ pub(crate) fn record_fault(buf: &[u8], pos: usize) -> Error {
         | K::Shape
         | K::Root
         | K::NumArray => short(),
+    }
+}
+
+/// Why the map record of numbers at `pos` does not decode: a version 1
+/// document, a shape reference that is not a shape, a values reference
+/// that is not a number array, counts that differ, or a header cut short.
+#[cold]
+fn num_map_fault(buf: &[u8], pos: usize) -> Error {
+    if !allows_v2(buf) {
+        return Error::at(ErrorKind::UnknownTag(TAG_NUM_MAP), pos)
+            .with_message("a version 2 record in a version 1 document");
+    }
+    let Some((shape, values, _)) = num_map_refs(buf, pos) else {
+        return Error::at(ErrorKind::Truncated, pos).with_message("a record does not decode");
+    };
+    let Some(s) = Shape::at(buf, shape) else {
+        return Error::at(ErrorKind::WrongTarget, pos + 1)
+            .with_message("a map's shape is not a shape");
+    };
+    match buf.get(values) {
+        Some(&t) if is_num_array(t) => match num_array_record(buf, values) {
+            Some(v) if v.count != s.count => {
+                Error::at(ErrorKind::BadLength, pos).with_message(format!(
+                    "a map of numbers has {} keys and {} values",
+                    s.count, v.count
+                ))
+            }
+            _ => {
+                Error::at(ErrorKind::Truncated, values).with_message("a map's values do not decode")
+            }
+        },
+        _ => Error::at(ErrorKind::WrongTarget, pos + 1)
+            .with_message("a map's values are not a number array"),
     }
 }
 
@@ -754,6 +789,23 @@ mod tests {
             K::StrideArray => (vec![b'R', b'V', VERSION_2, tag, 0, 1], 3),
             // In a version 2 document: no keys, no data, widths 1 and 1.
             K::PackedShape => (vec![b'R', b'V', VERSION_2, tag, 0, 0, 0], 3),
+            // In a version 2 document: an empty shape at 3, no numbers
+            // (u8) at 5, the map at 7: both references back.
+            K::NumMap => (
+                vec![
+                    b'R',
+                    b'V',
+                    VERSION_2,
+                    TAG_SHAPE,
+                    0,
+                    TAG_NUM_ARRAY + 1,
+                    0,
+                    tag,
+                    4 << 1,
+                    2 << 1,
+                ],
+                7,
+            ),
             k => (vec![tag; 1 + k.fixed_payload().unwrap_or(0)], 0),
         }
     }
@@ -795,6 +847,7 @@ mod tests {
                 K::Map => format!("map/{w}"),
                 K::Shape => format!("shape/{w}"),
                 K::PackedShape => "packed shape".into(),
+                K::NumMap => "map<numbers>".into(),
                 K::Root => format!("root/{w}"),
                 K::NumArray => match ElemType::from_code(tag - TAG_NUM_ARRAY) {
                     Some(e) => format!("numbers<{}>", e.name()),
@@ -824,7 +877,12 @@ mod tests {
                 _ => None,
             };
             assert_eq!(p.slots, slots, "{tag:#x}");
-            assert_eq!(p.shape, (kind == K::Map).then_some(0));
+            let (shape, values) = match kind {
+                K::Map => (Some(0), None),
+                K::NumMap => (Some(3), Some(5)),
+                _ => (None, None),
+            };
+            assert_eq!((p.shape, p.values), (shape, values), "{tag:#x}");
             let vector = matches!(kind, K::Vector | K::ShapedVector);
             assert_eq!(p.elem, vector.then_some(ElemType::F64));
             // Every cut of the record is `None`, and a fault.

@@ -7,7 +7,8 @@
 //! `None` or wrong values at worst, never a panic; a validated document gives
 //! what the reader gives.
 
-use super::record::{container_header, fixed, shape_target};
+use super::record::{container_header, fixed};
+use super::slot::shape_target;
 use super::slot::{SLOT_INT, SLOT_SPECIAL, SPECIAL_FALSE, SPECIAL_NULL, SPECIAL_TRUE};
 use super::tags::*;
 use super::varint::{read_uint, read_varint};

@@ -97,6 +97,20 @@ pub(crate) const fn slot_pos(first: usize, i: usize, width: usize) -> usize {
     first + i * width
 }
 
+/// The position of the shape that the shape reference `r` (the varint after
+/// the tag) of the map record at `pos` denotes, if it lies before the map:
+/// `r >> 1` from the document start if `r` is odd, else that distance back
+/// from `pos`.
+#[inline(always)]
+pub(crate) fn shape_target(r: u64, pos: usize) -> Option<usize> {
+    let x = usize::try_from(r >> 1).ok()?;
+    // As for slots: a relative distance `x` gives `pos - x`, which is below
+    // `pos` exactly when `1 <= x <= pos` (a larger one wraps to `pos` or
+    // above, up to `usize::MAX`).
+    let shape = if r & 1 == 1 { x } else { pos.wrapping_sub(x) };
+    (shape < pos).then_some(shape)
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::tags::WIDTHS;

@@ -52,6 +52,12 @@ pub const TAG_STR_ARRAY: u8 = 0x22;
 /// shape reference may refer to it.
 pub const TAG_PACKED_SHAPE: u8 = 0x25;
 
+/// Map of numbers (format version 2): varint shape reference, varint
+/// values reference. Its values are the elements of the number array
+/// record (`30`-`3A`) that the second reference locates, one per key of
+/// the shape (`docs/FORMAT.md` section 6.19).
+pub const TAG_NUM_MAP: u8 = 0x26;
+
 /// Timestamp: i64 seconds, u32 nanoseconds.
 pub const TAG_TIMESTAMP: u8 = 0x0A;
 /// Timestamp with a UTC offset: i64 seconds, u32 nanoseconds, i32 offset seconds.
@@ -285,6 +291,9 @@ pub enum RecordKind {
     StrideArray,
     /// `25` (version 2): a shape whose keys are packed; not a value.
     PackedShape,
+    /// `26` (version 2): a map whose values are the elements of a number
+    /// array record.
+    NumMap,
     /// Any other tag: not a record of this format version.
     Unknown,
 }
@@ -320,6 +329,7 @@ impl RecordKind {
             TAG_STR_ARRAY => StrArray,
             TAG_STRIDE_ARRAY => StrideArray,
             TAG_PACKED_SHAPE => PackedShape,
+            TAG_NUM_MAP => NumMap,
             t if is_array(t) => Array,
             t if is_map(t) => Map,
             t if is_shape(t) => Shape,
@@ -344,6 +354,7 @@ impl RecordKind {
             ShapedVector => true,
             StrArray => true,
             StrideArray => true,
+            NumMap => true,
             Shape | PackedShape | Root | Unknown => false,
         }
     }
@@ -368,6 +379,7 @@ impl RecordKind {
             StrArray => None,
             StrideArray => None,
             PackedShape => None,
+            NumMap => None,
         }
     }
 }
@@ -428,8 +440,15 @@ mod tests {
             assert_eq!(is_value_tag(b), k.is_value());
             assert_eq!(
                 k.is_value(),
-                matches!(b, 0x01..=0x17 | TAG_F_DEC | 0x30..=0x3B | TAG_SHAPED_VECTOR | TAG_STR_ARRAY)
-                    || is_short_str(b),
+                matches!(
+                    b,
+                    0x01..=0x17
+                        | TAG_F_DEC
+                        | 0x30..=0x3B
+                        | TAG_SHAPED_VECTOR
+                        | TAG_STR_ARRAY
+                        | TAG_NUM_MAP
+                ) || is_short_str(b),
                 "{b:#x}"
             );
         }

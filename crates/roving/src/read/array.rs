@@ -87,7 +87,7 @@ impl Header {
 
 /// Element `i` of a number array (`h.packed` is `Some`), in bounds.
 #[inline(always)]
-fn packed_value<'a>(buf: &'a [u8], elem: NumElem, data: usize, i: usize) -> Value<'a> {
+pub(crate) fn packed_value<'a>(buf: &'a [u8], elem: NumElem, data: usize, i: usize) -> Value<'a> {
     match num_at(buf, elem, data, i) {
         Some(Num::Int(v)) => Value::Int(v),
         Some(Num::UInt(v)) => Value::UInt(v),
@@ -148,6 +148,20 @@ impl<'a> Numbers<'a> {
     #[inline]
     pub fn get(&self, i: usize) -> Option<Value<'a>> {
         (i < self.len()).then(|| self.get_below_len(i))
+    }
+
+    /// The `count` elements stored as `elem` from `data` in `buf`, if they
+    /// are within it.
+    #[inline]
+    pub(crate) fn from_parts(
+        buf: &'a [u8],
+        elem: NumElem,
+        data: usize,
+        count: usize,
+    ) -> Option<Numbers<'a>> {
+        let len = count.checked_mul(elem.size())?;
+        let data = buf.get(data..data.checked_add(len)?)?;
+        Some(Numbers { elem, data })
     }
 
     /// Element `i`, for `i` below [`len`](Self::len) (`Null` past the end).

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::{ErrorKind, Result};
 use crate::layout::*;
-use crate::read::array::ArrayStrings;
+use crate::read::array::{packed_value, ArrayStrings, Numbers};
 use crate::read::value::{
     check_slot, header_error, malformed, slot_value, slot_value_each, text, Value, LAZY,
 };
@@ -308,9 +308,14 @@ pub struct Map<'a> {
 /// A decoded map header: where the values are and the shape.
 #[derive(Clone, Copy, Debug)]
 struct Header {
+    /// Position of the first value slot (of a map of numbers: of its
+    /// number array's first element).
     values: usize,
+    /// Slot width (of a map of numbers: element size).
     width: usize,
     shape: Shape,
+    /// How a map of numbers' values are stored (`None` for slots).
+    numbers: Option<NumElem>,
 }
 
 impl Header {
@@ -318,10 +323,28 @@ impl Header {
         values: 0,
         width: 1,
         shape: Shape::EMPTY,
+        numbers: None,
     };
+
+    /// The header of the map of numbers at `pos` (`None` if it does not
+    /// decode, or a lazily opened document's is malformed).
+    #[cold]
+    #[inline(never)]
+    fn of_numbers(buf: &[u8], pos: usize) -> Option<Header> {
+        let m = num_map_record(buf, pos)?;
+        Some(Header {
+            values: m.values.data,
+            width: m.values.elem.size(),
+            shape: m.shape,
+            numbers: Some(m.values.elem),
+        })
+    }
 
     #[inline(always)]
     fn value<'a>(&self, buf: &'a [u8], base: usize, i: usize, lazy: usize) -> Value<'a> {
+        if let Some(elem) = self.numbers {
+            return packed_value(buf, elem, self.values, i);
+        }
         let slot = read_slot(buf, slot_pos(self.values, i, self.width), self.width, base);
         slot_value(buf, slot, lazy)
     }
@@ -330,7 +353,7 @@ impl Header {
     /// malformed slot (which reads as null) as an error.
     fn checked_value<'a>(&self, buf: &'a [u8], base: usize, i: usize) -> Result<Value<'a>> {
         let v = self.value(buf, base, i, LAZY);
-        if v.is_null() {
+        if v.is_null() && self.numbers.is_none() {
             check_slot(buf, slot_pos(self.values, i, self.width), self.width, base)?;
         }
         Ok(v)
@@ -339,6 +362,9 @@ impl Header {
     /// [`value`](Self::value) through [`slot_value_each`].
     #[inline(always)]
     fn value_each<'a>(&self, buf: &'a [u8], base: usize, i: usize, lazy: usize) -> Value<'a> {
+        if let Some(elem) = self.numbers {
+            return packed_value(buf, elem, self.values, i);
+        }
         let slot = read_slot(buf, slot_pos(self.values, i, self.width), self.width, base);
         slot_value_each(buf, slot, lazy)
     }
@@ -376,10 +402,14 @@ impl<'a> Map<'a> {
     #[inline(always)]
     fn header(&self) -> Option<Header> {
         let (tag, shape_pos, values) = map_header(self.buf, self.pos())?;
+        if tag == TAG_NUM_MAP {
+            return Header::of_numbers(self.buf, self.pos());
+        }
         Some(Header {
             values,
             width: tag_width(tag),
             shape: Shape::at(self.buf, shape_pos)?,
+            numbers: None,
         })
     }
 
@@ -387,9 +417,14 @@ impl<'a> Map<'a> {
     #[cold]
     fn checked_header(&self) -> Result<Header> {
         let pos = self.pos();
-        let Some((_, shape_pos, _)) = map_header(self.buf, pos) else {
+        let Some((tag, shape_pos, _)) = map_header(self.buf, pos) else {
             return Err(header_error(self.buf, pos));
         };
+        if tag == TAG_NUM_MAP {
+            return self
+                .header()
+                .ok_or_else(|| crate::layout::record_fault(self.buf, pos));
+        }
         self.header().ok_or_else(|| match self.buf.get(shape_pos) {
             Some(&t) if is_any_shape(t) => header_error(self.buf, shape_pos),
             _ => malformed(ErrorKind::WrongTarget, shape_pos),
@@ -406,7 +441,9 @@ impl<'a> Map<'a> {
     /// that does not decode).
     #[inline(always)]
     pub(crate) fn parts(&self) -> Option<(Shape, usize, usize)> {
-        self.header().map(|h| (h.shape, h.values, h.width))
+        self.header()
+            .filter(|h| h.numbers.is_none())
+            .map(|h| (h.shape, h.values, h.width))
     }
 
     /// Number of entries.
@@ -702,6 +739,42 @@ impl<'a> Map<'a> {
         let MapIter { buf, lazy, h, .. } = self.iter();
         let keys = h.shape.packed(buf)?;
         Some(ArrayStrings::new(StrArrayBytes::new(buf, keys), lazy))
+    }
+
+    /// The values of a map of numbers (format version 2: a map whose
+    /// values are stored as one number array, `docs/FORMAT.md` section
+    /// 6.19), as stored; `None` for a map whose values are slots. For
+    /// readers that convert all of a map's values at once.
+    ///
+    /// ```
+    /// use roving::layout::{ElemType, NumElem};
+    /// let keys: Vec<String> = (0..100).map(|i| i.to_string()).collect();
+    /// let keys: Vec<&str> = keys.iter().map(|k| k.as_str()).collect();
+    /// let mut enc = roving::Encoder::new();
+    /// enc.begin_map_with_keys(&keys)?;
+    /// for i in 0..100 {
+    ///     enc.i64(i * 100)?;
+    /// }
+    /// enc.end_map()?;
+    /// let bytes = enc.finish()?;
+    /// let doc = roving::Document::open(&bytes)?;
+    /// let map = doc.root().as_map().unwrap();
+    /// // Values up to 9,900: 2 bytes each, where slots would take 4.
+    /// let numbers = map.numbers().unwrap();
+    /// assert_eq!(numbers.elem(), NumElem::Binary(ElemType::I16));
+    /// assert_eq!(numbers.get(7).and_then(|v| v.as_i64()), Some(700));
+    /// assert_eq!(map.get("7").and_then(|v| v.as_i64()), Some(700));
+    /// # Ok::<(), roving::Error>(())
+    /// ```
+    pub fn numbers(&self) -> Option<Numbers<'a>> {
+        self.num_parts().map(|(_, numbers)| numbers)
+    }
+
+    /// The shape and the values of a map of numbers (see [`Map::numbers`]).
+    pub(crate) fn num_parts(&self) -> Option<(Shape, Numbers<'a>)> {
+        let h = self.header()?;
+        let numbers = Numbers::from_parts(self.buf, h.numbers?, h.values, h.shape.count)?;
+        Some((h.shape, numbers))
     }
 
     /// The values in insertion order.

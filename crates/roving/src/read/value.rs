@@ -335,6 +335,12 @@ pub(crate) fn record_error(buf: &[u8], p: usize) -> Error {
         // (Only in a version 1 document: see `other_record`.)
         StrArray => ErrorKind::UnknownTag(tag),
         StrideArray => crate::layout::record_fault(buf, p).kind().clone(),
+        // A version 1 document, bad references, counts that differ; else
+        // its values' decimal exponent is out of range.
+        NumMap => match crate::layout::record_parts(buf, p) {
+            None => crate::layout::record_fault(buf, p).kind().clone(),
+            Some(_) => ErrorKind::NonCanonical,
+        },
     };
     malformed(kind, p)
 }
@@ -449,8 +455,26 @@ fn other_record(buf: &[u8], pos: usize, kind: RecordKind, lazy: usize) -> Option
         // a stride in range, elements after the header).
         K::StrideArray if lazy != 0 && StrideArray::at(buf, pos).is_none() => return None,
         K::StrideArray => Value::Array(Array::at(buf, pos | lazy)),
+        // A lazily opened document's must decode (a version 2 document,
+        // references to a shape and to a number array of as many
+        // elements, a decimal exponent in range).
+        K::NumMap if lazy != 0 && !lazy_num_map_ok(buf, pos) => return None,
+        K::NumMap => Value::Map(Map::at(buf, pos | lazy)),
         K::Shape | K::PackedShape | K::Root | K::Unknown => return None,
     })
+}
+
+/// Whether the map of numbers at `pos` of a lazily opened document reads:
+/// a version 2 document, its references decode to a shape and to a
+/// number array of as many elements, whose decimal exponent (if it has
+/// one) is in range.
+#[cold]
+fn lazy_num_map_ok(buf: &[u8], pos: usize) -> bool {
+    allows_v2(buf)
+        && num_map_record(buf, pos).is_some_and(|m| match m.values.elem {
+            NumElem::Decimal(e) => e.unsigned_abs() <= F_DEC_MAX_EXP as u8,
+            NumElem::Binary(_) => true,
+        })
 }
 
 /// The value of the number array record at `pos`: an array, whose

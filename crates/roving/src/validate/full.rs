@@ -1,6 +1,7 @@
 //! The full checker: every rule of every record, and the error reported
 //! for the first one broken.
 
+mod num_map;
 mod packed_shape;
 mod str_array;
 mod stride_array;
@@ -175,7 +176,9 @@ impl Validator<'_, '_> {
             }
             kind @ (ShortStr | I8 | I16 | I32 | I64 | U64 | F32 | F64 | BigIntPos | BigIntNeg
             | Timestamp | TimestampOffset | Bytes | Ext | Vector | Shape | Root
-            | StrArray | StrideArray | PackedShape | Unknown) => self.other_record(pos, kind),
+            | StrArray | StrideArray | PackedShape | NumMap | Unknown) => {
+                self.other_record(pos, kind)
+            }
             NumArray => self.num_array(pos),
             ShapedVector => self.shaped_vector(pos),
         }
@@ -332,6 +335,7 @@ impl Validator<'_, '_> {
             StrArray => self.str_array(pos),
             StrideArray => self.stride_array(pos),
             PackedShape => self.packed_shape(pos),
+            NumMap => self.num_map(pos),
             Unknown => Err(unknown_tag(buf, tag, pos)),
             // Checked by `record`, which never passes them here.
             Str | FDec | Array | Map | NumArray | ShapedVector => self.record(pos),

@@ -5,14 +5,14 @@ use std::cell::{Cell, RefCell};
 
 use serde::de::{self, Visitor};
 
-use super::maps::{MapEntries, StructEntries};
+use super::maps::{MapEntries, NumberEntries, StructEntries};
 use super::sequences::{
     ArrayElements, ByteStringElements, ExpectedLength, F64Elements, StrArrayElements,
     StrideElements, ValueElements,
 };
 use super::slots::Slots;
 use crate::error::{Error, ErrorKind, Result};
-use crate::layout::{map_shape_ref, Shape};
+use crate::layout::{is_map, map_shape_ref, Shape};
 use crate::layout::{ElemType, NumElem, WIDTHS};
 use crate::read::{Array, DecimalMemo, Map, Numbers};
 use crate::serde::stack;
@@ -349,7 +349,8 @@ impl<'de> Context<'de> {
             // is `fields.len()`, so only the map's header is read.
             let (buf, pos) = (m.buf(), m.pos());
             if let (Some(&tag), Some((shape, values))) = (buf.get(pos), map_shape_ref(buf, pos)) {
-                if self.known_struct(shape, fields) {
+                // (A map of numbers has no slots: read below.)
+                if is_map(tag) && self.known_struct(shape, fields) {
                     let depth = self.enter(fields.len())?;
                     let width = WIDTHS[(tag & 3) as usize];
                     let r = self.at_level(depth, || {
@@ -367,6 +368,9 @@ impl<'de> Context<'de> {
             }
         }
         let Some((shape, values, width)) = m.parts() else {
+            if let Some((shape, numbers)) = m.num_parts() {
+                return self.visit_num_map(shape, numbers, visitor);
+            }
             let depth = self.enter(0)?;
             let r = visitor.visit_map(MapEntries {
                 context: self,
@@ -395,6 +399,29 @@ impl<'de> Context<'de> {
                 next: 0,
                 pending: None,
             }),
+        });
+        self.leave(depth);
+        r
+    }
+
+    /// A map of numbers (its shape and values) to `visitor`, key by key.
+    #[cold]
+    #[inline(never)]
+    fn visit_num_map<V: Visitor<'de>>(
+        &self,
+        shape: Shape,
+        numbers: Numbers<'de>,
+        visitor: V,
+    ) -> Result<V::Value> {
+        let depth = self.enter(shape.count)?;
+        let r = self.at_level(depth, || {
+            visitor.visit_map(NumberEntries {
+                context: self,
+                shape,
+                numbers,
+                next: 0,
+                pending: None,
+            })
         });
         self.leave(depth);
         r

@@ -4,13 +4,14 @@
 use serde::de::{self, DeserializeSeed};
 
 use super::context::Context;
-use super::error_paths::{key_path, value_before_key};
+use super::error_paths::{key_path, key_segment, value_before_key};
 use super::keys::KeyDeserializer;
 use super::slot_deserializer::SlotDeserializer;
 use super::slots::Slots;
+use super::Deserializer;
 use crate::error::{Error, Result};
 use crate::layout::Shape;
-use crate::read::text;
+use crate::read::{text, Numbers, Value};
 
 /// The entries of any map, keys read from its shape.
 pub(super) struct MapEntries<'de, 'b> {
@@ -116,5 +117,51 @@ impl StructEntries<'_, '_> {
     fn value_error(&self, e: Error) -> Error {
         let i = self.next - 1;
         key_path(e, self.fields[i], i, &self.slots)
+    }
+}
+
+/// The entries of a map of numbers (format version 2): the keys from its
+/// shape, the values from its number array.
+pub(super) struct NumberEntries<'de, 'b> {
+    /// State shared by the whole decoding.
+    pub(super) context: &'b Context<'de>,
+    /// The shape.
+    pub(super) shape: Shape,
+    /// The values, one per key.
+    pub(super) numbers: Numbers<'de>,
+    /// Index of the next entry.
+    pub(super) next: usize,
+    /// The key of the entry whose value is next.
+    pub(super) pending: Option<&'de str>,
+}
+
+impl<'de> de::MapAccess<'de> for NumberEntries<'de, '_> {
+    type Error = Error;
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        let i = self.next;
+        if i >= self.shape.count.min(self.numbers.len()) {
+            return Ok(None);
+        }
+        self.next += 1;
+        // A malformed key (never in a validated document) reads as "".
+        let k = self.shape.key_bytes(self.context.document, i);
+        let k = k.and_then(|k| text(k, 0)).unwrap_or("");
+        self.context.payload(k.len())?;
+        self.pending = Some(k);
+        seed.deserialize(KeyDeserializer::new(k)).map(Some)
+    }
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+        let Some(k) = self.pending.take() else {
+            return Err(value_before_key());
+        };
+        let value = self.numbers.get(self.next - 1).unwrap_or(Value::Null);
+        seed.deserialize(Deserializer {
+            value,
+            context: self.context,
+        })
+        .map_err(|e| key_segment(e, k))
+    }
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.shape.count.saturating_sub(self.next))
     }
 }

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import re
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,6 +73,9 @@ T_STRIDE_ARRAY = 0x3B  # section 6.16, version 2 only
 T_NUM_MAP = 0x26  # section 6.19, version 2 only
 STRIDE_MAX = (1 << 32) - 1  # the largest stride
 STR_BLOCK = 16  # strings per block of a string array
+KEYS_BY_LENGTH = 0x10  # packed shape widths bit 4: keys by length, then bytes
+KEYS_BY_BYTES = 0x20  # packed shape widths bit 5: keys by bytes
+KEYS_ORDER_BITS = KEYS_BY_LENGTH | KEYS_BY_BYTES  # at most one set; no index
 
 # Section 9: vector element types by type byte: (name, element size).
 VECTOR_TYPES = (
@@ -113,6 +117,15 @@ def is_shape_tag(tag: int) -> bool:
 def is_any_shape_tag(tag: int) -> bool:
     """A shape of key slots (18-1B) or a packed shape (25, section 6.18)."""
     return is_shape_tag(tag) or tag == T_PACKED_SHAPE
+
+
+def key_order(order: int) -> Callable[[str], Any]:
+    """The sort key of a packed shape's key order bit (section 6.18): bit 4,
+    by length then bytes; bit 5, by bytes (unsigned, a prefix first: Python's
+    ``bytes`` comparison). Lengths and bytes are the keys' UTF-8 bytes."""
+    if order == KEYS_BY_LENGTH:
+        return lambda k: (len(k.encode("utf-8")), k.encode("utf-8"))
+    return lambda k: k.encode("utf-8")
 
 
 def is_root_tag(tag: int) -> bool:
@@ -396,10 +409,21 @@ class _Scanner:
     def str_array(self, start: int) -> tuple[int, Record]:
         """Section 6.15 (rule 19): n strings packed in blocks of 16, each
         block's start in the data, each string's end from its block's start."""
+        end, items, _ = self.strings(start, packed=False)
+        return end, Record(T_STR_ARRAY, items)
+
+    def strings(self, start: int, packed: bool) -> tuple[int, list[str], int]:
+        """The layout of a string array (rule 19), or of a packed shape's keys
+        (``packed``, rule 22: bits 4 and 5 of the widths byte, reserved in a
+        string array, are its key order bits, at most one set). Returns the
+        end of the strings, the strings and the key order bits (0 if none)."""
         n, p = self.varint(start + 1, "string array count")
         total, p = self.varint(p, "string array data length")
         widths = self.uint(p, 1, "string array widths")
-        if widths & 0xF0:
+        order = widths & KEYS_ORDER_BITS if packed else 0
+        if order == KEYS_ORDER_BITS:
+            raise RefError("NonCanonical", p, "both key order bits of the widths byte are set")
+        if widths & 0xF0 & ~order:
             raise RefError("NonCanonical", p, "a reserved bit of the widths byte is set")
         w, v = WIDTHS[widths & 3], WIDTHS[(widths >> 2) & 3]
         p += 1
@@ -433,7 +457,7 @@ class _Scanner:
             tiled = base + prev
         if tiled != total:
             raise RefError("BadLength", d + tiled, "the strings do not cover the data")
-        return d + total, Record(T_STR_ARRAY, items)
+        return d + total, items, order
 
     def stride_array(self, start: int) -> tuple[int, Record]:
         """Section 6.16 (rule 21): n elements, the records that start at
@@ -646,9 +670,23 @@ class _Scanner:
 
     def packed_shape(self, start: int) -> tuple[int, Record]:
         """Section 6.18 (rule 22): keys laid out as a string array's, distinct,
-        then the dense index if n > 8."""
-        p, rec = self.str_array(start)
-        keys = rec.value
+        then the dense index if n > 8; or, with a key order bit (bit 4: by
+        length then bytes, bit 5: by bytes), no index whatever n and each key
+        after the one before it in that order [BadIndex; DuplicateKey if equal]."""
+        p, keys, order = self.strings(start, packed=True)
+        if order:
+            sort_key = key_order(order)
+            for i in range(1, len(keys)):
+                a, b = sort_key(keys[i - 1]), sort_key(keys[i])
+                if a == b:
+                    raise RefError("DuplicateKey", start, f"key {keys[i]!r} appears twice")
+                if a > b:
+                    raise RefError(
+                        "BadIndex",
+                        start,
+                        f"keys said to be in order are not: {keys[i - 1]!r} before {keys[i]!r}",
+                    )
+            return p, Record(T_PACKED_SHAPE, keys)
         seen: set[str] = set()
         for key in keys:
             if key in seen:

@@ -115,8 +115,10 @@ fn damaged_packed_shapes_are_refused() {
             "{n}: {err}"
         );
     }
-    // An index entry moved off its run.
+    // An index entry moved off its run (keys not in order, so that the
+    // shape has an index).
     let owned: Vec<String> = (0..12)
+        .rev()
         .map(|i| ((b'a' + i as u8) as char).to_string())
         .collect();
     let keys: Vec<&str> = owned.iter().map(|s| s.as_str()).collect();
@@ -216,4 +218,106 @@ fn packed_maps_after_a_dictionary_base() {
     let u = users.get("user49").unwrap();
     assert_eq!(u.get("id").and_then(|v| v.as_i64()), Some(49));
     assert!(Document::open(&doc).is_err());
+}
+
+/// The keys of a packed map found in it, and keys it does not hold not.
+fn lookups_agree(keys: &[&str], absent: &[&str]) {
+    let bytes = packed_map(keys);
+    let doc = Document::open(&bytes).unwrap();
+    let map = doc.root().as_map().unwrap();
+    for (i, k) in keys.iter().enumerate() {
+        assert_eq!(map.position(k), Some(i), "{k:?}");
+        assert_eq!(map.get(k).and_then(|v| v.as_i64()), Some(i as i64));
+        let handle = roving::KeyHandle::new(k);
+        assert_eq!(
+            map.get_with(&handle).and_then(|v| v.as_i64()),
+            Some(i as i64)
+        );
+    }
+    for k in absent {
+        assert_eq!(map.get(k), None, "{k:?}");
+    }
+    let lazy = Document::open_lazy(&bytes).unwrap();
+    let lazy = lazy.root().as_map().unwrap();
+    for (i, k) in keys.iter().enumerate().step_by(7) {
+        assert_eq!(
+            lazy.try_get(k).unwrap().and_then(|v| v.as_i64()),
+            Some(i as i64)
+        );
+    }
+}
+
+/// The widths byte of the packed shape of `packed_map(keys)` (its first
+/// record, after a count and a data length of one byte each for these
+/// keys, or of more bytes).
+fn order_bits(keys: &[&str]) -> u8 {
+    let bytes = packed_map(keys);
+    let doc = Document::open(&bytes).unwrap();
+    let shape = roving::walk::records(&doc)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
+    assert_eq!(shape.kind(), roving::walk::Kind::PackedShape);
+    let mut p = shape.offset() + 1;
+    for _ in 0..2 {
+        while bytes[p] & 0x80 != 0 {
+            p += 1;
+        }
+        p += 1;
+    }
+    bytes[p] & 0x30
+}
+
+#[test]
+fn keys_in_order_have_no_index_and_are_found_by_binary_search() {
+    use roving::layout::{KEYS_BY_BYTES, KEYS_BY_LENGTH};
+    for n in [9usize, 10, 16, 17, 100, 255, 256, 1000, 20_000] {
+        let owned: Vec<String> = (0..n).map(|i| i.to_string()).collect();
+        let keys: Vec<&str> = owned.iter().map(|s| s.as_str()).collect();
+        assert_eq!(order_bits(&keys), KEYS_BY_LENGTH, "{n}");
+        lookups_agree(
+            &keys,
+            &["", "-1", "00", "01", "x", &n.to_string(), "99999999"],
+        );
+        // The same keys in another order: a dense index.
+        let mut shuffled = keys.clone();
+        shuffled.swap(0, n - 1);
+        assert_eq!(order_bits(&shuffled), 0, "{n}");
+        let with_index = packed_map(&shuffled);
+        assert!(with_index.len() > packed_map(&keys).len() + n, "{n}");
+        lookups_agree(&shuffled, &["", "00", "x"]);
+    }
+    let mut names: Vec<String> = (0..300).map(|i| format!("name{}", i * 7 % 1000)).collect();
+    names.extend(["", "é", "éa", "z", "zz", "a"].map(String::from));
+    names.sort();
+    let keys: Vec<&str> = names.iter().map(|s| s.as_str()).collect();
+    assert_eq!(order_bits(&keys), KEYS_BY_BYTES);
+    lookups_agree(&keys, &["b", "name", "name1000", "zzz", "ë", "\u{10FFFF}"]);
+    // Eight keys or fewer are compared in turn: no order bit.
+    assert_eq!(order_bits(&["a", "b", "c"]), 0);
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+
+    /// Any keys in either order, or in none: every key is found, and keys
+    /// the map does not hold are not.
+    #[test]
+    fn any_ordered_keys_are_found(
+        set in proptest::collection::btree_set("[a-c\u{e9}]{0,4}", 9..60),
+        by_length in proptest::bool::ANY,
+        absent in proptest::collection::vec("[a-d\u{e9}]{0,5}", 0..20),
+    ) {
+        let mut keys: Vec<&str> = set.iter().map(|s| s.as_str()).collect();
+        if by_length {
+            keys.sort_by(|a, b| a.len().cmp(&b.len()).then(a.cmp(b)));
+        }
+        let absent: Vec<&str> = absent
+            .iter()
+            .map(|s| s.as_str())
+            .filter(|k| !set.contains(*k))
+            .collect();
+        lookups_agree(&keys, &absent);
+    }
 }

@@ -2440,9 +2440,11 @@ fn packed_doc(keys: &[&str]) -> Vec<u8> {
     e.finish().unwrap()
 }
 
-/// The keys `k0`, `k1`, ... of the packed shape vectors.
+/// The keys `k{n-1}`, ..., `k1`, `k0` of the packed shape vectors: in
+/// decreasing order, so that their shapes have a dense index (keys in
+/// order have none, section 6.18).
 fn k_keys(n: usize) -> Vec<String> {
-    (0..n).map(|i| format!("k{i}")).collect()
+    (0..n).rev().map(|i| format!("k{i}")).collect()
 }
 
 /// Packed shapes (section 6.18, version 2): decode-only, since the
@@ -2475,7 +2477,7 @@ fn packed_shape_decode_only() -> Vec<(&'static str, &'static str, String, J)> {
     }
     // The map of 40 keys as written before maps of numbers (section
     // 6.19): its values in a map record of 1-byte slots and `i8` records.
-    let keys = k_keys(40);
+    let keys: Vec<String> = (0..40).map(|i| format!("k{i}")).collect();
     v.push((
         "packed_shape_40_slots",
         "a map of 40 keys in a packed shape, its values in slots (as the encoder wrote it before maps of numbers)",
@@ -2486,6 +2488,31 @@ fn packed_shape_decode_only() -> Vec<(&'static str, &'static str, String, J)> {
             .map(|(i, k)| (k.as_str(), int(i)))
             .collect::<Vec<_>>()),
     ));
+    // Keys in order: no index (section 6.18).
+    let by_length: Vec<String> = (0..20).map(|i| i.to_string()).collect();
+    let mut by_bytes: Vec<String> = [
+        "a", "ab", "abc", "b", "ba", "c", "ca", "cab", "d", "é", "éa",
+    ]
+    .iter()
+    .map(|k| k.to_string())
+    .collect();
+    by_bytes.sort();
+    for (name, desc, keys) in [
+        (
+            "packed_shape_ordered_by_length",
+            "20 keys \"0\" ... \"19\", in order of length then bytes: widths bit 4, no index",
+            by_length,
+        ),
+        (
+            "packed_shape_ordered_by_bytes",
+            "11 keys in order of bytes (\"a\", \"ab\", \"abc\", \"b\", ...): widths bit 5, no index",
+            by_bytes,
+        ),
+    ] {
+        let keys: Vec<&str> = keys.iter().map(|s| s.as_str()).collect();
+        let value: Vec<(&str, J)> = keys.iter().enumerate().map(|(i, k)| (*k, int(i))).collect();
+        v.push((name, desc, to_hex(&packed_doc(&keys)), map(&value)));
+    }
     v.push((
         "packed_shape_3",
         "the keys \"id\", \"\" (empty) and \"b\" in a packed shape (FORMAT.md section 6.18's example)",
@@ -2518,10 +2545,10 @@ fn packed_shape_rejects() -> Vec<(String, String, String, &'static str)> {
     b[13] = 0xFF;
     add("bad_utf8", "a key that is not UTF-8", b, "InvalidUtf8");
     let mut b = three.clone();
-    b[6] = 0x10;
+    b[6] = 0x40;
     add(
         "widths_bits",
-        "a reserved bit of the widths byte set",
+        "a reserved bit (bit 6) of the widths byte set (bits 4 and 5 give the key order)",
         b,
         "NonCanonical",
     );
@@ -2563,6 +2590,48 @@ fn packed_shape_rejects() -> Vec<(String, String, String, &'static str)> {
     let mut b = nine[..index + 6].to_vec();
     b.extend_from_slice(&[0x1c, 0x03, 0x1c]);
     add("index_truncated", "a dense index cut short", b, "Truncated");
+    // Keys in order (widths bit 4): "0" ... "19", their bytes at `data`.
+    let owned: Vec<String> = (0..20).map(|i| i.to_string()).collect();
+    let keys: Vec<&str> = owned.iter().map(|s| s.as_str()).collect();
+    let ordered = packed_doc(&keys);
+    let widths = 3 + 1 + 1 + 1;
+    assert_eq!(ordered[widths] & 0x30, 0x10, "{ordered:02x?}");
+    let data = ordered
+        .windows(10)
+        .position(|w| w == b"0123456789")
+        .unwrap();
+    let mut b = ordered.clone();
+    b[data + 5] = b'7';
+    add(
+        "ordered_out_of_order",
+        "keys said to be in order of length then bytes: \"7\" before \"6\"",
+        b,
+        "BadIndex",
+    );
+    let mut b = ordered.clone();
+    b[data + 6] = b'5';
+    add(
+        "ordered_duplicate",
+        "keys said to be in order: \"5\" twice",
+        b,
+        "DuplicateKey",
+    );
+    let mut b = ordered.clone();
+    b[widths] |= 0x30;
+    add(
+        "both_orders",
+        "both key order bits of the widths byte set",
+        b,
+        "NonCanonical",
+    );
+    let mut b = ordered.clone();
+    b[widths] ^= 0x30;
+    add(
+        "ordered_by_bytes_wrong",
+        "keys \"0\" ... \"19\" said to be in order of bytes (\"10\" is before \"2\" by bytes)",
+        b,
+        "BadIndex",
+    );
     v
 }
 

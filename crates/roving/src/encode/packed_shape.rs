@@ -84,16 +84,32 @@ fn write_packed_shape(out: &mut Vec<u8>, keys: &[&str]) -> Result<()> {
     }
     let lens: Vec<usize> = keys.iter().map(|k| k.len()).collect();
     let data_len: usize = lens.iter().sum();
-    let t = if n > SHAPE_LINEAR_MAX {
+    // Keys in order need no index: they are found by binary search.
+    let order = if n > SHAPE_LINEAR_MAX {
+        ordered(keys)
+    } else {
+        0
+    };
+    let t = if n > SHAPE_LINEAR_MAX && order == 0 {
         dense_table_size(n)
     } else {
         0
     };
     let ew = index_entry_width(n);
     out.reserve(str_array_size(&lens, data_len) + t * ew);
+    let head = out.len();
     write_packed_head(out, TAG_PACKED_SHAPE, &lens, data_len);
+    if order != 0 {
+        // The widths byte: after the tag and the two varints.
+        let widths = head + 1 + varint_len(n as u64) + varint_len(data_len as u64);
+        out[widths] |= order;
+    }
     for k in keys {
         out.extend_from_slice(k.as_bytes());
+    }
+    if order != 0 {
+        // Strictly increasing: distinct.
+        return Ok(());
     }
     let duplicate = |i: usize| {
         Error::new(ErrorKind::DuplicateKey).with_message(format!("the key {:?} twice", keys[i]))
@@ -116,6 +132,23 @@ fn write_packed_shape(out: &mut Vec<u8>, keys: &[&str]) -> Result<()> {
         _ => fill_dense_index::<4>(table, keys, &hashes),
     };
     filled.map_err(duplicate)
+}
+
+/// The key order bit of `keys` if they are strictly increasing by length
+/// then bytes ([`KEYS_BY_LENGTH`]: ids counted up as text), else by bytes
+/// ([`KEYS_BY_BYTES`]: sorted names); 0 if neither.
+fn ordered(keys: &[&str]) -> u8 {
+    let increasing = |order: u8| {
+        keys.windows(2)
+            .all(|w| key_order(order, w[0].as_bytes(), w[1].as_bytes()).is_lt())
+    };
+    if increasing(KEYS_BY_LENGTH) {
+        KEYS_BY_LENGTH
+    } else if increasing(KEYS_BY_BYTES) {
+        KEYS_BY_BYTES
+    } else {
+        0
+    }
 }
 
 /// Places each key in `table`, a dense index (section 6.18) of `E`-byte

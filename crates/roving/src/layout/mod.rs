@@ -73,7 +73,7 @@ pub use slot::{
     SPECIAL_EMPTY_ARRAY, SPECIAL_EMPTY_MAP, SPECIAL_EMPTY_STR, SPECIAL_FALSE, SPECIAL_NULL,
     SPECIAL_TRUE,
 };
-pub use str_array::{STR_ARRAY_BLOCK, STR_ARRAY_RESERVED};
+pub use str_array::{KEYS_BY_BYTES, KEYS_BY_LENGTH, STR_ARRAY_BLOCK, STR_ARRAY_RESERVED};
 pub use stream::{
     frame_head_len, is_stream, read_frame_head, read_stream_header, write_frame_head, FrameHead,
     FrameKind, MAX_FRAME_LEN, STREAM_HEADER, STREAM_HEADER_LEN, STREAM_MARK, STREAM_VERSION,
@@ -93,9 +93,10 @@ pub(crate) use record::{
 };
 pub(crate) use record::{empty_shape_rows_fault, shape_dims, shaped_vector_record};
 pub(crate) use root::{allows_v2, doc_version, is_header, locate_root, root_slot};
-pub(crate) use shape::{index_entry, Shape};
+pub(crate) use shape::{index_entry, key_order, Shape};
 pub(crate) use slot::{decode_slot, read_slot, ref_target, shape_target, slot_pos, Slot};
 pub(crate) use str_array::{
-    str_array_size, write_packed_head, write_str_array_head, StrArray, StrArrayBytes,
+    key_order_bits, str_array_size, write_packed_head, write_str_array_head, StrArray,
+    StrArrayBytes,
 };
 pub(crate) use stride_array::{stride_array_fault, write_stride_array, StrideArray};

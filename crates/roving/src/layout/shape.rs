@@ -4,7 +4,7 @@
 use super::record::str_record;
 use super::root::allows_v2;
 use super::slot::{read_slot, slot_pos, Slot, SPECIAL_EMPTY_STR};
-use super::str_array::StrArray;
+use super::str_array::{StrArray, KEYS_BY_LENGTH};
 use super::tags::{is_shape, tag_width, TAG_PACKED_SHAPE};
 use super::varint::read_varint;
 
@@ -179,6 +179,9 @@ pub(crate) struct Shape {
     pub(crate) count: usize,
     /// Key slot width in bytes; 0 for a packed shape.
     width: u8,
+    /// A packed shape's key order bits ([`KEYS_BY_LENGTH`],
+    /// [`KEYS_BY_BYTES`](super::KEYS_BY_BYTES); such a shape has no index), else 0.
+    order: u8,
 }
 
 impl Shape {
@@ -188,6 +191,7 @@ impl Shape {
         keys: 0,
         count: 0,
         width: 1,
+        order: 0,
     };
 
     /// The header of the shape record at `pos`, if one starts there and
@@ -207,6 +211,7 @@ impl Shape {
             keys,
             count: usize::try_from(count).ok().filter(|&c| c <= buf.len())?,
             width: tag_width(tag) as u8,
+            order: 0,
         })
     }
 
@@ -218,12 +223,13 @@ impl Shape {
         if !allows_v2(buf) {
             return None;
         }
-        let sa = StrArray::at_tag(buf, pos, TAG_PACKED_SHAPE)?;
+        let (sa, order) = StrArray::with_order(buf, pos, TAG_PACKED_SHAPE)?;
         Some(Shape {
             pos,
             keys: sa.end(),
             count: sa.count,
             width: 0,
+            order,
         })
     }
 
@@ -318,15 +324,37 @@ impl Shape {
         }
     }
 
+    /// Whether this is a packed shape whose keys are in order (by length,
+    /// then bytes: [`KEYS_BY_LENGTH`]; by bytes: [`KEYS_BY_BYTES`](super::KEYS_BY_BYTES)), found
+    /// by binary search: it has no index.
+    #[inline(always)]
+    pub(crate) fn order(&self) -> u8 {
+        self.order
+    }
+
     /// Number of entries of the hash index (0 for a shape without one).
     pub(crate) fn table_size(&self) -> usize {
-        if self.count > SHAPE_LINEAR_MAX && self.is_packed() {
+        if self.order != 0 {
+            0
+        } else if self.count > SHAPE_LINEAR_MAX && self.is_packed() {
             dense_table_size(self.count)
         } else if self.count > SHAPE_LINEAR_MAX {
             index_table_size(self.count)
         } else {
             0
         }
+    }
+}
+
+/// How key `a` compares with key `b` in the key order `order` of a
+/// packed shape: [`KEYS_BY_LENGTH`] (shorter first, then by bytes) or
+/// [`KEYS_BY_BYTES`](super::KEYS_BY_BYTES) (by bytes, a prefix first).
+#[inline(always)]
+pub(crate) fn key_order(order: u8, a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+    if order == KEYS_BY_LENGTH {
+        a.len().cmp(&b.len()).then_with(|| a.cmp(b))
+    } else {
+        a.cmp(b)
     }
 }
 

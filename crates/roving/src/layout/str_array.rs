@@ -10,7 +10,7 @@
 //! `end[i]` bytes after its block's start; it begins where string `i - 1`
 //! ends, or at its block's start for the first string of a block.
 
-use super::tags::{TAG_STR_ARRAY, WIDTHS};
+use super::tags::{TAG_PACKED_SHAPE, TAG_STR_ARRAY, WIDTHS};
 use super::varint::{read_uint, read_uint_fixed, read_varint, varint_len, write_varint};
 
 /// Strings per block of a string array record.
@@ -19,6 +19,15 @@ pub const STR_ARRAY_BLOCK: usize = 16;
 /// Bits of the widths byte that must be zero (bits 0-1: the width code of
 /// the block starts, bits 2-3: of the ends).
 pub const STR_ARRAY_RESERVED: u8 = 0xF0;
+
+/// Bit of a packed shape's widths byte (reserved in a string array's)
+/// saying that its keys are in increasing order of length, then of bytes,
+/// and that it has no hash index (`docs/FORMAT.md` section 6.18).
+pub const KEYS_BY_LENGTH: u8 = 0x10;
+
+/// Bit of a packed shape's widths byte saying that its keys are in
+/// increasing order of bytes, and that it has no hash index.
+pub const KEYS_BY_BYTES: u8 = 0x20;
 
 /// The header of a string array record, decoded: where its parts are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,6 +46,18 @@ pub(crate) struct StrArray {
     pub(crate) start_width: usize,
     /// Width `V` of an end in bytes (1, 2, 4 or 8).
     pub(crate) end_width: usize,
+}
+
+/// The key order bits of the widths byte `widths` of a record of tag
+/// `tag`: those of a packed shape, if at most one is set; `None` if both
+/// are; 0 for a string array.
+#[inline(always)]
+pub(crate) fn key_order_bits(tag: u8, widths: u8) -> Option<u8> {
+    if tag != TAG_PACKED_SHAPE {
+        return Some(0);
+    }
+    let order = widths & (KEYS_BY_LENGTH | KEYS_BY_BYTES);
+    (order != KEYS_BY_LENGTH | KEYS_BY_BYTES).then_some(order)
 }
 
 /// Number of blocks of `n` strings.
@@ -71,14 +92,23 @@ impl StrArray {
     /// (`25`, whose index follows them: see `layout::Shape`).
     #[inline]
     pub(crate) fn at_tag(buf: &[u8], pos: usize, tag: u8) -> Option<StrArray> {
+        Self::with_order(buf, pos, tag).map(|(h, _)| h)
+    }
+
+    /// [`Self::at_tag`], and the key order bits of a packed shape's widths
+    /// byte ([`KEYS_BY_LENGTH`] or [`KEYS_BY_BYTES`], at most one; 0 for a
+    /// string array, where they are reserved).
+    #[inline]
+    pub(crate) fn with_order(buf: &[u8], pos: usize, tag: u8) -> Option<(StrArray, u8)> {
         if *buf.get(pos)? != tag {
             return None;
         }
         let (n, p) = read_varint(buf, pos + 1)?;
         let (l, p) = read_varint(buf, p)?;
         let widths = *buf.get(p)?;
-        let h = Self::from_parts(n, l, widths, p + 1)?;
-        (h.end() <= buf.len()).then_some(h)
+        let order = key_order_bits(tag, widths)?;
+        let h = Self::from_parts(n, l, widths & !order, p + 1)?;
+        (h.end() <= buf.len()).then_some((h, order))
     }
 
     /// The parts of a record of `n` strings of `l` bytes in all, with the

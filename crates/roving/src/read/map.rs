@@ -34,6 +34,9 @@ impl Shape {
         if self.count <= SHAPE_LINEAR_MAX {
             return (0..self.count).find(|&i| self.key_is(buf, i, &probe));
         }
+        if self.order() != 0 {
+            return self.find_ordered(buf, key);
+        }
         self.find_hashed(buf, &probe.hashed())
     }
 
@@ -138,6 +141,9 @@ impl Shape {
     /// path).
     #[inline(never)]
     fn find_packed(&self, buf: &[u8], probe: &Probe<'_>) -> Option<usize> {
+        if self.order() != 0 {
+            return self.find_ordered(buf, probe.key);
+        }
         let keys = self.packed(buf)?;
         let table = self.table_size();
         let ew = index_entry_width(self.count);
@@ -154,6 +160,28 @@ impl Shape {
             i += 1;
             if i == table {
                 i = 0;
+            }
+        }
+        None
+    }
+}
+
+impl Shape {
+    /// Index of `key` in a packed shape whose keys are in order (more than
+    /// [`SHAPE_LINEAR_MAX`] of them): a binary search, O(log n) key
+    /// comparisons. (Keys out of order, never in a validated document,
+    /// make it miss, not fail.)
+    #[inline(never)]
+    fn find_ordered(&self, buf: &[u8], key: &[u8]) -> Option<usize> {
+        use std::cmp::Ordering::*;
+        let keys = self.packed(buf)?;
+        let (mut lo, mut hi) = (0, self.count);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match key_order(self.order(), keys.bytes(buf, mid)?, key) {
+                Less => lo = mid + 1,
+                Greater => hi = mid,
+                Equal => return Some(mid),
             }
         }
         None

@@ -25,6 +25,12 @@ impl Validator<'_, '_> {
         let widths = *buf
             .get(p)
             .ok_or_else(|| Error::at(ErrorKind::Truncated, p))?;
+        // (A packed shape, laid out as a string array, may set one of its
+        // key order bits.)
+        let Some(order) = key_order_bits(buf[pos], widths) else {
+            return err(ErrorKind::NonCanonical, p);
+        };
+        let widths = widths & !order;
         if widths & STR_ARRAY_RESERVED != 0 {
             return err(ErrorKind::NonCanonical, p);
         }

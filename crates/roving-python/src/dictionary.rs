@@ -10,9 +10,11 @@ use crate::errors;
 /// Shared dictionary of strings and map shapes (FORMAT.md section 23).
 ///
 /// `dumps(obj, dictionary=d)` writes a document whose maps of a shape in
-/// `d` refer to it instead of carrying their keys, and adds the document's
-/// other shapes to `d` (unless frozen), so the next document of that kind
-/// is small. Read it with `loads(b, dictionary=d)` (or `open`, `validate`,
+/// `d` (and strings that are entries of `d`) refer to it instead of
+/// carrying their keys, and adds to `d` (unless frozen) the document's
+/// other shapes and the value strings of 4 to 96 bytes that 3 documents
+/// written against it have held, as a Store's dictionary learns, so the
+/// next document of that kind is small. Read it with `loads(b, dictionary=d)` (or `open`, `validate`,
 /// `to_json`), with `d` or any later state of it: a dictionary only grows.
 /// Without it, or with another or a shorter one, reading raises
 /// `DictionaryError` naming the dictionary id and entry count needed.
@@ -24,6 +26,8 @@ use crate::errors;
 #[pyclass(module = "roving", name = "Dictionary")]
 pub struct Dictionary {
     pub(crate) inner: roving::Dictionary,
+    /// What `dumps` learns with: the value strings seen so far.
+    pub(crate) learner: Box<roving::dictionary::Learner>,
 }
 
 #[pymethods]
@@ -32,6 +36,7 @@ impl Dictionary {
     fn py_new() -> Dictionary {
         Dictionary {
             inner: roving::Dictionary::new(),
+            learner: Box::default(),
         }
     }
 
@@ -43,7 +48,10 @@ impl Dictionary {
     #[pyo3(signature = (data, /))]
     fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<Dictionary> {
         roving::Dictionary::from_bytes(data)
-            .map(|inner| Dictionary { inner })
+            .map(|inner| Dictionary {
+                inner,
+                learner: Box::default(),
+            })
             .map_err(|e| errors::from_core(py, &e))
     }
 

@@ -144,8 +144,9 @@ pub(crate) fn with_bytes<T>(
 /// or dates are written as their text (what typed `loads` reads them back
 /// from; an enum's, for an enum whose values are all str or all int).
 /// With `dictionary` (a `roving.Dictionary`), maps of a shape it holds
-/// refer to it, and it learns the document's other shapes (unless frozen):
-/// read the result with the same `dictionary=`.
+/// and strings it holds refer to it, and it learns the document's other
+/// shapes and its value strings that recur across documents (unless
+/// frozen): read the result with the same `dictionary=`.
 #[pyfunction]
 #[pyo3(signature = (obj, /, *, default=None, non_str_keys=false, dictionary=None))]
 fn dumps<'py>(
@@ -166,7 +167,11 @@ pub(crate) fn dumps_with<'py>(
 ) -> PyResult<Bound<'py, PyBytes>> {
     match dictionary {
         None => encode::dumps_py(obj, options),
-        Some(d) => encode::dumps_py_with(obj, options, &mut d.try_borrow_mut()?.inner),
+        Some(d) => {
+            let mut d = d.try_borrow_mut()?;
+            let d = &mut *d;
+            encode::dumps_py_with(obj, options, &mut d.inner, &mut d.learner)
+        }
     }
 }
 

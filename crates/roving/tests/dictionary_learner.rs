@@ -212,3 +212,53 @@ fn one_long_document_counts_once() {
     enc.finish().unwrap();
     assert!(strings(&dict).is_empty(), "{:?}", strings(&dict));
 }
+
+/// `learn_strings` (what Python's `roving.Dictionary` learns with, after
+/// growing every shape itself): recurring value strings only, no shapes,
+/// while the base is shorter than `LEARN_MAX_BASE`; nothing when frozen.
+#[test]
+fn learn_strings_learns_recurring_strings_and_no_shapes() {
+    let mut dict = Dictionary::new();
+    let mut learner = Learner::new();
+    let mut docs = Vec::new();
+    for n in 0..LEARN_AFTER as i64 + 1 {
+        let mut enc = Encoder::with_dictionary(&dict);
+        enc.begin_map().unwrap();
+        enc.key("id").unwrap();
+        enc.i64(n).unwrap();
+        enc.key("v").unwrap();
+        enc.str("delivered").unwrap();
+        enc.end_map().unwrap();
+        learner.learn_strings(&enc, &mut dict);
+        docs.push(enc.finish().unwrap());
+    }
+    assert_eq!(strings(&dict), ["delivered"]);
+    assert_eq!(dict.len(), 1, "no shape learnt");
+    for (n, doc) in docs.iter().enumerate() {
+        assert_eq!(read_back(doc, &dict), (n as i64, "delivered".to_owned()));
+    }
+    // A frozen dictionary learns nothing.
+    let mut frozen = Dictionary::new();
+    frozen.freeze();
+    let mut learner = Learner::new();
+    for _ in 0..5 {
+        let mut enc = Encoder::with_dictionary(&frozen);
+        enc.str("delivered").unwrap();
+        learner.learn_strings(&enc, &mut frozen);
+    }
+    assert!(frozen.is_empty());
+    // A base already past LEARN_MAX_BASE learns no string.
+    let mut full = Dictionary::new();
+    for i in 0..LEARN_MAX_BASE / 8 {
+        full.add_string(&format!("s{i:06}")).unwrap();
+    }
+    assert!(full.base_len() >= LEARN_MAX_BASE);
+    let before = full.len();
+    let mut learner = Learner::new();
+    for _ in 0..5 {
+        let mut enc = Encoder::with_dictionary(&full);
+        enc.str("delivered").unwrap();
+        learner.learn_strings(&enc, &mut full);
+    }
+    assert_eq!(full.len(), before);
+}

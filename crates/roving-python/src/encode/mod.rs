@@ -192,12 +192,14 @@ pub(crate) fn dumps_py<'py>(
     })
 }
 
-/// [`dumps_py`] against a shared dictionary, which learns the document's
-/// shapes it lacks (unless frozen).
+/// [`dumps_py`] against a shared dictionary, which learns (with
+/// `learner`, unless frozen) the document's shapes it lacks and its value
+/// strings that recur across documents.
 pub(crate) fn dumps_py_with<'py>(
     obj: &Bound<'py, PyAny>,
     options: &EncodeOptions,
     dict: &mut roving::Dictionary,
+    learner: &mut roving::dictionary::Learner,
 ) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
     let py = obj.py();
     with_encoder_in(&DICT_ENCODER, py, options, |st| {
@@ -206,6 +208,7 @@ pub(crate) fn dumps_py_with<'py>(
         unsafe { st.value(obj.as_ptr(), 0) }?;
         note_size(st.enc.len());
         st.enc.grow_dictionary(dict);
+        learner.learn_strings(&st.enc, dict);
         st.enc
             .finish_with(|out| pyo3::types::PyBytes::new(py, out))
             .map_err(Box::<Fail>::from)

@@ -84,6 +84,18 @@ impl Learner {
             return;
         }
         enc.grow_dictionary(dict);
+        self.learn_strings(enc, dict);
+    }
+
+    /// The value strings part of [`learn`](Self::learn) alone: adds to
+    /// `dict` (unless frozen) the value strings of the document `enc`
+    /// wrote that have now recurred often enough, while its base is
+    /// shorter than [`LEARN_MAX_BASE`], whatever else it learns (a user's
+    /// dictionary, which learns every shape, has no size limit).
+    pub fn learn_strings(&mut self, enc: &Encoder, dict: &mut Dictionary) {
+        if dict.is_frozen() || dict.base_len() >= LEARN_MAX_BASE {
+            return;
+        }
         self.docs += 1;
         let doc = self.docs;
         for s in enc.own_value_strings() {

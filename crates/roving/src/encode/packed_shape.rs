@@ -97,13 +97,7 @@ fn write_packed_shape(out: &mut Vec<u8>, keys: &[&str]) -> Result<()> {
     };
     let ew = index_entry_width(n);
     out.reserve(str_array_size(&lens, data_len) + t * ew);
-    let head = out.len();
-    write_packed_head(out, TAG_PACKED_SHAPE, &lens, data_len);
-    if order != 0 {
-        // The widths byte: after the tag and the two varints.
-        let widths = head + 1 + varint_len(n as u64) + varint_len(data_len as u64);
-        out[widths] |= order;
-    }
+    write_packed_head(out, TAG_PACKED_SHAPE, &lens, data_len, order);
     for k in keys {
         out.extend_from_slice(k.as_bytes());
     }

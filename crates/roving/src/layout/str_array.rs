@@ -363,18 +363,25 @@ pub(crate) fn str_array_size(lens: &[usize], data_len: usize) -> usize {
 /// starts and ends: all but the data) of strings of lengths `lens`
 /// (`data_len` bytes in all), at the narrowest widths, to `out`.
 pub(crate) fn write_str_array_head(out: &mut Vec<u8>, lens: &[usize], data_len: usize) {
-    write_packed_head(out, TAG_STR_ARRAY, lens, data_len)
+    write_packed_head(out, TAG_STR_ARRAY, lens, data_len, 0)
 }
 
 /// [`write_str_array_head`] with the tag `tag`: a string array's (`22`)
-/// or a packed shape's (`25`).
-pub(crate) fn write_packed_head(out: &mut Vec<u8>, tag: u8, lens: &[usize], data_len: usize) {
+/// or a packed shape's (`25`), whose key order bit `order`
+/// ([`KEYS_BY_LENGTH`], [`KEYS_BY_BYTES`] or 0) goes in the widths byte.
+pub(crate) fn write_packed_head(
+    out: &mut Vec<u8>,
+    tag: u8,
+    lens: &[usize],
+    data_len: usize,
+    order: u8,
+) {
     let (w, v) = str_array_widths(lens);
     let code = |x: usize| WIDTHS.iter().position(|&y| y == x).unwrap_or(3) as u8;
     out.push(tag);
     write_varint(out, lens.len() as u64);
     write_varint(out, data_len as u64);
-    out.push(code(w) | code(v) << 2);
+    out.push(code(w) | code(v) << 2 | order);
     let mut start = 0u64;
     for block in lens.chunks(STR_ARRAY_BLOCK) {
         out.extend_from_slice(&start.to_le_bytes()[..w]);

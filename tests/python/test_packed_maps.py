@@ -102,8 +102,8 @@ def test_a_dict_changed_while_it_is_written_is_an_error_not_a_crash() -> None:
         roving.dumps(d, default=default)
 
 
-def test_stores_and_streams_with_a_dictionary_read_packed_maps(tmp_path: Path) -> None:
-    records = {f"r{i}": {"users": keyed(30, start=i * 100), "kind": "batch"} for i in range(20)}
+def stored_and_streamed(tmp_path: Path, records: dict[str, dict[str, object]]) -> None:
+    """Checks that ``records`` read back from a Store and from a stream."""
     with roving.Store(tmp_path / "s") as s:
         s.update(records)
     with roving.Store(tmp_path / "s", readonly=True) as s:
@@ -113,6 +113,11 @@ def test_stores_and_streams_with_a_dictionary_read_packed_maps(tmp_path: Path) -
         for r in records.values():
             w.write(r)
     assert list(roving.iter_load(p)) == list(records.values())
+
+
+def test_stores_and_streams_with_a_dictionary_read_packed_maps(tmp_path: Path) -> None:
+    records = {f"r{i}": {"users": keyed(30, start=i * 100), "kind": "batch"} for i in range(20)}
+    stored_and_streamed(tmp_path, records)
     d = roving.Dictionary()
     blobs = [roving.dumps(r, dictionary=d) for r in records.values()]
     assert [roving.loads(b, dictionary=d) for b in blobs] == list(records.values())

@@ -181,3 +181,19 @@ def test_damaged_maps_of_numbers_read_trusted_never_crash(tmp_path: Path) -> Non
                     pass
     """
     run_isolated(code)
+
+
+def test_maps_of_numbers_sharing_their_values_are_listed_once(tmp_path: Path) -> None:
+    # Two maps of numbers of one number array (the encoder writes one per
+    # map; any writer may share it): the records list its values once, so
+    # that many small maps of one large array cost no more than the array.
+    data = bytes.fromhex("525602 8161 180108 310107 260c06 26120c 1002180c 1c101c".replace(" ", ""))
+    assert roving.loads(data) == [{"a": 7}, {"a": 7}]
+    recs = roving._roving._records(data, values=True)
+    assert [r[8] for r in recs if r[2] == "map of numbers"] == [[7], None]
+    p = tmp_path / "shared.rv"
+    p.write_bytes(data)
+    out = run("dump", str(p))
+    assert out.returncode == 0, out.stderr
+    assert b"\n    a: int 7\n" in out.stdout, out.stdout
+    assert b"map{1} of the values @8 (shared, shown above)" in out.stdout, out.stdout

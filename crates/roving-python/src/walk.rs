@@ -2,6 +2,8 @@
 //! the `roving stats` and `roving dump` commands, which know no byte
 //! positions themselves.
 
+use std::collections::HashSet;
+
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 use roving::walk::{self, Record, Slot};
@@ -28,10 +30,16 @@ fn slot<'py>(py: Python<'py>, s: Slot) -> PyResult<Bound<'py, PyTuple>> {
 /// it (`date`, `UUID`, `Decimal`, `time`, `timedelta`, else `roving.Ext`,
 /// which a malformed payload of the package's own types also gives); a
 /// vector or a number array as `(count, [its first 8 elements], shape)`;
-/// a map of numbers as the list of its values,
+/// a map of numbers as the list of its values (None for a later map of
+/// numbers of the same number array),
 /// a string array as the list of its strings, a packed shape as the list
 /// of its keys (a number array's and a 1-D vector's shape is `[count]`).
-fn value<'py>(py: Python<'py>, r: &Record<'_>, doc: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+fn value<'py>(
+    py: Python<'py>,
+    r: &Record<'_>,
+    doc: &[u8],
+    shown: &mut HashSet<usize>,
+) -> PyResult<Bound<'py, PyAny>> {
     if let Some(keys) = r.packed_keys() {
         // A packed shape: the list of its keys.
         return Ok(PyList::new(py, keys)?.into_any());
@@ -64,8 +72,17 @@ fn value<'py>(py: Python<'py>, r: &Record<'_>, doc: &[u8]) -> PyResult<Bound<'py
         }
         // A string array: the list of its strings.
         Value::Array(a) if a.is_string_array() => decode::scalar(py, v, doc)?,
-        // A map of numbers: the list of its values.
+        // A map of numbers: the list of its values, for the first map of
+        // numbers of its number array only (many maps of a few bytes may
+        // share one large array: the work stays linear in the document).
         Value::Map(m) => {
+            let array = r.slots().next().and_then(|s| match s {
+                Slot::Ref(p) => Some(p),
+                _ => None,
+            });
+            if array.is_some_and(|p| !shown.insert(p)) {
+                return Ok(py.None().into_bound(py));
+            }
             let values = PyList::empty(py);
             for x in m.values() {
                 values.append(decode::scalar(py, x, doc)?)?;
@@ -89,7 +106,7 @@ fn record<'py>(
     py: Python<'py>,
     r: &Record<'_>,
     doc: &[u8],
-    values: bool,
+    values: Option<&mut HashSet<usize>>,
 ) -> PyResult<Bound<'py, PyTuple>> {
     // A stride array has no slots, but gives its elements as references;
     // a map of numbers gives its number array as one.
@@ -106,8 +123,8 @@ fn record<'py>(
     } else {
         PyTuple::empty(py)
     };
-    let v = if values {
-        value(py, r, doc)?
+    let v = if let Some(shown) = values {
+        value(py, r, doc, shown)?
     } else {
         py.None().into_bound(py)
     };
@@ -172,9 +189,10 @@ pub(crate) fn _records<'py>(
     with_doc(data, |doc| {
         let buf = doc.as_bytes();
         let out = PyList::empty(py);
+        let mut shown = HashSet::new();
         for r in walk::records(&doc).map_err(|e| from_core(py, &e))? {
             let r = r.map_err(|e| from_core(py, &e))?;
-            out.append(record(py, &r, buf, values)?)?;
+            out.append(record(py, &r, buf, values.then_some(&mut shown))?)?;
         }
         Ok(out)
     })
@@ -201,7 +219,7 @@ pub(crate) fn _root<'py>(data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyTupl
         let target = match s {
             Slot::Ref(p) => {
                 let r = walk::record_at(&doc, p).map_err(core)?;
-                record(py, &r, doc.as_bytes(), false)?.into_any()
+                record(py, &r, doc.as_bytes(), None)?.into_any()
             }
             _ => py.None().into_bound(py),
         };

@@ -75,7 +75,7 @@ pub enum Kind {
     /// are references to those records.
     StrideArray,
     /// A shape whose keys are packed as a string array's, with a dense
-    /// hash index (format version 2): no slots.
+    /// hash index unless they are in order (format version 2): no slots.
     PackedShape,
     /// A map whose values are the elements of a number array record
     /// (format version 2): no slots; its [`shape`](Record::shape) is its
@@ -321,7 +321,14 @@ impl<'a> Record<'a> {
             | Kind::Root
             | Kind::StrideArray => None,
             // A map whose values are in a number array, not in slots.
-            Kind::NumMap => Some(crate::read::record_value(self.buf, self.offset, 0)),
+            // Read as lazily opened: `record_at` may be given an offset
+            // inside a record, whose references need not reach a shape of
+            // UTF-8 keys.
+            Kind::NumMap => Some(crate::read::record_value(
+                self.buf,
+                self.offset,
+                crate::read::LAZY,
+            )),
             // Checked here: `record_at` may be given an offset inside a
             // record, whose bytes need not be UTF-8.
             Kind::Str => layout::str_record(self.buf, self.offset)

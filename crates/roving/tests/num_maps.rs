@@ -320,3 +320,29 @@ fn serde_reads_maps_of_numbers() {
     };
     assert_eq!(two, [A { a: 1 << 40 }, A { a: 1 << 40 }]);
 }
+
+/// `walk::record_at` may be given an offset inside a record: a map of
+/// numbers found there (in a byte string's payload, referring to a fake
+/// shape whose key is not UTF-8) reads as a lazily opened document's,
+/// whose keys are checked: never a `&str` of bytes that are not UTF-8.
+#[test]
+fn a_map_of_numbers_inside_a_byte_string_reads_checked() {
+    // 52 56 02 | 0D 0B [81 FF | 18 01 08 | 31 01 07 | 26 0C 06] | 1C 34 1C
+    let bytes = [
+        0x52, 0x56, 0x02, 0x0D, 0x0B, 0x81, 0xFF, 0x18, 0x01, 0x08, 0x31, 0x01, 0x07, 0x26, 0x0C,
+        0x06, 0x1C, 0x34, 0x1C,
+    ];
+    let doc = Document::open(&bytes).unwrap();
+    assert_eq!(doc.root().as_bytes(), Some(&bytes[5..16]));
+    let rec = walk::record_at(&doc, 13).unwrap();
+    assert_eq!(rec.kind(), Kind::NumMap);
+    if let Some(Value::Map(m)) = rec.value() {
+        for k in m.keys() {
+            assert!(std::str::from_utf8(k.as_bytes()).is_ok());
+        }
+        for (k, _) in m.iter() {
+            assert!(std::str::from_utf8(k.as_bytes()).is_ok());
+        }
+        assert!(m.try_key_at(0).is_err());
+    }
+}

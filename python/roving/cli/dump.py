@@ -155,6 +155,14 @@ class _Dumper:
         if rkind == "map of numbers":
             # A map of numbers (format version 2): its values, the elements
             # of a number array, as a map's slots.
+            if val is None:
+                # Another map of numbers of the same values, given once.
+                assert shape is not None
+                n, values = len(self.map_keys(shape)), slots[0][1]
+                self.write(
+                    indent, label, f"map{{{n}}} of the values @{values} (shared, shown above)"
+                )
+                return []
             rkind, count = "map", len(val)
             items = (self.number(x) for x in val)
         if rkind in ("array", "map"):

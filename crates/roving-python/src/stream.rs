@@ -302,18 +302,19 @@ impl StreamWriter {
                 if full && !d.is_frozen() {
                     d.freeze();
                 }
-                let learn = bind.then_some((d, Some(&mut **learner)));
+                let learn = bind.then_some((d, encode::Learn::Bounded(learner)));
                 encode::encode_with(obj, &self.options, learn, |doc| {
                     push_frame(buf, Kind::Document, doc)
                 })?;
             }
             WriterDictionary::Shared(d) => {
                 let mut d = d.bind(obj.py()).borrow_mut();
+                let d = &mut *d;
                 push_dictionary(buf, &d.inner, &mut self.dict_written);
                 encode::encode_with(
                     obj,
                     &self.options,
-                    bind.then_some((&mut d.inner, None)),
+                    bind.then_some((&mut d.inner, encode::Learn::Shapes(&mut d.learner))),
                     |doc| push_frame(buf, Kind::Document, doc),
                 )?;
             }

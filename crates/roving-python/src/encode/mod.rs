@@ -629,18 +629,25 @@ impl<'py, 'd> State<'py, 'd> {
     }
 }
 
+/// How a dictionary that a document is written against learns from it.
+pub(crate) enum Learn<'l> {
+    /// As a self-growing dictionary (a stream's own): shapes and
+    /// recurring value strings, within `AUTO_GROWTH_MAX_BASE`.
+    Bounded(&'l mut roving::dictionary::Learner),
+    /// As a user's `roving.Dictionary`: every shape it lacks, and the
+    /// recurring value strings.
+    Shapes(&'l mut roving::dictionary::Learner),
+}
+
 /// Encodes `obj` and passes the document's bytes to `f` (the stream
 /// writer frames them into its buffer: no `bytes` object per record).
 /// With `dict`, the document is written against it (maps of its shapes
-/// refer to it) and `dict` learns the document's other shapes, or what
-/// the learner given with it learns from the document.
+/// refer to it) and `dict` learns from the document as the [`Learn`]
+/// given with it says.
 pub(crate) fn encode_with<R>(
     obj: &Bound<'_, PyAny>,
     options: &EncodeOptions,
-    dict: Option<(
-        &mut roving::Dictionary,
-        Option<&mut roving::dictionary::Learner>,
-    )>,
+    dict: Option<(&mut roving::Dictionary, Learn<'_>)>,
     f: impl FnOnce(&[u8]) -> R,
 ) -> PyResult<R> {
     // A bound encoder keeps its dictionary's base between documents in
@@ -658,8 +665,11 @@ pub(crate) fn encode_with<R>(
         unsafe { st.value(obj.as_ptr(), 0) }?;
         note_size(st.enc.len());
         match dict {
-            Some((d, Some(learner))) => learner.learn(&st.enc, d),
-            Some((d, None)) => st.enc.grow_dictionary(d),
+            Some((d, Learn::Bounded(learner))) => learner.learn(&st.enc, d),
+            Some((d, Learn::Shapes(learner))) => {
+                st.enc.grow_dictionary(d);
+                learner.learn_strings(&st.enc, d);
+            }
             None => {}
         }
         st.enc.finish_with(f).map_err(Box::<Fail>::from)

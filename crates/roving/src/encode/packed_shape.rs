@@ -1,6 +1,7 @@
 //! Maps whose keys are all given when they open: their key list written as
 //! one packed shape record (`docs/FORMAT.md` section 6.18), the keys' bytes
-//! back to back with a dense hash index, instead of a string record per key
+//! back to back with a dense hash index (none when they are in order, which
+//! is flagged), instead of a string record per key
 //! and a shape of references to them. For the maps that no other map
 //! shares keys with: a dict keyed by ids, a big lookup table.
 
@@ -14,8 +15,9 @@ impl Encoder {
     /// Starts a map whose keys are `keys`, in order: write its values
     /// next, one per key and with no [`Encoder::key`] calls, then
     /// [`Encoder::end_map`]. The keys are written at once as one packed
-    /// shape (format version 2): their bytes back to back and a hash index,
-    /// about 1.3 bytes per key besides the key's own (a shape of string
+    /// shape (format version 2): their bytes back to back and a hash index
+    /// (none for keys in increasing order, found by binary search), about
+    /// 1.3 bytes per key besides the key's own (a shape of string
     /// records costs 3 to 6). No other map shares that shape, so it suits
     /// maps whose keys do not recur as a whole: a dict keyed by ids, a
     /// lookup table; a map of recurring keys (a record) is better written

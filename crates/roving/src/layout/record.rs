@@ -693,15 +693,20 @@ fn shaped_vector_fault(buf: &[u8], pos: usize) -> Error {
     }
 }
 
-/// Why the header of the string array record at `pos` does not decode,
-/// if a reserved bit of its widths byte is set (else it is cut short).
+/// Why the header of the string array record (or packed shape) at `pos`
+/// does not decode, if a reserved bit of its widths byte is set (a packed
+/// shape's key order bits are not reserved, unless both are set; else it
+/// is cut short).
 #[cold]
 fn str_array_fault(buf: &[u8], pos: usize) -> Option<Error> {
     let (_, p) = read_varint(buf, pos + 1)?;
     let (_, p) = read_varint(buf, p)?;
     let widths = *buf.get(p)?;
-    (widths & super::str_array::STR_ARRAY_RESERVED != 0)
-        .then(|| Error::at(ErrorKind::NonCanonical, p))
+    let reserved = match super::str_array::key_order_bits(buf[pos], widths) {
+        Some(order) => (widths & !order) & super::str_array::STR_ARRAY_RESERVED != 0,
+        None => true,
+    };
+    reserved.then(|| Error::at(ErrorKind::NonCanonical, p))
 }
 
 /// The end of the record at `pos` (the position after its last byte),

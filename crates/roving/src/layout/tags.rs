@@ -47,7 +47,8 @@ pub const TAG_STR_ARRAY: u8 = 0x22;
 
 /// Packed shape (format version 2): a shape whose keys are packed as in a
 /// string array record, followed by a dense hash index when it has more
-/// than [`crate::layout::SHAPE_LINEAR_MAX`] keys (`docs/FORMAT.md`
+/// than [`crate::layout::SHAPE_LINEAR_MAX`] keys and its widths byte does
+/// not say they are in order (`docs/FORMAT.md`
 /// section 6.18; see `layout::Shape`). Not a value: only a map record's
 /// shape reference may refer to it.
 pub const TAG_PACKED_SHAPE: u8 = 0x25;

@@ -8,7 +8,8 @@ impl Validator<'_, '_> {
     /// after it. Its keys are checked as a string array's (in a version 2
     /// document, UTF-8, tiling their data), then that they are distinct
     /// and, with more than [`SHAPE_LINEAR_MAX`] keys, the dense hash index
-    /// after them: O(record length), each key hashed once.
+    /// after them: O(record length), each key hashed once. Keys flagged in
+    /// order are instead each compared with the one before (no index).
     pub(super) fn packed_shape(&mut self, pos: usize) -> Result<usize> {
         let keys_end = self.str_array(pos)?;
         let buf = self.buf;

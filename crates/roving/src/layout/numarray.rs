@@ -42,6 +42,16 @@ impl NumElem {
         }
     }
 
+    /// False for decimal mantissas whose exponent is out of the range
+    /// -22..=22 (never in a validated document), else true.
+    #[inline]
+    pub fn exponent_in_range(self) -> bool {
+        match self {
+            NumElem::Decimal(e) => e.unsigned_abs() <= F_DEC_MAX_EXP as u8,
+            NumElem::Binary(_) => true,
+        }
+    }
+
     /// True if the elements are floats (`f32`, `f64`, decimal), false for
     /// integers.
     pub fn is_float(self) -> bool {

@@ -470,11 +470,7 @@ fn other_record(buf: &[u8], pos: usize, kind: RecordKind, lazy: usize) -> Option
 /// one) is in range.
 #[cold]
 fn lazy_num_map_ok(buf: &[u8], pos: usize) -> bool {
-    allows_v2(buf)
-        && num_map_record(buf, pos).is_some_and(|m| match m.values.elem {
-            NumElem::Decimal(e) => e.unsigned_abs() <= F_DEC_MAX_EXP as u8,
-            NumElem::Binary(_) => true,
-        })
+    allows_v2(buf) && num_map_record(buf, pos).is_some_and(|m| m.values.elem.exponent_in_range())
 }
 
 /// The value of the number array record at `pos`: an array, whose
@@ -487,10 +483,8 @@ fn num_array_value(buf: &[u8], pos: usize, lazy: usize) -> Option<Value<'_>> {
         if !allows_v2(buf) {
             return None;
         }
-        if let NumElem::Decimal(e) = num_array_record(buf, pos)?.elem {
-            if e.unsigned_abs() > F_DEC_MAX_EXP as u8 {
-                return None;
-            }
+        if !num_array_record(buf, pos)?.elem.exponent_in_range() {
+            return None;
         }
     }
     Some(Value::Array(Array::at(buf, pos | lazy)))

@@ -4,7 +4,6 @@
 //! its shape and to that array (`docs/FORMAT.md` sections 6.19 and 14),
 //! when that is smaller than a map record of slots.
 
-use super::scalars::int_record_len;
 use super::Encoder;
 use crate::layout::*;
 
@@ -41,29 +40,17 @@ impl Encoder {
     /// the integer records that width needs, when every value is an
     /// inline integer; else the records written and one byte per slot.
     fn slot_values_floor(&self, start: usize, out_start: usize) -> usize {
-        let slots = &self.slots[start..];
-        let n = slots.len();
+        let n = self.slots.len() - start;
         let written = self.out.len() - out_start;
         if written > 0 {
             return written + n;
         }
-        // Record bytes of the integers that do not fit inline at widths
-        // 1, 2 and 4 (every one fits at 8).
-        let mut records = [0usize; 3];
-        for p in slots {
-            let v = (p.0 as i64) >> 2;
-            for (r, w) in records.iter_mut().zip([1, 2, 4]) {
-                let (lo, hi) = inline_int_range(w);
-                if v < lo || v > hi {
-                    *r += int_record_len(v);
-                }
-            }
-        }
-        [1, 2, 4]
-            .into_iter()
+        // Every slot an inline integer: the integer records each width needs.
+        let (records, _) = self.int_records_by_width(start, self.out.len());
+        WIDTHS
+            .iter()
             .zip(records)
-            .map(|(w, r)| n * w + r)
-            .chain([n * 8])
+            .map(|(&w, r)| n * w + r)
             .min()
             .unwrap_or(0)
     }

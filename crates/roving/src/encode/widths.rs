@@ -60,25 +60,7 @@ impl Encoder {
         size: impl Fn(usize) -> usize,
     ) -> (usize, usize) {
         let here = self.out.len();
-        // One pass for every width: the bytes of the integer records it
-        // needs, and the earliest record referred to.
-        let mut extras = [0usize; WIDTHS.len()];
-        let mut first_target = here;
-        for p in &self.slots[start..] {
-            match p.kind() {
-                PendingKind::Int(v) => {
-                    let len = int_record_len(v);
-                    for (extra, &w) in extras.iter_mut().zip(&WIDTHS) {
-                        let (lo, hi) = inline_int_range(w);
-                        if v < lo || v > hi {
-                            *extra += len;
-                        }
-                    }
-                }
-                PendingKind::Record(t) => first_target = first_target.min(t),
-                _ => {}
-            }
-        }
+        let (extras, first_target) = self.int_records_by_width(start, here);
         // The candidate of least total size (the narrowest of equals) is
         // the answer if every reference fits it, which is the common case:
         // checked alone first, before the width-by-width search.
@@ -110,6 +92,35 @@ impl Encoder {
             }
         }
         (w, self.out.len())
+    }
+
+    /// One pass over `slots[start..]`: for every slot width, the bytes of
+    /// the integer records that the integers too wide to be inline at it
+    /// need, and the earliest record a slot refers to (`here` if none).
+    #[inline(always)]
+    pub(super) fn int_records_by_width(
+        &self,
+        start: usize,
+        here: usize,
+    ) -> ([usize; WIDTHS.len()], usize) {
+        let mut extras = [0usize; WIDTHS.len()];
+        let mut first_target = here;
+        for p in &self.slots[start..] {
+            match p.kind() {
+                PendingKind::Int(v) => {
+                    let len = int_record_len(v);
+                    for (extra, &w) in extras.iter_mut().zip(&WIDTHS) {
+                        let (lo, hi) = inline_int_range(w);
+                        if v < lo || v > hi {
+                            *extra += len;
+                        }
+                    }
+                }
+                PendingKind::Record(t) => first_target = first_target.min(t),
+                _ => {}
+            }
+        }
+        (extras, first_target)
     }
 
     /// Whether every reference of a container holding `slots[start..]`

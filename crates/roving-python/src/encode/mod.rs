@@ -202,16 +202,8 @@ pub(crate) fn dumps_py_with<'py>(
     learner: &mut roving::dictionary::Learner,
 ) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
     let py = obj.py();
-    with_encoder_in(&DICT_ENCODER, py, options, |st| {
-        st.enc.use_dictionary(dict);
-        // SAFETY: `obj` is a live object the caller holds for the whole call.
-        unsafe { st.value(obj.as_ptr(), 0) }?;
-        note_size(st.enc.len());
-        st.enc.grow_dictionary(dict);
-        learner.learn_strings(&st.enc, dict);
-        st.enc
-            .finish_with(|out| pyo3::types::PyBytes::new(py, out))
-            .map_err(Box::<Fail>::from)
+    encode_with(obj, options, Some((dict, Learn::Shapes(learner))), |out| {
+        pyo3::types::PyBytes::new(py, out)
     })
 }
 

@@ -151,3 +151,91 @@ fn a_bound_encoder_keeps_its_dictionary_strings() -> Result<(), roving::Error> {
     assert_eq!(doc.root().as_str(), Some("a string of the dictionary"));
     Ok(())
 }
+
+/// Writes `n` maps `{"id": id(i), "color": color(i)}` in an array.
+fn records(
+    n: usize,
+    id: impl Fn(usize) -> String,
+    color: impl Fn(usize) -> &'static str,
+) -> Result<Vec<u8>, roving::Error> {
+    let mut enc = Encoder::new();
+    enc.begin_array()?;
+    for i in 0..n {
+        enc.begin_map()?;
+        enc.key("id")?;
+        enc.str(&id(i))?;
+        enc.key("color")?;
+        enc.str(color(i))?;
+        enc.end_map()?;
+    }
+    enc.end_array()?;
+    enc.finish()
+}
+
+#[test]
+fn values_of_a_key_that_recur_keep_one_record_each() -> Result<(), roving::Error> {
+    const COLORS: [&str; 3] = ["crimson red", "forest green", "ocean blue"];
+    let bytes = records(20_000, |i| format!("id-{i:08}"), |i| COLORS[i % 3])?;
+    for c in COLORS {
+        assert_eq!(occurrences(&bytes, c.as_bytes()), 1, "{c}");
+    }
+    let doc = Document::open(&bytes)?;
+    let a = doc.root().as_array().unwrap();
+    assert_eq!(a.len(), 20_000);
+    let last = a.get(19_999).unwrap().as_map().unwrap();
+    assert_eq!(last.get("id").and_then(|v| v.as_str()), Some("id-00019999"));
+    assert_eq!(
+        last.get("color").and_then(|v| v.as_str()),
+        Some(COLORS[19_999 % 3])
+    );
+    Ok(())
+}
+
+/// A key whose values have not recurred for a while writes the next ones
+/// without a lookup: a value that then recurs gets a second record, and
+/// the document still reads every value back.
+#[test]
+fn values_of_a_key_that_never_recur_skip_the_lookup() -> Result<(), roving::Error> {
+    // Values 0..99 are unique; from 100 on, value i repeats value i - 100
+    // (some of them then fall in a skipped stretch).
+    let id = |i: usize| format!("unique id {:08}", if i < 100 { i } else { i - 100 });
+    let bytes = records(200, id, |_| "one color")?;
+    assert_eq!(occurrences(&bytes, b"one color"), 1);
+    let twice = (0..100)
+        .filter(|&i| occurrences(&bytes, id(i).as_bytes()) == 2)
+        .count();
+    assert!(twice > 0, "no value of a unique key was written twice");
+    assert!(
+        (0..100).all(|i| occurrences(&bytes, id(i).as_bytes()) <= 2),
+        "a value was written more than twice"
+    );
+    let doc = Document::open(&bytes)?;
+    let a = doc.root().as_array().unwrap();
+    for i in 0..200 {
+        let m = a.get(i).unwrap().as_map().unwrap();
+        assert_eq!(m.get("id").and_then(|v| v.as_str()), Some(id(i).as_str()));
+    }
+    Ok(())
+}
+
+/// After a stretch of values written without a lookup, the key looks its
+/// values up again: values that recur from then on are written again only
+/// within that stretch (at most 480 values), not for every occurrence.
+#[test]
+fn a_key_looks_its_values_up_again_after_a_skipped_stretch() -> Result<(), roving::Error> {
+    // 2,000 unique values, then 20,000 values of ten strings.
+    let id = |i: usize| {
+        if i < 2000 {
+            format!("first {i:06}")
+        } else {
+            format!("then {:06}", i % 10)
+        }
+    };
+    let bytes = records(22_000, id, |_| "c")?;
+    for k in 0..10 {
+        let s = format!("then {k:06}");
+        let n = occurrences(&bytes, s.as_bytes());
+        assert!((1..=50).contains(&n), "{s}: {n} records");
+    }
+    Ok(())
+}

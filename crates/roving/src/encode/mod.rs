@@ -46,6 +46,7 @@ mod spare;
 mod str_array;
 mod stride_array;
 mod strings;
+mod value_sharing;
 mod widths;
 
 use crate::error::{Error, ErrorKind, Result};

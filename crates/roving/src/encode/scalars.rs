@@ -1,6 +1,7 @@
 //! Writing scalar values: null, booleans, integers, floats, strings, byte
 //! strings, timestamps, extension values and typed vectors.
 
+use super::containers::MAP_VALUE;
 use super::decimal::short_decimal;
 use super::pending::Pending;
 use super::Encoder;
@@ -125,7 +126,27 @@ impl Encoder {
             return self.place(Pending::special(SPECIAL_EMPTY_STR));
         }
         let end = self.out.len();
-        let pos = self.strings.intern(&mut self.out, s.as_bytes());
+        // The value of a predicted shape's key: its key's `Sharing` says
+        // whether to look it up (see `value_sharing`).
+        let frame = &self.top;
+        let key = if frame.state == MAP_VALUE && frame.matched > 0 {
+            let at = frame.guess_keys.wrapping_add(frame.matched as usize - 1);
+            self.shape_keys.get_mut(at)
+        } else {
+            None
+        };
+        let pos = match key {
+            Some(key) => {
+                if key.sharing.looks_up() {
+                    let pos = self.strings.intern(&mut self.out, s.as_bytes());
+                    key.sharing.note(pos < end);
+                    pos
+                } else {
+                    self.strings.write_unshared(&mut self.out, s.as_bytes())
+                }
+            }
+            None => self.strings.intern(&mut self.out, s.as_bytes()),
+        };
         if pos >= end && self.track_strs {
             // A new record (see `own_value_strings`).
             self.own_strs.push(pos);

@@ -6,6 +6,7 @@ use hashbrown::HashMap;
 use super::containers::Frame;
 use super::pending::Pending;
 use super::strings::{prefetch, str_header_len};
+use super::value_sharing::Sharing;
 use super::widths::{encode_reference, width_of_reference};
 use super::Encoder;
 use crate::layout::*;
@@ -20,6 +21,7 @@ pub(super) const KEYS_END: ShapeKey = ShapeKey {
     data: 0,
     len: usize::MAX,
     addr: 0,
+    sharing: Sharing::NEW,
 };
 
 /// A key of a shape: its string record and where its bytes are.
@@ -35,6 +37,8 @@ pub(super) struct ShapeKey {
     /// and read only by [`Encoder::key_static`]: a static string never
     /// changes, so the same address and length are the same bytes.
     pub(super) addr: usize,
+    /// Whether the key's values are looked up in the string table.
+    pub(super) sharing: Sharing,
 }
 
 /// A shape written to the document.
@@ -299,6 +303,7 @@ fn key_ref(out: &[u8], record: usize) -> ShapeKey {
             data: 0,
             len: 0,
             addr: 0,
+            sharing: Sharing::NEW,
         };
     }
     let len = crate::layout::str_record(out, record).map_or(0, <[u8]>::len);
@@ -308,6 +313,7 @@ fn key_ref(out: &[u8], record: usize) -> ShapeKey {
         data,
         len,
         addr: 0,
+        sharing: Sharing::NEW,
     }
 }
 

@@ -554,6 +554,14 @@ impl StringTable {
         }
     }
 
+    /// Writes a record of `s` (not empty) without looking it up or adding
+    /// it to the table, and returns its position: a string that is not
+    /// expected to recur (see `value_sharing`).
+    #[inline(always)]
+    pub(super) fn write_unshared(&mut self, out: &mut Vec<u8>, s: &[u8]) -> usize {
+        write_record(out, s)
+    }
+
     /// [`Self::intern`] of `s` of hash `h` (see [`Self::hash`]).
     #[inline(always)]
     pub(super) fn intern_hashed(&mut self, out: &mut Vec<u8>, s: &[u8], h: u64) -> usize {

@@ -142,7 +142,7 @@ impl Encoder {
                     key.sharing.note(pos < end);
                     pos
                 } else {
-                    self.strings.write_unshared(&mut self.out, s.as_bytes())
+                    super::strings::write_unshared(&mut self.out, s.as_bytes())
                 }
             }
             None => self.strings.intern(&mut self.out, s.as_bytes()),

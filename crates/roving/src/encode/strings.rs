@@ -291,6 +291,14 @@ fn record_bytes(out: &[u8], record: usize) -> Option<&[u8]> {
     }
 }
 
+/// Writes a record of `s` (not empty) without looking it up or adding it
+/// to a table, and returns its position: a string that is not expected to
+/// recur (see `value_sharing`).
+#[inline(always)]
+pub(super) fn write_unshared(out: &mut Vec<u8>, s: &[u8]) -> usize {
+    write_record(out, s)
+}
+
 /// Writes the string record of `s` (not empty) at the end of `out`;
 /// returns its position. Up to 32 bytes are copied as two overlapping
 /// fixed-size words into reserved capacity, without a call to `memcpy`.
@@ -552,14 +560,6 @@ impl StringTable {
             prefetch(c as *const u8);
             prefetch((slot as *const u64).cast());
         }
-    }
-
-    /// Writes a record of `s` (not empty) without looking it up or adding
-    /// it to the table, and returns its position: a string that is not
-    /// expected to recur (see `value_sharing`).
-    #[inline(always)]
-    pub(super) fn write_unshared(&mut self, out: &mut Vec<u8>, s: &[u8]) -> usize {
-        write_record(out, s)
     }
 
     /// [`Self::intern`] of `s` of hash `h` (see [`Self::hash`]).

@@ -26,7 +26,7 @@ pub(super) const WINDOW: u16 = 32;
 pub(super) const SKIP: u16 = 480;
 
 /// How a shape's key has shared its values lately.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub(super) struct Sharing {
     /// Values looked up in a row and not found.
     misses: u16,

@@ -83,7 +83,7 @@ impl PyClusterStore {
                 let at = format!("store {}, key {key:?}", path_text(&self.name, false));
                 crate::errors::prefix_validation(py, e, &at)
             }),
-            None => crate::decode_doc(py, &doc, None),
+            None => crate::decode_doc(py, &doc, None, None),
         }
     }
 

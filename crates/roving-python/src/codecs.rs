@@ -131,7 +131,7 @@ impl Decoder {
             .as_ref()
             .map(|d| d.bind(data.py()).try_borrow());
         let d = d.transpose()?;
-        crate::loads_with(data, self.plan.as_ref(), d.as_ref().map(|d| &d.inner))
+        crate::loads_with(data, self.plan.as_ref(), d.as_deref())
     }
 
     /// The type documents are read as (or None).

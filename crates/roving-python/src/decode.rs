@@ -19,6 +19,7 @@ use roving::format::{
 use roving::read::Numbers;
 use roving::{Array, Limits, Map, Value};
 
+use crate::base_shapes::BaseShapes;
 use crate::dictiter;
 use crate::errors::{decode_error, from_core};
 use crate::pytypes::{self, EXT_DATE, EXT_DECIMAL, EXT_TIME, EXT_TIMEDELTA, EXT_UUID};
@@ -287,6 +288,18 @@ struct ShapeKeys {
     template: *mut ffi::PyObject,
 }
 
+/// Shapes of fewer keys than this get no dict template. Filled in place,
+/// a template's copy is faster from 2 keys on (1000people: 3.7% fewer
+/// instructions than from 6 on); filled with PyDict_SetItem, from 6 keys on.
+#[inline]
+fn template_min_keys() -> usize {
+    if dictiter::fills_in_place() {
+        2
+    } else {
+        6
+    }
+}
+
 /// A shape offset no shape has (empty entries of `recent_shapes`; the
 /// empty map, which has no shape record, goes by `usize::MAX`).
 const NO_SHAPE: usize = usize::MAX - 1;
@@ -479,6 +492,11 @@ pub(crate) struct Decoder<'py, 'a> {
     stack_limit: usize,
     /// Whether the thread's spare tables were looked for ([`Scratch`]).
     adopted: bool,
+    /// Shapes of the dictionary base this document starts with, kept from
+    /// document to document ([`Decoder::keep_base_shapes`]).
+    base_shapes: Option<&'a mut BaseShapes>,
+    /// The length of that base (shapes at lower offsets are its own).
+    base_len: usize,
 }
 
 impl Drop for Decoder<'_, '_> {
@@ -540,6 +558,22 @@ impl<'py, 'a> Decoder<'py, 'a> {
             max_depth: MAX_DEPTH.min(limits.max_depth),
             stack_limit: 0,
             adopted: false,
+            base_shapes: None,
+            base_len: 0,
+        }
+    }
+
+    /// Reads the shapes of this document's first `base_len` bytes, the
+    /// base of the dictionary it is bound to
+    /// ([`roving::Dictionary::bound_base_len`]), through `kept`, which
+    /// keeps their key strings and dict templates for the next document
+    /// bound to that dictionary.
+    pub(crate) fn keep_base_shapes(&mut self, kept: &'a mut BaseShapes, base_len: usize) {
+        if let Some(base) = self.buf.get(..base_len) {
+            if kept.sync(base) {
+                self.base_shapes = Some(kept);
+                self.base_len = base_len;
+            }
         }
     }
 
@@ -882,6 +916,14 @@ impl<'py, 'a> Decoder<'py, 'a> {
         }
         self.adopt_scratch();
         let start = self.key_store.0.len();
+        let in_base = shape < self.base_len;
+        if in_base {
+            if let Some(kept) = self.base_shapes.as_deref() {
+                if let Some(template) = kept.get(self.py, shape, &mut self.key_store.0) {
+                    return Ok(self.add_shape(shape, start, 1, template));
+                }
+            }
+        }
         let intern = m.len() <= INTERN_KEYS_MAX;
         self.key_store.0.reserve(m.len());
         if intern {
@@ -900,15 +942,59 @@ impl<'py, 'a> Decoder<'py, 'a> {
                 self.key_store.0.push(p);
             }
         }
+        let mut template = std::ptr::null_mut();
+        if in_base && self.base_shapes.is_some() {
+            // Kept for the next documents, which then copy its template.
+            let n = self.key_store.0.len() - start;
+            if n >= template_min_keys() {
+                template = self.new_template(start, n)?;
+            }
+            if let Some(kept) = self.base_shapes.as_deref_mut() {
+                kept.insert(self.py, shape, &self.key_store.0[start..], template);
+            }
+        }
+        Ok(self.add_shape(shape, start, 0, template))
+    }
+
+    /// Adds the shape at offset `shape`, whose keys are those of the key
+    /// store from `start` on, with `template` (owned, or NULL) made after
+    /// `uses` dicts; returns its index in `shape_list`.
+    fn add_shape(
+        &mut self,
+        shape: usize,
+        start: usize,
+        uses: usize,
+        template: *mut ffi::PyObject,
+    ) -> usize {
         let i = self.shape_list.len();
         self.shape_list.push(ShapeKeys {
             start,
             len: self.key_store.0.len() - start,
-            uses: 0,
-            template: std::ptr::null_mut(),
+            uses,
+            template,
         });
         self.shapes.insert(shape, i);
-        Ok(i)
+        i
+    }
+
+    /// A new dict of the `n` keys of the key store from `start` on, each
+    /// with the value None (a new reference).
+    fn new_template(&self, start: usize, n: usize) -> PyResult<*mut ffi::PyObject> {
+        // SAFETY: PyDict_New returns a new reference or NULL; keys are
+        // live strs owned by the key store.
+        unsafe {
+            let tpl = ffi::PyDict_New();
+            if tpl.is_null() {
+                return Err(PyErr::fetch(self.py));
+            }
+            for i in 0..n {
+                if ffi::PyDict_SetItem(tpl, self.key_store.0[start + i], ffi::Py_None()) < 0 {
+                    ffi::Py_DECREF(tpl);
+                    return Err(PyErr::fetch(self.py));
+                }
+            }
+            Ok(tpl)
+        }
     }
 
     /// Key string `i` of a shape whose keys start at `start` (borrowed).
@@ -1048,27 +1134,15 @@ impl<'py, 'a> Decoder<'py, 'a> {
         unsafe {
             if t.is_null() {
                 // A shape's first dict (maybe its only one), or a small one:
-                // no template. Filled in place, a template's copy is faster
-                // from 2 keys on (1000people: 3.7% fewer instructions than
-                // from 6 on); filled with PyDict_SetItem, from 6 keys on.
-                let min_keys = if dictiter::fills_in_place() { 2 } else { 6 };
-                if n < min_keys || uses < 2 {
+                // no template.
+                if n < template_min_keys() || uses < 2 {
                     let d = new_dict(n);
                     if d.is_null() {
                         return Err(PyErr::fetch(py));
                     }
                     return Ok((d, false));
                 }
-                let tpl = ffi::PyDict_New();
-                if tpl.is_null() {
-                    return Err(PyErr::fetch(py));
-                }
-                for i in 0..n {
-                    if ffi::PyDict_SetItem(tpl, self.key_store.0[start + i], ffi::Py_None()) < 0 {
-                        ffi::Py_DECREF(tpl);
-                        return Err(PyErr::fetch(py));
-                    }
-                }
+                let tpl = self.new_template(start, n)?;
                 self.shape_list[si].template = tpl;
                 let d = ffi::PyDict_Copy(tpl);
                 return if d.is_null() {
@@ -1509,16 +1583,22 @@ pub(crate) fn loads_slice<'py>(
     detach: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let doc = open_validated(py, data, detach)?;
-    loads_opened(py, &doc)
+    loads_opened(py, &doc, None)
 }
 
 /// [`loads_slice`] of a document already validated (or opened trusted).
-pub(crate) fn loads_opened<'py>(
+/// `kept` is, for a document bound to a dictionary, the shapes of its base
+/// kept from document to document and the base's length.
+pub(crate) fn loads_opened<'py, 'a>(
     py: Python<'py>,
-    doc: &roving::Document<'_>,
+    doc: &roving::Document<'a>,
+    kept: Option<(&'a mut BaseShapes, usize)>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let _gc = GcPause::new();
     let mut d = Decoder::new(py, doc.as_bytes());
+    if let Some((shapes, base_len)) = kept {
+        d.keep_base_shapes(shapes, base_len);
+    }
     d.reserve_for_document();
     d.borrow_memo();
     d.read_in_place();

@@ -5,6 +5,7 @@
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
+use crate::base_shapes::BaseShapes;
 use crate::errors;
 
 /// Shared dictionary of strings and map shapes (FORMAT.md section 23).
@@ -28,6 +29,9 @@ pub struct Dictionary {
     pub(crate) inner: roving::Dictionary,
     /// What `dumps` learns with: the value strings seen so far.
     pub(crate) learner: Box<roving::dictionary::Learner>,
+    /// The key strings and dict templates of the shapes of its base, kept
+    /// from one `loads` to the next.
+    pub(crate) shapes: std::sync::Mutex<BaseShapes>,
 }
 
 #[pymethods]
@@ -37,6 +41,7 @@ impl Dictionary {
         Dictionary {
             inner: roving::Dictionary::new(),
             learner: Box::default(),
+            shapes: Default::default(),
         }
     }
 
@@ -51,6 +56,7 @@ impl Dictionary {
             .map(|inner| Dictionary {
                 inner,
                 learner: Box::default(),
+                shapes: Default::default(),
             })
             .map_err(|e| errors::from_core(py, &e))
     }

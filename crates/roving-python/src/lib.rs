@@ -11,6 +11,7 @@ macro_rules! tp {
     };
 }
 
+mod base_shapes;
 mod buf;
 #[cfg(feature = "store")]
 mod cluster_store;
@@ -194,7 +195,7 @@ fn loads<'py>(
         None => None,
     };
     let d = dictionary.map(|d| d.try_borrow()).transpose()?;
-    loads_with(data, plan.as_ref(), d.as_ref().map(|d| &d.inner))
+    loads_with(data, plan.as_ref(), d.as_deref())
 }
 
 /// [`loads`] with its type compiled (`plan`) and its dictionary borrowed:
@@ -202,12 +203,14 @@ fn loads<'py>(
 pub(crate) fn loads_with<'py>(
     data: &Bound<'py, PyAny>,
     plan: Option<&std::sync::Arc<typed::Plan>>,
-    dict: Option<&roving::Dictionary>,
+    dict: Option<&dictionary::Dictionary>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let py = data.py();
     with_bytes(data, |bytes, immutable| {
         let mut scratch;
-        if let Some(d) = dict {
+        let mut kept;
+        if let Some(dict) = dict {
+            let d = &dict.inner;
             scratch = dictionary::Scratch::take();
             // A bound document, validated after the dictionary's base (in
             // a private copy, with the base).
@@ -221,7 +224,17 @@ pub(crate) fn loads_with<'py>(
             let bound = bound.map_err(|e| errors::from_core(py, &e))?;
             if let Some(doc) = bound {
                 return match plan {
-                    None => decode::loads_opened(py, &doc),
+                    None => {
+                        // The shapes of the dictionary's base are kept
+                        // from document to document (unless in use by a
+                        // decoding this one runs inside of).
+                        kept = dict.shapes.try_lock();
+                        let shapes = kept
+                            .as_deref_mut()
+                            .ok()
+                            .and_then(|s| d.bound_base_len(bytes).map(|n| (s, n)));
+                        decode::loads_opened(py, &doc, shapes)
+                    }
                     Some(plan) => typed::decode_typed(py, doc.as_bytes(), doc.root(), plan),
                 };
             }
@@ -266,17 +279,24 @@ pub(crate) fn encode_py(obj: &Bound<'_, PyAny>, options: &EncodeOptions) -> PyRe
 
 /// Decodes an already opened document (validated, or trusted by the
 /// caller) into Python objects; with `ty`, as that type. For the store.
+/// `kept` is, for a document bound to a dictionary, the shapes of its base
+/// kept from document to document and the base's length
+/// ([`base_shapes`]).
 #[allow(dead_code)]
-pub(crate) fn decode_doc<'py>(
+pub(crate) fn decode_doc<'py, 'a>(
     py: Python<'py>,
-    doc: &roving::Document<'_>,
+    doc: &roving::Document<'a>,
     ty: Option<&Bound<'py, PyAny>>,
+    kept: Option<(&'a mut base_shapes::BaseShapes, usize)>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let bytes = doc.as_bytes();
     match ty {
         None => {
             let _gc = decode::GcPause::new();
             let mut d = decode::Decoder::new(py, bytes);
+            if let Some((shapes, base_len)) = kept {
+                d.keep_base_shapes(shapes, base_len);
+            }
             d.borrow_memo();
             // `doc` was validated or opened trusted (never lazily).
             d.read_in_place();

@@ -17,6 +17,7 @@ use pyo3::types::{PyBool, PyBytes, PyString, PyTuple, PyType};
 use roving::Document;
 use roving_store::{Store, StoreError, StoreErrorKind, StoreOptions, MAX_READERS};
 
+use crate::base_shapes::BaseShapes;
 use crate::buf::Buf;
 use crate::encode::EncodeOptions;
 use crate::typed;
@@ -310,11 +311,20 @@ pub struct PyStore {
     encode_options: EncodeOptions,
     /// Write records against the store's dictionary (`dictionary=True`).
     dictionary: bool,
-    /// The buffer a get reads a record written against the dictionary in
-    /// (the dictionary's base and the record), kept from get to get; a get
-    /// that finds it in use (a get from the Python code a typed decoding
-    /// runs) uses a buffer of its own.
-    scratch: std::sync::Mutex<Vec<u8>>,
+    /// What a get reads a record in, kept from get to get; a get that
+    /// finds it in use (a get from the Python code a typed decoding runs)
+    /// uses its own.
+    scratch: std::sync::Mutex<ReadScratch>,
+}
+
+/// A get's buffers, kept from get to get.
+#[derive(Default)]
+struct ReadScratch {
+    /// The bytes of a record written against the dictionary, read as the
+    /// dictionary's base followed by the record.
+    bytes: Vec<u8>,
+    /// The key strings and dict templates of the base's shapes.
+    shapes: BaseShapes,
 }
 
 impl PyStore {
@@ -333,62 +343,69 @@ impl PyStore {
 
     /// The document under `key`: validated, or (`trusted`) only opened; a
     /// record written against the store's dictionary is read in `scratch`.
+    /// With it, the length of the dictionary base it is read after (0 for
+    /// a record not written against the dictionary).
     fn lookup<'s>(
         &'s self,
         py: Python<'_>,
         key: &str,
         scratch: &'s mut Vec<u8>,
-    ) -> PyResult<Option<Document<'s>>> {
+    ) -> PyResult<Option<(Document<'s>, usize)>> {
         let store = self.store(py)?;
-        if !self.trusted {
-            return store.get_with(key, scratch).map_err(|e| store_err(py, &e));
-        }
-        match store.get_bytes(key).map_err(|e| store_err(py, &e))? {
-            Some(b) => {
-                let b = store.resolve(b, scratch).map_err(|e| store_err(py, &e))?;
-                // SAFETY: the user opened the store with `trusted=True`
-                // (documented: only for stores that roving wrote and nothing
-                // else modified), as for `roving.open(trusted=True)`; the
-                // bytes lie within the file, every read of the document is
-                // bounds-checked and the decoder checks strings' UTF-8.
-                let doc = unsafe { Document::open_trusted(b) }
-                    .map_err(|e| crate::errors::from_core(py, &e))?;
-                Ok(Some(doc))
-            }
-            None => Ok(None),
-        }
+        let Some(b) = store.get_bytes(key).map_err(|e| store_err(py, &e))? else {
+            return Ok(None);
+        };
+        let base_len = store.dictionary().bound_base_len(b).unwrap_or(0);
+        let doc = if self.trusted {
+            let b = store.resolve(b, scratch).map_err(|e| store_err(py, &e))?;
+            // SAFETY: the user opened the store with `trusted=True`
+            // (documented: only for stores that roving wrote and nothing
+            // else modified), as for `roving.open(trusted=True)`; the
+            // bytes lie within the file, every read of the document is
+            // bounds-checked and the decoder checks strings' UTF-8.
+            unsafe { Document::open_trusted(b) }.map_err(|e| crate::errors::from_core(py, &e))?
+        } else {
+            store
+                .open_record(key, b, scratch)
+                .map_err(|e| store_err(py, &e))?
+        };
+        Ok(Some((doc, base_len)))
     }
 
     /// The Python value under `key` ([`lookup`](Self::lookup), then
-    /// [`decode`](Self::decode)), read in the store's kept scratch buffer
-    /// (or one of this call's, if another thread holds it).
+    /// [`decode`](Self::decode)), read in the store's kept scratch buffers
+    /// (or in this call's, if another thread holds them).
     fn read<'py>(&self, py: Python<'py>, key: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
-        let mut own = Vec::new();
+        let mut own = ReadScratch::default();
         let mut kept = self.scratch.try_lock();
         let scratch = match kept.as_mut() {
-            Ok(buf) => &mut **buf,
+            Ok(s) => &mut **s,
             Err(_) => &mut own,
         };
-        match self.lookup(py, key, scratch)? {
-            Some(doc) => self.decode(py, key, doc).map(Some),
+        match self.lookup(py, key, &mut scratch.bytes)? {
+            Some((doc, base_len)) => self
+                .decode(py, key, doc, Some((&mut scratch.shapes, base_len)))
+                .map(Some),
             None => Ok(None),
         }
     }
 
-    /// Python value of the validated document under `key` (typed if the
-    /// store has a type; a `ValidationError` then names the key).
-    fn decode<'py>(
+    /// Python value of the validated document `doc` under `key` (typed if
+    /// the store has a type; a `ValidationError` then names the key);
+    /// `kept` as for [`crate::decode_doc`].
+    fn decode<'py, 'a>(
         &self,
         py: Python<'py>,
         key: &str,
-        doc: Document<'_>,
+        doc: Document<'a>,
+        kept: Option<(&'a mut BaseShapes, usize)>,
     ) -> PyResult<Bound<'py, PyAny>> {
         match &self.plan {
             Some(p) => typed::decode_typed(py, doc.as_bytes(), doc.root(), p).map_err(|e| {
                 let at = format!("store {}, key {key:?}", path_text(&self.path, false));
                 crate::errors::prefix_validation(py, e, &at)
             }),
-            None => crate::decode_doc(py, &doc, None),
+            None => crate::decode_doc(py, &doc, None, kept),
         }
     }
 }
@@ -443,7 +460,7 @@ impl PyStore {
             readonly,
             encode_options: EncodeOptions::new(default.as_ref(), non_str_keys),
             dictionary,
-            scratch: std::sync::Mutex::new(Vec::new()),
+            scratch: std::sync::Mutex::new(ReadScratch::default()),
         })
     }
 
@@ -783,49 +800,40 @@ impl StoreIter {
         let kind = self.kind;
         let mut n = 0;
         let mut last: Option<&str> = None;
-        let emit = |k: &str, doc: Option<Document<'_>>| -> PyResult<Py<PyAny>> {
-            Ok(match (kind, doc) {
-                (IterKind::Values, Some(doc)) => owner.decode(py, k, doc)?.unbind(),
-                (IterKind::Items, Some(doc)) => {
-                    let key = PyString::new(py, k).into_any();
-                    let v = owner.decode(py, k, doc)?;
-                    PyTuple::new(py, [key, v])?.into_any().unbind()
-                }
-                _ => PyString::new(py, k).into_any().unbind(),
-            })
-        };
-        if kind == IterKind::Keys || owner.trusted {
-            // Keys only (values are not read), or `trusted=True`.
-            let mut scratch = Vec::new();
-            for r in store.raw_iter_from(start).take(ITER_CHUNK) {
-                let (k, b) = r.map_err(|e| store_err(py, &e))?;
-                let doc = if kind == IterKind::Keys {
-                    None
-                } else {
+        // The shapes of the store's dictionary base, kept over the chunk.
+        let mut shapes = BaseShapes::default();
+        let dict = store.dictionary();
+        let mut scratch = Vec::new();
+        for r in store.raw_iter_from(start).take(ITER_CHUNK) {
+            let (k, b) = r.map_err(|e| store_err(py, &e))?;
+            let item = if kind == IterKind::Keys {
+                // Keys only: values are not read.
+                PyString::new(py, k).into_any().unbind()
+            } else {
+                let base_len = dict.bound_base_len(b).unwrap_or(0);
+                let doc = if owner.trusted {
                     let b = store
                         .resolve(b, &mut scratch)
                         .map_err(|e| store_err(py, &e))?;
                     // SAFETY: `trusted=True`, as in `PyStore::lookup`.
-                    Some(
-                        unsafe { Document::open_trusted(b) }
-                            .map_err(|e| crate::errors::from_core(py, &e))?,
-                    )
+                    unsafe { Document::open_trusted(b) }
+                        .map_err(|e| crate::errors::from_core(py, &e))?
+                } else {
+                    store
+                        .open_record(k, b, &mut scratch)
+                        .map_err(|e| store_err(py, &e))?
                 };
-                self.buf.push_back(emit(k, doc)?);
-                last = Some(k);
-                n += 1;
-            }
-        } else {
-            let mut scratch = Vec::new();
-            for r in store.raw_iter_from(start).take(ITER_CHUNK) {
-                let (k, b) = r.map_err(|e| store_err(py, &e))?;
-                let doc = store
-                    .open_record(k, b, &mut scratch)
-                    .map_err(|e| store_err(py, &e))?;
-                self.buf.push_back(emit(k, Some(doc))?);
-                last = Some(k);
-                n += 1;
-            }
+                let v = owner.decode(py, k, doc, Some((&mut shapes, base_len)))?;
+                if kind == IterKind::Items {
+                    let key = PyString::new(py, k).into_any();
+                    PyTuple::new(py, [key, v])?.into_any().unbind()
+                } else {
+                    v.unbind()
+                }
+            };
+            self.buf.push_back(item);
+            last = Some(k);
+            n += 1;
         }
         if n < ITER_CHUNK {
             self.done = true;

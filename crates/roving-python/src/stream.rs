@@ -14,6 +14,7 @@ use roving::stream::{
     push_dictionary, push_frame, push_header, Frame, Kind, Reader, StreamDictionary, TornTail,
 };
 
+use crate::base_shapes::BaseShapes;
 use crate::errors::{decode_error, from_core, prefix_validation};
 use crate::typed::Plan;
 use crate::{buf::Buf, encode, with_bytes, EncodeOptions};
@@ -440,6 +441,9 @@ pub struct StreamIter {
     plan: Option<Arc<Plan>>,
     /// The stream's dictionary, grown by its dictionary frames.
     dicts: StreamDictionary,
+    /// The key strings and dict templates of the shapes of its base, kept
+    /// from record to record.
+    shapes: BaseShapes,
     done: bool,
 }
 
@@ -592,6 +596,7 @@ impl StreamIter {
                 }
                 continue;
             }
+            let base_len = self.dicts.dictionary().bound_base_len(frame.payload);
             let doc = match self.dicts.open(&frame) {
                 Ok(d) => d,
                 Err(e) => {
@@ -600,7 +605,10 @@ impl StreamIter {
                 }
             };
             let v = match &self.plan {
-                None => crate::decode_doc(py, &doc, None),
+                None => {
+                    let kept = base_len.map(|n| (&mut self.shapes, n));
+                    crate::decode_doc(py, &doc, None, kept)
+                }
                 Some(plan) => crate::typed::decode_typed(py, doc.as_bytes(), doc.root(), plan)
                     .map_err(|e| prefix_validation(py, e, &format!("record at byte {offset}"))),
             };
@@ -634,6 +642,7 @@ pub(crate) fn iter_load(
         pos: 0,
         plan,
         dicts: StreamDictionary::new(),
+        shapes: BaseShapes::default(),
         done: false,
     };
     if is_path(file)? {

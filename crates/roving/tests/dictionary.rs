@@ -108,6 +108,43 @@ fn wrong_or_short_dictionaries_are_refused_with_the_id() {
 }
 
 #[test]
+fn bound_base_len_names_the_prefix_a_document_is_read_after() {
+    let mut dict = Dictionary::new();
+    let mut docs = Vec::new();
+    for i in 0..4 {
+        let json = format!(r#"{{"k{i}":{i}}}"#);
+        docs.push(roving::json::from_json_dict(json.as_bytes(), &mut dict).unwrap());
+    }
+    let mut scratch = Vec::new();
+    let mut lens = Vec::new();
+    for doc in &docs[1..] {
+        let n = dict.bound_base_len(doc).expect("bound");
+        // The plain document begins with those bytes of the base, which
+        // are the same for every document bound to the dictionary.
+        let plain = roving::dictionary::resolve(doc, &dict, &mut scratch)
+            .unwrap()
+            .to_vec();
+        let full = roving::dictionary::resolve(&docs[3], &dict, &mut scratch).unwrap();
+        assert_eq!(plain[..n], full[..n]);
+        assert!(n <= dict.base_len());
+        lens.push(n);
+    }
+    assert!(lens.windows(2).all(|w| w[0] < w[1]), "{lens:?}");
+    // The first document was written before the dictionary had entries.
+    assert_eq!(dict.bound_base_len(&docs[0]), None);
+    // Another dictionary, or a shorter one, has no base for it.
+    let mut short = Dictionary::new();
+    short.add_shape(&["k0"]).unwrap();
+    assert_eq!(short.bound_base_len(&docs[3]), None);
+    let mut other = Dictionary::new();
+    for k in ["x", "y", "z"] {
+        other.add_shape(&[k]).unwrap();
+    }
+    assert_eq!(other.bound_base_len(&docs[3]), None);
+    assert_eq!(dict.bound_base_len(b"not a document"), None);
+}
+
+#[test]
 fn frozen_dictionaries_do_not_grow() {
     let mut dict = Dictionary::new();
     dict.add_shape(&["a"]).unwrap();

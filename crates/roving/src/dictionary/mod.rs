@@ -270,6 +270,33 @@ impl Dictionary {
         self.ends[self.entries.len()]
     }
 
+    /// If `buf` is a document bound to this dictionary (to all its entries
+    /// or to fewer), the length of the base it is read after: the plain
+    /// document that [`open_bound`] and [`resolve`] make of it starts with
+    /// that many bytes of the dictionary's base, and its own records
+    /// follow. `None` if `buf` is not bound, or names entries this
+    /// dictionary lacks. Bases of fewer entries are prefixes of longer
+    /// ones, so what a reader keeps of a base (the keys of its shapes,
+    /// say) holds for every document bound to the same dictionary.
+    ///
+    /// ```
+    /// let mut dict = roving::Dictionary::new();
+    /// dict.add_shape(&["id"])?;
+    /// let mut enc = roving::Encoder::with_dictionary(&dict);
+    /// enc.begin_map()?;
+    /// enc.key("id")?;
+    /// enc.i64(7)?;
+    /// enc.end_map()?;
+    /// let bound = enc.finish()?;
+    /// assert_eq!(dict.bound_base_len(&bound), Some(dict.base_len()));
+    /// assert_eq!(dict.bound_base_len(&roving::to_vec(&7)?), None);
+    /// # Ok::<(), roving::Error>(())
+    /// ```
+    pub fn bound_base_len(&self, buf: &[u8]) -> Option<usize> {
+        let b = crate::layout::read_binding(buf).ok()??;
+        open::check(&b, self).ok().map(|n| self.ends[n])
+    }
+
     /// The base of the first `n` entries (`n <= len()`): the bytes a
     /// document bound to them is read after.
     pub(crate) fn base(&self, n: usize) -> &[u8] {

@@ -106,7 +106,7 @@ pub fn open_bound<'a>(
 }
 
 /// The entry count of binding `b` if `dict` has those entries.
-fn check(b: &Binding, dict: &Dictionary) -> Result<usize> {
+pub(super) fn check(b: &Binding, dict: &Dictionary) -> Result<usize> {
     let n = usize::try_from(b.count).ok().filter(|&n| n <= dict.len());
     match n {
         Some(n) if dict.id_at(n) == Some(b.id) => Ok(n),

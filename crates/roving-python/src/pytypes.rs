@@ -343,6 +343,12 @@ pub(crate) fn timezone<'py>(
 #[inline]
 pub(crate) fn make_str<'py>(py: Python<'py>, b: &[u8]) -> PyResult<Bound<'py, PyAny>> {
     let len = b.len() as ffi::Py_ssize_t;
+    if let [c @ 0..=127] = *b {
+        // One ASCII character: CPython's own cached string of it (no
+        // allocation, and none to free later).
+        // SAFETY: plain C API call; returns a new reference or NULL.
+        return unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyUnicode_FromOrdinal(c.into())) };
+    }
     // SAFETY: PyUnicode_New(len, 127) returns a compact ASCII string with
     // room for `len` bytes (plus the NUL CPython wrote) or NULL. We copy
     // `len` bytes into it, then check the copy is ASCII before handing it

@@ -38,6 +38,7 @@ __all__ = [
     "_Store",
     "_StoreIter",
     "_dict_direct",
+    "_inline_fields",
     "_frames",
     "_is_mapped",
     "_is_stream",
@@ -149,6 +150,7 @@ def open(
     dictionary: Dictionary | None = None,
 ) -> Doc: ...
 def _dict_direct() -> bool: ...
+def _inline_fields() -> bool: ...
 
 # ---- record streams (crates/roving-python/src/stream.rs)
 

@@ -248,6 +248,38 @@ unsafe fn table(dict: *mut ffi::PyObject) -> Table {
     }
 }
 
+/// The key of entry `ix` of `keys`, a keys object that instances of a
+/// class share (a unicode table: (key, value) entries; the values live in
+/// each instance), or `None` if it has no such entry or dicts are not
+/// read directly.
+///
+/// # Safety
+/// `keys` is a live keys object of CPython 3.11 (a class's cached keys).
+#[inline(always)]
+pub(crate) unsafe fn shared_key_at(
+    keys: *mut std::ffi::c_void,
+    ix: usize,
+) -> Option<*mut ffi::PyObject> {
+    if !DIRECT.load(Ordering::Relaxed) || keys.is_null() {
+        return None;
+    }
+    // SAFETY: `DIRECT` is set only on CPython 3.11 after the self-test in
+    // `init` agreed on the layout of `Keys`; `keys` is a live keys object
+    // (caller's contract), whose entries follow its indices; entry `ix` is
+    // read only below `dk_nentries`.
+    unsafe {
+        let keys = keys.cast::<Keys>();
+        if (*keys).dk_kind == 0 || ix >= (*keys).dk_nentries.max(0) as usize {
+            return None;
+        }
+        let entries = keys
+            .cast::<u8>()
+            .add(std::mem::size_of::<Keys>() + (1usize << (*keys).dk_log2_index_bytes))
+            .cast::<*mut ffi::PyObject>();
+        Some(*entries.add(2 * ix))
+    }
+}
+
 /// Whether new dicts are filled in place ([`fill_entry`]).
 #[inline]
 pub(crate) fn fills_in_place() -> bool {

@@ -22,6 +22,7 @@ mod dictiter;
 mod encode;
 mod error_path;
 mod errors;
+mod instattr;
 mod prefetch;
 mod pytypes;
 mod stack;
@@ -586,7 +587,9 @@ fn _is_mapped(dev: u64, ino: u64) -> bool {
 fn _roving(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     dictiter::init(m.py())?;
+    instattr::init(m.py())?;
     m.add_function(wrap_pyfunction!(dictiter::_dict_direct, m)?)?;
+    m.add_function(wrap_pyfunction!(instattr::_inline_fields, m)?)?;
     m.add_function(wrap_pyfunction!(_parse_path, m)?)?;
     m.add_function(wrap_pyfunction!(_is_mapped, m)?)?;
     walk::register(m)?;

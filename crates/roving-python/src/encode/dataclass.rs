@@ -9,6 +9,7 @@ use pyo3::types::{PyString, PyType};
 
 use crate::decode::IdMap;
 use crate::error_path::PathStep;
+use crate::instattr::InlineFields;
 use crate::pytypes;
 
 use super::failure::{EncodeResult, Fail};
@@ -18,10 +19,14 @@ use super::{MemoEntry, State};
 /// type.
 pub(super) struct DataclassFields {
     /// The field names (interned), in order, with their text. (Values
-    /// are read with `getattr`: reading `__dict__` instead would make
-    /// CPython 3.11 build a dict for each instance written, kept for good,
-    /// which makes instances larger and their attributes slower to read.)
+    /// are read inline or with `getattr`: reading `__dict__` instead would
+    /// make CPython 3.11 build a dict for each instance written, kept for
+    /// good, which makes instances larger and their attributes slower to
+    /// read.)
     names: Vec<(Py<PyString>, Box<str>)>,
+    /// Where the instances keep the fields, read without `getattr` where
+    /// the interpreter allows it ([`InlineFields`]).
+    inline: Option<InlineFields>,
 }
 
 impl<'py> State<'py, '_> {
@@ -41,9 +46,22 @@ impl<'py> State<'py, '_> {
         }
         self.enter()?;
         self.enc.begin_map()?;
-        for (name, text) in &fields.names {
+        let py = self.py;
+        let inline = match &fields.inline {
+            Some(f) if f.ready(ob, |i| fields.names[i].0.bind(py).clone())? => Some(f),
+            _ => None,
+        };
+        for (i, (name, text)) in fields.names.iter().enumerate() {
             let name = name.bind(self.py);
-            let v = match ob.getattr(name) {
+            // SAFETY: `o` is a live instance of exactly the type `fields`
+            // was found for (the cache is by type), `name` its field `i`.
+            let direct = inline.and_then(|f| unsafe { f.get(o, i, name.as_ptr()) });
+            let got = match direct {
+                // SAFETY: a live value the instance holds; a new reference.
+                Some(p) => Ok(unsafe { Bound::from_borrowed_ptr(self.py, p) }),
+                None => ob.getattr(name),
+            };
+            let v = match got {
                 Ok(v) => v,
                 // A field `__init__` does not set (`init=False` without a
                 // default) may be unset: left out, as msgspec does.
@@ -104,6 +122,7 @@ fn fields_of(t: &Bound<'_, PyType>) -> PyResult<Option<DataclassFields>> {
     let Some(names) = pytypes::dataclass_field_names(t)? else {
         return Ok(None);
     };
+    let inline = InlineFields::of(t, &names)?;
     let names = names
         .into_iter()
         .map(|n| {
@@ -111,5 +130,5 @@ fn fields_of(t: &Bound<'_, PyType>) -> PyResult<Option<DataclassFields>> {
             Ok((n.unbind(), text))
         })
         .collect::<PyResult<Vec<_>>>()?;
-    Ok(Some(DataclassFields { names }))
+    Ok(Some(DataclassFields { names, inline }))
 }

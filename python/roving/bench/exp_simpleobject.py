@@ -139,8 +139,7 @@ def run(cfg: Config) -> Experiment:
         cfg,
     )
     exp.params = {"objects": n}
-    objs = [make_object() for _ in range(n)]
-    one = objs[0]
+    one = make_object()
 
     cands: list[
         tuple[str, Callable[[SimpleObject], bytes], Callable[[bytes], SimpleObject], str]
@@ -311,8 +310,14 @@ def run(cfg: Config) -> Experiment:
     for name, enc, dec, how in cands:
         if not exp.verify(name, one, lambda enc=enc, dec=dec: dec(enc(one))):  # type: ignore[misc]  # python/mypy#15459: lambda with a default arg
             continue
+        # Objects of this contender's own: some (pickle, vars(o), msgspec)
+        # make each instance's `__dict__`, which CPython 3.11 otherwise
+        # leaves unmade, and that would change how the next ones read them.
+        objs = [make_object() for _ in range(n)]
 
-        def ser(enc: Callable[[SimpleObject], bytes] = enc) -> list[bytes]:
+        def ser(
+            enc: Callable[[SimpleObject], bytes] = enc, objs: list[SimpleObject] = objs
+        ) -> list[bytes]:
             return [enc(o) for o in objs]
 
         try:

@@ -54,11 +54,11 @@ def test_shared_numpy_array() -> None:
 def test_cycles_raise_with_the_path() -> None:
     a: list[Any] = [1]
     a.append(a)
-    with pytest.raises(roving.EncodeError, match=r"cycle.*at \$\[1\]"):
+    with pytest.raises(roving.EncodeError, match=r"cycle.*at \$\[1\]$"):
         roving.dumps(a)
     d: dict[str, Any] = {"x": {"y": []}}
     d["x"]["y"].append(d)
-    with pytest.raises(roving.EncodeError, match=r"cycle.*at \$\.x\.y\[0\]"):
+    with pytest.raises(roving.EncodeError, match=r"cycle.*at \$\.x\.y\[0\]$"):
         roving.dumps(d)
 
     @dataclasses.dataclass
@@ -67,7 +67,7 @@ def test_cycles_raise_with_the_path() -> None:
 
     n = Node()
     n.next = Node(n)
-    with pytest.raises(roving.EncodeError, match=r"cycle.*at \$\.next\.next"):
+    with pytest.raises(roving.EncodeError, match=r"cycle.*at \$\.next\.next$"):
         roving.dumps(n)
 
 

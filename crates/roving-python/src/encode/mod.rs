@@ -148,6 +148,12 @@ fn clear_map<V>(map: &mut IdMap<usize, V>) {
     }
 }
 
+/// The error of a container `o` met inside itself.
+#[cold]
+fn cycle(o: *mut ffi::PyObject) -> Box<Fail> {
+    fail_msg(format!("cycle: a {} contains itself", type_name(o)))
+}
+
 /// The state of one call of the encoder: where it writes, what it met.
 struct State<'py, 'd> {
     py: Python<'py>,
@@ -161,6 +167,8 @@ struct State<'py, 'd> {
     tables: Box<Tables>,
     depth: usize,
     stack_limit: usize,
+    /// The address of the object being written ([`State::root`]), or 0.
+    root: usize,
 }
 
 /// Encodes a Python object into a roving document (used by the store,
@@ -169,7 +177,7 @@ struct State<'py, 'd> {
 pub(crate) fn encode_py(obj: &Bound<'_, PyAny>, options: &EncodeOptions) -> PyResult<Vec<u8>> {
     with_encoder(obj.py(), options, |st| {
         // SAFETY: `obj` is a live object the caller holds for the whole call.
-        unsafe { st.value(obj.as_ptr(), 0) }?;
+        unsafe { st.root(obj.as_ptr()) }?;
         note_size(st.enc.len());
         st.enc.finish_reset().map_err(Box::<Fail>::from)
     })
@@ -183,7 +191,7 @@ pub(crate) fn dumps_py<'py>(
     let py = obj.py();
     with_encoder(py, options, |st| {
         // SAFETY: `obj` is a live object the caller holds for the whole call.
-        unsafe { st.value(obj.as_ptr(), 0) }?;
+        unsafe { st.root(obj.as_ptr()) }?;
         note_size(st.enc.len());
         // One copy into the bytes object; the encoder keeps its buffer.
         st.enc
@@ -220,7 +228,7 @@ pub(crate) fn encode_py_for_store(
     with_encoder_in(&DICT_ENCODER, py, options, |st| {
         st.enc.use_dictionary(store.dictionary());
         // SAFETY: `obj` is a live object the caller holds for the whole call.
-        unsafe { st.value(obj.as_ptr(), 0) }?;
+        unsafe { st.root(obj.as_ptr()) }?;
         note_size(st.enc.len());
         store.grow_dictionary(&st.enc);
         st.enc
@@ -304,7 +312,24 @@ impl<'py, 'd> State<'py, 'd> {
             tables,
             depth: 0,
             stack_limit: crate::stack::limit(),
+            root: 0,
         }
+    }
+
+    /// Writes `o`, the document's root. The root is written once, so it
+    /// is not remembered as an object that may recur (no memo entry, no
+    /// reference kept: some 200 instructions of a small document): met
+    /// again inside itself, it is a cycle ([`State::open_shared`]).
+    ///
+    /// # Safety
+    /// `o` must be a live object for the duration of the call.
+    unsafe fn root(&mut self, o: *mut ffi::PyObject) -> EncodeResult {
+        self.root = o as usize;
+        // SAFETY: `o` is live (caller's contract); no parent count can
+        // make it look shared.
+        let r = unsafe { self.value(o, isize::MAX) };
+        self.root = 0;
+        r
     }
 
     #[inline(always)]
@@ -420,17 +445,15 @@ impl<'py, 'd> State<'py, 'd> {
     /// `o` must be a live object.
     unsafe fn open_shared(&mut self, o: *mut ffi::PyObject) -> Result<bool, Box<Fail>> {
         let key = o as usize;
+        if key == self.root {
+            return Err(cycle(o));
+        }
         match self.tables.memo.get(&key) {
             Some(MemoEntry::Done(m)) => {
                 self.enc.reuse(*m)?;
                 return Ok(true);
             }
-            Some(MemoEntry::Open) => {
-                return Err(fail_msg(format!(
-                    "cycle: a {} contains itself",
-                    type_name(o)
-                )))
-            }
+            Some(MemoEntry::Open) => return Err(cycle(o)),
             None => {}
         }
         self.tables.memo.insert(key, MemoEntry::Open);
@@ -654,7 +677,7 @@ pub(crate) fn encode_with<R>(
             st.enc.use_dictionary(d);
         }
         // SAFETY: `obj` is a live object the caller holds for the whole call.
-        unsafe { st.value(obj.as_ptr(), 0) }?;
+        unsafe { st.root(obj.as_ptr()) }?;
         note_size(st.enc.len());
         match dict {
             Some((d, Learn::Bounded(learner))) => learner.learn(&st.enc, d),

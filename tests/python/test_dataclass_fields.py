@@ -38,27 +38,30 @@ def test_values_are_those_of_getattr(rows: list[tuple[int, str, float]]) -> None
     assert written(objs) == [{"x": o.x, "y": o.y, "label": o.label} for o in objs]
 
 
-def test_a_property_set_on_the_class_later_is_honoured() -> None:
+def new_temp_class() -> Any:
+    """A new dataclass of two fields (a class of its own for each test)."""
+
     @dataclasses.dataclass
     class Temp:
         celsius: float
         place: str
 
-    t = Temp(1.5, "here")
+    return Temp
+
+
+def test_a_property_set_on_the_class_later_is_honoured() -> None:
+    temp = new_temp_class()
+    t = temp(1.5, "here")
     assert written(t) == {"celsius": 1.5, "place": "here"}
-    Temp.celsius = property(lambda self: 42.0)  # type: ignore[assignment,method-assign]
+    temp.celsius = property(lambda self: 42.0)
     assert t.celsius == 42.0
     assert written(t) == {"celsius": 42.0, "place": "here"}
 
 
 def test_a_property_there_when_the_class_is_first_written() -> None:
-    @dataclasses.dataclass
-    class Temp:
-        celsius: float
-        place: str
-
-    t = Temp(1.5, "here")
-    Temp.celsius = property(lambda self: 42.0)  # type: ignore[assignment,method-assign]
+    temp = new_temp_class()
+    t = temp(1.5, "here")
+    temp.celsius = property(lambda self: 42.0)
     assert written(t) == {"celsius": 42.0, "place": "here"}
     assert written(t) == {"celsius": 42.0, "place": "here"}
 

@@ -79,6 +79,17 @@ def test_a_class_changed_by_a_cache_keeps_its_values() -> None:
     assert written(Item(3, "z")) == {"a": 3, "b": "z"}
 
 
+def test_a_class_that_changes_at_every_instance() -> None:
+    @dataclasses.dataclass
+    class Counted:
+        n: int
+
+        def __post_init__(self) -> None:
+            type(self).made = getattr(type(self), "made", 0) + 1  # type: ignore[attr-defined]
+
+    assert [written(Counted(i)) for i in range(50)] == [{"n": i} for i in range(50)]
+
+
 def test_unset_deleted_and_dict_changed_fields() -> None:
     p = Point(1, 2)
     del p.y

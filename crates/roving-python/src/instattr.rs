@@ -38,9 +38,16 @@ pub(crate) struct InlineFields {
     /// The class's version tag when the fields were last found readable
     /// inline ([`Self::ready`]); 0 once they are not.
     version: AtomicU32,
+    /// Times the class was found changed and checked again.
+    checks: AtomicU32,
     /// Index of each field in the class's shared keys, or [`NONE`].
     ix: Box<[u32]>,
 }
+
+/// A class found changed more often than this is read with `getattr` for
+/// good: one that changes all the time (a counter kept on the class, say)
+/// would otherwise be checked in Python at every `dumps`.
+const MAX_CHECKS: u32 = 16;
 
 /// The values array of `obj`, an instance of a heap class with a managed
 /// dict (null if its `__dict__` was made, or it has none).
@@ -129,6 +136,7 @@ impl InlineFields {
         }
         Ok(Some(InlineFields {
             version: AtomicU32::new(version),
+            checks: AtomicU32::new(0),
             ix: ix.into_boxed_slice(),
         }))
     }
@@ -139,7 +147,8 @@ impl InlineFields {
     /// were found (or last checked here). A class changes when anything
     /// sets an attribute on it (a cache a library keeps there, say): then
     /// this checks again, in Python, that no field read inline has a data
-    /// descriptor now, and goes on with the class's new version tag.
+    /// descriptor now, and goes on with the class's new version tag (at
+    /// most [`MAX_CHECKS`] times: then it reads with `getattr` for good).
     pub(crate) fn ready<'py>(
         &self,
         obj: &Bound<'py, PyAny>,
@@ -152,8 +161,9 @@ impl InlineFields {
             return Ok(seen != 0);
         }
         let t = obj.get_type();
+        let checks = self.checks.fetch_add(1, Ordering::Relaxed);
         // SAFETY: `t` is a live type.
-        let mut ok = unsafe { inline_class(t.as_type_ptr()) };
+        let mut ok = checks < MAX_CHECKS && unsafe { inline_class(t.as_type_ptr()) };
         // Gives the class a version tag again, if it has none.
         t.getattr_opt(pyo3::intern!(t.py(), "__init__"))?;
         for (i, &ix) in self.ix.iter().enumerate() {

@@ -49,17 +49,18 @@ pub(crate) struct InlineFields {
 /// would otherwise be checked in Python at every `dumps`.
 const MAX_CHECKS: u32 = 16;
 
-/// The values array of `obj`, an instance of a heap class with a managed
-/// dict (null if its `__dict__` was made, or it has none).
+/// The values array of `obj`, an instance of a class that
+/// [`inline_class`] accepts (null if its `__dict__` was made).
 ///
 /// # Safety
 /// CPython 3.11 ([`INLINE`] set), and `obj` is a live instance of such a
 /// class.
 #[inline(always)]
 unsafe fn values_of(obj: *mut ffi::PyObject) -> *mut *mut ffi::PyObject {
-    // SAFETY: on 3.11 a managed-dict instance has its values pointer four
-    // words before the object (caller's contract); the pointer is read,
-    // not the array.
+    // SAFETY: on 3.11 an instance of a garbage-collected class with a
+    // managed dict has its values pointer four words before the object
+    // (before the dict pointer and the collector's two-word header;
+    // caller's contract); the pointer is read, not the array.
     unsafe { *obj.cast::<*mut *mut ffi::PyObject>().sub(4) }
 }
 
@@ -73,8 +74,9 @@ unsafe fn cached_keys(tp: *mut ffi::PyTypeObject) -> *mut std::ffi::c_void {
     unsafe { (*tp.cast::<ffi::PyHeapTypeObject>()).ht_cached_keys }
 }
 
-/// Whether instances of `tp` keep their attributes inline and read them
-/// with the generic `getattr` (no `__getattribute__` or `__getattr__`).
+/// Whether instances of `tp` (a heap class, tracked by the garbage
+/// collector) keep their attributes inline and read them with the generic
+/// `getattr` (no `__getattribute__` or `__getattr__`).
 ///
 /// # Safety
 /// `tp` is a live type.
@@ -83,7 +85,10 @@ unsafe fn inline_class(tp: *mut ffi::PyTypeObject) -> bool {
     // SAFETY: `tp` is a live type (caller's contract).
     unsafe {
         let flags = (*tp).tp_flags;
+        // (A managed dict's pointers sit before the garbage collector's
+        // header, which only these types have: `values_of` counts on it.)
         flags & ffi::Py_TPFLAGS_MANAGED_DICT != 0
+            && flags & ffi::Py_TPFLAGS_HAVE_GC != 0
             && flags & ffi::Py_TPFLAGS_HEAPTYPE != 0
             && (*tp).tp_getattro.is_some_and(|f| {
                 // (A function of libpython: one address in the process.)
@@ -200,9 +205,11 @@ impl InlineFields {
         // SAFETY: `obj` is a live instance of the class (caller's
         // contract), which kept its version tag, so it is still a heap
         // class with inline values and the generic `getattr` (found by
-        // `of`, which needs INLINE: CPython 3.11). The values array has an
-        // entry for each entry of the shared keys (entry `ix` exists: its
-        // key was read), and a null entry is an unset attribute.
+        // `of`, which needs INLINE: CPython 3.11). A values array is made
+        // as long as its class's shared keys can ever be (their entries
+        // and their free room: 3.11 never grows shared keys in place), and
+        // `ix` is below their entry count (entry `ix`'s key was read); a
+        // null entry is an unset attribute.
         unsafe {
             let tp = ffi::Py_TYPE(obj);
             let seen = self.version.load(Ordering::Relaxed);

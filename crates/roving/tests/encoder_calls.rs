@@ -121,3 +121,90 @@ fn encoder_refusals_and_emptiness() {
     e.key("k").unwrap();
     assert_eq!(e.end_map().unwrap_err().kind(), &ErrorKind::EncoderState);
 }
+
+/// `empty_array` and `empty_map` write what opening and closing the
+/// container writes, wherever a value goes (the root, an array, a map, a
+/// map opened with its keys), and fail where opening one fails.
+#[test]
+fn empty_containers_in_one_step() -> Result<(), roving::Error> {
+    // Writes, in each place a value goes, an empty array then an empty map.
+    fn doc(e: &mut Encoder, one_step: bool) -> Result<Vec<u8>, roving::Error> {
+        let empties = |e: &mut Encoder| -> Result<(), roving::Error> {
+            if one_step {
+                e.empty_array()?;
+                e.empty_map()?;
+            } else {
+                e.begin_array()?;
+                e.end_array()?;
+                e.begin_map()?;
+                e.end_map()?;
+            }
+            Ok(())
+        };
+        e.begin_array()?;
+        empties(e)?;
+        e.begin_map()?;
+        for k in ["a", "b"] {
+            e.key(k)?;
+            if k == "a" {
+                e.begin_array()?;
+                e.end_array()?;
+            } else {
+                e.begin_map()?;
+                e.end_map()?;
+            }
+        }
+        e.end_map()?;
+        e.begin_map_with_keys(&["x", "y"])?;
+        empties(e)?;
+        e.end_map()?;
+        e.end_array()?;
+        e.finish_reset()
+    }
+    let mut e = Encoder::new();
+    assert_eq!(doc(&mut e, true)?, doc(&mut e, false)?);
+    for one_step in [true, false] {
+        let root = |e: &mut Encoder| {
+            if one_step {
+                e.empty_map().map(drop)
+            } else {
+                e.begin_map()?;
+                e.end_map().map(drop)
+            }
+        };
+        root(&mut e)?;
+        let bytes = e.finish_reset()?;
+        assert_eq!(
+            Document::open(&bytes)?.root().as_map().map(|m| m.len()),
+            Some(0)
+        );
+    }
+    // The same refusals as opening a container there.
+    e.begin_map()?;
+    assert_eq!(
+        e.empty_array().unwrap_err().kind(),
+        &ErrorKind::EncoderState
+    );
+    assert_eq!(
+        e.begin_array().unwrap_err().kind(),
+        &ErrorKind::EncoderState
+    );
+    e.reset();
+    e.empty_array()?;
+    assert_eq!(e.empty_map().unwrap_err().kind(), &ErrorKind::EncoderState);
+    e.reset();
+    e.begin_map_with_keys(&["only"])?;
+    e.empty_map()?;
+    assert_eq!(
+        e.empty_array().unwrap_err().kind(),
+        &ErrorKind::EncoderState
+    );
+    e.reset();
+    e.set_max_depth(2);
+    e.begin_array()?;
+    e.begin_array()?;
+    assert_eq!(e.empty_array().unwrap_err().kind(), &ErrorKind::DepthLimit);
+    assert_eq!(e.begin_array().unwrap_err().kind(), &ErrorKind::DepthLimit);
+    e.empty_map().unwrap_err();
+    Ok(())
+}

@@ -1,7 +1,8 @@
 //! Writing container records: the tag, the head varint and the slots,
 //! into reserved capacity.
 
-use super::pending::Pending;
+use super::pending::{Pending, PendingKind};
+use super::scalars::int_record_len;
 use super::widths::need_width;
 use super::Encoder;
 use crate::layout::*;
@@ -10,9 +11,14 @@ impl Encoder {
     /// [`Encoder::write_container`] and [`Encoder::write_record`] in one
     /// pass over the slots, for a guessed width: writes the record at
     /// `width` while measuring the width the slots need, and keeps it
-    /// only if that is `width` (no integer wider than the references
-    /// need, as in `write_container`'s fast path). Returns whether the
-    /// record was written (at the end of the output; else nothing was).
+    /// only if `write_container` would choose `width` too: the width the
+    /// references need, when no integer needs more (its fast path), or
+    /// the width the widest integer needs, when writing the integers too
+    /// wide for each narrower width as records makes the container and
+    /// those records bigger (`write_wide_ints`' choice; `size(w)` is the
+    /// record's size at width `w`, as given to `write_container`).
+    /// Returns whether the record was written (at the end of the output;
+    /// else nothing was).
     #[inline(always)]
     pub(super) fn write_record_as(
         &mut self,
@@ -20,12 +26,26 @@ impl Encoder {
         tag: u8,
         head: u64,
         width: usize,
+        size: impl Fn(usize) -> usize,
     ) -> bool {
         #[inline(always)]
-        fn fused<const W: usize>(out: &mut Vec<u8>, tag: u8, head: u64, slots: &[Pending]) -> bool {
+        fn fused<const W: usize>(
+            out: &mut Vec<u8>,
+            tag: u8,
+            head: u64,
+            slots: &[Pending],
+            size: impl Fn(usize) -> usize,
+        ) -> bool {
             let pos = out.len();
             match put_record::<W>(out, tag, head, slots) {
                 Some((refs, ints)) if need_width(refs) == W && need_width(ints) <= W => true,
+                Some((refs, ints))
+                    if need_width(ints) == W
+                        && need_width(refs) < W
+                        && narrower_widths_lose(slots, need_width(refs), W, size) =>
+                {
+                    true
+                }
                 Some(_) => {
                     out.truncate(pos);
                     false
@@ -35,10 +55,10 @@ impl Encoder {
         }
         let (out, slots) = (&mut self.out, &self.slots[start..]);
         match width {
-            1 => fused::<1>(out, tag, head, slots),
-            2 => fused::<2>(out, tag, head, slots),
-            4 => fused::<4>(out, tag, head, slots),
-            8 => fused::<8>(out, tag, head, slots),
+            1 => fused::<1>(out, tag, head, slots, size),
+            2 => fused::<2>(out, tag, head, slots, size),
+            4 => fused::<4>(out, tag, head, slots, size),
+            8 => fused::<8>(out, tag, head, slots, size),
             _ => false,
         }
     }
@@ -67,6 +87,31 @@ impl Encoder {
             _ => put_record::<8>(out, tag, head, slots),
         };
     }
+}
+
+/// Whether every width from `from` (the width the references need) up to
+/// `w` (the width the widest integer needs), exclusive, makes a bigger container plus
+/// integer records than `w` with none: `write_wide_ints` then chooses `w`
+/// (the least total size, the narrowest of equals). `size(w)` is the
+/// container record's size at width `w`.
+#[inline(never)]
+fn narrower_widths_lose(
+    slots: &[Pending],
+    from: usize,
+    w: usize,
+    size: impl Fn(usize) -> usize,
+) -> bool {
+    WIDTHS.iter().filter(|&&n| n >= from && n < w).all(|&n| {
+        let (lo, hi) = inline_int_range(n);
+        let extra: usize = slots
+            .iter()
+            .filter_map(|p| match p.kind() {
+                PendingKind::Int(v) if v < lo || v > hi => Some(int_record_len(v)),
+                _ => None,
+            })
+            .sum();
+        extra + size(n) > size(w)
+    })
 }
 
 /// Writes a container record at the end of `out` at slot width `W`: the

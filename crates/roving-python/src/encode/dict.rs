@@ -253,6 +253,12 @@ impl<'py> State<'py, '_> {
                 self.enc.bool(v == ffi::Py_True()).map_err(Into::into)
             } else if v == ffi::Py_None() {
                 self.enc.null().map_err(Into::into)
+            } else if t == tp!(PyList_Type) && ffi::PyList_GET_SIZE(v) == 0 {
+                // Empty containers run no Python code either (and are
+                // never shared: every empty one is the same constant).
+                self.enc.empty_array().map(drop).map_err(Into::into)
+            } else if t == tp!(PyDict_Type) && crate::dictiter::dict_len(v) == 0 {
+                self.enc.empty_map().map(drop).map_err(Into::into)
             } else {
                 let key = Bound::from_borrowed_ptr(self.py, k);
                 let val = Bound::from_borrowed_ptr(self.py, v);

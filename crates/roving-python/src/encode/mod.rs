@@ -371,9 +371,9 @@ impl<'py, 'd> State<'py, 'd> {
             } else if t == tp!(PyLong_Type) {
                 self.int(o)
             } else if t == tp!(PyDict_Type) {
-                self.tracked(o, parent_refs, Self::dict)
+                self.dict_value_of(o, parent_refs)
             } else if t == tp!(PyList_Type) {
-                self.tracked(o, parent_refs, Self::list)
+                self.list_value_of(o, parent_refs)
             } else if t == tp!(PyFloat_Type) {
                 Ok(self.enc.f64(ffi::PyFloat_AS_DOUBLE(o))?)
             } else if t == tp!(PyBool_Type) {
@@ -389,6 +389,40 @@ impl<'py, 'd> State<'py, 'd> {
             } else {
                 self.slow(o, parent_refs)
             }
+        }
+    }
+
+    /// Writes the exact dict `o`: an empty one in one step (it has nothing
+    /// to share or to meet again: every empty map is the same constant).
+    ///
+    /// # Safety
+    /// `o` must be a live exact dict for the duration of the call.
+    #[inline(always)]
+    unsafe fn dict_value_of(&mut self, o: *mut ffi::PyObject, parent_refs: isize) -> EncodeResult {
+        // SAFETY: `o` is a live exact dict (caller's contract).
+        unsafe {
+            if crate::dictiter::dict_len(o) == 0 {
+                self.enc.empty_map()?;
+                return Ok(());
+            }
+            self.tracked(o, parent_refs, Self::dict)
+        }
+    }
+
+    /// Writes the exact list `o`, an empty one in one step (as
+    /// [`State::dict_value_of`]).
+    ///
+    /// # Safety
+    /// `o` must be a live exact list for the duration of the call.
+    #[inline(always)]
+    unsafe fn list_value_of(&mut self, o: *mut ffi::PyObject, parent_refs: isize) -> EncodeResult {
+        // SAFETY: `o` is a live exact list (caller's contract).
+        unsafe {
+            if ffi::PyList_GET_SIZE(o) == 0 {
+                self.enc.empty_array()?;
+                return Ok(());
+            }
+            self.tracked(o, parent_refs, Self::list)
         }
     }
 

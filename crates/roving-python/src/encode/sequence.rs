@@ -45,7 +45,7 @@ impl<'py> State<'py, '_> {
                     self.str(v)
                 } else if t == tp!(PyDict_Type) {
                     let item = Bound::from_borrowed_ptr(self.py, v);
-                    self.tracked(item.as_ptr(), 2, Self::dict)
+                    self.dict_value_of(item.as_ptr(), 2)
                 } else {
                     let item = Bound::from_borrowed_ptr(self.py, v);
                     self.value(item.as_ptr(), 2)

@@ -121,3 +121,26 @@ def test_a_document_s_own_shapes_are_not_kept() -> None:
     for _ in range(2):
         for b, o in zip(docs, objs, strict=True):
             assert roving.loads(b, dictionary=d) == o
+
+
+def test_the_dictionary_s_strings_are_one_str_from_read_to_read() -> None:
+    d = roving.Dictionary()
+    d.add_string("Planet Earth")
+    d.add_shape(["name", "where"])
+    d.freeze()
+    b = roving.dumps({"name": "Ada", "where": "Planet Earth"}, dictionary=d)
+    first, second = roving.loads(b, dictionary=d), roving.loads(b, dictionary=d)
+    assert first == second == {"name": "Ada", "where": "Planet Earth"}
+    assert first["where"] is second["where"]
+    # A string of the document's own is made for each read.
+    assert first["name"] == second["name"] == "Ada"
+    assert first["name"] is not second["name"]
+    # Other dictionaries whose strings sit at the same offsets read theirs.
+    for text in ["Planet Mars", "Planet Earth", "P"]:
+        other = roving.Dictionary()
+        other.add_string(text)
+        other.add_shape(["name", "where"])
+        bo = roving.dumps({"name": "Ada", "where": text}, dictionary=other)
+        for dic, doc, where in [(other, bo, text), (d, b, "Planet Earth")] * 2:
+            assert roving.loads(doc, dictionary=dic)["where"] == where
+            assert roving.Decoder(dictionary=dic).decode(doc)["where"] == where

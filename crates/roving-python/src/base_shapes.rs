@@ -1,5 +1,6 @@
 //! The key strings and dict templates of the shapes in a dictionary's
-//! base, kept from one document to the next.
+//! base, and the `str` objects of its value strings, kept from one
+//! document to the next.
 //!
 //! A store's records are small documents bound to the store's dictionary
 //! (`docs/FORMAT.md` section 23): each is read as the dictionary's base
@@ -7,7 +8,9 @@
 //! offsets in every record. Converting a record to Python would otherwise
 //! look up (or make) each key string, and insert each key into a new dict,
 //! on every read: about a third of a store `get`. Kept here, a record's
-//! dict is a copy of its shape's template.
+//! dict is a copy of its shape's template. In the same way, a value
+//! string of the base (one the dictionary learned because it recurs) is
+//! the same `str` object in every record, not a new one each time.
 //!
 //! What is kept is tied to the base's bytes, not to a dictionary object:
 //! [`BaseShapes::sync`] compares the base of the document about to be read
@@ -27,6 +30,9 @@ const MAX_BASE: usize = 1 << 16;
 /// At most this many shapes are kept.
 const MAX_SHAPES: usize = 1 << 12;
 
+/// At most this many value strings are kept.
+const MAX_STRS: usize = 1 << 12;
+
 /// One kept shape.
 struct KeptShape {
     /// Its key strings, in order.
@@ -36,12 +42,15 @@ struct KeptShape {
     template: Option<Py<PyAny>>,
 }
 
-/// Key strings and dict templates of base shapes, by shape offset.
+/// Key strings and dict templates of base shapes, by shape offset, and
+/// value strings of the base, by the offset of their bytes.
 #[derive(Default)]
 pub(crate) struct BaseShapes {
     /// The base the shapes were read from (the longest one seen).
     base: Vec<u8>,
     shapes: IdMap<usize, KeptShape>,
+    /// By offset: the string's length, and its `str`.
+    strs: IdMap<usize, (usize, Py<PyAny>)>,
 }
 
 impl BaseShapes {
@@ -55,6 +64,7 @@ impl BaseShapes {
         let n = base.len().min(self.base.len());
         if base[..n] != self.base[..n] {
             self.shapes.clear();
+            self.strs.clear();
             self.base.clear();
         }
         if base.len() > self.base.len() {
@@ -100,5 +110,29 @@ impl BaseShapes {
         let keys = keys.iter().map(|&k| own(k)).collect();
         let template = (!template.is_null()).then(|| own(template));
         self.shapes.insert(shape, KeptShape { keys, template });
+    }
+
+    /// The `str` of the base's string bytes `b`, which start at offset
+    /// `at` of the document: the kept one (a new reference), else a new
+    /// one, kept for the next document. The base's bytes are those
+    /// [`BaseShapes::sync`] compared, so the same offset and length are
+    /// the same text (the length is compared too: bytes of two records of
+    /// a hostile document may overlap).
+    pub(crate) fn str<'py>(
+        &mut self,
+        py: Python<'py>,
+        at: usize,
+        b: &[u8],
+    ) -> PyResult<Bound<'py, PyAny>> {
+        if let Some((len, s)) = self.strs.get(&at) {
+            if *len == b.len() {
+                return Ok(s.bind(py).clone());
+            }
+        }
+        let s = crate::pytypes::make_str(py, b)?;
+        if self.strs.len() < MAX_STRS {
+            self.strs.insert(at, (b.len(), s.clone().unbind()));
+        }
+        Ok(s)
     }
 }

@@ -829,6 +829,14 @@ impl<'py, 'a> Decoder<'py, 'a> {
         if b.len().wrapping_sub(1) >= STR_CACHE_MAX_LEN
             || addr.wrapping_sub(self.base) >= self.cache_span
         {
+            let at = addr.wrapping_sub(self.base);
+            if at < self.base_len {
+                // A string of the dictionary's base: the same str object
+                // from document to document (none made, none freed).
+                if let Some(kept) = self.base_shapes.as_deref_mut() {
+                    return kept.str(self.py, at, b);
+                }
+            }
             // A new str at every place: its length counts against the
             // expansion budget (a long string shared by many places).
             self.charge_payload(b.len())?;

@@ -2,8 +2,7 @@
 //! into reserved capacity.
 
 use super::pending::{Pending, PendingKind};
-use super::scalars::int_record_len;
-use super::widths::need_width;
+use super::widths::{extras_by_width, int_need_and_record_len, need_width};
 use super::Encoder;
 use crate::layout::*;
 
@@ -101,17 +100,19 @@ fn narrower_widths_lose(
     w: usize,
     size: impl Fn(usize) -> usize,
 ) -> bool {
-    WIDTHS.iter().filter(|&&n| n >= from && n < w).all(|&n| {
-        let (lo, hi) = inline_int_range(n);
-        let extra: usize = slots
-            .iter()
-            .filter_map(|p| match p.kind() {
-                PendingKind::Int(v) if v < lo || v > hi => Some(int_record_len(v)),
-                _ => None,
-            })
-            .sum();
-        extra + size(n) > size(w)
-    })
+    let mut by_need = [0usize; WIDTHS.len()];
+    for p in slots {
+        if let PendingKind::Int(v) = p.kind() {
+            let (need, len) = int_need_and_record_len(v);
+            by_need[need] += len;
+        }
+    }
+    let extras = extras_by_width(by_need);
+    WIDTHS
+        .iter()
+        .zip(extras)
+        .filter(|&(&n, _)| n >= from && n < w)
+        .all(|(&n, extra)| extra + size(n) > size(w))
 }
 
 /// Writes a container record at the end of `out` at slot width `W`: the

@@ -103,24 +103,21 @@ impl Encoder {
         start: usize,
         here: usize,
     ) -> ([usize; WIDTHS.len()], usize) {
-        let mut extras = [0usize; WIDTHS.len()];
         let mut first_target = here;
+        // By the code of the narrowest width holding each integer inline,
+        // the bytes of their records.
+        let mut by_need = [0usize; WIDTHS.len()];
         for p in &self.slots[start..] {
             match p.kind() {
                 PendingKind::Int(v) => {
-                    let len = int_record_len(v);
-                    for (extra, &w) in extras.iter_mut().zip(&WIDTHS) {
-                        let (lo, hi) = inline_int_range(w);
-                        if v < lo || v > hi {
-                            *extra += len;
-                        }
-                    }
+                    let (need, len) = int_need_and_record_len(v);
+                    by_need[need] += len;
                 }
                 PendingKind::Record(t) => first_target = first_target.min(t),
                 _ => {}
             }
         }
-        (extras, first_target)
+        (extras_by_width(by_need), first_target)
     }
 
     /// Whether every reference of a container holding `slots[start..]`
@@ -193,6 +190,43 @@ impl Encoder {
         }
         best.1
     }
+}
+
+/// For an integer `v` of a slot: the code of the narrowest slot width
+/// holding it inline (0 to 3, for 1 to 8 bytes: `v` within
+/// [`inline_int_range`]) and the length of its integer record
+/// ([`int_record_len`]), from the highest bit of `v` (`!v` if negative).
+#[inline(always)]
+pub(super) fn int_need_and_record_len(v: i64) -> (usize, usize) {
+    let m = (v ^ (v >> 63)) as u64;
+    let need = usize::from(width_code(need_width(m << 3)));
+    let len = if m < 1 << 7 {
+        2
+    } else if m < 1 << 15 {
+        3
+    } else if m < 1 << 31 {
+        5
+    } else {
+        9
+    };
+    debug_assert_eq!(len, int_record_len(v));
+    debug_assert!({
+        let inline = |w: usize| {
+            let (lo, hi) = inline_int_range(w);
+            (lo..=hi).contains(&v)
+        };
+        inline(WIDTHS[need]) && (need == 0 || !inline(WIDTHS[need - 1]))
+    });
+    (need, len)
+}
+
+/// For each slot width, the bytes of the records of the integers too
+/// wide to be inline at it, from those bytes by the code of the width
+/// each integer needs ([`int_need_and_record_len`]).
+#[inline(always)]
+pub(super) fn extras_by_width(by_need: [usize; WIDTHS.len()]) -> [usize; WIDTHS.len()] {
+    let [_, n2, n4, n8] = by_need;
+    [n2 + n4 + n8, n4 + n8, n8, 0]
 }
 
 /// Narrowest slot width (1, 2, 4, 8) whose bits hold `x`.

@@ -23,10 +23,19 @@ pub(super) struct DataclassFields {
     /// make CPython 3.11 build a dict for each instance written, kept for
     /// good, which makes instances larger and their attributes slower to
     /// read.)
-    names: Vec<(Py<PyString>, Box<str>)>,
+    names: Vec<(Py<PyString>, FieldKey)>,
     /// Where the instances keep the fields, read without `getattr` where
     /// the interpreter allows it ([`InlineFields`]).
     inline: Option<InlineFields>,
+}
+
+/// The text of a field name, as a key is written.
+enum FieldKey {
+    /// Kept for good (the type's fields are cached for good): written by
+    /// address ([`roving::Encoder::key_static`]), without comparing bytes.
+    Static(&'static str),
+    /// The type's fields are not cached: a key like any other.
+    Owned(Box<str>),
 }
 
 impl<'py> State<'py, '_> {
@@ -75,7 +84,10 @@ impl<'py> State<'py, '_> {
                     return Err(f);
                 }
             };
-            self.enc.key(text)?;
+            match text {
+                FieldKey::Static(t) => self.enc.key_static(t)?,
+                FieldKey::Owned(t) => self.enc.key(t)?,
+            }
             if let Err(mut f) = self.owned(v, 2) {
                 f.path
                     .push(PathStep::Object(name.clone().into_any().unbind()));
@@ -98,23 +110,29 @@ pub(super) fn dataclass_fields(t: &Bound<'_, PyType>) -> PyResult<Option<Arc<Dat
         static CACHE: RefCell<Cache> = RefCell::new(Cache::default());
     }
     let key = t.as_ptr() as usize;
-    if let Some(v) = CACHE.with(|c| c.borrow().get(&key).map(|(_, v)| v.clone())) {
+    let (hit, room) = CACHE.with(|c| {
+        let c = c.borrow();
+        (c.get(&key).map(|(_, v)| v.clone()), c.len() < CACHED_TYPES)
+    });
+    if let Some(v) = hit {
         return Ok(v);
     }
-    let v = fields_of(t)?.map(Arc::new);
-    // The type is held, so its address stays its own.
-    CACHE.with(|c| {
-        let mut c = c.borrow_mut();
-        if c.len() < 4096 {
-            c.insert(key, (t.clone().unbind(), v.clone()));
-        }
-    });
+    let v = fields_of(t, room)?.map(Arc::new);
+    if room {
+        // The type is held, so its address stays its own.
+        CACHE.with(|c| c.borrow_mut().insert(key, (t.clone().unbind(), v.clone())));
+    }
     Ok(v)
 }
 
+/// Most dataclass types whose fields are cached (for good) per thread.
+const CACHED_TYPES: usize = 4096;
+
 /// [`DataclassFields`] of `t`, if it is a dataclass type (not an enum:
 /// an enum that is also a dataclass is written as its members' values).
-fn fields_of(t: &Bound<'_, PyType>) -> PyResult<Option<DataclassFields>> {
+/// `cached`: they are kept for good, so their key texts are too
+/// ([`FieldKey::Static`]: at most [`CACHED_TYPES`] types' per thread).
+fn fields_of(t: &Bound<'_, PyType>, cached: bool) -> PyResult<Option<DataclassFields>> {
     let py = t.py();
     if t.is_subclass(pytypes::types(py)?.enum_.bind(py))? {
         return Ok(None);
@@ -126,9 +144,35 @@ fn fields_of(t: &Bound<'_, PyType>) -> PyResult<Option<DataclassFields>> {
     let names = names
         .into_iter()
         .map(|n| {
-            let text: Box<str> = n.to_str()?.into();
+            let text = n.to_str()?;
+            let text = match cached.then(|| static_text(text)).flatten() {
+                Some(t) => FieldKey::Static(t),
+                None => FieldKey::Owned(text.into()),
+            };
             Ok((n.unbind(), text))
         })
         .collect::<PyResult<Vec<_>>>()?;
     Ok(Some(DataclassFields { names, inline }))
+}
+
+/// Most distinct field names kept for good ([`static_text`]).
+const STATIC_TEXTS: usize = 1 << 16;
+
+/// `text` kept for the rest of the process: one copy per distinct text,
+/// shared by every thread and type (a thread's cache of types is rebuilt
+/// by each new thread), at most [`STATIC_TEXTS`] of them (then `None`).
+fn static_text(text: &str) -> Option<&'static str> {
+    static TEXTS: std::sync::Mutex<Option<hashbrown::HashSet<&'static str>>> =
+        std::sync::Mutex::new(None);
+    let mut texts = TEXTS.lock().unwrap_or_else(|e| e.into_inner());
+    let texts = texts.get_or_insert_with(Default::default);
+    if let Some(&t) = texts.get(text) {
+        return Some(t);
+    }
+    if texts.len() >= STATIC_TEXTS {
+        return None;
+    }
+    let t: &'static str = Box::leak(text.into());
+    texts.insert(t);
+    Some(t)
 }

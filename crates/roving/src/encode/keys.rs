@@ -33,10 +33,28 @@ impl Encoder {
     }
 
     /// [`Encoder::key`] for a key that lives for the whole program (serde's
-    /// struct field names): the predicted key is recognized by the key's
-    /// address, without comparing bytes. The same bytes as [`Encoder::key`].
+    /// struct field names, a class's field names kept for good): the
+    /// predicted key is recognized by the key's address, without comparing
+    /// bytes. The same bytes as [`Encoder::key`].
+    ///
+    /// ```
+    /// use roving::{Document, Encoder};
+    /// let mut e = Encoder::new();
+    /// e.begin_array()?;
+    /// for id in 0..3 {
+    ///     e.begin_map()?;
+    ///     e.key_static("id")?;
+    ///     e.i64(id)?;
+    ///     e.end_map()?;
+    /// }
+    /// e.end_array()?;
+    /// let bytes = e.finish()?;
+    /// let doc = Document::open(&bytes)?;
+    /// assert!(doc.get_path("[2].id")?.unwrap() == 2);
+    /// # Ok::<(), roving::Error>(())
+    /// ```
     #[inline(always)]
-    pub(crate) fn key_static(&mut self, key: &'static str) -> Result<()> {
+    pub fn key_static(&mut self, key: &'static str) -> Result<()> {
         let frame = &mut self.top;
         if frame.state == MAP_KEY {
             let at = frame.guess_keys.wrapping_add(frame.matched as usize);

@@ -154,10 +154,10 @@ def test_points_with_integers_take_no_slots() -> None:
     labels = encodings(b)
     assert labels[-2:] == ["stride array", "root/1"]
     assert labels.count("array/8") == 3
-    # Header, 3 float records (9 bytes) and 3 i8 records of the integers
-    # too wide for the 1-byte slots those rows had at first, 1000 rows of
-    # 18 bytes, 3B + 2-byte count + 1-byte stride, root.
-    assert len(b) == 3 + 3 * 9 + 3 * 2 + 1000 * 18 + 4 + 3
+    # Header, 3 float records (9 bytes), 1000 rows of 18 bytes, 3B + 2-byte
+    # count + 1-byte stride, root. (The three integers are inline in the
+    # 2-byte slots those rows had at first: an i8 record would save no byte.)
+    assert len(b) == 3 + 3 * 9 + 1000 * 18 + 4 + 3
     same(roving.loads(b), ring)
     assert type(roving.loads(b)[500][1]) is int
     v = roving.open(b)

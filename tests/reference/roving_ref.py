@@ -1353,6 +1353,8 @@ class _Encoder:
         n = len(c.items)
         here = self.here
         best = None
+        # The narrowest feasible width that needs no integer record.
+        plain = None
         for w in WIDTHS:
             spilled = [
                 len(int_record(v))
@@ -1378,8 +1380,13 @@ class _Encoder:
             cost = extra + size
             if best is None or cost < best[0]:
                 best = (cost, w)
+            if plain is None and not spilled:
+                plain = (cost, w)
         assert best is not None, "no slot width reaches every target"
         w = best[1]
+        # Section 14: no integer records if that costs at most an eighth more.
+        if plain is not None and plain[0] <= best[0] + best[0] // 8:
+            w = plain[1]
         targets = []
         for kind, v in c.items:
             if kind == "int" and not INLINE_MIN[w] <= v <= INLINE_MAX[w]:

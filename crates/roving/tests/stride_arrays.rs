@@ -293,11 +293,11 @@ fn rows_with_integers_among_floats_take_no_slots() {
     let kinds = record_kinds(&bytes);
     assert_eq!(kinds[kinds.len() - 2..], [Kind::StrideArray, Kind::Root]);
     // Header; the records of the five rows' floats and of the integer
-    // too wide for an 8-byte slot (9 bytes each), and of the three small
-    // integers too wide for the 1-byte slots their rows had at first
-    // (`i8` records, 2 bytes each); 1000 rows of 18 bytes; `3B` + 2-byte
-    // count + 1-byte stride; a root of one 1-byte slot.
-    assert_eq!(bytes.len(), 3 + 6 * 9 + 3 * 2 + 1000 * 18 + 4 + 3);
+    // too wide for an 8-byte slot (9 bytes each); 1000 rows of 18 bytes;
+    // `3B` + 2-byte count + 1-byte stride; a root of one 1-byte slot. (The
+    // three small integers are inline in their rows' 2-byte slots at
+    // first: an `i8` record each would save no byte.)
+    assert_eq!(bytes.len(), 3 + 6 * 9 + 1000 * 18 + 4 + 3);
     assert_eq!(read_num_rows(&bytes), ring);
     // The same bytes from JSON.
     let json: Vec<serde_json::Value> = ring

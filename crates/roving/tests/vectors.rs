@@ -920,6 +920,13 @@ fn decode_only_fixed() -> Vec<(&'static str, &'static str, &'static str, J)> {
             int(5),
         ),
         (
+            "int_w4_as_record",
+            "8192 in an I16 record behind a 1-byte root slot (as encoders wrote it before \
+             inline integers were preferred within an eighth of the size)",
+            concat!("525601", "020020", "1c0c1c"),
+            int(8192),
+        ),
+        (
             "str_long_form_short",
             "a 1-byte string in a STR record",
             concat!("525601", "0c0161", "1c0c1c"),

@@ -2,7 +2,7 @@
 //! into reserved capacity.
 
 use super::pending::{Pending, PendingKind};
-use super::widths::{extras_by_width, int_need_and_record_len, need_width};
+use super::widths::{extras_by_width, int_need_and_record_len, need_width, within_slack};
 use super::Encoder;
 use crate::layout::*;
 
@@ -13,9 +13,9 @@ impl Encoder {
     /// only if `write_container` would choose `width` too: the width the
     /// references need, when no integer needs more (its fast path), or
     /// the width the widest integer needs, when writing the integers too
-    /// wide for each narrower width as records makes the container and
-    /// those records bigger (`write_wide_ints`' choice; `size(w)` is the
-    /// record's size at width `w`, as given to `write_container`).
+    /// wide for each narrower width as records saves at most an eighth
+    /// (`write_wide_ints`' choice; `size(w)` is the record's size at
+    /// width `w`, as given to `write_container`).
     /// Returns whether the record was written (at the end of the output;
     /// else nothing was).
     #[inline(always)]
@@ -88,11 +88,11 @@ impl Encoder {
     }
 }
 
-/// Whether every width from `from` (the width the references need) up to
-/// `w` (the width the widest integer needs), exclusive, makes a bigger container plus
-/// integer records than `w` with none: `write_wide_ints` then chooses `w`
-/// (the least total size, the narrowest of equals). `size(w)` is the
-/// container record's size at width `w`.
+/// Whether `w` (the width the widest integer needs), whose container has
+/// no integer record, costs at most an eighth more than each width from
+/// `from` (the width the references need) up to `w`, exclusive, with its
+/// container and integer records ([`within_slack`]): `write_wide_ints`
+/// then chooses `w`. `size(w)` is the container record's size at width `w`.
 #[inline(never)]
 fn narrower_widths_lose(
     slots: &[Pending],
@@ -108,11 +108,13 @@ fn narrower_widths_lose(
         }
     }
     let extras = extras_by_width(by_need);
+    // Within the slack of every narrower width's cost, feasible or not,
+    // `w` is within that of the least feasible one: the search takes it.
     WIDTHS
         .iter()
         .zip(extras)
         .filter(|&(&n, _)| n >= from && n < w)
-        .all(|(&n, extra)| extra + size(n) > size(w))
+        .all(|(&n, extra)| within_slack(size(w), extra + size(n)))
 }
 
 /// Writes a container record at the end of `out` at slot width `W`: the

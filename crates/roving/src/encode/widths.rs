@@ -74,6 +74,11 @@ impl Encoder {
                 pick = (total, w);
             }
             if extra == 0 {
+                // The narrowest width without integer records (it fits
+                // every reference): taken if it costs little more.
+                if within_slack(total, pick.0) {
+                    pick = (total, w);
+                }
                 break;
             }
         }
@@ -160,7 +165,9 @@ impl Encoder {
     }
 
     /// The width of least total size among those from `reference_width`
-    /// whose references all fit ([`Self::width_fits`]); 8 if none does.
+    /// whose references all fit ([`Self::width_fits`]), or the narrowest
+    /// of them without integer records if it costs at most an eighth
+    /// more ([`within_slack`]); 8 if none fits.
     #[cold]
     #[inline(never)]
     fn fitting_width(
@@ -184,12 +191,25 @@ impl Encoder {
                     best = (total, w);
                 }
                 if extra == 0 {
+                    if within_slack(total, best.0) {
+                        best = (total, w);
+                    }
                     break;
                 }
             }
         }
         best.1
     }
+}
+
+/// Whether a container and integer records of `total` bytes are near
+/// enough to the least total `best` to be preferred when they have no
+/// integer record: at most an eighth more (rounded down; `docs/FORMAT.md`
+/// section 14). Integers inline are read and written faster than records,
+/// and the next map of the shape then keeps its guessed width.
+#[inline(always)]
+pub(super) fn within_slack(total: usize, best: usize) -> bool {
+    total <= best + best / 8
 }
 
 /// For an integer `v` of a slot: the code of the narrowest slot width

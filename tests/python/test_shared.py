@@ -103,6 +103,23 @@ def test_deep_nesting_is_a_clean_error() -> None:
         roving.dumps(d)
 
 
+def test_empty_containers_count_as_a_level_of_nesting() -> None:
+    # An empty list or dict at the bottom is a level like any other:
+    # dumps writes MAX_DEPTH levels (as deep as loads reads) and refuses
+    # one more, whatever the bottom is.
+    def levels(n: int, leaf: Any, wrap: Any) -> Any:
+        x = leaf
+        for _ in range(n - (1 if isinstance(leaf, (list, dict)) else 0)):
+            x = wrap(x)
+        return x
+
+    for leaf in ([], {}, 0):
+        for wrap in (lambda x: [x], lambda x: {"k": x}):
+            assert roving.dumps(levels(roving.MAX_DEPTH, leaf, wrap))
+            with pytest.raises(roving.EncodeError, match="depth"):
+                roving.dumps(levels(roving.MAX_DEPTH + 1, leaf, wrap))
+
+
 def test_from_json_nests_as_deep_as_loads_and_to_json() -> None:
     # from_json, loads and to_json share one depth limit (MAX_DEPTH): what
     # from_json makes, loads and to_json take back; deeper JSON is refused

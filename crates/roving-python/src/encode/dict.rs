@@ -256,9 +256,9 @@ impl<'py> State<'py, '_> {
             } else if t == tp!(PyList_Type) && ffi::PyList_GET_SIZE(v) == 0 {
                 // Empty containers run no Python code either (and are
                 // never shared: every empty one is the same constant).
-                self.enc.empty_array().map(drop).map_err(Into::into)
+                self.empty(false)
             } else if t == tp!(PyDict_Type) && crate::dictiter::dict_len(v) == 0 {
-                self.enc.empty_map().map(drop).map_err(Into::into)
+                self.empty(true)
             } else {
                 let key = Bound::from_borrowed_ptr(self.py, k);
                 let val = Bound::from_borrowed_ptr(self.py, v);

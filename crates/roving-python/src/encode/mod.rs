@@ -402,11 +402,24 @@ impl<'py, 'd> State<'py, 'd> {
         // SAFETY: `o` is a live exact dict (caller's contract).
         unsafe {
             if crate::dictiter::dict_len(o) == 0 {
-                self.enc.empty_map()?;
-                return Ok(());
+                return self.empty(true);
             }
             self.tracked(o, parent_refs, Self::dict)
         }
+    }
+
+    /// Writes an empty map (`map`) or array: a level of nesting like any
+    /// other container (the same depth limit), with nothing in it.
+    #[inline(always)]
+    fn empty(&mut self, map: bool) -> EncodeResult {
+        self.enter()?;
+        if map {
+            self.enc.empty_map()?;
+        } else {
+            self.enc.empty_array()?;
+        }
+        self.depth -= 1;
+        Ok(())
     }
 
     /// Writes the exact list `o`, an empty one in one step (as
@@ -419,8 +432,7 @@ impl<'py, 'd> State<'py, 'd> {
         // SAFETY: `o` is a live exact list (caller's contract).
         unsafe {
             if ffi::PyList_GET_SIZE(o) == 0 {
-                self.enc.empty_array()?;
-                return Ok(());
+                return self.empty(false);
             }
             self.tracked(o, parent_refs, Self::list)
         }

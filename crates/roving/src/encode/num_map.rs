@@ -4,6 +4,7 @@
 //! its shape and to that array (`docs/FORMAT.md` sections 6.19 and 14),
 //! when that is smaller than a map record of slots.
 
+use super::widths::int_records_by_width;
 use super::Encoder;
 use crate::layout::*;
 
@@ -46,7 +47,7 @@ impl Encoder {
             return written + n;
         }
         // Every slot an inline integer: the integer records each width needs.
-        let (records, _) = self.int_records_by_width(start, self.out.len());
+        let (records, _) = int_records_by_width(&self.slots[start..], self.out.len());
         WIDTHS
             .iter()
             .zip(records)

@@ -1,8 +1,8 @@
 //! Writing container records: the tag, the head varint and the slots,
 //! into reserved capacity.
 
-use super::pending::{Pending, PendingKind};
-use super::widths::{extras_by_width, int_need_and_record_len, need_width, within_slack};
+use super::pending::Pending;
+use super::widths::{int_records_by_width, need_width, within_slack};
 use super::Encoder;
 use crate::layout::*;
 
@@ -100,14 +100,7 @@ fn narrower_widths_lose(
     w: usize,
     size: impl Fn(usize) -> usize,
 ) -> bool {
-    let mut by_need = [0usize; WIDTHS.len()];
-    for p in slots {
-        if let PendingKind::Int(v) = p.kind() {
-            let (need, len) = int_need_and_record_len(v);
-            by_need[need] += len;
-        }
-    }
-    let extras = extras_by_width(by_need);
+    let (extras, _) = int_records_by_width(slots, 0);
     // Within the slack of every narrower width's cost, feasible or not,
     // `w` is within that of the least feasible one: the search takes it.
     WIDTHS

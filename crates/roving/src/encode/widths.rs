@@ -60,25 +60,15 @@ impl Encoder {
         size: impl Fn(usize) -> usize,
     ) -> (usize, usize) {
         let here = self.out.len();
-        let (extras, first_target) = self.int_records_by_width(start, here);
+        let (extras, first_target) = int_records_by_width(&self.slots[start..], here);
         // The candidate of least total size (the narrowest of equals) is
         // the answer if every reference fits it, which is the common case:
         // checked alone first, before the width-by-width search.
         let mut pick = (usize::MAX, 8usize);
         for (&w, &extra) in WIDTHS.iter().zip(&extras) {
-            if w < reference_width {
-                continue;
-            }
-            let total = extra + size(w);
-            if total < pick.0 {
-                pick = (total, w);
-            }
-            if extra == 0 {
-                // The narrowest width without integer records (it fits
-                // every reference): taken if it costs little more.
-                if within_slack(total, pick.0) {
-                    pick = (total, w);
-                }
+            // (The first width without integer records fits every
+            // reference: the search ends there.)
+            if w >= reference_width && consider(&mut pick, w, extra, size(w)) {
                 break;
             }
         }
@@ -97,32 +87,6 @@ impl Encoder {
             }
         }
         (w, self.out.len())
-    }
-
-    /// One pass over `slots[start..]`: for every slot width, the bytes of
-    /// the integer records that the integers too wide to be inline at it
-    /// need, and the earliest record a slot refers to (`here` if none).
-    #[inline(always)]
-    pub(super) fn int_records_by_width(
-        &self,
-        start: usize,
-        here: usize,
-    ) -> ([usize; WIDTHS.len()], usize) {
-        let mut first_target = here;
-        // By the code of the narrowest width holding each integer inline,
-        // the bytes of their records.
-        let mut by_need = [0usize; WIDTHS.len()];
-        for p in &self.slots[start..] {
-            match p.kind() {
-                PendingKind::Int(v) => {
-                    let (need, len) = int_need_and_record_len(v);
-                    by_need[need] += len;
-                }
-                PendingKind::Record(t) => first_target = first_target.min(t),
-                _ => {}
-            }
-        }
-        (extras_by_width(by_need), first_target)
     }
 
     /// Whether every reference of a container holding `slots[start..]`
@@ -185,21 +149,54 @@ impl Encoder {
             .zip(extras)
             .filter(|(&w, _)| w >= reference_width)
         {
-            if self.width_fits(start, here, first_target, extras, w) {
-                let total = extra + size(w);
-                if total < best.0 {
-                    best = (total, w);
-                }
-                if extra == 0 {
-                    if within_slack(total, best.0) {
-                        best = (total, w);
-                    }
-                    break;
-                }
+            if self.width_fits(start, here, first_target, extras, w)
+                && consider(&mut best, w, extra, size(w))
+            {
+                break;
             }
         }
         best.1
     }
+}
+
+/// One pass over `slots`: for every slot width, the bytes of the integer
+/// records that the integers too wide to be inline at it need, and the
+/// earliest record a slot refers to (`here` if none).
+#[inline(always)]
+pub(super) fn int_records_by_width(
+    slots: &[Pending],
+    here: usize,
+) -> ([usize; WIDTHS.len()], usize) {
+    let mut first_target = here;
+    // By the code of the narrowest width holding each integer inline, the
+    // bytes of their records.
+    let mut by_need = [0usize; WIDTHS.len()];
+    for p in slots {
+        match p.kind() {
+            PendingKind::Int(v) => {
+                let (need, len) = int_need_and_record_len(v);
+                by_need[need] += len;
+            }
+            PendingKind::Record(t) => first_target = first_target.min(t),
+            _ => {}
+        }
+    }
+    (extras_by_width(by_need), first_target)
+}
+
+/// One candidate of the width search, in increasing width: `w`, whose
+/// integer records take `extra` bytes and container `size`, becomes
+/// `pick` (total, width) if it is smaller than the pick so far, or if it
+/// needs no integer record and is within the slack of the pick
+/// ([`within_slack`]). Returns whether it needs no integer record, which
+/// ends the search (wider widths are bigger).
+#[inline(always)]
+fn consider(pick: &mut (usize, usize), w: usize, extra: usize, size: usize) -> bool {
+    let total = extra + size;
+    if total < pick.0 || (extra == 0 && within_slack(total, pick.0)) {
+        *pick = (total, w);
+    }
+    extra == 0
 }
 
 /// Whether a container and integer records of `total` bytes are near

@@ -1,7 +1,8 @@
 //! Documents with more distinct strings than the encoder's string table
-//! holds (2^16 per generation, two generations): they stay valid, a string
-//! that recurs keeps one record, and a map's keys stay distinct even when
-//! one of them was forgotten between its two occurrences.
+//! holds (2^16 per generation, two generations), or larger than its reach
+//! back into the output (4 MiB): they stay valid, a string that recurs
+//! keeps one record per reach, and a map's keys stay distinct even when
+//! one of them was forgotten or written again between its two occurrences.
 
 use roving::{Document, Encoder, Value};
 
@@ -14,7 +15,7 @@ fn occurrences(hay: &[u8], needle: &[u8]) -> usize {
 }
 
 #[test]
-fn a_recurring_string_keeps_one_record_in_a_big_document() -> Result<(), roving::Error> {
+fn a_recurring_string_keeps_one_record_per_reach_in_a_big_document() -> Result<(), roving::Error> {
     let mut enc = Encoder::new();
     enc.begin_array()?;
     for i in 0..MANY {
@@ -34,7 +35,94 @@ fn a_recurring_string_keeps_one_record_in_a_big_document() -> Result<(), roving:
         a.get(a.len() - 1).unwrap().as_str(),
         Some("unique string 299999")
     );
-    assert_eq!(occurrences(&bytes, b"a string that recurs"), 1);
+    // One record per reach of output at most: found every 1,000 strings,
+    // it is written again only once its record lies more than the reach
+    // back (the rule the next test shows).
+    let records = occurrences(&bytes, b"a string that recurs");
+    assert!(
+        (1..=1 + bytes.len() / REACH).contains(&records),
+        "{records} records in {} bytes",
+        bytes.len()
+    );
+    Ok(())
+}
+
+/// The encoder's reach back into its output for a string it found (see
+/// FORMAT.md section 7): past it, a recurring string is written again.
+const REACH: usize = 4 << 20;
+
+/// A string whose record lies within the reach is found (one record); one
+/// whose record is farther back is written again, and its new record is
+/// found from then on; both read back.
+#[test]
+fn a_string_recurring_farther_back_than_the_reach_is_written_again() -> Result<(), roving::Error> {
+    let filler = "x".repeat(1000);
+    let mut enc = Encoder::new();
+    enc.begin_array()?;
+    let mut expected = Vec::new();
+    let mut put = |enc: &mut Encoder, s: String| -> Result<(), roving::Error> {
+        enc.str(&s)?;
+        expected.push(s);
+        Ok(())
+    };
+    put(&mut enc, "near".into())?;
+    put(&mut enc, "far".into())?;
+    // Distinct filler strings of about 1,000 bytes: about 1 MiB, then
+    // "near" again; about 5 MiB in all, then "far" twice.
+    for i in 0..5_000 {
+        put(&mut enc, format!("{filler}{i}"))?;
+        if i == 1_000 {
+            put(&mut enc, "near".into())?;
+        }
+    }
+    put(&mut enc, "far".into())?;
+    put(&mut enc, "far".into())?;
+    enc.end_array()?;
+    let bytes = enc.finish()?;
+    assert!(bytes.len() > REACH);
+    assert_eq!(occurrences(&bytes, b"near"), 1, "within reach: one record");
+    assert_eq!(
+        occurrences(&bytes, b"far"),
+        2,
+        "past the reach: written again, once"
+    );
+    let doc = Document::open(&bytes)?;
+    let a = doc.root().as_array().unwrap();
+    assert_eq!(a.len(), expected.len());
+    for (i, s) in expected.iter().enumerate() {
+        assert_eq!(
+            a.get(i).and_then(|v| v.as_str()),
+            Some(s.as_str()),
+            "item {i}"
+        );
+    }
+    Ok(())
+}
+
+/// A map whose duplicate key's first record lies farther back than the
+/// reach (written again, a second record) still has one key: first
+/// position, last value.
+#[test]
+fn a_duplicate_key_farther_back_than_the_reach_is_still_one_key() -> Result<(), roving::Error> {
+    let filler = "k".repeat(1000);
+    let mut enc = Encoder::new();
+    enc.begin_map()?;
+    enc.key("dup")?;
+    enc.i64(1)?;
+    for i in 0..6_000 {
+        enc.key(&format!("{filler}{i}"))?;
+        enc.i64(i)?;
+    }
+    enc.key("dup")?;
+    enc.i64(2)?;
+    enc.end_map()?;
+    let bytes = enc.finish()?;
+    assert!(bytes.len() > REACH);
+    let doc = Document::open(&bytes)?;
+    let m = doc.root().as_map().unwrap();
+    assert_eq!(m.len(), 6_001);
+    assert_eq!(m.key_at(0), Some("dup"));
+    assert_eq!(m.get("dup").and_then(|v| v.as_i64()), Some(2));
     Ok(())
 }
 

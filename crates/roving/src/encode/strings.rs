@@ -61,7 +61,9 @@ const NARROW_MAX: usize = 1 << 12;
 /// the document. One that recurs less often may be written again (the
 /// format allows equal strings in two records, FORMAT.md section 7), so
 /// that two records of a document can hold the same bytes once the table
-/// has turned over ([`Self::turns`]).
+/// has turned over ([`Self::turns`]). So can they once a string found in
+/// the table had its record more than [`FAR`] bytes back: it is written
+/// again, and the table keeps the new record.
 pub(super) struct StringTable {
     /// A power of two of slots (or none).
     slots: Vec<u64>,
@@ -103,7 +105,23 @@ pub(super) struct StringTable {
     /// Whether more strings were added than the log holds (or the table
     /// went wide): the log no longer lists them all.
     log_full: bool,
+    /// How far back (bytes before the end of the output) a record may lie
+    /// and still be taken for a string found in the table: [`FAR`], or no
+    /// limit for an encoder bound to a dictionary (see [`Self::set_bounded`]).
+    far: usize,
+    /// Strings written again because their record lay too far back (see
+    /// [`FAR`]) since the table was cleared.
+    rewrites: usize,
 }
+
+/// A string whose record lies more than this many bytes before the end of
+/// the output is written again rather than compared with that record, and
+/// its new record replaces the old one in the table. Comparing reads the
+/// old record; in a document larger than the processor's caches that read
+/// is a miss to main memory for every recurring string, which made the
+/// cost per MB of `dumps` grow with the document's size (issue 28). A
+/// string that recurs within this distance keeps one record.
+const FAR: usize = 4 << 20;
 
 /// Most strings [`StringTable::log`] lists.
 const LOG_MAX: usize = 64;
@@ -158,6 +176,8 @@ impl Default for StringTable {
             log: Vec::new(),
             logging: false,
             log_full: false,
+            far: FAR,
+            rewrites: 0,
         }
     }
 }
@@ -496,6 +516,7 @@ impl StringTable {
         let used = self.len + self.removed;
         self.len = 0;
         self.removed = 0;
+        self.rewrites = 0;
         self.clear_log();
         if self.turns > 0 {
             self.turns = 0;
@@ -540,8 +561,9 @@ impl StringTable {
         if self.wide.is_some() {
             return true;
         }
-        find_in(&self.slots, &self.ctrl, out, s, h).is_some()
-            || (self.turns > 0 && find_in(&self.old_slots, &self.old_ctrl, out, s, h).is_some())
+        find_in(&self.slots, &self.ctrl, out, s, h, self.far).is_some()
+            || (self.turns > 0
+                && find_in(&self.old_slots, &self.old_ctrl, out, s, h, self.far).is_some())
     }
 
     /// Starts loading the table entries that [`Self::intern_hashed`] of a
@@ -590,6 +612,9 @@ impl StringTable {
                 let slot = slots[i & mask];
                 if slot as u32 as u64 == high {
                     let record = (slot >> 32) as usize;
+                    if out.len().wrapping_sub(record) > self.far {
+                        return self.rewrite_far(out, s, h, i & mask);
+                    }
                     if super::keys::key_eq(record_bytes(out, record), s) {
                         return record;
                     }
@@ -600,7 +625,7 @@ impl StringTable {
             i = (i + 1) & mask;
         }
         let record = if self.turns > 0 {
-            match find_in(&self.old_slots, &self.old_ctrl, out, s, h) {
+            match find_in(&self.old_slots, &self.old_ctrl, out, s, h, self.far) {
                 Some(r) => r,
                 None => write_record(out, s),
             }
@@ -647,7 +672,7 @@ impl StringTable {
     /// lists them all, and empties it; false (forgetting nothing) if it
     /// does not: then [`Self::retain_before`] has to.
     pub(super) fn forget_logged(&mut self) -> bool {
-        if !self.logging || self.log_full || self.wide.is_some() || self.turns > 0 {
+        if !self.logging || self.log_full || self.wide.is_some() || self.turns() > 0 {
             return false;
         }
         for &(h, record) in &self.log {
@@ -696,13 +721,35 @@ impl StringTable {
     /// next, and its rewinds count the strings a document added.
     pub(super) fn set_bounded(&mut self, bounded: bool) {
         self.max_slots = if bounded { MAX_SLOTS } else { usize::MAX };
+        self.far = if bounded { FAR } else { usize::MAX };
+    }
+
+    /// [`Self::intern_hashed`] of a string `s` (hash `h`) whose slot `i`
+    /// matched its hash but whose record lies more than [`Self::far`]
+    /// bytes back: writes `s` again and puts the new record in that slot,
+    /// without reading the old record (if it held other bytes, that string
+    /// is only forgotten: written again when it recurs).
+    #[cold]
+    #[inline(never)]
+    fn rewrite_far(&mut self, out: &mut Vec<u8>, s: &[u8], h: u64, i: usize) -> usize {
+        let record = write_record(out, s);
+        if record > NARROW_MAX {
+            return self.go_wide(out, h, record);
+        }
+        self.rewrites += 1;
+        if let Some(slot) = self.slots.get_mut(i) {
+            *slot = ((record as u64) << 32) | (h >> 32);
+        }
+        record
     }
 
     /// How many times the table turned over (see [`StringTable`]) since
-    /// it was cleared: while it is 0, equal strings have equal records.
+    /// it was cleared, plus one if a string was written again because its
+    /// record lay more than [`FAR`] bytes back: while it is 0, equal
+    /// strings have equal records.
     #[inline(always)]
     pub(super) fn turns(&self) -> u32 {
-        self.turns
+        self.turns + u32::from(self.rewrites > 0)
     }
 
     /// Forgets the strings whose records are at or after `from` in the
@@ -799,7 +846,7 @@ impl StringTable {
 /// The record of `s` (hash `h`) in the table of `slots` and `ctrl` (as
 /// [`StringTable`] lays them out), if there.
 #[inline(always)]
-fn find_in(slots: &[u64], ctrl: &[u8], out: &[u8], s: &[u8], h: u64) -> Option<usize> {
+fn find_in(slots: &[u64], ctrl: &[u8], out: &[u8], s: &[u8], h: u64, far: usize) -> Option<usize> {
     if slots.is_empty() || ctrl.len() != slots.len() {
         return None;
     }
@@ -810,8 +857,13 @@ fn find_in(slots: &[u64], ctrl: &[u8], out: &[u8], s: &[u8], h: u64) -> Option<u
         if b == c {
             let slot = slots[i];
             let record = (slot >> 32) as usize;
-            if slot as u32 as u64 == high && super::keys::key_eq(record_bytes(out, record), s) {
-                return Some(record);
+            if slot as u32 as u64 == high {
+                if out.len().wrapping_sub(record) > far {
+                    return None;
+                }
+                if super::keys::key_eq(record_bytes(out, record), s) {
+                    return Some(record);
+                }
             }
         } else if b == 0 {
             return None;
@@ -933,6 +985,47 @@ mod tests {
         let mut small = vec![0u8; 3];
         let a = t.intern(&mut small, b"kept");
         assert_eq!(t.intern(&mut small, b"kept"), a);
+    }
+
+    /// A string found with its record more than `far` bytes back is
+    /// written again without reading that record, and later lookups find
+    /// the new record; one within `far` keeps its record. A bound
+    /// encoder's table has no limit.
+    #[test]
+    fn a_far_record_is_written_again() {
+        let mut t = StringTable {
+            far: 64,
+            ..StringTable::default()
+        };
+        let mut out = vec![0u8; 3];
+        let first = t.intern(&mut out, b"recurs");
+        out.resize(first + 60, 0);
+        assert_eq!(t.intern(&mut out, b"recurs"), first, "within reach");
+        assert_eq!(t.turns(), 0);
+        out.resize(first + 200, 0);
+        let second = t.intern(&mut out, b"recurs");
+        assert_eq!(second, first + 200, "written again at the end");
+        assert_eq!(record_bytes(&out, second), Some(&b"recurs"[..]));
+        assert_eq!(t.turns(), 1, "equal strings may now have two records");
+        assert_eq!(
+            t.intern(&mut out, b"recurs"),
+            second,
+            "the new record is found"
+        );
+        assert_eq!(t.len(), 1);
+        out.resize(second + 200, 0);
+        assert!(!t.contains(&out, b"recurs", t.hash(b"recurs")));
+        t.clear();
+        assert_eq!(t.turns(), 0);
+        t.set_bounded(false);
+        let mut out = vec![0u8; 3];
+        let first = t.intern(&mut out, b"recurs");
+        out.resize(first + (FAR + 100), 0);
+        assert_eq!(
+            t.intern(&mut out, b"recurs"),
+            first,
+            "a bound table has no limit"
+        );
     }
 
     /// Strings of every length up to 100 (and some sharing prefixes,

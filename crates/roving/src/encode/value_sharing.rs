@@ -9,7 +9,8 @@
 //! table's bounded generations so that the strings that do recur are
 //! found less far back. So each key of each shape (each [`ShapeKey`]
 //! of a predicted shape) keeps a count: after [`WINDOW`] values in a row
-//! looked up and not found, the next [`SKIP`] values of that key are
+//! looked up and not found (or found only farther back than the table's
+//! reach, and so written again), the next [`SKIP`] values of that key are
 //! written as new records, then it looks again. A key of repeated values
 //! (an enum, a country, a URL shared by records) never stops looking up.
 //! The format allows equal strings in two records (FORMAT.md section 7);

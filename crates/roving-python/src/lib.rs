@@ -23,6 +23,7 @@ mod encode;
 mod error_path;
 mod errors;
 mod instattr;
+mod out_bytes;
 mod prefetch;
 mod pytypes;
 mod stack;
@@ -354,7 +355,7 @@ fn from_json<'py>(data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
             roving::json::from_json(b)
         };
         let out = r.map_err(|e| errors::from_core(py, &e))?;
-        Ok(PyBytes::new(py, &out))
+        out_bytes::bytes_of(py, &out)
     };
     if let Ok(s) = data.cast::<PyString>() {
         // A str's UTF-8 form is immutable and lives as long as the str.

@@ -195,8 +195,9 @@ pub(crate) fn dumps_py<'py>(
         note_size(st.enc.len());
         // One copy into the bytes object; the encoder keeps its buffer.
         st.enc
-            .finish_with(|out| pyo3::types::PyBytes::new(py, out))
-            .map_err(Box::<Fail>::from)
+            .finish_with(|out| crate::out_bytes::bytes_of(py, out))
+            .map_err(Box::<Fail>::from)?
+            .map_err(Into::into)
     })
 }
 

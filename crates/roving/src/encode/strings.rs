@@ -120,7 +120,9 @@ pub(super) struct StringTable {
 /// old record; in a document larger than the processor's caches that read
 /// is a miss to main memory for every recurring string, which made the
 /// cost per MB of `dumps` grow with the document's size (issue 28). A
-/// string that recurs within this distance keeps one record.
+/// string keeps its record for as long as that record lies within this
+/// distance; one that keeps recurring has one record per this many bytes
+/// of output.
 const FAR: usize = 4 << 20;
 
 /// Most strings [`StringTable::log`] lists.

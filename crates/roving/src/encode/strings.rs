@@ -109,9 +109,9 @@ pub(super) struct StringTable {
     /// and still be taken for a string found in the table: [`FAR`], or no
     /// limit for an encoder bound to a dictionary (see [`Self::set_bounded`]).
     far: usize,
-    /// Strings written again because their record lay too far back (see
-    /// [`FAR`]) since the table was cleared.
-    rewrites: usize,
+    /// Whether a string was written again because its record lay too far
+    /// back (see [`FAR`]) since the table was cleared.
+    rewrote: bool,
 }
 
 /// A string whose record lies more than this many bytes before the end of
@@ -179,7 +179,7 @@ impl Default for StringTable {
             logging: false,
             log_full: false,
             far: FAR,
-            rewrites: 0,
+            rewrote: false,
         }
     }
 }
@@ -518,7 +518,7 @@ impl StringTable {
         let used = self.len + self.removed;
         self.len = 0;
         self.removed = 0;
-        self.rewrites = 0;
+        self.rewrote = false;
         self.clear_log();
         if self.turns > 0 {
             self.turns = 0;
@@ -735,10 +735,12 @@ impl StringTable {
     #[inline(never)]
     fn rewrite_far(&mut self, out: &mut Vec<u8>, s: &[u8], h: u64, i: usize) -> usize {
         let record = write_record(out, s);
+        // Set before going wide too: the wide table then holds both
+        // records of `s`, and its lookups may give either.
+        self.rewrote = true;
         if record > NARROW_MAX {
             return self.go_wide(out, h, record);
         }
-        self.rewrites += 1;
         if let Some(slot) = self.slots.get_mut(i) {
             *slot = ((record as u64) << 32) | (h >> 32);
         }
@@ -751,7 +753,7 @@ impl StringTable {
     /// strings have equal records.
     #[inline(always)]
     pub(super) fn turns(&self) -> u32 {
-        self.turns + u32::from(self.rewrites > 0)
+        self.turns + u32::from(self.rewrote)
     }
 
     /// Forgets the strings whose records are at or after `from` in the
@@ -1028,6 +1030,24 @@ mod tests {
             first,
             "a bound table has no limit"
         );
+    }
+
+    /// A string written again past the reach at the record that makes the
+    /// table wide: the wide table holds both of its records, and the table
+    /// says that equal strings may have two.
+    #[test]
+    fn a_far_record_written_again_as_the_table_goes_wide_is_counted() {
+        let mut t = StringTable {
+            far: 64,
+            ..StringTable::default()
+        };
+        let mut out = vec![0u8; 3];
+        let first = t.intern(&mut out, b"recurs");
+        out.resize(NARROW_MAX + 1, 0);
+        let second = t.intern(&mut out, b"recurs");
+        assert!(second > NARROW_MAX && t.wide.is_some());
+        assert_eq!(record_bytes(&out, first), record_bytes(&out, second));
+        assert!(t.turns() > 0);
     }
 
     /// Strings of every length up to 100 (and some sharing prefixes,

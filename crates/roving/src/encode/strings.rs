@@ -954,6 +954,18 @@ mod tests {
         }
     }
 
+    /// A table that reaches 64 bytes back, an output of 3 bytes then
+    /// `"recurs"`, and that string's record.
+    fn reaching_64_with_recurs() -> (StringTable, Vec<u8>, usize) {
+        let mut t = StringTable {
+            far: 64,
+            ..StringTable::default()
+        };
+        let mut out = vec![0u8; 3];
+        let first = t.intern(&mut out, b"recurs");
+        (t, out, first)
+    }
+
     /// Past its bound the table turns over: a string that recurs once per
     /// generation keeps its one record, one that does not is written
     /// again; removing and forgetting see both generations; clearing
@@ -997,12 +1009,7 @@ mod tests {
     /// encoder's table has no limit.
     #[test]
     fn a_far_record_is_written_again() {
-        let mut t = StringTable {
-            far: 64,
-            ..StringTable::default()
-        };
-        let mut out = vec![0u8; 3];
-        let first = t.intern(&mut out, b"recurs");
+        let (mut t, mut out, first) = reaching_64_with_recurs();
         out.resize(first + 60, 0);
         assert_eq!(t.intern(&mut out, b"recurs"), first, "within reach");
         assert_eq!(t.turns(), 0);
@@ -1037,12 +1044,7 @@ mod tests {
     /// says that equal strings may have two.
     #[test]
     fn a_far_record_written_again_as_the_table_goes_wide_is_counted() {
-        let mut t = StringTable {
-            far: 64,
-            ..StringTable::default()
-        };
-        let mut out = vec![0u8; 3];
-        let first = t.intern(&mut out, b"recurs");
+        let (mut t, mut out, first) = reaching_64_with_recurs();
         out.resize(NARROW_MAX + 1, 0);
         let second = t.intern(&mut out, b"recurs");
         assert!(second > NARROW_MAX && t.wide.is_some());

@@ -1417,21 +1417,28 @@ class _Encoder:
         return ("ref", self.write(bytes(rec)))
 
     def str_array(self, c: _Open) -> tuple[str, int] | None:
-        """Section 14, "String arrays": an array of at least 8 strings, each
-        written inside it (new to the document), in order with nothing else
-        between, becomes one string array record if that is smaller than the
-        string records and the array; the strings are then forgotten."""
+        """Section 14, "String arrays": an array of at least 8 non-empty
+        strings, each a record written inside it (a string's first
+        occurrence there, in order with nothing else between) or before it,
+        becomes one string array record of every element's bytes if that is
+        smaller than the string records written inside and the array; the
+        strings written inside are then forgotten."""
         n = len(c.items)
         if n < 8:
             return None
         texts: list[bytes] = []
+        news: list[int] = []
         at = c.start
         for kind, t in c.items:
-            if kind != "ref" or t != at or t not in self.string_at:
+            if kind != "ref" or t not in self.string_at:
                 return None
             raw = self.string_at[t]
+            if t == at:
+                news.append(t)
+                at += len(string_head(raw)) + len(raw)
+            elif t >= c.start and t not in news:
+                return None
             texts.append(raw)
-            at += len(string_head(raw)) + len(raw)
         if at != self.here:
             return None
         here = self.here
@@ -1439,8 +1446,8 @@ class _Encoder:
         record = str_array_record(texts)
         if len(record) >= (here - c.start) + 1 + len(varint(n)) + n * w:
             return None
-        for (_, t), raw in zip(c.items, texts, strict=True):
-            del self.strings[raw], self.string_at[t]
+        for t in news:
+            del self.strings[self.string_at[t]], self.string_at[t]
         del self.out[c.start :]
         self.out[2] = 2  # a version 2 record (section 19)
         return ("ref", self.write(record))

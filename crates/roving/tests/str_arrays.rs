@@ -1,6 +1,6 @@
 //! String array records (`22`, format version 2): the encoder writes them
-//! for arrays of new, distinct strings, and every reader reads them as
-//! arrays of strings.
+//! for arrays of strings where the record is smaller than slots and the
+//! strings' own records, and every reader reads them as arrays of strings.
 
 mod common;
 
@@ -66,42 +66,112 @@ fn distinct_new_strings_are_packed() {
     }
 }
 
-/// Arrays that are not all new distinct strings keep slots (version 1).
+/// Arrays whose string array record would not be smaller keep slots
+/// (version 1): fewer than 8 strings, an empty string, strings the
+/// document holds already, strings that recur within the array.
 #[test]
 fn other_arrays_keep_slots() {
+    let words = |s: &str| -> Vec<String> { s.split(' ').map(String::from).collect() };
     let cases: Vec<Vec<String>> = vec![
         strings(7, "x"),
-        vec!["a", "b", "a", "c", "d", "e", "f", "g", "h"]
-            .into_iter()
-            .map(String::from)
-            .collect(),
-        vec!["a", "", "b", "c", "d", "e", "f", "g", "h"]
-            .into_iter()
-            .map(String::from)
-            .collect(),
+        words("a  b c d e f g h"),
+        words("ab cd ab cd ab cd ab cd ab cd ab cd"),
+        words("one two three one two three one two three one two three"),
     ];
     for items in cases {
         let bytes = encode(&items);
         assert_eq!(bytes[2], 1, "{items:?}");
         assert!(!record_kinds(&bytes).contains(&Kind::StrArray));
+        let doc = Document::open(&bytes).unwrap();
+        let back: Vec<String> = roving::from_slice(&bytes).unwrap();
+        assert_eq!(back, items);
+        assert_eq!(doc.root().as_array().unwrap().len(), items.len());
     }
-    // A string written before the array.
+    // Strings all written before the array: it refers to them.
+    let items = strings(9, "s");
     let mut e = Encoder::new();
     e.begin_array().unwrap();
-    e.str("s1").unwrap();
+    for s in &items {
+        e.str(s).unwrap();
+    }
     e.begin_array().unwrap();
-    for s in strings(9, "s") {
-        e.str(&s).unwrap();
+    for s in &items {
+        e.str(s).unwrap();
     }
     e.end_array().unwrap();
     e.end_array().unwrap();
     let bytes = e.finish().unwrap();
     assert_eq!(bytes[2], 1);
-    let doc = Document::open(&bytes).unwrap();
-    assert_eq!(
-        roving::json::to_json(doc.root()).unwrap(),
-        r#"["s1",["s0","s1","s2","s3","s4","s5","s6","s7","s8"]]"#
-    );
+    let strs = record_kinds(&bytes)
+        .iter()
+        .filter(|&&k| k == Kind::Str)
+        .count();
+    assert_eq!(strs, 9);
+}
+
+/// An array of strings that recur in it, or that the document holds
+/// already, is one string array record too when that is smaller than its
+/// slots and the records it would write (each such string's bytes are then
+/// in the record again); it reads back as it was written.
+#[test]
+fn arrays_with_some_repeats_are_packed() {
+    let words = |s: &str| -> Vec<String> { s.split(' ').map(String::from).collect() };
+    // One repeat among distinct strings: the slot form writes 8 records
+    // of 2 bytes and 9 slots (27 bytes), the record is 23.
+    let mut many = strings(1000, "word ");
+    many.push("word 17".into());
+    many.insert(500, "word 3".into());
+    for items in [words("a b a c d e f g h"), many] {
+        let bytes = encode(&items);
+        assert_eq!(bytes[2], 2, "{items:?}");
+        assert_eq!(record_kinds(&bytes), [Kind::StrArray, Kind::Root]);
+        let back: Vec<String> = roving::from_slice(&bytes).unwrap();
+        assert_eq!(back, items);
+        // The same bytes in one call, through serde and from JSON.
+        let refs: Vec<&str> = items.iter().map(String::as_str).collect();
+        let mut e = Encoder::new();
+        e.array_str(&refs).unwrap();
+        assert_eq!(e.finish().unwrap(), bytes);
+        assert_eq!(roving::to_vec(&items).unwrap(), bytes);
+        let json = serde_json::to_string(&items).unwrap();
+        assert_eq!(roving::json::from_json(json.as_bytes()).unwrap(), bytes);
+    }
+    // A string written before the array stays in its record (the map's
+    // other value still refers to it), and its bytes are in the array too.
+    let items = strings(9, "s");
+    for one_call in [false, true] {
+        let mut e = Encoder::new();
+        e.begin_map().unwrap();
+        e.key("first").unwrap();
+        e.str("s1").unwrap();
+        e.key("all").unwrap();
+        if one_call {
+            let refs: Vec<&str> = items.iter().map(String::as_str).collect();
+            e.array_str(&refs).unwrap();
+        } else {
+            e.begin_array().unwrap();
+            for s in &items {
+                e.str(s).unwrap();
+            }
+            e.end_array().unwrap();
+        }
+        e.key("again").unwrap();
+        e.str("s1").unwrap();
+        e.end_map().unwrap();
+        let bytes = e.finish().unwrap();
+        assert_eq!(bytes[2], 2);
+        let doc = Document::open(&bytes).unwrap();
+        assert_eq!(
+            roving::json::to_json(doc.root()).unwrap(),
+            r#"{"first":"s1","all":["s0","s1","s2","s3","s4","s5","s6","s7","s8"],"again":"s1"}"#
+        );
+        // "first", "all", "again" (the keys) and "s1", once.
+        let strs = record_kinds(&bytes)
+            .iter()
+            .filter(|&&k| k == Kind::Str)
+            .count();
+        assert_eq!(strs, 4, "one_call: {one_call}");
+    }
 }
 
 /// A string of a packed array written again later gets a record of its
@@ -193,10 +263,12 @@ fn copies_are_identical() {
 fn equal_to_slot_arrays() {
     let items = strings(20, "e");
     let packed = encode(&items);
-    // The same array with a repeat at the end, then dropped: written as slots.
+    // The same strings written before the array: written as slots.
     let mut e = Encoder::new();
     e.begin_array().unwrap();
-    e.str("e0").unwrap();
+    for s in &items {
+        e.str(s).unwrap();
+    }
     e.begin_array().unwrap();
     for s in &items {
         e.str(s).unwrap();
@@ -208,7 +280,8 @@ fn equal_to_slot_arrays() {
         Document::open(&packed).unwrap(),
         Document::open(&slots).unwrap(),
     );
-    let inner = d2.root().index(1).unwrap();
+    assert!(!record_kinds(&slots).contains(&Kind::StrArray));
+    let inner = d2.root().index(20).unwrap();
     assert_eq!(d1.root(), inner);
     assert!(matches!(d1.root(), Value::Array(_)));
     assert_ne!(d1.root(), d2.root());

@@ -1805,8 +1805,13 @@ fn str_array_valid_cases() -> Vec<(&'static str, &'static str, J)> {
         ),
         (
             "str_array_repeat",
-            "eight strings, one of them twice: a slot array (version 1)",
+            "eight strings, one of them twice: a string array record holding both copies (smaller than seven string records and a slot array)",
             json!(["a", "b", "c", "d", "e", "f", "g", "a"]),
+        ),
+        (
+            "str_array_repeats_slots",
+            "eight strings, two of them four times each: a slot array (version 1), smaller than a string array record",
+            json!(["ab", "cd", "ab", "cd", "ab", "cd", "ab", "cd"]),
         ),
         (
             "str_array_16",

@@ -1,6 +1,8 @@
-//! Arrays of new, distinct strings written as one string array record
-//! (`22`, format version 2) instead of a string record each and an array
-//! of slots (`docs/FORMAT.md` section 14).
+//! Arrays of strings written as one string array record (`22`, format
+//! version 2) instead of a string record for each new string and an array
+//! of slots, where that is smaller (`docs/FORMAT.md` section 14).
+
+use hashbrown::HashTable;
 
 use super::pending::Pending;
 use super::strings::{put_short, str_header_len};
@@ -18,10 +20,17 @@ pub(super) struct StrListScratch {
     hashes: Vec<u64>,
     /// The strings' lengths.
     lens: Vec<usize>,
-    /// Two bit sets over the top bits of the hashes (see [`distinct`]).
+    /// Two bit sets over the top bits of the hashes (see [`previous_copies`]).
     bits: Vec<u64>,
-    /// (hash, index) of the strings whose bit was set twice.
-    suspects: Vec<(u64, usize)>,
+    /// The strings that may recur, by hash: the latest index of each (see
+    /// [`previous_copies`]).
+    seen: HashTable<usize>,
+    /// (index, index of the previous equal string) of the strings equal
+    /// to an earlier one (see [`previous_copies`]).
+    copies: Vec<(usize, usize)>,
+    /// The record each string would refer to in the slot form (see
+    /// [`Encoder::slot_form_size`]).
+    records: Vec<usize>,
 }
 
 /// Fewest elements of an array written as a string array record. From 4
@@ -37,12 +46,14 @@ impl Encoder {
     /// Rewrites the array ending now, whose slots start at `slots_start`
     /// and whose records start at `out_start` in the output, as a string
     /// array record, if that is smaller and possible: every element is a
-    /// string record written inside the array (a string the document did
-    /// not hold before), in order, with nothing else written in between
-    /// (so no two are equal, and no other value refers to them), and no
-    /// mark was taken of one. The strings are then taken back out of the
-    /// string table, so that a later equal string gets a record of its
-    /// own. Returns the record's position.
+    /// non-empty string whose record is either one written inside the array
+    /// (those records one after another, each string's first occurrence in
+    /// the array, with nothing else written in between) or one written
+    /// before it, and no mark was taken of one written inside. The record
+    /// holds every element's bytes, repeats included. The strings written
+    /// inside are then taken back out of the string table, so that a later
+    /// equal string gets a record of its own. Returns the record's
+    /// position.
     pub(super) fn try_str_array(
         &mut self,
         slots_start: usize,
@@ -50,25 +61,27 @@ impl Encoder {
     ) -> Option<Pending> {
         let slots = self.slots.get(slots_start..)?;
         let n = slots.len();
-        if n < STR_ARRAY_MIN
-            || slots[0] != Pending::record(out_start)
-            || self.marked.load(std::sync::atomic::Ordering::Relaxed) > out_start
-        {
+        if n < STR_ARRAY_MIN || self.marked.load(std::sync::atomic::Ordering::Relaxed) > out_start {
             return None;
         }
         let here = self.out.len();
         let mut lens = Vec::with_capacity(n);
+        // The records written inside the array, in order.
+        let mut news = Vec::new();
         // The slot form's width, as `write_container` finds it: the
         // highest bit of every reference's need, OR-ed.
         let (mut at, mut refs) = (out_start, 0usize);
         for &p in slots {
-            if p != Pending::record(at) {
+            let t = p.record_pos()?;
+            let (data, len) = string_record(&self.out, t)?;
+            if t == at {
+                news.push(t);
+                at = data + len;
+            } else if t >= out_start && (t > at || news.binary_search(&t).is_err()) {
                 return None;
             }
-            let (data, len) = string_record(&self.out, at)?;
-            refs |= (here - at).min(at);
+            refs |= (here - t).min(t);
             lens.push(len);
-            at = data + len;
         }
         if at != here {
             return None;
@@ -80,40 +93,31 @@ impl Encoder {
         if size >= slot_form {
             return None;
         }
-        // Out of the string table (reading each record before its bytes
-        // are overwritten; most of the table at once in one pass), and the
-        // strings' bytes moved together.
-        let at_once = 2 * n >= self.strings.len();
-        if at_once {
-            self.strings.retain_before(out_start, n);
+        // Every element's bytes, from its record (inside the array or
+        // before it), read before the records inside are overwritten.
+        let mut data = Vec::with_capacity(data_len);
+        for &p in slots {
+            let (d, len) = string_record(&self.out, p.record_pos()?)?;
+            data.extend_from_slice(self.out.get(d..d + len)?);
+        }
+        // The strings written inside leave the string table (most of the
+        // table at once in one pass).
+        if 2 * news.len() >= self.strings.len() {
+            self.strings.retain_before(out_start, news.len());
+        } else {
+            for &t in &news {
+                self.strings.remove(&self.out, t);
+            }
         }
         // Nor are they string records the document wrote any more (their
         // offsets are the last of `own_strs`, in order).
         let kept = self.own_strs.partition_point(|&p| p < out_start);
         self.own_strs.truncate(kept);
-        let (mut at, mut dst) = (out_start, out_start);
-        for &len in &lens {
-            if !at_once {
-                self.strings.remove(&self.out, at);
-            }
-            // A short string record's header is its tag.
-            let data = if len <= SHORT_STR_MAX {
-                at + 1
-            } else {
-                string_record(&self.out, at)?.0
-            };
-            self.out.copy_within(data..data + len, dst);
-            (at, dst) = (data + len, dst + len);
-        }
-        // The head (tag to ends) goes before the data, which moves up.
-        let head = size - data_len;
-        self.out.truncate(out_start + data_len);
-        self.out.resize(out_start + size, 0);
-        self.out
-            .copy_within(out_start..out_start + data_len, out_start + head);
-        let mut h = Vec::with_capacity(head);
-        write_str_array_head(&mut h, &lens, data_len);
-        self.out[out_start..out_start + head].copy_from_slice(&h);
+        self.out.truncate(out_start);
+        self.out.reserve(size);
+        write_str_array_head(&mut self.out, &lens, data_len);
+        self.out.extend_from_slice(&data);
+        debug_assert_eq!(self.out.len(), out_start + size);
         self.require_version(VERSION_2);
         Some(Pending::record(out_start))
     }
@@ -126,7 +130,9 @@ impl StrListScratch {
             .capacity()
             .max(self.lens.capacity())
             .max(self.bits.capacity())
-            .max(self.suspects.capacity())
+            .max(self.seen.capacity())
+            .max(self.copies.capacity())
+            .max(self.records.capacity())
     }
 }
 
@@ -194,16 +200,21 @@ impl Encoder {
 
     /// Writes the strings `items` as the string array record that
     /// [`Encoder::try_str_array`] would make of them, if it would (at
-    /// least [`STR_ARRAY_MIN`] strings, none empty, none in the document
-    /// already, no two equal, and the record smaller than the slot form),
-    /// and returns its position; else writes nothing (and `sc.hashes`
-    /// holds the hashes of the strings, or of none if the sizes decided).
+    /// least [`STR_ARRAY_MIN`] strings, none empty, and the record smaller
+    /// than the slot form that writing them one by one would leave), and
+    /// returns its position; else writes nothing (and `sc.hashes` holds
+    /// the hashes of the strings, or of none if the sizes decided). It may
+    /// also give up on an array that would pack (then the element-by-element
+    /// path packs it): when the first strings show it likely would not.
     fn packed_strs(&mut self, items: &[&str], sc: &mut StrListScratch) -> Option<usize> {
         let n = items.len();
-        if n < STR_ARRAY_MIN || items.iter().any(|s| s.is_empty()) {
+        if n < STR_ARRAY_MIN || items.iter().any(|s| s.is_empty()) || self.strings.is_wide() {
             return None;
         }
-        // Sizes, as `try_str_array` measures them after writing the records.
+        // Sizes: the record, and the slot form if every string were new
+        // and distinct (the most records it can write, nearly always its
+        // largest: if the record is not smaller, the array is left to the
+        // element-by-element path).
         sc.lens.clear();
         sc.lens.extend(items.iter().map(|s| s.len()));
         let out_start = self.out.len();
@@ -221,8 +232,8 @@ impl Encoder {
             return None;
         }
         // The record is written, then checked (each string's bytes are
-        // read once, hashed and copied together), and taken back if a
-        // string is not new or not distinct.
+        // read once, hashed and copied together), and taken back if the
+        // slot form is smaller after all.
         self.out.reserve(size);
         write_str_array_head(&mut self.out, &sc.lens, data_len);
         let data = self.out.len();
@@ -258,35 +269,116 @@ impl Encoder {
         // other, their lengths adding up to `data_len` (checked).
         unsafe { self.out.set_len(data + data_len) };
         debug_assert_eq!(self.out.len(), out_start + size);
-        let out = &self.out[..out_start];
+        match self.slot_form_size(items, sc, out_start, size) {
+            Some(slot_form) if size < slot_form => Some(out_start),
+            _ => {
+                self.out.truncate(out_start);
+                None
+            }
+        }
+    }
+
+    /// The size of the slot form that writing `items` (of hashes
+    /// `sc.hashes`) one by one from `out_start` would leave, as
+    /// [`Encoder::try_str_array`] measures it: the string records written
+    /// inside the array (each string's first occurrence there, unless the
+    /// string table finds it before, within its reach) and the array
+    /// record. `None` when it gives up ([`previous_copies`] does, or the
+    /// first strings recur so often that the slot form looks no larger
+    /// than `size`, an estimate): the element-by-element path decides.
+    fn slot_form_size(
+        &self,
+        items: &[&str],
+        sc: &mut StrListScratch,
+        out_start: usize,
+        size: usize,
+    ) -> Option<usize> {
+        let n = items.len();
+        if !previous_copies(
+            items,
+            &sc.hashes,
+            &mut sc.bits,
+            &mut sc.seen,
+            &mut sc.copies,
+        ) {
+            return None;
+        }
+        let out = self.out.get(..out_start)?;
+        let reach = self.strings.reach();
+        sc.records.clear();
+        sc.records.reserve(n);
+        let mut end = out_start;
+        // The next string that is a copy of an earlier one (`usize::MAX`:
+        // none), and the index of that copy in `sc.copies`.
+        let next_copy = |c: usize| sc.copies.get(c).map_or(usize::MAX, |&(i, _)| i);
+        let (mut c, mut copy_at) = (0, next_copy(0));
+        let mut check = 256;
         for (i, (s, &h)) in items.iter().zip(&sc.hashes).enumerate() {
             if let Some(&ahead) = sc.hashes.get(i + AHEAD) {
                 self.strings.prefetch_hashed(ahead);
             }
-            if self.strings.contains(out, s.as_bytes(), h) {
-                self.out.truncate(out_start);
-                return None;
+            if i == check {
+                // The slot form estimated from the strings so far (at its
+                // narrowest width): most arrays whose strings recur give
+                // up here, before the lookups of the rest.
+                if (end - out_start).saturating_mul(n) / i + n <= size {
+                    return None;
+                }
+                check *= 4;
             }
+            let found = if i == copy_at {
+                // A repeat finds its string's latest record (that of its
+                // previous occurrence), if within the reach (else it is
+                // written again).
+                let previous = sc.copies.get(c).map_or(usize::MAX, |&(_, p)| p);
+                c += 1;
+                copy_at = next_copy(c);
+                sc.records
+                    .get(previous)
+                    .copied()
+                    .filter(|&r| end.wrapping_sub(r) <= reach)
+            } else {
+                self.strings.find(out, s.as_bytes(), h, end)
+            };
+            let record = match found {
+                Some(r) => r,
+                None => {
+                    let r = end;
+                    end += str_header_len(s.len()) + s.len();
+                    r
+                }
+            };
+            sc.records.push(record);
         }
-        if !distinct(items, &sc.hashes, &mut sc.bits, &mut sc.suspects) {
-            self.out.truncate(out_start);
-            return None;
-        }
-        Some(out_start)
+        let refs = sc
+            .records
+            .iter()
+            .fold(0usize, |refs, &t| refs | (end - t).min(t));
+        let width = need_width((refs as u64) << 2);
+        Some((end - out_start) + 1 + varint_len(n as u64) + n * width)
     }
 }
 
-/// Whether no two of `items` (of hashes `hashes`, as many) are equal:
-/// one pass over two bit sets of the hashes' top bits (16 bits per
-/// string, so that they stay in the cache) finds the strings whose bit
-/// was met twice, the only ones that may be equal to another; those are
-/// sorted by hash and compared.
-fn distinct(
+/// Finds the strings of `items` (of hashes `hashes`, as many) equal to an
+/// earlier one, into `copies` as (index, index of the previous equal
+/// string), in order of index; false if it gives up: more than half of
+/// the first 1,024, 4,096, ... strings may recur (then the slot form is
+/// likely smaller, and the element-by-element path decides), or too many
+/// strings share a hash with a different one (more than 16 and one in 256:
+/// each costs comparisons with the others of its hash). One pass over two bit sets of the
+/// hashes' top bits (16 bits per string, so that they stay in the cache)
+/// finds the strings whose bit was met twice, the only ones that may be
+/// equal to another; those are looked up in `seen` (their latest index by
+/// hash).
+fn previous_copies(
     items: &[&str],
     hashes: &[u64],
     bits: &mut Vec<u64>,
-    suspects: &mut Vec<(u64, usize)>,
+    seen: &mut HashTable<usize>,
+    copies: &mut Vec<(usize, usize)>,
 ) -> bool {
+    copies.clear();
+    seen.clear();
     let log = (hashes.len() * 16)
         .next_power_of_two()
         .trailing_zeros()
@@ -295,46 +387,64 @@ fn distinct(
     let words = 1usize << (log - 6);
     bits.clear();
     bits.resize(2 * words, 0);
-    let (seen, twice) = bits.split_at_mut(words);
-    let mut any = false;
+    let (known, twice) = bits.split_at_mut(words);
+    let (mut hits, mut check) = (0usize, 1024);
     for (i, &h) in hashes.iter().enumerate() {
         // (The words a few hashes ahead start loading.)
         if let Some(&a) = hashes.get(i + 2 * AHEAD) {
             let b = (a >> shift) as usize >> 6;
-            if let (Some(s), Some(t)) = (seen.get(b), twice.get(b)) {
+            if let (Some(s), Some(t)) = (known.get(b), twice.get(b)) {
                 super::strings::prefetch((s as *const u64).cast());
                 super::strings::prefetch((t as *const u64).cast());
             }
         }
+        if i == check {
+            if 2 * hits > i {
+                return false;
+            }
+            check *= 4;
+        }
         let b = (h >> shift) as usize;
         let (w, m) = (b >> 6, 1u64 << (b & 63));
-        if let (Some(s), Some(t)) = (seen.get_mut(w), twice.get_mut(w)) {
+        if let (Some(s), Some(t)) = (known.get_mut(w), twice.get_mut(w)) {
             if *s & m != 0 {
                 *t |= m;
-                any = true;
+                hits += 1;
             }
             *s |= m;
         }
     }
-    if !any {
+    if hits == 0 {
         return true;
     }
-    suspects.clear();
+    let mut collisions = 0;
     for (i, &h) in hashes.iter().enumerate() {
         let b = (h >> shift) as usize;
         if twice
             .get(b >> 6)
-            .is_some_and(|t| t & (1u64 << (b & 63)) != 0)
+            .is_none_or(|t| t & (1u64 << (b & 63)) == 0)
         {
-            suspects.push((h, i));
+            continue;
+        }
+        let hash_of = |&j: &usize| hashes.get(j).copied().unwrap_or(0);
+        match seen.find_mut(h, |&j| items[j] == items[i]) {
+            Some(latest) => {
+                copies.push((i, *latest));
+                *latest = i;
+            }
+            None => {
+                if seen.find(h, |&j| hashes[j] == h).is_some() {
+                    // (A few are common: the hash is fast, not strong.)
+                    collisions += 1;
+                    if collisions > 16 + hashes.len() / 256 {
+                        return false;
+                    }
+                }
+                seen.insert_unique(h, i, hash_of);
+            }
         }
     }
-    suspects.sort_unstable();
-    suspects.chunk_by(|a, b| a.0 == b.0).all(|run| {
-        run.iter()
-            .enumerate()
-            .all(|(k, &(_, i))| run[..k].iter().all(|&(_, j)| items[i] != items[j]))
-    })
+    true
 }
 
 /// The position and length of the bytes of the string record at `pos`.
@@ -401,22 +511,50 @@ mod tests {
         }
     }
 
-    /// `distinct` finds two equal strings among many whose hashes share
-    /// bits of its bit sets, and finds none where there is none.
+    /// `previous_copies` finds each string equal to an earlier one among
+    /// many whose hashes share bits of its bit sets, with the index of the
+    /// previous one, and finds none where there is none.
     #[test]
-    fn distinct_finds_equal_strings() {
+    fn previous_copies_finds_equal_strings() {
         let list: Vec<String> = (0..50_000).map(|i| format!("s{i}")).collect();
         let items: Vec<&str> = list.iter().map(|s| s.as_str()).collect();
         let t = super::super::strings::StringTable::default();
         let hashes: Vec<u64> = items.iter().map(|s| t.hash(s.as_bytes())).collect();
-        let (mut bits, mut suspects) = (Vec::new(), Vec::new());
-        assert!(super::distinct(&items, &hashes, &mut bits, &mut suspects));
+        let (mut bits, mut seen, mut copies) = (Vec::new(), Default::default(), Vec::new());
+        let mut run = |items: &[&str], hashes: &[u64], copies: &mut Vec<(usize, usize)>| {
+            super::previous_copies(items, hashes, &mut bits, &mut seen, copies)
+        };
+        assert!(run(&items, &hashes, &mut copies));
+        assert!(copies.is_empty());
         for (i, j) in [(0, 49_999), (123, 124), (40_000, 7)] {
             let mut items = items.clone();
             let mut hashes = hashes.clone();
             items[j] = items[i];
             hashes[j] = hashes[i];
-            assert!(!super::distinct(&items, &hashes, &mut bits, &mut suspects));
+            assert!(run(&items, &hashes, &mut copies));
+            assert_eq!(copies, [(i.max(j), i.min(j))], "{i} {j}");
         }
+        // Three copies of one string, and two of another.
+        let mut items = items.clone();
+        let mut hashes = hashes.clone();
+        for (from, to) in [(5, 900), (5, 30_000), (77, 78)] {
+            items[to] = items[from];
+            hashes[to] = hashes[from];
+        }
+        assert!(run(&items, &hashes, &mut copies));
+        assert_eq!(copies, [(78, 77), (900, 5), (30_000, 900)]);
+        // Two different strings of one hash are told apart.
+        hashes[1] = hashes[2];
+        assert!(run(&items, &hashes, &mut copies));
+        assert_eq!(copies, [(78, 77), (900, 5), (30_000, 900)]);
+        // Many different strings of one hash: it gives up.
+        for k in 100..400 {
+            hashes[k] = hashes[2];
+        }
+        assert!(!run(&items, &hashes, &mut copies));
+        // So it does when most of the first strings recur.
+        let words: Vec<&str> = (0..5_000).map(|i| items[i % 100]).collect();
+        let word_hashes: Vec<u64> = words.iter().map(|s| t.hash(s.as_bytes())).collect();
+        assert!(!run(&words, &word_hashes, &mut copies));
     }
 }

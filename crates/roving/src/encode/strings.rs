@@ -549,23 +549,43 @@ impl StringTable {
         self.intern_hashed(out, s, h)
     }
 
-    /// The hash of `s` that [`Self::intern_hashed`] and [`Self::contains`]
+    /// The hash of `s` that [`Self::intern_hashed`] and [`Self::find`]
     /// take.
     #[inline(always)]
     pub(super) fn hash(&self, s: &[u8]) -> u64 {
         hash_bytes(&self.seeds, s)
     }
 
-    /// Whether `s` (of hash `h`) is in the table: true also when that is
-    /// not known cheaply (a wide table).
+    /// How far back a record may lie and still be found ([`FAR`], or no
+    /// limit for an encoder bound to a dictionary).
     #[inline(always)]
-    pub(super) fn contains(&self, out: &[u8], s: &[u8], h: u64) -> bool {
+    pub(super) fn reach(&self) -> usize {
+        self.far
+    }
+
+    /// Whether the table is wide (see [`Self::find`]).
+    #[inline(always)]
+    pub(super) fn is_wide(&self) -> bool {
+        self.wide.is_some()
+    }
+
+    /// The record that [`Self::intern_hashed`] of `s` (of hash `h`) would
+    /// return without writing one, were the output `end` bytes long (at
+    /// least `out.len()`; the reach is measured from there): `None` if it
+    /// would write a new record. Also `None` for a wide table, which
+    /// callers check first ([`Self::is_wide`]).
+    #[inline(always)]
+    pub(super) fn find(&self, out: &[u8], s: &[u8], h: u64, end: usize) -> Option<usize> {
         if self.wide.is_some() {
-            return true;
+            return None;
         }
-        find_in(&self.slots, &self.ctrl, out, s, h, self.far).is_some()
-            || (self.turns > 0
-                && find_in(&self.old_slots, &self.old_ctrl, out, s, h, self.far).is_some())
+        find_in(&self.slots, &self.ctrl, out, s, h, self.far, end).or_else(|| {
+            if self.turns > 0 {
+                find_in(&self.old_slots, &self.old_ctrl, out, s, h, self.far, end)
+            } else {
+                None
+            }
+        })
     }
 
     /// Starts loading the table entries that [`Self::intern_hashed`] of a
@@ -627,7 +647,15 @@ impl StringTable {
             i = (i + 1) & mask;
         }
         let record = if self.turns > 0 {
-            match find_in(&self.old_slots, &self.old_ctrl, out, s, h, self.far) {
+            match find_in(
+                &self.old_slots,
+                &self.old_ctrl,
+                out,
+                s,
+                h,
+                self.far,
+                out.len(),
+            ) {
                 Some(r) => r,
                 None => write_record(out, s),
             }
@@ -848,9 +876,18 @@ impl StringTable {
 }
 
 /// The record of `s` (hash `h`) in the table of `slots` and `ctrl` (as
-/// [`StringTable`] lays them out), if there.
+/// [`StringTable`] lays them out), if there and not more than `far` bytes
+/// before `end` (the output's length, or what it will be).
 #[inline(always)]
-fn find_in(slots: &[u64], ctrl: &[u8], out: &[u8], s: &[u8], h: u64, far: usize) -> Option<usize> {
+fn find_in(
+    slots: &[u64],
+    ctrl: &[u8],
+    out: &[u8],
+    s: &[u8],
+    h: u64,
+    far: usize,
+    end: usize,
+) -> Option<usize> {
     if slots.is_empty() || ctrl.len() != slots.len() {
         return None;
     }
@@ -862,7 +899,7 @@ fn find_in(slots: &[u64], ctrl: &[u8], out: &[u8], s: &[u8], h: u64, far: usize)
             let slot = slots[i];
             let record = (slot >> 32) as usize;
             if slot as u32 as u64 == high {
-                if out.len().wrapping_sub(record) > far {
+                if end.wrapping_sub(record) > far {
                     return None;
                 }
                 if super::keys::key_eq(record_bytes(out, record), s) {
@@ -985,17 +1022,17 @@ mod tests {
         }
         assert!(t.turns() >= 5, "{} turns", t.turns());
         assert!(t.slots.len() <= 64 && t.old_slots.len() <= 64);
-        assert!(t.contains(&out, b"kept", t.hash(b"kept")));
-        assert!(!t.contains(&out, b"lost", t.hash(b"lost")));
+        assert!(t.find(&out, b"kept", t.hash(b"kept"), out.len()).is_some());
+        assert!(t.find(&out, b"lost", t.hash(b"lost"), out.len()).is_none());
         let again = t.intern(&mut out, b"lost");
         assert!(again > lost, "written again");
         assert_eq!(record_bytes(&out, again), Some(&b"lost"[..]));
         // The last string, then every string from `again` on, forgotten.
         t.remove(&out, last);
-        assert!(!t.contains(&out, b"s199", t.hash(b"s199")));
+        assert!(t.find(&out, b"s199", t.hash(b"s199"), out.len()).is_none());
         t.retain_before(again, 1);
-        assert!(!t.contains(&out, b"lost", t.hash(b"lost")));
-        assert!(t.contains(&out, b"kept", t.hash(b"kept")));
+        assert!(t.find(&out, b"lost", t.hash(b"lost"), out.len()).is_none());
+        assert!(t.find(&out, b"kept", t.hash(b"kept"), out.len()).is_some());
         t.clear();
         assert_eq!((t.turns(), t.len()), (0, 0));
         let mut small = vec![0u8; 3];
@@ -1025,7 +1062,9 @@ mod tests {
         );
         assert_eq!(t.len(), 1);
         out.resize(second + 200, 0);
-        assert!(!t.contains(&out, b"recurs", t.hash(b"recurs")));
+        assert!(t
+            .find(&out, b"recurs", t.hash(b"recurs"), out.len())
+            .is_none());
         t.clear();
         assert_eq!(t.turns(), 0);
         t.set_bounded(false);
@@ -1178,7 +1217,11 @@ mod tests {
             let end = out.len();
             for (i, s) in strings.iter().enumerate() {
                 let h = t.hash(s.as_bytes());
-                assert_eq!(t.contains(&out, s.as_bytes(), h), i < keep, "{i}");
+                assert_eq!(
+                    t.find(&out, s.as_bytes(), h, out.len()).is_some(),
+                    i < keep,
+                    "{i}"
+                );
                 let r = t.intern(&mut out, s.as_bytes());
                 if i < keep {
                     assert_eq!(r, records[i], "{i} found");

@@ -283,9 +283,10 @@ impl Encoder {
     /// [`Encoder::try_str_array`] measures it: the string records written
     /// inside the array (each string's first occurrence there, unless the
     /// string table finds it before, within its reach) and the array
-    /// record. `None` when it gives up ([`previous_copies`] does, or the
-    /// first strings recur so often that the slot form looks no larger
-    /// than `size`, an estimate): the element-by-element path decides.
+    /// record. `None` when it gives up ([`previous_copies`] does, or so
+    /// many of the first strings were written before that the slot form
+    /// looks no larger than `size`, an estimate): the element-by-element
+    /// path decides.
     fn slot_form_size(
         &self,
         items: &[&str],
@@ -318,10 +319,13 @@ impl Encoder {
                 self.strings.prefetch_hashed(ahead);
             }
             if i == check {
-                // The slot form estimated from the strings so far (at its
-                // narrowest width): most arrays whose strings recur give
-                // up here, before the lookups of the rest.
-                if (end - out_start).saturating_mul(n) / i + n <= size {
+                // The slot form estimated from the strings so far (the
+                // records written inside the array in proportion, and the
+                // width that references to the middle of them need): most
+                // arrays whose strings were written before give up here,
+                // before the lookups of the rest.
+                let inside = (end - out_start).saturating_mul(n) / i;
+                if inside + n * need_width(((inside / 2) as u64) << 2) <= size {
                     return None;
                 }
                 check *= 4;

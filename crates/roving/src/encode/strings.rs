@@ -375,6 +375,26 @@ pub(super) fn put_short(d: &mut [std::mem::MaybeUninit<u8>], s: &[u8]) -> bool {
     }
 }
 
+/// Copies `s` to `d` (as long): [`put_short`] up to 32 bytes, else 32
+/// bytes at a time, the last 32 overlapping. False if `d` is not as long.
+/// (A loop of byte writes to spare capacity is not made into one copy.)
+#[inline(always)]
+pub(super) fn put_bytes(d: &mut [std::mem::MaybeUninit<u8>], s: &[u8]) -> bool {
+    let n = s.len();
+    if d.len() != n {
+        return false;
+    }
+    if n <= 32 {
+        return n == 0 || put_short(d, s);
+    }
+    for (d, s) in d.chunks_exact_mut(32).zip(s.chunks_exact(32)) {
+        if let (Some(d), Some(s)) = (d.first_chunk_mut::<32>(), s.first_chunk::<32>()) {
+            *d = s.map(std::mem::MaybeUninit::new);
+        }
+    }
+    put::<32>(d, s, n - 32)
+}
+
 /// Copies the `N` bytes of `s` at `at` to `d` at `at`, as one word;
 /// false (nothing copied) if either is too short.
 #[inline(always)]

@@ -57,8 +57,8 @@ def test_lists_of_strings_are_packed_where_smaller() -> None:
     items = [f"name {i}" for i in range(100)]
     data = roving.dumps(items)
     assert data[2] == 2
-    # A repeat, in the list or before it, costs its bytes again in the
-    # record (and its end), not a record per string.
+    # A repeat in the list, at its end or in its middle, costs its bytes
+    # again in the record (and its end), not a record per string.
     for doc, extra in (
         ([*items, items[0]], len(items[0]) + 1),
         ([*items[:50], items[7], *items[50:]], len(items[7]) + 1),
